@@ -1,0 +1,63 @@
+// swift-tools-version: 6.1
+// Strata: the storage tiers iOS developers rely on, for Swift on Linux.
+
+import PackageDescription
+
+let package = Package(
+    name: "Strata",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "Strata", targets: ["Strata"]),
+        .library(name: "StrataCore", targets: ["StrataCore"]),
+        .library(name: "StrataConformance", targets: ["StrataConformance"]),
+        .executable(name: "strata", targets: ["strata"]),
+    ],
+    targets: [
+        // System C libraries. Each is imported with `internal import` by the one tier that needs it.
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
+        ),
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
+        .systemLibrary(
+            name: "CSodium",
+            pkgConfig: "libsodium",
+            providers: [.apt(["libsodium-dev"]), .brew(["libsodium"])]
+        ),
+
+        .target(name: "StrataCore"),
+        .target(name: "Strata", dependencies: ["StrataCore"]),
+        .executableTarget(name: "strata", dependencies: ["Strata"]),
+        .target(name: "StrataConformance", dependencies: ["StrataCore"]),
+
+        // Test support: temporary directories and child processes. Not a product.
+        .target(name: "StrataTestSupport", dependencies: ["StrataCore"]),
+        // The child program that tests spawn, hold locks in, and kill with SIGKILL.
+        .executableTarget(name: "strata-test-child", dependencies: ["StrataCore"], path: "Tests/Child"),
+
+        .testTarget(
+            name: "StrataCoreTests",
+            dependencies: ["StrataCore", "StrataConformance", "StrataTestSupport", "strata-test-child"]
+        ),
+        .testTarget(
+            name: "StrataCLITests",
+            dependencies: ["Strata", "StrataTestSupport", "strata"]
+        ),
+    ]
+)
+
+// One set of strict settings for every Swift target (system libraries take none).
+let strictSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+for target in package.targets where target.type != .system && target.type != .plugin {
+    target.swiftSettings = (target.swiftSettings ?? []) + strictSettings
+}

@@ -1,0 +1,154 @@
+import Synchronization
+
+/// Where backends are registered by tier and name, and looked up when a value is routed.
+///
+/// Factories run lazily, once: the first lookup opens the backend and later lookups share it. Registering a
+/// factory under a name that exists replaces it (and drops the opened instance), which is how an app swaps in
+/// an in-memory backend for tests or a custom one.
+///
+/// ```swift
+/// let registry = BackendRegistry(root: try StoragePaths(root: "/tmp/app"))
+/// registry.register(.defaults, name: "memory") { _ in InMemoryBackend(tier: .defaults) }
+/// let backend = try registry.backend(for: .defaults)
+/// ```
+public final class BackendRegistry: Sendable {
+    /// A backend factory: given the store's paths, open the backend.
+    public typealias Factory = @Sendable (StoragePaths?) throws -> any StorageBackend
+
+    /// One registration, as listed by ``registrations``.
+    public struct Registration: Sendable, Hashable, CustomStringConvertible {
+        /// The tier.
+        public var tier: Tier
+        /// The name it was registered under.
+        public var name: String
+        /// Whether lookups by tier alone return it.
+        public var isActive: Bool
+
+        public var description: String { "\(tier.rawValue)/\(name)\(isActive ? " (active)" : "")" }
+    }
+
+    private struct Entry {
+        var factory: Factory
+        var instance: (any StorageBackend)?
+    }
+
+    private struct State {
+        var entries: [Tier: [String: Entry]] = [:]
+        var active: [Tier: String] = [:]
+    }
+
+    /// The store's paths handed to every factory, or `nil` for a registry of purely in-memory backends.
+    public let paths: StoragePaths?
+    // Guarded by its own lock. Factories run outside the lock (they may take file locks and be slow); a
+    // race between two first lookups is settled by keeping the first instance stored.
+    private let state = Mutex(State())
+
+    /// Creates an empty registry.
+    /// - Parameter paths: The store layout passed to factories. The default is `nil`.
+    public init(paths: StoragePaths? = nil) {
+        self.paths = paths
+    }
+
+    /// Registers (or replaces) a backend factory.
+    /// - Parameters:
+    ///   - tier: The tier it serves.
+    ///   - name: The name it is registered under; registering the same tier and name again replaces it.
+    ///   - makeActive: Whether lookups by tier alone should return it from now on. The first registration for
+    ///     a tier is always made active.
+    ///   - factory: Opens the backend; runs at the first lookup.
+    public func register(_ tier: Tier, name: String, makeActive: Bool = true, factory: @escaping Factory) {
+        state.withLock { state in
+            state.entries[tier, default: [:]][name] = Entry(factory: factory, instance: nil)
+            if makeActive || state.active[tier] == nil { state.active[tier] = name }
+        }
+    }
+
+    /// Removes a registration.
+    /// - Returns: Whether there was one. If it was active, another registration of the tier (the first by
+    ///   name) becomes active.
+    @discardableResult
+    public func unregister(_ tier: Tier, name: String) -> Bool {
+        state.withLock { state in
+            guard state.entries[tier]?.removeValue(forKey: name) != nil else { return false }
+            if state.active[tier] == name { state.active[tier] = state.entries[tier]?.keys.sorted().first }
+            return true
+        }
+    }
+
+    /// Makes a registered backend the one returned for its tier.
+    /// - Throws: ``StorageError`` `.noBackend` when nothing is registered under that name.
+    public func activate(_ tier: Tier, name: String) throws {
+        try state.withLock { state throws(StorageError) in
+            guard state.entries[tier]?[name] != nil else {
+                throw Self.missing(tier, name: name, known: state.entries[tier].map { Array($0.keys) } ?? [])
+            }
+            state.active[tier] = name
+        }
+    }
+
+    /// Every registration, sorted by tier then name.
+    public var registrations: [Registration] {
+        state.withLock { state in
+            Tier.allCases.flatMap { tier in
+                (state.entries[tier] ?? [:]).keys.sorted().map {
+                    Registration(tier: tier, name: $0, isActive: state.active[tier] == $0)
+                }
+            }
+        }
+    }
+
+    /// Whether a backend is registered for the tier.
+    public func hasBackend(for tier: Tier) -> Bool {
+        state.withLock { $0.active[tier] != nil }
+    }
+
+    /// The active backend of a tier, opened on first use.
+    /// - Throws: ``StorageError`` `.noBackend` when no backend is registered for the tier, or
+    ///   `.backendUnavailable` (or the factory's own ``StorageError``) when opening it fails.
+    public func backend(for tier: Tier) throws -> any StorageBackend {
+        let name = try state.withLock { state throws(StorageError) in
+            guard let name = state.active[tier] else { throw Self.missing(tier, name: nil, known: []) }
+            return name
+        }
+        return try backend(for: tier, named: name)
+    }
+
+    /// A backend by tier and name, opened on first use.
+    /// - Throws: ``StorageError`` `.noBackend` when nothing is registered under the name.
+    public func backend(for tier: Tier, named name: String) throws -> any StorageBackend {
+        let factory = try state.withLock { state throws(StorageError) -> Factory? in
+            guard let entry = state.entries[tier]?[name] else {
+                throw Self.missing(tier, name: name, known: state.entries[tier].map { Array($0.keys) } ?? [])
+            }
+            return entry.instance == nil ? entry.factory : nil
+        }
+        guard let factory else {
+            if let instance = state.withLock({ $0.entries[tier]?[name]?.instance }) { return instance }
+            return try backend(for: tier, named: name)  // Unregistered meanwhile: report as usual.
+        }
+        let opened: any StorageBackend
+        do {
+            opened = try factory(paths)
+        } catch let error as StorageError {
+            throw error.attributed(tier: tier, key: nil)
+        } catch {
+            throw StorageError(
+                .backendUnavailable, "the \(tier.rawValue) backend '\(name)' failed to open: \(error)", tier: tier)
+        }
+        return state.withLock { state in
+            if let existing = state.entries[tier]?[name]?.instance { return existing }
+            state.entries[tier]?[name]?.instance = opened
+            return opened
+        }
+    }
+
+    private static func missing(_ tier: Tier, name: String?, known: [String]) -> StorageError {
+        let what = name.map { "no \(tier.rawValue) backend is registered under the name '\($0)'" }
+            ?? "no backend is registered for the \(tier.rawValue) tier"
+        let hint =
+            known.isEmpty
+            ? "Register one with BackendRegistry.register(.\(tier.rawValue), name:factory:)"
+            : "Registered: \(known.sorted().joined(separator: ", "))"
+        return StorageError(.noBackend, what, tier: tier, recovery: hint)
+    }
+}

@@ -1,0 +1,58 @@
+/// What the selector knows about a value: its kind, size, sensitivity and shape.
+///
+/// ```swift
+/// let token = DataDescriptor(kind: .credential, estimatedSize: 40)
+/// let report = DataDescriptor(kind: .file, estimatedSize: 2_000_000, contentType: "application/pdf")
+/// ```
+public struct DataDescriptor: Sendable, Hashable, Codable {
+    /// What kind of data this is.
+    public var kind: DataKind
+    /// About how many bytes the value takes when stored.
+    public var estimatedSize: Int
+    /// Whether the value is sensitive (a token, a key, personal secrets) whatever its kind.
+    /// The default is `true` for ``DataKind/credential`` and `false` otherwise.
+    public var isSensitive: Bool
+    /// The media type, when the value is file-like (`application/pdf`, `audio/wav`, `image/png`).
+    public var contentType: String?
+    /// Whether structured data is flat (a few fields, no nesting, not queried). The default is `false`.
+    public var isFlat: Bool
+    /// Whether the app queries into the data (filters, sorts, joins). The default is `false`.
+    public var isQueried: Bool
+
+    /// Creates a descriptor.
+    /// - Parameters:
+    ///   - kind: What kind of data this is.
+    ///   - estimatedSize: About how many bytes it takes.
+    ///   - isSensitive: Whether it is sensitive; defaults to `kind == .credential`.
+    ///   - contentType: Its media type, if known.
+    ///   - isFlat: Whether structured data is flat and small enough to be a preference.
+    ///   - isQueried: Whether the app queries into it.
+    public init(
+        kind: DataKind,
+        estimatedSize: Int,
+        isSensitive: Bool? = nil,
+        contentType: String? = nil,
+        isFlat: Bool = false,
+        isQueried: Bool = false
+    ) {
+        self.kind = kind
+        self.estimatedSize = estimatedSize
+        self.isSensitive = isSensitive ?? (kind == .credential)
+        self.contentType = contentType
+        self.isFlat = isFlat
+        self.isQueried = isQueried
+    }
+
+    /// Whether the content type names file-like media (documents, images, audio, video, archives).
+    public var hasFileLikeContentType: Bool {
+        guard let type = contentType?.lowercased() else { return false }
+        let major = type.split(separator: "/").first.map(String.init) ?? type
+        if ["image", "audio", "video", "font", "model"].contains(major) { return true }
+        let fileLike = [
+            "application/pdf", "application/zip", "application/gzip", "application/x-tar",
+            "application/octet-stream", "application/epub+zip", "application/x-7z-compressed",
+            "application/vnd.openxmlformats-officedocument", "application/msword", "application/rtf",
+        ]
+        return fileLike.contains { type.hasPrefix($0) }
+    }
+}

@@ -1,0 +1,61 @@
+public import Foundation
+
+/// The byte-level contract every storage backend honours, so the registry can route any value to any tier and
+/// one conformance suite (`StrataConformance`) can test every backend.
+///
+/// Each tier also has a richer typed API of its own; this protocol is the common ground.
+///
+/// Requirements every implementation must meet:
+/// - Safe to call from many threads at once (`Sendable`), and from several processes when the backend is
+///   persistent.
+/// - `data(for:)` returns `nil` only when the key is absent; every other failure throws.
+/// - `put` replaces atomically: a reader sees the old value or the new one, never a mix or nothing.
+/// - Keys are validated: a key the backend cannot store throws ``StorageError`` with code `.invalidKey`.
+public protocol StorageBackend: Sendable {
+    /// The tier this backend serves.
+    var tier: Tier { get }
+    /// A short name for messages and listings (for example `memory` or `plist`).
+    var name: String { get }
+
+    /// Stores `value` under `key`, replacing any previous value atomically.
+    /// - Throws: ``StorageError`` when the key is refused, the value is too large for the tier, or I/O fails.
+    func put(_ value: Data, for key: String) throws
+
+    /// The value stored under `key`, or `nil` when there is none.
+    /// - Throws: ``StorageError`` for every failure other than absence.
+    func data(for key: String) throws -> Data?
+
+    /// Removes the value under `key`.
+    /// - Returns: Whether there was a value to remove.
+    @discardableResult
+    func delete(_ key: String) throws -> Bool
+
+    /// Whether a value is stored under `key`.
+    func contains(_ key: String) throws -> Bool
+
+    /// Every key that has a value, sorted.
+    func keys() throws -> [String]
+
+    /// Size, dates and content type of the value under `key`, or `nil` when there is none.
+    func metadata(for key: String) throws -> StorageMetadata?
+}
+
+/// What a backend knows about a stored value without reading it.
+public struct StorageMetadata: Sendable, Hashable {
+    /// The key.
+    public var key: String
+    /// The stored value's size in bytes.
+    public var size: Int
+    /// When the value was last written, if the backend records it.
+    public var modificationDate: Date?
+    /// The media type, if the backend records one.
+    public var contentType: String?
+
+    /// Creates metadata.
+    public init(key: String, size: Int, modificationDate: Date? = nil, contentType: String? = nil) {
+        self.key = key
+        self.size = size
+        self.modificationDate = modificationDate
+        self.contentType = contentType
+    }
+}

@@ -1,0 +1,157 @@
+import Foundation
+
+/// The error every Strata core operation throws: what failed, on which tier, key and path, and what to do.
+///
+/// The set of codes is open (it carries `errno` values and codes from the tiers), so `StorageError` is a
+/// struct with a ``Code`` and context rather than an enum. Match it in `catch` by code:
+///
+/// ```swift
+/// do {
+///     try lock.acquire(.exclusive, timeout: .nonBlocking)
+/// } catch let error as StorageError where error.code == .lockUnavailable {
+///     print("busy: \(error.path ?? "?")")
+/// }
+/// ```
+public struct StorageError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What kind of failure this is. Compare with the static members (`.invalidKey`, `.io`, ...).
+    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        /// A key or relative path was refused by the safe path mapping.
+        public static let invalidKey = Code(rawValue: "invalid-key")
+        /// A lock is held by someone else and the caller asked not to wait.
+        public static let lockUnavailable = Code(rawValue: "lock-unavailable")
+        /// A lock could not be taken within the caller's timeout.
+        public static let lockTimeout = Code(rawValue: "lock-timeout")
+        /// A system call failed; ``StorageError/errno`` holds the code.
+        public static let io = Code(rawValue: "io")
+        /// The disk (or quota) is full.
+        public static let noSpace = Code(rawValue: "no-space")
+        /// The operating system refused access.
+        public static let permissionDenied = Code(rawValue: "permission-denied")
+        /// A file exists but its content is not what the format requires.
+        public static let corrupt = Code(rawValue: "corrupt")
+        /// A file was written by a newer format version than this code knows.
+        public static let unsupportedVersion = Code(rawValue: "unsupported-version")
+        /// No backend is registered for the tier (or under the name) that was asked for.
+        public static let noBackend = Code(rawValue: "no-backend")
+        /// A backend's factory failed while opening it.
+        public static let backendUnavailable = Code(rawValue: "backend-unavailable")
+        /// A value is larger than the tier accepts.
+        public static let tooLarge = Code(rawValue: "too-large")
+        /// The value belongs in another tier (for example a credential offered to defaults).
+        public static let wrongTier = Code(rawValue: "wrong-tier")
+        /// A symbolic link was found where the store never follows one.
+        public static let symbolicLink = Code(rawValue: "symbolic-link")
+        /// The item asked for does not exist (only for operations where absence is an error).
+        public static let notFound = Code(rawValue: "not-found")
+        /// The caller passed an argument that cannot be used.
+        public static let invalidArgument = Code(rawValue: "invalid-argument")
+    }
+
+    /// What kind of failure this is.
+    public var code: Code
+    /// What failed, as a sentence fragment (for example "cannot open the lock file").
+    public var message: String
+    /// The tier the operation was working on, if any.
+    public var tier: Tier?
+    /// The key or relative path the caller gave, if any.
+    public var key: String?
+    /// The absolute file system path involved, if any.
+    public var path: String?
+    /// The underlying `errno`, for failures of system calls.
+    public var errno: Int32?
+    /// What the caller can do about it, if there is something useful to say.
+    public var recovery: String?
+
+    /// Creates an error. Prefer the codes' static members for `code`.
+    public init(
+        _ code: Code,
+        _ message: String,
+        tier: Tier? = nil,
+        key: String? = nil,
+        path: String? = nil,
+        errno: Int32? = nil,
+        recovery: String? = nil
+    ) {
+        self.code = code
+        self.message = message
+        self.tier = tier
+        self.key = key
+        self.path = path
+        self.errno = errno
+        self.recovery = recovery
+    }
+
+    /// One line: what failed, where, the system's reason, and what to do.
+    public var description: String {
+        var text = "\(code): \(message)"
+        var places: [String] = []
+        if let tier { places.append("tier \(tier.rawValue)") }
+        if let key { places.append("key \(Self.quoted(key))") }
+        if let path { places.append("path \(Self.quoted(path))") }
+        if !places.isEmpty { text += " (" + places.joined(separator: ", ") + ")" }
+        if let errno { text += ": \(String(cString: strerror(errno))) (errno \(errno))" }
+        if let recovery { text += ". " + recovery }
+        return text
+    }
+
+    /// Quotes a user-supplied string so control characters and NUL print visibly.
+    static func quoted(_ string: String) -> String {
+        var out = "\""
+        for scalar in string.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\t": out += "\\t"
+            case "\0": out += "\\0"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x7F {
+                    out += "\\u{" + String(scalar.value, radix: 16) + "}"
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out + "\""
+    }
+}
+
+extension StorageError {
+    /// Builds the error for a failed system call, choosing the code from `errno`.
+    package static func system(
+        _ errno: Int32,
+        _ message: String,
+        tier: Tier? = nil,
+        key: String? = nil,
+        path: String? = nil
+    ) -> StorageError {
+        switch errno {
+        case ENOSPC, EDQUOT:
+            return StorageError(
+                .noSpace, message, tier: tier, key: key, path: path, errno: errno,
+                recovery: "Free disk space; what was stored before is unchanged")
+        case EACCES, EPERM, EROFS:
+            return StorageError(
+                .permissionDenied, message, tier: tier, key: key, path: path, errno: errno,
+                recovery: "Check the owner and mode of the store's folders")
+        case ELOOP:
+            return StorageError(
+                .symbolicLink, message, tier: tier, key: key, path: path, errno: errno,
+                recovery: "The store never follows symbolic links; replace the link with a real file or folder")
+        default:
+            return StorageError(.io, message, tier: tier, key: key, path: path, errno: errno)
+        }
+    }
+
+    /// Returns a copy with the tier and key filled in where they were missing.
+    package func attributed(tier: Tier?, key: String?) -> StorageError {
+        var copy = self
+        if copy.tier == nil { copy.tier = tier }
+        if copy.key == nil { copy.key = key }
+        return copy
+    }
+}

@@ -1,0 +1,243 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The layout of a store on disk, and the one place that maps a caller's key to a file system path.
+///
+/// ```
+/// <root>/                 0700; by default $XDG_DATA_HOME/<app-id>
+///   defaults/ secrets/ records/ files/
+/// ```
+///
+/// Keys are relative paths (`exports/2026/report.pdf`). ``path(for:in:createParents:)`` refuses anything that
+/// could leave the tier's folder: `..`, absolute paths, NUL and control characters, backslashes, empty or
+/// over-long components, names reserved for Strata's own files, and symbolic links anywhere below the root.
+///
+/// ```swift
+/// let paths = try StoragePaths(appID: "com.example.notes")
+/// let file = try paths.path(for: "exports/report.pdf", in: .files, createParents: true)
+/// ```
+public struct StoragePaths: Sendable, Hashable {
+    /// The longest key accepted, in UTF-8 bytes. The default layout keeps every path under `PATH_MAX`.
+    public static let maximumKeyLength = 1024
+    /// The longest path component accepted, in UTF-8 bytes (`NAME_MAX` on Linux and macOS).
+    public static let maximumComponentLength = 255
+    /// Names starting with this prefix are Strata's own (temporary files, locks) and refused as keys.
+    public static let reservedPrefix = ".strata-"
+
+    /// The absolute path of the store's root folder.
+    public let root: String
+
+    /// Opens (and by default creates, mode 0700) a store root.
+    /// - Parameters:
+    ///   - root: The root folder; a relative path is taken from the current directory.
+    ///   - create: Whether to create the folder (and missing parents) when it does not exist. The default is
+    ///     `true`.
+    /// - Throws: ``StorageError`` when the root exists but is not a folder, or cannot be created.
+    public init(root: String, create: Bool = true) throws {
+        guard !root.isEmpty, !root.contains("\0") else {
+            throw StorageError(.invalidArgument, "the store root path is empty or contains NUL", path: root)
+        }
+        let absolute =
+            root.hasPrefix("/") ? root : FileManager.default.currentDirectoryPath + "/" + root
+        self.root = Self.normalized(absolute)
+        try Self.ensureDirectory(self.root, create: create, createParents: true)
+    }
+
+    /// Opens the default root for an app: `$XDG_DATA_HOME/<appID>`, else `~/.local/share/<appID>`.
+    /// - Parameters:
+    ///   - appID: The app's identifier, one path component (for example `com.example.notes`).
+    ///   - environment: Where to read `XDG_DATA_HOME` and `HOME`. The default (`nil`) is the process environment.
+    public init(appID: String, environment: [String: String]? = nil) throws {
+        try self.init(
+            root: Self.defaultRoot(appID: appID, environment: environment ?? ProcessInfo.processInfo.environment))
+    }
+
+    /// The default root path for an app, without creating it.
+    /// - Throws: ``StorageError`` `.invalidKey` when `appID` is not a single safe path component.
+    public static func defaultRoot(appID: String, environment: [String: String]) throws -> String {
+        do {
+            try validateKey(appID)
+        } catch {
+            throw StorageError(.invalidArgument, "the app id is not a safe folder name: \(error.message)", key: appID)
+        }
+        guard !appID.contains("/") else {
+            throw StorageError(.invalidArgument, "the app id must be one folder name, without '/'", key: appID)
+        }
+        if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
+            return normalized(xdg) + "/" + appID
+        }
+        let home = environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? NSHomeDirectory()
+        return normalized(home) + "/.local/share/" + appID
+    }
+
+    /// The folder of a tier (`<root>/<tier>`), created with mode 0700 when `create` is `true`.
+    /// - Throws: ``StorageError`` when it is a symbolic link or not a folder, or cannot be created.
+    public func directory(for tier: Tier, create: Bool = true) throws -> String {
+        let path = root + "/" + tier.directoryName
+        try Self.ensureDirectory(path, create: create, createParents: false, tier: tier)
+        return path
+    }
+
+    /// Maps a key to its path inside a tier's folder, refusing every key that could lead elsewhere.
+    /// - Parameters:
+    ///   - key: A relative path such as `exports/report.pdf`.
+    ///   - tier: The tier whose folder holds it.
+    ///   - createParents: Whether to create the missing folders between the tier folder and the file (0700).
+    /// - Returns: The absolute path. The file itself may or may not exist; if it exists it is not a link.
+    /// - Throws: ``StorageError`` `.invalidKey` for a refused key, `.symbolicLink` when a link is found on the way.
+    public func path(for key: String, in tier: Tier, createParents: Bool = false) throws -> String {
+        do {
+            try Self.validateKey(key)
+        } catch {
+            throw error.attributed(tier: tier, key: key)
+        }
+        var current = root + "/" + tier.directoryName
+        if !createParents, (try? Sys.lstat(current)) == nil {
+            // The tier folder does not exist yet, so nothing below it can be a link or exist at all.
+            try Self.requireDirectory(root, key: key, tier: tier, allowLink: true)
+            return current + "/" + key
+        }
+        current = try directory(for: tier, create: createParents)
+        let components = key.split(separator: "/")
+        for (index, component) in components.enumerated() {
+            current += "/" + component
+            let isLast = index == components.count - 1
+            let info: stat
+            do {
+                info = try Sys.lstat(current)
+            } catch let error where error.code == ENOENT {
+                if isLast { return current }
+                guard createParents else {
+                    // Nothing below exists, so nothing below can be a link.
+                    return current + "/" + components[(index + 1)...].joined(separator: "/")
+                }
+                do {
+                    try Sys.mkdir(current, 0o700)
+                } catch let error where error.code == EEXIST {
+                    // Created by someone else meanwhile: check it again as an existing component.
+                    try Self.requireDirectory(current, key: key, tier: tier)
+                } catch {
+                    throw error.storageError("cannot create a folder for the key", tier: tier, key: key, path: current)
+                }
+                continue
+            } catch {
+                throw error.storageError("cannot inspect a component of the key", tier: tier, key: key, path: current)
+            }
+            if (info.st_mode & S_IFMT) == S_IFLNK {
+                throw StorageError(
+                    .symbolicLink, "the key leads through a symbolic link, which the store never follows",
+                    tier: tier, key: key, path: current,
+                    recovery: "Replace the link with a real file or folder inside the store")
+            }
+            if !isLast, (info.st_mode & S_IFMT) != S_IFDIR {
+                throw StorageError(
+                    .invalidKey, "a component of the key is a file, not a folder", tier: tier, key: key, path: current)
+            }
+        }
+        return current
+    }
+
+    /// Checks a key against the mapping's rules without touching the disk.
+    /// - Throws: ``StorageError`` `.invalidKey` with a message that says which rule the key breaks.
+    public static func validateKey(_ key: String) throws(StorageError) {
+        func refuse(_ why: String) -> StorageError {
+            StorageError(
+                .invalidKey, why, key: key,
+                recovery: "Use a relative path of non-empty components, without '..', '\\' or control characters")
+        }
+        if key.isEmpty { throw refuse("the key is empty") }
+        if key.utf8.count > maximumKeyLength {
+            throw refuse("the key is \(key.utf8.count) bytes long; the limit is \(maximumKeyLength)")
+        }
+        if key.hasPrefix("/") { throw refuse("the key is an absolute path") }
+        for scalar in key.unicodeScalars {
+            if scalar == "\0" { throw refuse("the key contains a NUL byte") }
+            if scalar.value < 0x20 || scalar.value == 0x7F { throw refuse("the key contains a control character") }
+            if scalar == "\\" { throw refuse("the key contains a backslash, a path separator on other systems") }
+        }
+        for component in key.split(separator: "/", omittingEmptySubsequences: false) {
+            if component.isEmpty { throw refuse("the key has an empty component ('//' or a trailing '/')") }
+            if component == "." || component == ".." {
+                throw refuse("the key has a '\(component)' component, which could lead out of the store")
+            }
+            if component.utf8.count > maximumComponentLength {
+                throw refuse(
+                    "a component of the key is \(component.utf8.count) bytes long; the limit is "
+                        + "\(maximumComponentLength)")
+            }
+            if component.hasPrefix(reservedPrefix) {
+                throw refuse("names starting with '\(reservedPrefix)' are reserved for Strata's own files")
+            }
+        }
+    }
+
+    /// Removes `.` and duplicate slashes and resolves `..` lexically (for the root only; keys never contain them).
+    static func normalized(_ path: String) -> String {
+        var parts: [Substring] = []
+        for part in path.split(separator: "/") {
+            if part == "." { continue }
+            if part == ".." {
+                if !parts.isEmpty { parts.removeLast() }
+                continue
+            }
+            parts.append(part)
+        }
+        return "/" + parts.joined(separator: "/")
+    }
+
+    /// Makes sure `path` is a real folder (not a link), creating it with mode 0700 if asked.
+    static func ensureDirectory(_ path: String, create: Bool, createParents: Bool, tier: Tier? = nil) throws {
+        do {
+            try requireDirectory(path, key: nil, tier: tier, allowLink: tier == nil)
+            return
+        } catch let error as StorageError where error.errno == ENOENT && create {
+            // Fall through and create it.
+        }
+        if createParents {
+            let parent = (path as NSString).deletingLastPathComponent
+            if parent != path, parent != "/" {
+                try ensureDirectory(parent, create: true, createParents: true, tier: nil)
+            }
+        }
+        do {
+            try Sys.mkdir(path, 0o700)
+        } catch let error where error.code == EEXIST {
+            try requireDirectory(path, key: nil, tier: tier, allowLink: tier == nil)
+        } catch {
+            throw error.storageError("cannot create the store folder", tier: tier, path: path)
+        }
+    }
+
+    /// Throws unless `path` is a folder. `allowLink` permits a link to a folder (for the root and its parents).
+    static func requireDirectory(_ path: String, key: String?, tier: Tier?, allowLink: Bool = false) throws {
+        let info: stat
+        do {
+            info = try Sys.lstat(path)
+        } catch {
+            throw error.storageError("cannot inspect the store folder", tier: tier, key: key, path: path)
+        }
+        var kind = info.st_mode & S_IFMT
+        if kind == S_IFLNK {
+            guard allowLink else {
+                throw StorageError(
+                    .symbolicLink, "a store folder is a symbolic link, which the store never follows",
+                    tier: tier, key: key, path: path)
+            }
+            var target = stat()
+            guard stat(path, &target) == 0 else {
+                throw Errno.current.storageError("the store folder is a dangling link", tier: tier, path: path)
+            }
+            kind = target.st_mode & S_IFMT
+        }
+        guard kind == S_IFDIR else {
+            throw StorageError(.invalidArgument, "a store folder is not a folder", tier: tier, key: key, path: path)
+        }
+    }
+}

@@ -1,0 +1,52 @@
+/// Picks the storage tier for a value from its kind, size and sensitivity, following the design note's
+/// decision table.
+///
+/// The table is held as ordered ``SelectionRule``s; the first rule that matches decides.
+///
+/// ```swift
+/// let selector = StorageSelector()
+/// let selection = selector.select(DataDescriptor(kind: .credential, estimatedSize: 40))
+/// print(selection.tier)          // secrets
+/// print(selection.ruleID)        // sensitive-to-secrets
+/// print(selection.appleEquivalent) // Keychain
+/// ```
+public struct StorageSelector: Sendable {
+    /// The thresholds and deployment context in force.
+    public var configuration: SelectorConfiguration
+    /// The rules, tried in order. The default is ``SelectionRule/standard``.
+    public var rules: [SelectionRule]
+
+    /// Creates a selector.
+    /// - Parameters:
+    ///   - configuration: Thresholds and context. The default is ``SelectorConfiguration/init(defaultsBudget:smallStructuredLimit:secretSizeLimit:context:)``.
+    ///   - rules: The ordered rules. When none of them matches, the standard table decides.
+    public init(
+        configuration: SelectorConfiguration = SelectorConfiguration(),
+        rules: [SelectionRule] = SelectionRule.standard
+    ) {
+        self.configuration = configuration
+        self.rules = rules
+    }
+
+    /// Chooses the tier for a value.
+    /// - Parameter descriptor: What is known about the value.
+    /// - Returns: The tier, the rule that fired, the reason, the Apple equivalent and the concurrency guarantee.
+    public func select(_ descriptor: DataDescriptor) -> Selection {
+        let rule =
+            rules.first { $0.matches(descriptor, configuration) }
+            ?? SelectionRule.standard.first { $0.matches(descriptor, configuration) }!
+        return Selection(
+            tier: rule.tier,
+            ruleID: rule.id,
+            reason: rule.reason(descriptor, configuration),
+            appleEquivalent: rule.appleEquivalent(configuration.context),
+            concurrencyGuarantee: rule.tier.concurrencyGuarantee,
+            descriptor: descriptor
+        )
+    }
+
+    /// The rule with an id, if the selector has one.
+    public func rule(withID id: String) -> SelectionRule? {
+        rules.first { $0.id == id }
+    }
+}

@@ -1,0 +1,177 @@
+#if canImport(Glibc)
+    package import Glibc
+#elseif canImport(Musl)
+    package import Musl
+#elseif canImport(Darwin)
+    package import Darwin
+#endif
+
+/// An `errno` value thrown by the system-call seam.
+package struct Errno: Error, Sendable, Hashable {
+    /// The raw `errno` code.
+    package var code: Int32
+    package init(_ code: Int32) { self.code = code }
+
+    /// The `errno` of the last failed C call.
+    package static var current: Errno { Errno(errno) }
+
+    /// Wraps this code into a ``StorageError`` with context.
+    package func storageError(
+        _ message: String, tier: Tier? = nil, key: String? = nil, path: String? = nil
+    ) -> StorageError {
+        StorageError.system(code, message, tier: tier, key: key, path: path)
+    }
+}
+
+/// The thin seam between Strata and the C library. Every call retries on `EINTR`, reports failure as a typed
+/// ``Errno``, and passes through ``FaultInjector`` so tests can make any call fail on purpose.
+package enum Sys {
+    /// Runs `body` until it stops failing with `EINTR`, consulting the fault injector before each try.
+    @inline(__always)
+    static func retrying<T: BinaryInteger>(
+        _ call: SystemCall, _ path: String?, consultingFaults: Bool = true, _ body: () -> T
+    ) throws(Errno) -> T {
+        while true {
+            if consultingFaults, FaultInjector.isArmed, let fault = FaultInjector.shared.fault(for: call, path: path) {
+                switch fault {
+                case .error(let code):
+                    throw Errno(code)
+                case .interrupt:
+                    continue  // As the kernel would: nothing happened, try again.
+                case .shortWrite:
+                    break  // Handled by `write`.
+                }
+            }
+            let result = body()
+            if result == -1 {
+                let code = errno
+                if code == EINTR { continue }
+                throw Errno(code)
+            }
+            return result
+        }
+    }
+
+    package static func open(_ path: String, _ flags: Int32, _ mode: mode_t = 0o600) throws(Errno) -> Int32 {
+        try retrying(.open, path) { path.withCString { system_open($0, flags | O_CLOEXEC, mode) } }
+    }
+
+    package static func close(_ fd: Int32) {
+        // Never retry close on EINTR: the descriptor is gone either way on Linux.
+        _ = system_close(fd)
+    }
+
+    package static func read(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int {
+        try retrying(.read, nil) { system_read(fd, buffer.baseAddress, buffer.count) }
+    }
+
+    package static func pread(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(Errno)
+        -> Int
+    {
+        try retrying(.read, nil) { system_pread(fd, buffer.baseAddress, buffer.count, off_t(offset)) }
+    }
+
+    /// One `write(2)`; may write fewer bytes than asked (and will, when a short write is injected).
+    package static func write(_ fd: Int32, _ buffer: UnsafeRawBufferPointer, path: String? = nil) throws(Errno) -> Int {
+        var count = buffer.count
+        faults: while FaultInjector.isArmed, let fault = FaultInjector.shared.fault(for: .write, path: path) {
+            switch fault {
+            case .error(let code): throw Errno(code)
+            case .interrupt: continue  // Retried by the seam, as a real EINTR would be.
+            case .shortWrite(let limit):
+                count = max(0, min(count, limit))
+                if count == 0 { return 0 }
+                break faults
+            }
+        }
+        let capped = count
+        return try retrying(.write, path, consultingFaults: false) { system_write(fd, buffer.baseAddress, capped) }
+    }
+
+    /// Writes every byte of `buffer`, continuing after short writes.
+    package static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer, path: String? = nil) throws(Errno) {
+        var offset = 0
+        var zeroWrites = 0
+        while offset < buffer.count {
+            let written = try write(fd, UnsafeRawBufferPointer(rebasing: buffer[offset...]), path: path)
+            if written == 0 {
+                zeroWrites += 1
+                if zeroWrites > 8 { throw Errno(EIO) }
+                continue
+            }
+            zeroWrites = 0
+            offset += written
+        }
+    }
+
+    package static func fsync(_ fd: Int32, path: String? = nil) throws(Errno) {
+        _ = try retrying(.fsync, path) { system_fsync(fd) }
+    }
+
+    package static func rename(_ from: String, _ to: String) throws(Errno) {
+        _ = try retrying(.rename, to) { from.withCString { f in to.withCString { t in system_rename(f, t) } } }
+    }
+
+    package static func unlink(_ path: String) throws(Errno) {
+        _ = try retrying(.unlink, path) { path.withCString { system_unlink($0) } }
+    }
+
+    package static func mkdir(_ path: String, _ mode: mode_t) throws(Errno) {
+        _ = try retrying(.mkdir, path) { path.withCString { system_mkdir($0, mode) } }
+    }
+
+    package static func rmdir(_ path: String) throws(Errno) {
+        _ = try retrying(.unlink, path) { path.withCString { system_rmdir($0) } }
+    }
+
+    package static func ftruncate(_ fd: Int32, _ length: Int64) throws(Errno) {
+        _ = try retrying(.ftruncate, nil) { system_ftruncate(fd, off_t(length)) }
+    }
+
+    package static func flock(_ fd: Int32, _ operation: Int32, path: String? = nil) throws(Errno) {
+        _ = try retrying(.lock, path) { system_flock(fd, operation) }
+    }
+
+    package static func fchmod(_ fd: Int32, _ mode: mode_t) throws(Errno) {
+        _ = try retrying(.chmod, nil) { system_fchmod(fd, mode) }
+    }
+
+    /// `lstat(2)`: information about the path itself, never following a final symbolic link.
+    package static func lstat(_ path: String) throws(Errno) -> stat {
+        var info = stat()
+        _ = try retrying(.stat, path) { path.withCString { system_lstat($0, &info) } }
+        return info
+    }
+
+    package static func fstat(_ fd: Int32) throws(Errno) -> stat {
+        var info = stat()
+        _ = try retrying(.stat, nil) { system_fstat(fd, &info) }
+        return info
+    }
+}
+
+// The libc entry points under names that `Sys`'s own methods do not shadow. At file scope the plain names
+// resolve to the C library on every platform.
+private func system_open(_ path: UnsafePointer<CChar>, _ flags: Int32, _ mode: mode_t) -> Int32 {
+    open(path, flags, mode)
+}
+private func system_close(_ fd: Int32) -> Int32 { close(fd) }
+private func system_read(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    read(fd, buffer, count)
+}
+private func system_pread(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int, _ offset: off_t) -> Int {
+    pread(fd, buffer, count, offset)
+}
+private func system_write(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int { write(fd, buffer, count) }
+private func system_fsync(_ fd: Int32) -> Int32 { fsync(fd) }
+private func system_rename(_ from: UnsafePointer<CChar>, _ to: UnsafePointer<CChar>) -> Int32 { rename(from, to) }
+private func system_unlink(_ path: UnsafePointer<CChar>) -> Int32 { unlink(path) }
+private func system_mkdir(_ path: UnsafePointer<CChar>, _ mode: mode_t) -> Int32 { mkdir(path, mode) }
+private func system_rmdir(_ path: UnsafePointer<CChar>) -> Int32 { rmdir(path) }
+private func system_ftruncate(_ fd: Int32, _ length: off_t) -> Int32 { ftruncate(fd, length) }
+private func system_flock(_ fd: Int32, _ operation: Int32) -> Int32 { flock(fd, operation) }
+private func system_fchmod(_ fd: Int32, _ mode: mode_t) -> Int32 { fchmod(fd, mode) }
+private func system_lstat(_ path: UnsafePointer<CChar>, _ info: UnsafeMutablePointer<stat>) -> Int32 {
+    lstat(path, info)
+}
+private func system_fstat(_ fd: Int32, _ info: UnsafeMutablePointer<stat>) -> Int32 { fstat(fd, info) }

@@ -1,0 +1,195 @@
+public import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A program started by a test: its output is collected line by line, and it can be killed at any moment.
+public final class ChildProcess: Sendable {
+    /// Why ``waitForLine(timeout:where:)`` or ``run(_:_:environment:input:timeout:)`` gave up.
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// What a finished program did.
+    public struct Result: Sendable {
+        /// The exit status, or the signal number when ``wasSignalled``.
+        public var status: Int32
+        /// Whether it was ended by a signal.
+        public var wasSignalled: Bool
+        /// Everything it printed on standard output.
+        public var standardOutput: String
+        /// Everything it printed on standard error.
+        public var standardError: String
+    }
+
+    private struct Output {
+        var lines: [String] = []
+        var partial = Data()
+        var all = Data()
+        var errors = Data()
+        var ended = false
+    }
+
+    private let process: Process
+    private let shared = Shared()
+    private var changed: Condition { shared.changed }
+
+    private final class Shared: Sendable {
+        let output = Mutex(Output())
+        let changed = Condition()
+    }
+
+    /// Starts `executable` with `arguments`.
+    public init(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil, input: Data? = nil)
+        throws
+    {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        if let environment {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
+        let stdout = Pipe()
+        let stderr = Pipe()
+        let stdin = Pipe()
+        process.standardOutput = stdout
+        process.standardError = stderr
+        process.standardInput = stdin
+        self.process = process
+        stdout.fileHandleForReading.readabilityHandler = { [shared] handle in
+            let chunk = handle.availableData
+            shared.output.withLock { state in
+                if chunk.isEmpty {
+                    state.ended = true
+                } else {
+                    state.all.append(chunk)
+                    state.partial.append(chunk)
+                    while let newline = state.partial.firstIndex(of: 0x0A) {
+                        let line = state.partial[state.partial.startIndex..<newline]
+                        state.lines.append(String(decoding: line, as: UTF8.self))
+                        state.partial.removeSubrange(state.partial.startIndex...newline)
+                    }
+                }
+            }
+            if chunk.isEmpty { handle.readabilityHandler = nil }
+            shared.changed.signal()
+        }
+        stderr.fileHandleForReading.readabilityHandler = { [shared] handle in
+            let chunk = handle.availableData
+            if chunk.isEmpty {
+                handle.readabilityHandler = nil
+            } else {
+                shared.output.withLock { $0.errors.append(chunk) }
+            }
+        }
+        try process.run()
+        if let input { stdin.fileHandleForWriting.write(input) }
+        try? stdin.fileHandleForWriting.close()
+    }
+
+    /// The process id.
+    public var processIdentifier: Int32 { process.processIdentifier }
+
+    /// The complete lines printed so far.
+    public var lines: [String] { shared.output.withLock { $0.lines } }
+
+    /// Waits until a printed line satisfies `predicate`.
+    /// - Returns: That line.
+    /// - Throws: ``Failure`` when the program ends or the timeout passes first.
+    @discardableResult
+    public func waitForLine(timeout: Double = 30, where predicate: (String) -> Bool) throws -> String {
+        let deadline = Date().addingTimeInterval(timeout)
+        var checked = 0
+        while Date() < deadline {
+            let (lines, ended) = shared.output.withLock { ($0.lines, $0.ended) }
+            if let found = lines[checked...].first(where: predicate) { return found }
+            checked = lines.count
+            if ended && !process.isRunning {
+                throw Failure(description: "the child ended before printing the expected line; it printed \(lines.suffix(5)), stderr: \(standardErrorText)")
+            }
+            changed.wait(timeout: 0.05)
+        }
+        throw Failure(description: "no expected line within \(timeout) s; last lines \(lines.suffix(5))")
+    }
+
+    /// Sends a signal (for example `SIGKILL`).
+    public func kill(_ signal: Int32 = SIGKILL) {
+        _ = Glibc_kill(process.processIdentifier, signal)
+    }
+
+    /// Waits for the program to end and returns what it did.
+    public func wait() -> Result {
+        process.waitUntilExit()
+        // Let the readers drain what is left in the pipes.
+        let deadline = Date().addingTimeInterval(5)
+        while !shared.output.withLock({ $0.ended }) && Date() < deadline { changed.wait(timeout: 0.02) }
+        return shared.output.withLock { state in
+            Result(
+                status: process.terminationStatus,
+                wasSignalled: process.terminationReason == .uncaughtSignal,
+                standardOutput: String(decoding: state.all, as: UTF8.self),
+                standardError: String(decoding: state.errors, as: UTF8.self))
+        }
+    }
+
+    private var standardErrorText: String { shared.output.withLock { String(decoding: $0.errors, as: UTF8.self) } }
+
+    /// Runs a program to completion.
+    /// - Throws: ``Failure`` when it runs longer than `timeout` (it is then killed).
+    public static func run(
+        _ executable: URL, _ arguments: [String], environment: [String: String]? = nil, input: Data? = nil,
+        timeout: Double = 120
+    ) throws -> Result {
+        let child = try ChildProcess(executable, arguments, environment: environment, input: input)
+        let deadline = Date().addingTimeInterval(timeout)
+        while child.process.isRunning {
+            if Date() > deadline {
+                child.kill()
+                _ = child.wait()
+                throw Failure(description: "\(executable.lastPathComponent) \(arguments) ran over \(timeout) s")
+            }
+            child.changed.wait(timeout: 0.02)
+        }
+        return child.wait()
+    }
+}
+
+/// A minimal condition to sleep on until output arrives.
+final class Condition: Sendable {
+    private let generation = Mutex(0)
+
+    func signal() { generation.withLock { $0 += 1 } }
+
+    func wait(timeout: Double) {
+        let start = generation.withLock { $0 }
+        let deadline = Date().addingTimeInterval(timeout)
+        while generation.withLock({ $0 }) == start && Date() < deadline { usleep(1000) }
+    }
+}
+
+private func Glibc_kill(_ pid: Int32, _ signal: Int32) -> Int32 { kill(pid, signal) }
+
+/// Finds the executables this package builds (the CLI, the test child), beside the running test bundle.
+public enum TestExecutables {
+    /// The URL of a built executable product.
+    /// - Throws: ``ChildProcess/Failure`` when it cannot be found; build the package first.
+    public static func url(named name: String) throws -> URL {
+        var candidates: [URL] = []
+        let selfPath = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        var folder = selfPath.deletingLastPathComponent()
+        for _ in 0..<4 {
+            candidates.append(folder.appendingPathComponent(name))
+            folder = folder.deletingLastPathComponent()
+        }
+        candidates.append(Bundle.main.bundleURL.appendingPathComponent(name))
+        if let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) {
+            return found
+        }
+        throw ChildProcess.Failure(
+            description: "cannot find the executable '\(name)' near \(selfPath.path); run 'swift build' first")
+    }
+}

@@ -1,0 +1,59 @@
+// The program that tests start as a separate process, to hold locks across processes and to be killed with
+// SIGKILL in the middle of writes. Each command prints one line per step and flushes it.
+import Foundation
+import StrataCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+/// The content version `n` of the atomic-replace torture: a header line, then `size` bytes all equal to `n`.
+func content(version: Int, size: Int) -> Data {
+    var data = Data("version \(version)\n".utf8)
+    data.append(Data(repeating: UInt8(truncatingIfNeeded: version), count: size))
+    return data
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+do {
+    switch arguments.first {
+    case "hold-lock":
+        // hold-lock PATH shared|exclusive: take the lock, say so, and keep it until killed.
+        let mode: FileLock.Mode = arguments[2] == "shared" ? .shared : .exclusive
+        let held = try FileLock(path: arguments[1]).acquire(mode, timeout: .seconds(30))
+        say("locked \(held.mode)")
+        while true { sleep(60) }
+    case "try-lock":
+        // try-lock PATH shared|exclusive: one non-blocking attempt; prints `acquired` or the error code.
+        let mode: FileLock.Mode = arguments[2] == "shared" ? .shared : .exclusive
+        do {
+            let held = try FileLock(path: arguments[1]).acquire(mode, timeout: .nonBlocking)
+            say("acquired")
+            held.release()
+        } catch let error as StorageError {
+            say("refused \(error.code)")
+        }
+    case "atomic-replace":
+        // atomic-replace PATH SIZE START: write versions START, START+1, ... forever, saying `wrote N` after each.
+        let path = arguments[1]
+        let size = Int(arguments[2]) ?? 65536
+        var version = Int(arguments[3]) ?? 1
+        while true {
+            try AtomicFile.write(content(version: version, size: size), to: path)
+            say("wrote \(version)")
+            version += 1
+        }
+    default:
+        FileHandle.standardError.write(Data("usage: strata-test-child hold-lock|try-lock|atomic-replace ...\n".utf8))
+        exit(64)
+    }
+} catch {
+    FileHandle.standardError.write(Data("strata-test-child: \(error)\n".utf8))
+    exit(1)
+}

@@ -1,0 +1,158 @@
+import Foundation
+import StrataCore
+import StrataTestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+@Suite("AtomicFile")
+struct AtomicFileTests {
+    let directory: TemporaryDirectory
+    init() throws { directory = try TemporaryDirectory() }
+
+    @Test func writesReadsAndReplaces() throws {
+        let path = directory.appending("f")
+        #expect(try AtomicFile.read(path) == nil)
+        try AtomicFile.write(Data("one".utf8), to: path)
+        #expect(try AtomicFile.read(path) == Data("one".utf8))
+        try AtomicFile.write(Data("two, longer".utf8), to: path, durability: .atomicOnly)
+        #expect(try AtomicFile.read(path) == Data("two, longer".utf8))
+        try AtomicFile.write(Data(), to: path)
+        #expect(try AtomicFile.read(path) == Data())
+        #expect(try leftovers().isEmpty)
+    }
+
+    @Test func permissionsAreExactWhateverTheUmask() throws {
+        let path = directory.appending("p")
+        let old = umask(0o077)
+        defer { umask(old) }
+        try AtomicFile.write(Data("x".utf8), to: path, permissions: 0o640)
+        let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
+        #expect(mode == 0o640)
+        try AtomicFile.write(Data("x".utf8), to: path)
+        #expect(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int == 0o600)
+    }
+
+    @Test func streamingWriteThatThrowsLeavesTheOldFile() throws {
+        struct Stop: Error {}
+        let path = directory.appending("s")
+        try AtomicFile.write(Data("old".utf8), to: path)
+        #expect(throws: Stop.self) {
+            try AtomicFile.write(to: path) { writer in
+                try writer.write(Data(repeating: 1, count: 100_000))
+                throw Stop()
+            }
+        }
+        #expect(try AtomicFile.read(path) == Data("old".utf8))
+        #expect(try leftovers().isEmpty)
+    }
+
+    @Test func streamingWriteCountsBytes() throws {
+        let path = directory.appending("big")
+        var total = 0
+        try AtomicFile.write(to: path) { writer in
+            for index in 0..<64 { try writer.write(Data(repeating: UInt8(index), count: 65_536)) }
+            total = writer.count
+        }
+        #expect(total == 64 * 65_536)
+        #expect(try AtomicFile.read(path)?.count == total)
+    }
+
+    @Test func readRefusesLinksAndOversizeFiles() throws {
+        let path = directory.appending("target")
+        try AtomicFile.write(Data(count: 1000), to: path)
+        try FileManager.default.createSymbolicLink(atPath: directory.appending("link"), withDestinationPath: path)
+        let link = #expect(throws: StorageError.self) { try AtomicFile.read(directory.appending("link")) }
+        #expect(link?.code == .symbolicLink)
+        let big = #expect(throws: StorageError.self) { try AtomicFile.read(path, maximumSize: 999) }
+        #expect(big?.code == .tooLarge)
+        #expect(big?.path == path)
+    }
+
+    @Test func writingOverALinkReplacesTheLinkNotItsTarget() throws {
+        let outside = directory.appending("outside")
+        try AtomicFile.write(Data("precious".utf8), to: outside)
+        let link = directory.appending("link")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: outside)
+        try AtomicFile.write(Data("new".utf8), to: link)
+        #expect(try AtomicFile.read(outside) == Data("precious".utf8))
+        #expect(try AtomicFile.read(link) == Data("new".utf8))
+    }
+
+    @Test func missingFolderIsATypedError() throws {
+        let error = #expect(throws: StorageError.self) {
+            try AtomicFile.write(Data("x".utf8), to: directory.appending("no/such/folder/f"))
+        }
+        #expect(error?.errno == ENOENT)
+        #expect(error?.path?.hasSuffix("no/such/folder/f") == true)
+    }
+
+    @Test func staleTemporariesOfDeadProcessesAreRemoved() throws {
+        let dead = directory.appending(AtomicFile.temporaryPrefix + "999999999-abc")
+        let live = directory.appending(AtomicFile.temporaryPrefix + "\(getppid())-abc")
+        _ = FileManager.default.createFile(atPath: dead, contents: Data("x".utf8))
+        _ = FileManager.default.createFile(atPath: live, contents: Data("x".utf8))
+        #expect(AtomicFile.removeStaleTemporaries(in: directory.path) == 1)
+        #expect(!FileManager.default.fileExists(atPath: dead))
+        #expect(FileManager.default.fileExists(atPath: live))
+    }
+
+    /// The acceptance test: a child replaces one file over and over and is killed with SIGKILL at random
+    /// moments; every time, the file holds exactly one complete version.
+    @Test func killedWriterNeverLeavesATornFile() throws {
+        let path = directory.appending("torture")
+        let size = 48 * 1024
+        let child = try TestExecutables.url(named: "strata-test-child")
+        var generator = SeededGenerator(seed: 0x5EED)
+        var kills = 0
+        var highest = 0
+        let rounds = ProcessInfo.processInfo.environment["STRATA_TORTURE_ROUNDS"].flatMap(Int.init) ?? 120
+        while kills < rounds {
+            let process = try ChildProcess(child, ["atomic-replace", path, "\(size)", "\(highest + 1)"])
+            // Wait for at least one acknowledged write so the kill lands mid-stream, then a random delay.
+            let first = try process.waitForLine { $0.hasPrefix("wrote ") }
+            Thread.sleep(forTimeInterval: Double.random(in: 0...0.015, using: &generator))
+            process.kill(SIGKILL)
+            _ = process.wait()
+            kills += 1
+            let acknowledged = process.lines.compactMap { Int($0.dropFirst("wrote ".count)) }.max()
+                ?? Int(first.dropFirst("wrote ".count))!
+            let data = try #require(try AtomicFile.read(path))
+            let version = try #require(parseVersion(data, size: size), "torn file after kill \(kills): \(data.count) bytes")
+            // The file holds the last acknowledged version or the one after it (written, not yet acknowledged).
+            #expect(version == acknowledged || version == acknowledged + 1, "version \(version) after ack \(acknowledged)")
+            highest = max(version, acknowledged)
+        }
+        AtomicFile.removeStaleTemporaries(in: directory.path)
+        #expect(try leftovers().isEmpty)
+    }
+
+    private func parseVersion(_ data: Data, size: Int) -> Int? {
+        guard let newline = data.firstIndex(of: 0x0A),
+            let version = Int(String(decoding: data[..<newline], as: UTF8.self).dropFirst("version ".count))
+        else { return nil }
+        let body = data[(newline + 1)...]
+        guard body.count == size, body.allSatisfy({ $0 == UInt8(truncatingIfNeeded: version) }) else { return nil }
+        return version
+    }
+
+    private func leftovers() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: directory.path).filter {
+            $0.hasPrefix(AtomicFile.temporaryPrefix)
+        }
+    }
+}
+
+/// A small seeded generator, so random kill moments are reproducible.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed | 1 }
+    mutating func next() -> UInt64 {
+        state ^= state << 13
+        state ^= state >> 7
+        state ^= state << 17
+        return state
+    }
+}
