@@ -1,1 +1,103 @@
-struct Placeholder {}
+@_exported public import Foundation
+@_exported public import StrataCore
+
+/// The front door: one store root, the built-in backends registered, and every value routed to its tier by the
+/// ``StorageSelector``.
+///
+/// ```swift
+/// let storage = try Storage(root: "/var/lib/myapp")
+/// let selection = try storage.put(Data("s3cr3t".utf8), for: "api/token",
+///                                 as: DataDescriptor(kind: .credential, estimatedSize: 6))
+/// print(selection.tier)   // secrets
+/// let token = try storage.data(for: "api/token", as: DataDescriptor(kind: .credential, estimatedSize: 0))
+/// ```
+///
+/// Apps replace a tier's backend through ``registry`` (an in-memory one for tests, a custom one), and the
+/// selector's thresholds through ``selector``.
+public final class Storage: Sendable {
+    /// The store's layout on disk.
+    public let paths: StoragePaths
+    /// Where backends are registered; the built-ins are registered by the initializer.
+    public let registry: BackendRegistry
+    /// The decision table applied to every value.
+    public let selector: StorageSelector
+
+    /// Opens (creating if needed) a store.
+    /// - Parameters:
+    ///   - root: The root folder, created with mode 0700.
+    ///   - selector: The decision table. The default is the design note's, with a 1 MiB defaults budget.
+    ///   - registerBuiltIns: Whether to register Strata's own backends. The default is `true`.
+    /// - Throws: ``StorageError`` when the root cannot be created or is not a folder.
+    public init(root: String, selector: StorageSelector = StorageSelector(), registerBuiltIns: Bool = true) throws {
+        self.paths = try StoragePaths(root: root)
+        self.registry = BackendRegistry(paths: paths)
+        self.selector = selector
+        if registerBuiltIns { Self.registerBuiltInBackends(in: registry) }
+    }
+
+    /// Opens the default store of an app, under `$XDG_DATA_HOME/<appID>`.
+    public convenience init(appID: String, selector: StorageSelector = StorageSelector()) throws {
+        try self.init(
+            root: StoragePaths.defaultRoot(appID: appID, environment: ProcessInfo.processInfo.environment),
+            selector: selector)
+    }
+
+    /// Registers every persistent backend Strata ships into `registry`.
+    ///
+    /// Each tier module adds its backend here as it lands; a tier without one reports ``StorageError/Code/noBackend``
+    /// rather than pretending to store anything.
+    public static func registerBuiltInBackends(in registry: BackendRegistry) {
+        for registration in builtInBackends {
+            registry.register(
+                registration.tier, name: registration.name, makeActive: true, factory: registration.factory)
+        }
+    }
+
+    /// Decides where a value belongs, without storing it.
+    public func select(_ descriptor: DataDescriptor) -> Selection {
+        selector.select(descriptor)
+    }
+
+    /// Stores a value in the tier the selector picks for it.
+    ///
+    /// The selector sees the larger of the descriptor's estimate and the value's real size, so an
+    /// under-estimated preference still goes to files when it is over budget.
+    /// - Returns: The selection that routed it.
+    /// - Throws: ``StorageError`` from the selector's tier: `.noBackend` when that tier has no backend, or the
+    ///   backend's own error.
+    @discardableResult
+    public func put(_ value: Data, for key: String, as descriptor: DataDescriptor) throws -> Selection {
+        var described = descriptor
+        described.estimatedSize = max(descriptor.estimatedSize, value.count)
+        let selection = selector.select(described)
+        try backend(for: selection.tier, key: key).put(value, for: key)
+        return selection
+    }
+
+    /// Reads a value from the tier the selector picks for its descriptor.
+    /// - Returns: The value, or `nil` when the key is absent there.
+    public func data(for key: String, as descriptor: DataDescriptor) throws -> Data? {
+        try backend(for: selector.select(descriptor).tier, key: key).data(for: key)
+    }
+
+    /// Deletes a value from the tier the selector picks for its descriptor.
+    /// - Returns: Whether there was a value.
+    @discardableResult
+    public func delete(_ key: String, as descriptor: DataDescriptor) throws -> Bool {
+        try backend(for: selector.select(descriptor).tier, key: key).delete(key)
+    }
+
+    /// The active backend of a tier.
+    /// - Throws: ``StorageError`` `.noBackend` when the tier has none.
+    public func backend(for tier: Tier) throws -> any StorageBackend {
+        try registry.backend(for: tier)
+    }
+
+    private func backend(for tier: Tier, key: String) throws -> any StorageBackend {
+        do {
+            return try registry.backend(for: tier)
+        } catch let error as StorageError {
+            throw error.attributed(tier: tier, key: key)
+        }
+    }
+}

@@ -30,7 +30,9 @@ extension BackendConformance {
         try expect(try backend.contains("greeting"), check, "contains is false right after put")
         try expect(try backend.keys().contains("greeting"), check, "keys() does not list the key just put")
         let metadata = try backend.metadata(for: "greeting")
-        try expect(metadata?.size == value.count, check, "metadata size is \(String(describing: metadata?.size)), expected \(value.count)")
+        try expect(
+            metadata?.size == value.count, check,
+            "metadata size is \(String(describing: metadata?.size)), expected \(value.count)")
         try expect(metadata?.key == "greeting", check, "metadata names key \(String(describing: metadata?.key))")
     }
 
@@ -85,8 +87,11 @@ extension BackendConformance {
         let value = bytes(options.largeValueSize, seed: 7)
         try backend.put(value, for: "large")
         let read = try backend.data(for: "large")
-        try expect(read == value, check, "a \(options.largeValueSize)-byte value read back as \(read?.count ?? -1) differing bytes")
-        try expect(try backend.metadata(for: "large")?.size == value.count, check, "metadata size is wrong for a large value")
+        try expect(
+            read == value, check,
+            "a \(options.largeValueSize)-byte value read back as \(read?.count ?? -1) differing bytes")
+        try expect(
+            try backend.metadata(for: "large")?.size == value.count, check, "metadata size is wrong for a large value")
     }
 
     @Sendable static func manyKeys(_ backend: any StorageBackend, _ options: Options) async throws {
@@ -94,7 +99,8 @@ extension BackendConformance {
         let keys = (0..<options.manyKeysCount).map { String(format: "item-%05d", $0) }
         for (index, key) in keys.enumerated() { try backend.put(Data("value \(index)".utf8), for: key) }
         let listed = try backend.keys()
-        try expect(listed == keys.sorted(), check, "keys() returned \(listed.count) keys, not the \(keys.count) put, sorted")
+        try expect(
+            listed == keys.sorted(), check, "keys() returned \(listed.count) keys, not the \(keys.count) put, sorted")
         for (index, key) in keys.enumerated() {
             try expect(try backend.data(for: key) == Data("value \(index)".utf8), check, "key \(key) read back wrong")
         }
@@ -136,7 +142,8 @@ extension BackendConformance {
                         try backend.put(Data("\(task):\(write)".utf8), for: key)
                         try backend.put(shared[(task + write) % shared.count], for: "shared")
                         let mine = try backend.data(for: key)
-                        try expect(mine == Data("\(task):\(write)".utf8), check, "task \(task) lost its own write \(key)")
+                        try expect(
+                            mine == Data("\(task):\(write)".utf8), check, "task \(task) lost its own write \(key)")
                         if let seen = try backend.data(for: "shared") {
                             try expect(shared.contains(seen), check, "a reader saw a torn value under 'shared'")
                         }

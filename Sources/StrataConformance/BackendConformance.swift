@@ -58,10 +58,12 @@ public enum BackendConformance {
         Check(id: "large-value", summary: "a large value round-trips intact", body: largeValue),
         Check(id: "many-keys", summary: "many keys are listed sorted and each reads back", body: manyKeys),
         Check(id: "nested-and-unicode-keys", summary: "path-like and non-ASCII keys round-trip", body: nestedKeys),
-        Check(id: "invalid-keys", summary: "hostile keys are refused with .invalidKey, and nothing is stored",
-              body: invalidKeys),
-        Check(id: "concurrent-use", summary: "many tasks writing and reading at once lose nothing and see no torn value",
-              body: concurrentUse),
+        Check(
+            id: "invalid-keys", summary: "hostile keys are refused with .invalidKey, and nothing is stored",
+            body: invalidKeys),
+        Check(
+            id: "concurrent-use", summary: "many tasks writing and reading at once lose nothing and see no torn value",
+            body: concurrentUse),
     ]
 
     /// The ids of every check, for parameterized tests.

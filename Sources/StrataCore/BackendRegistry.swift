@@ -143,7 +143,8 @@ public final class BackendRegistry: Sendable {
     }
 
     private static func missing(_ tier: Tier, name: String?, known: [String]) -> StorageError {
-        let what = name.map { "no \(tier.rawValue) backend is registered under the name '\($0)'" }
+        let what =
+            name.map { "no \(tier.rawValue) backend is registered under the name '\($0)'" }
             ?? "no backend is registered for the \(tier.rawValue) tier"
         let hint =
             known.isEmpty

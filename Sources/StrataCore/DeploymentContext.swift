@@ -68,5 +68,7 @@ public struct PlatformVersion: Sendable, Hashable, Codable, CustomStringConverti
     /// Whether SwiftData exists on this version.
     public var supportsSwiftData: Bool { major >= platform.swiftDataMajor }
 
-    public var description: String { minor == 0 ? "\(platform.rawValue) \(major)" : "\(platform.rawValue) \(major).\(minor)" }
+    public var description: String {
+        minor == 0 ? "\(platform.rawValue) \(major)" : "\(platform.rawValue) \(major).\(minor)"
+    }
 }

@@ -126,7 +126,7 @@ public struct FileLock: Sendable, Hashable {
             let held = try Sys.fstat(fd)
             let current = try Sys.lstat(path)
             return held.st_ino == current.st_ino && held.st_dev == current.st_dev
-        } catch where error.code == ENOENT {
+        } catch  where error.code == ENOENT {
             return false
         }
     }

@@ -10,9 +10,15 @@ extension StorageSelector {
             Self.grid(
                 header: ["tier", "Apple equivalent", "for", "Apple's thread safety", "data size"],
                 rows: [
-                    ["defaults", "UserDefaults", "light configuration, user preferences", "main-thread safe", "< 1 MB"],
+                    [
+                        "defaults", "UserDefaults", "light configuration, user preferences", "main-thread safe",
+                        "< 1 MB",
+                    ],
                     ["secrets", "Keychain", "tokens, keys, passwords, credentials", "safe", "tiny"],
-                    ["records", "CoreData", "structured, relational data, offline cache", "needs configuration", "large"],
+                    [
+                        "records", "CoreData", "structured, relational data, offline cache", "needs configuration",
+                        "large",
+                    ],
                     ["records", "SwiftData (iOS 17+)", "structured data in new projects", "safe", "large"],
                     ["files", "FileManager", "files, images, exports (PDF, audio)", "needs a lock", "any"],
                 ]))

@@ -109,7 +109,10 @@ public final class ChildProcess: Sendable {
             if let found = lines[checked...].first(where: predicate) { return found }
             checked = lines.count
             if ended && !process.isRunning {
-                throw Failure(description: "the child ended before printing the expected line; it printed \(lines.suffix(5)), stderr: \(standardErrorText)")
+                throw Failure(
+                    description:
+                        "the child ended before printing the expected line; it printed \(lines.suffix(5)), stderr: \(standardErrorText)"
+                )
             }
             changed.wait(timeout: 0.05)
         }

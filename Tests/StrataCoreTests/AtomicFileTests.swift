@@ -117,12 +117,15 @@ struct AtomicFileTests {
             process.kill(SIGKILL)
             _ = process.wait()
             kills += 1
-            let acknowledged = process.lines.compactMap { Int($0.dropFirst("wrote ".count)) }.max()
+            let acknowledged =
+                process.lines.compactMap { Int($0.dropFirst("wrote ".count)) }.max()
                 ?? Int(first.dropFirst("wrote ".count))!
             let data = try #require(try AtomicFile.read(path))
-            let version = try #require(parseVersion(data, size: size), "torn file after kill \(kills): \(data.count) bytes")
+            let version = try #require(
+                parseVersion(data, size: size), "torn file after kill \(kills): \(data.count) bytes")
             // The file holds the last acknowledged version or the one after it (written, not yet acknowledged).
-            #expect(version == acknowledged || version == acknowledged + 1, "version \(version) after ack \(acknowledged)")
+            #expect(
+                version == acknowledged || version == acknowledged + 1, "version \(version) after ack \(acknowledged)")
             highest = max(version, acknowledged)
         }
         AtomicFile.removeStaleTemporaries(in: directory.path)

@@ -1,5 +1,6 @@
 import Foundation
 import StrataCore
+import Synchronization
 import Testing
 
 @Suite("BackendRegistry")
@@ -38,7 +39,9 @@ struct BackendRegistryTests {
     @Test func activateChoosesAmongNames() throws {
         let registry = BackendRegistry()
         registry.register(.records, name: "sqlite") { _ in InMemoryBackend(tier: .records, name: "sqlite") }
-        registry.register(.records, name: "test", makeActive: false) { _ in InMemoryBackend(tier: .records, name: "test") }
+        registry.register(.records, name: "test", makeActive: false) { _ in
+            InMemoryBackend(tier: .records, name: "test")
+        }
         #expect(try registry.backend(for: .records).name == "sqlite")
         try registry.activate(.records, name: "test")
         #expect(try registry.backend(for: .records).name == "test")
@@ -84,5 +87,3 @@ final class Counter: Sendable {
     func increment() { storage.withLock { $0 += 1 } }
     var value: Int { storage.withLock { $0 } }
 }
-
-import Synchronization

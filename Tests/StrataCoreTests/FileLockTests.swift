@@ -82,11 +82,14 @@ struct FileLockTests {
 
     @Test func anotherProcessHoldsTheLockUntilKilled() throws {
         let path = directory.appending("cross.lock")
-        let child = try ChildProcess(try TestExecutables.url(named: "strata-test-child"), ["hold-lock", path, "exclusive"])
+        let child = try ChildProcess(
+            try TestExecutables.url(named: "strata-test-child"), ["hold-lock", path, "exclusive"])
         defer { child.kill(); _ = child.wait() }
         try child.waitForLine { $0 == "locked exclusive" }
 
-        let error = #expect(throws: StorageError.self) { try FileLock(path: path).acquire(.exclusive, timeout: .nonBlocking) }
+        let error = #expect(throws: StorageError.self) {
+            try FileLock(path: path).acquire(.exclusive, timeout: .nonBlocking)
+        }
         #expect(error?.code == .lockUnavailable)
         #expect(error?.path == path)
         #expect(error?.description.contains(path) == true)
@@ -104,11 +107,13 @@ struct FileLockTests {
         let path = directory.appending("ours.lock")
         let child = try TestExecutables.url(named: "strata-test-child")
         let exclusive = try FileLock(path: path).acquire(.exclusive)
-        #expect(try ChildProcess.run(child, ["try-lock", path, "shared"]).standardOutput == "refused lock-unavailable\n")
+        #expect(
+            try ChildProcess.run(child, ["try-lock", path, "shared"]).standardOutput == "refused lock-unavailable\n")
         exclusive.release()
         let shared = try FileLock(path: path).acquire(.shared)
         #expect(try ChildProcess.run(child, ["try-lock", path, "shared"]).standardOutput == "acquired\n")
-        #expect(try ChildProcess.run(child, ["try-lock", path, "exclusive"]).standardOutput == "refused lock-unavailable\n")
+        #expect(
+            try ChildProcess.run(child, ["try-lock", path, "exclusive"]).standardOutput == "refused lock-unavailable\n")
         shared.release()
         #expect(try ChildProcess.run(child, ["try-lock", path, "exclusive"]).standardOutput == "acquired\n")
     }

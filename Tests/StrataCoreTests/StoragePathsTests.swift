@@ -90,14 +90,18 @@ struct StoragePathsTests {
     @Test func aFileInTheMiddleOfAKeyIsRefused() throws {
         let files = try paths.directory(for: .files)
         _ = FileManager.default.createFile(atPath: files + "/plain", contents: Data())
-        let error = #expect(throws: StorageError.self) { try paths.path(for: "plain/child", in: .files, createParents: true) }
+        let error = #expect(throws: StorageError.self) {
+            try paths.path(for: "plain/child", in: .files, createParents: true)
+        }
         #expect(error?.code == .invalidKey)
     }
 
     @Test func goodKeysMapInsideTheTierFolderWithPrivateFolders() throws {
         let path = try paths.path(for: "exports/2026/report.pdf", in: .files, createParents: true)
         #expect(path == paths.root + "/files/exports/2026/report.pdf")
-        for folder in [paths.root, paths.root + "/files", paths.root + "/files/exports", paths.root + "/files/exports/2026"] {
+        for folder in [
+            paths.root, paths.root + "/files", paths.root + "/files/exports", paths.root + "/files/exports/2026",
+        ] {
             let mode = try FileManager.default.attributesOfItem(atPath: folder)[.posixPermissions] as? Int
             #expect(mode == 0o700, "\(folder)")
         }
@@ -108,9 +112,14 @@ struct StoragePathsTests {
     }
 
     @Test func defaultRootFollowsXDG() throws {
-        #expect(try StoragePaths.defaultRoot(appID: "com.example.app", environment: ["XDG_DATA_HOME": "/data/x/"]) == "/data/x/com.example.app")
-        #expect(try StoragePaths.defaultRoot(appID: "app", environment: ["HOME": "/home/u"]) == "/home/u/.local/share/app")
-        #expect(try StoragePaths.defaultRoot(appID: "app", environment: ["XDG_DATA_HOME": "relative", "HOME": "/h"]) == "/h/.local/share/app")
+        #expect(
+            try StoragePaths.defaultRoot(appID: "com.example.app", environment: ["XDG_DATA_HOME": "/data/x/"])
+                == "/data/x/com.example.app")
+        #expect(
+            try StoragePaths.defaultRoot(appID: "app", environment: ["HOME": "/home/u"]) == "/home/u/.local/share/app")
+        #expect(
+            try StoragePaths.defaultRoot(appID: "app", environment: ["XDG_DATA_HOME": "relative", "HOME": "/h"])
+                == "/h/.local/share/app")
         for bad in ["", "../x", "a/b", "."] {
             #expect(throws: StorageError.self) { try StoragePaths.defaultRoot(appID: bad, environment: ["HOME": "/h"]) }
         }

@@ -18,54 +18,70 @@ struct StorageSelectorTests {
 
     /// One case (at least) per rule of the table, in the table's order.
     static let cases: [Case] = [
-        Case(name: "credential goes to secrets", descriptor: DataDescriptor(kind: .credential, estimatedSize: 40),
-             tier: .secrets, rule: "sensitive-to-secrets", apple: "Keychain"),
-        Case(name: "a sensitive preference never goes to defaults",
-             descriptor: DataDescriptor(kind: .preference, estimatedSize: 12, isSensitive: true),
-             tier: .secrets, rule: "sensitive-to-secrets", apple: "Keychain"),
-        Case(name: "a large credential still goes to secrets",
-             descriptor: DataDescriptor(kind: .credential, estimatedSize: 5 << 20),
-             tier: .secrets, rule: "sensitive-to-secrets", apple: "Keychain"),
-        Case(name: "a PDF goes to files",
-             descriptor: DataDescriptor(kind: .file, estimatedSize: 2_000_000, contentType: "application/pdf"),
-             tier: .files, rule: "file-to-files", apple: "FileManager"),
-        Case(name: "an audio recording goes to files",
-             descriptor: DataDescriptor(kind: .file, estimatedSize: 300, contentType: "audio/wav"),
-             tier: .files, rule: "file-to-files", apple: "FileManager"),
-        Case(name: "an image preference goes to files by its content type",
-             descriptor: DataDescriptor(kind: .preference, estimatedSize: 2_000, contentType: "image/png"),
-             tier: .files, rule: "file-to-files", apple: "FileManager"),
-        Case(name: "a preference over the budget goes to files",
-             descriptor: DataDescriptor(kind: .preference, estimatedSize: (1 << 20) + 1),
-             tier: .files, rule: "large-preference-to-files", apple: "FileManager"),
-        Case(name: "a small preference goes to defaults",
-             descriptor: DataDescriptor(kind: .preference, estimatedSize: 8),
-             tier: .defaults, rule: "preference-to-defaults", apple: "UserDefaults"),
-        Case(name: "a preference exactly at the budget stays in defaults",
-             descriptor: DataDescriptor(kind: .preference, estimatedSize: 1 << 20),
-             tier: .defaults, rule: "preference-to-defaults", apple: "UserDefaults"),
-        Case(name: "flat small structured data goes to defaults",
-             descriptor: DataDescriptor(kind: .structured, estimatedSize: 300, isFlat: true),
-             tier: .defaults, rule: "flat-structured-to-defaults", apple: "UserDefaults"),
-        Case(name: "flat but queried structured data goes to records",
-             descriptor: DataDescriptor(kind: .structured, estimatedSize: 300, isFlat: true, isQueried: true),
-             tier: .records, rule: "structured-to-records-coredata", apple: "CoreData"),
-        Case(name: "flat but large structured data goes to records",
-             descriptor: DataDescriptor(kind: .structured, estimatedSize: 1 << 20, isFlat: true),
-             tier: .records, rule: "structured-to-records-coredata", apple: "CoreData"),
-        Case(name: "structured data on iOS 17 is SwiftData",
-             descriptor: DataDescriptor(kind: .structured, estimatedSize: 50_000_000), context: swiftData,
-             tier: .records, rule: "structured-to-records-swiftdata", apple: "SwiftData"),
-        Case(name: "relational data on iOS 16.4 is CoreData",
-             descriptor: DataDescriptor(kind: .relational, estimatedSize: 50_000_000), context: coreData,
-             tier: .records, rule: "structured-to-records-coredata", apple: "CoreData"),
-        Case(name: "relational data without a minimum OS is CoreData",
-             descriptor: DataDescriptor(kind: .relational, estimatedSize: 10),
-             tier: .records, rule: "structured-to-records-coredata", apple: "CoreData"),
-        Case(name: "relational data on macOS 14 is SwiftData",
-             descriptor: DataDescriptor(kind: .relational, estimatedSize: 10),
-             context: DeploymentContext(minimumOS: PlatformVersion(.macOS, 14)),
-             tier: .records, rule: "structured-to-records-swiftdata", apple: "SwiftData"),
+        Case(
+            name: "credential goes to secrets", descriptor: DataDescriptor(kind: .credential, estimatedSize: 40),
+            tier: .secrets, rule: "sensitive-to-secrets", apple: "Keychain"),
+        Case(
+            name: "a sensitive preference never goes to defaults",
+            descriptor: DataDescriptor(kind: .preference, estimatedSize: 12, isSensitive: true),
+            tier: .secrets, rule: "sensitive-to-secrets", apple: "Keychain"),
+        Case(
+            name: "a large credential still goes to secrets",
+            descriptor: DataDescriptor(kind: .credential, estimatedSize: 5 << 20),
+            tier: .secrets, rule: "sensitive-to-secrets", apple: "Keychain"),
+        Case(
+            name: "a PDF goes to files",
+            descriptor: DataDescriptor(kind: .file, estimatedSize: 2_000_000, contentType: "application/pdf"),
+            tier: .files, rule: "file-to-files", apple: "FileManager"),
+        Case(
+            name: "an audio recording goes to files",
+            descriptor: DataDescriptor(kind: .file, estimatedSize: 300, contentType: "audio/wav"),
+            tier: .files, rule: "file-to-files", apple: "FileManager"),
+        Case(
+            name: "an image preference goes to files by its content type",
+            descriptor: DataDescriptor(kind: .preference, estimatedSize: 2_000, contentType: "image/png"),
+            tier: .files, rule: "file-to-files", apple: "FileManager"),
+        Case(
+            name: "a preference over the budget goes to files",
+            descriptor: DataDescriptor(kind: .preference, estimatedSize: (1 << 20) + 1),
+            tier: .files, rule: "large-preference-to-files", apple: "FileManager"),
+        Case(
+            name: "a small preference goes to defaults",
+            descriptor: DataDescriptor(kind: .preference, estimatedSize: 8),
+            tier: .defaults, rule: "preference-to-defaults", apple: "UserDefaults"),
+        Case(
+            name: "a preference exactly at the budget stays in defaults",
+            descriptor: DataDescriptor(kind: .preference, estimatedSize: 1 << 20),
+            tier: .defaults, rule: "preference-to-defaults", apple: "UserDefaults"),
+        Case(
+            name: "flat small structured data goes to defaults",
+            descriptor: DataDescriptor(kind: .structured, estimatedSize: 300, isFlat: true),
+            tier: .defaults, rule: "flat-structured-to-defaults", apple: "UserDefaults"),
+        Case(
+            name: "flat but queried structured data goes to records",
+            descriptor: DataDescriptor(kind: .structured, estimatedSize: 300, isFlat: true, isQueried: true),
+            tier: .records, rule: "structured-to-records-coredata", apple: "CoreData"),
+        Case(
+            name: "flat but large structured data goes to records",
+            descriptor: DataDescriptor(kind: .structured, estimatedSize: 1 << 20, isFlat: true),
+            tier: .records, rule: "structured-to-records-coredata", apple: "CoreData"),
+        Case(
+            name: "structured data on iOS 17 is SwiftData",
+            descriptor: DataDescriptor(kind: .structured, estimatedSize: 50_000_000), context: swiftData,
+            tier: .records, rule: "structured-to-records-swiftdata", apple: "SwiftData"),
+        Case(
+            name: "relational data on iOS 16.4 is CoreData",
+            descriptor: DataDescriptor(kind: .relational, estimatedSize: 50_000_000), context: coreData,
+            tier: .records, rule: "structured-to-records-coredata", apple: "CoreData"),
+        Case(
+            name: "relational data without a minimum OS is CoreData",
+            descriptor: DataDescriptor(kind: .relational, estimatedSize: 10),
+            tier: .records, rule: "structured-to-records-coredata", apple: "CoreData"),
+        Case(
+            name: "relational data on macOS 14 is SwiftData",
+            descriptor: DataDescriptor(kind: .relational, estimatedSize: 10),
+            context: DeploymentContext(minimumOS: PlatformVersion(.macOS, 14)),
+            tier: .records, rule: "structured-to-records-swiftdata", apple: "SwiftData"),
     ]
 
     @Test(arguments: cases)
@@ -113,14 +129,18 @@ struct StorageSelectorTests {
             id: "audio-to-records", condition: "audio", tier: .records, appleEquivalent: { _ in "CoreData" },
             matches: { descriptor, _ in descriptor.contentType == "audio/wav" }, reason: { _, _ in "test" })
         let selector = StorageSelector(rules: [onlyAudio])
-        #expect(selector.select(DataDescriptor(kind: .file, estimatedSize: 1, contentType: "audio/wav")).ruleID == "audio-to-records")
+        #expect(
+            selector.select(DataDescriptor(kind: .file, estimatedSize: 1, contentType: "audio/wav")).ruleID
+                == "audio-to-records")
         #expect(selector.select(DataDescriptor(kind: .credential, estimatedSize: 1)).ruleID == "sensitive-to-secrets")
     }
 
     @Test func tableListsEveryRuleAndTier() {
         let table = StorageSelector().renderTable()
         for rule in SelectionRule.standard { #expect(table.contains(rule.id)) }
-        for apple in ["UserDefaults", "Keychain", "CoreData", "SwiftData", "FileManager"] { #expect(table.contains(apple)) }
+        for apple in ["UserDefaults", "Keychain", "CoreData", "SwiftData", "FileManager"] {
+            #expect(table.contains(apple))
+        }
         #expect(table.contains("1 MiB"))
     }
 

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Strata builds and tests with, when any is missing.
+# Safe to run again: it installs nothing when everything is present.
+set -euo pipefail
+
+# C libraries (the -dev packages the system-library targets link) and the outside tools the interop tests use.
+packages=(pkg-config zlib1g-dev libsqlite3-dev libsodium-dev sqlite3 unzip zip)
+
+if ! command -v dpkg-query >/dev/null 2>&1; then
+    echo "install-deps: not a Debian-based system; install zlib, SQLite 3 and libsodium development files yourself." >&2
+    exit 0
+fi
+
+missing=()
+for package in "${packages[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+        missing+=("$package")
+    fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "install-deps: installing ${missing[*]}" >&2
+if [ "$(id -u)" -eq 0 ]; then
+    sudo=()
+elif command -v sudo >/dev/null 2>&1; then
+    sudo=(sudo)
+else
+    echo "install-deps: need root (or sudo) to install: ${missing[*]}" >&2
+    exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update -qq
+"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

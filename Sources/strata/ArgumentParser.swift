@@ -1,0 +1,111 @@
+import Foundation
+
+/// One option a command accepts: a flag (`--sensitive`) or an option with a value (`--kind K`).
+struct OptionSpec {
+    var name: String
+    /// The placeholder of the value, or `nil` for a flag.
+    var valueName: String?
+    var help: String
+
+    static func flag(_ name: String, _ help: String) -> OptionSpec {
+        OptionSpec(name: name, valueName: nil, help: help)
+    }
+    static func value(_ name: String, _ valueName: String, _ help: String) -> OptionSpec {
+        OptionSpec(name: name, valueName: valueName, help: help)
+    }
+}
+
+/// A verb of the tool: its name, what it does, and what it accepts.
+struct CommandSpec {
+    var name: String
+    var summary: String
+    var usage: String
+    var options: [OptionSpec] = []
+    var details: String = ""
+
+    /// The text of `strata <verb> --help`.
+    var help: String {
+        var lines = ["Usage: strata \(usage)", "", summary]
+        if !details.isEmpty { lines += ["", details] }
+        let shown = options + [.flag("--help", "Show this help.")]
+        lines += ["", "Options:"]
+        let width = shown.map { label($0).count }.max() ?? 0
+        for option in shown {
+            lines.append("  " + label(option).padding(toLength: width + 2, withPad: " ", startingAt: 0) + option.help)
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    private func label(_ option: OptionSpec) -> String {
+        option.valueName.map { "\(option.name) \($0)" } ?? option.name
+    }
+}
+
+/// What the parser found.
+struct ParsedArguments {
+    var values: [String: String] = [:]
+    var flags: Set<String> = []
+    var positionals: [String] = []
+    var wantsHelp = false
+
+    func value(_ name: String) -> String? { values[name] }
+    func has(_ flag: String) -> Bool { flags.contains(flag) }
+}
+
+/// A mistake in how the tool was called: printed with a pointer to `--help`, exit code 2.
+struct UsageError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A failure while doing the work: printed on stderr, exit code 1.
+struct CommandFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+extension CommandSpec {
+    /// Parses `arguments` against this command's options.
+    /// - Throws: ``UsageError`` for an unknown option, a missing value, or a value given to a flag.
+    func parse(_ arguments: [String]) throws -> ParsedArguments {
+        var parsed = ParsedArguments()
+        var index = 0
+        var optionsEnded = false
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if optionsEnded || !argument.hasPrefix("-") || argument == "-" {
+                parsed.positionals.append(argument)
+                continue
+            }
+            if argument == "--" {
+                optionsEnded = true
+                continue
+            }
+            if argument == "--help" || argument == "-h" {
+                parsed.wantsHelp = true
+                continue
+            }
+            var name = argument
+            var inline: String?
+            if let equals = argument.firstIndex(of: "=") {
+                name = String(argument[..<equals])
+                inline = String(argument[argument.index(after: equals)...])
+            }
+            guard let spec = options.first(where: { $0.name == name }) else {
+                throw UsageError("unknown option '\(name)' for 'strata \(self.name)'")
+            }
+            if spec.valueName == nil {
+                if inline != nil { throw UsageError("'\(name)' is a flag and takes no value") }
+                parsed.flags.insert(name)
+            } else if let inline {
+                parsed.values[name] = inline
+            } else {
+                guard index < arguments.count else { throw UsageError("'\(name)' needs a value (\(spec.valueName!))") }
+                parsed.values[name] = arguments[index]
+                index += 1
+            }
+        }
+        return parsed
+    }
+}

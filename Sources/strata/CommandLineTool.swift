@@ -1,0 +1,66 @@
+import Foundation
+import Strata
+
+/// Dispatches `strata <verb> ...` and turns errors into messages and exit codes.
+enum CommandLineTool {
+    static let version = "0.1.0"
+
+    static let commands: [CommandSpec] = [SelectCommand.spec, DemoCommand.spec]
+
+    static var overview: String {
+        var lines = [
+            "strata \(version): the storage tiers iOS developers rely on, for Swift on Linux.", "",
+            "Usage: strata <command> [options]", "", "Commands:",
+        ]
+        let width = commands.map(\.name.count).max() ?? 0
+        for command in commands {
+            lines.append(
+                "  " + command.name.padding(toLength: width + 2, withPad: " ", startingAt: 0) + command.summary)
+        }
+        lines += [
+            "", "Run 'strata <command> --help' for a command's options.",
+            "Exit codes: 0 success, 1 failure, 2 usage error.",
+        ]
+        return lines.joined(separator: "\n")
+    }
+
+    /// Runs the tool and returns its exit code.
+    static func run(_ arguments: [String]) -> Int32 {
+        guard let verb = arguments.first else {
+            printError(overview)
+            return 2
+        }
+        if verb == "--help" || verb == "-h" || verb == "help" {
+            if arguments.count > 1, let spec = commands.first(where: { $0.name == arguments[1] }) {
+                print(spec.help)
+            } else {
+                print(overview)
+            }
+            return 0
+        }
+        if verb == "--version" {
+            print(version)
+            return 0
+        }
+        let rest = Array(arguments.dropFirst())
+        do {
+            switch verb {
+            case SelectCommand.spec.name: try SelectCommand.run(rest)
+            case DemoCommand.spec.name: try DemoCommand.run(rest)
+            default: throw UsageError("unknown command '\(verb)'")
+            }
+            return 0
+        } catch let error as UsageError {
+            let command = commands.contains { $0.name == verb } ? " \(verb)" : ""
+            printError("strata: \(error)\nRun 'strata\(command) --help' for usage.")
+            return 2
+        } catch {
+            printError("strata: error: \(error)")
+            return 1
+        }
+    }
+
+    static func printError(_ message: String) {
+        FileHandle.standardError.write(Data((message + "\n").utf8))
+    }
+}

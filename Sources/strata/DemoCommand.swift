@@ -1,0 +1,168 @@
+import Foundation
+import Strata
+
+/// `strata demo`: stores a set of typical app values through the selector and shows where each went and why.
+enum DemoCommand {
+    static let spec = CommandSpec(
+        name: "demo",
+        summary: "Route typical app values through the selector into every tier, and show what went where and why.",
+        usage: "demo [--root DIR] [--min-os OS]",
+        options: [
+            .value(
+                "--root", "DIR",
+                "Store root to use (kept afterwards). The default is a fresh temporary folder, removed at the end."),
+            .value("--min-os", "OS", "The app's minimum OS (iOS17 reports records as SwiftData)."),
+        ])
+
+    /// One sample value of the demo.
+    struct Sample {
+        var label: String
+        var key: String
+        var value: Data
+        var descriptor: DataDescriptor
+    }
+
+    static func samples() -> [Sample] {
+        let pdfLike = Data("%PDF-1.7\n".utf8) + Data(repeating: 0x20, count: 48_000)
+        var wav = Data("RIFF".utf8)
+        wav.append(Data(repeating: 0, count: 96_000))
+        let note = #"{"id":"n1","title":"Groceries","tags":["home"],"folder":"f1"}"#
+        return [
+            Sample(
+                label: "onboarding completed", key: "hasCompletedOnboarding", value: Data([1]),
+                descriptor: DataDescriptor(kind: .preference, estimatedSize: 1)),
+            Sample(
+                label: "selected theme", key: "selectedTheme", value: Data("dark".utf8),
+                descriptor: DataDescriptor(kind: .preference, estimatedSize: 4)),
+            Sample(
+                label: "window layout (flat)", key: "windowLayout", value: Data(#"{"w":1280,"h":800}"#.utf8),
+                descriptor: DataDescriptor(kind: .structured, estimatedSize: 20, isFlat: true)),
+            Sample(
+                label: "API token", key: "api/token", value: Data("tok_live_8c1f2a".utf8),
+                descriptor: DataDescriptor(kind: .credential, estimatedSize: 15)),
+            Sample(
+                label: "note (relational)", key: "notes/n1", value: Data(note.utf8),
+                descriptor: DataDescriptor(kind: .relational, estimatedSize: note.utf8.count, isQueried: true)),
+            Sample(
+                label: "exported report", key: "exports/report.pdf", value: pdfLike,
+                descriptor: DataDescriptor(kind: .file, estimatedSize: pdfLike.count, contentType: "application/pdf")),
+            Sample(
+                label: "voice memo", key: "recordings/memo.wav", value: wav,
+                descriptor: DataDescriptor(kind: .file, estimatedSize: wav.count, contentType: "audio/wav")),
+            Sample(
+                label: "cached feed (3 MiB pref)", key: "cachedFeed", value: Data(repeating: 0x7B, count: 3 << 20),
+                descriptor: DataDescriptor(kind: .preference, estimatedSize: 3 << 20)),
+        ]
+    }
+
+    static func run(_ arguments: [String]) throws {
+        let parsed = try spec.parse(arguments)
+        if parsed.wantsHelp { return print(spec.help) }
+        guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
+        var configuration = SelectorConfiguration()
+        if let os = parsed.value("--min-os") {
+            guard let version = PlatformVersion(parsing: os) else {
+                throw UsageError("cannot read '\(os)' as a minimum OS")
+            }
+            configuration.context.minimumOS = version
+        }
+        let temporary = parsed.value("--root") == nil
+        let root = try parsed.value("--root") ?? makeTemporaryRoot()
+        defer { if temporary { try? FileManager.default.removeItem(atPath: root) } }
+
+        let storage = try Storage(root: root, selector: StorageSelector(configuration: configuration))
+        print("Strata demo: each value goes through the selector to a tier.")
+        print("store root: \(root)\(temporary ? " (temporary)" : "")")
+        print("")
+        var stored = 0
+        var missingTiers: Set<Tier> = []
+        for sample in samples() {
+            let selection = storage.select(sample.descriptor.sized(sample.value.count))
+            print(
+                "\(sample.label) [\(ByteCountText(sample.value.count))] -> \(selection.tier.rawValue) (\(selection.appleEquivalent), rule \(selection.ruleID))"
+            )
+            print("    why: \(selection.reason)")
+            do {
+                try storage.put(sample.value, for: sample.key, as: sample.descriptor)
+                let back = try storage.data(for: sample.key, as: sample.descriptor.sized(sample.value.count))
+                guard back == sample.value else {
+                    throw CommandFailure(
+                        "the \(selection.tier.rawValue) tier read back different bytes for '\(sample.key)'")
+                }
+                let backend = try storage.backend(for: selection.tier)
+                print(
+                    "    stored under '\(sample.key)' by the \(backend.name) backend; read back \(back?.count ?? 0) bytes intact"
+                )
+                stored += 1
+            } catch let error as StorageError where error.code == .noBackend {
+                print("    not stored: the \(selection.tier.rawValue) tier has no backend in this build yet")
+                missingTiers.insert(selection.tier)
+            }
+        }
+        print("")
+        try demonstrateCore(root: root)
+        print("")
+        print("stored \(stored) of \(samples().count) values", terminator: "")
+        if missingTiers.isEmpty {
+            print("; every tier answered.")
+        } else {
+            let names = Tier.allCases.filter(missingTiers.contains).map(\.rawValue).joined(separator: ", ")
+            print("; tiers not built yet: \(names).")
+        }
+    }
+
+    /// Shows the core primitives every tier stands on.
+    static func demonstrateCore(root: String) throws {
+        let lock = FileLock(path: root + "/demo.lock")
+        let held = try lock.acquire(.exclusive, timeout: .seconds(5))
+        let busy: Bool
+        do {
+            _ = try lock.acquire(.exclusive, timeout: .nonBlocking)
+            busy = false
+        } catch let error as StorageError where error.code == .lockUnavailable {
+            busy = true
+        }
+        held.release()
+        print("file lock: exclusive lock taken; a second taker was \(busy ? "refused" : "NOT refused"); released")
+        let path = root + "/demo-atomic.txt"
+        try AtomicFile.write(Data("first".utf8), to: path)
+        try AtomicFile.write(Data("second".utf8), to: path)
+        let content = try AtomicFile.read(path).map { String(decoding: $0, as: UTF8.self) } ?? "(missing)"
+        print("atomic file: replaced twice with temp + fsync + rename; now holds '\(content)'")
+        do {
+            _ = try StoragePaths(root: root).path(for: "../escape", in: .files)
+        } catch let error as StorageError {
+            print("safe paths: '../escape' refused: \(error.message)")
+        }
+    }
+
+    static func makeTemporaryRoot() throws -> String {
+        let base =
+            NSTemporaryDirectory().hasSuffix("/") ? String(NSTemporaryDirectory().dropLast()) : NSTemporaryDirectory()
+        var template = Array((base + "/strata-demo-XXXXXX").utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            throw CommandFailure("cannot create a temporary folder in \(NSTemporaryDirectory())")
+        }
+        return String(cString: made)
+    }
+}
+
+extension DataDescriptor {
+    /// The descriptor with its size raised to at least `count`, as `Storage.put` does.
+    func sized(_ count: Int) -> DataDescriptor {
+        var copy = self
+        copy.estimatedSize = max(estimatedSize, count)
+        return copy
+    }
+}
+
+/// Prints a byte count as `512 B`, `47 KiB` or `3 MiB`.
+struct ByteCountText: CustomStringConvertible {
+    var bytes: Int
+    init(_ bytes: Int) { self.bytes = bytes }
+    var description: String {
+        if bytes < 1024 { return "\(bytes) B" }
+        if bytes < 1 << 20 { return "\(bytes >> 10) KiB" }
+        return String(format: "%.1f MiB", Double(bytes) / Double(1 << 20))
+    }
+}
