@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "Strata", targets: ["Strata"]),
         .library(name: "StrataCore", targets: ["StrataCore"]),
         .library(name: "StrataConformance", targets: ["StrataConformance"]),
+        .library(name: "StrataDefaults", targets: ["StrataDefaults"]),
         .executable(name: "strata", targets: ["strata"]),
     ],
     targets: [
@@ -31,18 +32,24 @@ let package = Package(
         ),
 
         .target(name: "StrataCore"),
-        .target(name: "Strata", dependencies: ["StrataCore"]),
+        .target(name: "StrataDefaults", dependencies: ["StrataCore"]),
+        .target(name: "Strata", dependencies: ["StrataCore", "StrataDefaults"]),
         .executableTarget(name: "strata", dependencies: ["Strata"]),
         .target(name: "StrataConformance", dependencies: ["StrataCore"]),
 
         // Test support: temporary directories and child processes. Not a product.
         .target(name: "StrataTestSupport", dependencies: ["StrataCore"]),
         // The child program that tests spawn, hold locks in, and kill with SIGKILL.
-        .executableTarget(name: "strata-test-child", dependencies: ["StrataCore"], path: "Tests/Child"),
+        .executableTarget(
+            name: "strata-test-child", dependencies: ["StrataCore", "StrataDefaults"], path: "Tests/Child"),
 
         .testTarget(
             name: "StrataCoreTests",
             dependencies: ["StrataCore", "StrataConformance", "StrataTestSupport", "strata-test-child"]
+        ),
+        .testTarget(
+            name: "StrataDefaultsTests",
+            dependencies: ["StrataDefaults", "StrataConformance", "StrataTestSupport", "strata-test-child"]
         ),
         .testTarget(
             name: "StrataCLITests",

@@ -49,6 +49,12 @@ public struct StorageError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let notFound = Code(rawValue: "not-found")
         /// The caller passed an argument that cannot be used.
         public static let invalidArgument = Code(rawValue: "invalid-argument")
+        /// A key name looks like a credential (token, password, secret, ...) and the tier refuses it.
+        public static let sensitiveKey = Code(rawValue: "sensitive-key")
+        /// A stored value has another type than the one asked for.
+        public static let typeMismatch = Code(rawValue: "type-mismatch")
+        /// The store was closed; open a new one.
+        public static let closed = Code(rawValue: "closed")
     }
 
     /// What kind of failure this is.
@@ -65,6 +71,8 @@ public struct StorageError: Error, Sendable, Hashable, CustomStringConvertible {
     public var errno: Int32?
     /// What the caller can do about it, if there is something useful to say.
     public var recovery: String?
+    /// The tier the value should go to instead, when the error is that it belongs elsewhere.
+    public var suggestedTier: Tier?
 
     /// Creates an error. Prefer the codes' static members for `code`.
     public init(
@@ -74,7 +82,8 @@ public struct StorageError: Error, Sendable, Hashable, CustomStringConvertible {
         key: String? = nil,
         path: String? = nil,
         errno: Int32? = nil,
-        recovery: String? = nil
+        recovery: String? = nil,
+        suggestedTier: Tier? = nil
     ) {
         self.code = code
         self.message = message
@@ -83,6 +92,7 @@ public struct StorageError: Error, Sendable, Hashable, CustomStringConvertible {
         self.path = path
         self.errno = errno
         self.recovery = recovery
+        self.suggestedTier = suggestedTier
     }
 
     /// One line: what failed, where, the system's reason, and what to do.

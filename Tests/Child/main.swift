@@ -2,6 +2,7 @@
 // SIGKILL in the middle of writes. Each command prints one line per step and flushes it.
 import Foundation
 import StrataCore
+import StrataDefaults
 
 #if canImport(Glibc)
     import Glibc
@@ -21,6 +22,8 @@ func content(version: Int, size: Int) -> Data {
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
+/// Children do not watch for others' changes: they only write.
+let quiet = DefaultsConfiguration(watchesExternalChanges: false)
 do {
     switch arguments.first {
     case "hold-lock":
@@ -49,8 +52,34 @@ do {
             say("wrote \(version)")
             version += 1
         }
+    case "defaults-increment":
+        // defaults-increment ROOT SUITE KEY COUNT: COUNT atomic read-modify-writes of an integer key.
+        let store = try DefaultsStore(suite: arguments[2], root: arguments[1], configuration: quiet)
+        let key = DefaultsKey<Int>(arguments[3], default: 0)
+        for _ in 0..<(Int(arguments[4]) ?? 1) { try store.update(key) { $0 + 1 } }
+        say("done")
+    case "defaults-ack-loop":
+        // defaults-ack-loop ROOT SUITE START: set key-N = N and flush, saying `ack N` after each durable write.
+        let store = try DefaultsStore(suite: arguments[2], root: arguments[1], configuration: quiet)
+        var index = Int(arguments[3]) ?? 0
+        while true {
+            try store.set(.integer(Int64(index)), forKey: "key-\(index)")
+            try store.set(.string(String(repeating: "x", count: index % 500)), forKey: "padding")
+            try store.flush()
+            say("ack \(index)")
+            index += 1
+        }
+    case "defaults-set":
+        // defaults-set ROOT SUITE KEY VALUE [immediate|coalesced]: set a string and exit normally.
+        var configuration = quiet
+        configuration.durability = arguments.count > 5 && arguments[5] == "immediate" ? .immediate : .coalesced(.seconds(30))
+        let store = try DefaultsStore(suite: arguments[2], root: arguments[1], configuration: configuration)
+        try store.set(.string(arguments[4]), forKey: arguments[3])
+        say("set")
+        // No flush: a coalesced store must still write at normal exit.
+        exit(0)
     default:
-        FileHandle.standardError.write(Data("usage: strata-test-child hold-lock|try-lock|atomic-replace ...\n".utf8))
+        FileHandle.standardError.write(Data("usage: strata-test-child hold-lock|try-lock|atomic-replace|defaults-... \n".utf8))
         exit(64)
     }
 } catch {

@@ -108,7 +108,7 @@ struct AtomicFileTests {
         var generator = SeededGenerator(seed: 0x5EED)
         var kills = 0
         var highest = 0
-        let rounds = ProcessInfo.processInfo.environment["STRATA_TORTURE_ROUNDS"].flatMap(Int.init) ?? 120
+        let rounds = ProcessInfo.processInfo.environment["STRATA_TORTURE_ROUNDS"].flatMap(Int.init) ?? 200
         while kills < rounds {
             let process = try ChildProcess(child, ["atomic-replace", path, "\(size)", "\(highest + 1)"])
             // Wait for at least one acknowledged write so the kill lands mid-stream, then a random delay.

@@ -1,0 +1,200 @@
+public import Foundation
+
+extension BinaryPropertyList {
+    /// The deepest nesting the reader accepts; deeper input is refused as corrupt rather than risking the stack.
+    static let maximumDepth = 256
+
+    /// Reads a `bplist00` document.
+    /// - Throws: ``PropertyListError`` naming the problem and its byte offset: a bad magic or trailer, an offset
+    ///   or reference out of range, a length that runs past the end, a cycle, a non-string key, too deep a nesting.
+    public static func decode(_ data: Data) throws(PropertyListError) -> PropertyListValue {
+        let bytes = [UInt8](data)
+        var reader = try Reader(bytes)
+        return try reader.object(at: reader.topObject, depth: 0)
+    }
+
+    struct Reader {
+        let bytes: [UInt8]
+        let offsetSize: Int
+        let refSize: Int
+        let objectCount: Int
+        let topObject: Int
+        let tableOffset: Int
+        var decoded: [PropertyListValue?]
+        var inProgress: Set<Int> = []
+
+        init(_ bytes: [UInt8]) throws(PropertyListError) {
+            self.bytes = bytes
+            guard bytes.count >= 8 + 1 + 32, bytes.starts(with: BinaryPropertyList.magic) else {
+                throw PropertyListError("not a bplist00 file (too short or wrong magic)", offset: 0)
+            }
+            let trailer = bytes.count - 32
+            offsetSize = Int(bytes[trailer + 6])
+            refSize = Int(bytes[trailer + 7])
+            guard [1, 2, 4, 8].contains(offsetSize), [1, 2, 4, 8].contains(refSize) else {
+                throw PropertyListError("the trailer gives impossible offset or reference sizes", offset: trailer + 6)
+            }
+            let count = Self.bigEndian(bytes, trailer + 8, 8)
+            let top = Self.bigEndian(bytes, trailer + 16, 8)
+            let table = Self.bigEndian(bytes, trailer + 24, 8)
+            guard count > 0, count < UInt64(bytes.count), top < count, table >= 9, table < UInt64(trailer) else {
+                throw PropertyListError("the trailer's object count, top object or table offset is out of range", offset: trailer + 8)
+            }
+            guard UInt64(trailer) - table >= count * UInt64(offsetSize) else {
+                throw PropertyListError("the offset table runs into the trailer", offset: Int(table))
+            }
+            objectCount = Int(count)
+            decoded = Array(repeating: nil, count: Int(count))
+            topObject = Int(top)
+            tableOffset = Int(table)
+        }
+
+        static func bigEndian(_ bytes: [UInt8], _ start: Int, _ width: Int) -> UInt64 {
+            var value: UInt64 = 0
+            for index in start..<(start + width) { value = value << 8 | UInt64(bytes[index]) }
+            return value
+        }
+
+        func offset(of index: Int) throws(PropertyListError) -> Int {
+            let value = Self.bigEndian(bytes, tableOffset + index * offsetSize, offsetSize)
+            guard value >= 8, value < UInt64(tableOffset) else {
+                throw PropertyListError("object \(index) has an offset outside the object area", offset: tableOffset + index * offsetSize)
+            }
+            return Int(value)
+        }
+
+        /// Reads the count that follows a marker whose low nibble is 0xF.
+        func length(marker: UInt8, at position: inout Int) throws(PropertyListError) -> Int {
+            let low = Int(marker & 0x0F)
+            if low != 0x0F { return low }
+            guard position < tableOffset else { throw PropertyListError("a length runs past the objects", offset: position) }
+            let intMarker = bytes[position]
+            guard intMarker & 0xF0 == 0x10, intMarker & 0x0F <= 3 else {
+                throw PropertyListError("a length is not encoded as an integer", offset: position)
+            }
+            let width = 1 << Int(intMarker & 0x0F)
+            guard position + 1 + width <= tableOffset else { throw PropertyListError("a length runs past the objects", offset: position) }
+            let value = Self.bigEndian(bytes, position + 1, width)
+            guard value <= UInt64(tableOffset) else {
+                throw PropertyListError("a length of \(value) is larger than the file", offset: position)
+            }
+            position += 1 + width
+            return Int(value)
+        }
+
+        func ensure(_ end: Int, from start: Int, _ what: String) throws(PropertyListError) {
+            guard end <= tableOffset, end >= start else {
+                throw PropertyListError("\(what) runs past the end of the objects", offset: start)
+            }
+        }
+
+        func references(at position: Int, count: Int) throws(PropertyListError) -> [Int] {
+            try ensure(position + count * refSize, from: position, "a container's references")
+            var result = [Int]()
+            result.reserveCapacity(count)
+            for index in 0..<count {
+                let reference = Self.bigEndian(bytes, position + index * refSize, refSize)
+                guard reference < UInt64(objectCount) else {
+                    throw PropertyListError("a reference to object \(reference) of \(objectCount)", offset: position + index * refSize)
+                }
+                result.append(Int(reference))
+            }
+            return result
+        }
+
+        mutating func object(at index: Int, depth: Int) throws(PropertyListError) -> PropertyListValue {
+            if let done = decoded[index] { return done }
+            guard depth < BinaryPropertyList.maximumDepth else {
+                throw PropertyListError("nesting deeper than \(BinaryPropertyList.maximumDepth) levels", offset: try offset(of: index))
+            }
+            var position = try offset(of: index)
+            guard !inProgress.contains(index) else {
+                throw PropertyListError("object \(index) contains itself", offset: position)
+            }
+            let start = position
+            let marker = bytes[position]
+            position += 1
+            let value: PropertyListValue
+            switch marker >> 4 {
+            case 0x0:
+                switch marker {
+                case 0x08: value = .bool(false)
+                case 0x09: value = .bool(true)
+                default: throw PropertyListError("unsupported marker 0x\(String(marker, radix: 16))", offset: start)
+                }
+            case 0x1:
+                let exponent = Int(marker & 0x0F)
+                guard exponent <= 3 else {
+                    throw PropertyListError("integers wider than 64 bits are not supported", offset: start)
+                }
+                let width = 1 << exponent
+                try ensure(position + width, from: start, "an integer")
+                let raw = Self.bigEndian(bytes, position, width)
+                // Only 8-byte integers are signed; narrower ones are unsigned.
+                value = .integer(width == 8 ? Int64(bitPattern: raw) : Int64(raw))
+            case 0x2, 0x3:
+                let width = 1 << Int(marker & 0x0F)
+                guard width == 4 || width == 8, marker >> 4 == 0x2 || marker == 0x33 else {
+                    throw PropertyListError("a real or date of unsupported width", offset: start)
+                }
+                try ensure(position + width, from: start, "a real or date")
+                let raw = Self.bigEndian(bytes, position, width)
+                let number = width == 8 ? Double(bitPattern: raw) : Double(Float(bitPattern: UInt32(raw)))
+                value = marker >> 4 == 0x2 ? .real(number) : .date(Date(timeIntervalSinceReferenceDate: number))
+            case 0x4:
+                let count = try length(marker: marker, at: &position)
+                try ensure(position + count, from: start, "data")
+                value = .data(Data(bytes[position..<(position + count)]))
+            case 0x5:
+                let count = try length(marker: marker, at: &position)
+                try ensure(position + count, from: start, "an ASCII string")
+                let slice = bytes[position..<(position + count)]
+                guard slice.allSatisfy({ $0 < 0x80 }) else {
+                    throw PropertyListError("an ASCII string holds a non-ASCII byte", offset: start)
+                }
+                value = .string(String(decoding: slice, as: UTF8.self))
+            case 0x6:
+                let count = try length(marker: marker, at: &position)
+                try ensure(position + count * 2, from: start, "a UTF-16 string")
+                var units = [UInt16]()
+                units.reserveCapacity(count)
+                for unit in 0..<count {
+                    units.append(UInt16(bytes[position + 2 * unit]) << 8 | UInt16(bytes[position + 2 * unit + 1]))
+                }
+                var scalars = String.UnicodeScalarView()
+                let failed = transcode(units.makeIterator(), from: UTF16.self, to: UTF32.self, stoppingOnError: true) {
+                    scalars.append(Unicode.Scalar($0)!)
+                }
+                guard !failed else { throw PropertyListError("a UTF-16 string is not valid UTF-16", offset: start) }
+                value = .string(String(scalars))
+            case 0xA:
+                let count = try length(marker: marker, at: &position)
+                let children = try references(at: position, count: count)
+                inProgress.insert(index)
+                var items = [PropertyListValue]()
+                items.reserveCapacity(count)
+                for child in children { items.append(try object(at: child, depth: depth + 1)) }
+                inProgress.remove(index)
+                value = .array(items)
+            case 0xD:
+                let count = try length(marker: marker, at: &position)
+                let keys = try references(at: position, count: count)
+                let values = try references(at: position + count * refSize, count: count)
+                inProgress.insert(index)
+                var items = [String: PropertyListValue](minimumCapacity: count)
+                for (key, item) in zip(keys, values) {
+                    guard case .string(let name) = try object(at: key, depth: depth + 1) else {
+                        throw PropertyListError("a dictionary key is not a string", offset: start)
+                    }
+                    items[name] = try object(at: item, depth: depth + 1)
+                }
+                inProgress.remove(index)
+                value = .dictionary(items)
+            default:
+                throw PropertyListError("unsupported marker 0x\(String(marker, radix: 16))", offset: start)
+            }
+            decoded[index] = value
+            return value
+        }
+    }
+}

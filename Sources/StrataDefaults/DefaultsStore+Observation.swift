@@ -1,0 +1,83 @@
+import StrataCore
+import Synchronization
+
+extension DefaultsStore {
+    /// Calls `handler` after every change to the suite (or to some keys), whether made by this store or seen in
+    /// the file after another process wrote it.
+    ///
+    /// The handler runs on the thread that made the change, or on the file watcher's thread for external
+    /// changes; keep it short. Keep the returned observation: the handler is removed when it is cancelled or
+    /// deinitialized.
+    /// - Parameters:
+    ///   - keys: Only changes touching these keys; `nil` for every change. The default is `nil`.
+    ///   - handler: Receives the changed keys and whether the change came from another process.
+    public func observe(
+        keys: Set<String>? = nil, _ handler: @escaping @Sendable (DefaultsChange) -> Void
+    ) -> DefaultsObservation {
+        let id = state.withLock { state in
+            state.nextObserver += 1
+            state.observers[state.nextObserver] = Observer(keys: keys, handler: handler)
+            return state.nextObserver
+        }
+        return DefaultsObservation(store: self, id: id)
+    }
+
+    /// Calls `handler` with the key's new value after each change to it, from this process or another.
+    public func observe<Value>(
+        _ key: DefaultsKey<Value>, _ handler: @escaping @Sendable (Value) -> Void
+    ) -> DefaultsObservation {
+        observe(keys: [key.name]) { [weak self] _ in
+            guard let self else { return }
+            handler(self[key])
+        }
+    }
+
+    /// The suite's changes as an async sequence; it ends when the consumer stops iterating.
+    public func changes() -> AsyncStream<DefaultsChange> {
+        let (stream, continuation) = AsyncStream.makeStream(of: DefaultsChange.self)
+        let observation = observe { continuation.yield($0) }
+        continuation.onTermination = { _ in observation.cancel() }
+        return stream
+    }
+
+    /// A key's values after each change, as an async sequence.
+    public func values<Value>(for key: DefaultsKey<Value>) -> AsyncStream<Value> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Value.self)
+        let observation = observe(key) { continuation.yield($0) }
+        continuation.onTermination = { _ in observation.cancel() }
+        return stream
+    }
+
+    func removeObserver(_ id: UInt64) {
+        state.withLock { _ = $0.observers.removeValue(forKey: id) }
+    }
+
+    /// Calls the observers interested in `change`, outside the state lock.
+    func notify(_ change: DefaultsChange) {
+        let observers = state.withLock { Array($0.observers.values) }
+        for observer in observers {
+            if let keys = observer.keys, keys.isDisjoint(with: change.keys) { continue }
+            observer.handler(change)
+        }
+    }
+}
+
+/// A registered observer; cancel it (or let it go) to stop the calls.
+public final class DefaultsObservation: Sendable {
+    private weak let store: DefaultsStore?
+    private let id: UInt64
+    private let cancelled = Atomic<Bool>(false)
+
+    init(store: DefaultsStore, id: UInt64) {
+        self.store = store
+        self.id = id
+    }
+
+    /// Stops the calls. Calling it again does nothing.
+    public func cancel() {
+        guard !cancelled.exchange(true, ordering: .relaxed) else { return }
+        store?.removeObserver(id)
+    }
+
+    deinit { cancel() }
+}

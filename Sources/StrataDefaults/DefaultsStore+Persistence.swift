@@ -1,0 +1,245 @@
+import Foundation
+public import StrataCore
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Which file a path named when it was read: a rename always makes a new inode, so any write by any process
+/// changes it.
+struct FileIdentity: Hashable, Sendable {
+    var device: UInt64
+    var inode: UInt64
+    var size: Int64
+    var modifiedSeconds: Int
+    var modifiedNanoseconds: Int
+
+    init(_ info: stat) {
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+        size = Int64(info.st_size)
+        #if canImport(Darwin)
+            modifiedSeconds = info.st_mtimespec.tv_sec
+            modifiedNanoseconds = info.st_mtimespec.tv_nsec
+        #else
+            modifiedSeconds = info.st_mtim.tv_sec
+            modifiedNanoseconds = info.st_mtim.tv_nsec
+        #endif
+    }
+
+    /// The identity of the file at `path` now, or `nil` when there is none.
+    static func of(_ path: String) -> FileIdentity? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        return FileIdentity(info)
+    }
+}
+
+extension DefaultsStore {
+    // Cross-process protocol of a suite (every rule is here, next to the code that follows it):
+    // - Writers hold the exclusive lock on `<suite>.plist.lock` while they read, merge and replace the file.
+    // - The file is only ever replaced by rename(2), never rewritten in place, so readers need no lock: they
+    //   see the old file or the new one.
+    // - A writer whose last-known identity of the file differs from the file's re-reads it first and applies
+    //   only its own pending keys on top: other processes' keys are kept (per-key merge).
+    // - An unreadable file is moved aside only under the exclusive lock, after checking it is still the same
+    //   file.
+
+    /// Writes pending changes now, durably (fsync), merging with other processes' changes.
+    /// - Throws: ``StorageError``: `.lockTimeout` when another process holds the suite's lock too long,
+    ///   `.noSpace` or another I/O error. Pending changes stay pending and are retried by the next flush.
+    public func flush() throws {
+        try io.withLock { _ in
+            let hasWork = state.withLock { !$0.pending.isEmpty }
+            guard hasWork else { return }
+            let held = try FileLock(path: lockPath).acquire(.exclusive, timeout: configuration.lockTimeout)
+            defer { held.release() }
+            try reloadIfChangedLocked()
+            try writePendingLocked()
+        }
+    }
+
+    /// Reads the file again now if another process changed it, and notifies observers of what changed.
+    ///
+    /// The store also does this by itself when it watches the file (the default).
+    public func refresh() throws {
+        try io.withLock { _ in try reloadIfChangedLocked() }
+    }
+
+    /// Atomically reads, transforms and writes one key, across processes: no other writer can slip in between.
+    ///
+    /// ```swift
+    /// let launches = try store.update(.launchCount) { $0 + 1 }
+    /// ```
+    /// - Parameters:
+    ///   - key: The key.
+    ///   - transform: Computes the new value from the current one (set, else registered, else default).
+    /// - Returns: The value written.
+    /// - Throws: What ``set(_:for:)`` throws, what `transform` throws, or a lock or I/O error. The change is
+    ///   durable when this returns.
+    @discardableResult
+    public func update<Value>(_ key: DefaultsKey<Value>, _ transform: (Value) throws -> Value) throws -> Value {
+        try checkKey(key.name, allowingSensitiveName: key.allowsSensitiveName)
+        return try io.withLock { _ in
+            let held = try FileLock(path: lockPath).acquire(.exclusive, timeout: configuration.lockTimeout)
+            defer { held.release() }
+            try reloadIfChangedLocked()
+            let new = try transform(self[key])
+            let change = try stage([key.name: try DefaultsCoding.encode(new, key: key.name)])
+            if !change.keys.isEmpty { notify(change) }
+            try writePendingLocked()
+            return new
+        }
+    }
+
+    /// Stops watching, writes pending changes, and refuses further sets.
+    public func close() throws {
+        SuiteWatcher.shared.unwatch(self)
+        try flush()
+        state.withLock { $0.isClosed = true }
+    }
+
+    func scheduleFlush(after delay: Duration) {
+        let schedule = state.withLock { state in
+            if state.flushScheduled { return false }
+            state.flushScheduled = true
+            return true
+        }
+        guard schedule else { return }
+        let (seconds, attoseconds) = delay.components
+        let interval = Double(seconds) + Double(attoseconds) / 1e18
+        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + interval) { [weak self] in
+            guard let self else { return }
+            self.state.withLock { $0.flushScheduled = false }
+            do {
+                try self.flush()
+                self.state.withLock { $0.lastFlushError = nil }
+            } catch let error as StorageError {
+                self.state.withLock { $0.lastFlushError = error }
+            } catch {
+                self.state.withLock {
+                    $0.lastFlushError = StorageError(.io, "\(error)", tier: .defaults, path: self.path)
+                }
+            }
+        }
+    }
+
+    /// The error of the last background write, if it failed (the changes stay pending and are retried).
+    public var lastFlushError: StorageError? { state.withLock { $0.lastFlushError } }
+
+    // MARK: With `io` held
+
+    func reloadIfChangedLocked() throws {
+        let known = state.withLock { $0.identity }
+        if FileIdentity.of(path) != known { try reloadLocked(notify: true) }
+    }
+
+    /// Reads the file (or its absence) into `persisted`, keeping this process's pending changes on top.
+    func reloadLocked(notify: Bool) throws {
+        var disk: [String: PropertyListValue] = [:]
+        var identity: FileIdentity?
+        do {
+            if let (content, readIdentity) = try readFile() {
+                identity = readIdentity
+                disk = try decodeSuite(content)
+            }
+        } catch let problem as PropertyListError {
+            try moveAside(identity: identity, reason: problem.description)
+            identity = nil
+            disk = [:]
+        }
+        let change = state.withLock { state -> DefaultsChange in
+            var values = disk
+            for (key, pending) in state.pending { values[key] = pending.value }
+            let keys = Set(values.keys).union(state.values.keys).filter { values[$0] != state.values[$0] }
+            state.persisted = disk
+            state.values = values
+            state.identity = identity
+            state.encodedSize = values.reduce(0) { $0 + Self.entrySize($1.key, $1.value) }
+            return DefaultsChange(keys: keys, isExternal: true)
+        }
+        if notify, !change.keys.isEmpty { self.notify(change) }
+    }
+
+    /// The file's bytes and the identity of exactly the file they came from, or `nil` when it does not exist.
+    func readFile() throws -> (Data, FileIdentity)? {
+        let fd: Int32
+        do {
+            fd = try Sys.open(path, O_RDONLY | O_NOFOLLOW)
+        } catch let error where error.code == ENOENT {
+            return nil
+        } catch {
+            throw error.storageError("cannot open the suite file", tier: .defaults, path: path)
+        }
+        defer { Sys.close(fd) }
+        let info: stat
+        do {
+            info = try Sys.fstat(fd)
+        } catch {
+            throw error.storageError("cannot inspect the suite file", tier: .defaults, path: path)
+        }
+        // A suite is at most `suiteBudget` plus slack; anything far larger is not ours.
+        let limit = max(configuration.suiteBudget * 8, 16 << 20)
+        let data = try AtomicFile.readAll(fd, path: path, maximumSize: limit)
+        return (data, FileIdentity(info))
+    }
+
+    /// Decodes a suite file into its top-level dictionary.
+    /// - Throws: ``PropertyListError`` for unreadable content; ``StorageError`` `.unsupportedVersion` for a
+    ///   binary plist newer than `bplist00` (not moved aside: a newer program's data must not be disturbed).
+    func decodeSuite(_ data: Data) throws -> [String: PropertyListValue] {
+        if data.isEmpty { throw PropertyListError("the file is empty", offset: 0) }
+        if data.starts(with: Array("bplist".utf8)), !data.starts(with: BinaryPropertyList.magic), data.count >= 8 {
+            let version = String(decoding: data.prefix(8), as: UTF8.self)
+            throw StorageError(
+                .unsupportedVersion, "the suite file is a \(version) property list; this version reads only bplist00",
+                tier: .defaults, path: path, recovery: "Open it with the newer program that wrote it")
+        }
+        let value = try PropertyListFormat.decode(data)
+        guard case .dictionary(let dictionary) = value else {
+            throw PropertyListError("the top level is a \(value.typeName), not a dictionary", offset: 0)
+        }
+        return dictionary
+    }
+
+    /// Moves an unreadable suite file aside (never deletes it), under the exclusive lock.
+    func moveAside(identity: FileIdentity?, reason: String) throws {
+        let held = try FileLock(path: lockPath).acquire(.exclusive, timeout: configuration.lockTimeout)
+        defer { held.release() }
+        // Another process may have repaired or replaced it meanwhile: move only the file we read.
+        if let identity, FileIdentity.of(path) != identity { return try reloadLocked(notify: false) }
+        let stamp = Int(Date().timeIntervalSince1970)
+        let target = "\(path).corrupt-\(stamp)-\(getpid())"
+        do {
+            try Sys.rename(path, target)
+        } catch let error where error.code == ENOENT {
+            return
+        } catch {
+            throw error.storageError("cannot move the unreadable suite file aside", tier: .defaults, path: path)
+        }
+        try? AtomicFile.syncDirectory((path as NSString).deletingLastPathComponent)
+        state.withLock { $0.recoveries.append(DefaultsRecovery(movedTo: target, reason: reason)) }
+    }
+
+    /// Writes `persisted` plus every pending change as the new file. Call with `io` and the file lock held,
+    /// after ``reloadIfChangedLocked()``.
+    func writePendingLocked() throws {
+        let (persisted, pending) = state.withLock { ($0.persisted, $0.pending) }
+        guard !pending.isEmpty else { return }
+        var merged = persisted
+        for (key, change) in pending { merged[key] = change.value }
+        let data = configuration.format.encode(merged)
+        try AtomicFile.write(data, to: path, permissions: 0o600, durability: .durable)
+        let identity = FileIdentity.of(path)
+        state.withLock { state in
+            state.persisted = merged
+            state.identity = identity
+            for (key, change) in pending where state.pending[key]?.sequence == change.sequence {
+                state.pending.removeValue(forKey: key)
+            }
+        }
+    }
+}

@@ -1,0 +1,54 @@
+public import Foundation
+public import StrataCore
+import Synchronization
+
+/// The byte-level view of a suite, so ``BackendRegistry`` and the selector can route preferences here.
+///
+/// Keys follow ``StoragePaths/validateKey(_:)`` like every backend's. Values put here are stored as plist
+/// `<data>`; reading a key that holds another type returns that value encoded as a one-value binary plist.
+extension DefaultsStore: StorageBackend {
+    public var tier: Tier { .defaults }
+    public var name: String { "plist" }
+
+    public func put(_ value: Data, for key: String) throws {
+        try validate(key)
+        try set(.data(value), forKey: key)
+    }
+
+    public func data(for key: String) throws -> Data? {
+        try validate(key)
+        guard let stored = state.withLock({ $0.values[key] }) else { return nil }
+        if case .data(let data) = stored { return data }
+        return BinaryPropertyList.encode(stored)
+    }
+
+    @discardableResult
+    public func delete(_ key: String) throws -> Bool {
+        try validate(key)
+        return try removeObject(forKey: key)
+    }
+
+    public func contains(_ key: String) throws -> Bool {
+        try validate(key)
+        return containsValue(forKey: key)
+    }
+
+    public func keys() throws -> [String] { allKeys }
+
+    public func metadata(for key: String) throws -> StorageMetadata? {
+        try validate(key)
+        guard let stored = state.withLock({ $0.values[key] }) else { return nil }
+        let size: Int
+        if case .data(let data) = stored { size = data.count } else { size = BinaryPropertyList.encode(stored).count }
+        let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
+        return StorageMetadata(key: key, size: size, modificationDate: modified, contentType: nil)
+    }
+
+    private func validate(_ key: String) throws {
+        do {
+            try StoragePaths.validateKey(key)
+        } catch {
+            throw error.attributed(tier: .defaults, key: key)
+        }
+    }
+}

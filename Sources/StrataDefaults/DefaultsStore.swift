@@ -1,0 +1,291 @@
+import Foundation
+public import StrataCore
+import Synchronization
+
+/// A preference suite: typed, atomic on disk, shared by several processes, and observable.
+///
+/// The Linux counterpart of `UserDefaults(suiteName:)`, without its flaws here: every write goes through a
+/// temporary file and `rename(2)` under the suite's file lock, so a crash never leaves a torn file and two
+/// processes never lose each other's changes; pending sets are written at normal exit; observers hear about
+/// changes made by other processes.
+///
+/// ```swift
+/// let store = try DefaultsStore(suite: "group.com.example.shared", paths: try StoragePaths(appID: "com.example"))
+/// try store.set(true, for: .hasCompletedOnboarding)
+/// if try store.value(for: .hasCompletedOnboarding) == nil { print("never answered") }
+/// try store.update(.launchCount) { $0 + 1 }      // atomic across processes
+/// try store.flush()                               // durable now
+/// ```
+///
+/// Reads are served from memory. Writes apply in memory at once and reach the disk as the
+/// ``DefaultsConfiguration/durability`` says. The file is Apple's binary plist (or XML), readable by `plutil`
+/// and by macOS.
+public final class DefaultsStore: Sendable {
+    /// The suite's name (`standard`, `group.com.example.shared`).
+    public let suite: String
+    /// The suite file: `<root>/defaults/<suite>.plist`.
+    public let path: String
+    /// The lock file beside it, taken exclusively by writers (never deleted).
+    public let lockPath: String
+    /// How the store persists and what it accepts.
+    public let configuration: DefaultsConfiguration
+
+    struct Pending {
+        var value: PropertyListValue?
+        var sequence: UInt64
+    }
+
+    struct Observer {
+        var keys: Set<String>?
+        var handler: @Sendable (DefaultsChange) -> Void
+    }
+
+    struct State {
+        /// What the file held when last read or written.
+        var persisted: [String: PropertyListValue] = [:]
+        /// `persisted` with the pending changes applied: what reads see.
+        var values: [String: PropertyListValue] = [:]
+        /// Sets and removals not yet written; `nil` value means removed.
+        var pending: [String: Pending] = [:]
+        var registered: [String: PropertyListValue] = [:]
+        var identity: FileIdentity?
+        var sequence: UInt64 = 0
+        var encodedSize = 0
+        var flushScheduled = false
+        var lastFlushError: StorageError?
+        var observers: [UInt64: Observer] = [:]
+        var nextObserver: UInt64 = 0
+        var recoveries: [DefaultsRecovery] = []
+        var isClosed = false
+    }
+
+    // Lock order: `io` before `state`, never the other way. `state` is held only for memory work; `io`
+    // serializes this process's reads and writes of the file (the file lock serializes processes).
+    let state = Mutex(State())
+    let io = Mutex(())
+
+    /// Opens a suite, reading its file if there is one.
+    ///
+    /// An unreadable file (truncated, corrupt, not a plist, not a dictionary) is moved aside to
+    /// `<suite>.plist.corrupt-<time>` — kept, never deleted — and the store starts empty; see ``recoveries``.
+    /// - Parameters:
+    ///   - suite: The suite's name: one file name, such as `standard` or `group.com.example.shared`.
+    ///   - paths: The store root; the suite lives in its `defaults/` folder.
+    ///   - configuration: Durability, format and limits. The default is ``DefaultsConfiguration/init(durability:format:valueLimit:suiteBudget:allowedSensitiveKeys:lockTimeout:watchesExternalChanges:)``.
+    /// - Throws: ``StorageError``: `.invalidArgument` for a bad suite name, `.unsupportedVersion` for a plist
+    ///   format newer than `bplist00`, or an I/O error.
+    public init(
+        suite: String = "standard", paths: StoragePaths, configuration: DefaultsConfiguration = DefaultsConfiguration()
+    ) throws {
+        do {
+            try StoragePaths.validateKey(suite)
+        } catch {
+            throw StorageError(.invalidArgument, "the suite name is not a safe file name: \(error.message)", tier: .defaults, key: suite)
+        }
+        guard !suite.contains("/"), suite.utf8.count <= 200 else {
+            throw StorageError(.invalidArgument, "the suite name must be one file name of at most 200 bytes", tier: .defaults, key: suite)
+        }
+        let folder = try paths.directory(for: .defaults)
+        self.suite = suite
+        self.path = folder + "/" + suite + ".plist"
+        self.lockPath = path + ".lock"
+        self.configuration = configuration
+        AtomicFile.removeStaleTemporaries(in: folder)
+        try io.withLock { _ in try reloadLocked(notify: false) }
+        DefaultsStore.openStores.register(self)
+        if configuration.watchesExternalChanges { SuiteWatcher.shared.watch(self, folder: folder, fileName: suite + ".plist") }
+    }
+
+    /// Opens a suite under a store root folder.
+    public convenience init(
+        suite: String = "standard", root: String, configuration: DefaultsConfiguration = DefaultsConfiguration()
+    ) throws {
+        try self.init(suite: suite, paths: StoragePaths(root: root), configuration: configuration)
+    }
+
+    deinit {
+        SuiteWatcher.shared.unwatch(self)
+        try? flush()
+    }
+
+    /// Files that were unreadable when opened or reloaded, and where they were moved.
+    public var recoveries: [DefaultsRecovery] { state.withLock { $0.recoveries } }
+
+    // MARK: Typed access
+
+    /// The key's value: set, else registered, else the key's default. Never throws: a stored value of another
+    /// type also reads as the default (``value(for:)`` reports it instead).
+    public subscript<Value>(key: DefaultsKey<Value>) -> Value {
+        (try? value(for: key)) ?? key.defaultValue
+    }
+
+    /// The key's set or registered value, or `nil` when it has neither: "unset" is not "false" or "0".
+    /// - Throws: ``StorageError`` `.typeMismatch` when the stored value has another type.
+    public func value<Value>(for key: DefaultsKey<Value>) throws -> Value? {
+        guard let stored = object(forKey: key.name) else { return nil }
+        return try DefaultsCoding.decode(Value.self, from: stored, key: key.name)
+    }
+
+    /// Sets the key's value.
+    /// - Throws: ``StorageError``: `.sensitiveKey` (a credential-looking name: use the secrets tier),
+    ///   `.tooLarge` (over the value limit or the suite budget: use the files tier), or a write error when the
+    ///   durability is ``DefaultsConfiguration/Durability/immediate``.
+    public func set<Value>(_ value: Value, for key: DefaultsKey<Value>) throws {
+        try set(DefaultsCoding.encode(value, key: key.name), forKey: key.name, allowingSensitiveName: key.allowsSensitiveName)
+    }
+
+    /// Whether the key has a set value in the suite (registered defaults do not count).
+    public func contains<Value>(_ key: DefaultsKey<Value>) -> Bool {
+        containsValue(forKey: key.name)
+    }
+
+    /// Removes the key's set value, so reads fall back to the registered value or the key's default.
+    public func reset<Value>(_ key: DefaultsKey<Value>) throws {
+        try removeObject(forKey: key.name)
+    }
+
+    /// Registers a default for a key: a layer under set values, kept in memory and never written.
+    public func register<Value>(_ value: Value, for key: DefaultsKey<Value>) throws {
+        let encoded = try DefaultsCoding.encode(value, key: key.name)
+        state.withLock { $0.registered[key.name] = encoded }
+    }
+
+    // MARK: Untyped access
+
+    /// The set or registered value of a key, or `nil`.
+    public func object(forKey key: String) -> PropertyListValue? {
+        state.withLock { $0.values[key] ?? $0.registered[key] }
+    }
+
+    /// Whether the key has a set value (registered defaults do not count).
+    public func containsValue(forKey key: String) -> Bool {
+        state.withLock { $0.values[key] != nil }
+    }
+
+    /// Every set key, sorted.
+    public var allKeys: [String] {
+        state.withLock { Array($0.values.keys) }.sorted()
+    }
+
+    /// Every set value, registered defaults underneath.
+    public func dictionaryRepresentation() -> [String: PropertyListValue] {
+        state.withLock { $0.registered.merging($0.values) { $1 } }
+    }
+
+    /// Registers defaults for several keys at once (in memory only).
+    public func register(defaults: [String: PropertyListValue]) {
+        state.withLock { $0.registered.merge(defaults) { $1 } }
+    }
+
+    /// Sets a property-list value.
+    /// - Parameter allowingSensitiveName: Permit a credential-looking key name.
+    /// - Throws: See ``set(_:for:)``.
+    public func set(_ value: PropertyListValue, forKey key: String, allowingSensitiveName: Bool = false) throws {
+        try checkKey(key, allowingSensitiveName: allowingSensitiveName)
+        try apply([key: value])
+    }
+
+    /// Removes a key's set value.
+    /// - Returns: Whether there was one.
+    @discardableResult
+    public func removeObject(forKey key: String) throws -> Bool {
+        let existed = containsValue(forKey: key)
+        if existed { try apply([key: nil]) }
+        return existed
+    }
+
+    /// Removes every set value of the suite.
+    public func removeAll() throws {
+        let all = allKeys
+        guard !all.isEmpty else { return }
+        try apply(Dictionary(uniqueKeysWithValues: all.map { ($0, nil) }))
+    }
+
+    /// Applies changes in memory, notifies observers, and schedules or performs the write.
+    func apply(_ changes: [String: PropertyListValue?]) throws {
+        let change = try stage(changes)
+        if !change.keys.isEmpty { notify(change) }
+        switch configuration.durability {
+        case .immediate:
+            try flush()
+        case .coalesced(let delay):
+            scheduleFlush(after: delay)
+        }
+    }
+
+    /// Checks the limits and records changes in memory as pending. Does not notify or write.
+    func stage(_ changes: [String: PropertyListValue?]) throws(StorageError) -> DefaultsChange {
+        try state.withLock { state throws(StorageError) -> DefaultsChange in
+            guard !state.isClosed else {
+                throw StorageError(.closed, "the suite was closed", tier: .defaults, path: path)
+            }
+            var size = state.encodedSize
+            for (key, value) in changes {
+                let entry = Self.entrySize(key, value)
+                if entry > configuration.valueLimit {
+                    throw StorageError(
+                        .tooLarge, "a value of \(entry) bytes is over the defaults limit of \(configuration.valueLimit)",
+                        tier: .defaults, key: key, recovery: "Large values slow every launch; store it in the files tier",
+                        suggestedTier: .files)
+                }
+                size += entry - Self.entrySize(key, state.values[key])
+            }
+            if size > configuration.suiteBudget, size > state.encodedSize {
+                throw StorageError(
+                    .tooLarge, "the suite would grow to \(size) bytes, over its budget of \(configuration.suiteBudget)",
+                    tier: .defaults, key: changes.count == 1 ? changes.keys.first : nil,
+                    recovery: "Keep defaults small; store large data in the files or records tier", suggestedTier: .files)
+            }
+            var changed: Set<String> = []
+            for (key, value) in changes where state.values[key] != value {
+                state.sequence += 1
+                state.pending[key] = Pending(value: value, sequence: state.sequence)
+                state.values[key] = value
+                changed.insert(key)
+            }
+            state.encodedSize = size
+            return DefaultsChange(keys: changed, isExternal: false)
+        }
+    }
+
+    static func entrySize(_ key: String, _ value: PropertyListValue?) -> Int {
+        guard let value else { return 0 }
+        return key.utf8.count + 7 + value.encodedSizeEstimate
+    }
+
+    func checkKey(_ key: String, allowingSensitiveName: Bool) throws {
+        guard !key.isEmpty else {
+            throw StorageError(.invalidKey, "the key is empty", tier: .defaults, key: key)
+        }
+        guard key.utf8.count <= StoragePaths.maximumKeyLength else {
+            throw StorageError(.invalidKey, "the key is over \(StoragePaths.maximumKeyLength) bytes", tier: .defaults, key: key)
+        }
+        if !allowingSensitiveName, !configuration.allowedSensitiveKeys.contains(key),
+            let word = SensitiveKeyDetector.sensitiveWord(in: key)
+        {
+            throw StorageError(
+                .sensitiveKey, "the key looks like a credential ('\(word)'), which is forbidden in defaults",
+                tier: .defaults, key: key,
+                recovery: "Store it in the secrets tier; if it is not a credential, allow the name explicitly",
+                suggestedTier: .secrets)
+        }
+    }
+}
+
+/// What changed in a suite: which keys, and whether another process made the change.
+public struct DefaultsChange: Sendable, Hashable {
+    /// The keys whose values changed.
+    public var keys: Set<String>
+    /// Whether the change came from another process (seen in the file) rather than from this store.
+    public var isExternal: Bool
+}
+
+/// A suite file that could not be read and was moved aside.
+public struct DefaultsRecovery: Sendable, Hashable, CustomStringConvertible {
+    /// Where the unreadable file now is.
+    public var movedTo: String
+    /// Why it could not be read.
+    public var reason: String
+
+    public var description: String { "unreadable suite file moved to \(movedTo): \(reason)" }
+}
