@@ -43,6 +43,12 @@ let package = Package(
         .executableTarget(
             name: "strata-test-child", dependencies: ["StrataCore", "StrataDefaults"], path: "Tests/Child"),
 
+        // Benchmarks: Strata beside the baseline a user would otherwise pick, in one run.
+        .target(name: "BenchmarkKit", path: "Benchmarks/BenchmarkKit"),
+        .executableTarget(
+            name: "strata-bench-defaults", dependencies: ["BenchmarkKit", "StrataDefaults"],
+            path: "Benchmarks/DefaultsBenchmark"),
+
         .testTarget(
             name: "StrataCoreTests",
             dependencies: ["StrataCore", "StrataConformance", "StrataTestSupport", "strata-test-child"]

@@ -38,7 +38,8 @@ extension BinaryPropertyList {
             let top = Self.bigEndian(bytes, trailer + 16, 8)
             let table = Self.bigEndian(bytes, trailer + 24, 8)
             guard count > 0, count < UInt64(bytes.count), top < count, table >= 9, table < UInt64(trailer) else {
-                throw PropertyListError("the trailer's object count, top object or table offset is out of range", offset: trailer + 8)
+                throw PropertyListError(
+                    "the trailer's object count, top object or table offset is out of range", offset: trailer + 8)
             }
             guard UInt64(trailer) - table >= count * UInt64(offsetSize) else {
                 throw PropertyListError("the offset table runs into the trailer", offset: Int(table))
@@ -58,7 +59,8 @@ extension BinaryPropertyList {
         func offset(of index: Int) throws(PropertyListError) -> Int {
             let value = Self.bigEndian(bytes, tableOffset + index * offsetSize, offsetSize)
             guard value >= 8, value < UInt64(tableOffset) else {
-                throw PropertyListError("object \(index) has an offset outside the object area", offset: tableOffset + index * offsetSize)
+                throw PropertyListError(
+                    "object \(index) has an offset outside the object area", offset: tableOffset + index * offsetSize)
             }
             return Int(value)
         }
@@ -67,13 +69,17 @@ extension BinaryPropertyList {
         func length(marker: UInt8, at position: inout Int) throws(PropertyListError) -> Int {
             let low = Int(marker & 0x0F)
             if low != 0x0F { return low }
-            guard position < tableOffset else { throw PropertyListError("a length runs past the objects", offset: position) }
+            guard position < tableOffset else {
+                throw PropertyListError("a length runs past the objects", offset: position)
+            }
             let intMarker = bytes[position]
             guard intMarker & 0xF0 == 0x10, intMarker & 0x0F <= 3 else {
                 throw PropertyListError("a length is not encoded as an integer", offset: position)
             }
             let width = 1 << Int(intMarker & 0x0F)
-            guard position + 1 + width <= tableOffset else { throw PropertyListError("a length runs past the objects", offset: position) }
+            guard position + 1 + width <= tableOffset else {
+                throw PropertyListError("a length runs past the objects", offset: position)
+            }
             let value = Self.bigEndian(bytes, position + 1, width)
             guard value <= UInt64(tableOffset) else {
                 throw PropertyListError("a length of \(value) is larger than the file", offset: position)
@@ -95,7 +101,8 @@ extension BinaryPropertyList {
             for index in 0..<count {
                 let reference = Self.bigEndian(bytes, position + index * refSize, refSize)
                 guard reference < UInt64(objectCount) else {
-                    throw PropertyListError("a reference to object \(reference) of \(objectCount)", offset: position + index * refSize)
+                    throw PropertyListError(
+                        "a reference to object \(reference) of \(objectCount)", offset: position + index * refSize)
                 }
                 result.append(Int(reference))
             }
@@ -105,7 +112,8 @@ extension BinaryPropertyList {
         mutating func object(at index: Int, depth: Int) throws(PropertyListError) -> PropertyListValue {
             if let done = decoded[index] { return done }
             guard depth < BinaryPropertyList.maximumDepth else {
-                throw PropertyListError("nesting deeper than \(BinaryPropertyList.maximumDepth) levels", offset: try offset(of: index))
+                throw PropertyListError(
+                    "nesting deeper than \(BinaryPropertyList.maximumDepth) levels", offset: try offset(of: index))
             }
             var position = try offset(of: index)
             guard !inProgress.contains(index) else {

@@ -14,83 +14,56 @@ public enum BinaryPropertyList {
 
     // MARK: Writing
 
-    /// Serializes a value as `bplist00`. Strings are stored once however often they occur (keys repeat).
+    /// Serializes a value as `bplist00`.
+    ///
+    /// One pass, no intermediate object graph: objects are numbered in pre-order (a container, then its keys,
+    /// then its values' subtrees), so every reference is known from subtree sizes before the children are
+    /// written, and objects are written in index order. Values are not deduplicated: a suite's keys are unique
+    /// anyway, and speed matters more here than a few bytes.
     public static func encode(_ value: PropertyListValue) -> Data {
-        var flattener = Flattener()
-        let top = flattener.add(value)
-        let count = flattener.objects.count
+        let count = objectCount(value)
         let refSize = byteWidth(UInt64(count))
-        var out = [UInt8]()
-        out.reserveCapacity(64 + value.encodedSizeEstimate + count * (refSize + 4))
-        out.append(contentsOf: magic)
-        var offsets = [Int]()
-        offsets.reserveCapacity(count)
-        for object in flattener.objects {
-            offsets.append(out.count)
-            write(object, refSize: refSize, into: &out)
-        }
+        var writer = Writer(refSize: refSize, capacity: 64 + count * (32 + refSize))
+        writer.offsets.reserveCapacity(count)
+        writer.out.append(contentsOf: magic)
+        writer.write(value, index: 0)
+        var out = writer.out
         let tableOffset = out.count
         let offsetSize = byteWidth(UInt64(tableOffset))
-        for offset in offsets { appendBigEndian(UInt64(offset), width: offsetSize, to: &out) }
+        for offset in writer.offsets { appendBigEndian(UInt64(offset), width: offsetSize, to: &out) }
         out.append(contentsOf: [0, 0, 0, 0, 0, 0])  // Five unused bytes and the sort version.
         out.append(UInt8(offsetSize))
         out.append(UInt8(refSize))
         appendBigEndian(UInt64(count), width: 8, to: &out)
-        appendBigEndian(UInt64(top), width: 8, to: &out)
+        appendBigEndian(0, width: 8, to: &out)  // The top object is the first.
         appendBigEndian(UInt64(tableOffset), width: 8, to: &out)
         return Data(out)
     }
 
-    /// An object of the flattened graph: a scalar, or a container holding the indexes of its children.
-    enum Object {
-        case scalar(PropertyListValue)
-        case array([Int])
-        case dictionary(keys: [Int], values: [Int])
-    }
-
-    struct Flattener {
-        var objects: [Object] = []
-        var strings: [String: Int] = [:]
-
-        mutating func add(_ value: PropertyListValue) -> Int {
-            switch value {
-            case .string(let string):
-                if let index = strings[string] { return index }
-                objects.append(.scalar(value))
-                strings[string] = objects.count - 1
-                return objects.count - 1
-            case .array(let items):
-                let index = objects.count
-                objects.append(.array([]))
-                let children = items.map { add($0) }
-                objects[index] = .array(children)
-                return index
-            case .dictionary(let items):
-                let index = objects.count
-                objects.append(.dictionary(keys: [], values: []))
-                // Sorted keys: the same suite always serializes to the same bytes.
-                let sorted = items.sorted { $0.key < $1.key }
-                let keys = sorted.map { add(.string($0.key)) }
-                let values = sorted.map { add($0.value) }
-                objects[index] = .dictionary(keys: keys, values: values)
-                return index
-            default:
-                objects.append(.scalar(value))
-                return objects.count - 1
-            }
+    /// How many objects a value and its descendants take.
+    static func objectCount(_ value: PropertyListValue) -> Int {
+        // Scalars first, matched without binding their payloads (no retain on the hot path).
+        if case .array = value {} else if case .dictionary = value {} else { return 1 }
+        switch value {
+        case .array(let items): return items.reduce(1) { $0 + objectCount($1) }
+        case .dictionary(let items): return items.reduce(1) { $0 + 1 + objectCount($1.value) }
+        default: return 1
         }
     }
 
-    static func write(_ object: Object, refSize: Int, into out: inout [UInt8]) {
-        switch object {
-        case .array(let children):
-            appendMarker(0xA0, count: children.count, to: &out)
-            for child in children { appendBigEndian(UInt64(child), width: refSize, to: &out) }
-        case .dictionary(let keys, let values):
-            appendMarker(0xD0, count: keys.count, to: &out)
-            for key in keys { appendBigEndian(UInt64(key), width: refSize, to: &out) }
-            for value in values { appendBigEndian(UInt64(value), width: refSize, to: &out) }
-        case .scalar(let value):
+    struct Writer {
+        let refSize: Int
+        var out: [UInt8] = []
+        var offsets: [Int] = []
+
+        init(refSize: Int, capacity: Int) {
+            self.refSize = refSize
+            out.reserveCapacity(capacity)
+        }
+
+        /// Writes `value`, numbered `index`, and then its descendants, numbered from `index + 1` on.
+        mutating func write(_ value: PropertyListValue, index: Int) {
+            offsets.append(out.count)
             switch value {
             case .bool(let flag): out.append(flag ? 0x09 : 0x08)
             case .integer(let number): appendInteger(number, to: &out)
@@ -104,22 +77,59 @@ public enum BinaryPropertyList {
                 appendMarker(0x40, count: data.count, to: &out)
                 out.append(contentsOf: data)
             case .string(let string):
-                let utf8 = string.utf8
-                let isASCII = utf8.withContiguousStorageIfAvailable { $0.allSatisfy { $0 < 0x80 } }
-                    ?? string.unicodeScalars.allSatisfy(\.isASCII)
-                if isASCII {
-                    appendMarker(0x50, count: utf8.count, to: &out)
-                    out.append(contentsOf: utf8)
-                } else {
-                    let units = Array(string.utf16)
-                    appendMarker(0x60, count: units.count, to: &out)
-                    for unit in units {
-                        out.append(UInt8(unit >> 8))
-                        out.append(UInt8(unit & 0xFF))
-                    }
+                writeString(string)
+            case .array(let items):
+                appendMarker(0xA0, count: items.count, to: &out)
+                var next = index + 1
+                for item in items {
+                    appendBigEndian(UInt64(next), width: refSize, to: &out)
+                    next += objectCount(item)
                 }
-            case .array, .dictionary:
-                preconditionFailure("containers are flattened before writing")
+                next = index + 1
+                for item in items {
+                    write(item, index: next)
+                    next += objectCount(item)
+                }
+            case .dictionary(let items):
+                appendMarker(0xD0, count: items.count, to: &out)
+                // Keys take the indexes right after the dictionary; values' subtrees follow.
+                for position in 0..<items.count {
+                    appendBigEndian(UInt64(index + 1 + position), width: refSize, to: &out)
+                }
+                var next = index + 1 + items.count
+                for item in items.values {
+                    appendBigEndian(UInt64(next), width: refSize, to: &out)
+                    next += objectCount(item)
+                }
+                for key in items.keys { offsets.append(out.count); writeString(key) }
+                next = index + 1 + items.count
+                for item in items.values {
+                    write(item, index: next)
+                    next += objectCount(item)
+                }
+            }
+        }
+
+        mutating func writeString(_ string: String) {
+            let wroteASCII = string.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+                var combined: UInt8 = 0
+                for byte in bytes { combined |= byte }
+                guard combined < 0x80 else { return false }
+                appendMarker(0x50, count: bytes.count, to: &out)
+                out.append(contentsOf: bytes)
+                return true
+            }
+            if wroteASCII == true { return }
+            if string.unicodeScalars.allSatisfy(\.isASCII) {
+                appendMarker(0x50, count: string.utf8.count, to: &out)
+                out.append(contentsOf: string.utf8)
+            } else {
+                let units = Array(string.utf16)
+                appendMarker(0x60, count: units.count, to: &out)
+                for unit in units {
+                    out.append(UInt8(unit >> 8))
+                    out.append(UInt8(truncatingIfNeeded: unit))
+                }
             }
         }
     }

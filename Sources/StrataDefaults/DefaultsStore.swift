@@ -57,6 +57,8 @@ public final class DefaultsStore: Sendable {
         var nextObserver: UInt64 = 0
         var recoveries: [DefaultsRecovery] = []
         var isClosed = false
+        /// Key names that passed ``checkKey(_:allowingSensitiveName:)``: the check runs once per name.
+        var checkedKeys: Set<String> = []
     }
 
     // Lock order: `io` before `state`, never the other way. `state` is held only for memory work; `io`
@@ -80,10 +82,14 @@ public final class DefaultsStore: Sendable {
         do {
             try StoragePaths.validateKey(suite)
         } catch {
-            throw StorageError(.invalidArgument, "the suite name is not a safe file name: \(error.message)", tier: .defaults, key: suite)
+            throw StorageError(
+                .invalidArgument, "the suite name is not a safe file name: \(error.message)", tier: .defaults,
+                key: suite)
         }
         guard !suite.contains("/"), suite.utf8.count <= 200 else {
-            throw StorageError(.invalidArgument, "the suite name must be one file name of at most 200 bytes", tier: .defaults, key: suite)
+            throw StorageError(
+                .invalidArgument, "the suite name must be one file name of at most 200 bytes", tier: .defaults,
+                key: suite)
         }
         let folder = try paths.directory(for: .defaults)
         self.suite = suite
@@ -93,7 +99,9 @@ public final class DefaultsStore: Sendable {
         AtomicFile.removeStaleTemporaries(in: folder)
         try io.withLock { _ in try reloadLocked(notify: false) }
         DefaultsStore.openStores.register(self)
-        if configuration.watchesExternalChanges { SuiteWatcher.shared.watch(self, folder: folder, fileName: suite + ".plist") }
+        if configuration.watchesExternalChanges {
+            SuiteWatcher.shared.watch(self, folder: folder, fileName: suite + ".plist")
+        }
     }
 
     /// Opens a suite under a store root folder.
@@ -131,7 +139,9 @@ public final class DefaultsStore: Sendable {
     ///   `.tooLarge` (over the value limit or the suite budget: use the files tier), or a write error when the
     ///   durability is ``DefaultsConfiguration/Durability/immediate``.
     public func set<Value>(_ value: Value, for key: DefaultsKey<Value>) throws {
-        try set(DefaultsCoding.encode(value, key: key.name), forKey: key.name, allowingSensitiveName: key.allowsSensitiveName)
+        try set(
+            DefaultsCoding.encode(value, key: key.name), forKey: key.name,
+            allowingSensitiveName: key.allowsSensitiveName)
     }
 
     /// Whether the key has a set value in the suite (registered defaults do not count).
@@ -224,8 +234,10 @@ public final class DefaultsStore: Sendable {
                 let entry = Self.entrySize(key, value)
                 if entry > configuration.valueLimit {
                     throw StorageError(
-                        .tooLarge, "a value of \(entry) bytes is over the defaults limit of \(configuration.valueLimit)",
-                        tier: .defaults, key: key, recovery: "Large values slow every launch; store it in the files tier",
+                        .tooLarge,
+                        "a value of \(entry) bytes is over the defaults limit of \(configuration.valueLimit)",
+                        tier: .defaults, key: key,
+                        recovery: "Large values slow every launch; store it in the files tier",
                         suggestedTier: .files)
                 }
                 size += entry - Self.entrySize(key, state.values[key])
@@ -234,7 +246,8 @@ public final class DefaultsStore: Sendable {
                 throw StorageError(
                     .tooLarge, "the suite would grow to \(size) bytes, over its budget of \(configuration.suiteBudget)",
                     tier: .defaults, key: changes.count == 1 ? changes.keys.first : nil,
-                    recovery: "Keep defaults small; store large data in the files or records tier", suggestedTier: .files)
+                    recovery: "Keep defaults small; store large data in the files or records tier",
+                    suggestedTier: .files)
             }
             var changed: Set<String> = []
             for (key, value) in changes where state.values[key] != value {
@@ -254,11 +267,13 @@ public final class DefaultsStore: Sendable {
     }
 
     func checkKey(_ key: String, allowingSensitiveName: Bool) throws {
+        if state.withLock({ $0.checkedKeys.contains(key) }) { return }
         guard !key.isEmpty else {
             throw StorageError(.invalidKey, "the key is empty", tier: .defaults, key: key)
         }
         guard key.utf8.count <= StoragePaths.maximumKeyLength else {
-            throw StorageError(.invalidKey, "the key is over \(StoragePaths.maximumKeyLength) bytes", tier: .defaults, key: key)
+            throw StorageError(
+                .invalidKey, "the key is over \(StoragePaths.maximumKeyLength) bytes", tier: .defaults, key: key)
         }
         if !allowingSensitiveName, !configuration.allowedSensitiveKeys.contains(key),
             let word = SensitiveKeyDetector.sensitiveWord(in: key)
@@ -268,6 +283,12 @@ public final class DefaultsStore: Sendable {
                 tier: .defaults, key: key,
                 recovery: "Store it in the secrets tier; if it is not a credential, allow the name explicitly",
                 suggestedTier: .secrets)
+        }
+        if !allowingSensitiveName {
+            state.withLock { state in
+                if state.checkedKeys.count >= 4096 { state.checkedKeys.removeAll(keepingCapacity: true) }
+                state.checkedKeys.insert(key)
+            }
         }
     }
 }

@@ -59,7 +59,9 @@ public enum PropertyListFormat: String, Sendable, Hashable, CaseIterable {
     public static func decode(_ data: Data) throws(PropertyListError) -> PropertyListValue {
         if data.starts(with: BinaryPropertyList.magic) { return try BinaryPropertyList.decode(data) }
         if data.starts(with: Array("bplist".utf8)) {
-            throw PropertyListError("binary plist version \(String(decoding: data.prefix(8), as: UTF8.self)) is not supported; only bplist00 is", offset: 0)
+            throw PropertyListError(
+                "binary plist version \(String(decoding: data.prefix(8), as: UTF8.self)) is not supported; only bplist00 is",
+                offset: 0)
         }
         return try XMLPropertyList.decode(data)
     }

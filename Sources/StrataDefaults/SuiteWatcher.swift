@@ -147,7 +147,10 @@ extension DefaultsStore {
                 do {
                     try store.flush()
                 } catch {
-                    FileHandle.standardError.write(Data("StrataDefaults: pending changes of suite '\(store.suite)' were not written at exit: \(error)\n".utf8))
+                    FileHandle.standardError.write(
+                        Data(
+                            "StrataDefaults: pending changes of suite '\(store.suite)' were not written at exit: \(error)\n"
+                                .utf8))
                 }
             }
         }

@@ -145,7 +145,9 @@ public enum XMLPropertyList {
         }
 
         mutating func openTag() throws(PropertyListError) -> Tag {
-            guard position < bytes.count, bytes[position] == UInt8(ascii: "<") else { throw fail("expected an element") }
+            guard position < bytes.count, bytes[position] == UInt8(ascii: "<") else {
+                throw fail("expected an element")
+            }
             guard position + 1 < bytes.count, bytes[position + 1] != UInt8(ascii: "/") else {
                 throw fail("unexpected closing tag")
             }
@@ -177,7 +179,9 @@ public enum XMLPropertyList {
             guard starts(with: "</\(name)") else { throw fail("expected </\(name)>") }
             position += 2 + name.utf8.count
             skipWhitespace()
-            guard position < bytes.count, bytes[position] == UInt8(ascii: ">") else { throw fail("expected </\(name)>") }
+            guard position < bytes.count, bytes[position] == UInt8(ascii: ">") else {
+                throw fail("expected </\(name)>")
+            }
             position += 1
         }
 
@@ -202,7 +206,9 @@ public enum XMLPropertyList {
                 }
             }
             try expectClose(name)
-            guard let string = String(validating: out, as: UTF8.self) else { throw fail("<\(name)> is not valid UTF-8") }
+            guard let string = String(validating: out, as: UTF8.self) else {
+                throw fail("<\(name)> is not valid UTF-8")
+            }
             return string
         }
 
@@ -245,7 +251,8 @@ public enum XMLPropertyList {
             case "string":
                 return .string(tag.selfClosing ? "" : try text(of: "string"))
             case "integer":
-                let text = tag.selfClosing ? "" : try text(of: "integer").trimmingCharacters(in: .whitespacesAndNewlines)
+                let text =
+                    tag.selfClosing ? "" : try text(of: "integer").trimmingCharacters(in: .whitespacesAndNewlines)
                 if let number = Int64(text) { return .integer(number) }
                 if text.hasPrefix("0x") || text.hasPrefix("0X"), let number = Int64(text.dropFirst(2), radix: 16) {
                     return .integer(number)
@@ -305,7 +312,8 @@ public enum XMLPropertyList {
 
 extension UInt8 {
     fileprivate var isNameByte: Bool {
-        (self >= UInt8(ascii: "a") && self <= UInt8(ascii: "z")) || (self >= UInt8(ascii: "A") && self <= UInt8(ascii: "Z"))
+        (self >= UInt8(ascii: "a") && self <= UInt8(ascii: "z"))
+            || (self >= UInt8(ascii: "A") && self <= UInt8(ascii: "Z"))
             || (self >= UInt8(ascii: "0") && self <= UInt8(ascii: "9"))
     }
 }

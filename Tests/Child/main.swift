@@ -72,14 +72,16 @@ do {
     case "defaults-set":
         // defaults-set ROOT SUITE KEY VALUE [immediate|coalesced]: set a string and exit normally.
         var configuration = quiet
-        configuration.durability = arguments.count > 5 && arguments[5] == "immediate" ? .immediate : .coalesced(.seconds(30))
+        configuration.durability =
+            arguments.count > 5 && arguments[5] == "immediate" ? .immediate : .coalesced(.seconds(30))
         let store = try DefaultsStore(suite: arguments[2], root: arguments[1], configuration: configuration)
         try store.set(.string(arguments[4]), forKey: arguments[3])
         say("set")
         // No flush: a coalesced store must still write at normal exit.
         exit(0)
     default:
-        FileHandle.standardError.write(Data("usage: strata-test-child hold-lock|try-lock|atomic-replace|defaults-... \n".utf8))
+        FileHandle.standardError.write(
+            Data("usage: strata-test-child hold-lock|try-lock|atomic-replace|defaults-... \n".utf8))
         exit(64)
     }
 } catch {

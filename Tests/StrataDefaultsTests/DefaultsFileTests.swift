@@ -23,7 +23,10 @@ struct DefaultsFileTests {
         ("garbage", Data("this is not a plist at all".utf8)),
         ("empty", Data()),
         ("json", Data(#"{"a": 1}"#.utf8)),
-        ("top-level array", PropertyListFormat.binary.encode([:]).isEmpty ? Data() : BinaryPropertyList.encode(.array([.integer(1)]))),
+        (
+            "top-level array",
+            PropertyListFormat.binary.encode([:]).isEmpty ? Data() : BinaryPropertyList.encode(.array([.integer(1)]))
+        ),
         ("broken xml", Data("<?xml version=\"1.0\"?><plist><dict><key>a</key><integer>1</dict></plist>".utf8)),
     ])
     func unreadableFileIsMovedAsideNotDeleted(_ name: String, _ content: Data) throws {
@@ -50,7 +53,9 @@ struct DefaultsFileTests {
 
     @Test func damagedBinaryPlistsNeverCrashTheReader() throws {
         var value: [String: PropertyListValue] = [:]
-        for index in 0..<40 { value["key\(index)"] = index % 2 == 0 ? .integer(Int64(index * 1000)) : .string("v\(index)é") }
+        for index in 0..<40 {
+            value["key\(index)"] = index % 2 == 0 ? .integer(Int64(index * 1000)) : .string("v\(index)é")
+        }
         value["nested"] = .dictionary(["a": .array([.data(Data(count: 20)), .date(Date(timeIntervalSince1970: 0))])])
         let valid = PropertyListFormat.binary.encode(value)
         var generator = SeededGenerator(seed: 42)
@@ -97,7 +102,9 @@ struct DefaultsFileTests {
         #expect(deepError?.message.contains("deeper") == true)
     }
 
-    func bigEndian(_ value: UInt64) -> [UInt8] { (0..<8).reversed().map { UInt8(truncatingIfNeeded: value >> (UInt64($0) * 8)) } }
+    func bigEndian(_ value: UInt64) -> [UInt8] {
+        (0..<8).reversed().map { UInt8(truncatingIfNeeded: value >> (UInt64($0) * 8)) }
+    }
 
     // MARK: Interop with the toolchain's plutil
 
@@ -112,7 +119,8 @@ struct DefaultsFileTests {
     static let sample: [String: PropertyListValue] = [
         "bool": .bool(true), "false": .bool(false), "small": .integer(7), "negative": .integer(-123_456_789_012),
         "large": .integer(1 << 40), "real": .real(-0.125), "ascii": .string("plain"), "unicode": .string("naïve 日本 🌍"),
-        "data": .data(Data((0..<200).map { UInt8($0) })), "date": .date(Date(timeIntervalSinceReferenceDate: 123_456_789)),
+        "data": .data(Data((0..<200).map { UInt8($0) })),
+        "date": .date(Date(timeIntervalSinceReferenceDate: 123_456_789)),
         "array": .array((0..<20).map { .integer(Int64($0)) }), "empty": .dictionary([:]),
         "nested": .dictionary(["inner": .array([.string("plain"), .dictionary(["deep": .bool(false)])])]),
         "long string": .string(String(repeating: "abc", count: 100)),
@@ -136,8 +144,11 @@ struct DefaultsFileTests {
     @Test(.enabled(if: plutil != nil), arguments: ["xml1", "binary1"])
     func plutilsFilesAreRead(_ format: String) throws {
         let json = fixture.directory.appending("source.json")
-        try Data(#"{"name": "Ada", "count": 42, "ratio": 0.5, "on": true, "list": [1, "two", false], "map": {"k": "v"}, "unicode": "größe ✓"}"#.utf8)
-            .write(to: URL(fileURLWithPath: json))
+        try Data(
+            #"{"name": "Ada", "count": 42, "ratio": 0.5, "on": true, "list": [1, "two", false], "map": {"k": "v"}, "unicode": "größe ✓"}"#
+                .utf8
+        )
+        .write(to: URL(fileURLWithPath: json))
         let converted = fixture.directory.appending("plutil.\(format)")
         let result = try run(["-convert", format, "-o", converted, json])
         #expect(result.status == 0, "\(result.standardError)")

@@ -47,7 +47,8 @@ struct DefaultsProcessTests {
             let store = try fixture.store("killed")
             #expect(store.recoveries.isEmpty, "the suite file was unreadable after a kill: \(store.recoveries)")
             for index in acknowledged {
-                #expect(store.object(forKey: "key-\(index)") == .integer(Int64(index)), "lost acknowledged key-\(index)")
+                #expect(
+                    store.object(forKey: "key-\(index)") == .integer(Int64(index)), "lost acknowledged key-\(index)")
             }
         }
         #expect(acknowledged.count >= rounds)
@@ -59,7 +60,8 @@ struct DefaultsProcessTests {
         let observation = store.observe(keys: ["greeting"]) { change in seen.withLock { $0.append(change) } }
         defer { observation.cancel() }
         let child = try TestExecutables.url(named: "strata-test-child")
-        let result = try ChildProcess.run(child, ["defaults-set", fixture.root, "standard", "greeting", "hello", "immediate"])
+        let result = try ChildProcess.run(
+            child, ["defaults-set", fixture.root, "standard", "greeting", "hello", "immediate"])
         #expect(result.status == 0)
         for _ in 0..<500 where seen.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(10)) }
         let changes = seen.withLock { $0 }

@@ -32,7 +32,8 @@ struct Fixture {
     ) throws -> DefaultsStore {
         try DefaultsStore(
             suite: suite, root: root,
-            configuration: DefaultsConfiguration(durability: durability, format: format, watchesExternalChanges: watching))
+            configuration: DefaultsConfiguration(
+                durability: durability, format: format, watchesExternalChanges: watching))
     }
 
     func suitePath(_ suite: String = "standard") -> String { root + "/defaults/\(suite).plist" }
@@ -55,7 +56,8 @@ struct DefaultsValueTests {
             try store.set("héllo, 世界 🌍", for: DefaultsKey("string", default: ""))
             try store.set(Data([0, 1, 2, 255]), for: DefaultsKey("data", default: Data()))
             try store.set(date, for: DefaultsKey("date", default: Date.distantPast))
-            try store.set(URL(string: "https://example.com/a?b=c")!, for: DefaultsKey("url", default: URL(string: "x:")!))
+            try store.set(
+                URL(string: "https://example.com/a?b=c")!, for: DefaultsKey("url", default: URL(string: "x:")!))
             try store.set(["a", "b"], for: DefaultsKey("array", default: [String]()))
             try store.set(["x": 1, "y": 2], for: DefaultsKey("dict", default: [String: Int]()))
             try store.set(profile, for: DefaultsKey("profile", default: Profile(name: "", age: 0, tags: [])))
@@ -114,7 +116,9 @@ struct DefaultsValueTests {
         #expect(store[.launches] == 0)
     }
 
-    @Test(arguments: ["authToken", "api_key", "userPassword", "DB-Secret", "refresh_tokens", "sessionKey", "HTTPCookie"])
+    @Test(arguments: [
+        "authToken", "api_key", "userPassword", "DB-Secret", "refresh_tokens", "sessionKey", "HTTPCookie",
+    ])
     func credentialKeysAreRefusedAndNameSecrets(_ name: String) throws {
         let store = try fixture.store()
         let error = #expect(throws: StorageError.self) { try store.set(.string("x"), forKey: name) }
@@ -135,7 +139,8 @@ struct DefaultsValueTests {
         try store.set(.string("x"), forKey: "api_key", allowingSensitiveName: true)
         let configured = try DefaultsStore(
             suite: "other", root: fixture.root,
-            configuration: DefaultsConfiguration(allowedSensitiveKeys: ["showPasswordHints"], watchesExternalChanges: false))
+            configuration: DefaultsConfiguration(
+                allowedSensitiveKeys: ["showPasswordHints"], watchesExternalChanges: false))
         try configured.set(.bool(true), forKey: "showPasswordHints")
     }
 
@@ -188,7 +193,9 @@ struct DefaultsValueTests {
         try store.flush()
         let attributes = try FileManager.default.attributesOfItem(atPath: fixture.suitePath())
         #expect(attributes[.posixPermissions] as? Int == 0o600)
-        #expect(try FileManager.default.attributesOfItem(atPath: fixture.root + "/defaults")[.posixPermissions] as? Int == 0o700)
+        #expect(
+            try FileManager.default.attributesOfItem(atPath: fixture.root + "/defaults")[.posixPermissions] as? Int
+                == 0o700)
     }
 }
 

@@ -1,0 +1,73 @@
+import Foundation
+
+/// Times work and prints comparison tables: what every Strata benchmark executable shares.
+public enum Bench {
+    /// Runs `body` once and returns the elapsed seconds.
+    public static func time(_ body: () throws -> Void) rethrows -> Double {
+        let start = DispatchTime.now().uptimeNanoseconds
+        try body()
+        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    }
+
+    /// Runs `body` `repetitions` times and returns the fastest elapsed seconds (the least disturbed run).
+    public static func best(of repetitions: Int, _ body: () throws -> Void) rethrows -> Double {
+        var best = Double.infinity
+        for _ in 0..<repetitions { best = min(best, try time(body)) }
+        return best
+    }
+
+    /// A fresh temporary folder.
+    public static func temporaryFolder(_ name: String) throws -> String {
+        let path = NSTemporaryDirectory() + "/strata-bench-\(name)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    /// Formats seconds per operation in a readable unit.
+    public static func perOperation(_ seconds: Double, _ count: Int) -> String {
+        let each = seconds / Double(count)
+        if each < 1e-6 { return String(format: "%.0f ns", each * 1e9) }
+        if each < 1e-3 { return String(format: "%.2f µs", each * 1e6) }
+        return String(format: "%.2f ms", each * 1e3)
+    }
+}
+
+/// One line of a comparison: Strata's time, the baseline's time, and the ratio.
+public struct Comparison {
+    public var name: String
+    public var operations: Int
+    public var strata: Double
+    public var baseline: Double
+    public var target: Double?
+
+    public init(_ name: String, operations: Int, strata: Double, baseline: Double, target: Double? = nil) {
+        self.name = name
+        self.operations = operations
+        self.strata = strata
+        self.baseline = baseline
+        self.target = target
+    }
+
+    /// How many times faster Strata is (baseline time / Strata time).
+    public var speedup: Double { baseline / strata }
+
+    public static func printTable(_ rows: [Comparison], baselineName: String) {
+        let header = ["benchmark", "ops", "Strata/op", "\(baselineName)/op", "speedup", "target", "met"]
+        let lines = rows.map { row -> [String] in
+            [
+                row.name, "\(row.operations)", Bench.perOperation(row.strata, row.operations),
+                Bench.perOperation(row.baseline, row.operations), String(format: "%.1fx", row.speedup),
+                row.target.map { String(format: ">= %.1fx", $0) } ?? "-",
+                row.target.map { row.speedup >= $0 ? "yes" : "NO" } ?? "-",
+            ]
+        }
+        let all = [header] + lines
+        let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
+        for (index, line) in all.enumerated() {
+            print(
+                line.enumerated().map { $1.padding(toLength: widths[$0], withPad: " ", startingAt: 0) }.joined(
+                    separator: "  "))
+            if index == 0 { print(widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")) }
+        }
+    }
+}
