@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "StrataCore", targets: ["StrataCore"]),
         .library(name: "StrataConformance", targets: ["StrataConformance"]),
         .library(name: "StrataDefaults", targets: ["StrataDefaults"]),
+        .library(name: "StrataSecrets", targets: ["StrataSecrets"]),
         .executable(name: "strata", targets: ["strata"]),
     ],
     targets: [
@@ -33,7 +34,8 @@ let package = Package(
 
         .target(name: "StrataCore"),
         .target(name: "StrataDefaults", dependencies: ["StrataCore"]),
-        .target(name: "Strata", dependencies: ["StrataCore", "StrataDefaults"]),
+        .target(name: "StrataSecrets", dependencies: ["StrataCore", "CSodium"]),
+        .target(name: "Strata", dependencies: ["StrataCore", "StrataDefaults", "StrataSecrets"]),
         .executableTarget(name: "strata", dependencies: ["Strata"]),
         .target(name: "StrataConformance", dependencies: ["StrataCore"]),
 
@@ -41,13 +43,17 @@ let package = Package(
         .target(name: "StrataTestSupport", dependencies: ["StrataCore"]),
         // The child program that tests spawn, hold locks in, and kill with SIGKILL.
         .executableTarget(
-            name: "strata-test-child", dependencies: ["StrataCore", "StrataDefaults"], path: "Tests/Child"),
+            name: "strata-test-child", dependencies: ["StrataCore", "StrataDefaults", "StrataSecrets"],
+            path: "Tests/Child"),
 
         // Benchmarks: Strata beside the baseline a user would otherwise pick, in one run.
         .target(name: "BenchmarkKit", path: "Benchmarks/BenchmarkKit"),
         .executableTarget(
             name: "strata-bench-defaults", dependencies: ["BenchmarkKit", "StrataDefaults"],
             path: "Benchmarks/DefaultsBenchmark"),
+        .executableTarget(
+            name: "strata-bench-secrets", dependencies: ["BenchmarkKit", "StrataSecrets", "CSodium"],
+            path: "Benchmarks/SecretsBenchmark"),
 
         .testTarget(
             name: "StrataCoreTests",
@@ -56,6 +62,10 @@ let package = Package(
         .testTarget(
             name: "StrataDefaultsTests",
             dependencies: ["StrataDefaults", "StrataConformance", "StrataTestSupport", "strata-test-child"]
+        ),
+        .testTarget(
+            name: "StrataSecretsTests",
+            dependencies: ["StrataSecrets", "StrataConformance", "StrataTestSupport", "strata-test-child"]
         ),
         .testTarget(
             name: "StrataCLITests",

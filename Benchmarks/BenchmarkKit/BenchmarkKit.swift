@@ -51,8 +51,8 @@ public struct Comparison {
     /// How many times faster Strata is (baseline time / Strata time).
     public var speedup: Double { baseline / strata }
 
-    public static func printTable(_ rows: [Comparison], baselineName: String) {
-        let header = ["benchmark", "ops", "Strata/op", "\(baselineName)/op", "speedup", "target", "met"]
+    public static func printTable(_ rows: [Comparison], baselineName: String, ratioName: String = "speedup") {
+        let header = ["benchmark", "ops", "Strata/op", "\(baselineName)/op", ratioName, "target", "met"]
         let lines = rows.map { row -> [String] in
             [
                 row.name, "\(row.operations)", Bench.perOperation(row.strata, row.operations),

@@ -1,6 +1,10 @@
 @_exported public import StrataDefaults
+@_exported public import StrataSecrets
 
 extension Storage {
+    /// The environment variable the secrets tier reads its key from when ``Storage`` is given none.
+    public static let secretsKeyVariable = "STRATA_SECRETS_KEY"
+
     /// A built-in backend: the tier it serves, its name, and how to open it under a store root.
     struct BuiltIn {
         var tier: Tier
@@ -9,12 +13,25 @@ extension Storage {
     }
 
     /// Strata's persistent backends. Each tier module adds its entry when it lands.
-    static var builtInBackends: [BuiltIn] {
+    static func builtInBackends(secretsKey: KeyProvider?) -> [BuiltIn] {
         [
             BuiltIn(tier: .defaults, name: "plist") { paths in
                 try DefaultsStore(suite: "standard", paths: requirePaths(paths, for: .defaults))
-            }
+            },
+            BuiltIn(tier: .secrets, name: "sodium") { paths in
+                guard let key = secretsKey ?? environmentSecretsKey() else {
+                    throw StorageError(
+                        .locked, "the secrets tier has no key to unlock its keyring", tier: .secrets,
+                        recovery: "Pass secretsKey: to Storage, or set \(secretsKeyVariable) to 64 hex characters")
+                }
+                return try SecretStore(
+                    keyring: "default", paths: requirePaths(paths, for: .secrets), unlockingWith: key)
+            },
         ]
+    }
+
+    static func environmentSecretsKey() -> KeyProvider? {
+        ProcessInfo.processInfo.environment[secretsKeyVariable].map { _ in .environment(secretsKeyVariable) }
     }
 
     static func requirePaths(_ paths: StoragePaths?, for tier: Tier) throws -> StoragePaths {

@@ -26,28 +26,36 @@ public final class Storage: Sendable {
     /// - Parameters:
     ///   - root: The root folder, created with mode 0700.
     ///   - selector: The decision table. The default is the design note's, with a 1 MiB defaults budget.
+    ///   - secretsKey: What unlocks the secrets tier's keyring. The default (`nil`) reads the key from the
+    ///     environment variable `STRATA_SECRETS_KEY` when it is set; without either, the secrets tier reports
+    ///     `.locked` when first used.
     ///   - registerBuiltIns: Whether to register Strata's own backends. The default is `true`.
     /// - Throws: ``StorageError`` when the root cannot be created or is not a folder.
-    public init(root: String, selector: StorageSelector = StorageSelector(), registerBuiltIns: Bool = true) throws {
+    public init(
+        root: String, selector: StorageSelector = StorageSelector(), secretsKey: KeyProvider? = nil,
+        registerBuiltIns: Bool = true
+    ) throws {
         self.paths = try StoragePaths(root: root)
         self.registry = BackendRegistry(paths: paths)
         self.selector = selector
-        if registerBuiltIns { Self.registerBuiltInBackends(in: registry) }
+        if registerBuiltIns { Self.registerBuiltInBackends(in: registry, secretsKey: secretsKey) }
     }
 
     /// Opens the default store of an app, under `$XDG_DATA_HOME/<appID>`.
-    public convenience init(appID: String, selector: StorageSelector = StorageSelector()) throws {
+    public convenience init(
+        appID: String, selector: StorageSelector = StorageSelector(), secretsKey: KeyProvider? = nil
+    ) throws {
         try self.init(
             root: StoragePaths.defaultRoot(appID: appID, environment: ProcessInfo.processInfo.environment),
-            selector: selector)
+            selector: selector, secretsKey: secretsKey)
     }
 
     /// Registers every persistent backend Strata ships into `registry`.
     ///
     /// Each tier module adds its backend here as it lands; a tier without one reports ``StorageError/Code/noBackend``
     /// rather than pretending to store anything.
-    public static func registerBuiltInBackends(in registry: BackendRegistry) {
-        for registration in builtInBackends {
+    public static func registerBuiltInBackends(in registry: BackendRegistry, secretsKey: KeyProvider? = nil) {
+        for registration in builtInBackends(secretsKey: secretsKey) {
             registry.register(
                 registration.tier, name: registration.name, makeActive: true, factory: registration.factory)
         }

@@ -124,9 +124,12 @@ public enum AtomicFile {
     ///   - path: The file.
     ///   - maximumSize: Refuse files larger than this many bytes (a guard against hostile input). The default
     ///     is no limit.
+    ///   - followGrowth: Whether to keep reading past the size `fstat` reported, for files another process may
+    ///     append to. Files that are only ever replaced (by this type) never grow: pass `false` to save a read.
+    ///     The default is `true`.
     /// - Returns: The content, or `nil` when there is no file at `path`.
     /// - Throws: ``StorageError``: `.symbolicLink`, `.tooLarge`, or an I/O error.
-    public static func read(_ path: String, maximumSize: Int? = nil) throws -> Data? {
+    public static func read(_ path: String, maximumSize: Int? = nil, followGrowth: Bool = true) throws -> Data? {
         let fd: Int32
         do {
             fd = try Sys.open(path, O_RDONLY | O_NOFOLLOW)
@@ -136,11 +139,13 @@ public enum AtomicFile {
             throw error.storageError("cannot open the file", path: path)
         }
         defer { Sys.close(fd) }
-        return try readAll(fd, path: path, maximumSize: maximumSize)
+        return try readAll(fd, path: path, maximumSize: maximumSize, followGrowth: followGrowth)
     }
 
     /// Reads from `fd` to the end of the file.
-    package static func readAll(_ fd: Int32, path: String, maximumSize: Int? = nil) throws -> Data {
+    package static func readAll(_ fd: Int32, path: String, maximumSize: Int? = nil, followGrowth: Bool = true) throws
+        -> Data
+    {
         var size: Int
         do {
             size = Int(try Sys.fstat(fd).st_size)
@@ -170,6 +175,7 @@ public enum AtomicFile {
         }
         if let failure { throw failure.storageError("cannot read the file", path: path) }
         if filled < data.count { data.count = filled }
+        guard followGrowth, filled == size else { return data }
         var chunk = [UInt8](repeating: 0, count: 64 << 10)
         while filled == size {
             var got = 0

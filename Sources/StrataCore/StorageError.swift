@@ -55,6 +55,12 @@ public struct StorageError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let typeMismatch = Code(rawValue: "type-mismatch")
         /// The store was closed; open a new one.
         public static let closed = Code(rawValue: "closed")
+        /// The item needs the store unlocked, and it is locked.
+        public static let locked = Code(rawValue: "locked")
+        /// A key did not open what it should: a wrong passphrase or key, or a tampered keyring.
+        public static let authenticationFailed = Code(rawValue: "authentication-failed")
+        /// The item is bound to another machine (a `...ThisDeviceOnly` item copied elsewhere).
+        public static let deviceMismatch = Code(rawValue: "device-mismatch")
     }
 
     /// What kind of failure this is.

@@ -70,7 +70,10 @@ enum DemoCommand {
         let root = try parsed.value("--root") ?? makeTemporaryRoot()
         defer { if temporary { try? FileManager.default.removeItem(atPath: root) } }
 
-        let storage = try Storage(root: root, selector: StorageSelector(configuration: configuration))
+        // The demo's keyring is protected by a fixed passphrase; a real program asks for one or uses a key file.
+        let storage = try Storage(
+            root: root, selector: StorageSelector(configuration: configuration),
+            secretsKey: .passphrase("strata demo passphrase"))
         print("Strata demo: each value goes through the selector to a tier.")
         print("store root: \(root)\(temporary ? " (temporary)" : "")")
         print("")

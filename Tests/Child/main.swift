@@ -3,6 +3,7 @@
 import Foundation
 import StrataCore
 import StrataDefaults
+import StrataSecrets
 
 #if canImport(Glibc)
     import Glibc
@@ -12,6 +13,18 @@ import StrataDefaults
 
 func say(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+/// A 32-byte key from 64 hex characters.
+func key(_ hex: String) -> Secret {
+    var bytes: [UInt8] = []
+    var index = hex.startIndex
+    while index < hex.endIndex {
+        let next = hex.index(index, offsetBy: 2)
+        bytes.append(UInt8(hex[index..<next], radix: 16)!)
+        index = next
+    }
+    return Secret(Data(bytes))
 }
 
 /// The content version `n` of the atomic-replace torture: a header line, then `size` bytes all equal to `n`.
@@ -79,6 +92,33 @@ do {
         say("set")
         // No flush: a coalesced store must still write at normal exit.
         exit(0)
+    case "secrets-set-loop":
+        // secrets-set-loop ROOT KEYHEX START: set service/account to "value N" over and over, saying `ack N`.
+        let store = try SecretStore(
+            paths: StoragePaths(root: arguments[1]), unlockingWith: .inMemory(key(arguments[2])))
+        var index = Int(arguments[3]) ?? 0
+        while true {
+            try store.set("value \(index)", service: "svc", account: "acct")
+            say("ack \(index)")
+            index += 1
+        }
+    case "secrets-write-accounts":
+        // secrets-write-accounts ROOT KEYHEX PREFIX COUNT: store COUNT accounts PREFIX-0... in the shared keyring.
+        let store = try SecretStore(
+            paths: StoragePaths(root: arguments[1]), unlockingWith: .inMemory(key(arguments[2])))
+        for index in 0..<(Int(arguments[4]) ?? 1) {
+            try store.set("secret \(arguments[3])-\(index)", service: "shared", account: "\(arguments[3])-\(index)")
+        }
+        say("done")
+    case "secrets-get":
+        // secrets-get ROOT KEYHEX SERVICE ACCOUNT: print the value, `absent`, or the error code.
+        let store = try SecretStore(
+            paths: StoragePaths(root: arguments[1]), unlockingWith: .inMemory(key(arguments[2])))
+        do {
+            say(try store.get(service: arguments[3], account: arguments[4])?.stringValue ?? "absent")
+        } catch let error as StorageError {
+            say("error \(error.code)")
+        }
     default:
         FileHandle.standardError.write(
             Data("usage: strata-test-child hold-lock|try-lock|atomic-replace|defaults-... \n".utf8))

@@ -1,0 +1,79 @@
+import Foundation
+import StrataCore
+import Synchronization
+
+/// Key material in libsodium's guarded memory: its own pages, guard pages around them and a canary, locked in
+/// RAM (never swapped), and read-only once written. ``wipe()`` zeroes and frees it; so does deinit.
+///
+/// The pages stay readable between uses rather than being toggled to no-access around each use: toggling costs
+/// two `mprotect` calls per use, which would dominate a warm read of a small secret.
+final class GuardedKey: Sendable {
+    let count: Int
+    // The guarded allocation, or `nil` once wiped. Guarded by the mutex, which also serializes the page
+    // protection changes of `withBytes`.
+    private let storage: Mutex<UInt?>  // The address as an integer: raw pointers are not Sendable.
+
+    /// Allocates `count` bytes and lets `fill` write them.
+    init(count: Int, _ fill: (UnsafeMutableRawBufferPointer) throws -> Void) throws {
+        try Sodium.ensureReady()
+        guard let pointer = Sodium.guardedAllocate(count) else {
+            throw StorageError(.io, "cannot allocate guarded memory for a key", tier: .secrets)
+        }
+        do {
+            try fill(UnsafeMutableRawBufferPointer(start: pointer, count: count))
+        } catch {
+            Sodium.guardedFree(pointer)
+            throw error
+        }
+        Sodium.guardedReadOnly(pointer)
+        self.count = count
+        self.storage = Mutex(UInt(bitPattern: pointer))
+    }
+
+    /// A fresh random key.
+    static func random(_ count: Int = Sodium.keyBytes) throws -> GuardedKey {
+        try GuardedKey(count: count) { Sodium.randomFill($0) }
+    }
+
+    /// Copies bytes in (the caller should wipe its copy).
+    convenience init(copying bytes: [UInt8]) throws {
+        try self.init(count: bytes.count) { buffer in buffer.copyBytes(from: bytes) }
+    }
+
+    var isWiped: Bool { storage.withLock { $0 == nil } }
+
+    private static func pointer(_ address: UInt) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(bitPattern: address)!
+    }
+
+    /// Lends the key's bytes to `body`.
+    /// - Throws: ``StorageError`` `.locked` when the key was wiped, or what `body` throws.
+    func withBytes<T>(_ body: (UnsafeRawBufferPointer) throws -> T) throws -> T {
+        try storage.withLock { address in
+            guard let address else {
+                throw StorageError(
+                    .locked, "the key was wiped by lock()", tier: .secrets, recovery: "Unlock the store again")
+            }
+            return try body(UnsafeRawBufferPointer(start: Self.pointer(address), count: count))
+        }
+    }
+
+    /// Derives a subkey: keyed BLAKE2b of a label under this key, into new guarded memory.
+    func derive(_ label: String) throws -> GuardedKey {
+        try withBytes { key in
+            try GuardedKey(count: Sodium.keyBytes) { output in
+                Sodium.keyedHash(Array(label.utf8), key: key, into: output)
+            }
+        }
+    }
+
+    /// Zeroes and frees the key now. Calling it again does nothing.
+    func wipe() {
+        storage.withLock { address in
+            if let allocated = address { Sodium.guardedFree(Self.pointer(allocated)) }  // sodium_free zeroes first.
+            address = nil
+        }
+    }
+
+    deinit { wipe() }
+}

@@ -1,0 +1,191 @@
+import Foundation
+import StrataCore
+
+/// The file of one item: a short clear header, then two sealed boxes — the attributes, and the value.
+///
+/// ```
+/// "STRATASI"  version (1)  accessibility (1)
+/// attributes nonce (24)  attributes length (4)  sealed attributes (+16-byte tag)
+/// value nonce (24)  sealed value (+16-byte tag)
+/// ```
+/// Both boxes are XChaCha20-Poly1305 under the key of the item's accessibility class. The attributes' associated
+/// data binds the header, the keyring's id and the file's own name (a keyed hash of service and account), and
+/// for `...ThisDeviceOnly` items this machine's identity; the value's associated data adds the attributes' tag,
+/// so the two boxes cannot be mixed between files. A file copied onto another item's name, into another keyring
+/// or onto another machine, edited or truncated, fails to open. Attributes open without decrypting the value,
+/// so listings and replacements stay cheap for large secrets.
+enum ItemEnvelope {
+    static let magic = Array("STRATASI".utf8)
+    static let version: UInt8 = 1
+    static let headerSize = 8 + 1 + 1
+
+    struct Record {
+        var service: String
+        var account: String
+        var label: String
+        var created: Date
+        var modified: Date
+        var valueSize: Int
+    }
+
+    static func associatedData(accessibility: SecretAccessibility, keyringID: [UInt8], fileName: String) -> [UInt8] {
+        var data = magic + [version, accessibility.code] + keyringID + Array(fileName.utf8)
+        if accessibility.isThisDeviceOnly { data += [0] + DeviceIdentity.current }
+        return data
+    }
+
+    /// Builds the sealed file.
+    static func seal(
+        _ record: Record, value: UnsafeRawBufferPointer, accessibility: SecretAccessibility, keyringID: [UInt8],
+        fileName: String, key: GuardedKey
+    ) throws -> Data {
+        var attributes = [UInt8]()
+        appendField(record.service, to: &attributes)
+        appendField(record.account, to: &attributes)
+        appendField(record.label, to: &attributes)
+        appendUInt64(record.created.timeIntervalSince1970.bitPattern, to: &attributes)
+        appendUInt64(record.modified.timeIntervalSince1970.bitPattern, to: &attributes)
+        appendUInt64(UInt64(value.count), to: &attributes)
+        let associated = associatedData(accessibility: accessibility, keyringID: keyringID, fileName: fileName)
+        let attributesNonce = Sodium.random(Sodium.nonceBytes)
+        let valueNonce = Sodium.random(Sodium.nonceBytes)
+        return try key.withBytes { key in
+            let sealedAttributes = attributes.withUnsafeBytes {
+                Sodium.seal($0, additionalData: associated, nonce: attributesNonce, key: key)
+            }
+            let sealedValue = Sodium.seal(
+                value, additionalData: associated + sealedAttributes.suffix(Sodium.tagBytes), nonce: valueNonce,
+                key: key)
+            var file = Data(
+                capacity: headerSize + 2 * Sodium.nonceBytes + 4 + sealedAttributes.count + sealedValue.count)
+            file.append(contentsOf: magic)
+            file.append(version)
+            file.append(accessibility.code)
+            file.append(contentsOf: attributesNonce)
+            var length = [UInt8]()
+            appendUInt64(UInt64(sealedAttributes.count), to: &length, width: 4)
+            file.append(contentsOf: length)
+            file.append(contentsOf: sealedAttributes)
+            file.append(contentsOf: valueNonce)
+            file.append(contentsOf: sealedValue)
+            return file
+        }
+    }
+
+    /// Reads the clear header: checks the format version and returns the accessibility class.
+    static func header(of file: Data, path: String) throws -> SecretAccessibility {
+        guard file.count >= headerSize + 2 * (Sodium.nonceBytes + Sodium.tagBytes) + 4, file.starts(with: magic) else {
+            throw StorageError(
+                .corrupt, "the item file is truncated or not a Strata item (\(file.count) bytes)", tier: .secrets,
+                path: path, recovery: "Delete the item and store it again")
+        }
+        let version = file[file.startIndex + 8]
+        guard version <= Self.version else {
+            throw StorageError(
+                .unsupportedVersion, "the item has format version \(version); this program reads up to \(Self.version)",
+                tier: .secrets, path: path)
+        }
+        guard version == Self.version, let accessibility = SecretAccessibility(code: file[file.startIndex + 9]) else {
+            throw StorageError(.corrupt, "the item header is damaged", tier: .secrets, path: path)
+        }
+        return accessibility
+    }
+
+    /// Opens a sealed file: always the attributes, and the value when asked (into a ``Secret``'s wiped buffer).
+    static func open(
+        _ file: Data, accessibility: SecretAccessibility, keyringID: [UInt8], fileName: String, key: GuardedKey,
+        path: String, value wantsValue: Bool
+    ) throws -> (Record, Secret?) {
+        let associated = associatedData(accessibility: accessibility, keyringID: keyringID, fileName: fileName)
+        func failure() -> StorageError {
+            let why =
+                accessibility.isThisDeviceOnly
+                ? "it was edited, truncated, moved from another item, or made on another machine"
+                : "it was edited, truncated, or moved from another item or keyring"
+            return StorageError(
+                accessibility.isThisDeviceOnly ? .deviceMismatch : .corrupt, "the item failed authentication: \(why)",
+                tier: .secrets, path: path, recovery: "Delete the item and store it again; its value cannot be trusted")
+        }
+        return try file.withUnsafeBytes { bytes throws -> (Record, Secret?) in
+            let attributesNonce = UnsafeRawBufferPointer(rebasing: bytes[headerSize..<(headerSize + Sodium.nonceBytes)])
+            var cursor = headerSize + Sodium.nonceBytes
+            let attributesLength = bytes[cursor..<(cursor + 4)].reduce(0) { $0 << 8 | Int($1) }
+            cursor += 4
+            guard attributesLength >= Sodium.tagBytes,
+                cursor + attributesLength + Sodium.nonceBytes + Sodium.tagBytes <= bytes.count
+            else { throw failure() }
+            let sealedAttributes = UnsafeRawBufferPointer(rebasing: bytes[cursor..<(cursor + attributesLength)])
+            cursor += attributesLength
+            let attributes = UnsafeMutableRawBufferPointer.allocate(byteCount: attributesLength, alignment: 16)
+            defer {
+                Sodium.memzero(attributes)
+                attributes.deallocate()
+            }
+            let record: Record = try key.withBytes { key in
+                guard
+                    Sodium.open(
+                        sealedAttributes, additionalData: associated, nonce: attributesNonce, key: key, into: attributes
+                    )
+                else { throw failure() }
+                var reader = FieldReader(
+                    bytes: UnsafeRawBufferPointer(rebasing: attributes[0..<(attributesLength - Sodium.tagBytes)]))
+                guard let service = reader.field(), let account = reader.field(), let label = reader.field(),
+                    let created = reader.uint64(), let modified = reader.uint64(), let size = reader.uint64(),
+                    reader.offset == reader.bytes.count
+                else {
+                    throw StorageError(.corrupt, "the item's attributes are malformed", tier: .secrets, path: path)
+                }
+                return Record(
+                    service: service, account: account, label: label,
+                    created: Date(timeIntervalSince1970: Double(bitPattern: created)),
+                    modified: Date(timeIntervalSince1970: Double(bitPattern: modified)), valueSize: Int(size))
+            }
+            let valueNonce = UnsafeRawBufferPointer(rebasing: bytes[cursor..<(cursor + Sodium.nonceBytes)])
+            cursor += Sodium.nonceBytes
+            let sealedValue = UnsafeRawBufferPointer(rebasing: bytes[cursor...])
+            guard sealedValue.count == record.valueSize + Sodium.tagBytes else { throw failure() }
+            guard wantsValue else { return (record, nil) }
+            let valueAssociated = associated + Array(sealedAttributes.suffix(Sodium.tagBytes))
+            let secret = try Secret(count: record.valueSize) { output in
+                let opened = try key.withBytes { key in
+                    Sodium.open(sealedValue, additionalData: valueAssociated, nonce: valueNonce, key: key, into: output)
+                }
+                guard opened else { throw failure() }
+            }
+            return (record, secret)
+        }
+    }
+
+    static func appendField(_ text: String, to out: inout [UInt8]) {
+        appendUInt64(UInt64(text.utf8.count), to: &out, width: 4)
+        out.append(contentsOf: text.utf8)
+    }
+
+    static func appendUInt64(_ value: UInt64, to out: inout [UInt8], width: Int = 8) {
+        for shift in stride(from: (width - 1) * 8, through: 0, by: -8) {
+            out.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
+        }
+    }
+
+    struct FieldReader {
+        let bytes: UnsafeRawBufferPointer
+        var offset = 0
+
+        mutating func uint(_ width: Int) -> UInt64? {
+            guard offset + width <= bytes.count else { return nil }
+            var value: UInt64 = 0
+            for index in offset..<(offset + width) { value = value << 8 | UInt64(bytes[index]) }
+            offset += width
+            return value
+        }
+
+        mutating func uint64() -> UInt64? { uint(8) }
+
+        mutating func field() -> String? {
+            guard let length = uint(4).map(Int.init), offset + length <= bytes.count else { return nil }
+            defer { offset += length }
+            return String(
+                validating: UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + length)]), as: UTF8.self)
+        }
+    }
+}

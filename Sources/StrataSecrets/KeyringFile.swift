@@ -1,0 +1,149 @@
+import Foundation
+import StrataCore
+
+/// `keyring.json`: which provider wraps the data key, the Argon2id parameters for passphrases, and the wrapped
+/// data key itself.
+///
+/// The file is canonical: the reader re-serializes what it parsed and refuses the file unless the bytes are
+/// identical, and every field but the wrapped key is the associated data of the wrap. So any edit — of a
+/// parameter, the name, the id, even white space — is refused with a typed error, never silently accepted.
+struct KeyringFile: Sendable, Hashable {
+    static let format = "strata-keyring"
+    static let version = 1
+
+    var name: String
+    var id: [UInt8]
+    var provider: String
+    var kdf: KDFParameters?
+    var nonce: [UInt8]
+    var wrappedKey: [UInt8]
+
+    /// Everything but the wrap, as bound to it.
+    var associatedData: [UInt8] { Array("strata keyring wrap v1\n".utf8) + Array(header(includingWrap: false).utf8) }
+
+    var serialized: Data { Data(header(includingWrap: true).utf8) }
+
+    private func header(includingWrap: Bool) -> String {
+        var lines = [
+            "{",
+            "  \"format\": \"\(Self.format)\",",
+            "  \"version\": \(Self.version),",
+            "  \"name\": \"\(name)\",",
+            "  \"id\": \"\(hex(id))\",",
+            "  \"provider\": \"\(provider)\",",
+        ]
+        if let kdf {
+            lines.append(
+                "  \"kdf\": {\"algorithm\": \"argon2id13\", \"operations\": \(kdf.operations), \"memory\": \(kdf.memory), \"salt\": \"\(hex(kdf.salt))\"},"
+            )
+        } else {
+            lines.append("  \"kdf\": null,")
+        }
+        if includingWrap {
+            lines.append("  \"nonce\": \"\(hex(nonce))\",")
+            lines.append("  \"wrappedKey\": \"\(hex(wrappedKey))\"")
+        } else {
+            lines.append("  \"wrap\": \"xchacha20poly1305\"")
+        }
+        lines.append("}")
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Parses and checks a keyring file.
+    /// - Throws: ``StorageError`` `.unsupportedVersion` for a newer format, `.corrupt` for anything else wrong.
+    static func parse(_ data: Data, expectedName: String, path: String) throws -> KeyringFile {
+        func corrupt(_ why: String) -> StorageError {
+            StorageError(
+                .corrupt, "the keyring file is damaged or was edited: \(why)", tier: .secrets, path: path,
+                recovery: "Restore keyring.json from a backup; the items cannot be read without it")
+        }
+        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            throw corrupt("not a JSON object")
+        }
+        guard object["format"] as? String == format else { throw corrupt("not a Strata keyring") }
+        guard let version = object["version"] as? Int else { throw corrupt("no version") }
+        guard version <= Self.version else {
+            throw StorageError(
+                .unsupportedVersion,
+                "the keyring has format version \(version); this program reads up to \(Self.version)",
+                tier: .secrets, path: path, recovery: "Open it with the newer program that wrote it")
+        }
+        guard version == Self.version else { throw corrupt("unknown version \(version)") }
+        guard let name = object["name"] as? String, name == expectedName else {
+            throw corrupt("it names another keyring than the folder it is in")
+        }
+        guard let id = (object["id"] as? String).flatMap(KeyProvider.hexBytes), id.count == 16 else {
+            throw corrupt("a bad id")
+        }
+        guard let provider = object["provider"] as? String,
+            ["passphrase", "key-file", "environment", "in-memory"].contains(provider)
+        else { throw corrupt("an unknown key provider") }
+        var kdf: KDFParameters?
+        if let parameters = object["kdf"] as? [String: Any] {
+            guard parameters["algorithm"] as? String == "argon2id13",
+                let operations = parameters["operations"] as? Int, (1...64).contains(operations),
+                let memory = parameters["memory"] as? Int, (8192...(4 << 30)).contains(memory),
+                let salt = (parameters["salt"] as? String).flatMap(KeyProvider.hexBytes), salt.count == Sodium.saltBytes
+            else { throw corrupt("bad password-hash parameters") }
+            kdf = KDFParameters(salt: salt, operations: UInt64(operations), memory: memory)
+        }
+        guard (provider == "passphrase") == (kdf != nil) else {
+            throw corrupt("password-hash parameters do not fit the provider")
+        }
+        guard let nonce = (object["nonce"] as? String).flatMap(KeyProvider.hexBytes), nonce.count == Sodium.nonceBytes,
+            let wrapped = (object["wrappedKey"] as? String).flatMap(KeyProvider.hexBytes),
+            wrapped.count == Sodium.keyBytes + Sodium.tagBytes
+        else { throw corrupt("a bad wrapped key") }
+        let file = KeyringFile(name: name, id: id, provider: provider, kdf: kdf, nonce: nonce, wrappedKey: wrapped)
+        guard file.serialized == data else { throw corrupt("it is not in the canonical form Strata writes") }
+        return file
+    }
+
+    /// Wraps a data key under a wrapping key into a new keyring file.
+    static func wrapping(
+        _ dataKey: GuardedKey, name: String, id: [UInt8], provider: String, kdf: KDFParameters?,
+        with wrappingKey: GuardedKey
+    ) throws -> KeyringFile {
+        var file = KeyringFile(
+            name: name, id: id, provider: provider, kdf: kdf, nonce: Sodium.random(Sodium.nonceBytes), wrappedKey: [])
+        let associatedData = file.associatedData
+        file.wrappedKey = try wrappingKey.withBytes { wrapping in
+            try dataKey.withBytes { data in
+                Sodium.seal(data, additionalData: associatedData, nonce: file.nonce, key: wrapping)
+            }
+        }
+        return file
+    }
+
+    /// Unwraps the data key.
+    /// - Throws: ``StorageError`` `.authenticationFailed`: the wrong passphrase or key, or a tampered keyring.
+    func unwrap(with wrappingKey: GuardedKey, path: String) throws -> GuardedKey {
+        let associatedData = self.associatedData
+        return try GuardedKey(count: Sodium.keyBytes) { output in
+            let opened = try wrappingKey.withBytes { wrapping in
+                wrappedKey.withUnsafeBytes { sealed in
+                    nonce.withUnsafeBytes { nonce in
+                        Sodium.open(sealed, additionalData: associatedData, nonce: nonce, key: wrapping, into: output)
+                    }
+                }
+            }
+            guard opened else {
+                throw StorageError(
+                    .authenticationFailed,
+                    "the key does not open this keyring: a wrong passphrase or key, or a tampered keyring file",
+                    tier: .secrets, path: path, recovery: "Check the passphrase or key; nothing was changed")
+            }
+        }
+    }
+}
+
+func hex(_ bytes: [UInt8]) -> String {
+    let digits = Array("0123456789abcdef".utf8)
+    var out = [UInt8]()
+    out.reserveCapacity(bytes.count * 2)
+    for byte in bytes {
+        out.append(digits[Int(byte >> 4)])
+        out.append(digits[Int(byte & 0x0F)])
+    }
+    return String(decoding: out, as: UTF8.self)
+}

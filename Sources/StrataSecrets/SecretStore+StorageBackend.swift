@@ -1,0 +1,55 @@
+public import Foundation
+public import StrataCore
+
+/// The byte-level view of a keyring, so a value the selector calls a credential lands here through
+/// ``BackendRegistry``.
+///
+/// Keys follow ``StoragePaths/validateKey(_:)``; each is stored as the account of the service
+/// ``storageBackendService`` with ``SecretAccessibility/afterFirstUnlock``.
+extension SecretStore: StorageBackend {
+    /// The service under which byte-level keys are stored.
+    public static let storageBackendService = "strata.storage"
+
+    public var tier: Tier { .secrets }
+    public var name: String { "sodium" }
+
+    public func put(_ value: Data, for key: String) throws {
+        try validate(key)
+        try set(Secret(value), service: Self.storageBackendService, account: key, accessibility: .afterFirstUnlock)
+    }
+
+    public func data(for key: String) throws -> Data? {
+        try validate(key)
+        return try get(service: Self.storageBackendService, account: key)?.data
+    }
+
+    @discardableResult
+    public func delete(_ key: String) throws -> Bool {
+        try validate(key)
+        return try delete(service: Self.storageBackendService, account: key)
+    }
+
+    public func contains(_ key: String) throws -> Bool {
+        try validate(key)
+        return try contains(service: Self.storageBackendService, account: key)
+    }
+
+    public func keys() throws -> [String] {
+        try items(service: Self.storageBackendService).map(\.account).sorted()
+    }
+
+    public func metadata(for key: String) throws -> StorageMetadata? {
+        try validate(key)
+        return try attributes(service: Self.storageBackendService, account: key).map {
+            StorageMetadata(key: key, size: $0.valueSize, modificationDate: $0.modificationDate)
+        }
+    }
+
+    private func validate(_ key: String) throws {
+        do {
+            try StoragePaths.validateKey(key)
+        } catch {
+            throw error.attributed(tier: .secrets, key: key)
+        }
+    }
+}

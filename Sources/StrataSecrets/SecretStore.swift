@@ -1,0 +1,193 @@
+import Foundation
+public import StrataCore
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Keychain-style secrets in encrypted files, sealed with libsodium.
+///
+/// Items are addressed like keychain items, by service and account, and live in a keyring: a folder
+/// (`<root>/secrets/<keyring>/`) that several programs can share, like an access group. Each keyring has one
+/// random 256-bit data key, wrapped by a key from a ``KeyProvider``; changing the passphrase rewraps that key
+/// only. Each item is sealed with XChaCha20-Poly1305 under a random nonce, bound to its identity, in a file
+/// whose name is a keyed hash that reveals neither service nor account.
+///
+/// ```swift
+/// let store = try SecretStore(keyring: "default", paths: paths, unlockingWith: .passphrase("correct horse"))
+/// try store.set(Secret("tok_live_8c1f2a"), service: "api.example.com", account: "alice")
+/// if let token = try store.get(service: "api.example.com", account: "alice") {   // nil only when absent
+///     print(token)   // <redacted>
+/// }
+/// store.lock()       // wipes keys; `afterFirstUnlock` items stay readable
+/// ```
+///
+/// Unlike the design note's wrapper, a set replaces the item atomically (never delete-then-add), and `get`
+/// returns `nil` only when the item does not exist: locked, tampered, wrong key and I/O failures all throw.
+public final class SecretStore: Sendable {
+    /// The keyring's name (the access group), such as `default` or `group.com.example.shared`.
+    public let keyring: String
+    /// The keyring's folder.
+    public let directory: String
+    /// Key-derivation cost and limits.
+    public let configuration: SecretsConfiguration
+
+    var keyringPath: String { directory + "/keyring.json" }
+    var lockPath: String { directory + "/keyring.lock" }
+
+    struct Keys {
+        var keyringID: [UInt8]?
+        var dataKey: GuardedKey?
+        var whenUnlocked: GuardedKey?
+        var afterFirstUnlock: GuardedKey?
+        var names: GuardedKey?
+        var providerKind: String?
+    }
+
+    // Key material, all in guarded memory. `lock()` wipes the data key and the `whenUnlocked` class key; the
+    // name key and the `afterFirstUnlock` class key live until the store is released.
+    let keyMaterial = Mutex(Keys())
+
+    /// Opens a keyring, locked. Creates its folder (0700) if needed; the keyring itself is created by the first
+    /// ``unlock(with:)``.
+    /// - Throws: ``StorageError`` `.invalidArgument` for a bad keyring name, `.symbolicLink` when the folder is
+    ///   a link, or an I/O error.
+    public init(
+        keyring: String = "default", paths: StoragePaths, configuration: SecretsConfiguration = SecretsConfiguration()
+    ) throws {
+        try Sodium.ensureReady()
+        guard !keyring.isEmpty, keyring.count <= 100,
+            keyring.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }),
+            !keyring.hasPrefix(".")
+        else {
+            throw StorageError(
+                .invalidArgument, "a keyring name is letters, digits, '.', '_' and '-' (not starting with '.')",
+                tier: .secrets, key: keyring)
+        }
+        self.keyring = keyring
+        self.configuration = configuration
+        let folder = try paths.path(for: keyring, in: .secrets, createParents: true)
+        do {
+            try Sys.mkdir(folder, 0o700)
+        } catch let error where error.code == EEXIST {
+            // Exists: path(for:) already refused a link; make sure it is a folder.
+            var info = stat()
+            guard lstat(folder, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
+                throw StorageError(.invalidArgument, "the keyring path is not a folder", tier: .secrets, path: folder)
+            }
+        } catch {
+            throw error.storageError("cannot create the keyring folder", tier: .secrets, path: folder)
+        }
+        self.directory = folder
+        AtomicFile.removeStaleTemporaries(in: folder)
+    }
+
+    /// Opens and unlocks a keyring, creating it on first use.
+    public convenience init(
+        keyring: String = "default", paths: StoragePaths, unlockingWith provider: KeyProvider,
+        configuration: SecretsConfiguration = SecretsConfiguration()
+    ) throws {
+        try self.init(keyring: keyring, paths: paths, configuration: configuration)
+        try unlock(with: provider)
+    }
+
+    /// Whether the keyring file exists yet.
+    public var keyringExists: Bool { FileManager.default.fileExists(atPath: keyringPath) }
+
+    /// Whether the data key is out of memory (never unlocked, or locked since).
+    public var isLocked: Bool { keyMaterial.withLock { $0.dataKey == nil } }
+
+    /// Unlocks the keyring, creating it (with a new random data key) if it does not exist yet.
+    /// - Throws: ``StorageError``: `.authenticationFailed` for a wrong passphrase or key (nothing changes),
+    ///   `.invalidArgument` when the provider is of another kind than the one that created the keyring,
+    ///   `.corrupt` or `.unsupportedVersion` for a bad keyring file.
+    public func unlock(with provider: KeyProvider) throws {
+        let file: KeyringFile
+        let dataKey: GuardedKey
+        if let existing = try readKeyring() {
+            file = existing
+            dataKey = try unwrap(existing, with: provider)
+        } else {
+            // Create under the exclusive lock, re-checking: two processes must not make two data keys.
+            (file, dataKey) = try FileLock(path: lockPath).withLock(.exclusive, timeout: configuration.lockTimeout) {
+                if let raced = try readKeyring() { return (raced, try unwrap(raced, with: provider)) }
+                let dataKey = try GuardedKey.random()
+                let kdf = provider.kind == "passphrase" ? newKDFParameters() : nil
+                let wrapping = try provider.wrappingKey(kdf: kdf)
+                defer { wrapping.wipe() }
+                let file = try KeyringFile.wrapping(
+                    dataKey, name: keyring, id: Sodium.random(16), provider: provider.kind, kdf: kdf, with: wrapping)
+                try AtomicFile.write(file.serialized, to: keyringPath, permissions: 0o600)
+                return (file, dataKey)
+            }
+        }
+        let whenUnlocked = try dataKey.derive("strata item key: when unlocked")
+        let afterFirstUnlock = try dataKey.derive("strata item key: after first unlock")
+        let names = try dataKey.derive("strata item names")
+        keyMaterial.withLock { keys in
+            keys.keyringID = file.id
+            keys.dataKey = dataKey
+            keys.whenUnlocked = whenUnlocked
+            keys.afterFirstUnlock = afterFirstUnlock
+            keys.names = names
+            keys.providerKind = file.provider
+        }
+    }
+
+    /// Wipes the data key and the `whenUnlocked` key from memory. `afterFirstUnlock` items stay readable (and
+    /// writable) until the store is released, as on Apple's keychain.
+    public func lock() {
+        keyMaterial.withLock { keys in
+            keys.dataKey?.wipe()
+            keys.whenUnlocked?.wipe()
+            keys.dataKey = nil
+            keys.whenUnlocked = nil
+        }
+    }
+
+    /// Rewraps the data key under a new provider (a new passphrase, or another kind of key). Items are not
+    /// touched: this is one atomic write of `keyring.json`.
+    /// - Throws: ``StorageError`` `.locked` when the store is locked, or a write error (the old key still works).
+    public func changeKey(to provider: KeyProvider) throws {
+        guard let dataKey = keyMaterial.withLock({ $0.dataKey }) else {
+            throw StorageError(.locked, "changing the key needs the store unlocked", tier: .secrets, path: keyringPath)
+        }
+        try FileLock(path: lockPath).withLock(.exclusive, timeout: configuration.lockTimeout) {
+            guard let current = try readKeyring() else {
+                throw StorageError(.notFound, "the keyring file disappeared", tier: .secrets, path: keyringPath)
+            }
+            let kdf = provider.kind == "passphrase" ? newKDFParameters() : nil
+            let wrapping = try provider.wrappingKey(kdf: kdf)
+            defer { wrapping.wipe() }
+            let file = try KeyringFile.wrapping(
+                dataKey, name: keyring, id: current.id, provider: provider.kind, kdf: kdf, with: wrapping)
+            try AtomicFile.write(file.serialized, to: keyringPath, permissions: 0o600)
+        }
+        keyMaterial.withLock { $0.providerKind = provider.kind }
+    }
+
+    func newKDFParameters() -> KDFParameters {
+        KDFParameters(
+            salt: Sodium.random(Sodium.saltBytes), operations: configuration.passwordHashCost.operations,
+            memory: configuration.passwordHashCost.memory)
+    }
+
+    func readKeyring() throws -> KeyringFile? {
+        guard let data = try AtomicFile.read(keyringPath, maximumSize: 64 << 10) else { return nil }
+        return try KeyringFile.parse(data, expectedName: keyring, path: keyringPath)
+    }
+
+    func unwrap(_ file: KeyringFile, with provider: KeyProvider) throws -> GuardedKey {
+        guard file.provider == provider.kind else {
+            throw StorageError(
+                .invalidArgument, "the keyring is protected by a \(file.provider), not a \(provider.kind)",
+                tier: .secrets, path: keyringPath, recovery: "Unlock it with the kind of key it was created with")
+        }
+        let wrapping = try provider.wrappingKey(kdf: file.kdf)
+        defer { wrapping.wipe() }
+        return try file.unwrap(with: wrapping, path: keyringPath)
+    }
+}

@@ -1,0 +1,115 @@
+internal import CSodium
+import Foundation
+import StrataCore
+
+/// The only file that calls libsodium: initialization, randomness, the AEAD, the password hash, keyed hashing
+/// and guarded memory. Nothing here is public, and no C type leaves this file.
+enum Sodium {
+    static let keyBytes = 32
+    static let nonceBytes = 24
+    static let tagBytes = 16
+    static let saltBytes = 16
+
+    /// `sodium_init` once per process; every entry point of the module calls this first.
+    static let ready: Bool = sodium_init() >= 0
+
+    static func ensureReady() throws {
+        guard ready else { throw StorageError(.io, "libsodium failed to initialize", tier: .secrets) }
+    }
+
+    static func random(_ count: Int) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        if count > 0 { bytes.withUnsafeMutableBytes { randombytes_buf($0.baseAddress!, $0.count) } }
+        return bytes
+    }
+
+    static func randomFill(_ buffer: UnsafeMutableRawBufferPointer) {
+        guard let base = buffer.baseAddress, buffer.count > 0 else { return }
+        randombytes_buf(base, buffer.count)
+    }
+
+    /// XChaCha20-Poly1305 (IETF): returns ciphertext followed by the 16-byte tag.
+    static func seal(
+        _ plaintext: UnsafeRawBufferPointer, additionalData: [UInt8], nonce: [UInt8], key: UnsafeRawBufferPointer
+    ) -> [UInt8] {
+        precondition(nonce.count == nonceBytes && key.count == keyBytes)
+        var output = [UInt8](repeating: 0, count: plaintext.count + tagBytes)
+        var length: UInt64 = 0
+        let empty: [UInt8] = [0]
+        empty.withUnsafeBytes { placeholder in
+            // An empty plaintext has no base address; libsodium reads nothing from the pointer then.
+            let message = (plaintext.baseAddress ?? placeholder.baseAddress!).assumingMemoryBound(to: UInt8.self)
+            output.withUnsafeMutableBufferPointer { out in
+                _ = crypto_aead_xchacha20poly1305_ietf_encrypt(
+                    out.baseAddress!, &length, message, UInt64(plaintext.count), additionalData,
+                    UInt64(additionalData.count), nil, nonce, key.baseAddress!.assumingMemoryBound(to: UInt8.self))
+            }
+        }
+        return output
+    }
+
+    /// Opens what ``seal(_:additionalData:nonce:key:)`` made, writing the plaintext into `output`.
+    /// - Returns: `false` when authentication fails (wrong key, edited bytes, other associated data).
+    static func open(
+        _ ciphertext: UnsafeRawBufferPointer, additionalData: [UInt8], nonce: UnsafeRawBufferPointer,
+        key: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer
+    ) -> Bool {
+        guard ciphertext.count >= tagBytes, output.count >= ciphertext.count - tagBytes, nonce.count == nonceBytes,
+            key.count == keyBytes
+        else { return false }
+        var length: UInt64 = 0
+        var spare: UInt8 = 0
+        let target =
+            output.baseAddress?.assumingMemoryBound(to: UInt8.self) ?? withUnsafeMutablePointer(to: &spare) { $0 }
+        let status = crypto_aead_xchacha20poly1305_ietf_decrypt(
+            target, &length, nil,
+            ciphertext.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(ciphertext.count), additionalData,
+            UInt64(additionalData.count), nonce.baseAddress!.assumingMemoryBound(to: UInt8.self),
+            key.baseAddress!.assumingMemoryBound(to: UInt8.self))
+        return status == 0
+    }
+
+    /// Argon2id13 into `output`. Fails only when the memory cannot be had.
+    static func passwordHash(
+        _ password: UnsafeRawBufferPointer, salt: [UInt8], operations: UInt64, memory: Int,
+        into output: UnsafeMutableRawBufferPointer
+    ) -> Bool {
+        guard let passwordBase = password.baseAddress, password.count > 0 else { return false }
+        return crypto_pwhash(
+            output.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(output.count),
+            passwordBase.assumingMemoryBound(to: CChar.self), UInt64(password.count), salt, operations,
+            memory, crypto_pwhash_ALG_ARGON2ID13) == 0
+    }
+
+    /// Keyed BLAKE2b (`crypto_generichash`).
+    static func keyedHash(_ message: [UInt8], key: UnsafeRawBufferPointer, length: Int) -> [UInt8] {
+        var output = [UInt8](repeating: 0, count: length)
+        output.withUnsafeMutableBufferPointer { out in
+            _ = crypto_generichash(
+                out.baseAddress!, length, message, UInt64(message.count),
+                key.baseAddress!.assumingMemoryBound(to: UInt8.self), key.count)
+        }
+        return output
+    }
+
+    /// Keyed BLAKE2b straight into guarded memory (for deriving subkeys).
+    static func keyedHash(_ message: [UInt8], key: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) {
+        _ = crypto_generichash(
+            output.baseAddress!.assumingMemoryBound(to: UInt8.self), output.count, message, UInt64(message.count),
+            key.baseAddress!.assumingMemoryBound(to: UInt8.self), key.count)
+    }
+
+    static func memzero(_ buffer: UnsafeMutableRawBufferPointer) {
+        guard let base = buffer.baseAddress else { return }
+        sodium_memzero(base, buffer.count)
+    }
+
+    static func constantTimeEqual(_ left: [UInt8], _ right: [UInt8]) -> Bool {
+        left.count == right.count && sodium_memcmp(left, right, left.count) == 0
+    }
+
+    // Guarded memory: pages with guard pages around them, locked in RAM, inaccessible unless opened.
+    static func guardedAllocate(_ count: Int) -> UnsafeMutableRawPointer? { sodium_malloc(count) }
+    static func guardedFree(_ pointer: UnsafeMutableRawPointer) { sodium_free(pointer) }
+    static func guardedReadOnly(_ pointer: UnsafeMutableRawPointer) { _ = sodium_mprotect_readonly(pointer) }
+}
