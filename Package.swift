@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "StrataConformance", targets: ["StrataConformance"]),
         .library(name: "StrataDefaults", targets: ["StrataDefaults"]),
         .library(name: "StrataSecrets", targets: ["StrataSecrets"]),
+        .library(name: "StrataRecords", targets: ["StrataRecords"]),
         .executable(name: "strata", targets: ["strata"]),
     ],
     targets: [
@@ -35,7 +36,8 @@ let package = Package(
         .target(name: "StrataCore"),
         .target(name: "StrataDefaults", dependencies: ["StrataCore"]),
         .target(name: "StrataSecrets", dependencies: ["StrataCore", "CSodium"]),
-        .target(name: "Strata", dependencies: ["StrataCore", "StrataDefaults", "StrataSecrets"]),
+        .target(name: "StrataRecords", dependencies: ["StrataCore", "CSQLite"]),
+        .target(name: "Strata", dependencies: ["StrataCore", "StrataDefaults", "StrataSecrets", "StrataRecords"]),
         .executableTarget(name: "strata", dependencies: ["Strata"]),
         .target(name: "StrataConformance", dependencies: ["StrataCore"]),
 
@@ -43,7 +45,8 @@ let package = Package(
         .target(name: "StrataTestSupport", dependencies: ["StrataCore"]),
         // The child program that tests spawn, hold locks in, and kill with SIGKILL.
         .executableTarget(
-            name: "strata-test-child", dependencies: ["StrataCore", "StrataDefaults", "StrataSecrets"],
+            name: "strata-test-child",
+            dependencies: ["StrataCore", "StrataDefaults", "StrataSecrets", "StrataRecords"],
             path: "Tests/Child"),
 
         // Benchmarks: Strata beside the baseline a user would otherwise pick, in one run.
@@ -54,6 +57,9 @@ let package = Package(
         .executableTarget(
             name: "strata-bench-secrets", dependencies: ["BenchmarkKit", "StrataSecrets", "CSodium"],
             path: "Benchmarks/SecretsBenchmark"),
+        .executableTarget(
+            name: "strata-bench-records", dependencies: ["BenchmarkKit", "StrataRecords", "CSQLite"],
+            path: "Benchmarks/RecordsBenchmark"),
 
         .testTarget(
             name: "StrataCoreTests",
@@ -66,6 +72,10 @@ let package = Package(
         .testTarget(
             name: "StrataSecretsTests",
             dependencies: ["StrataSecrets", "StrataConformance", "StrataTestSupport", "strata-test-child"]
+        ),
+        .testTarget(
+            name: "StrataRecordsTests",
+            dependencies: ["StrataRecords", "StrataConformance", "StrataTestSupport", "strata-test-child"]
         ),
         .testTarget(
             name: "StrataCLITests",

@@ -1,4 +1,5 @@
 @_exported public import StrataDefaults
+@_exported public import StrataRecords
 @_exported public import StrataSecrets
 
 extension Storage {

@@ -59,6 +59,8 @@ public struct StorageError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let locked = Code(rawValue: "locked")
         /// A key did not open what it should: a wrong passphrase or key, or a tampered keyring.
         public static let authenticationFailed = Code(rawValue: "authentication-failed")
+        /// A uniqueness constraint or a relation's delete rule refused the change.
+        public static let constraintViolation = Code(rawValue: "constraint-violation")
         /// The item is bound to another machine (a `...ThisDeviceOnly` item copied elsewhere).
         public static let deviceMismatch = Code(rawValue: "device-mismatch")
     }
@@ -79,6 +81,12 @@ public struct StorageError: Error, Sendable, Hashable, CustomStringConvertible {
     public var recovery: String?
     /// The tier the value should go to instead, when the error is that it belongs elsewhere.
     public var suggestedTier: Tier?
+    /// The named group the operation worked on: a records collection, a defaults suite, a keyring.
+    public var collection: String?
+    /// What was being done, in a word or two (`insert`, `query`, `migrate to 3`).
+    public var operation: String?
+    /// The code of the library underneath, when there is one (SQLite's extended result code for records).
+    public var underlyingCode: Int32?
 
     /// Creates an error. Prefer the codes' static members for `code`.
     public init(
@@ -106,8 +114,11 @@ public struct StorageError: Error, Sendable, Hashable, CustomStringConvertible {
         var text = "\(code): \(message)"
         var places: [String] = []
         if let tier { places.append("tier \(tier.rawValue)") }
+        if let collection { places.append("collection \(Self.quoted(collection))") }
         if let key { places.append("key \(Self.quoted(key))") }
         if let path { places.append("path \(Self.quoted(path))") }
+        if let operation { places.append("during \(operation)") }
+        if let underlyingCode { places.append("code \(underlyingCode)") }
         if !places.isEmpty { text += " (" + places.joined(separator: ", ") + ")" }
         if let errno { text += ": \(String(cString: strerror(errno))) (errno \(errno))" }
         if let recovery { text += ". " + recovery }

@@ -3,6 +3,7 @@
 import Foundation
 import StrataCore
 import StrataDefaults
+import StrataRecords
 import StrataSecrets
 
 #if canImport(Glibc)
@@ -13,6 +14,17 @@ import StrataSecrets
 
 func say(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+struct Counter: Codable, Identifiable, Sendable {
+    var id: String
+    var value: Int
+}
+
+struct BatchItem: Codable, Identifiable, Sendable {
+    var id: String
+    var batch: Int
+    var payload: String
 }
 
 /// A 32-byte key from 64 hex characters.
@@ -118,6 +130,33 @@ do {
             say(try store.get(service: arguments[3], account: arguments[4])?.stringValue ?? "absent")
         } catch let error as StorageError {
             say("error \(error.code)")
+        }
+    case "records-increment":
+        // records-increment PATH COUNT: COUNT transactions, each reading and incrementing one counter record.
+        let store = try RecordStore(path: arguments[1])
+        let counters = try store.collection(Counter.self, named: "counters")
+        for _ in 0..<(Int(arguments[2]) ?? 1) {
+            try store.write { transaction in
+                var counter = try transaction(counters).get(id: "shared") ?? Counter(id: "shared", value: 0)
+                counter.value += 1
+                try transaction(counters).upsert(counter)
+            }
+        }
+        say("done")
+    case "records-batch-loop":
+        // records-batch-loop PATH START: transactions of 20 records each (batch N), saying `committed N`.
+        let store = try RecordStore(path: arguments[1])
+        let items = try store.collection(BatchItem.self, named: "items")
+        var batch = Int(arguments[2]) ?? 0
+        while true {
+            try store.write { transaction in
+                for index in 0..<20 {
+                    try transaction(items).insert(
+                        BatchItem(id: "\(batch)-\(index)", batch: batch, payload: String(repeating: "p", count: 200)))
+                }
+            }
+            say("committed \(batch)")
+            batch += 1
         }
     default:
         FileHandle.standardError.write(

@@ -1,0 +1,147 @@
+import Foundation
+import StrataCore
+
+extension RecordCollection {
+    /// Writes the collection as JSON Lines (one record per line, in id order), streamed in batches, replacing
+    /// `path` atomically.
+    /// - Returns: How many records were written.
+    @discardableResult
+    public func exportJSONLines(to path: String) throws -> Int {
+        var written = 0
+        try AtomicFile.write(to: path, permissions: 0o600) { writer in
+            var after: String? = nil
+            while true {
+                // Batches by id keep memory flat and each read short.
+                let batch: [(String, [UInt8])] = try store.read { connection in
+                    let statement = try connection.statement(
+                        after == nil
+                            ? "SELECT id, body FROM c_\(name) ORDER BY id LIMIT 1000"
+                            : "SELECT id, body FROM c_\(name) WHERE id > ? ORDER BY id LIMIT 1000",
+                        operation: "export", collection: name)
+                    if let after { statement.bind(.text(after), at: 1) }
+                    var rows: [(String, [UInt8])] = []
+                    while try statement.step() {
+                        rows.append((statement.text(0), statement.withBytes(1) { [UInt8]($0) }))
+                    }
+                    return rows
+                }
+                guard let last = batch.last else { break }
+                var chunk = [UInt8]()
+                for (_, body) in batch {
+                    chunk += body
+                    chunk.append(0x0A)
+                }
+                try chunk.withUnsafeBytes { try writer.write($0) }
+                written += batch.count
+                after = last.0
+            }
+        }
+        return written
+    }
+
+    /// Imports JSON Lines: every line is checked first (valid JSON, decodes as a record), and only if all are
+    /// good are they stored, in one transaction.
+    /// - Parameters:
+    ///   - path: The file; empty lines are skipped.
+    ///   - replacingExisting: Whether a record whose id exists is replaced (upsert) or makes the import fail.
+    ///     The default is `false`.
+    /// - Returns: How many records were stored.
+    /// - Throws: ``StorageError`` `.invalidArgument` listing the bad lines by number (nothing is stored), or a
+    ///   database error (the transaction is rolled back: nothing is stored).
+    @discardableResult
+    public func importJSONLines(from path: String, replacingExisting: Bool = false) throws -> Int {
+        var problems: [String] = []
+        var badCount = 0
+        var good = 0
+        var seen = Set<String>()
+        try JSONLinesReader.forEachLine(in: path) { number, line in
+            guard !line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) else { return }
+            do {
+                let record = try line.withUnsafeBytes { try FastJSONDecoder.decode(R.self, from: $0) }
+                if !seen.insert(record.id.recordKey).inserted {
+                    throw StorageError(
+                        .invalidArgument, "the id '\(record.id.recordKey)' appears twice in the file", tier: .records)
+                }
+                good += 1
+            } catch {
+                badCount += 1
+                if problems.count < 20 { problems.append("line \(number): \(Self.explain(error))") }
+            }
+        }
+        guard badCount == 0 else {
+            throw StorageError(
+                .invalidArgument,
+                "\(badCount) bad line(s), nothing imported: " + problems.joined(separator: "; ")
+                    + (badCount > problems.count ? "; …" : ""),
+                tier: .records, path: path, collection: name, operation: "import")
+        }
+        var stored = 0
+        try store.write { transaction in
+            let bound = transaction(self)
+            try JSONLinesReader.forEachLine(in: path) { _, line in
+                guard !line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) else { return }
+                let record = try line.withUnsafeBytes { try FastJSONDecoder.decode(R.self, from: $0) }
+                if replacingExisting { try bound.upsert(record) } else { try bound.insert(record) }
+                stored += 1
+            }
+        }
+        return stored
+    }
+
+    static func explain(_ error: any Error) -> String {
+        switch error {
+        case let parse as JSONParseError: return "not JSON (\(parse))"
+        case let decoding as DecodingError: return RecordCoder.describe(decoding)
+        case let storage as StorageError: return storage.message
+        default: return "\(error)"
+        }
+    }
+}
+
+extension StorageError {
+    init(_ code: Code, _ message: String, tier: Tier, path: String, collection: String, operation: String) {
+        self.init(code, message, tier: tier, path: path)
+        self.collection = collection
+        self.operation = operation
+    }
+}
+
+/// Reads a file line by line in 64 KiB chunks, so memory stays flat whatever its size.
+enum JSONLinesReader {
+    static let maximumLineLength = 16 << 20
+
+    static func forEachLine(in path: String, _ body: (Int, [UInt8]) throws -> Void) throws {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw StorageError(.notFound, "cannot open the file to import", tier: .records, path: path)
+        }
+        defer { try? handle.close() }
+        var pending = [UInt8]()
+        var number = 0
+        while true {
+            let chunk: Data
+            do {
+                chunk = try handle.read(upToCount: 64 << 10) ?? Data()
+            } catch {
+                throw StorageError(.io, "cannot read the file to import: \(error)", tier: .records, path: path)
+            }
+            if chunk.isEmpty { break }
+            pending += chunk
+            var start = 0
+            while let newline = pending[start...].firstIndex(of: 0x0A) {
+                number += 1
+                try body(number, Array(pending[start..<newline]))
+                start = newline + 1
+            }
+            pending.removeFirst(start)
+            guard pending.count <= maximumLineLength else {
+                throw StorageError(
+                    .tooLarge, "line \(number + 1) is longer than \(maximumLineLength) bytes", tier: .records,
+                    path: path)
+            }
+        }
+        if !pending.isEmpty {
+            number += 1
+            try body(number, pending)
+        }
+    }
+}

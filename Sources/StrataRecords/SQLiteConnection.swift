@@ -1,0 +1,243 @@
+internal import CSQLite
+import Foundation
+import StrataCore
+
+/// One SQLite connection: the only type that calls the SQLite C API. Not thread-safe by itself; the store
+/// hands each connection to one thread at a time under a lock.
+final class SQLiteConnection {
+    let path: String
+    private var handle: OpaquePointer?
+    private var statements: [String: SQLiteStatement] = [:]
+
+    /// Opens (creating if asked) a database in WAL mode with the store's pragmas.
+    init(path: String, readOnly: Bool, create: Bool, configuration: RecordsConfiguration) throws {
+        self.path = path
+        var flags = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
+        if create && !readOnly { flags |= SQLITE_OPEN_CREATE }
+        flags |= SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW
+        var db: OpaquePointer?
+        let status = sqlite3_open_v2(path, &db, flags, nil)
+        handle = db
+        guard status == SQLITE_OK, db != nil else {
+            let error = self.error(status, "cannot open the database", operation: "open")
+            sqlite3_close_v2(db)
+            handle = nil
+            throw error
+        }
+        sqlite3_extended_result_codes(db, 1)
+        sqlite3_busy_timeout(db, Int32(configuration.busyTimeoutMilliseconds))
+        // Reading the schema is the first thing that touches the file: a foreign file fails here, typed.
+        try execute("PRAGMA schema_version", operation: "open")
+        if !readOnly {
+            try execute("PRAGMA journal_mode=WAL", operation: "open")
+        }
+        try execute("PRAGMA synchronous=\(configuration.synchronous.rawValue)", operation: "open")
+        try execute("PRAGMA foreign_keys=OFF", operation: "open")
+    }
+
+    deinit { close() }
+
+    func close() {
+        for statement in statements.values { statement.finalize() }
+        statements.removeAll()
+        if let handle { sqlite3_close_v2(handle) }
+        handle = nil
+    }
+
+    /// Runs SQL without results (several statements allowed).
+    func execute(_ sql: String, operation: String, collection: String? = nil) throws {
+        var message: UnsafeMutablePointer<CChar>?
+        let status = sqlite3_exec(handle, sql, nil, nil, &message)
+        if status != SQLITE_OK {
+            let text = message.map { String(cString: $0) }
+            sqlite3_free(message)
+            throw error(status, text ?? "a statement failed", operation: operation, collection: collection)
+        }
+    }
+
+    /// A prepared statement, cached by its SQL text.
+    func statement(_ sql: String, operation: String, collection: String? = nil) throws -> SQLiteStatement {
+        if let cached = statements[sql] {
+            cached.reset()
+            return cached
+        }
+        var raw: OpaquePointer?
+        let status = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &raw, nil)
+        guard status == SQLITE_OK, let raw else {
+            throw error(status, "cannot prepare a statement", operation: operation, collection: collection)
+        }
+        let statement = SQLiteStatement(raw, connection: self, operation: operation, collection: collection)
+        if statements.count > 256 {
+            for old in statements.values { old.finalize() }
+            statements.removeAll()
+        }
+        statements[sql] = statement
+        return statement
+    }
+
+    /// Resets every cached statement, so none keeps a read snapshot or lock open.
+    func resetStatements() {
+        for statement in statements.values { statement.reset() }
+    }
+
+    /// Rows changed by the last statement.
+    var changes: Int { Int(sqlite3_changes(handle)) }
+
+    /// `PRAGMA data_version`: changes when another connection commits.
+    func dataVersion() throws -> Int64 {
+        let statement = try self.statement("PRAGMA data_version", operation: "observe")
+        defer { statement.reset() }
+        guard try statement.step() else { return 0 }
+        return statement.int64(0)
+    }
+
+    var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+    /// Builds the error for a failed call, mapping SQLite's codes to Strata's.
+    func error(_ status: Int32, _ message: String, operation: String, collection: String? = nil) -> StorageError {
+        let extended = handle.map { sqlite3_extended_errcode($0) } ?? status
+        let detail =
+            handle.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(status))
+        let primary = extended & 0xFF
+        let code: StorageError.Code
+        var recovery: String?
+        switch primary {
+        case SQLITE_NOTADB, SQLITE_CORRUPT:
+            code = .corrupt
+            recovery =
+                "The file is not a Strata record store or is damaged; restore it from a backup (nothing was changed)"
+        case SQLITE_BUSY, SQLITE_LOCKED:
+            code = .lockTimeout
+            recovery = "Another connection or process held the database past the busy timeout; retry, or raise it"
+        case SQLITE_FULL: code = .noSpace
+        case SQLITE_PERM, SQLITE_READONLY, SQLITE_AUTH: code = .permissionDenied
+        case SQLITE_CANTOPEN: code = .io
+        case SQLITE_CONSTRAINT:
+            code = .constraintViolation
+            recovery = "A unique field already has this value in another record"
+        case SQLITE_TOOBIG: code = .tooLarge
+        default: code = .io
+        }
+        var error = StorageError(
+            code, "\(message): \(detail)", tier: .records, path: path, recovery: recovery)
+        error.operation = operation
+        error.collection = collection
+        error.underlyingCode = extended
+        return error
+    }
+}
+
+/// A prepared statement with typed binding and reading.
+final class SQLiteStatement {
+    private var raw: OpaquePointer?
+    unowned let connection: SQLiteConnection
+    let operation: String
+    let collection: String?
+
+    init(_ raw: OpaquePointer, connection: SQLiteConnection, operation: String, collection: String?) {
+        self.raw = raw
+        self.connection = connection
+        self.operation = operation
+        self.collection = collection
+    }
+
+    func finalize() {
+        sqlite3_finalize(raw)
+        raw = nil
+    }
+
+    func reset() {
+        sqlite3_reset(raw)
+        sqlite3_clear_bindings(raw)
+    }
+
+    func bind(_ values: [SQLiteValue]) {
+        for (index, value) in values.enumerated() { bind(value, at: Int32(index + 1)) }
+    }
+
+    func bind(_ value: SQLiteValue, at index: Int32) {
+        switch value {
+        case .null: sqlite3_bind_null(raw, index)
+        case .integer(let number): sqlite3_bind_int64(raw, index, number)
+        case .real(let number): sqlite3_bind_double(raw, index, number)
+        case .text(let text):
+            var text = text
+            text.withUTF8 { bytes in
+                _ = sqlite3_bind_text(
+                    raw, index, UnsafeRawPointer(bytes.baseAddress)?.assumingMemoryBound(to: CChar.self),
+                    Int32(bytes.count), strata_sqlite_transient())
+            }
+        case .blob(let data):
+            data.withUnsafeBytes { bytes in
+                _ = sqlite3_bind_blob(raw, index, bytes.baseAddress, Int32(bytes.count), strata_sqlite_transient())
+            }
+        }
+    }
+
+    /// Binds UTF-8 bytes as text without making a `String` first.
+    func bindText(_ bytes: UnsafeRawBufferPointer, at index: Int32) {
+        _ = sqlite3_bind_text(
+            raw, index, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(bytes.count),
+            strata_sqlite_transient())
+    }
+
+    /// Advances; `true` while there is a row.
+    func step() throws -> Bool {
+        let status = sqlite3_step(raw)
+        if status == SQLITE_ROW { return true }
+        if status == SQLITE_DONE { return false }
+        let error = connection.error(status, "a statement failed", operation: operation, collection: collection)
+        sqlite3_reset(raw)
+        throw error
+    }
+
+    /// Steps to completion, ignoring rows.
+    func run() throws {
+        while try step() {}
+    }
+
+    var columnCount: Int { Int(sqlite3_column_count(raw)) }
+
+    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(raw, column) == SQLITE_NULL }
+
+    func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(raw, column) }
+
+    func double(_ column: Int32) -> Double { sqlite3_column_double(raw, column) }
+
+    func text(_ column: Int32) -> String {
+        guard let pointer = sqlite3_column_text(raw, column) else { return "" }
+        let count = Int(sqlite3_column_bytes(raw, column))
+        return String(decoding: UnsafeRawBufferPointer(start: pointer, count: count), as: UTF8.self)
+    }
+
+    /// Lends the column's bytes (text or blob) without copying.
+    func withBytes<T>(_ column: Int32, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        let type = sqlite3_column_type(raw, column)
+        let pointer =
+            type == SQLITE_BLOB ? sqlite3_column_blob(raw, column) : UnsafeRawPointer(sqlite3_column_text(raw, column))
+        let count = Int(sqlite3_column_bytes(raw, column))
+        return try body(UnsafeRawBufferPointer(start: pointer, count: pointer == nil ? 0 : count))
+    }
+
+    func data(_ column: Int32) -> Data { withBytes(column) { Data($0) } }
+
+    /// The column as a value of whatever type SQLite holds.
+    func value(_ column: Int32) -> SQLiteValue {
+        switch sqlite3_column_type(raw, column) {
+        case SQLITE_INTEGER: .integer(int64(column))
+        case SQLITE_FLOAT: .real(double(column))
+        case SQLITE_TEXT: .text(text(column))
+        case SQLITE_BLOB: .blob(data(column))
+        default: .null
+        }
+    }
+}
+
+/// A value bound to or read from SQL.
+enum SQLiteValue: Sendable, Hashable {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+    case blob(Data)
+}
