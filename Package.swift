@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "StrataDefaults", targets: ["StrataDefaults"]),
         .library(name: "StrataSecrets", targets: ["StrataSecrets"]),
         .library(name: "StrataRecords", targets: ["StrataRecords"]),
+        .library(name: "StrataFiles", targets: ["StrataFiles"]),
         .executable(name: "strata", targets: ["strata"]),
     ],
     targets: [
@@ -33,11 +34,16 @@ let package = Package(
             providers: [.apt(["libsodium-dev"]), .brew(["libsodium"])]
         ),
 
-        .target(name: "StrataCore"),
+        // System headers Glibc's Swift module leaves out (extended attributes). Headers only.
+        .target(name: "CStrataSystem"),
+        .target(name: "StrataCore", dependencies: ["CStrataSystem"]),
         .target(name: "StrataDefaults", dependencies: ["StrataCore"]),
         .target(name: "StrataSecrets", dependencies: ["StrataCore", "CSodium"]),
         .target(name: "StrataRecords", dependencies: ["StrataCore", "CSQLite"]),
-        .target(name: "Strata", dependencies: ["StrataCore", "StrataDefaults", "StrataSecrets", "StrataRecords"]),
+        .target(name: "StrataFiles", dependencies: ["StrataCore", "CZlib"]),
+        .target(
+            name: "Strata",
+            dependencies: ["StrataCore", "StrataDefaults", "StrataSecrets", "StrataRecords", "StrataFiles"]),
         .executableTarget(name: "strata", dependencies: ["Strata"]),
         .target(name: "StrataConformance", dependencies: ["StrataCore"]),
 
@@ -46,7 +52,9 @@ let package = Package(
         // The child program that tests spawn, hold locks in, and kill with SIGKILL.
         .executableTarget(
             name: "strata-test-child",
-            dependencies: ["StrataCore", "StrataDefaults", "StrataSecrets", "StrataRecords"],
+            dependencies: [
+                "StrataCore", "StrataDefaults", "StrataSecrets", "StrataRecords", "StrataFiles",
+            ],
             path: "Tests/Child"),
 
         // Benchmarks: Strata beside the baseline a user would otherwise pick, in one run.
@@ -60,6 +68,9 @@ let package = Package(
         .executableTarget(
             name: "strata-bench-records", dependencies: ["BenchmarkKit", "StrataRecords", "CSQLite"],
             path: "Benchmarks/RecordsBenchmark"),
+        .executableTarget(
+            name: "strata-bench-files", dependencies: ["BenchmarkKit", "StrataFiles"], path: "Benchmarks/FilesBenchmark"
+        ),
 
         .testTarget(
             name: "StrataCoreTests",
@@ -76,6 +87,10 @@ let package = Package(
         .testTarget(
             name: "StrataRecordsTests",
             dependencies: ["StrataRecords", "StrataConformance", "StrataTestSupport", "strata-test-child"]
+        ),
+        .testTarget(
+            name: "StrataFilesTests",
+            dependencies: ["StrataFiles", "StrataConformance", "StrataTestSupport", "strata-test-child"]
         ),
         .testTarget(
             name: "StrataCLITests",

@@ -94,7 +94,7 @@ struct Timing {
 }
 
 func runStrata(_ count: Int, gets: [String]) throws -> Timing {
-    let path = folder + "/strata-\(count).sqlite"
+    let path = folder + "/strata-\(count)-\(UInt32.random(in: 0...UInt32.max)).sqlite"
     let store = try RecordStore(path: path)
     let people = try store.collection(Person.self, named: "people", indexes: [.field("age")])
     let records = (0..<count).map(person)

@@ -1,4 +1,5 @@
 @_exported public import StrataDefaults
+@_exported public import StrataFiles
 @_exported public import StrataRecords
 @_exported public import StrataSecrets
 
@@ -27,6 +28,12 @@ extension Storage {
                 }
                 return try SecretStore(
                     keyring: "default", paths: requirePaths(paths, for: .secrets), unlockingWith: key)
+            },
+            BuiltIn(tier: .records, name: "sqlite") { paths in
+                try RecordStore(name: "main", paths: requirePaths(paths, for: .records))
+            },
+            BuiltIn(tier: .files, name: "filesystem") { paths in
+                try FileStore(paths: requirePaths(paths, for: .files))
             },
         ]
     }

@@ -107,6 +107,40 @@ public enum AtomicFile {
             try data.withUnsafeBytes { try write($0) }
         }
 
+        /// Sets an extended attribute on the new file; it is renamed into place with the content, atomically.
+        /// - Returns: `false` when the file system does not support extended attributes.
+        /// - Throws: ``StorageError`` for other failures.
+        @discardableResult
+        public func setExtendedAttribute(_ name: String, _ value: [UInt8]) throws -> Bool {
+            do {
+                try Sys.setAttribute(fd, name, value)
+                return true
+            } catch  where error.code == ENOTSUP || error.code == EOPNOTSUPP {
+                return false
+            } catch {
+                throw error.storageError("cannot set the extended attribute \(name)", path: path)
+            }
+        }
+
+        /// Overwrites bytes already written, at `offset` (to patch a header once the data after it is known).
+        /// - Throws: ``StorageError``.
+        public func write(_ bytes: [UInt8], at offset: Int) throws {
+            guard offset >= 0, offset + bytes.count <= count else {
+                throw StorageError(.invalidArgument, "a patch must fall inside what was written", path: path)
+            }
+            var done = 0
+            while done < bytes.count {
+                let written = bytes.withUnsafeBytes { buffer in
+                    pwrite(fd, buffer.baseAddress! + done, bytes.count - done, off_t(offset + done))
+                }
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    throw Errno.current.storageError("cannot patch the new content", path: path)
+                }
+                done += written
+            }
+        }
+
         /// Appends the bytes of `buffer`.
         /// - Throws: ``StorageError`` (`.noSpace` when the disk is full).
         public mutating func write(_ buffer: UnsafeRawBufferPointer) throws {

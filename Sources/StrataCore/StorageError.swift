@@ -59,6 +59,10 @@ public struct StorageError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let locked = Code(rawValue: "locked")
         /// A key did not open what it should: a wrong passphrase or key, or a tampered keyring.
         public static let authenticationFailed = Code(rawValue: "authentication-failed")
+        /// The caller cancelled the operation; nothing was changed.
+        public static let cancelled = Code(rawValue: "cancelled")
+        /// An archive entry or a decompressed size broke a safety limit (a decompression bomb, too many entries).
+        public static let limitExceeded = Code(rawValue: "limit-exceeded")
         /// A uniqueness constraint or a relation's delete rule refused the change.
         public static let constraintViolation = Code(rawValue: "constraint-violation")
         /// The item is bound to another machine (a `...ThisDeviceOnly` item copied elsewhere).

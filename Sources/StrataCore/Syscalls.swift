@@ -1,9 +1,11 @@
+package import Foundation
+
 #if canImport(Glibc)
-    package import Glibc
+    import Glibc
 #elseif canImport(Musl)
-    package import Musl
+    import Musl
 #elseif canImport(Darwin)
-    package import Darwin
+    import Darwin
 #endif
 
 /// An `errno` value thrown by the system-call seam.
@@ -63,6 +65,24 @@ package enum Sys {
 
     package static func read(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int {
         try retrying(.read, nil) { system_read(fd, buffer.baseAddress, buffer.count) }
+    }
+
+    /// Reads into the start of `buffer`.
+    package static func read(_ fd: Int32, into buffer: inout [UInt8]) throws(Errno) -> Int {
+        var result: Result<Int, Errno> = .success(0)
+        buffer.withUnsafeMutableBytes { bytes in
+            do throws(Errno) { result = .success(try read(fd, bytes)) } catch { result = .failure(error) }
+        }
+        return try result.get()
+    }
+
+    /// Writes every byte of `data`.
+    package static func writeAll(_ fd: Int32, _ data: Data, path: String? = nil) throws(Errno) {
+        var result: Result<Void, Errno> = .success(())
+        data.withUnsafeBytes { bytes in
+            do throws(Errno) { try writeAll(fd, bytes, path: path) } catch { result = .failure(error) }
+        }
+        try result.get()
     }
 
     package static func pread(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(Errno)

@@ -60,29 +60,33 @@ public final class ChildProcess: Sendable {
         process.standardError = stderr
         process.standardInput = stdin
         self.process = process
-        stdout.fileHandleForReading.readabilityHandler = { [shared] handle in
-            let chunk = handle.availableData
-            shared.output.withLock { state in
-                if chunk.isEmpty {
-                    state.ended = true
-                } else {
-                    state.all.append(chunk)
-                    state.partial.append(chunk)
-                    while let newline = state.partial.firstIndex(of: 0x0A) {
-                        let line = state.partial[state.partial.startIndex..<newline]
-                        state.lines.append(String(decoding: line, as: UTF8.self))
-                        state.partial.removeSubrange(state.partial.startIndex...newline)
+        // One thread per pipe reads in order until end of file (readability handlers may overlap and reorder).
+        let out = stdout.fileHandleForReading
+        let err = stderr.fileHandleForReading
+        Thread.detachNewThread { [shared] in
+            while true {
+                let chunk = out.availableData
+                shared.output.withLock { state in
+                    if chunk.isEmpty {
+                        state.ended = true
+                    } else {
+                        state.all.append(chunk)
+                        state.partial.append(chunk)
+                        while let newline = state.partial.firstIndex(of: 0x0A) {
+                            let line = state.partial[state.partial.startIndex..<newline]
+                            state.lines.append(String(decoding: line, as: UTF8.self))
+                            state.partial.removeSubrange(state.partial.startIndex...newline)
+                        }
                     }
                 }
+                shared.changed.signal()
+                if chunk.isEmpty { return }
             }
-            if chunk.isEmpty { handle.readabilityHandler = nil }
-            shared.changed.signal()
         }
-        stderr.fileHandleForReading.readabilityHandler = { [shared] handle in
-            let chunk = handle.availableData
-            if chunk.isEmpty {
-                handle.readabilityHandler = nil
-            } else {
+        Thread.detachNewThread { [shared] in
+            while true {
+                let chunk = err.availableData
+                if chunk.isEmpty { return }
                 shared.output.withLock { $0.errors.append(chunk) }
             }
         }

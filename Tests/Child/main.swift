@@ -3,6 +3,7 @@
 import Foundation
 import StrataCore
 import StrataDefaults
+import StrataFiles
 import StrataRecords
 import StrataSecrets
 
@@ -44,6 +45,16 @@ func content(version: Int, size: Int) -> Data {
     var data = Data("version \(version)\n".utf8)
     data.append(Data(repeating: UInt8(truncatingIfNeeded: version), count: size))
     return data
+}
+
+/// The version in a `content(version:size:)` file, or `nil` when the file is not exactly one version.
+func parseVersion(_ data: Data, size: Int) -> Int? {
+    guard let newline = data.firstIndex(of: 0x0A),
+        let version = Int(String(decoding: data[..<newline], as: UTF8.self).dropFirst("version ".count))
+    else { return nil }
+    let body = data[(newline + 1)...]
+    guard body.count == size, body.allSatisfy({ $0 == UInt8(truncatingIfNeeded: version) }) else { return nil }
+    return version
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -158,6 +169,26 @@ do {
             say("committed \(batch)")
             batch += 1
         }
+    case "files-writer":
+        // files-writer ROOT KEY SIZE START: replace KEY with versions START, START+1, ... saying `wrote N`.
+        let store = try FileStore(root: arguments[1])
+        let size = Int(arguments[3]) ?? 65536
+        var version = Int(arguments[4]) ?? 1
+        while true {
+            try store.write(content(version: version, size: size), to: arguments[2])
+            say("wrote \(version)")
+            version += 1
+        }
+    case "files-reader":
+        // files-reader ROOT KEY SIZE COUNT: read KEY COUNT times; print `torn` on any read that is not one
+        // whole version, then `done`.
+        let store = try FileStore(root: arguments[1])
+        let size = Int(arguments[3]) ?? 65536
+        for _ in 0..<(Int(arguments[4]) ?? 100) {
+            guard let data = try store.readIfPresent(arguments[2]) else { continue }
+            if parseVersion(data, size: size) == nil { say("torn \(data.count)") }
+        }
+        say("done")
     default:
         FileHandle.standardError.write(
             Data("usage: strata-test-child hold-lock|try-lock|atomic-replace|defaults-... \n".utf8))

@@ -108,7 +108,8 @@ struct CommandLineToolTests {
             "-> secrets (Keychain, rule sensitive-to-secrets)",
             "-> records (CoreData, rule structured-to-records-coredata)", "-> files (FileManager, rule file-to-files)",
             "-> files (FileManager, rule large-preference-to-files)", "a second taker was refused",
-            "'../escape' refused",
+            "'../escape' refused", "by the plist backend", "by the sodium backend", "by the sqlite backend",
+            "by the filesystem backend", "stored 8 of 8 values; every tier answered.",
         ] {
             #expect(output.contains(expected), "missing: \(expected)")
         }

@@ -1,0 +1,2 @@
+// Headers only: this target exists so Swift can see <sys/xattr.h>.
+#include "CStrataSystem.h"

@@ -1,0 +1,36 @@
+public import Foundation
+
+/// What the store knows about a file.
+public struct FileMetadata: Sendable, Hashable {
+    /// The file's key (its relative path).
+    public var key: String
+    /// Its size in bytes.
+    public var size: Int
+    /// When its content last changed.
+    public var modificationDate: Date
+    /// When it was last read through a cache area (or by anything that updates access times).
+    public var accessDate: Date
+    /// Its media type, from the extension, else from its first bytes.
+    public var contentType: String
+    /// The CRC-32 recorded when it was written, or `nil` when the file system keeps no extended attributes or
+    /// the file was put there by something else.
+    public var checksum: UInt32?
+}
+
+/// A file whose content no longer matches what was recorded when it was written.
+public struct FileProblem: Sendable, Hashable, CustomStringConvertible {
+    public enum Kind: String, Sendable, Hashable {
+        /// The CRC-32 of the content differs from the recorded one: the bytes changed behind the store's back.
+        case checksumMismatch = "checksum-mismatch"
+        /// The size differs from the recorded one.
+        case sizeMismatch = "size-mismatch"
+        /// Nothing was recorded (written by another program, or a file system without extended attributes).
+        case unrecorded
+    }
+
+    public var key: String
+    public var kind: Kind
+    public var detail: String
+
+    public var description: String { "\(key): \(kind.rawValue) (\(detail))" }
+}

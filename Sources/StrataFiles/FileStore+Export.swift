@@ -1,0 +1,301 @@
+public import Foundation
+import StrataCore
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// How far an export or import has come.
+public struct TransferProgress: Sendable, Hashable {
+    /// Bytes of input processed so far.
+    public var bytesDone: Int
+    /// Bytes of input in all.
+    public var bytesTotal: Int
+    /// The entry being processed, for archives.
+    public var currentKey: String?
+}
+
+/// Options of an export.
+public struct ExportOptions: Sendable {
+    /// The deflate level, 0–9. The default is 6, as `gzip` and `zip` use.
+    public var level: Int32
+    /// Threads compressing at once. The default is every core.
+    public var threads: Int
+    /// Called as the export goes (from the exporting thread).
+    public var progress: (@Sendable (TransferProgress) -> Void)?
+    /// Polled between blocks; return `true` to stop (the export then throws `.cancelled`, leaving no output).
+    public var isCancelled: (@Sendable () -> Bool)?
+    /// Entries at least this large, or starting this far in, get ZIP64 fields (lowered by tests).
+    var zip64Threshold = 0xFFFF_0000
+
+    public init(
+        level: Int32 = 6, threads: Int = ProcessInfo.processInfo.activeProcessorCount,
+        progress: (@Sendable (TransferProgress) -> Void)? = nil, isCancelled: (@Sendable () -> Bool)? = nil
+    ) {
+        self.level = level
+        self.threads = threads
+        self.progress = progress
+        self.isCancelled = isCancelled
+    }
+}
+
+extension FileStore {
+    // MARK: gzip
+
+    /// Compresses one file to a gzip file at `destination` (a path outside or inside the store's folder),
+    /// replacing it atomically. The output is one gzip member (RFC 1952), compressed on every core.
+    /// - Returns: The compressed size.
+    /// - Throws: ``StorageError``: `.notFound`, `.cancelled` (no output left), or an I/O error.
+    @discardableResult
+    public func exportGzip(_ key: String, to destination: String, options: ExportOptions = ExportOptions()) throws
+        -> Int
+    {
+        let path = try path(for: key)
+        return try withLock(key, .shared) {
+            let fd = try open(path, key: key)
+            defer { Sys.close(fd) }
+            let total = Int((try? Sys.fstat(fd))?.st_size ?? 0)
+            let modified = UInt32(
+                truncatingIfNeeded: Int(
+                    (try? Sys.fstat(fd)).map { Self.date($0, modification: true).timeIntervalSince1970 } ?? 0))
+            var written = 0
+            try AtomicFile.write(to: destination, permissions: 0o600) { writer in
+                var header: [UInt8] = [0x1F, 0x8B, 8, 0]
+                header += littleEndian(modified, 4)
+                header += [options.level >= 9 ? 2 : options.level <= 1 ? 4 : 0, 3]  // XFL, OS = Unix
+                try writer.write(Data(header))
+                let deflater = ParallelDeflater(level: options.level, threads: options.threads)
+                let (crc, size) = try deflater.deflate(
+                    read: { buffer in try Self.readChunk(fd, into: &buffer, path: path, key: key) },
+                    sink: { compressed in try compressed.withUnsafeBytes { try writer.write($0) } },
+                    progress: { done in
+                        if options.isCancelled?() == true {
+                            throw StorageError(.cancelled, "the export was cancelled", tier: .files, key: key)
+                        }
+                        options.progress?(TransferProgress(bytesDone: done, bytesTotal: total, currentKey: key))
+                    })
+                try writer.write(Data(littleEndian(crc, 4) + littleEndian(UInt32(truncatingIfNeeded: size), 4)))
+                written = writer.count
+            }
+            return written
+        }
+    }
+
+    static func readChunk(_ fd: Int32, into buffer: inout [UInt8], path: String, key: String) throws -> Int {
+        do {
+            return try Sys.read(fd, into: &buffer)
+        } catch {
+            throw error.storageError("cannot read the file", tier: .files, key: key, path: path)
+        }
+    }
+
+    // MARK: zip
+
+    /// Writes the files under `prefixes` (folder keys, or file keys; `""` for everything) to a zip archive at
+    /// `destination`, replacing it atomically.
+    ///
+    /// Entries use deflate, or are stored when their data does not compress (JPEG, most audio, compressed
+    /// PDFs); names are UTF-8, timestamps are kept, and ZIP64 is used past 4 GiB or 65,535 entries. Large files
+    /// are compressed block by block on every core; small ones several at a time.
+    /// - Returns: The number of entries and the archive's size.
+    @discardableResult
+    public func exportZip(
+        _ prefixes: [String], to destination: String, options: ExportOptions = ExportOptions()
+    ) throws -> (entries: Int, bytes: Int) {
+        var keys: [String] = []
+        for prefix in prefixes {
+            if !prefix.isEmpty, try exists(prefix) { keys.append(prefix) } else { keys += try list(prefix: prefix) }
+        }
+        keys = Array(Set(keys)).sorted()
+        var sizes: [String: Int] = [:]
+        for key in keys { sizes[key] = try metadata(key)?.size ?? 0 }
+        let total = sizes.values.reduce(0, +)
+        var central: [ZipEntry] = []
+        var done = 0
+        var archiveSize = 0
+        try AtomicFile.write(to: destination, permissions: 0o600) { writer in
+            var index = 0
+            while index < keys.count {
+                if options.isCancelled?() == true {
+                    throw StorageError(.cancelled, "the export was cancelled", tier: .files)
+                }
+                // A batch of small files compressed in parallel, or one large file compressed block-parallel.
+                var batch: [String] = []
+                var batchBytes = 0
+                while index < keys.count, batch.count < options.threads * 4 {
+                    let size = sizes[keys[index]] ?? 0
+                    if size >= 1 << 20 && !batch.isEmpty { break }
+                    batch.append(keys[index])
+                    batchBytes += size
+                    index += 1
+                    if size >= 1 << 20 || batchBytes >= 8 << 20 { break }
+                }
+                if batch.count == 1, (sizes[batch[0]] ?? 0) >= 1 << 20 {
+                    central.append(
+                        try writeLargeEntry(batch[0], into: &writer, options: options) { bytes in
+                            options.progress?(
+                                TransferProgress(bytesDone: done + bytes, bytesTotal: total, currentKey: batch[0]))
+                        })
+                    done += sizes[batch[0]] ?? 0
+                } else {
+                    for entry in try compressSmall(batch, options: options) {
+                        central.append(try writeSmallEntry(entry, into: &writer, threshold: options.zip64Threshold))
+                        done += entry.size
+                        options.progress?(TransferProgress(bytesDone: done, bytesTotal: total, currentKey: entry.key))
+                    }
+                }
+            }
+            try writeCentralDirectory(central, into: &writer, threshold: options.zip64Threshold)
+            archiveSize = writer.count
+        }
+        return (central.count, archiveSize)
+    }
+
+    struct ZipEntry {
+        var name: String
+        var method: UInt16
+        var crc: UInt32
+        var compressedSize: Int
+        var size: Int
+        var offset: Int
+        var modified: Int
+    }
+
+    struct SmallEntry {
+        var key: String
+        var size: Int
+        var modified: Int
+        var crc: UInt32
+        var stored: Bool
+        var payload: [UInt8]
+    }
+
+    /// Reads and compresses a batch of small files concurrently.
+    func compressSmall(_ keys: [String], options: ExportOptions) throws -> [SmallEntry] {
+        let results = Mutex<[SmallEntry?]>(Array(repeating: nil, count: keys.count))
+        let failure = Mutex<(any Error)?>(nil)
+        DispatchQueue.concurrentPerform(iterations: keys.count) { index in
+            do {
+                let key = keys[index]
+                let data = try read(key)
+                let metadata = try metadata(key)
+                let bytes = [UInt8](data)
+                let crc = bytes.withUnsafeBytes { Zlib.crc32($0) }
+                let compressed = try bytes.withUnsafeBytes {
+                    try Zlib.deflateBlock($0, dictionary: nil, level: options.level, isLast: true)
+                }
+                let store =
+                    ContentType.isCompressed(metadata?.contentType ?? "") && compressed.count > bytes.count * 97 / 100
+                    || compressed.count >= bytes.count
+                let entry = SmallEntry(
+                    key: key, size: bytes.count, modified: Int(metadata?.modificationDate.timeIntervalSince1970 ?? 0),
+                    crc: crc, stored: store, payload: store ? bytes : compressed)
+                results.withLock { $0[index] = entry }
+            } catch {
+                failure.withLock { $0 = error }
+            }
+        }
+        if let error = failure.withLock({ $0 }) { throw error }
+        return results.withLock { $0.map { $0! } }
+    }
+
+    func writeSmallEntry(_ entry: SmallEntry, into writer: inout AtomicFile.Writer, threshold: Int) throws -> ZipEntry {
+        let offset = writer.count
+        let zip64 = entry.size >= threshold || offset >= threshold
+        var zipEntry = ZipEntry(
+            name: entry.key, method: entry.stored ? 0 : 8, crc: entry.crc, compressedSize: entry.payload.count,
+            size: entry.size,
+            offset: offset, modified: entry.modified)
+        try writer.write(Data(ZipFormat.localHeader(zipEntry, zip64: zip64)))
+        try entry.payload.withUnsafeBytes { try writer.write($0) }
+        zipEntry.compressedSize = entry.payload.count
+        return zipEntry
+    }
+
+    /// Streams one large file into the archive, deciding store or deflate from a sample, and patching the local
+    /// header with the CRC and sizes once known.
+    func writeLargeEntry(
+        _ key: String, into writer: inout AtomicFile.Writer, options: ExportOptions, progress: (Int) -> Void
+    ) throws -> ZipEntry {
+        let path = try path(for: key)
+        return try withLock(key, .shared) {
+            let fd = try open(path, key: key)
+            defer { Sys.close(fd) }
+            let info = try Sys.fstat(fd)
+            let size = Int(info.st_size)
+            let modified = Int(Self.date(info, modification: true).timeIntervalSince1970)
+            // Sample the start: data that does not shrink is stored, not deflated.
+            var sample = [UInt8](repeating: 0, count: 256 << 10)
+            let sampled = try Self.readChunk(fd, into: &sample, path: path, key: key)
+            sample.removeSubrange(sampled...)
+            let trial = try sample.withUnsafeBytes {
+                try Zlib.deflateBlock($0, dictionary: nil, level: 1, isLast: true)
+            }
+            let store = trial.count > sample.count * 97 / 100
+            _ = lseek(fd, 0, SEEK_SET)
+            let offset = writer.count
+            let zip64 = size >= options.zip64Threshold || offset >= options.zip64Threshold
+            var entry = ZipEntry(
+                name: key, method: store ? 0 : 8, crc: 0, compressedSize: 0, size: size, offset: offset,
+                modified: modified)
+            let header = ZipFormat.localHeader(entry, zip64: zip64)
+            try writer.write(Data(header))
+            let dataStart = writer.count
+            if store {
+                var crc: UInt32 = 0
+                var buffer = [UInt8](repeating: 0, count: 1 << 20)
+                var done = 0
+                while true {
+                    let count = try Self.readChunk(fd, into: &buffer, path: path, key: key)
+                    if count == 0 { break }
+                    try buffer.withUnsafeBytes { bytes in
+                        let slice = UnsafeRawBufferPointer(rebasing: bytes[0..<count])
+                        crc = Zlib.crc32(slice, continuing: crc)
+                        try writer.write(slice)
+                    }
+                    done += count
+                    if options.isCancelled?() == true {
+                        throw StorageError(.cancelled, "the export was cancelled", tier: .files, key: key)
+                    }
+                    progress(done)
+                }
+                entry.crc = crc
+            } else {
+                let deflater = ParallelDeflater(level: options.level, threads: options.threads)
+                let (crc, _) = try deflater.deflate(
+                    read: { buffer in try Self.readChunk(fd, into: &buffer, path: path, key: key) },
+                    sink: { compressed in try compressed.withUnsafeBytes { try writer.write($0) } },
+                    progress: { done in
+                        if options.isCancelled?() == true {
+                            throw StorageError(.cancelled, "the export was cancelled", tier: .files, key: key)
+                        }
+                        progress(done)
+                    })
+                entry.crc = crc
+            }
+            entry.compressedSize = writer.count - dataStart
+            try writer.write(ZipFormat.localHeader(entry, zip64: zip64), at: offset)
+            return entry
+        }
+    }
+
+    func writeCentralDirectory(_ entries: [ZipEntry], into writer: inout AtomicFile.Writer, threshold: Int) throws {
+        let start = writer.count
+        for entry in entries { try writer.write(Data(ZipFormat.centralHeader(entry, threshold: threshold))) }
+        let size = writer.count - start
+        let needs64 = entries.count >= 0xFFFF || start >= 0xFFFF_FFFF || size >= 0xFFFF_FFFF
+        if needs64 {
+            let record = writer.count
+            try writer.write(Data(ZipFormat.zip64End(count: entries.count, size: size, offset: start)))
+            try writer.write(Data(ZipFormat.zip64Locator(recordOffset: record)))
+        }
+        try writer.write(Data(ZipFormat.end(count: entries.count, size: size, offset: start)))
+    }
+}
+
+func littleEndian<I: FixedWidthInteger>(_ value: I, _ width: Int) -> [UInt8] {
+    (0..<width).map { UInt8(truncatingIfNeeded: UInt64(truncatingIfNeeded: value) >> (UInt64($0) * 8)) }
+}

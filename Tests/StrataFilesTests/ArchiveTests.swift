@@ -1,0 +1,260 @@
+import Foundation
+import StrataCore
+import StrataTestSupport
+import Synchronization
+import Testing
+
+@testable import StrataFiles
+
+func tool(_ path: String, _ arguments: [String], input: Data? = nil) throws -> ChildProcess.Result {
+    try ChildProcess.run(URL(fileURLWithPath: path), arguments, input: input)
+}
+
+func python(_ script: String, _ arguments: [String] = []) throws -> ChildProcess.Result {
+    try ChildProcess.run(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", script] + arguments)
+}
+
+@Suite("FileStore: exports pass the standard tools")
+struct ExportTests {
+    let fixture: FilesFixture
+    var store: FileStore { fixture.store }
+    init() throws { fixture = try FilesFixture(configuration: FilesConfiguration(durability: .atomicOnly)) }
+
+    @Test(arguments: [0, 1, 100_000, 3 << 20 + 17])
+    func gzipExportPassesGzipAndRoundTrips(_ size: Int) throws {
+        let content = textLike(size)
+        try store.write(content, to: "docs/report.pdf")
+        let output = fixture.outside("report.pdf.gz")
+        try store.exportGzip("docs/report.pdf", to: output)
+        #expect(try tool("/usr/bin/gzip", ["-t", output]).status == 0)
+        let unpackedPath = fixture.outside("unpacked.pdf")
+        #expect(try tool("/bin/sh", ["-c", "gzip -dc '\(output)' > '\(unpackedPath)'"]).status == 0)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: unpackedPath)) == content)
+        // And back in through our own importer.
+        try store.importGzip(from: output, to: "docs/restored.pdf")
+        #expect(try store.read("docs/restored.pdf") == content)
+        if size > 100_000 {
+            let gzipSize = try tool(
+                "/bin/sh", ["-c", "gzip -6 -c < '\(try store.path(for: "docs/report.pdf"))' | wc -c"])
+            let ours = try FileManager.default.attributesOfItem(atPath: output)[.size] as! Int
+            #expect(
+                Double(ours) <= Double(Int(gzipSize.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines))!)
+                    * 1.01)
+        }
+    }
+
+    func populate() throws -> [String: Data] {
+        var files: [String: Data] = [
+            "exports/report-1.pdf": textLike(300_000), "exports/report-2.pdf": textLike(40_000),
+            "recordings/memo.wav": pseudoRandom(2 << 20, seed: 5), "recordings/tiny.wav": pseudoRandom(500, seed: 6),
+            "notes/naïve résumé.txt": Data("unicode name".utf8), "notes/empty.txt": Data(),
+            "big/book.txt": textLike(3 << 20),
+        ]
+        for index in 0..<30 { files["many/file-\(index).txt"] = textLike(1000 + index * 37) }
+        for (key, data) in files { try store.write(data, to: key) }
+        return files
+    }
+
+    @Test func zipExportPassesUnzipAndPythonAndExtractsIdentically() throws {
+        let files = try populate()
+        let archive = fixture.outside("all.zip")
+        let progress = Mutex<[Int]>([])
+        let (entries, _) = try store.exportZip(
+            [""], to: archive,
+            options: ExportOptions(progress: { step in
+                progress.withLock { $0.append(step.bytesDone) }
+            }))
+        #expect(entries == files.count)
+        #expect(progress.withLock { $0.last } == files.values.reduce(0) { $0 + $1.count })
+        let test = try tool("/usr/bin/unzip", ["-t", archive])
+        #expect(test.status == 0, "\(test.standardOutput)")
+        #expect(test.standardOutput.contains("No errors detected"))
+        let check = try python(
+            """
+            import sys, zipfile, hashlib, json
+            z = zipfile.ZipFile(sys.argv[1])
+            assert z.testzip() is None
+            print(json.dumps({i.filename: [hashlib.sha256(z.read(i)).hexdigest(), i.compress_type] for i in z.infolist()}))
+            """, [archive])
+        #expect(check.status == 0, "\(check.standardError)")
+        let listing = try JSONSerialization.jsonObject(with: Data(check.standardOutput.utf8)) as! [String: [Any]]
+        #expect(Set(listing.keys) == Set(files.keys))
+        for (key, data) in files {
+            #expect(listing[key]?[0] as? String == sha256(data), "\(key) differs after extraction")
+        }
+        #expect(listing["recordings/memo.wav"]?[1] as? Int == 0, "random (audio-like) data is stored, not deflated")
+        #expect(listing["big/book.txt"]?[1] as? Int == 8)
+        // Our importer reads it back to identical bytes.
+        let other = try FileStore(
+            root: fixture.directory.appending("other"), configuration: FilesConfiguration(durability: .atomicOnly))
+        #expect(try other.importZip(from: archive).count == files.count)
+        for (key, data) in files { #expect(try other.read(key) == data) }
+    }
+
+    @Test func zip64FieldsAreReadByEveryone() throws {
+        let files = try populate()
+        let archive = fixture.outside("zip64.zip")
+        var options = ExportOptions()
+        options.zip64Threshold = 1000  // Every entry past 1000 bytes or offset gets ZIP64 fields.
+        try store.exportZip([""], to: archive, options: options)
+        #expect(try tool("/usr/bin/unzip", ["-t", archive]).status == 0)
+        let check = try python(
+            "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); assert z.testzip() is None; print(len(z.infolist()))",
+            [archive])
+        #expect(check.standardOutput == "\(files.count)\n", "\(check.standardError)")
+        let other = try FileStore(
+            root: fixture.directory.appending("other64"), configuration: FilesConfiguration(durability: .atomicOnly))
+        try other.importZip(from: archive)
+        for (key, data) in files { #expect(try other.read(key) == data) }
+    }
+
+    @Test func moreThan65535EntriesUseZip64() throws {
+        for index in 0..<65_600 { try store.write(Data("\(index)".utf8), to: "n/\(index % 100)/\(index)") }
+        let archive = fixture.outside("many.zip")
+        #expect(try store.exportZip(["n"], to: archive).entries == 65_600)
+        let check = try python(
+            "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); print(len(z.infolist()), z.read('n/7/65507').decode())",
+            [archive])
+        #expect(check.standardOutput == "65600 65507\n", "\(check.standardError)")
+        #expect(try tool("/usr/bin/unzip", ["-tq", archive]).status == 0)
+    }
+
+    @Test func cancellationLeavesNoOutput() throws {
+        _ = try populate()
+        let archive = fixture.outside("cancelled.zip")
+        let error = #expect(throws: StorageError.self) {
+            try store.exportZip([""], to: archive, options: ExportOptions(isCancelled: { true }))
+        }
+        #expect(error?.code == .cancelled)
+        #expect(!FileManager.default.fileExists(atPath: archive))
+        let gz = #expect(throws: StorageError.self) {
+            try store.exportGzip(
+                "big/book.txt", to: fixture.outside("x.gz"), options: ExportOptions(isCancelled: { true }))
+        }
+        #expect(gz?.code == .cancelled)
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: fixture.directory.path).filter {
+                $0.contains("strata-tmp")
+            }.isEmpty)
+    }
+}
+
+func sha256(_ data: Data) -> String {
+    let result = try? ChildProcess.run(
+        URL(fileURLWithPath: "/usr/bin/env"),
+        ["python3", "-c", "import hashlib,sys; print(hashlib.sha256(sys.stdin.buffer.read()).hexdigest())"],
+        input: data)
+    return result?.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+}
+
+@Suite("FileStore: hostile archives are refused")
+struct HostileArchiveTests {
+    let fixture: FilesFixture
+    var store: FileStore { fixture.store }
+    init() throws { fixture = try FilesFixture(configuration: FilesConfiguration(durability: .atomicOnly)) }
+
+    func makeZip(_ body: String) throws -> String {
+        let path = fixture.outside("hostile-\(UInt32.random(in: 0...UInt32.max)).zip")
+        let result = try python(
+            "import sys, zipfile\nz = zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED)\n" + body + "\nz.close()",
+            [path])
+        #expect(result.status == 0, "\(result.standardError)")
+        return path
+    }
+
+    func expectRefused(_ archive: String, _ code: StorageError.Code, _ words: String) throws {
+        try store.write(Data("precious".utf8), to: "existing.txt")
+        let before = try store.list()
+        let error = #expect(throws: StorageError.self) { try store.importZip(from: archive, into: "imported") }
+        #expect(error?.code == code, "\(String(describing: error))")
+        #expect(error?.description.contains(words) == true, "\(String(describing: error))")
+        #expect(try store.list() == before, "a failed import leaves the store unchanged")
+        #expect(try store.read("existing.txt") == Data("precious".utf8))
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: store.directory).filter {
+            $0.contains("import")
+        }
+        #expect(leftovers.isEmpty, "staging left behind: \(leftovers)")
+        #expect(!FileManager.default.fileExists(atPath: fixture.directory.appending("evil.txt")))
+        #expect(!FileManager.default.fileExists(atPath: fixture.directory.appending("root/evil.txt")))
+    }
+
+    @Test func zipSlip() throws {
+        try expectRefused(
+            try makeZip("z.writestr('ok.txt', 'fine')\nz.writestr('../../evil.txt', 'x')"), .invalidKey,
+            "outside the destination")
+    }
+
+    @Test func absoluteName() throws {
+        try expectRefused(try makeZip("z.writestr('/tmp/evil.txt', 'x')"), .invalidKey, "outside the destination")
+    }
+
+    @Test func backslashTraversal() throws {
+        try expectRefused(
+            try makeZip("z.writestr('..\\\\..\\\\evil.txt', 'x')"), .invalidKey, "outside the destination")
+    }
+
+    @Test func symlinkEntry() throws {
+        try expectRefused(
+            try makeZip(
+                """
+                info = zipfile.ZipInfo('link'); info.create_system = 3; info.external_attr = 0o120777 << 16
+                z.writestr(info, '/etc/passwd')
+                """), .invalidKey, "symbolic link")
+    }
+
+    @Test func decompressionBomb() throws {
+        try expectRefused(
+            try makeZip("z.writestr('bomb.bin', b'\\0' * (64 << 20))"), .limitExceeded, "decompression bomb")
+    }
+
+    @Test func lyingSizes() throws {
+        // The directory says 10 bytes; the data inflates to far more.
+        let path = try makeZip("z.writestr('liar.bin', b'A' * 100000)")
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        for signature in [[0x50, 0x4B, 0x01, 0x02] as [UInt8]] {
+            if let at = (0..<(bytes.count - 4)).first(where: { Array(bytes[$0..<($0 + 4)]) == signature }) {
+                bytes.replaceSubrange((at + 24)..<(at + 28), with: [10, 0, 0, 0])
+            }
+        }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        try expectRefused(path, .limitExceeded, "declared size")
+    }
+
+    @Test func truncatedArchive() throws {
+        let path = try makeZip("z.writestr('a.txt', 'x' * 5000)\nz.writestr('b.txt', 'y' * 5000)")
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        try data.prefix(data.count / 2).write(to: URL(fileURLWithPath: path))
+        try expectRefused(path, .corrupt, "end of central directory")
+    }
+
+    @Test func badCRC() throws {
+        let path = try makeZip("z.writestr(zipfile.ZipInfo('stored.txt'), 'hello world, stored')")
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let at = (0..<(bytes.count - 5)).first { String(decoding: bytes[$0..<($0 + 5)], as: UTF8.self) == "hello" }!
+        bytes[at] ^= 0x20
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        try expectRefused(path, .corrupt, "CRC")
+    }
+
+    @Test func notAZipAtAll() throws {
+        let path = fixture.outside("garbage.zip")
+        try Data(repeating: 7, count: 1000).write(to: URL(fileURLWithPath: path))
+        try expectRefused(path, .corrupt, "zip archive")
+    }
+
+    @Test func truncatedOrBombGzip() throws {
+        try store.write(textLike(500_000), to: "t.txt")
+        let output = fixture.outside("t.gz")
+        try store.exportGzip("t.txt", to: output)
+        let data = try Data(contentsOf: URL(fileURLWithPath: output))
+        try data.prefix(data.count - 20).write(to: URL(fileURLWithPath: output))
+        let truncated = #expect(throws: StorageError.self) { try store.importGzip(from: output, to: "restored.txt") }
+        #expect(truncated?.code == .corrupt)
+        #expect(try !store.exists("restored.txt"))
+        let bomb = fixture.outside("bomb.gz")
+        _ = try tool("/bin/sh", ["-c", "head -c 67108864 /dev/zero | gzip -9 > '\(bomb)'"])
+        let refused = #expect(throws: StorageError.self) { try store.importGzip(from: bomb, to: "bomb.bin") }
+        #expect(refused?.code == .limitExceeded)
+        #expect(try !store.exists("bomb.bin"))
+    }
+}

@@ -1,0 +1,242 @@
+import Foundation
+import StrataConformance
+import StrataCore
+import StrataTestSupport
+import Testing
+
+@testable import StrataFiles
+
+struct FilesFixture {
+    let directory: TemporaryDirectory
+    let store: FileStore
+    init(configuration: FilesConfiguration = FilesConfiguration()) throws {
+        directory = try TemporaryDirectory(prefix: "strata-files")
+        store = try FileStore(root: directory.appending("root"), configuration: configuration)
+    }
+    func outside(_ name: String) -> String { directory.appending(name) }
+}
+
+func pseudoRandom(_ count: Int, seed: UInt64) -> Data {
+    var state = seed | 1
+    var bytes = [UInt8](repeating: 0, count: count)
+    var index = 0
+    while index < count {
+        state ^= state << 13
+        state ^= state >> 7
+        state ^= state << 17
+        for shift in stride(from: 0, to: 64, by: 8) where index < count {
+            bytes[index] = UInt8(truncatingIfNeeded: state >> UInt64(shift))
+            index += 1
+        }
+    }
+    return Data(bytes)
+}
+
+/// Text-like data that compresses about as well as a PDF's text streams.
+func textLike(_ count: Int) -> Data {
+    let words = [
+        "storage", "strata", "record", "preference", "secret", "file", "lock", "atomic", "export", "zip", "the",
+        "of", "and", "report", "page", "table", "chart", "42", "2026", "\n",
+    ]
+    var out = [UInt8]()
+    out.reserveCapacity(count + 16)
+    var state: UInt64 = 7
+    while out.count < count {
+        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        out += Array(words[Int(state >> 59) % words.count].utf8)
+        out.append(0x20)
+    }
+    return Data(out.prefix(count))
+}
+
+@Suite("FileStore: files")
+struct FileStoreTests {
+    let fixture: FilesFixture
+    var store: FileStore { fixture.store }
+    init() throws { fixture = try FilesFixture() }
+
+    @Test func writeReadReplaceDelete() throws {
+        try store.write(Data("one".utf8), to: "exports/2026/report.txt")
+        #expect(try store.read("exports/2026/report.txt") == Data("one".utf8))
+        try store.write(Data("two".utf8), to: "exports/2026/report.txt")
+        #expect(try store.read("exports/2026/report.txt") == Data("two".utf8))
+        #expect(try store.exists("exports/2026/report.txt"))
+        #expect(try !store.exists("exports/2026"))  // A folder is not a file.
+        let missing = #expect(throws: StorageError.self) { try store.read("nope.txt") }
+        #expect(missing?.code == .notFound)
+        #expect(missing?.key == "nope.txt")
+        #expect(try store.readIfPresent("nope.txt") == nil)
+        #expect(try store.delete("exports/2026/report.txt"))
+        #expect(try !store.delete("exports/2026/report.txt"))
+        let mode =
+            try FileManager.default.attributesOfItem(atPath: fixture.directory.appending("root/files"))[
+                .posixPermissions] as? Int
+        #expect(mode == 0o700)
+    }
+
+    @Test func hostilePathsAreRefusedAndNothingEscapes() throws {
+        try FileManager.default.createDirectory(atPath: fixture.outside("elsewhere"), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(
+            atPath: store.directory + "/link", withDestinationPath: fixture.outside("elsewhere"))
+        for key in [
+            "../escape.txt", "/etc/passwd", "a/../../b", "nul\0.txt", "link/inside.txt", ".strata-locks/x", "a\\b",
+        ] {
+            let error = #expect(throws: StorageError.self) { try store.write(Data("x".utf8), to: key) }
+            #expect(error?.code == .invalidKey || error?.code == .symbolicLink, "\(key): \(String(describing: error))")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: fixture.outside("elsewhere")).isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: fixture.directory.appending("root/escape.txt")))
+        #expect(try store.list().isEmpty, "links are neither listed nor followed")
+    }
+
+    @Test func streamingKeepsMemoryFlatAndCountsRight() throws {
+        let source = fixture.outside("big.bin")
+        try pseudoRandom(5 << 20, seed: 9).write(to: URL(fileURLWithPath: source))
+        try store.write(to: "big.bin", from: FileHandle(forReadingAtPath: source)!)
+        var total = 0
+        var chunks = 0
+        var crc: UInt32 = 0
+        try store.read("big.bin") { chunk in
+            total += chunk.count
+            chunks += 1
+            crc = chunk.withUnsafeBytes { Zlib.crc32($0, continuing: crc) }
+            #expect(chunk.count <= store.configuration.chunkSize)
+        }
+        #expect(total == 5 << 20)
+        #expect(chunks >= 5)
+        #expect(try store.metadata("big.bin")?.checksum == crc)
+    }
+
+    @Test func asyncStreamsInAndOut() async throws {
+        let parts = (0..<10).map { pseudoRandom(100_000, seed: UInt64($0 + 1)) }
+        let stream = AsyncStream<Data> { continuation in
+            for part in parts { continuation.yield(part) }
+            continuation.finish()
+        }
+        try await store.write(to: "streamed.bin", chunks: stream)
+        var collected = Data()
+        for try await chunk in store.chunks(of: "streamed.bin") { collected += chunk }
+        #expect(collected == parts.reduce(Data(), +))
+    }
+
+    @Test func appendCopyMoveListAndMetadata() throws {
+        try store.append(Data("hello ".utf8), to: "log/app.log")
+        try store.append(Data("world".utf8), to: "log/app.log")
+        #expect(try store.read("log/app.log") == Data("hello world".utf8))
+        #expect(try store.verify(prefix: "log").isEmpty, "append keeps the checksum current")
+        try store.copy("log/app.log", to: "log/copy.log")
+        try store.move("log/copy.log", to: "archive/old.log")
+        #expect(try store.list() == ["archive/old.log", "log/app.log"])
+        #expect(try store.list(prefix: "log") == ["log/app.log"])
+        #expect(try store.list(prefix: "", recursive: false).isEmpty)
+        let pdf = Data("%PDF-1.7\n".utf8) + Data(count: 100)
+        try store.write(pdf, to: "docs/unnamed")
+        let metadata = try #require(try store.metadata("docs/unnamed"))
+        #expect(metadata.size == pdf.count)
+        #expect(metadata.contentType == "application/pdf", "sniffed from the magic bytes")
+        #expect(try store.metadata("archive/old.log")?.contentType == "application/octet-stream")
+        try store.write(Data(), to: "a.wav")
+        #expect(try store.metadata("a.wav")?.contentType == "audio/wav")
+        #expect(try store.metadata("missing") == nil)
+        let move = #expect(throws: StorageError.self) { try store.move("missing", to: "x") }
+        #expect(move?.code == .notFound)
+    }
+
+    @Test func verifyFindsChangedBytes() throws {
+        try store.write(pseudoRandom(10_000, seed: 3), to: "data/a.bin")
+        try store.write(pseudoRandom(10_000, seed: 4), to: "data/b.bin")
+        #expect(try store.verify().isEmpty)
+        // Flip one byte behind the store's back (in place, keeping the extended attribute).
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: try store.path(for: "data/b.bin")))
+        try handle.seek(toOffset: 5000)
+        handle.write(Data([0xFF]))
+        try handle.close()
+        _ = FileManager.default.createFile(atPath: try store.path(for: "data/c.bin"), contents: Data("foreign".utf8))
+        let problems = try store.verify()
+        #expect(problems.map(\.key) == ["data/b.bin", "data/c.bin"])
+        #expect(problems.first?.kind == .checksumMismatch)
+        #expect(problems.last?.kind == .unrecorded)
+    }
+
+    @Test func cacheAreasEvictOnlyInsideAndReportIt() throws {
+        try store.write(pseudoRandom(50_000, seed: 1), to: "keep/important.bin")
+        let cache = try store.cacheArea(prefix: "cache/thumbs", byteLimit: 100_000)
+        var evicted: [CacheArea.Eviction] = []
+        for index in 0..<5 {
+            evicted += try cache.put(pseudoRandom(30_000, seed: UInt64(index + 10)), for: "t\(index).png")
+            if index == 1 { _ = try cache.get("t0.png") }  // t0 is used: t1 becomes the least recently used.
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        #expect(try cache.usage().bytes <= 100_000)
+        #expect(evicted.allSatisfy { $0.key.hasPrefix("cache/thumbs/") && $0.reason == .overLimit })
+        #expect(evicted.first?.key == "cache/thumbs/t1.png")
+        #expect(try store.exists("keep/important.bin"), "nothing outside the area is touched")
+        let expiring = try store.cacheArea(prefix: "cache/short", byteLimit: 1 << 20, maximumAge: 0.05)
+        try expiring.put(Data("x".utf8), for: "old")
+        Thread.sleep(forTimeInterval: 0.1)
+        #expect(try expiring.get("old") == nil)
+        #expect(try !store.exists("cache/short/old"))
+    }
+
+    @Test func lockTimeoutNamesThePath() throws {
+        let quick = try FileStore(
+            root: fixture.directory.appending("root"), configuration: FilesConfiguration(lockTimeout: .seconds(0.1)))
+        let held = try quick.lock(for: "busy.txt").acquire(.exclusive)
+        defer { held.release() }
+        let error = #expect(throws: StorageError.self) { try quick.write(Data("x".utf8), to: "busy.txt") }
+        #expect(error?.code == .lockTimeout)
+        #expect(error?.key == "busy.txt")
+    }
+}
+
+@Suite("FileStore: several processes")
+struct FileProcessTests {
+    @Test func readersNeverSeeTornContentWhileAWriterHammers() throws {
+        let fixture = try FilesFixture()
+        let child = try TestExecutables.url(named: "strata-test-child")
+        let root = fixture.directory.appending("root")
+        let writer = try ChildProcess(child, ["files-writer", root, "shared.bin", "200000", "1"])
+        defer { writer.kill(); _ = writer.wait() }
+        try writer.waitForLine { $0.hasPrefix("wrote") }
+        let readers = try (0..<2).map { _ in
+            try ChildProcess(child, ["files-reader", root, "shared.bin", "200000", "300"])
+        }
+        for reader in readers {
+            let result = reader.wait()
+            #expect(result.standardOutput == "done\n", "\(result.standardOutput) \(result.standardError)")
+        }
+    }
+
+    @Test func aWriterKilledMidWriteLeavesOldOrNew() throws {
+        let fixture = try FilesFixture()
+        let child = try TestExecutables.url(named: "strata-test-child")
+        let root = fixture.directory.appending("root")
+        var next = 1
+        let rounds = ProcessInfo.processInfo.environment["STRATA_TORTURE_ROUNDS"].flatMap(Int.init).map { $0 / 4 } ?? 30
+        for round in 0..<rounds {
+            let process = try ChildProcess(child, ["files-writer", root, "victim.bin", "300000", "\(next)"])
+            try process.waitForLine { $0.hasPrefix("wrote") }
+            Thread.sleep(forTimeInterval: Double(round % 11) / 1000)
+            process.kill(SIGKILL)
+            _ = process.wait()
+            let acknowledged = process.lines.compactMap { $0.hasPrefix("wrote ") ? Int($0.dropFirst(6)) : nil }.max()!
+            let store = try FileStore(root: root)
+            let data = try store.read("victim.bin")
+            let header = String(decoding: data.prefix(while: { $0 != 0x0A }), as: UTF8.self)
+            let version = Int(header.dropFirst("version ".count)) ?? -1
+            #expect(version == acknowledged || version == acknowledged + 1, "round \(round): \(header)")
+            #expect(data.count == header.utf8.count + 1 + 300_000, "round \(round): torn file of \(data.count) bytes")
+            #expect(try store.verify(prefix: "victim.bin").isEmpty)
+            next = max(version, acknowledged) + 1
+        }
+    }
+}
+
+@Suite("FileStore: StorageBackend conformance")
+struct FilesConformanceTests {
+    @Test(arguments: BackendConformance.checkIDs)
+    func conformance(_ check: String) async throws {
+        let fixture = try FilesFixture(configuration: FilesConfiguration(durability: .atomicOnly))
+        try await BackendConformance.run(check) { fixture.store }
+    }
+}
