@@ -47,6 +47,13 @@ let package = Package(
         .executableTarget(name: "strata", dependencies: ["Strata"]),
         .target(name: "StrataConformance", dependencies: ["StrataCore"]),
 
+        // Sample programs: a PDF exporter and an audio exporter, end to end through the selector.
+        .target(name: "SampleSupport", dependencies: ["Strata"], path: "Samples/SampleSupport"),
+        .executableTarget(
+            name: "pdf-exporter", dependencies: ["Strata", "SampleSupport"], path: "Samples/PDFExporter"),
+        .executableTarget(
+            name: "audio-exporter", dependencies: ["Strata", "SampleSupport"], path: "Samples/AudioExporter"),
+
         // Test support: temporary directories and child processes. Not a product.
         .target(name: "StrataTestSupport", dependencies: ["StrataCore"]),
         // The child program that tests spawn, hold locks in, and kill with SIGKILL.
@@ -94,7 +101,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataCLITests",
-            dependencies: ["Strata", "StrataTestSupport", "strata"]
+            dependencies: ["Strata", "StrataTestSupport", "strata", "pdf-exporter", "audio-exporter"]
         ),
     ]
 )

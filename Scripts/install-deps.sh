@@ -4,7 +4,7 @@
 set -euo pipefail
 
 # C libraries (the -dev packages the system-library targets link) and the outside tools the interop tests use.
-packages=(pkg-config zlib1g-dev libsqlite3-dev libsodium-dev sqlite3 unzip zip)
+packages=(pkg-config zlib1g-dev libsqlite3-dev libsodium-dev sqlite3 unzip zip poppler-utils qpdf sox)
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
     echo "install-deps: not a Debian-based system; install zlib, SQLite 3 and libsodium development files yourself." >&2

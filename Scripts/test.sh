@@ -6,7 +6,7 @@ bash Scripts/install-deps.sh
 
 if [ "${CI:-}" = "true" ]; then
     echo "== format check (swift format lint --strict)"
-    swift format lint --strict -r Sources Tests Benchmarks Package.swift
+    swift format lint --strict -r Sources Tests Benchmarks Samples Package.swift
 fi
 
 echo "== build"

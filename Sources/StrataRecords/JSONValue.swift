@@ -347,3 +347,76 @@ enum JSONWriter {
         }
     }
 }
+
+extension JSONValue: Codable {
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let flag = try? container.decode(Bool.self) {
+            self = .bool(flag)
+        } else if let integer = try? container.decode(Int64.self) {
+            self = .integer(integer)
+        } else if let unsigned = try? container.decode(UInt64.self) {
+            self = .unsignedInteger(unsigned)
+        } else if let number = try? container.decode(Double.self) {
+            self = .number(number)
+        } else if let text = try? container.decode(String.self) {
+            self = .string(text)
+        } else if let items = try? container.decode([JSONValue].self) {
+            self = .array(items)
+        } else {
+            self = .object(try container.decode([String: JSONValue].self))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case .bool(let flag): try container.encode(flag)
+        case .integer(let number): try container.encode(number)
+        case .unsignedInteger(let number): try container.encode(number)
+        case .number(let number): try container.encode(number)
+        case .string(let text): try container.encode(text)
+        case .array(let items): try container.encode(items)
+        case .object(let members): try container.encode(members)
+        }
+    }
+}
+
+/// A record of any shape: its JSON, with the id read from its `id` member. For tools that do not know the
+/// record types of a store (the `strata` CLI).
+public struct AnyRecord: Codable, Identifiable, Sendable, Hashable {
+    /// The record's id as stored (`5` for an integer id).
+    public var id: String
+    /// The whole record.
+    public var body: JSONValue
+
+    public init(body: JSONValue) throws {
+        switch body["id"] {
+        case .string(let text)?: id = text
+        case .integer(let number)?: id = String(number)
+        case .unsignedInteger(let number)?: id = String(number)
+        default:
+            throw DecodingError.keyNotFound(
+                AnyCodingKey("id"),
+                DecodingError.Context(codingPath: [], debugDescription: "a record needs a string or integer id"))
+        }
+        self.body = body
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try self.init(body: try JSONValue(from: decoder))
+    }
+
+    public func encode(to encoder: any Encoder) throws { try body.encode(to: encoder) }
+}
+
+struct AnyCodingKey: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(_ value: String) { stringValue = value }
+    init?(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+}

@@ -116,6 +116,38 @@ extension SecretStore {
         return deleted
     }
 
+    /// Checks the keyring's files without a key: `keyring.json` parses and is canonical, every item file has a
+    /// valid header. (Authenticity needs the key: ``get(service:account:)`` checks it for each item.)
+    /// - Returns: The problems found, each naming its file; empty when all is well.
+    public func structuralProblems() -> [String] {
+        var problems: [String] = []
+        do {
+            if try readKeyring() == nil { problems.append("\(keyringPath): missing") }
+        } catch {
+            problems.append("\(error)")
+        }
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        for name in names.sorted() where name.hasSuffix(Self.itemSuffix) {
+            let path = directory + "/" + name
+            do {
+                guard let file = try AtomicFile.read(path, maximumSize: configuration.valueLimit + (64 << 10)) else {
+                    continue
+                }
+                _ = try ItemEnvelope.header(of: file, path: path)
+            } catch {
+                problems.append("\(error)")
+            }
+        }
+        return problems
+    }
+
+    /// How many item files the keyring holds (no key needed).
+    public var itemCount: Int {
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter {
+            $0.hasSuffix(Self.itemSuffix)
+        }.count
+    }
+
     // MARK: Internals
 
     func checkIdentity(service: String, account: String) throws {

@@ -44,11 +44,13 @@ struct CommandSpec {
 /// What the parser found.
 struct ParsedArguments {
     var values: [String: String] = [:]
+    var repeated: [String: [String]] = [:]
     var flags: Set<String> = []
     var positionals: [String] = []
     var wantsHelp = false
 
     func value(_ name: String) -> String? { values[name] }
+    func allValues(_ name: String) -> [String] { repeated[name] ?? [] }
     func has(_ flag: String) -> Bool { flags.contains(flag) }
 }
 
@@ -100,9 +102,11 @@ extension CommandSpec {
                 parsed.flags.insert(name)
             } else if let inline {
                 parsed.values[name] = inline
+                parsed.repeated[name, default: []].append(inline)
             } else {
                 guard index < arguments.count else { throw UsageError("'\(name)' needs a value (\(spec.valueName!))") }
                 parsed.values[name] = arguments[index]
+                parsed.repeated[name, default: []].append(arguments[index])
                 index += 1
             }
         }

@@ -5,7 +5,12 @@ import Strata
 enum CommandLineTool {
     static let version = "0.1.0"
 
-    static let commands: [CommandSpec] = [SelectCommand.spec, DemoCommand.spec]
+    static let groups: [CommandGroup] = [
+        DefaultsCommands.group, SecretsCommands.group, RecordsCommands.group, FilesCommands.group,
+    ]
+    static let commands: [CommandSpec] =
+        [DemoCommand.spec, SelectCommand.spec, InspectCommand.inspect, InspectCommand.verify]
+        + groups.map { CommandSpec(name: $0.name, summary: $0.summary, usage: "\($0.name) <command>") }
 
     static var overview: String {
         var lines = [
@@ -31,7 +36,9 @@ enum CommandLineTool {
             return 2
         }
         if verb == "--help" || verb == "-h" || verb == "help" {
-            if arguments.count > 1, let spec = commands.first(where: { $0.name == arguments[1] }) {
+            if arguments.count > 1, let group = groups.first(where: { $0.name == arguments[1] }) {
+                print(group.help)
+            } else if arguments.count > 1, let spec = commands.first(where: { $0.name == arguments[1] }) {
                 print(spec.help)
             } else {
                 print(overview)
@@ -47,11 +54,22 @@ enum CommandLineTool {
             switch verb {
             case SelectCommand.spec.name: try SelectCommand.run(rest)
             case DemoCommand.spec.name: try DemoCommand.run(rest)
-            default: throw UsageError("unknown command '\(verb)'")
+            case InspectCommand.inspect.name: try InspectCommand.runInspect(rest)
+            case InspectCommand.verify.name: try InspectCommand.runVerify(rest)
+            default:
+                guard let group = groups.first(where: { $0.name == verb }) else {
+                    throw UsageError("unknown command '\(verb)'")
+                }
+                try group.dispatch(rest)
             }
             return 0
         } catch let error as UsageError {
-            let command = commands.contains { $0.name == verb } ? " \(verb)" : ""
+            var command = commands.contains { $0.name == verb } ? " \(verb)" : ""
+            if let group = groups.first(where: { $0.name == verb }), rest.count > 0,
+                group.commands.contains(where: { $0.name == rest[0] })
+            {
+                command += " \(rest[0])"
+            }
             printError("strata: \(error)\nRun 'strata\(command) --help' for usage.")
             return 2
         } catch {

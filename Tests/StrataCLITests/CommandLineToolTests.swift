@@ -80,7 +80,7 @@ struct CommandLineToolTests {
         #expect(result.standardError.contains("--help"))
     }
 
-    @Test(arguments: ["select", "demo"])
+    @Test(arguments: ["select", "demo", "inspect", "verify"])
     func everyVerbHasHelp(_ verb: String) throws {
         let result = try Self.strata(verb, "--help")
         #expect(result.status == 0)

@@ -1,0 +1,40 @@
+import Foundation
+
+/// A verb with sub-verbs (`strata defaults get ...`).
+struct CommandGroup {
+    var name: String
+    var summary: String
+    var commands: [CommandSpec]
+    var run: @Sendable (CommandSpec, ParsedArguments) throws -> Void
+
+    var help: String {
+        var lines = ["Usage: strata \(name) <command> [options]", "", summary, "", "Commands:"]
+        let width = commands.map(\.name.count).max() ?? 0
+        for command in commands {
+            lines.append(
+                "  " + command.name.padding(toLength: width + 2, withPad: " ", startingAt: 0) + command.summary)
+        }
+        lines += ["", "Run 'strata \(name) <command> --help' for a command's options."]
+        return lines.joined(separator: "\n")
+    }
+
+    func dispatch(_ arguments: [String]) throws {
+        guard let verb = arguments.first, verb != "--help", verb != "-h" else { return print(help) }
+        guard let spec = commands.first(where: { $0.name == verb }) else {
+            throw UsageError("unknown command '\(verb)' for 'strata \(name)'")
+        }
+        let parsed = try spec.parse(Array(arguments.dropFirst()))
+        if parsed.wantsHelp { return print(spec.help) }
+        try run(spec, parsed)
+    }
+}
+
+extension ParsedArguments {
+    /// The positional arguments, exactly `count` of them.
+    func positionals(_ count: Int, _ names: String) throws -> [String] {
+        guard positionals.count == count else {
+            throw UsageError(count == 0 ? "unexpected argument '\(positionals[0])'" : "expected \(names)")
+        }
+        return positionals
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import Strata
+
+/// The options every tier verb shares, and how they open the store.
+enum StoreAccess {
+    static let rootOption = OptionSpec.value("--root", "DIR", "The store root (or set STRATA_ROOT).")
+    static let passphraseOptions: [OptionSpec] = [
+        .value("--keyring", "NAME", "The keyring. The default is 'default'."),
+        .value(
+            "--passphrase-file", "FILE", "Read the passphrase from FILE (else STRATA_PASSPHRASE, else the terminal)."),
+    ]
+
+    /// The root from `--root` or `STRATA_ROOT`; it must exist unless `create`.
+    static func paths(_ parsed: ParsedArguments, create: Bool = false) throws -> StoragePaths {
+        let environment = ProcessInfo.processInfo.environment["STRATA_ROOT"].flatMap { $0.isEmpty ? nil : $0 }
+        guard let root = parsed.value("--root") ?? environment else {
+            throw UsageError("'--root DIR' is required (or set STRATA_ROOT)")
+        }
+        guard create || FileManager.default.fileExists(atPath: root) else {
+            throw CommandFailure("the store root '\(root)' does not exist")
+        }
+        return try StoragePaths(root: root, create: create)
+    }
+
+    static func passphrase(
+        _ parsed: ParsedArguments, fileOption: String = "--passphrase-file", variable: String = "STRATA_PASSPHRASE",
+        prompt: String = "Passphrase: "
+    ) throws -> Secret {
+        if let file = parsed.value(fileOption) {
+            guard let data = FileManager.default.contents(atPath: file) else {
+                throw CommandFailure("cannot read the passphrase file '\(file)'")
+            }
+            var text = String(decoding: data, as: UTF8.self)
+            while text.hasSuffix("\n") || text.hasSuffix("\r") { text.removeLast() }
+            return Secret(text)
+        }
+        if let value = ProcessInfo.processInfo.environment[variable], !value.isEmpty { return Secret(value) }
+        return Secret(try Terminal.readSecret(prompt: prompt))
+    }
+
+    static func secrets(_ parsed: ParsedArguments, create: Bool = false) throws -> SecretStore {
+        let paths = try self.paths(parsed, create: create)
+        let store = try SecretStore(keyring: parsed.value("--keyring") ?? "default", paths: paths)
+        try store.unlock(with: .passphrase(try passphrase(parsed)))
+        return store
+    }
+
+    static func records(_ parsed: ParsedArguments) throws -> RecordStore {
+        let paths = try self.paths(parsed)
+        let name = parsed.value("--store") ?? "main"
+        let path = paths.root + "/records/" + name + ".sqlite"
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw CommandFailure("there is no record store '\(name)' at \(path)")
+        }
+        return try RecordStore(path: path)
+    }
+
+    static func printJSON(_ value: JSONValue) { print(value.description) }
+}

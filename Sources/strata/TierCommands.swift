@@ -1,0 +1,431 @@
+import Foundation
+import Strata
+
+/// `strata defaults ...`
+enum DefaultsCommands {
+    static let suite = OptionSpec.value("--suite", "NAME", "The suite. The default is 'standard'.")
+    static let group = CommandGroup(
+        name: "defaults", summary: "Read and change preference suites.",
+        commands: [
+            CommandSpec(
+                name: "get", summary: "Print a key's value.", usage: "defaults get KEY --root DIR [--suite S]",
+                options: [StoreAccess.rootOption, suite]),
+            CommandSpec(
+                name: "set", summary: "Set a key (refuses credential-looking keys and oversize values).",
+                usage: "defaults set KEY VALUE --root DIR [--suite S] [--type string|int|double|bool]",
+                options: [
+                    StoreAccess.rootOption, suite, .value("--type", "TYPE", "The value's type. The default is string."),
+                ]),
+            CommandSpec(
+                name: "delete", summary: "Remove a key.", usage: "defaults delete KEY --root DIR [--suite S]",
+                options: [StoreAccess.rootOption, suite]),
+            CommandSpec(
+                name: "list", summary: "Print every key and value.", usage: "defaults list --root DIR [--suite S]",
+                options: [StoreAccess.rootOption, suite]),
+            CommandSpec(
+                name: "export", summary: "Print the suite as a plist (XML, or binary to a file).",
+                usage: "defaults export --root DIR [--suite S] [--binary --output FILE]",
+                options: [
+                    StoreAccess.rootOption, suite, .flag("--binary", "Binary plist (bplist00)."),
+                    .value("--output", "FILE", "Write to FILE."),
+                ]),
+            CommandSpec(
+                name: "import", summary: "Set every key of a plist file (XML or binary).",
+                usage: "defaults import FILE --root DIR [--suite S]",
+                options: [StoreAccess.rootOption, suite]),
+        ],
+        run: run)
+
+    static func open(_ parsed: ParsedArguments, create: Bool) throws -> DefaultsStore {
+        try DefaultsStore(
+            suite: parsed.value("--suite") ?? "standard", paths: try StoreAccess.paths(parsed, create: create),
+            configuration: DefaultsConfiguration(durability: .immediate, watchesExternalChanges: false))
+    }
+
+    static func show(_ value: PropertyListValue) -> String {
+        switch value {
+        case .string(let text): text
+        case .integer(let number): String(number)
+        case .real(let number): String(number)
+        case .bool(let flag): flag ? "true" : "false"
+        case .date(let date): ISO8601DateFormatter().string(from: date)
+        case .data(let data): "<\(data.count) bytes>"
+        default: String(decoding: XMLPropertyList.encode(value), as: UTF8.self)
+        }
+    }
+
+    static func run(_ spec: CommandSpec, _ parsed: ParsedArguments) throws {
+        switch spec.name {
+        case "get":
+            let key = try parsed.positionals(1, "KEY")[0]
+            guard let value = try open(parsed, create: false).object(forKey: key) else {
+                throw CommandFailure("no value for '\(key)'")
+            }
+            print(show(value))
+        case "set":
+            let arguments = try parsed.positionals(2, "KEY VALUE")
+            let text = arguments[1]
+            let value: PropertyListValue
+            switch parsed.value("--type") ?? "string" {
+            case "string": value = .string(text)
+            case "int":
+                guard let number = Int64(text) else { throw UsageError("'\(text)' is not an integer") }
+                value = .integer(number)
+            case "double":
+                guard let number = Double(text) else { throw UsageError("'\(text)' is not a number") }
+                value = .real(number)
+            case "bool":
+                guard
+                    let flag = ["true": true, "false": false, "yes": true, "no": false, "1": true, "0": false][
+                        text.lowercased()]
+                else {
+                    throw UsageError("'\(text)' is not true or false")
+                }
+                value = .bool(flag)
+            case let other: throw UsageError("unknown type '\(other)'; use string, int, double or bool")
+            }
+            try open(parsed, create: true).set(value, forKey: arguments[0])
+        case "delete":
+            let key = try parsed.positionals(1, "KEY")[0]
+            guard try open(parsed, create: false).removeObject(forKey: key) else {
+                throw CommandFailure("no value for '\(key)'")
+            }
+        case "list":
+            _ = try parsed.positionals(0, "")
+            let store = try open(parsed, create: false)
+            for key in store.allKeys { print("\(key) = \(show(store.object(forKey: key)!))") }
+        case "export":
+            _ = try parsed.positionals(0, "")
+            let data = try open(parsed, create: false).exportData(format: parsed.has("--binary") ? .binary : .xml)
+            if let output = parsed.value("--output") {
+                try AtomicFile.write(data, to: output, permissions: 0o644)
+            } else {
+                guard !parsed.has("--binary") else { throw UsageError("a binary export needs --output FILE") }
+                FileHandle.standardOutput.write(data)
+            }
+        case "import":
+            let file = try parsed.positionals(1, "FILE")[0]
+            guard let data = FileManager.default.contents(atPath: file) else {
+                throw CommandFailure("cannot read '\(file)'")
+            }
+            print("imported \(try open(parsed, create: true).importData(data)) key(s)")
+        default: break
+        }
+    }
+}
+
+/// `strata secrets ...`
+enum SecretsCommands {
+    static let common = [StoreAccess.rootOption] + StoreAccess.passphraseOptions
+    static let group = CommandGroup(
+        name: "secrets", summary: "Keychain-style secrets: values print only when asked.",
+        commands: [
+            CommandSpec(
+                name: "list", summary: "List items (attributes only).", usage: "secrets list --root DIR [--service S]",
+                options: common + [.value("--service", "S", "Only this service.")]),
+            CommandSpec(
+                name: "get", summary: "Show an item; its value only with --show.",
+                usage: "secrets get SERVICE ACCOUNT --root DIR [--show]",
+                options: common + [.flag("--show", "Print the secret value itself.")]),
+            CommandSpec(
+                name: "set", summary: "Store a secret read from --value-file, or from standard input.",
+                usage: "secrets set SERVICE ACCOUNT --root DIR [--value-file FILE] [--label L] [--accessibility A]",
+                options: common + [
+                    .value("--value-file", "FILE", "Read the value from FILE (else standard input)."),
+                    .value("--label", "L", "A label."),
+                    .value("--accessibility", "A", "whenUnlocked (default), afterFirstUnlock, ...ThisDeviceOnly."),
+                ]),
+            CommandSpec(
+                name: "delete", summary: "Delete an item.", usage: "secrets delete SERVICE ACCOUNT --root DIR",
+                options: common),
+            CommandSpec(
+                name: "passwd", summary: "Change the keyring's passphrase (rewraps one key).",
+                usage: "secrets passwd --root DIR [--new-passphrase-file FILE]",
+                options: common + [
+                    .value(
+                        "--new-passphrase-file", "FILE",
+                        "Read the new passphrase from FILE (else STRATA_NEW_PASSPHRASE, else the terminal).")
+                ]),
+        ],
+        run: run)
+
+    static func run(_ spec: CommandSpec, _ parsed: ParsedArguments) throws {
+        switch spec.name {
+        case "list":
+            _ = try parsed.positionals(0, "")
+            for item in try StoreAccess.secrets(parsed).items(service: parsed.value("--service")) {
+                print(
+                    "\(item.service)\t\(item.account)\t\(item.accessibility.rawValue)\t\(item.valueSize) bytes\t\(item.label)"
+                )
+            }
+        case "get":
+            let arguments = try parsed.positionals(2, "SERVICE ACCOUNT")
+            let store = try StoreAccess.secrets(parsed)
+            guard let item = try store.attributes(service: arguments[0], account: arguments[1]),
+                let value = try store.get(service: arguments[0], account: arguments[1])
+            else { throw CommandFailure("no item for \(arguments[0]) / \(arguments[1])") }
+            if parsed.has("--show") {
+                FileHandle.standardOutput.write(value.data)
+                if value.stringValue != nil { print("") }
+            } else {
+                print(
+                    "\(item.service)\t\(item.account)\t\(item.accessibility.rawValue)\t\(value)\t(\(item.valueSize) bytes; --show prints it)"
+                )
+            }
+        case "set":
+            let arguments = try parsed.positionals(2, "SERVICE ACCOUNT")
+            let value: Data
+            if let file = parsed.value("--value-file") {
+                guard let data = FileManager.default.contents(atPath: file) else {
+                    throw CommandFailure("cannot read '\(file)'")
+                }
+                value = data
+            } else {
+                value = FileHandle.standardInput.readDataToEndOfFile()
+            }
+            let accessibility =
+                try parsed.value("--accessibility").map { name in
+                    guard let found = SecretAccessibility(rawValue: name) else {
+                        throw UsageError("unknown accessibility '\(name)'")
+                    }
+                    return found
+                } ?? .whenUnlocked
+            try StoreAccess.secrets(parsed, create: true).set(
+                Secret(value), service: arguments[0], account: arguments[1], label: parsed.value("--label"),
+                accessibility: accessibility)
+        case "delete":
+            let arguments = try parsed.positionals(2, "SERVICE ACCOUNT")
+            guard try StoreAccess.secrets(parsed).delete(service: arguments[0], account: arguments[1]) else {
+                throw CommandFailure("no item for \(arguments[0]) / \(arguments[1])")
+            }
+        case "passwd":
+            _ = try parsed.positionals(0, "")
+            let store = try StoreAccess.secrets(parsed)
+            let new = try StoreAccess.passphrase(
+                parsed, fileOption: "--new-passphrase-file", variable: "STRATA_NEW_PASSPHRASE",
+                prompt: "New passphrase: ")
+            try store.changeKey(to: .passphrase(new))
+            print("passphrase changed; \(store.itemCount) item(s) untouched")
+        default: break
+        }
+    }
+}
+
+/// `strata records ...`
+enum RecordsCommands {
+    static let store = OptionSpec.value("--store", "NAME", "The record store. The default is 'main'.")
+    static let group = CommandGroup(
+        name: "records", summary: "Look into record stores: collections, queries, JSON Lines.",
+        commands: [
+            CommandSpec(
+                name: "list", summary: "List collections and their counts.",
+                usage: "records list --root DIR [--store NAME]", options: [StoreAccess.rootOption, store]),
+            CommandSpec(
+                name: "query", summary: "Print matching records as JSON Lines.",
+                usage: "records query COLLECTION --root DIR [--where 'age>=18']... [--sort age,-name] [--limit N]",
+                options: [
+                    StoreAccess.rootOption, store,
+                    .value(
+                        "--where", "COND", "field OP value; OP is = != < <= > >= ^= (prefix) ~= (contains). Repeatable."
+                    ),
+                    .value("--sort", "FIELDS", "Comma-separated fields; '-' for descending."),
+                    .value("--limit", "N", "At most N records."),
+                ]),
+            CommandSpec(
+                name: "export", summary: "Write a collection as JSON Lines.",
+                usage: "records export COLLECTION --output FILE --root DIR",
+                options: [StoreAccess.rootOption, store, .value("--output", "FILE", "The JSON Lines file.")]),
+            CommandSpec(
+                name: "import", summary: "Import JSON Lines (all or nothing).",
+                usage: "records import COLLECTION FILE --root DIR [--replace]",
+                options: [StoreAccess.rootOption, store, .flag("--replace", "Replace records whose id exists.")]),
+            CommandSpec(
+                name: "verify", summary: "Run PRAGMA integrity_check.",
+                usage: "records verify --root DIR [--store NAME]", options: [StoreAccess.rootOption, store]),
+        ],
+        run: run)
+
+    /// Parses `age>=18`, `name^=Ada`, `tags~=vip`, `deleted=null`.
+    static func condition(_ text: String) throws -> StrataRecords.Predicate {
+        for op in ["!=", "<=", ">=", "^=", "~=", "=", "<", ">"] {
+            guard let range = text.range(of: op) else { continue }
+            let field = Field(String(text[..<range.lowerBound]))
+            let raw = String(text[range.upperBound...])
+            let value: QueryValue =
+                raw == "null"
+                ? .null
+                : raw == "true"
+                    ? .bool(true)
+                    : raw == "false"
+                        ? .bool(false)
+                        : Int64(raw).map { .integer($0) } ?? Double(raw).map { .real($0) } ?? .text(raw)
+            switch op {
+            case "=": return field == value
+            case "!=": return field != value
+            case "<": return field < value
+            case "<=": return field <= value
+            case ">": return field > value
+            case ">=": return field >= value
+            case "^=": return field.hasPrefix(raw)
+            default: return field.contains(raw)
+            }
+        }
+        throw UsageError("cannot read the condition '\(text)'; write it like age>=18 or name^=A")
+    }
+
+    static func run(_ spec: CommandSpec, _ parsed: ParsedArguments) throws {
+        switch spec.name {
+        case "list":
+            _ = try parsed.positionals(0, "")
+            let records = try StoreAccess.records(parsed)
+            for name in try records.collectionNames() {
+                print("\(name)\t\(try records.collection(AnyRecord.self, named: name).count())")
+            }
+        case "query":
+            let name = try parsed.positionals(1, "COLLECTION")[0]
+            let records = try StoreAccess.records(parsed)
+            guard try records.collectionNames().contains(name) else {
+                throw CommandFailure("there is no collection '\(name)'")
+            }
+            let predicates = try parsed.allValues("--where").map { try condition($0) }
+            let sort = (parsed.value("--sort") ?? "").split(separator: ",").map { part in
+                part.hasPrefix("-")
+                    ? SortKey.descending(Field(String(part.dropFirst()))) : SortKey.ascending(Field(String(part)))
+            }
+            let limit = try parsed.value("--limit").map { text in
+                guard let number = Int(text), number >= 0 else { throw UsageError("--limit takes a whole number") }
+                return number
+            }
+            let query = Query(predicates.isEmpty ? .all : .and(predicates), sort: sort, limit: limit)
+            for record in try records.collection(AnyRecord.self, named: name).fetch(query) {
+                print(record.body.description)
+            }
+        case "export":
+            let name = try parsed.positionals(1, "COLLECTION")[0]
+            guard let output = parsed.value("--output") else { throw UsageError("'--output FILE' is required") }
+            let count = try StoreAccess.records(parsed).collection(AnyRecord.self, named: name).exportJSONLines(
+                to: output)
+            print("exported \(count) record(s) to \(output)")
+        case "import":
+            let arguments = try parsed.positionals(2, "COLLECTION FILE")
+            let paths = try StoreAccess.paths(parsed, create: true)
+            let records = try RecordStore(name: parsed.value("--store") ?? "main", paths: paths)
+            let count = try records.collection(AnyRecord.self, named: arguments[0]).importJSONLines(
+                from: arguments[1], replacingExisting: parsed.has("--replace"))
+            print("imported \(count) record(s)")
+        case "verify":
+            _ = try parsed.positionals(0, "")
+            let problems = try StoreAccess.records(parsed).verify()
+            for problem in problems { print(problem) }
+            if !problems.isEmpty { throw CommandFailure("\(problems.count) problem(s) found") }
+            print("ok")
+        default: break
+        }
+    }
+}
+
+/// `strata files ...`
+enum FilesCommands {
+    static let group = CommandGroup(
+        name: "files", summary: "The file store: list, copy in and out, archives, integrity.",
+        commands: [
+            CommandSpec(
+                name: "ls", summary: "List files (under a prefix).", usage: "files ls [PREFIX] --root DIR [--long]",
+                options: [StoreAccess.rootOption, .flag("--long", "Show size, type and checksum.")]),
+            CommandSpec(
+                name: "put", summary: "Copy a file into the store.", usage: "files put KEY FILE --root DIR",
+                options: [StoreAccess.rootOption]),
+            CommandSpec(
+                name: "get", summary: "Copy a file out (to --output, else standard output).",
+                usage: "files get KEY --root DIR [--output FILE]",
+                options: [StoreAccess.rootOption, .value("--output", "FILE", "Write to FILE.")]),
+            CommandSpec(
+                name: "rm", summary: "Delete a file.", usage: "files rm KEY --root DIR",
+                options: [StoreAccess.rootOption]),
+            CommandSpec(
+                name: "export", summary: "Export files as .zip (many) or .gz (one), by the output's extension.",
+                usage: "files export PREFIX... --output FILE.zip|FILE.gz --root DIR",
+                options: [StoreAccess.rootOption, .value("--output", "FILE", "The archive.")]),
+            CommandSpec(
+                name: "import", summary: "Import a .zip (or a .gz to --key), refusing hostile archives.",
+                usage: "files import ARCHIVE --root DIR [--into PREFIX] [--key KEY]",
+                options: [
+                    StoreAccess.rootOption, .value("--into", "PREFIX", "Where zip entries go."),
+                    .value("--key", "KEY", "Where a .gz goes."),
+                ]),
+            CommandSpec(
+                name: "verify", summary: "Recompute checksums.", usage: "files verify [PREFIX] --root DIR",
+                options: [StoreAccess.rootOption]),
+        ],
+        run: run)
+
+    static func run(_ spec: CommandSpec, _ parsed: ParsedArguments) throws {
+        let files = try FileStore(
+            paths: try StoreAccess.paths(parsed, create: spec.name == "put" || spec.name == "import"))
+        switch spec.name {
+        case "ls":
+            for key in try files.list(prefix: parsed.positionals.first ?? "") {
+                if parsed.has("--long"), let meta = try files.metadata(key) {
+                    print(
+                        "\(meta.size)\t\(meta.contentType)\t\(meta.checksum.map { String(format: "%08x", $0) } ?? "-")\t\(key)"
+                    )
+                } else {
+                    print(key)
+                }
+            }
+        case "put":
+            let arguments = try parsed.positionals(2, "KEY FILE")
+            guard let handle = FileHandle(forReadingAtPath: arguments[1]) else {
+                throw CommandFailure("cannot read '\(arguments[1])'")
+            }
+            try files.write(to: arguments[0], from: handle)
+        case "get":
+            let key = try parsed.positionals(1, "KEY")[0]
+            if let output = parsed.value("--output") {
+                try AtomicFile.write(to: output, permissions: 0o644) { writer in
+                    try files.read(key) { try writer.write($0) }
+                }
+            } else {
+                try files.read(key) { FileHandle.standardOutput.write($0) }
+            }
+        case "rm":
+            let key = try parsed.positionals(1, "KEY")[0]
+            guard try files.delete(key) else { throw CommandFailure("there is no file '\(key)'") }
+        case "export":
+            guard let output = parsed.value("--output") else { throw UsageError("'--output FILE' is required") }
+            let progress = ProgressReporter("export")
+            let options = ExportOptions(progress: { step in
+                progress.update(done: step.bytesDone, total: step.bytesTotal)
+            })
+            if output.hasSuffix(".gz") {
+                let key = try parsed.positionals(1, "one KEY for a .gz")[0]
+                let size = try files.exportGzip(key, to: output, options: options)
+                print("wrote \(output): \(size) bytes")
+            } else if output.hasSuffix(".zip") {
+                let result = try files.exportZip(
+                    parsed.positionals.isEmpty ? [""] : parsed.positionals, to: output, options: options)
+                print("wrote \(output): \(result.entries) entries, \(result.bytes) bytes")
+            } else {
+                throw UsageError("the output must end in .zip or .gz")
+            }
+        case "import":
+            let archive = try parsed.positionals(1, "ARCHIVE")[0]
+            if archive.hasSuffix(".gz") {
+                guard let key = parsed.value("--key") else { throw UsageError("a .gz import needs --key KEY") }
+                try files.importGzip(from: archive, to: key)
+                print("imported \(key)")
+            } else {
+                let keys = try files.importZip(from: archive, into: parsed.value("--into") ?? "")
+                print("imported \(keys.count) file(s)")
+            }
+        case "verify":
+            let problems = try files.verify(prefix: parsed.positionals.first ?? "")
+            for problem in problems { print(problem) }
+            if problems.contains(where: { $0.kind != .unrecorded }) {
+                throw CommandFailure("\(problems.count) problem(s) found")
+            }
+            print("ok")
+        default: break
+        }
+    }
+}
