@@ -15,6 +15,8 @@ let package = Package(
         .library(name: "StrataRecords", targets: ["StrataRecords"]),
         .library(name: "StrataFiles", targets: ["StrataFiles"]),
         .executable(name: "strata", targets: ["strata"]),
+        .plugin(name: "DefaultsKeysPlugin", targets: ["DefaultsKeysPlugin"]),
+        .plugin(name: "StorageLintPlugin", targets: ["StorageLintPlugin"]),
     ],
     targets: [
         // System C libraries. Each is imported with `internal import` by the one tier that needs it.
@@ -44,8 +46,24 @@ let package = Package(
         .target(
             name: "Strata",
             dependencies: ["StrataCore", "StrataDefaults", "StrataSecrets", "StrataRecords", "StrataFiles"]),
-        .executableTarget(name: "strata", dependencies: ["Strata"]),
+        .executableTarget(name: "strata", dependencies: ["Strata", "StrataLint"]),
         .target(name: "StrataConformance", dependencies: ["StrataCore"]),
+
+        // Storage lint and keys generation: a shared library, the plugins' tools, and the plugins.
+        .target(name: "StrataLint", dependencies: ["StrataDefaults"]),
+        .executableTarget(name: "strata-lint", dependencies: ["StrataLint"]),
+        .executableTarget(name: "strata-keygen", dependencies: ["StrataLint"]),
+        .plugin(
+            name: "DefaultsKeysPlugin", capability: .buildTool(), dependencies: ["strata-keygen"],
+            path: "Plugins/DefaultsKeysPlugin"),
+        .plugin(
+            name: "StorageLintPlugin",
+            capability: .command(
+                intent: .custom(verb: "storage-lint", description: "Check Swift sources against the storage rules")),
+            dependencies: ["strata-lint"], path: "Plugins/StorageLintPlugin"),
+        .target(
+            name: "KeysSample", dependencies: ["StrataDefaults"], path: "Samples/KeysSample",
+            plugins: ["DefaultsKeysPlugin"]),
 
         // Sample programs: a PDF exporter and an audio exporter, end to end through the selector.
         .target(name: "SampleSupport", dependencies: ["Strata"], path: "Samples/SampleSupport"),
@@ -100,6 +118,13 @@ let package = Package(
             dependencies: ["StrataFiles", "StrataConformance", "StrataTestSupport", "strata-test-child"]
         ),
         .testTarget(
+            name: "StrataLintTests",
+            dependencies: [
+                "StrataLint", "KeysSample", "StrataDefaults", "StrataTestSupport", "strata-keygen", "strata-lint",
+            ],
+            exclude: ["Fixtures"]
+        ),
+        .testTarget(
             name: "StrataCLITests",
             dependencies: ["Strata", "StrataTestSupport", "strata", "pdf-exporter", "audio-exporter"]
         ),
@@ -113,6 +138,6 @@ let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
-for target in package.targets where target.type != .system && target.type != .plugin {
+for target in package.targets where target.type != .system && target.type != .plugin && target.name != "CStrataSystem" {
     target.swiftSettings = (target.swiftSettings ?? []) + strictSettings
 }

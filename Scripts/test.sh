@@ -6,10 +6,15 @@ bash Scripts/install-deps.sh
 
 if [ "${CI:-}" = "true" ]; then
     echo "== format check (swift format lint --strict)"
-    swift format lint --strict -r Sources Tests Benchmarks Samples Package.swift
+    swift format lint --strict -r Sources Tests Benchmarks Samples Plugins Package.swift
 fi
 
 echo "== build"
 swift build --build-tests
+if [ "${CI:-}" = "true" ]; then
+    echo "== storage-lint on the sources and on the keys sample (the plugin, built and run by SwiftPM)"
+    "$(swift build --show-bin-path)/strata" lint Sources Samples --strict
+    swift package storage-lint --target KeysSample --strict
+fi
 echo "== test"
 swift test

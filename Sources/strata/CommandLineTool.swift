@@ -9,7 +9,7 @@ enum CommandLineTool {
         DefaultsCommands.group, SecretsCommands.group, RecordsCommands.group, FilesCommands.group,
     ]
     static let commands: [CommandSpec] =
-        [DemoCommand.spec, SelectCommand.spec, InspectCommand.inspect, InspectCommand.verify]
+        [DemoCommand.spec, SelectCommand.spec, InspectCommand.inspect, InspectCommand.verify, LintCommand.spec]
         + groups.map { CommandSpec(name: $0.name, summary: $0.summary, usage: "\($0.name) <command>") }
 
     static var overview: String {
@@ -56,6 +56,7 @@ enum CommandLineTool {
             case DemoCommand.spec.name: try DemoCommand.run(rest)
             case InspectCommand.inspect.name: try InspectCommand.runInspect(rest)
             case InspectCommand.verify.name: try InspectCommand.runVerify(rest)
+            case LintCommand.spec.name: try LintCommand.run(rest)
             default:
                 guard let group = groups.first(where: { $0.name == verb }) else {
                     throw UsageError("unknown command '\(verb)'")

@@ -1,0 +1,19 @@
+// The app's one preferences wrapper, built on keys generated from defaults-keys.json by DefaultsKeysPlugin.
+public import StrataDefaults
+
+/// Typed access to the sample app's preferences.
+public struct Preferences: Sendable {
+    public let store: DefaultsStore
+
+    public init(store: DefaultsStore) { self.store = store }
+
+    /// Whether onboarding ran; `nil` when the user never answered.
+    public var hasCompletedOnboarding: Bool? { try? store.value(for: .hasCompletedOnboarding) }
+    public var selectedTheme: String { store[.selectedTheme] }
+
+    /// Counts one more launch, atomically across processes.
+    @discardableResult
+    public func recordLaunch() throws -> Int { try store.update(.launchCount) { $0 + 1 } }
+
+    public func setTheme(_ theme: String) throws { try store.set(theme, for: .selectedTheme) }
+}
