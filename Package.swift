@@ -72,6 +72,20 @@ let package = Package(
         .executableTarget(
             name: "audio-exporter", dependencies: ["Strata", "SampleSupport"], path: "Samples/AudioExporter"),
 
+        // The torture harness: kills, contention, injected faults and hostile files for every tier.
+        .executableTarget(
+            name: "strata-torture",
+            dependencies: [
+                "StrataCore", "StrataDefaults", "StrataSecrets", "StrataRecords", "StrataFiles", "StrataTestSupport",
+            ]),
+
+        // Fuzz targets (see Scripts/fuzz.sh); a normal build replays corpus files.
+        .executableTarget(
+            name: "strata-fuzz",
+            dependencies: [
+                "CStrataSystem", "StrataCore", "StrataDefaults", "StrataSecrets", "StrataRecords", "StrataFiles",
+            ]),
+
         // Test support: temporary directories and child processes. Not a product.
         .target(name: "StrataTestSupport", dependencies: ["StrataCore"]),
         // The child program that tests spawn, hold locks in, and kill with SIGKILL.
@@ -126,7 +140,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataCLITests",
-            dependencies: ["Strata", "StrataTestSupport", "strata", "pdf-exporter", "audio-exporter"]
+            dependencies: ["Strata", "StrataTestSupport", "strata", "pdf-exporter", "audio-exporter", "strata-torture"]
         ),
     ]
 )

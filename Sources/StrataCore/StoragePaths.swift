@@ -45,7 +45,7 @@ public struct StoragePaths: Sendable, Hashable {
             throw StorageError(.invalidArgument, "the store root path is empty or contains NUL", path: root)
         }
         let absolute =
-            root.hasPrefix("/") ? root : FileManager.default.currentDirectoryPath + "/" + root
+            root.utf8.first == UInt8(ascii: "/") ? root : FileManager.default.currentDirectoryPath + "/" + root
         self.root = Self.normalized(absolute)
         try Self.ensureDirectory(self.root, create: create, createParents: true)
     }
@@ -70,10 +70,10 @@ public struct StoragePaths: Sendable, Hashable {
         guard !appID.contains("/") else {
             throw StorageError(.invalidArgument, "the app id must be one folder name, without '/'", key: appID)
         }
-        if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
+        if let xdg = environment["XDG_DATA_HOME"], xdg.utf8.first == UInt8(ascii: "/") {
             return normalized(xdg) + "/" + appID
         }
-        let home = environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? NSHomeDirectory()
+        let home = environment["HOME"].flatMap { $0.utf8.first == UInt8(ascii: "/") ? $0 : nil } ?? NSHomeDirectory()
         return normalized(home) + "/.local/share/" + appID
     }
 
@@ -105,7 +105,7 @@ public struct StoragePaths: Sendable, Hashable {
             return current + "/" + key
         }
         current = try directory(for: tier, create: createParents)
-        let components = key.split(separator: "/")
+        let components = Self.components(of: key)
         for (index, component) in components.enumerated() {
             current += "/" + component
             let isLast = index == components.count - 1
@@ -156,13 +156,13 @@ public struct StoragePaths: Sendable, Hashable {
         if key.utf8.count > maximumKeyLength {
             throw refuse("the key is \(key.utf8.count) bytes long; the limit is \(maximumKeyLength)")
         }
-        if key.hasPrefix("/") { throw refuse("the key is an absolute path") }
+        if key.utf8.first == UInt8(ascii: "/") { throw refuse("the key is an absolute path") }
         for scalar in key.unicodeScalars {
             if scalar == "\0" { throw refuse("the key contains a NUL byte") }
             if scalar.value < 0x20 || scalar.value == 0x7F { throw refuse("the key contains a control character") }
             if scalar == "\\" { throw refuse("the key contains a backslash, a path separator on other systems") }
         }
-        for component in key.split(separator: "/", omittingEmptySubsequences: false) {
+        for component in components(of: key, omittingEmpty: false) {
             if component.isEmpty { throw refuse("the key has an empty component ('//' or a trailing '/')") }
             if component == "." || component == ".." {
                 throw refuse("the key has a '\(component)' component, which could lead out of the store")
@@ -172,16 +172,24 @@ public struct StoragePaths: Sendable, Hashable {
                     "a component of the key is \(component.utf8.count) bytes long; the limit is "
                         + "\(maximumComponentLength)")
             }
-            if component.hasPrefix(reservedPrefix) {
+            if component.utf8.starts(with: reservedPrefix.utf8) {
                 throw refuse("names starting with '\(reservedPrefix)' are reserved for Strata's own files")
             }
         }
     }
 
+    /// The `/`-separated components of a path, split on Unicode scalars: a `/` followed by a combining mark is
+    /// one `Character` in Swift, and splitting on characters would miss it (and let `../\u{301}x` through).
+    static func components(of path: String, omittingEmpty: Bool = true) -> [String] {
+        path.unicodeScalars.split(separator: "/", omittingEmptySubsequences: omittingEmpty).map {
+            String(String.UnicodeScalarView($0))
+        }
+    }
+
     /// Removes `.` and duplicate slashes and resolves `..` lexically (for the root only; keys never contain them).
     static func normalized(_ path: String) -> String {
-        var parts: [Substring] = []
-        for part in path.split(separator: "/") {
+        var parts: [String] = []
+        for part in components(of: path) {
             if part == "." { continue }
             if part == ".." {
                 if !parts.isEmpty { parts.removeLast() }

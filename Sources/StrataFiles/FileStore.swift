@@ -152,6 +152,32 @@ public final class FileStore: Sendable {
         return (crc, size)
     }
 
+    /// Reads, transforms and replaces a file atomically across processes (the file's lock is held exclusively
+    /// throughout).
+    /// - Parameter transform: Gets the current content (`nil` when absent) and returns the new one.
+    public func update(_ key: String, _ transform: (Data?) throws -> Data) throws {
+        let path = try path(for: key, creatingParents: true)
+        try withLock(key, .exclusive) {
+            let current: Data?
+            do {
+                current = try AtomicFile.read(path, followGrowth: false)
+            } catch let error as StorageError {
+                throw error.attributed(tier: .files, key: key)
+            }
+            let new = try transform(current)
+            do {
+                try AtomicFile.write(to: path, permissions: 0o600, durability: configuration.durability) { atomic in
+                    var writer = FileWriter(atomic: &atomic)
+                    try writer.write(new)
+                    try atomic.setExtendedAttribute(
+                        Self.integrityAttribute, Self.integrityRecord(crc: writer.crc, size: writer.count))
+                }
+            } catch let error as StorageError {
+                throw error.attributed(tier: .files, key: key)
+            }
+        }
+    }
+
     /// Appends `data` to a file (creating it), under the file's exclusive lock, keeping its checksum current.
     public func append(_ data: Data, to key: String) throws {
         let path = try path(for: key, creatingParents: true)

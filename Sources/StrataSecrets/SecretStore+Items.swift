@@ -48,6 +48,40 @@ extension SecretStore {
         }
     }
 
+    /// Reads, transforms and writes one item atomically across processes: no other writer of the keyring can
+    /// slip in between (the keyring's lock is held exclusively throughout).
+    /// - Parameters:
+    ///   - transform: Gets the current value (`nil` when absent) and returns the new one.
+    /// - Returns: The value written.
+    @discardableResult
+    public func update(
+        service: String, account: String, accessibility: SecretAccessibility = .whenUnlocked,
+        _ transform: (Secret?) throws -> Secret
+    ) throws -> Secret {
+        try checkIdentity(service: service, account: account)
+        let (keyringID, key, fileName) = try keysFor(accessibility, service: service, account: account, writing: true)
+        let path = directory + "/" + fileName
+        return try FileLock(path: lockPath).withLock(.exclusive, timeout: configuration.lockTimeout) {
+            let existing = try readItem(path: path, fileName: fileName, value: true)
+            let value = try transform(existing?.2)
+            guard value.count <= configuration.valueLimit else {
+                throw StorageError(
+                    .tooLarge, "a secret of \(value.count) bytes is over the limit of \(configuration.valueLimit)",
+                    tier: .secrets)
+            }
+            let now = Date()
+            let record = ItemEnvelope.Record(
+                service: service, account: account, label: existing?.0.label ?? "", created: existing?.0.created ?? now,
+                modified: now, valueSize: value.count)
+            let file = try value.withUnsafeBytes {
+                try ItemEnvelope.seal(
+                    record, value: $0, accessibility: accessibility, keyringID: keyringID, fileName: fileName, key: key)
+            }
+            try AtomicFile.write(file, to: path, permissions: 0o600, durability: .durable)
+            return value
+        }
+    }
+
     /// Stores a string secret. See ``set(_:service:account:label:accessibility:)``.
     public func set(
         _ value: String, service: String, account: String, label: String? = nil,

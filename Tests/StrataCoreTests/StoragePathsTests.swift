@@ -39,6 +39,11 @@ struct StoragePathsTests {
         ("dir/" + long, "255"),
         (String(repeating: "abcdefgh/", count: 120), "limit is 1024"),
         (".strata-tmp-1-x", "reserved"),
+        // A combining mark after '/' makes "/\u{301}" one Character: splitting on characters would miss the
+        // separator (found by the path-mapping fuzz target).
+        ("../\u{301}escape", "'..'"),
+        ("a/../\u{301}../\u{301}escape", "'..'"),
+        ("/\u{301}etc/passwd", "absolute"),
         ("a/.strata-lock", "reserved"),
     ]
 
@@ -59,6 +64,14 @@ struct StoragePathsTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: sandbox.path) == ["root"])
         let inside = try FileManager.default.subpathsOfDirectory(atPath: paths.root)
         #expect(inside.allSatisfy { Tier.allCases.map(\.directoryName).contains($0) }, "created \(inside)")
+    }
+
+    @Test func combiningMarksAfterSlashStayInside() throws {
+        let path = try paths.path(for: "a/\u{301}b/\u{59C}", in: .files, createParents: true)
+        #expect(path.utf8.starts(with: (paths.root + "/files/").utf8))
+        #expect(
+            path.unicodeScalars.split(separator: "/").count == paths.root.unicodeScalars.split(separator: "/").count + 4
+        )
     }
 
     @Test func errorPrintsControlCharactersVisibly() {

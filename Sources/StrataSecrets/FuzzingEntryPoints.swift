@@ -1,0 +1,46 @@
+package import Foundation
+import StrataCore
+
+/// What the fuzz targets call: the keyring parser and the sealed-item envelope, on hostile bytes.
+package enum SecretsFuzzing {
+    /// A fixed key, so inputs that happen to be well sealed reach the record parser.
+    nonisolated(unsafe) static var key: GuardedKey? = try? GuardedKey(copying: Array(repeating: 7, count: 32))
+
+    /// Parses a keyring file.
+    package static func keyring(_ data: Data) {
+        _ = try? KeyringFile.parse(data, expectedName: "default", path: "fuzz")
+    }
+
+    /// Reads an item's header and opens it, under every accessibility class.
+    package static func item(_ data: Data) {
+        guard let key else { return }
+        _ = try? ItemEnvelope.header(of: data, path: "fuzz")
+        for accessibility in SecretAccessibility.allCases {
+            _ = try? ItemEnvelope.open(
+                data, accessibility: accessibility, keyringID: Array(repeating: 1, count: 16), fileName: "fuzz.item",
+                key: key,
+                path: "fuzz", value: true)
+        }
+    }
+
+    /// Seals a record and opens it again: round-trips must hold for any value.
+    package static func roundTrip(_ data: Data) {
+        guard let key else { return }
+        let record = ItemEnvelope.Record(
+            service: "s", account: "a", label: "", created: Date(timeIntervalSince1970: 0),
+            modified: Date(timeIntervalSince1970: 0), valueSize: data.count)
+        guard
+            let sealed = try? data.withUnsafeBytes({
+                try ItemEnvelope.seal(
+                    record, value: $0, accessibility: .afterFirstUnlock, keyringID: Array(repeating: 1, count: 16),
+                    fileName: "f", key: key)
+            })
+        else { return }
+        guard
+            let (_, secret) = try? ItemEnvelope.open(
+                sealed, accessibility: .afterFirstUnlock, keyringID: Array(repeating: 1, count: 16), fileName: "f",
+                key: key, path: "fuzz", value: true),
+            secret?.data == data
+        else { fatalError("a sealed item did not open to its own value") }
+    }
+}

@@ -1,0 +1,114 @@
+// Fuzz targets for the parsers Strata owns. Built two ways:
+//
+//   Scripts/fuzz.sh TARGET [seconds]     libFuzzer (-sanitize=fuzzer,address, -DFUZZING), corpus in Fuzz/TARGET
+//   strata-fuzz TARGET FILE...           a normal build replays files (the committed seed corpus, or crashes)
+//
+// Targets: archive (zip and gzip readers), sealed-item (keyring parser and item envelope), json-lines (the
+// import's parsing and decoding), path-mapping (key validation and mapping), plist (suite files).
+import Foundation
+import StrataCore
+import StrataDefaults
+import StrataFiles
+import StrataRecords
+import StrataSecrets
+
+enum FuzzTarget: String, CaseIterable {
+    case archive = "archive"
+    case sealedItem = "sealed-item"
+    case jsonLines = "json-lines"
+    case pathMapping = "path-mapping"
+    case plist = "plist"
+
+    static let scratch = "/tmp/strata-fuzz-\(getpid())"
+
+    func run(_ data: Data) {
+        switch self {
+        case .archive:
+            if data.first == 0x1F {
+                FilesFuzzing.gzip(data)
+            } else {
+                FilesFuzzing.zip(data, scratch: Self.scratch + ".zip")
+            }
+        case .sealedItem:
+            SecretsFuzzing.keyring(data)
+            SecretsFuzzing.item(data)
+            SecretsFuzzing.roundTrip(data)
+        case .jsonLines:
+            RecordsFuzzing.jsonLines(data)
+        case .pathMapping:
+            let key = String(decoding: data, as: UTF8.self)
+            if (try? StoragePaths.validateKey(key)) != nil {
+                let parts = key.unicodeScalars.split(separator: "/", omittingEmptySubsequences: false).map {
+                    String(String.UnicodeScalarView($0))
+                }
+                guard !parts.contains(where: { $0 == ".." || $0 == "." || $0.isEmpty }), !key.contains("\0")
+                else { fatalError("a hostile key was accepted: \(key.debugDescription)") }
+            }
+            if let paths = try? StoragePaths(root: Self.scratch + "-root"),
+                let path = try? paths.path(for: key, in: .files)
+            {
+                // Compared as bytes: a combining mark after '/' would fool a Character comparison.
+                guard path.utf8.starts(with: (paths.root + "/files/").utf8) else {
+                    fatalError("a key mapped outside the store: \(path)")
+                }
+            }
+        case .plist:
+            _ = try? PropertyListFormat.decode(data)
+        }
+    }
+}
+
+#if FUZZING
+    internal import CStrataSystem
+
+    let selected: FuzzTarget = {
+        guard let name = ProcessInfo.processInfo.environment["STRATA_FUZZ_TARGET"],
+            let target = FuzzTarget(rawValue: name)
+        else {
+            FileHandle.standardError.write(
+                Data("set STRATA_FUZZ_TARGET to one of \(FuzzTarget.allCases.map(\.rawValue))\n".utf8))
+            exit(2)
+        }
+        return target
+    }()
+
+    /// SwiftPM links an executable's entry point as `<target>_main`; hand the process to libFuzzer's driver.
+    @_cdecl("strata_fuzz_main")
+    public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+        var count = argc
+        var arguments = argv
+        return LLVMFuzzerRunDriver(&count, &arguments) { bytes, size in
+            selected.run(bytes.map { Data(bytes: $0, count: size) } ?? Data())
+            return 0
+        }
+    }
+#else
+    @main
+    enum Replay {
+        static func main() {
+            let arguments = Array(CommandLine.arguments.dropFirst())
+            guard let name = arguments.first, let target = FuzzTarget(rawValue: name) else {
+                print(
+                    "usage: strata-fuzz TARGET FILE|FOLDER...   (targets: \(FuzzTarget.allCases.map(\.rawValue).joined(separator: ", ")))"
+                )
+                exit(2)
+            }
+            var count = 0
+            for path in arguments.dropFirst() {
+                var isFolder: ObjCBool = false
+                guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else { continue }
+                let files =
+                    isFolder.boolValue
+                    ? ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted().map {
+                        path + "/" + $0
+                    } : [path]
+                for file in files {
+                    guard let data = FileManager.default.contents(atPath: file) else { continue }
+                    target.run(data)
+                    count += 1
+                }
+            }
+            print("\(target.rawValue): replayed \(count) input(s) without a crash")
+        }
+    }
+#endif

@@ -1,0 +1,170 @@
+import Foundation
+import StrataCore
+import StrataDefaults
+import StrataFiles
+import StrataRecords
+import StrataSecrets
+
+/// The key every torture child and check uses for the secrets tier.
+let tortureKey = KeyProvider.inMemory(Secret(Data((0..<32).map { UInt8($0 * 7) })))
+
+struct Batch: Codable, Identifiable, Sendable {
+    var id: String
+    var batch: Int
+    var payload: String
+}
+
+struct Counter: Codable, Identifiable, Sendable {
+    var id: String
+    var value: Int
+}
+
+let fileSize = 100_000
+
+/// Child: writes forever, printing `ack N` after each durable write. Killed by the parent.
+func childWrite(tier: String, root: String, start: Int) throws -> Never {
+    let paths = try StoragePaths(root: root)
+    var index = start
+    switch tier {
+    case "defaults":
+        let store = try DefaultsStore(paths: paths, configuration: DefaultsConfiguration(watchesExternalChanges: false))
+        while true {
+            try store.set(.integer(Int64(index)), forKey: "key-\(index)")
+            try store.flush()
+            say("ack \(index)")
+            index += 1
+        }
+    case "secrets":
+        let store = try SecretStore(paths: paths, unlockingWith: tortureKey)
+        while true {
+            try store.set("value \(index)", service: "torture", account: "a-\(index)")
+            say("ack \(index)")
+            index += 1
+        }
+    case "records":
+        let store = try RecordStore(name: "torture", paths: paths)
+        let items = try store.collection(Batch.self, named: "items")
+        while true {
+            try store.write { transaction in
+                for part in 0..<10 {
+                    try transaction(items).insert(
+                        Batch(id: "\(index)-\(part)", batch: index, payload: String(repeating: "x", count: 150)))
+                }
+            }
+            say("ack \(index)")
+            index += 1
+        }
+    default:
+        let store = try FileStore(paths: paths)
+        while true {
+            try store.write(fileContent(version: index, size: fileSize), to: "f-\(index % 16)")
+            say("ack \(index)")
+            index += 1
+        }
+    }
+}
+
+/// Parent: checks every acknowledged write after a kill.
+func checkAcknowledged(tier: String, root: String, acks: [Int], tally: inout Tally) {
+    do {
+        let paths = try StoragePaths(root: root)
+        switch tier {
+        case "defaults":
+            let store = try DefaultsStore(
+                paths: paths, configuration: DefaultsConfiguration(watchesExternalChanges: false))
+            if !store.recoveries.isEmpty { tally.unopenable += 1 }
+            for ack in acks {
+                tally.checked += 1
+                if store.object(forKey: "key-\(ack)") != .integer(Int64(ack)) { tally.lost += 1 }
+            }
+        case "secrets":
+            let store = try SecretStore(paths: paths, unlockingWith: tortureKey)
+            for ack in acks {
+                tally.checked += 1
+                if (try? store.get(service: "torture", account: "a-\(ack)")?.stringValue) != "value \(ack)" {
+                    tally.lost += 1
+                }
+            }
+        case "records":
+            let store = try RecordStore(name: "torture", paths: paths)
+            if try !store.verify().isEmpty { tally.unopenable += 1 }
+            let items = try store.collection(Batch.self, named: "items")
+            let sizes = Dictionary(grouping: try items.fetch(), by: \.batch).mapValues(\.count)
+            tally.lost += sizes.values.filter { $0 != 10 }.count  // A partial transaction.
+            for ack in acks {
+                tally.checked += 1
+                if sizes[ack] != 10 { tally.lost += 1 }
+            }
+        default:
+            let store = try FileStore(paths: paths)
+            var latest: [Int: Int] = [:]
+            for ack in acks { latest[ack % 16] = max(latest[ack % 16] ?? 0, ack) }
+            for (slot, ack) in latest {
+                tally.checked += 1
+                guard let data = try store.readIfPresent("f-\(slot)"), let version = fileVersion(data, size: fileSize),
+                    version >= ack
+                else {
+                    tally.lost += 1
+                    continue
+                }
+            }
+            if try !store.verify().filter({ $0.kind != .unrecorded }).isEmpty { tally.unopenable += 1 }
+        }
+    } catch {
+        tally.unopenable += 1
+        tally.notes.append("\(error)")
+    }
+}
+
+/// Child: `count` read-modify-write increments of one shared counter.
+func childContend(tier: String, root: String, count: Int) throws {
+    let paths = try StoragePaths(root: root)
+    switch tier {
+    case "defaults":
+        let store = try DefaultsStore(paths: paths, configuration: DefaultsConfiguration(watchesExternalChanges: false))
+        for _ in 0..<count { try store.update(DefaultsKey("counter", default: 0)) { $0 + 1 } }
+    case "secrets":
+        let store = try SecretStore(paths: paths, unlockingWith: tortureKey)
+        for _ in 0..<count {
+            try store.update(service: "torture", account: "counter") { old in
+                let current = (old?.stringValue).flatMap { Int($0) } ?? 0
+                return Secret("\(current + 1)")
+            }
+        }
+    case "records":
+        let store = try RecordStore(name: "torture", paths: paths)
+        let counters = try store.collection(Counter.self, named: "counters")
+        for _ in 0..<count {
+            try store.write { transaction in
+                var counter = try transaction(counters).get(id: "c") ?? Counter(id: "c", value: 0)
+                counter.value += 1
+                try transaction(counters).upsert(counter)
+            }
+        }
+    default:
+        let store = try FileStore(paths: paths)
+        for _ in 0..<count {
+            try store.update("counter") { old in
+                Data("\((old.flatMap { Int(String(decoding: $0, as: UTF8.self)) } ?? 0) + 1)".utf8)
+            }
+        }
+    }
+}
+
+func readCounter(tier: String, root: String) throws -> Int {
+    let paths = try StoragePaths(root: root)
+    switch tier {
+    case "defaults":
+        return try DefaultsStore(paths: paths, configuration: DefaultsConfiguration(watchesExternalChanges: false))[
+            DefaultsKey("counter", default: 0)]
+    case "secrets":
+        return try SecretStore(paths: paths, unlockingWith: tortureKey).get(service: "torture", account: "counter")?
+            .stringValue.flatMap(Int.init) ?? 0
+    case "records":
+        return try RecordStore(name: "torture", paths: paths).collection(Counter.self, named: "counters").get(id: "c")?
+            .value ?? 0
+    default:
+        return try FileStore(paths: paths).readIfPresent("counter").flatMap { Int(String(decoding: $0, as: UTF8.self)) }
+            ?? 0
+    }
+}
