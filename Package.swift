@@ -92,7 +92,7 @@ let package = Package(
         .executableTarget(
             name: "strata-test-child",
             dependencies: [
-                "StrataCore", "StrataDefaults", "StrataSecrets", "StrataRecords", "StrataFiles",
+                "StrataTestSupport", "StrataCore", "StrataDefaults", "StrataSecrets", "StrataRecords", "StrataFiles",
             ],
             path: "Tests/Child"),
 

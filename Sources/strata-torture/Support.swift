@@ -71,20 +71,6 @@ func temporaryRoot(_ name: String) throws -> String {
     return path
 }
 
-/// The content of version `n` of a file: a header line, then `size` bytes all equal to `n`.
-func fileContent(version: Int, size: Int) -> Data {
-    Data("version \(version)\n".utf8) + Data(repeating: UInt8(truncatingIfNeeded: version), count: size)
-}
-
-func fileVersion(_ data: Data, size: Int) -> Int? {
-    guard let newline = data.firstIndex(of: 0x0A),
-        let version = Int(String(decoding: data[..<newline], as: UTF8.self).dropFirst("version ".count))
-    else { return nil }
-    let body = data[(newline + 1)...]
-    guard body.count == size, body.allSatisfy({ $0 == UInt8(truncatingIfNeeded: version) }) else { return nil }
-    return version
-}
-
 /// Damages a file the ways storage meets in the wild.
 enum Damage: CaseIterable {
     case truncate, bitFlips, hugeLength, wrongVersion

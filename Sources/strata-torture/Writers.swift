@@ -4,6 +4,7 @@ import StrataDefaults
 import StrataFiles
 import StrataRecords
 import StrataSecrets
+import StrataTestSupport
 
 /// The key every torture child and check uses for the secrets tier.
 let tortureKey = KeyProvider.inMemory(Secret(Data((0..<32).map { UInt8($0 * 7) })))
@@ -57,7 +58,7 @@ func childWrite(tier: String, root: String, start: Int) throws -> Never {
     default:
         let store = try FileStore(paths: paths)
         while true {
-            try store.write(fileContent(version: index, size: fileSize), to: "f-\(index % 16)")
+            try store.write(VersionedContent.make(version: index, size: fileSize), to: "f-\(index % 16)")
             say("ack \(index)")
             index += 1
         }
@@ -101,7 +102,8 @@ func checkAcknowledged(tier: String, root: String, acks: [Int], tally: inout Tal
             for ack in acks { latest[ack % 16] = max(latest[ack % 16] ?? 0, ack) }
             for (slot, ack) in latest {
                 tally.checked += 1
-                guard let data = try store.readIfPresent("f-\(slot)"), let version = fileVersion(data, size: fileSize),
+                guard let data = try store.readIfPresent("f-\(slot)"),
+                    let version = VersionedContent.version(of: data, size: fileSize),
                     version >= ack
                 else {
                     tally.lost += 1

@@ -6,6 +6,7 @@ import StrataDefaults
 import StrataFiles
 import StrataRecords
 import StrataSecrets
+import StrataTestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -40,23 +41,6 @@ func key(_ hex: String) -> Secret {
     return Secret(Data(bytes))
 }
 
-/// The content version `n` of the atomic-replace torture: a header line, then `size` bytes all equal to `n`.
-func content(version: Int, size: Int) -> Data {
-    var data = Data("version \(version)\n".utf8)
-    data.append(Data(repeating: UInt8(truncatingIfNeeded: version), count: size))
-    return data
-}
-
-/// The version in a `content(version:size:)` file, or `nil` when the file is not exactly one version.
-func parseVersion(_ data: Data, size: Int) -> Int? {
-    guard let newline = data.firstIndex(of: 0x0A),
-        let version = Int(String(decoding: data[..<newline], as: UTF8.self).dropFirst("version ".count))
-    else { return nil }
-    let body = data[(newline + 1)...]
-    guard body.count == size, body.allSatisfy({ $0 == UInt8(truncatingIfNeeded: version) }) else { return nil }
-    return version
-}
-
 let arguments = Array(CommandLine.arguments.dropFirst())
 /// Children do not watch for others' changes: they only write.
 let quiet = DefaultsConfiguration(watchesExternalChanges: false)
@@ -84,7 +68,7 @@ do {
         let size = Int(arguments[2]) ?? 65536
         var version = Int(arguments[3]) ?? 1
         while true {
-            try AtomicFile.write(content(version: version, size: size), to: path)
+            try AtomicFile.write(VersionedContent.make(version: version, size: size), to: path)
             say("wrote \(version)")
             version += 1
         }
@@ -175,7 +159,7 @@ do {
         let size = Int(arguments[3]) ?? 65536
         var version = Int(arguments[4]) ?? 1
         while true {
-            try store.write(content(version: version, size: size), to: arguments[2])
+            try store.write(VersionedContent.make(version: version, size: size), to: arguments[2])
             say("wrote \(version)")
             version += 1
         }
@@ -186,7 +170,7 @@ do {
         let size = Int(arguments[3]) ?? 65536
         for _ in 0..<(Int(arguments[4]) ?? 100) {
             guard let data = try store.readIfPresent(arguments[2]) else { continue }
-            if parseVersion(data, size: size) == nil { say("torn \(data.count)") }
+            if VersionedContent.version(of: data, size: size) == nil { say("torn \(data.count)") }
         }
         say("done")
     default:

@@ -122,7 +122,7 @@ struct AtomicFileTests {
                 ?? Int(first.dropFirst("wrote ".count))!
             let data = try #require(try AtomicFile.read(path))
             let version = try #require(
-                parseVersion(data, size: size), "torn file after kill \(kills): \(data.count) bytes")
+                VersionedContent.version(of: data, size: size), "torn file after kill \(kills): \(data.count) bytes")
             // The file holds the last acknowledged version or the one after it (written, not yet acknowledged).
             #expect(
                 version == acknowledged || version == acknowledged + 1, "version \(version) after ack \(acknowledged)")
@@ -132,30 +132,9 @@ struct AtomicFileTests {
         #expect(try leftovers().isEmpty)
     }
 
-    private func parseVersion(_ data: Data, size: Int) -> Int? {
-        guard let newline = data.firstIndex(of: 0x0A),
-            let version = Int(String(decoding: data[..<newline], as: UTF8.self).dropFirst("version ".count))
-        else { return nil }
-        let body = data[(newline + 1)...]
-        guard body.count == size, body.allSatisfy({ $0 == UInt8(truncatingIfNeeded: version) }) else { return nil }
-        return version
-    }
-
     private func leftovers() throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: directory.path).filter {
             $0.hasPrefix(AtomicFile.temporaryPrefix)
         }
-    }
-}
-
-/// A small seeded generator, so random kill moments are reproducible.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed | 1 }
-    mutating func next() -> UInt64 {
-        state ^= state << 13
-        state ^= state >> 7
-        state ^= state << 17
-        return state
     }
 }

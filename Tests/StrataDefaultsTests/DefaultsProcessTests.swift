@@ -110,15 +110,3 @@ struct DefaultsObservationTests {
         #expect(await reader.value == [1, 2, 3])
     }
 }
-
-/// A small seeded generator, so random kill moments are reproducible.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed | 1 }
-    mutating func next() -> UInt64 {
-        state ^= state << 13
-        state ^= state >> 7
-        state ^= state << 17
-        return state
-    }
-}
