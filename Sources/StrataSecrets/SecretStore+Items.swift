@@ -195,13 +195,21 @@ extension SecretStore {
 
     /// The item file name: a keyed hash of service and account under the keyring's name key.
     func fileName(service: String, account: String) throws -> String {
-        guard let names = keyMaterial.withLock({ $0.names }) else {
+        let cacheKey = service + "\0" + account
+        let (cached, key) = keyMaterial.withLock { ($0.fileNames[cacheKey], $0.names) }
+        if let cached { return cached }
+        guard let names = key else {
             throw StorageError(
                 .locked, "the keyring has not been unlocked in this process", tier: .secrets, path: directory,
                 recovery: "Call unlock(with:) first")
         }
         let message = Array(service.utf8) + [0] + Array(account.utf8)
-        return hex(try names.withBytes { Sodium.keyedHash(message, key: $0, length: 16) }) + Self.itemSuffix
+        let name = hex(try names.withBytes { Sodium.keyedHash(message, key: $0, length: 16) }) + Self.itemSuffix
+        keyMaterial.withLock { keys in
+            if keys.fileNames.count >= 10_000 { keys.fileNames.removeAll(keepingCapacity: true) }
+            keys.fileNames[cacheKey] = name
+        }
+        return name
     }
 
     func classKey(_ accessibility: SecretAccessibility, writing: Bool) throws -> ([UInt8], GuardedKey) {

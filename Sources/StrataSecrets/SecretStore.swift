@@ -45,6 +45,8 @@ public final class SecretStore: Sendable {
         var afterFirstUnlock: GuardedKey?
         var names: GuardedKey?
         var providerKind: String?
+        /// Item file names already computed (service NUL account → name), so warm reads skip the keyed hash.
+        var fileNames: [String: String] = [:]
     }
 
     // Key material, all in guarded memory. `lock()` wipes the data key and the `whenUnlocked` class key; the
@@ -133,6 +135,7 @@ public final class SecretStore: Sendable {
             keys.whenUnlocked = whenUnlocked
             keys.afterFirstUnlock = afterFirstUnlock
             keys.names = names
+            keys.fileNames = [:]
             keys.providerKind = file.provider
         }
     }
