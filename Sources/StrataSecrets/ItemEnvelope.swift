@@ -106,6 +106,8 @@ enum ItemEnvelope {
                 accessibility.isThisDeviceOnly ? .deviceMismatch : .corrupt, "the item failed authentication: \(why)",
                 tier: .secrets, path: path, recovery: "Delete the item and store it again; its value cannot be trusted")
         }
+        // `header(of:path:)` checks this too; `open` does not rely on its caller for memory safety.
+        guard file.count >= headerSize + 2 * (Sodium.nonceBytes + Sodium.tagBytes) + 4 else { throw failure() }
         return try file.withUnsafeBytes { bytes throws -> (Record, Secret?) in
             let attributesNonce = UnsafeRawBufferPointer(rebasing: bytes[headerSize..<(headerSize + Sodium.nonceBytes)])
             var cursor = headerSize + Sodium.nonceBytes

@@ -41,6 +41,19 @@ struct SecretTamperTests {
         #expect(try store.get(service: "svc", account: "acct")?.stringValue == "the real value")
     }
 
+    /// Found by the sealed-item fuzz target: `open` read a length field before checking the file was long
+    /// enough, when called without `header(of:)` first.
+    @Test func openRefusesShortInputOnItsOwn() throws {
+        let key = try GuardedKey(copying: Array(repeating: 7, count: 32))
+        for length in [0, 1, 9, 10, 30, 89] {
+            #expect(throws: StorageError.self) {
+                try ItemEnvelope.open(
+                    Data(count: length), accessibility: .whenUnlocked, keyringID: [UInt8](repeating: 1, count: 16),
+                    fileName: "f", key: key, path: "p", value: true)
+            }
+        }
+    }
+
     @Test func everyByteFlipOfTheKeyringIsRefused() throws {
         let store = try fixture.store(provider: .passphrase("pw"))
         try store.set("v", service: "s", account: "a")
