@@ -13,7 +13,8 @@ echo "== build"
 swift build --build-tests
 if [ "${CI:-}" = "true" ]; then
     echo "== storage-lint on the sources and on the keys sample (the plugin, built and run by SwiftPM)"
-    "$(swift build --show-bin-path)/strata" lint Sources Samples --strict
+    # The torture harness makes its keys up on purpose (key-N), so it is left out.
+    "$(swift build --show-bin-path)/strata" lint $(ls -d Sources/*/ | grep -v strata-torture) Samples --strict
     swift package storage-lint --target KeysSample --strict
 fi
 echo "== test"

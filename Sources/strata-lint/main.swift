@@ -12,7 +12,7 @@ guard !arguments.isEmpty else {
 }
 do {
     let findings = try StorageLinter().lint(paths: arguments)
-    for finding in findings { print(finding) }
+    for finding in findings { FileHandle.standardOutput.write(Data("\(finding)\n".utf8)) }
     FileHandle.standardError.write(Data("storage-lint: \(findings.count) finding(s)\n".utf8))
     exit(strict && !findings.isEmpty ? 1 : 0)
 } catch {

@@ -21,7 +21,7 @@ enum LintCommand {
         } catch {
             throw CommandFailure("cannot read the sources: \(error)")
         }
-        for finding in findings { print(finding) }
+        for finding in findings { FileHandle.standardOutput.write(Data("\(finding)\n".utf8)) }
         FileHandle.standardError.write(Data("storage-lint: \(findings.count) finding(s)\n".utf8))
         if parsed.has("--strict") && !findings.isEmpty { throw CommandFailure("\(findings.count) finding(s)") }
     }
