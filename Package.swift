@@ -140,7 +140,10 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataCLITests",
-            dependencies: ["Strata", "StrataTestSupport", "strata", "pdf-exporter", "audio-exporter", "strata-torture"]
+            dependencies: [
+                "Strata", "StrataTestSupport", "strata", "pdf-exporter", "audio-exporter", "strata-torture",
+                "strata-fuzz",
+            ]
         ),
     ]
 )
