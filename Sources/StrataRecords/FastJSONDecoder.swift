@@ -286,6 +286,10 @@ struct ByteDecoder: Decoder {
         if type == Bool.self { return try bool() as! T }
         if type == Double.self { return try double() as! T }
         if type == Date.self { return Date(timeIntervalSinceReferenceDate: try double()) as! T }
+        // Arrays of scalars without the unkeyed-container machinery: common in records (tags, ids).
+        if type == [String].self { return try elements { try $0.string() } as! T }
+        if type == [Int].self { return try elements { try $0.integer(Int.self) } as! T }
+        if type == [Double].self { return try elements { try $0.double() } as! T }
         if type == Data.self {
             guard let data = Data(base64Encoded: try string()) else { throw mismatch(Data.self) }
             return data as! T
@@ -303,6 +307,25 @@ struct ByteDecoder: Decoder {
             }
         }
         return try T(from: self)
+    }
+
+    /// The elements of the array here, each read by `read`.
+    func elements<Element>(_ read: (ByteDecoder) throws -> Element) throws -> [Element] {
+        guard first == UInt8(ascii: "[") else { throw mismatch([Element].self) }
+        var result: [Element] = []
+        let scanner = self.scanner
+        var position = scanner.skipWhitespace(from: offset + 1)
+        if bytes[position] == UInt8(ascii: "]") { return result }
+        var index = 0
+        let parent = ownPath  // One path node for the array, made once.
+        while true {
+            result.append(
+                try read(ByteDecoder(bytes: bytes, offset: position, path: parent, pendingKey: IndexKey(index))))
+            index += 1
+            position = scanner.skipWhitespace(from: try scanner.skipValue(at: position, depth: 1))
+            if bytes[position] == UInt8(ascii: "]") { return result }
+            position = scanner.skipWhitespace(from: position + 1)
+        }
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {

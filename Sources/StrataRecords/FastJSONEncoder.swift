@@ -97,6 +97,15 @@ final class StreamingJSONEncoder: Encoder {
         if out.count == before { out += [0x7B, 0x7D] }
     }
 
+    func writeArray<Element>(_ elements: [Element], _ write: (Element) -> Void) {
+        out.append(0x5B)
+        for (index, element) in elements.enumerated() {
+            if index > 0 { out.append(0x2C) }
+            write(element)
+        }
+        out.append(0x5D)
+    }
+
     static let trueBytes = Array("true".utf8)
     static let falseBytes = Array("false".utf8)
     static let nullBytes = Array("null".utf8)

@@ -267,6 +267,27 @@ struct FastJSONTests {
         #expect(python.standardOutput == "valid\n", "\(python.standardError)")
     }
 
+    @Test func scalarArraysDecodeFastAndFailWithTheirPath() throws {
+        struct Tagged: Codable, Equatable {
+            var tags: [String]
+            var counts: [Int]
+            var weights: [Double]
+        }
+        let value = Tagged(tags: ["a", "é", ""], counts: [0, -5, 7], weights: [0.5, 2])
+        let bytes = try FastJSONEncoder.encode(value)
+        #expect(String(decoding: bytes, as: UTF8.self) == #"{"tags":["a","é",""],"counts":[0,-5,7],"weights":[0.5,2]}"#)
+        #expect(try bytes.withUnsafeBytes { try FastJSONDecoder.decode(Tagged.self, from: $0) } == value)
+        let bad = Array(#"{"tags":["a",3],"counts":[],"weights":[]}"#.utf8)
+        do {
+            _ = try bad.withUnsafeBytes { try FastJSONDecoder.decode(Tagged.self, from: $0) }
+            Issue.record("a number was accepted as a String")
+        } catch let DecodingError.typeMismatch(_, context) {
+            #expect(RecordCoder.path(context.codingPath) == "tags.[1]")
+        }
+        struct Bad: Codable { var x = [Double.infinity] }
+        #expect(throws: EncodingError.self) { try FastJSONEncoder.encode(Bad()) }
+    }
+
     @Test func nonFiniteNumbersAreRefused() throws {
         struct Bad: Codable { var x = Double.nan }
         #expect(throws: EncodingError.self) { try FastJSONEncoder.encode(Bad()) }
