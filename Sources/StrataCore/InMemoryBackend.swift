@@ -72,11 +72,5 @@ public final class InMemoryBackend: StorageBackend {
         }
     }
 
-    private func check(_ key: String) throws {
-        do {
-            try StoragePaths.validateKey(key)
-        } catch {
-            throw error.attributed(tier: tier, key: key)
-        }
-    }
+    private func check(_ key: String) throws { try StoragePaths.validateKey(key, for: tier) }
 }

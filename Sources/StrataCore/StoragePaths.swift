@@ -144,6 +144,15 @@ public struct StoragePaths: Sendable, Hashable {
         return current
     }
 
+    /// Checks a key for a backend of `tier`: the error, if any, names the tier and the key.
+    package static func validateKey(_ key: String, for tier: Tier) throws(StorageError) {
+        do {
+            try validateKey(key)
+        } catch {
+            throw error.attributed(tier: tier, key: key)
+        }
+    }
+
     /// Checks a key against the mapping's rules without touching the disk.
     /// - Throws: ``StorageError`` `.invalidKey` with a message that says which rule the key breaks.
     public static func validateKey(_ key: String) throws(StorageError) {

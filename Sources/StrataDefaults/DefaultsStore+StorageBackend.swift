@@ -11,12 +11,12 @@ extension DefaultsStore: StorageBackend {
     public var name: String { "plist" }
 
     public func put(_ value: Data, for key: String) throws {
-        try validate(key)
+        try StoragePaths.validateKey(key, for: .defaults)
         try set(.data(value), forKey: key)
     }
 
     public func data(for key: String) throws -> Data? {
-        try validate(key)
+        try StoragePaths.validateKey(key, for: .defaults)
         guard let stored = state.withLock({ $0.values[key] }) else { return nil }
         if case .data(let data) = stored { return data }
         return BinaryPropertyList.encode(stored)
@@ -24,31 +24,23 @@ extension DefaultsStore: StorageBackend {
 
     @discardableResult
     public func delete(_ key: String) throws -> Bool {
-        try validate(key)
+        try StoragePaths.validateKey(key, for: .defaults)
         return try removeObject(forKey: key)
     }
 
     public func contains(_ key: String) throws -> Bool {
-        try validate(key)
+        try StoragePaths.validateKey(key, for: .defaults)
         return containsValue(forKey: key)
     }
 
     public func keys() throws -> [String] { allKeys }
 
     public func metadata(for key: String) throws -> StorageMetadata? {
-        try validate(key)
+        try StoragePaths.validateKey(key, for: .defaults)
         guard let stored = state.withLock({ $0.values[key] }) else { return nil }
         let size: Int
         if case .data(let data) = stored { size = data.count } else { size = BinaryPropertyList.encode(stored).count }
         let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
         return StorageMetadata(key: key, size: size, modificationDate: modified, contentType: nil)
-    }
-
-    private func validate(_ key: String) throws {
-        do {
-            try StoragePaths.validateKey(key)
-        } catch {
-            throw error.attributed(tier: .defaults, key: key)
-        }
     }
 }

@@ -7,7 +7,7 @@ extension RecordStore: StorageBackend {
     public var name: String { "sqlite" }
 
     public func put(_ value: Data, for key: String) throws {
-        try validate(key)
+        try StoragePaths.validateKey(key, for: .records)
         try withWriter { connection in
             let statement = try connection.statement(
                 "INSERT INTO strata_kv (key, value, modified) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, modified = excluded.modified",
@@ -18,7 +18,7 @@ extension RecordStore: StorageBackend {
     }
 
     public func data(for key: String) throws -> Data? {
-        try validate(key)
+        try StoragePaths.validateKey(key, for: .records)
         return try read { connection in
             let statement = try connection.statement("SELECT value FROM strata_kv WHERE key = ?", operation: "get")
             statement.bind(.text(key), at: 1)
@@ -28,7 +28,7 @@ extension RecordStore: StorageBackend {
 
     @discardableResult
     public func delete(_ key: String) throws -> Bool {
-        try validate(key)
+        try StoragePaths.validateKey(key, for: .records)
         return try withWriter { connection in
             let statement = try connection.statement("DELETE FROM strata_kv WHERE key = ?", operation: "delete")
             statement.bind(.text(key), at: 1)
@@ -38,7 +38,7 @@ extension RecordStore: StorageBackend {
     }
 
     public func contains(_ key: String) throws -> Bool {
-        try validate(key)
+        try StoragePaths.validateKey(key, for: .records)
         return try read { connection in
             let statement = try connection.statement("SELECT 1 FROM strata_kv WHERE key = ?", operation: "contains")
             statement.bind(.text(key), at: 1)
@@ -56,7 +56,7 @@ extension RecordStore: StorageBackend {
     }
 
     public func metadata(for key: String) throws -> StorageMetadata? {
-        try validate(key)
+        try StoragePaths.validateKey(key, for: .records)
         return try read { connection in
             let statement = try connection.statement(
                 "SELECT length(value), modified FROM strata_kv WHERE key = ?", operation: "metadata")
@@ -65,14 +65,6 @@ extension RecordStore: StorageBackend {
             return StorageMetadata(
                 key: key, size: Int(statement.int64(0)),
                 modificationDate: Date(timeIntervalSince1970: statement.double(1)))
-        }
-    }
-
-    private func validate(_ key: String) throws {
-        do {
-            try StoragePaths.validateKey(key)
-        } catch {
-            throw error.attributed(tier: .records, key: key)
         }
     }
 }

@@ -14,23 +14,23 @@ extension SecretStore: StorageBackend {
     public var name: String { "sodium" }
 
     public func put(_ value: Data, for key: String) throws {
-        try validate(key)
+        try StoragePaths.validateKey(key, for: .secrets)
         try set(Secret(value), service: Self.storageBackendService, account: key, accessibility: .afterFirstUnlock)
     }
 
     public func data(for key: String) throws -> Data? {
-        try validate(key)
+        try StoragePaths.validateKey(key, for: .secrets)
         return try get(service: Self.storageBackendService, account: key)?.data
     }
 
     @discardableResult
     public func delete(_ key: String) throws -> Bool {
-        try validate(key)
+        try StoragePaths.validateKey(key, for: .secrets)
         return try delete(service: Self.storageBackendService, account: key)
     }
 
     public func contains(_ key: String) throws -> Bool {
-        try validate(key)
+        try StoragePaths.validateKey(key, for: .secrets)
         return try contains(service: Self.storageBackendService, account: key)
     }
 
@@ -39,17 +39,9 @@ extension SecretStore: StorageBackend {
     }
 
     public func metadata(for key: String) throws -> StorageMetadata? {
-        try validate(key)
+        try StoragePaths.validateKey(key, for: .secrets)
         return try attributes(service: Self.storageBackendService, account: key).map {
             StorageMetadata(key: key, size: $0.valueSize, modificationDate: $0.modificationDate)
-        }
-    }
-
-    private func validate(_ key: String) throws {
-        do {
-            try StoragePaths.validateKey(key)
-        } catch {
-            throw error.attributed(tier: .secrets, key: key)
         }
     }
 }
