@@ -40,109 +40,78 @@ public enum MigrationStep: Sendable {
 }
 
 extension RecordStore {
-    /// Runs the migrations above the file's version, all in one transaction.
-    static func migrate(_ connection: SQLiteConnection, migrations: [Migration]) throws {
-        let statement = try connection.statement("PRAGMA user_version", operation: "migrate")
-        _ = try statement.step()
-        let current = Int(statement.int64(0))
-        statement.reset()
+    /// Runs the migrations above the database's version, all in one transaction.
+    static func migrate(_ engine: any RecordEngine, migrations: [Migration]) throws {
         guard let newest = migrations.map(\.version).max() else { return }
-        guard current <= newest else {
-            throw StorageError(
-                .unsupportedVersion, "the store is at schema version \(current), newer than this program's \(newest)",
-                tier: .records, path: connection.path, recovery: "Open it with the newer version of the program")
-        }
-        let pending = migrations.filter { $0.version > current }.sorted { $0.version < $1.version }
-        guard !pending.isEmpty else { return }
-        try connection.execute("BEGIN IMMEDIATE", operation: "migrate")
-        do {
+        // A cheap look first: most opens have nothing to do and need no exclusive transaction.
+        let seen = try engine.schemaVersion()
+        try checkNotNewer(seen, newest, engine: engine)
+        guard seen < newest else { return }
+        try engine.migrate { session in
+            // Another process may have migrated meanwhile: decide again under the migration lock.
+            let current = try session.schemaVersion()
+            try checkNotNewer(current, newest, engine: engine)
+            let pending = migrations.filter { $0.version > current }.sorted { $0.version < $1.version }
+            guard !pending.isEmpty else { return }
             for migration in pending {
                 for step in migration.steps {
-                    try apply(step, on: connection, operation: "migrate to \(migration.version)")
+                    try apply(step, on: session, operation: "migrate to \(migration.version)")
                 }
             }
-            try connection.execute("PRAGMA user_version = \(newest)", operation: "migrate")
-            try connection.execute("COMMIT", operation: "migrate")
-        } catch {
-            try? connection.execute("ROLLBACK", operation: "migrate")
-            throw error
+            try session.setSchemaVersion(newest)
         }
     }
 
-    static func apply(_ step: MigrationStep, on connection: SQLiteConnection, operation: String) throws {
-        func table(_ collection: String) throws -> String {
-            guard isValidName(collection) else {
-                throw StorageError(
-                    .invalidArgument, "bad collection name in a migration", tier: .records, collection: collection,
-                    operation: operation)
-            }
-            try connection.execute(
-                "CREATE TABLE IF NOT EXISTS c_\(collection) (id TEXT PRIMARY KEY NOT NULL, body TEXT NOT NULL) WITHOUT ROWID",
-                operation: operation, collection: collection)
-            return "c_\(collection)"
+    static func checkNotNewer(_ current: Int, _ newest: Int, engine: any RecordEngine) throws {
+        guard current <= newest else {
+            throw StorageError(
+                .unsupportedVersion, "the store is at schema version \(current), newer than this program's \(newest)",
+                tier: .records, path: engine.location, recovery: "Open it with the newer version of the program")
         }
-        func check(_ field: Field, _ collection: String) throws {
-            guard field.isValid else {
-                throw StorageError(
-                    .invalidArgument, "'\(field.path)' is not a field path", tier: .records, collection: collection,
-                    operation: operation)
-            }
+    }
+
+    static func apply(_ step: MigrationStep, on session: any RecordSession, operation: String) throws {
+        func prepare(_ collection: String, _ fields: [Field]) throws {
+            try checkName(collection, operation: operation)
+            try check(fields, collection: collection, operation: operation)
+            try session.createCollection(collection)
         }
         switch step {
         case .addField(let collection, let field, let value):
-            try check(field, collection)
-            let statement = try connection.statement(
-                "UPDATE \(try table(collection)) SET body = json_set(body, '$.\(field.path)', json(?)) WHERE json_type(body, '$.\(field.path)') IS NULL",
-                operation: operation, collection: collection)
-            statement.bind(.text(value.description), at: 1)
-            try statement.run()
+            try prepare(collection, [field])
+            try session.addField(collection, field, value: value)
         case .renameField(let collection, let from, let to):
-            try check(from, collection)
-            try check(to, collection)
-            try connection.execute(
-                "UPDATE \(try table(collection)) SET body = json_remove(json_set(body, '$.\(to.path)', json(body -> '$.\(from.path)')), '$.\(from.path)') WHERE json_type(body, '$.\(from.path)') IS NOT NULL",
-                operation: operation, collection: collection)
+            try prepare(collection, [from, to])
+            try session.renameField(collection, from: from, to: to)
         case .removeField(let collection, let field):
-            try check(field, collection)
-            try connection.execute(
-                "UPDATE \(try table(collection)) SET body = json_remove(body, '$.\(field.path)')", operation: operation,
-                collection: collection)
+            try prepare(collection, [field])
+            try session.removeField(collection, field)
         case .transform(let collection, let transform):
-            let name = try table(collection)
-            let select = try connection.statement(
-                "SELECT id, body FROM \(name)", operation: operation, collection: collection)
+            try prepare(collection, [])
             var rows: [(String, JSONValue)] = []
-            while try select.step() {
-                let id = select.text(0)
-                let value = try select.withBytes(1) { bytes in
-                    do { return try JSONValue.parse(bytes) } catch {
-                        throw StorageError(
-                            .corrupt, "a stored record is not JSON: \(error)", tier: .records, key: id,
-                            collection: collection, operation: operation)
-                    }
+            try session.select(collection, Query()) { id, bytes in
+                do {
+                    rows.append((id, try JSONValue.parse(bytes)))
+                } catch {
+                    throw StorageError(
+                        .corrupt, "a stored record is not JSON: \(error)", tier: .records, key: id,
+                        collection: collection, operation: operation)
                 }
-                rows.append((id, value))
             }
-            let update = try connection.statement(
-                "UPDATE \(name) SET body = ? WHERE id = ?", operation: operation, collection: collection)
             for (id, original) in rows {
                 var value = original
                 try transform(&value)
                 guard value != original else { continue }
-                update.reset()
-                value.serialized().withUnsafeBytes { update.bindText($0, at: 1) }
-                update.bind(.text(id), at: 2)
-                try update.run()
+                _ = try value.serialized().withUnsafeBytes {
+                    try session.write(collection, id: id, body: $0, mode: .update)
+                }
             }
         case .addIndex(let collection, let index):
-            try check(index.field, collection)
-            try connection.execute(
-                "CREATE \(index.isUnique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(index.sqlName(in: collection)) ON \(try table(collection))(\(index.field.sql))",
-                operation: operation, collection: collection)
+            try prepare(collection, [index.field])
+            try session.createIndex(index, in: collection)
         case .dropIndex(let collection, let index):
-            try check(index.field, collection)
-            try connection.execute(
-                "DROP INDEX IF EXISTS \(index.sqlName(in: collection))", operation: operation, collection: collection)
+            try prepare(collection, [index.field])
+            try session.dropIndex(index, in: collection)
         }
     }
 }

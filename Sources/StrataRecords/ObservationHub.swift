@@ -4,14 +4,15 @@ import Synchronization
 
 /// A change to a collection, delivered after the commit.
 public struct RecordChange: Sendable, Hashable {
-    /// The collection that changed, or `nil` when another process committed (which collections is not known).
+    /// The collection that changed, or `nil` when another process committed and the engine cannot tell which
+    /// collections (SQLite; PostgreSQL names them).
     public var collection: String?
-    /// Whether the commit came from another process (seen through `PRAGMA data_version`).
+    /// Whether the commit came from another process or another store on the same database.
     public var isExternal: Bool
 }
 
-/// Delivers commits to subscribers: this process's at once, other processes' by polling `PRAGMA data_version`
-/// on a connection of its own. Delivery is at least once: a local commit can also be seen by the poll.
+/// Delivers commits to subscribers: this store's at once, others' through the engine's watcher, which runs
+/// while anyone subscribes. Delivery is at least once: a local commit can also be seen by the watcher.
 final class ObservationHub: Sendable {
     struct Subscriber {
         var collection: String?
@@ -21,7 +22,7 @@ final class ObservationHub: Sendable {
     private struct State {
         var subscribers: [UInt64: Subscriber] = [:]
         var next: UInt64 = 0
-        var pollerRunning = false
+        var stopWatching: (@Sendable () -> Void)?
     }
 
     private let state = Mutex(State())
@@ -29,18 +30,31 @@ final class ObservationHub: Sendable {
     func subscribe(
         collection: String?, store: RecordStore, _ handler: @escaping @Sendable (RecordChange) -> Void
     ) -> UInt64 {
-        let (id, startPoller) = state.withLock { state -> (UInt64, Bool) in
+        let (id, startWatching) = state.withLock { state -> (UInt64, Bool) in
             state.next += 1
             state.subscribers[state.next] = Subscriber(collection: collection, handler: handler)
-            defer { state.pollerRunning = true }
-            return (state.next, !state.pollerRunning)
+            return (state.next, state.stopWatching == nil)
         }
-        if startPoller { startPolling(path: store.path, configuration: store.configuration) }
+        if startWatching {
+            let stop = store.engine.watchExternalCommits { [weak self] collection in self?.external(collection) }
+            let extra = state.withLock { state -> (@Sendable () -> Void)? in
+                guard state.stopWatching == nil, !state.subscribers.isEmpty else { return stop }
+                state.stopWatching = stop
+                return nil
+            }
+            extra?()  // Another subscriber started a watcher first, or everyone left already.
+        }
         return id
     }
 
     func unsubscribe(_ id: UInt64) {
-        state.withLock { _ = $0.subscribers.removeValue(forKey: id) }
+        let stop = state.withLock { state -> (@Sendable () -> Void)? in
+            state.subscribers.removeValue(forKey: id)
+            guard state.subscribers.isEmpty else { return nil }
+            defer { state.stopWatching = nil }
+            return state.stopWatching
+        }
+        stop?()
     }
 
     func committed(_ collections: Set<String>) {
@@ -52,35 +66,12 @@ final class ObservationHub: Sendable {
         }
     }
 
-    /// Polls while anyone subscribes; the thread ends when the last subscriber leaves.
-    private func startPolling(path: String, configuration: RecordsConfiguration) {
-        let interval = UInt32(max(10, configuration.observationIntervalMilliseconds)) * 1000
-        let thread = Thread { [self] in
-            guard
-                let connection = try? SQLiteConnection(
-                    path: path, readOnly: false, create: false, configuration: configuration),
-                var version = try? connection.dataVersion()
-            else {
-                state.withLock { $0.pollerRunning = false }
-                return
-            }
-            while true {
-                usleep(interval)
-                let subscribers = state.withLock { state -> [Subscriber]? in
-                    if state.subscribers.isEmpty {
-                        state.pollerRunning = false
-                        return nil
-                    }
-                    return Array(state.subscribers.values)
-                }
-                guard let subscribers else { return }
-                guard let now = try? connection.dataVersion(), now != version else { continue }
-                version = now
-                for subscriber in subscribers { subscriber.handler(RecordChange(collection: nil, isExternal: true)) }
-            }
+    private func external(_ collection: String?) {
+        let subscribers = state.withLock { Array($0.subscribers.values) }
+        for subscriber in subscribers
+        where collection == nil || subscriber.collection == nil || subscriber.collection == collection {
+            subscriber.handler(RecordChange(collection: collection, isExternal: true))
         }
-        thread.name = "strata.records.observer"
-        thread.start()
     }
 }
 

@@ -23,8 +23,11 @@ public struct Field: Sendable, Hashable, ExpressibleByStringLiteral, CustomStrin
             }
     }
 
-    /// The SQL expression reading the field: exactly what expression indexes are built on.
-    var sql: String { "json_extract(body, '$.\(path)')" }
+    /// The path's parts: `address.city` is `["address", "city"]`.
+    public var components: [String] { path.split(separator: ".", omittingEmptySubsequences: false).map(String.init) }
+
+    /// SQLite's expression reading the field: exactly what expression indexes are built on.
+    var sqliteSQL: String { "json_extract(body, '$.\(path)')" }
 
     public static func == (field: Field, value: QueryValue) -> Predicate { .compare(field, .equal, value) }
     public static func != (field: Field, value: QueryValue) -> Predicate { .compare(field, .notEqual, value) }
@@ -111,37 +114,37 @@ public indirect enum Predicate: Sendable, Hashable {
         }
     }
 
-    /// Compiles to a WHERE clause with `?` parameters, appending the bound values.
-    func sql(_ parameters: inout [SQLiteValue]) -> String {
+    /// Compiles to a SQLite WHERE clause with `?` parameters, appending the bound values.
+    func sqliteSQL(_ parameters: inout [SQLiteValue]) -> String {
         switch self {
         case .compare(let field, let comparison, .null):
             return comparison == .equal
-                ? "\(field.sql) IS NULL" : comparison == .notEqual ? "\(field.sql) IS NOT NULL" : "0"
+                ? "\(field.sqliteSQL) IS NULL" : comparison == .notEqual ? "\(field.sqliteSQL) IS NOT NULL" : "0"
         case .compare(let field, let comparison, let value):
             parameters.append(value.sqlValue)
-            return "\(field.sql) \(comparison.rawValue) ?"
+            return "\(field.sqliteSQL) \(comparison.rawValue) ?"
         case .oneOf(let field, let values):
             guard !values.isEmpty else { return "0" }
             parameters += values.map(\.sqlValue)
-            return "\(field.sql) IN (\(Array(repeating: "?", count: values.count).joined(separator: ", ")))"
+            return "\(field.sqliteSQL) IN (\(Array(repeating: "?", count: values.count).joined(separator: ", ")))"
         case .prefix(let field, let prefix):
             // A range, so an index on the field serves it; U+10FFFF is the largest code point.
             parameters.append(.text(prefix))
             parameters.append(.text(prefix + "\u{10FFFF}"))
-            return "(\(field.sql) >= ? AND \(field.sql) < ?)"
+            return "(\(field.sqliteSQL) >= ? AND \(field.sqliteSQL) < ?)"
         case .contains(let field, let text):
             parameters.append(.text(text))
             parameters.append(.text(text))
             return
-                "(CASE json_type(body, '$.\(field.path)') WHEN 'array' THEN EXISTS (SELECT 1 FROM json_each(body, '$.\(field.path)') WHERE value = ?) ELSE instr(\(field.sql), ?) > 0 END)"
+                "(CASE json_type(body, '$.\(field.path)') WHEN 'array' THEN EXISTS (SELECT 1 FROM json_each(body, '$.\(field.path)') WHERE value = ?) ELSE instr(\(field.sqliteSQL), ?) > 0 END)"
         case .isNull(let field):
-            return "\(field.sql) IS NULL"
+            return "\(field.sqliteSQL) IS NULL"
         case .and(let parts):
-            return parts.isEmpty ? "1" : "(" + parts.map { $0.sql(&parameters) }.joined(separator: " AND ") + ")"
+            return parts.isEmpty ? "1" : "(" + parts.map { $0.sqliteSQL(&parameters) }.joined(separator: " AND ") + ")"
         case .or(let parts):
-            return parts.isEmpty ? "0" : "(" + parts.map { $0.sql(&parameters) }.joined(separator: " OR ") + ")"
+            return parts.isEmpty ? "0" : "(" + parts.map { $0.sqliteSQL(&parameters) }.joined(separator: " OR ") + ")"
         case .not(let inner):
-            return "NOT (\(inner.sql(&parameters)))"
+            return "NOT (\(inner.sqliteSQL(&parameters)))"
         case .all:
             return "1"
         }

@@ -12,17 +12,9 @@ extension RecordCollection {
             var after: String? = nil
             while true {
                 // Batches by id keep memory flat and each read short.
-                let batch: [(String, [UInt8])] = try store.read { connection in
-                    let statement = try connection.statement(
-                        after == nil
-                            ? "SELECT id, body FROM c_\(name) ORDER BY id LIMIT 1000"
-                            : "SELECT id, body FROM c_\(name) WHERE id > ? ORDER BY id LIMIT 1000",
-                        operation: "export", collection: name)
-                    if let after { statement.bind(.text(after), at: 1) }
+                let batch: [(String, [UInt8])] = try store.read { session in
                     var rows: [(String, [UInt8])] = []
-                    while try statement.step() {
-                        rows.append((statement.text(0), statement.withBytes(1) { [UInt8]($0) }))
-                    }
+                    try session.page(name, after: after, limit: 1000) { rows.append(($0, [UInt8]($1))) }
                     return rows
                 }
                 guard let last = batch.last else { break }

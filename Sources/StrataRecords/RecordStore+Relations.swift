@@ -69,14 +69,14 @@ extension RecordStore {
                 .constraintViolation, "cascading deletes go more than 64 levels deep (a cycle of relations?)",
                 tier: .records, collection: collection, operation: "delete")
         }
-        let connection = transaction.connection
+        let session = transaction.session
         let relations = catalog.withLock { $0.relations.filter { $0.target == collection } }
         for relation in relations {
             for id in ids {
                 let reference: QueryValue =
                     relation.integerIDs ? (Int64(id).map { .integer($0) } ?? .text(id)) : .text(id)
-                let referencing = try RecordCollectionSQL.ids(
-                    matching: .compare(relation.field, .equal, reference), collection: relation.source, on: connection)
+                let referencing = try session.ids(
+                    relation.source, matching: .compare(relation.field, .equal, reference))
                 guard !referencing.isEmpty else { continue }
                 switch relation.onDelete {
                 case .deny:
@@ -86,29 +86,14 @@ extension RecordStore {
                         tier: .records, key: id, collection: collection, operation: "delete",
                         recovery: "Delete or re-point the referencing records first")
                 case .nullify:
-                    let statement = try connection.statement(
-                        "UPDATE c_\(relation.source) SET body = json_set(body, '$.\(relation.field.path)', json('null')) WHERE id = ?",
-                        operation: "delete (nullify)", collection: relation.source)
-                    for source in referencing {
-                        statement.reset()
-                        statement.bind(.text(source), at: 1)
-                        try statement.run()
-                    }
+                    try session.setNull(relation.source, field: relation.field, ids: referencing)
                     transaction.changedCollections.insert(relation.source)
                 case .cascade:
                     _ = try delete(ids: referencing, from: relation.source, transaction: transaction, depth: depth + 1)
                 }
             }
         }
-        let statement = try connection.statement(
-            "DELETE FROM c_\(collection) WHERE id = ?", operation: "delete", collection: collection)
-        var deleted = 0
-        for id in ids {
-            statement.reset()
-            statement.bind(.text(id), at: 1)
-            try statement.run()
-            deleted += connection.changes
-        }
+        let deleted = try session.delete(collection, ids: ids)
         if deleted > 0 { transaction.changedCollections.insert(collection) }
         return deleted
     }

@@ -2,7 +2,7 @@ import Foundation
 public import StrataCore
 import Synchronization
 
-/// A JSON record store on SQLite: typed collections of `Codable` records, queries on their fields, indexes,
+/// A JSON record store: typed collections of `Codable` records, queries on their fields, indexes,
 /// transactions, migrations and observation. The Linux stand-in for CoreData and SwiftData.
 ///
 /// ```swift
@@ -18,22 +18,15 @@ import Synchronization
 /// }                                                        // all or nothing
 /// ```
 ///
-/// One writer connection serves every write (SQLite allows one writer at a time anyway) and a pool of reader
-/// connections serves reads concurrently (WAL mode). Several processes may open the same file: SQLite's locks
-/// arbitrate, and a connection waits up to ``RecordsConfiguration/busyTimeoutMilliseconds`` for another.
+/// The data lives in a ``RecordEngine``: a SQLite file by default (``SQLiteRecordEngine``), or a shared
+/// PostgreSQL database through the `StrataPostgres` module — the same API and the same behaviour on both.
+/// Several processes may open the same store: the database arbitrates.
 public final class RecordStore: Sendable {
-    /// The database file.
-    public let path: String
-    /// How the database was opened.
-    public let configuration: RecordsConfiguration
+    /// The engine holding the data.
+    public let engine: any RecordEngine
+    /// Where the data lives: the database file for SQLite, the server and database (no password) for a server.
+    public var path: String { engine.location }
 
-    /// The format of the store's own tables; a file with a newer one is refused.
-    static let formatVersion = 1
-
-    // The writer connection. Every write runs under this lock, so writes in this process are serialized;
-    // SQLite's file locks serialize them against other processes (BEGIN IMMEDIATE takes the write lock first).
-    let writer: Mutex<ConnectionBox>
-    let readers: ReaderPool
     let catalog = Mutex(Catalog())
     let observation = ObservationHub()
 
@@ -43,36 +36,36 @@ public final class RecordStore: Sendable {
         var relations: [Relation] = []
     }
 
-    /// Opens (creating if needed) the store at `path` and runs the migrations the file has not seen.
+    /// Opens a store on `engine` and runs the migrations the database has not seen.
     /// - Parameters:
-    ///   - path: The database file.
-    ///   - configuration: Durability, busy timeout, readers. The default is ``RecordsConfiguration/init(synchronous:busyTimeoutMilliseconds:readerCount:observationIntervalMilliseconds:)``.
-    ///   - migrations: The app's versioned migrations, in any order; those above the file's version run, in one
-    ///     transaction, in version order.
-    /// - Throws: ``StorageError``: `.corrupt` for a damaged or non-SQLite file, `.invalidArgument` for a SQLite
-    ///   file that is not a Strata store, `.unsupportedVersion` for a store newer than this code or than the
-    ///   migrations given, or what a migration throws (the file is then unchanged).
-    public init(
-        path: String, configuration: RecordsConfiguration = RecordsConfiguration(), migrations: [Migration] = []
-    )
-        throws
-    {
-        self.path = path
-        self.configuration = configuration
-        let connection = try SQLiteConnection(path: path, readOnly: false, create: true, configuration: configuration)
-        try Self.prepareSchema(connection)
-        connection.resetStatements()
-        try Self.migrate(connection, migrations: migrations)
-        connection.resetStatements()
-        writer = Mutex(ConnectionBox(connection))
-        readers = ReaderPool(path: path, size: max(1, configuration.readerCount), configuration: configuration)
-        let known = try Self.knownCollections(connection)
-        // No statement may keep a read snapshot open on the writer: a later BEGIN IMMEDIATE would fail at once.
-        connection.resetStatements()
+    ///   - engine: The database.
+    ///   - migrations: The app's versioned migrations, in any order; those above the database's version run, in
+    ///     one transaction, in version order.
+    /// - Throws: ``StorageError`` `.unsupportedVersion` for a store newer than the migrations given, or what a
+    ///   migration throws (the database is then unchanged).
+    public init(engine: any RecordEngine, migrations: [Migration] = []) throws {
+        self.engine = engine
+        try Self.migrate(engine, migrations: migrations)
+        let known = try engine.collectionNames()
         catalog.withLock { $0.collections = known }
     }
 
-    /// Opens the store `<root>/records/<name>.sqlite`.
+    /// Opens (creating if needed) the SQLite store at `path` and runs the migrations the file has not seen.
+    /// - Parameters:
+    ///   - path: The database file.
+    ///   - configuration: Durability, busy timeout, readers. The default is ``RecordsConfiguration/init(synchronous:busyTimeoutMilliseconds:readerCount:observationIntervalMilliseconds:)``.
+    ///   - migrations: The app's versioned migrations, in any order.
+    /// - Throws: ``StorageError``: `.corrupt` for a damaged or non-SQLite file, `.invalidArgument` for a SQLite
+    ///   file that is not a Strata store, `.unsupportedVersion` for a store newer than this code or than the
+    ///   migrations given, or what a migration throws (the file is then unchanged).
+    public convenience init(
+        path: String, configuration: RecordsConfiguration = RecordsConfiguration(), migrations: [Migration] = []
+    ) throws {
+        try self.init(
+            engine: try SQLiteRecordEngine(path: path, configuration: configuration), migrations: migrations)
+    }
+
+    /// Opens the SQLite store `<root>/records/<name>.sqlite`.
     public convenience init(
         name: String, paths: StoragePaths, configuration: RecordsConfiguration = RecordsConfiguration(),
         migrations: [Migration] = []
@@ -87,53 +80,14 @@ public final class RecordStore: Sendable {
             migrations: migrations)
     }
 
-    static func isValidName(_ name: String) -> Bool {
+    /// Whether `name` is letters, digits and `_`, not starting with a digit, at most 64 bytes: the names of
+    /// stores and collections, safe to write into SQL.
+    public static func isValidName(_ name: String) -> Bool {
         !name.isEmpty && name.utf8.count <= 64
             && name.utf8.allSatisfy {
                 ($0 >= 48 && $0 <= 57) || ($0 >= 65 && $0 <= 90) || ($0 >= 97 && $0 <= 122) || $0 == 95
             }
             && !(name.utf8.first! >= 48 && name.utf8.first! <= 57)
-    }
-
-    /// Creates Strata's tables in a new file, or checks them in an existing one.
-    static func prepareSchema(_ connection: SQLiteConnection) throws {
-        let tables = try connection.statement(
-            "SELECT name FROM sqlite_master WHERE type = 'table'", operation: "open")
-        var names: Set<String> = []
-        while try tables.step() { names.insert(tables.text(0)) }
-        if names.contains("strata_meta") {
-            let version = try connection.statement(
-                "SELECT value FROM strata_meta WHERE key = 'format_version'", operation: "open")
-            let found = try version.step() ? Int(version.text(0)) ?? 0 : 0
-            guard found <= formatVersion else {
-                throw StorageError(
-                    .unsupportedVersion,
-                    "the store has format version \(found); this program reads up to \(formatVersion)", tier: .records,
-                    path: connection.path, recovery: "Open it with the newer program that wrote it")
-            }
-            return
-        }
-        guard names.isEmpty else {
-            throw StorageError(
-                .invalidArgument, "the file is a SQLite database but not a Strata record store (no strata_meta table)",
-                tier: .records, path: connection.path, recovery: "Point the store at its own file")
-        }
-        try connection.execute(
-            """
-            BEGIN IMMEDIATE;
-            CREATE TABLE IF NOT EXISTS strata_meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID;
-            INSERT OR IGNORE INTO strata_meta (key, value) VALUES ('format', 'strata-records'), ('format_version', '\(formatVersion)');
-            CREATE TABLE IF NOT EXISTS strata_kv (key TEXT PRIMARY KEY NOT NULL, value BLOB NOT NULL, modified REAL NOT NULL) WITHOUT ROWID;
-            COMMIT;
-            """, operation: "create")
-    }
-
-    static func knownCollections(_ connection: SQLiteConnection) throws -> Set<String> {
-        let statement = try connection.statement(
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'c\\_%' ESCAPE '\\'", operation: "open")
-        var names: Set<String> = []
-        while try statement.step() { names.insert(String(statement.text(0).dropFirst(2))) }
-        return names
     }
 
     /// Opens (creating if needed) a typed collection.
@@ -152,46 +106,37 @@ public final class RecordStore: Sendable {
     }
 
     func ensureCollection(_ name: String) throws {
-        guard Self.isValidName(name) else {
-            throw StorageError(
-                .invalidArgument,
-                "a collection name is letters, digits and '_', not starting with a digit (at most 64)",
-                tier: .records, collection: name, operation: "open collection")
-        }
+        try Self.checkName(name, operation: "open collection")
         if catalog.withLock({ $0.collections.contains(name) }) { return }
-        try withWriter { connection in
-            try connection.execute(
-                "CREATE TABLE IF NOT EXISTS c_\(name) (id TEXT PRIMARY KEY NOT NULL, body TEXT NOT NULL) WITHOUT ROWID",
-                operation: "create collection", collection: name)
-        }
+        try engine.createCollection(name)
         catalog.withLock { _ = $0.collections.insert(name) }
     }
 
-    func createIndex(_ index: Index, in collection: String) throws {
-        guard index.field.isValid else {
+    static func checkName(_ name: String, operation: String) throws {
+        guard isValidName(name) else {
             throw StorageError(
-                .invalidArgument, "'\(index.field.path)' is not a field path (letters, digits, '_', dots)",
-                tier: .records,
-                collection: collection, operation: "create index")
-        }
-        try withWriter { connection in
-            try connection.execute(
-                "CREATE \(index.isUnique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(index.sqlName(in: collection)) ON c_\(collection)(\(index.field.sql))",
-                operation: "create index", collection: collection)
+                .invalidArgument,
+                "a collection name is letters, digits and '_', not starting with a digit (at most 64)",
+                tier: .records, collection: name, operation: operation)
         }
     }
 
-    // MARK: Connections
-
-    /// Runs `body` on the writer connection, outside any transaction of ours.
-    func withWriter<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
-        try writer.withLock { box in
-            defer { box.connection.resetStatements() }
-            return try body(box.connection)
+    static func check(_ fields: [Field], collection: String, operation: String) throws {
+        for field in fields where !field.isValid {
+            throw StorageError(
+                .invalidArgument, "'\(field.path)' is not a field path (letters, digits, '_', dots)",
+                tier: .records, collection: collection, operation: operation)
         }
     }
 
-    /// Runs `body` inside one transaction on the writer: all of it commits, or none of it.
+    func createIndex(_ index: Index, in collection: String) throws {
+        try Self.check([index.field], collection: collection, operation: "create index")
+        try engine.createIndex(index, in: collection)
+    }
+
+    // MARK: Transactions
+
+    /// Runs `body` inside one transaction: all of it commits, or none of it.
     ///
     /// ```swift
     /// try store.write { tx in
@@ -200,85 +145,52 @@ public final class RecordStore: Sendable {
     /// }
     /// ```
     /// Do not call `write` (or the collections' own write methods) from inside `body`: use `tx(collection)`.
+    ///
+    /// On SQLite, writers queue for the database's one write lock and `body` runs once. On a server engine,
+    /// transactions run concurrently and serializably: when the server finds that two conflicted, the engine
+    /// rolls one back and runs its `body` again, so keep side effects other than the transaction's out of it.
     /// - Throws: What `body` throws (after rolling back), or a database error.
     @discardableResult
     public func write<T>(_ body: (RecordTransaction) throws -> T) throws -> T {
-        let (result, changed) = try writer.withLock { box throws -> (T, Set<String>) in
-            let connection = box.connection
-            try connection.execute("BEGIN IMMEDIATE", operation: "begin")
-            let transaction = RecordTransaction(store: self, connection: connection)
-            do {
-                let result = try body(transaction)
-                connection.resetStatements()
-                try connection.execute("COMMIT", operation: "commit")
-                transaction.isFinished = true
-                return (result, transaction.changedCollections)
-            } catch {
-                transaction.isFinished = true
-                connection.resetStatements()
-                if connection.isInTransaction { try? connection.execute("ROLLBACK", operation: "rollback") }
-                throw error
-            }
+        let (result, changed) = try engine.write { session -> (T, Set<String>) in
+            let transaction = RecordTransaction(store: self, session: session)
+            defer { transaction.isFinished = true }
+            return (try body(transaction), transaction.changedCollections)
         }
         if !changed.isEmpty { observation.committed(changed) }
         return result
     }
 
-    /// Runs one statement's worth of reading on a reader connection (SQLite gives a single statement its own
-    /// consistent snapshot). `body` must reset the statements it uses.
-    func readOne<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
-        try readers.with(body)
+    /// Runs one read (one statement, consistent by itself).
+    func readOne<T>(_ body: (any RecordSession) throws -> T) throws -> T {
+        try engine.read(snapshot: false, body)
     }
 
-    /// Runs `body` on a reader connection, in one read transaction (a consistent snapshot).
-    func read<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
-        try readers.with { connection in
-            try connection.execute("BEGIN", operation: "read")
-            defer {
-                connection.resetStatements()
-                try? connection.execute("COMMIT", operation: "read")
-            }
-            return try body(connection)
-        }
+    /// Runs `body` in one read transaction (a consistent snapshot).
+    func read<T>(_ body: (any RecordSession) throws -> T) throws -> T {
+        try engine.read(snapshot: true, body)
     }
 
-    /// Checks the whole file with SQLite's `PRAGMA integrity_check`.
+    /// Checks the whole database (SQLite's `PRAGMA integrity_check`, or the engine's equivalent).
     /// - Returns: The problems found; empty when the database is sound.
-    public func verify() throws -> [String] {
-        try withWriter { connection in
-            let statement = try connection.statement("PRAGMA integrity_check", operation: "verify")
-            var problems: [String] = []
-            while try statement.step() {
-                let line = statement.text(0)
-                if line != "ok" { problems.append(line) }
-            }
-            return problems
-        }
-    }
+    public func verify() throws -> [String] { try engine.verify() }
 
-    /// The names of the collections in the file.
-    public func collectionNames() throws -> [String] {
-        try withWriter { try Self.knownCollections($0) }.sorted()
-    }
+    /// The names of the collections in the database.
+    public func collectionNames() throws -> [String] { try engine.collectionNames().sorted() }
 
-    /// `EXPLAIN QUERY PLAN` of a query, for checking that indexes are used.
+    /// How the engine would run a query (`EXPLAIN`), for checking that indexes are used.
     public func queryPlan(for query: Query, in collection: String) throws -> [String] {
-        var parameters: [SQLiteValue] = []
-        let sql = try RecordCollectionSQL.select(query, collection: collection, parameters: &parameters)
-        return try read { connection in
-            let statement = try connection.statement(
-                "EXPLAIN QUERY PLAN " + sql, operation: "explain", collection: collection)
-            statement.bind(parameters)
-            var lines: [String] = []
-            while try statement.step() { lines.append(statement.text(3)) }
-            return lines
-        }
+        try Self.checkName(collection, operation: "explain")
+        try Self.check(query.predicate.fields + query.sort.map(\.field), collection: collection, operation: "explain")
+        return try engine.queryPlan(for: query, in: collection)
     }
 }
 
 /// An index on a field: an expression index over the JSON, optionally unique.
 public struct Index: Sendable, Hashable {
+    /// The field indexed.
     public var field: Field
+    /// Whether two records may not hold the same value.
     public var isUnique: Bool
 
     /// A plain index.
@@ -286,8 +198,14 @@ public struct Index: Sendable, Hashable {
     /// A uniqueness constraint (and index): two records may not hold the same value.
     public static func unique(_ field: Field) -> Index { Index(field: field, isUnique: true) }
 
-    func sqlName(in collection: String) -> String {
-        "i_\(collection)_\(field.path.replacingOccurrences(of: ".", with: "__"))\(isUnique ? "_u" : "")"
+    /// The index's name in the database: `i_<collection>_<field>[_u]`, with dots as `__`. Names longer than
+    /// 63 bytes (PostgreSQL's limit) end in a hash of the whole name instead, so two never collide.
+    public func name(in collection: String) -> String {
+        let full = "i_\(collection)_\(field.path.replacingOccurrences(of: ".", with: "__"))\(isUnique ? "_u" : "")"
+        guard full.utf8.count > 63 else { return full }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a, stable across runs and platforms
+        for byte in full.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return String(decoding: full.utf8.prefix(46), as: UTF8.self) + "_" + String(hash, radix: 16)
     }
 }
 

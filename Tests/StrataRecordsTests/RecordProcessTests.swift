@@ -192,7 +192,9 @@ struct RecordFileTests {
             let store = try fixture.store()
             let people = try store.collection(Person.self, named: "people")
             try people.insert(contentsOf: (0..<3000).map(person))
-            try store.withWriter { try $0.execute("PRAGMA wal_checkpoint(TRUNCATE)", operation: "test") }
+            try (store.engine as! SQLiteRecordEngine).withWriter {
+                try $0.execute("PRAGMA wal_checkpoint(TRUNCATE)", operation: "test")
+            }
         }
         // Scribble over a page in the middle of the file.
         let handle = try FileHandle(forUpdating: URL(fileURLWithPath: fixture.path))
