@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "StrataSecrets", targets: ["StrataSecrets"]),
         .library(name: "StrataRecords", targets: ["StrataRecords"]),
         .library(name: "StrataFiles", targets: ["StrataFiles"]),
+        .library(name: "StrataPostgres", targets: ["StrataPostgres"]),
         .executable(name: "strata", targets: ["strata"]),
         .plugin(name: "DefaultsKeysPlugin", targets: ["DefaultsKeysPlugin"]),
         .plugin(name: "StorageLintPlugin", targets: ["StorageLintPlugin"]),
@@ -35,6 +36,11 @@ let package = Package(
             pkgConfig: "libsodium",
             providers: [.apt(["libsodium-dev"]), .brew(["libsodium"])]
         ),
+        .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
+        ),
 
         // System headers Glibc's Swift module leaves out (extended attributes). Headers only.
         .target(name: "CStrataSystem"),
@@ -43,9 +49,13 @@ let package = Package(
         .target(name: "StrataSecrets", dependencies: ["StrataCore", "CSodium"]),
         .target(name: "StrataRecords", dependencies: ["StrataCore", "CSQLite"]),
         .target(name: "StrataFiles", dependencies: ["StrataCore", "CZlib"]),
+        // The records tier on PostgreSQL: a second RecordEngine, over the system libpq.
+        .target(name: "StrataPostgres", dependencies: ["StrataCore", "StrataRecords", "CLibPQ"]),
         .target(
             name: "Strata",
-            dependencies: ["StrataCore", "StrataDefaults", "StrataSecrets", "StrataRecords", "StrataFiles"]),
+            dependencies: [
+                "StrataCore", "StrataDefaults", "StrataSecrets", "StrataRecords", "StrataFiles", "StrataPostgres",
+            ]),
         .executableTarget(name: "strata", dependencies: ["Strata", "StrataLint"]),
         .target(name: "StrataConformance", dependencies: ["StrataCore"]),
 
@@ -87,7 +97,7 @@ let package = Package(
             ]),
 
         // Test support: temporary directories and child processes. Not a product.
-        .target(name: "StrataTestSupport", dependencies: ["StrataCore"]),
+        .target(name: "StrataTestSupport", dependencies: ["StrataCore", "StrataRecords", "StrataPostgres"]),
         // The child program that tests spawn, hold locks in, and kill with SIGKILL.
         .executableTarget(
             name: "strata-test-child",
@@ -125,7 +135,9 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataRecordsTests",
-            dependencies: ["StrataRecords", "StrataConformance", "StrataTestSupport", "strata-test-child"]
+            dependencies: [
+                "StrataRecords", "StrataPostgres", "StrataConformance", "StrataTestSupport", "strata-test-child",
+            ]
         ),
         .testTarget(
             name: "StrataFilesTests",

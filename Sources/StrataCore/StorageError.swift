@@ -67,6 +67,10 @@ public struct StorageError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let constraintViolation = Code(rawValue: "constraint-violation")
         /// The item is bound to another machine (a `...ThisDeviceOnly` item copied elsewhere).
         public static let deviceMismatch = Code(rawValue: "device-mismatch")
+        /// A database server could not be reached, or the connection to it was lost.
+        public static let connectionFailed = Code(rawValue: "connection-failed")
+        /// Concurrent transactions conflicted and the retries ran out; running the operation again may succeed.
+        public static let conflict = Code(rawValue: "conflict")
     }
 
     /// What kind of failure this is.

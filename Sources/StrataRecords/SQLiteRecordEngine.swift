@@ -1,5 +1,5 @@
 import Foundation
-public import StrataCore
+import StrataCore
 import Synchronization
 
 /// The built-in engine: one SQLite file in WAL mode.

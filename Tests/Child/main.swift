@@ -127,8 +127,9 @@ do {
             say("error \(error.code)")
         }
     case "records-increment":
-        // records-increment PATH COUNT: COUNT transactions, each reading and incrementing one counter record.
-        let store = try RecordStore(path: arguments[1])
+        // records-increment LOCATION COUNT: COUNT transactions, each reading and incrementing one counter record.
+        // LOCATION is a SQLite file or `postgres:<schema>` (see RecordStoreLocation).
+        let store = try RecordStoreLocation.open(arguments[1])
         let counters = try store.collection(Counter.self, named: "counters")
         for _ in 0..<(Int(arguments[2]) ?? 1) {
             try store.write { transaction in
@@ -138,9 +139,26 @@ do {
             }
         }
         say("done")
+    case "records-observe":
+        // records-observe LOCATION: say `ready` once observing the counters, then `change COLLECTION external`
+        // for the first commit another process makes, and exit.
+        let store = try RecordStoreLocation.open(
+            arguments[1], configuration: RecordsConfiguration(observationIntervalMilliseconds: 20))
+        let counters = try store.collection(Counter.self, named: "counters")
+        let stream = counters.changes()
+        say("ready")
+        let done = DispatchSemaphore(value: 0)
+        Task.detached {  // not on the main actor, which waits below
+            for await change in stream where change.isExternal {
+                say("change \(change.collection ?? "unknown") external")
+                break
+            }
+            done.signal()
+        }
+        done.wait()
     case "records-batch-loop":
-        // records-batch-loop PATH START: transactions of 20 records each (batch N), saying `committed N`.
-        let store = try RecordStore(path: arguments[1])
+        // records-batch-loop LOCATION START: transactions of 20 records each (batch N), saying `committed N`.
+        let store = try RecordStoreLocation.open(arguments[1])
         let items = try store.collection(BatchItem.self, named: "items")
         var batch = Int(arguments[2]) ?? 0
         while true {

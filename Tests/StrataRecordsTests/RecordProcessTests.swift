@@ -19,8 +19,8 @@ struct BatchItem: Codable, Identifiable, Sendable {
 
 @Suite("RecordStore: several processes")
 struct RecordProcessTests {
-    @Test func fourProcessesIncrementingEndAtExactlyOneThousand() throws {
-        let fixture = try RecordsFixture()
+    @Test(arguments: engines) func fourProcessesIncrementingEndAtExactlyOneThousand(_ engine: RecordEngineKind) throws {
+        let fixture = try RecordsFixture(engine)
         _ = try fixture.store().collection(Counter.self, named: "counters")
         let child = try TestExecutables.url(named: "strata-test-child")
         let processes = try (0..<4).map { _ in try ChildProcess(child, ["records-increment", fixture.path, "250"]) }
@@ -32,8 +32,8 @@ struct RecordProcessTests {
         #expect(try counters.get(id: "shared")?.value == 1000)
     }
 
-    @Test func aTransactionKilledMidwayLeavesAllOrNothing() throws {
-        let fixture = try RecordsFixture()
+    @Test(arguments: engines) func aTransactionKilledMidwayLeavesAllOrNothing(_ engine: RecordEngineKind) throws {
+        let fixture = try RecordsFixture(engine)
         _ = try fixture.store().collection(BatchItem.self, named: "items")
         let child = try TestExecutables.url(named: "strata-test-child")
         var next = 0
@@ -59,10 +59,9 @@ struct RecordProcessTests {
         }
     }
 
-    @Test func anotherProcessesCommitIsObserved() async throws {
-        let fixture = try RecordsFixture()
-        let store = try RecordStore(
-            path: fixture.path, configuration: RecordsConfiguration(observationIntervalMilliseconds: 20))
+    @Test(arguments: engines) func anotherProcessesCommitIsObserved(_ engine: RecordEngineKind) async throws {
+        let fixture = try RecordsFixture(engine)
+        let store = try fixture.store(configuration: RecordsConfiguration(observationIntervalMilliseconds: 20))
         let counters = try store.collection(Counter.self, named: "counters")
         let stream = counters.changes()
         let waiter = Task { () -> RecordChange? in
@@ -84,7 +83,30 @@ struct RecordProcessTests {
             return first
         }
         #expect(change?.isExternal == true)
+        // PostgreSQL's notifications name the collection; SQLite's data_version cannot.
+        #expect(change?.collection == (engine == .postgres ? "counters" : nil))
         #expect(try counters.get(id: "shared")?.value == 1)
+    }
+
+    @Test(arguments: engines) func aChildProcessObservesOurCommit(_ engine: RecordEngineKind) throws {
+        let fixture = try RecordsFixture(engine)
+        let store = try fixture.store()
+        let counters = try store.collection(Counter.self, named: "counters")
+        let child = try ChildProcess(try TestExecutables.url(named: "strata-test-child"), ["records-observe", fixture.path])
+        try child.waitForLine { $0 == "ready" }
+        // The child may still be starting its watcher: commit until it reports one (at most 20 s).
+        var value = 0
+        let deadline = Date().addingTimeInterval(20)
+        while !child.lines.contains(where: { $0.hasPrefix("change ") }) && Date() < deadline {
+            value += 1
+            try counters.upsert(Counter(id: "shared", value: value))
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        if !child.lines.contains(where: { $0.hasPrefix("change ") }) { child.kill(SIGKILL) }
+        let result = child.wait()
+        #expect(result.status == 0, "\(result.standardError)")
+        let line = child.lines.first { $0.hasPrefix("change ") }
+        #expect(line == (engine == .postgres ? "change counters external" : "change unknown external"))
     }
 }
 
@@ -93,7 +115,8 @@ struct RecordFileTests {
     let fixture: RecordsFixture
     init() throws { fixture = try RecordsFixture() }
 
-    @Test func queryObservationEmitsOnRelevantCommits() async throws {
+    @Test(arguments: engines) func queryObservationEmitsOnRelevantCommits(_ engine: RecordEngineKind) async throws {
+        let fixture = try RecordsFixture(engine)
         let store = try fixture.store()
         let people = try store.collection(Person.self, named: "people")
         try people.insert(person(1))
@@ -109,7 +132,8 @@ struct RecordFileTests {
         #expect(try await iterator.next()?.first?.age == 81)
     }
 
-    @Test func exportAndImportJSONLines() throws {
+    @Test(arguments: engines) func exportAndImportJSONLines(_ engine: RecordEngineKind) throws {
+        let fixture = try RecordsFixture(engine)
         let store = try fixture.store()
         let people = try store.collection(Person.self, named: "people")
         try people.insert(contentsOf: (0..<2500).map(person))
@@ -125,7 +149,8 @@ struct RecordFileTests {
         #expect(try copy.fetch() == people.fetch())
     }
 
-    @Test func importWithBadLinesChangesNothing() throws {
+    @Test(arguments: engines) func importWithBadLinesChangesNothing(_ engine: RecordEngineKind) throws {
+        let fixture = try RecordsFixture(engine)
         let store = try fixture.store()
         let people = try store.collection(Person.self, named: "people")
         try people.insert(person(99))
@@ -212,9 +237,9 @@ struct RecordFileTests {
 
 @Suite("RecordStore: StorageBackend conformance")
 struct RecordConformanceTests {
-    @Test(arguments: BackendConformance.checkIDs)
-    func conformance(_ check: String) async throws {
-        let fixture = try RecordsFixture()
+    @Test(arguments: engines, BackendConformance.checkIDs)
+    func conformance(_ engine: RecordEngineKind, _ check: String) async throws {
+        let fixture = try RecordsFixture(engine)
         try await BackendConformance.run(check) { try fixture.store() }
     }
 }

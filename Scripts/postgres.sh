@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# A throwaway PostgreSQL server on loopback, for the tests and benchmarks of the PostgreSQL records engine.
+#
+#   eval "$(Scripts/postgres.sh start)"   # prints the exports: STRATA_POSTGRES_URL, STRATA_POSTGRES_DIR
+#   Scripts/postgres.sh stop              # stops the server in $STRATA_POSTGRES_DIR and removes the folder
+#
+# The cluster lives in a fresh temporary folder, listens on 127.0.0.1 only (and on a socket in that folder),
+# uses password (SCRAM) authentication over TCP, and is initialized with the C locale. PostgreSQL refuses to
+# run as root, so as root the server runs as the `postgres` system user (created by Debian's package).
+set -euo pipefail
+
+find_bin() {
+    local dir
+    for dir in $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V -r); do
+        if [ -x "$dir/initdb" ] && [ -x "$dir/pg_ctl" ]; then echo "$dir"; return; fi
+    done
+    command -v pg_ctl >/dev/null 2>&1 && dirname "$(command -v pg_ctl)" && return
+    echo "postgres.sh: no PostgreSQL server binaries (install Debian's postgresql package)" >&2
+    exit 1
+}
+
+as_owner() {
+    if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+start() {
+    local bin dir port password url
+    bin=$(find_bin)
+    dir=$(mktemp -d /tmp/strata-postgres.XXXXXX)
+    chmod 0755 "$dir"
+    [ "$(id -u)" = 0 ] && chown postgres:postgres "$dir"
+    password="strata-$(od -An -N8 -tx8 /dev/urandom | tr -d ' \n')"
+    port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    printf '%s\n' "$password" >"$dir/pwfile"
+    [ "$(id -u)" = 0 ] && chown postgres:postgres "$dir/pwfile"
+    as_owner "$bin/initdb" -D "$dir/data" -U strata --pwfile="$dir/pwfile" --auth-host=scram-sha-256 \
+        --auth-local=trust --locale=C --encoding=UTF8 >"$dir/initdb.log" 2>&1 \
+        || { cat "$dir/initdb.log" >&2; exit 1; }
+    rm -f "$dir/pwfile"
+    as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+        -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c max_connections=400 -c shared_buffers=128MB" \
+        start >/dev/null || { cat "$dir/server.log" >&2; exit 1; }
+    as_owner "$bin/createdb" -h "$dir" -p "$port" -U strata strata_test
+    url="postgresql://strata:$password@127.0.0.1:$port/strata_test"
+    echo "export STRATA_POSTGRES_URL='$url'"
+    echo "export STRATA_POSTGRES_DIR='$dir'"
+    echo "export STRATA_POSTGRES_BIN='$bin'"
+}
+
+stop() {
+    local dir=${STRATA_POSTGRES_DIR:-}
+    [ -n "$dir" ] && [ -d "$dir/data" ] || return 0
+    as_owner "$(find_bin)/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null 2>&1 || true
+    rm -rf "$dir"
+}
+
+case "${1:-}" in
+start) start ;;
+stop) stop ;;
+*)
+    echo "usage: $0 start|stop" >&2
+    exit 2
+    ;;
+esac

@@ -1,0 +1,305 @@
+internal import CLibPQ
+import Foundation
+public import StrataCore
+
+/// One libpq connection: the only type that calls libpq. Not thread-safe by itself; the pool hands each
+/// connection to one thread at a time.
+final class PostgresConnection {
+    private var handle: OpaquePointer?
+    /// Where the connection goes, for errors: `postgresql://user@host:port/db`, never the password.
+    private(set) var location: String
+    /// Statements prepared on this connection, by SQL text.
+    private var prepared: [String: String] = [:]
+    /// Set when the server or the network dropped the connection; the pool then throws it away.
+    private(set) var isBroken = false
+
+    /// Connects with a libpq connection string (`postgresql://…` or `key=value …`; libpq's `PG…` environment
+    /// variables fill in what it leaves out), then sets the session up for Strata: UTF-8, the store's schema
+    /// first on the search path, and the lock timeout.
+    init(_ configuration: PostgresConfiguration) throws {
+        location = configuration.redactedConnectionString
+        let keywords = ["dbname", "fallback_application_name", "client_encoding"]
+        let values = [configuration.connectionString, "strata", "UTF8"]
+        let connection = Self.withCStrings(keywords) { keywordPointers in
+            Self.withCStrings(values) { valuePointers in
+                PQconnectdbParams(keywordPointers, valuePointers, 1)
+            }
+        }
+        handle = connection
+        guard let connection, PQstatus(connection) == CONNECTION_OK else {
+            let message = connection.map { String(cString: PQerrorMessage($0)) } ?? "out of memory"
+            close()
+            throw Self.connectError(message, location: location)
+        }
+        strata_pg_silence(connection)
+        location = Self.describe(connection)
+        try execute(
+            "SET search_path TO \(configuration.quotedSchema); SET lock_timeout = \(max(0, configuration.lockTimeoutMilliseconds))",
+            operation: "connect")
+    }
+
+    deinit { close() }
+
+    func close() {
+        if let handle { PQfinish(handle) }
+        handle = nil
+    }
+
+    /// The server process serving this connection (for `pg_terminate_backend` in tests, and for logs).
+    var serverProcessID: Int32 { handle.map { PQbackendPID($0) } ?? 0 }
+
+    /// Whether the connection is encrypted with TLS.
+    var usesTLS: Bool { handle.map { PQsslInUse($0) != 0 } ?? false }
+
+    /// Whether a transaction is open (or failed and waiting for ROLLBACK).
+    var isInTransaction: Bool {
+        guard let handle else { return false }
+        let status = PQtransactionStatus(handle)
+        return status == PQTRANS_INTRANS || status == PQTRANS_INERROR || status == PQTRANS_ACTIVE
+    }
+
+    /// Whether a statement failed inside the open transaction, which the server has therefore aborted.
+    var transactionFailed: Bool { handle.map { PQtransactionStatus($0) == PQTRANS_INERROR } ?? false }
+
+    /// Runs SQL without parameters (several statements allowed), ignoring any rows.
+    func execute(_ sql: String, operation: String, collection: String? = nil) throws {
+        guard let handle else { throw closedError(operation) }
+        let result = PQexec(handle, sql)
+        defer { PQclear(result) }
+        try check(result, operation: operation, collection: collection)
+    }
+
+    /// Runs one statement with text parameters, prepared once per connection and reused.
+    /// - Parameter parameters: Text values (`nil` for SQL NULL); the SQL casts them (`$1::jsonb`).
+    func query(_ sql: String, _ parameters: [PostgresParameter] = [], operation: String, collection: String? = nil)
+        throws -> PostgresResult
+    {
+        guard let handle else { throw closedError(operation) }
+        let name: String
+        if let known = prepared[sql] {
+            name = known
+        } else {
+            name = "s\(prepared.count)"
+            let result = PQprepare(handle, name, sql, Int32(parameters.count), nil)
+            defer { PQclear(result) }
+            try check(result, operation: operation, collection: collection)
+            prepared[sql] = name
+        }
+        let result = PostgresParameter.withPointers(parameters) { values in
+            PQexecPrepared(handle, name, Int32(parameters.count), values, nil, nil, 0)
+        }
+        do {
+            try check(result, operation: operation, collection: collection)
+        } catch {
+            PQclear(result)
+            throw error
+        }
+        return PostgresResult(result!)
+    }
+
+    /// Waits up to `timeout` seconds for notifications and returns those that arrived as (channel, payload).
+    /// - Throws: `.connectionFailed` when the connection is lost.
+    func notifications(waitingUpTo timeout: Double) throws -> [(channel: String, payload: String)] {
+        guard let handle else { throw closedError("observe") }
+        var found = drainNotifications()
+        guard found.isEmpty else { return found }
+        var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
+        let ready = poll(&descriptor, 1, Int32(timeout * 1000))
+        if ready > 0 {
+            guard PQconsumeInput(handle) == 1 else {
+                isBroken = true
+                throw failure(nil, operation: "observe", collection: nil)
+            }
+            found = drainNotifications()
+        }
+        return found
+    }
+
+    private func drainNotifications() -> [(channel: String, payload: String)] {
+        guard let handle else { return [] }
+        var found: [(String, String)] = []
+        while let notification = PQnotifies(handle) {
+            found.append((String(cString: notification.pointee.relname), String(cString: notification.pointee.extra)))
+            PQfreemem(notification)
+        }
+        return found
+    }
+
+    // MARK: Errors
+
+    private func closedError(_ operation: String) -> StorageError {
+        var error = StorageError(.closed, "the connection is closed", tier: .records, path: location)
+        error.operation = operation
+        return error
+    }
+
+    /// Throws the typed error for a failed result (or a failed call that returned none).
+    private func check(_ result: OpaquePointer?, operation: String, collection: String?) throws {
+        if let result {
+            let status = PQresultStatus(result)
+            if status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK || status == PGRES_EMPTY_QUERY { return }
+        }
+        throw failure(result, operation: operation, collection: collection)
+    }
+
+    private func failure(_ result: OpaquePointer?, operation: String, collection: String?) -> StorageError {
+        func field(_ code: Int32) -> String? {
+            guard let result, let value = PQresultErrorField(result, code) else { return nil }
+            return String(cString: value)
+        }
+        if let handle, PQstatus(handle) == CONNECTION_BAD { isBroken = true }
+        let sqlState = field(strata_pg_diag_sqlstate()) ?? (isBroken ? "08006" : "XX000")
+        let message =
+            field(strata_pg_diag_message())
+            ?? handle.map { String(cString: PQerrorMessage($0)).trimmingCharacters(in: .whitespacesAndNewlines) }
+            ?? "the statement failed"
+        var error = Self.error(sqlState: sqlState, message: message, location: location)
+        if let detail = field(strata_pg_diag_detail()) { error.message += " (\(detail))" }
+        error.operation = operation
+        error.collection = collection
+        if let constraint = field(strata_pg_diag_constraint()) { error.message += " (constraint \(constraint))" }
+        return error
+    }
+
+    /// Maps a SQLSTATE (PostgreSQL's five-character error code) to Strata's codes.
+    static func error(sqlState: String, message: String, location: String) -> StorageError {
+        let code: StorageError.Code
+        var recovery: String?
+        switch sqlState {
+        case "23505":
+            code = .constraintViolation
+            recovery = "A unique field already has this value in another record"
+        case let state where state.hasPrefix("23"): code = .constraintViolation
+        case "40001", "40P01":
+            code = .conflict
+            recovery = "A concurrent transaction touched the same records; run the operation again"
+        case "55P03", "57014":
+            code = .lockTimeout
+            recovery = "Another transaction held the rows past the lock timeout; retry, or raise it"
+        case "53100": code = .noSpace
+        case "54000", "54001": code = .tooLarge
+        case "28P01", "28000":
+            code = .authenticationFailed
+            recovery = "Check the user and password in the connection string (or PGUSER / PGPASSWORD)"
+        case "42501": code = .permissionDenied
+        case "3D000": code = .notFound
+        case let state where state.hasPrefix("08") || state.hasPrefix("57P"):
+            code = .connectionFailed
+            recovery = "Check that the server is running and reachable; the operation did not complete"
+        case let state where state.hasPrefix("22"): code = .invalidArgument
+        case "XX001", "XX002": code = .corrupt
+        default: code = .io
+        }
+        var error = StorageError(code, "\(message) [SQLSTATE \(sqlState)]", tier: .records, path: location)
+        error.recovery = recovery
+        error.underlyingCode = StorageError.packSQLState(sqlState)
+        return error
+    }
+
+    /// The typed error for a connection that could not be made, from libpq's message.
+    static func connectError(_ message: String, location: String) -> StorageError {
+        let text = message.trimmingCharacters(in: .whitespacesAndNewlines)
+        var error: StorageError
+        if text.contains("password authentication failed") || text.contains("no password supplied")
+            || text.contains("authentication failed")
+        {
+            error = self.error(sqlState: "28P01", message: "cannot connect: \(text)", location: location)
+        } else if text.contains("database") && text.contains("does not exist") {
+            error = self.error(sqlState: "3D000", message: "cannot connect: \(text)", location: location)
+            error.recovery = "Create the database first (createdb), or name an existing one"
+        } else if text.contains("invalid") || text.contains("missing \"=\"") || text.contains("unrecognized") {
+            error = StorageError(
+                .invalidArgument, "the connection string is not valid: \(text)", tier: .records, path: location)
+        } else {
+            error = self.error(sqlState: "08001", message: "cannot connect: \(text)", location: location)
+        }
+        error.operation = "connect"
+        return error
+    }
+
+    /// `postgresql://user@host:port/database`, read back from the live connection.
+    private static func describe(_ connection: OpaquePointer) -> String {
+        func string(_ value: UnsafeMutablePointer<CChar>?) -> String { value.map { String(cString: $0) } ?? "" }
+        let host = string(PQhost(connection))
+        let shownHost = host.hasPrefix("/") ? "[\(host)]" : host
+        return "postgresql://\(string(PQuser(connection)))@\(shownHost):\(string(PQport(connection)))/\(string(PQdb(connection)))"
+    }
+
+    private static func withCStrings<T>(_ strings: [String], _ body: ([UnsafePointer<CChar>?]) -> T) -> T {
+        var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
+        defer { for pointer in pointers { free(pointer) } }
+        pointers.append(nil)
+        return body(pointers.map { UnsafePointer($0) })
+    }
+}
+
+/// A parameter, sent in PostgreSQL's text format (the SQL casts it).
+enum PostgresParameter {
+    case text(String)
+    /// UTF-8 bytes, sent without making a `String` first.
+    case bytes(UnsafeRawBufferPointer)
+    case null
+
+    /// Lends NUL-terminated copies of the values to libpq (the text format is NUL-terminated).
+    static func withPointers<T>(_ parameters: [PostgresParameter], _ body: ([UnsafePointer<CChar>?]) -> T) -> T {
+        var owned: [UnsafeMutablePointer<CChar>?] = []
+        owned.reserveCapacity(parameters.count)
+        for parameter in parameters {
+            switch parameter {
+            case .null: owned.append(nil)
+            case .text(let text): owned.append(strdup(text))
+            case .bytes(let bytes):
+                let copy = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)
+                if let base = bytes.baseAddress { memcpy(copy, base, bytes.count) }
+                copy[bytes.count] = 0
+                owned.append(copy)
+            }
+        }
+        defer { for pointer in owned { free(pointer) } }
+        return body(owned.map { UnsafePointer($0) })
+    }
+}
+
+/// The rows of a finished statement. Frees libpq's result when released.
+final class PostgresResult {
+    private let result: OpaquePointer
+
+    init(_ result: OpaquePointer) { self.result = result }
+    deinit { PQclear(result) }
+
+    var rowCount: Int { Int(PQntuples(result)) }
+
+    /// Rows a command changed (`UPDATE`, `DELETE`, `INSERT`).
+    var changedRows: Int { Int(String(cString: PQcmdTuples(result))) ?? 0 }
+
+    func isNull(_ row: Int, _ column: Int) -> Bool { PQgetisnull(result, Int32(row), Int32(column)) == 1 }
+
+    func text(_ row: Int, _ column: Int) -> String {
+        String(cString: PQgetvalue(result, Int32(row), Int32(column)))
+    }
+
+    /// Lends a value's bytes without copying.
+    func withBytes<T>(_ row: Int, _ column: Int, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        let pointer = PQgetvalue(result, Int32(row), Int32(column))
+        let count = Int(PQgetlength(result, Int32(row), Int32(column)))
+        return try body(UnsafeRawBufferPointer(start: pointer, count: count))
+    }
+}
+
+extension StorageError {
+    /// PostgreSQL's SQLSTATE for an error that came from the server (`23505`, `40001`, `28P01`, …), or `nil`.
+    ///
+    /// ``StorageError/underlyingCode`` holds it packed six bits per character, as PostgreSQL's own
+    /// `MAKE_SQLSTATE` does.
+    public var sqlState: String? {
+        guard message.contains("[SQLSTATE "), let packed = underlyingCode else { return nil }
+        let scalars = (0..<5).map { UnicodeScalar(UInt8((Int(packed) >> ($0 * 6)) & 0x3F) &+ 48) }
+        return String(String.UnicodeScalarView(scalars))
+    }
+
+    static func packSQLState(_ state: String) -> Int32? {
+        let bytes = Array(state.utf8)
+        guard bytes.count == 5 else { return nil }
+        return bytes.enumerated().reduce(Int32(0)) { $0 | (Int32((Int(($1.element &- 48)) & 0x3F)) << ($1.offset * 6)) }
+    }
+}

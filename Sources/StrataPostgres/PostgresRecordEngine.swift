@@ -1,0 +1,417 @@
+import Foundation
+import StrataCore
+public import StrataRecords
+import Synchronization
+
+/// The records tier on PostgreSQL: the same ``RecordStore`` API, with the data in a shared database that
+/// services on several machines use at once.
+///
+/// ```swift
+/// let engine = try PostgresRecordEngine(
+///     PostgresConfiguration(connectionString: "postgresql://app@db.internal/app?sslmode=verify-full"))
+/// let store = try RecordStore(engine: engine, migrations: migrations)
+/// let people = try store.collection(Person.self, named: "people", indexes: [.field("age")])
+/// ```
+///
+/// Each collection is a table `c_<name> (id text, body jsonb)` in the configured schema; each declared index is
+/// a B-tree expression index over the field. Queries compile to SQL with every value bound as a parameter.
+/// ``RecordStore/write(_:)`` runs at `SERIALIZABLE` isolation and reruns its closure when the server reports a
+/// serialization failure or deadlock (up to ``PostgresConfiguration/maximumTransactionAttempts``), so a
+/// read-modify-write is as safe as on SQLite while writers on many machines run concurrently. Commits are
+/// announced with `NOTIFY` and observed with `LISTEN`, naming the collection.
+///
+/// Comparisons follow `jsonb`: numbers compare as numbers, and an ordering comparison (`<`, `>=`, …) matches
+/// only values of the compared value's JSON type. Text compares in the database's collation; a database
+/// created with the `C` locale sorts text bytewise, as SQLite does, and lets prefix queries use indexes.
+public final class PostgresRecordEngine: RecordEngine {
+    /// How the engine connects.
+    public let configuration: PostgresConfiguration
+    public var name: String { "postgres" }
+    /// `postgresql://user@host:port/database#schema`: never the password.
+    public let location: String
+    /// Whether the database sorts text bytewise (`C` or `POSIX` collation).
+    public let sortsTextBytewise: Bool
+
+    let pool: PostgresPool
+    /// Tags this engine's NOTIFY payloads, so its own commits are not reported back to it as external.
+    let token = String(UInt64.random(in: 0...UInt64.max), radix: 36)
+
+    /// Connects, and creates the store's schema and tables (or checks them).
+    /// - Throws: ``StorageError``: `.connectionFailed` when the server cannot be reached,
+    ///   `.authenticationFailed` for a wrong user or password, `.notFound` for a missing database,
+    ///   `.invalidArgument` for a bad connection string or a schema that holds other tables,
+    ///   `.unsupportedVersion` for a store written by a newer Strata.
+    public init(_ configuration: PostgresConfiguration) throws {
+        try configuration.validate()
+        self.configuration = configuration
+        pool = PostgresPool(configuration)
+        let (where_, bytewise) = try pool.with { connection -> (String, Bool) in
+            try Self.prepareSchema(connection, configuration)
+            let collation = try connection.query(
+                "SELECT datcollate FROM pg_database WHERE datname = current_database()", operation: "open")
+            let name = collation.rowCount > 0 ? collation.text(0, 0) : ""
+            return (connection.location, name == "C" || name == "POSIX" || name.hasPrefix("C."))
+        }
+        location = where_ + "#" + configuration.schema
+        sortsTextBytewise = bytewise
+    }
+
+    /// Opens a ``RecordStore`` on PostgreSQL.
+    public static func store(_ configuration: PostgresConfiguration, migrations: [Migration] = []) throws
+        -> RecordStore
+    {
+        try RecordStore(engine: PostgresRecordEngine(configuration), migrations: migrations)
+    }
+
+    /// The format of the store's own tables; a schema with a newer one is refused.
+    static let formatVersion = 1
+
+    static func prepareSchema(_ connection: PostgresConnection, _ configuration: PostgresConfiguration) throws {
+        try connection.execute("BEGIN", operation: "open")
+        do {
+            try connection.execute(
+                "SELECT pg_advisory_xact_lock(\(configuration.schemaLockKey)); CREATE SCHEMA IF NOT EXISTS \(configuration.quotedSchema)",
+                operation: "open")
+            let tables = try connection.query(
+                "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1::text AND c.relkind IN ('r', 'p', 'v', 'm')",
+                [.text(configuration.schema)], operation: "open")
+            let names = Set((0..<tables.rowCount).map { tables.text($0, 0) })
+            if names.contains("strata_meta") {
+                let version = try connection.query(
+                    "SELECT value FROM strata_meta WHERE key = 'format_version'", operation: "open")
+                let found = version.rowCount > 0 ? Int(version.text(0, 0)) ?? 0 : 0
+                guard found <= formatVersion else {
+                    throw StorageError(
+                        .unsupportedVersion,
+                        "the store has format version \(found); this program reads up to \(formatVersion)",
+                        tier: .records, path: connection.location, recovery: "Open it with the newer program that wrote it")
+                }
+            } else {
+                guard names.isEmpty else {
+                    throw StorageError(
+                        .invalidArgument,
+                        "the schema '\(configuration.schema)' holds tables but is not a Strata record store (no strata_meta table)",
+                        tier: .records, path: connection.location, recovery: "Give the store a schema of its own")
+                }
+                try connection.execute(
+                    """
+                    CREATE TABLE strata_meta (key text COLLATE "C" PRIMARY KEY, value text NOT NULL);
+                    INSERT INTO strata_meta (key, value) VALUES ('format', 'strata-records'), ('format_version', '\(formatVersion)');
+                    CREATE TABLE strata_kv (key text COLLATE "C" PRIMARY KEY, value bytea NOT NULL, modified double precision NOT NULL);
+                    """, operation: "create")
+            }
+            try connection.execute("COMMIT", operation: "open")
+        } catch {
+            if connection.isInTransaction && !connection.isBroken { try? connection.execute("ROLLBACK", operation: "open") }
+            throw error
+        }
+    }
+
+    // MARK: Transactions
+
+    public func write<T>(_ body: (any RecordSession) throws -> (T, Set<String>)) throws -> (T, Set<String>) {
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                return try pool.with { connection in
+                    try transaction(on: connection, begin: "BEGIN ISOLATION LEVEL SERIALIZABLE") { session in
+                        let (result, changed) = try body(session)
+                        for collection in changed.sorted() {
+                            _ = try connection.query(
+                                "SELECT pg_notify($1::text, $2::text)",
+                                [.text(configuration.channel), .text(token + " " + collection)], operation: "notify")
+                        }
+                        return (result, changed)
+                    }
+                }
+            } catch let error as StorageError where error.isRetryable && attempt < configuration.maximumTransactionAttempts {
+                // Exponential backoff with jitter, so the conflicting writers stop colliding.
+                let ceiling = min(100_000, 500 << min(attempt, 8))
+                usleep(UInt32.random(in: 0...UInt32(ceiling)))
+            } catch var error as StorageError where error.code == .conflict {
+                error.message += " (after \(attempt) attempt(s))"
+                throw error
+            }
+        }
+    }
+
+    public func read<T>(snapshot: Bool, _ body: (any RecordSession) throws -> T) throws -> T {
+        // A read changes nothing, so one lost to a dropped connection simply runs again on a new one.
+        do {
+            return try readOnce(snapshot: snapshot, body)
+        } catch let error as StorageError where error.code == .connectionFailed {
+            return try readOnce(snapshot: snapshot, body)
+        }
+    }
+
+    private func readOnce<T>(snapshot: Bool, _ body: (any RecordSession) throws -> T) throws -> T {
+        try pool.with { connection in
+            guard snapshot else { return try body(PostgresSession(connection: connection, engine: self)) }
+            return try transaction(on: connection, begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") {
+                try body($0)
+            }
+        }
+    }
+
+    public func migrate(_ body: (any RecordSession) throws -> Void) throws {
+        try pool.with { connection in
+            try transaction(on: connection, begin: "BEGIN") { session in
+                _ = try connection.query(
+                    "SELECT pg_advisory_xact_lock($1::bigint)", [.text(String(configuration.schemaLockKey))],
+                    operation: "migrate")
+                try body(session)
+            }
+        }
+    }
+
+    /// Runs `body` between `begin` and COMMIT on `connection`, rolling back when anything fails.
+    func transaction<T>(on connection: PostgresConnection, begin: String, _ body: (PostgresSession) throws -> T)
+        throws -> T
+    {
+        try connection.execute(begin, operation: "begin")
+        let session = PostgresSession(connection: connection, engine: self)
+        do {
+            let result = try body(session)
+            // A statement that failed inside the body leaves the transaction aborted, and COMMIT would then
+            // quietly roll back: report the failure instead (the body may have caught it).
+            if let failure = session.failure, connection.transactionFailed {
+                throw failure
+            }
+            do {
+                try connection.execute("COMMIT", operation: "commit")
+            } catch var error as StorageError where error.code == .connectionFailed {
+                error.message =
+                    "the connection was lost while committing; the transaction may or may not have been applied: "
+                    + error.message
+                error.code = .connectionFailed
+                error.uncertainCommit = true
+                throw error
+            }
+            return result
+        } catch {
+            if connection.isInTransaction && !connection.isBroken {
+                try? connection.execute("ROLLBACK", operation: "rollback")
+            }
+            throw error
+        }
+    }
+
+    // MARK: Schema
+
+    public func schemaVersion() throws -> Int {
+        try read(snapshot: false) { try $0.schemaVersion() }
+    }
+
+    public func collectionNames() throws -> Set<String> {
+        try read(snapshot: false) { session in
+            let result = try (session as! PostgresSession).connection.query(
+                #"SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1::text AND c.relkind = 'r' AND c.relname LIKE 'c\_%'"#,
+                [.text(configuration.schema)], operation: "open")
+            return Set((0..<result.rowCount).map { String(result.text($0, 0).dropFirst(2)) })
+        }
+    }
+
+    public func createCollection(_ name: String) throws {
+        try migrateDDL { try $0.createCollection(name) }
+    }
+
+    public func createIndex(_ index: Index, in collection: String) throws {
+        try migrateDDL { try $0.createIndex(index, in: collection) }
+    }
+
+    /// Runs a schema change under the store's advisory lock: two processes creating the same table at once
+    /// would otherwise race inside PostgreSQL's catalog.
+    private func migrateDDL(_ body: (PostgresSession) throws -> Void) throws {
+        try pool.with { connection in
+            try transaction(on: connection, begin: "BEGIN") { session in
+                _ = try connection.query(
+                    "SELECT pg_advisory_xact_lock($1::bigint)", [.text(String(configuration.schemaLockKey))],
+                    operation: "create")
+                try body(session)
+            }
+        }
+    }
+
+    /// Checks that every collection's table has Strata's shape and holds JSON objects, and, when the `amcheck`
+    /// extension is installed, that every index of the schema is sound.
+    public func verify() throws -> [String] {
+        try read(snapshot: true) { session in
+            let connection = (session as! PostgresSession).connection
+            var problems: [String] = []
+            for name in try collectionNames().sorted() {
+                let columns = try connection.query(
+                    "SELECT string_agg(column_name || ' ' || data_type, ', ' ORDER BY ordinal_position) FROM information_schema.columns WHERE table_schema = $1::text AND table_name = $2::text",
+                    [.text(configuration.schema), .text("c_" + name)], operation: "verify", collection: name)
+                let shape = columns.rowCount > 0 ? columns.text(0, 0) : ""
+                guard shape == "id text, body jsonb" else {
+                    problems.append("collection '\(name)': columns are (\(shape)), not (id text, body jsonb)")
+                    continue
+                }
+                let bad = try connection.query(
+                    "SELECT id FROM c_\(name) WHERE jsonb_typeof(body) <> 'object' ORDER BY id LIMIT 10",
+                    operation: "verify", collection: name)
+                for row in 0..<bad.rowCount {
+                    problems.append("collection '\(name)': record '\(bad.text(row, 0))' is not a JSON object")
+                }
+            }
+            let amcheck = try connection.query(
+                "SELECT 1 FROM pg_extension WHERE extname = 'amcheck'", operation: "verify")
+            if amcheck.rowCount > 0 {
+                let indexes = try connection.query(
+                    "SELECT c.oid::text, c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace JOIN pg_am a ON a.oid = c.relam WHERE n.nspname = $1::text AND c.relkind = 'i' AND a.amname = 'btree'",
+                    [.text(configuration.schema)], operation: "verify")
+                for row in 0..<indexes.rowCount {
+                    do {
+                        _ = try connection.query(
+                            "SELECT bt_index_check($1::oid)", [.text(indexes.text(row, 0))], operation: "verify")
+                    } catch let error as StorageError {
+                        problems.append("index \(indexes.text(row, 1)): \(error.message)")
+                    }
+                }
+            }
+            return problems
+        }
+    }
+
+    /// `EXPLAIN` of the query, planned with sequential scans discouraged (`enable_seqscan = off`): on a table
+    /// small enough that PostgreSQL would rather read it whole, the plan still shows whether an index can serve
+    /// the query.
+    public func queryPlan(for query: Query, in collection: String) throws -> [String] {
+        var builder = PostgresSQL(bytewiseText: sortsTextBytewise)
+        let sql = builder.select(query, collection: collection)
+        return try pool.with { connection in
+            try transaction(on: connection, begin: "BEGIN READ ONLY") { _ in
+                try connection.execute("SET LOCAL enable_seqscan = off", operation: "explain")
+                let result = try connection.query(
+                    "EXPLAIN " + sql, builder.parameters, operation: "explain", collection: collection)
+                return (0..<result.rowCount).map { result.text($0, 0) }
+            }
+        }
+    }
+
+    // MARK: Observation
+
+    /// Listens on the store's channel with a connection of its own. A lost connection is reopened (with a
+    /// change reported, since notifications may have been missed meanwhile).
+    public func watchExternalCommits(_ handler: @escaping @Sendable (String?) -> Void) -> @Sendable () -> Void {
+        let stop = StopSignal()
+        let (configuration, token) = (configuration, token)
+        let thread = Thread {
+            var connection: PostgresConnection?
+            var reconnected = false
+            while !stop.isSet {
+                do {
+                    if connection == nil {
+                        let fresh = try PostgresConnection(configuration)
+                        try fresh.execute("LISTEN \"\(configuration.channel)\"", operation: "observe")
+                        connection = fresh
+                        if reconnected { handler(nil) }
+                    }
+                    for (channel, payload) in try connection!.notifications(waitingUpTo: 0.1)
+                    where channel == configuration.channel && !stop.isSet {
+                        let parts = payload.split(separator: " ", maxSplits: 1).map(String.init)
+                        guard parts.count == 2, parts[0] != token else { continue }
+                        handler(parts[1])
+                    }
+                } catch {
+                    connection = nil
+                    reconnected = true
+                    usleep(200_000)
+                }
+            }
+            connection?.close()
+        }
+        thread.name = "strata.postgres.listener"
+        thread.start()
+        return { stop.set() }
+    }
+
+    public var keyValue: any RecordKeyValueTable { PostgresKeyValueTable(engine: self) }
+
+    /// Closes the idle connections of the pool (connections in use close when they come back).
+    public func close() { pool.drain() }
+}
+
+/// A flag set once, read from a thread.
+final class StopSignal: Sendable {
+    private let flag = Atomic<Bool>(false)
+    var isSet: Bool { flag.load(ordering: .acquiring) }
+    func set() { flag.store(true, ordering: .releasing) }
+}
+
+extension StorageError {
+    /// Whether the server rolled the transaction back and running it again may succeed: a serialization
+    /// failure, a deadlock, or a connection lost before COMMIT was sent.
+    var isRetryable: Bool {
+        code == .conflict || (code == .connectionFailed && !uncertainCommit)
+    }
+
+    /// Set on a lost COMMIT, whose outcome is unknown: never retried.
+    var uncertainCommit: Bool {
+        get { recovery?.hasPrefix("The commit's outcome is unknown") == true }
+        set {
+            if newValue {
+                recovery = "The commit's outcome is unknown: check whether the change is there before repeating it"
+            }
+        }
+    }
+}
+
+/// Connections, checked out one per thread; opened as needed up to the pool's size, reused, and replaced
+/// when the server dropped them.
+final class PostgresPool: Sendable {
+    let configuration: PostgresConfiguration
+    private let idle = Mutex<[ConnectionBox]>([])
+    private let slots: DispatchSemaphore
+
+    init(_ configuration: PostgresConfiguration) {
+        self.configuration = configuration
+        slots = DispatchSemaphore(value: configuration.poolSize)
+    }
+
+    func with<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        slots.wait()
+        defer { slots.signal() }
+        let box = try idle.withLock { $0.popLast() } ?? ConnectionBox(PostgresConnection(configuration))
+        defer {
+            // A broken connection, or one left inside a transaction, is not handed out again.
+            if !box.connection.isBroken && !box.connection.isInTransaction {
+                idle.withLock { $0.append(box) }
+            }
+        }
+        return try body(box.connection)
+    }
+
+    func drain() {
+        let boxes = idle.withLock { idle in
+            defer { idle.removeAll() }
+            return idle
+        }
+        for box in boxes { box.connection.close() }
+    }
+}
+
+/// A connection handed to one thread at a time by the pool.
+final class ConnectionBox: @unchecked Sendable {
+    // Only touched by the thread that has checked it out of the pool.
+    let connection: PostgresConnection
+    init(_ connection: PostgresConnection) { self.connection = connection }
+}
+
+extension PostgresRecordEngine {
+    /// Deletes a store: its schema and every table in it. Close the stores on it first (a store still open
+    /// holds connections that make the drop wait up to the lock timeout, then fail with `.lockTimeout`).
+    /// - Returns: Whether there was a schema to drop.
+    @discardableResult
+    public static func dropStore(_ configuration: PostgresConfiguration) throws -> Bool {
+        try configuration.validate()
+        let connection = try PostgresConnection(configuration)
+        defer { connection.close() }
+        let found = try connection.query(
+            "SELECT 1 FROM pg_namespace WHERE nspname = $1::text", [.text(configuration.schema)], operation: "drop")
+        guard found.rowCount > 0 else { return false }
+        try connection.execute("DROP SCHEMA IF EXISTS \(configuration.quotedSchema) CASCADE", operation: "drop")
+        return true
+    }
+}
