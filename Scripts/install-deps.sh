@@ -3,11 +3,15 @@
 # Safe to run again: it installs nothing when everything is present.
 set -euo pipefail
 
-# C libraries (the -dev packages the system-library targets link) and the outside tools the interop tests use.
-packages=(pkg-config zlib1g-dev libsqlite3-dev libsodium-dev sqlite3 unzip zip poppler-utils qpdf sox)
+# C libraries (the -dev packages the system-library targets link), the outside tools the interop tests use, and
+# the PostgreSQL server the tests of the PostgreSQL records engine start on loopback (Scripts/postgres.sh).
+packages=(
+    pkg-config zlib1g-dev libsqlite3-dev libsodium-dev libpq-dev sqlite3 unzip zip poppler-utils qpdf sox
+    postgresql postgresql-client
+)
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
-    echo "install-deps: not a Debian-based system; install zlib, SQLite 3 and libsodium development files yourself." >&2
+    echo "install-deps: not a Debian-based system; install zlib, SQLite 3, libsodium and libpq development files (and a PostgreSQL server for the tests) yourself." >&2
     exit 0
 fi
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs the whole test suite. With CI=true it also checks formatting first.
+# Runs the whole test suite (starting a throwaway PostgreSQL server for it). With CI=true it also checks
+# formatting and storage-lint first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash Scripts/install-deps.sh
@@ -18,4 +19,11 @@ if [ "${CI:-}" = "true" ]; then
     swift package storage-lint --target KeysSample --strict
 fi
 echo "== test"
+# The records tests run every shared body on SQLite and on PostgreSQL: start a throwaway server on loopback
+# (unless STRATA_POSTGRES_URL already names one), and stop it however the tests end.
+if [ -z "${STRATA_POSTGRES_URL:-}" ]; then
+    eval "$(bash Scripts/postgres.sh start)"
+    trap 'bash Scripts/postgres.sh stop' EXIT
+    echo "== PostgreSQL test server on ${STRATA_POSTGRES_URL##*@}"
+fi
 swift test

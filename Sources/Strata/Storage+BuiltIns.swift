@@ -1,5 +1,6 @@
 @_exported public import StrataDefaults
 @_exported public import StrataFiles
+@_exported public import StrataPostgres
 @_exported public import StrataRecords
 @_exported public import StrataSecrets
 
@@ -15,8 +16,8 @@ extension Storage {
     }
 
     /// Strata's persistent backends. Each tier module adds its entry when it lands.
-    static func builtInBackends(secretsKey: KeyProvider?) -> [BuiltIn] {
-        [
+    static func builtInBackends(secretsKey: KeyProvider?, recordsURL: String? = nil) -> [BuiltIn] {
+        var backends = [
             BuiltIn(tier: .defaults, name: "plist") { paths in
                 try DefaultsStore(suite: "standard", paths: requirePaths(paths, for: .defaults))
             },
@@ -36,6 +37,14 @@ extension Storage {
                 try FileStore(paths: requirePaths(paths, for: .files))
             },
         ]
+        if let recordsURL, PostgresConfiguration.isPostgresURL(recordsURL) {
+            // Registered after SQLite, so it is the active records backend.
+            backends.append(
+                BuiltIn(tier: .records, name: "postgres") { _ in
+                    try PostgresRecordEngine.store(PostgresConfiguration(connectionString: recordsURL))
+                })
+        }
+        return backends
     }
 
     static func environmentSecretsKey() -> KeyProvider? {

@@ -30,15 +30,23 @@ public final class Storage: Sendable {
     ///     environment variable `STRATA_SECRETS_KEY` when it is set; without either, the secrets tier reports
     ///     `.locked` when first used.
     ///   - registerBuiltIns: Whether to register Strata's own backends. The default is `true`.
+    ///   - recordsURL: Where the records tier lives. A `postgresql://` (or `postgres://`) connection string makes
+    ///     the PostgreSQL engine the active records backend (`strata_schema=` in its query picks the schema);
+    ///     anything else, or `nil` with no `STRATA_RECORDS_URL` in the environment, keeps the SQLite file under
+    ///     the root. The default (`nil`) reads `STRATA_RECORDS_URL`.
     /// - Throws: ``StorageError`` when the root cannot be created or is not a folder.
     public init(
         root: String, selector: StorageSelector = StorageSelector(), secretsKey: KeyProvider? = nil,
-        registerBuiltIns: Bool = true
+        registerBuiltIns: Bool = true, recordsURL: String? = nil
     ) throws {
         self.paths = try StoragePaths(root: root)
         self.registry = BackendRegistry(paths: paths)
         self.selector = selector
-        if registerBuiltIns { Self.registerBuiltInBackends(in: registry, secretsKey: secretsKey) }
+        if registerBuiltIns {
+            Self.registerBuiltInBackends(
+                in: registry, secretsKey: secretsKey,
+                recordsURL: recordsURL ?? ProcessInfo.processInfo.environment[PostgresConfiguration.urlVariable])
+        }
     }
 
     /// Opens the default store of an app, under `$XDG_DATA_HOME/<appID>`.
@@ -54,8 +62,12 @@ public final class Storage: Sendable {
     ///
     /// Each tier module adds its backend here as it lands; a tier without one reports ``StorageError/Code/noBackend``
     /// rather than pretending to store anything.
-    public static func registerBuiltInBackends(in registry: BackendRegistry, secretsKey: KeyProvider? = nil) {
-        for registration in builtInBackends(secretsKey: secretsKey) {
+    /// With a PostgreSQL `recordsURL`, the records tier's active backend is `postgres` (the SQLite one stays
+    /// registered as `sqlite`).
+    public static func registerBuiltInBackends(
+        in registry: BackendRegistry, secretsKey: KeyProvider? = nil, recordsURL: String? = nil
+    ) {
+        for registration in builtInBackends(secretsKey: secretsKey, recordsURL: recordsURL) {
             registry.register(
                 registration.tier, name: registration.name, makeActive: true, factory: registration.factory)
         }

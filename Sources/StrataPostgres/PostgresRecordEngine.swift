@@ -117,6 +117,7 @@ public final class PostgresRecordEngine: RecordEngine {
                 return try pool.with { connection in
                     try transaction(on: connection, begin: "BEGIN ISOLATION LEVEL SERIALIZABLE") { session in
                         let (result, changed) = try body(session)
+                        try session.throwIfAborted()
                         for collection in changed.sorted() {
                             _ = try connection.query(
                                 "SELECT pg_notify($1::text, $2::text)",
@@ -173,11 +174,7 @@ public final class PostgresRecordEngine: RecordEngine {
         let session = PostgresSession(connection: connection, engine: self)
         do {
             let result = try body(session)
-            // A statement that failed inside the body leaves the transaction aborted, and COMMIT would then
-            // quietly roll back: report the failure instead (the body may have caught it).
-            if let failure = session.failure, connection.transactionFailed {
-                throw failure
-            }
+            try session.throwIfAborted()
             do {
                 try connection.execute("COMMIT", operation: "commit")
             } catch var error as StorageError where error.code == .connectionFailed {
@@ -329,6 +326,14 @@ public final class PostgresRecordEngine: RecordEngine {
 
     public var keyValue: any RecordKeyValueTable { PostgresKeyValueTable(engine: self) }
 
+    /// Runs SQL on a pooled connection (tests use it to set up foreign schemas and damage).
+    func executeForTesting(_ sql: String) throws {
+        try pool.with { connection in
+            try connection.execute("SET search_path TO \(configuration.quotedSchema)", operation: "test")
+            try connection.execute(sql, operation: "test")
+        }
+    }
+
     /// Closes the idle connections of the pool (connections in use close when they come back).
     public func close() { pool.drain() }
 }
@@ -382,6 +387,9 @@ final class PostgresPool: Sendable {
         }
         return try body(box.connection)
     }
+
+    /// The server process ids of the idle connections (for tests that make the server drop them).
+    func idleServerProcessIDs() -> [Int32] { idle.withLock { $0.map(\.connection.serverProcessID) } }
 
     func drain() {
         let boxes = idle.withLock { idle in

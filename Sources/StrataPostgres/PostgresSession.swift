@@ -14,6 +14,14 @@ final class PostgresSession: RecordSession {
         self.engine = engine
     }
 
+    /// A statement that failed inside the transaction leaves it aborted, and COMMIT would then quietly roll
+    /// back: this reports the failure instead (the closure may have caught it).
+    func throwIfAborted() throws {
+        guard connection.transactionFailed else { return }
+        throw failure
+            ?? StorageError(.io, "the transaction was aborted by an earlier error", tier: .records, path: connection.location)
+    }
+
     private var bytewise: Bool { engine.sortsTextBytewise }
 
     /// Runs a statement, remembering a failure.

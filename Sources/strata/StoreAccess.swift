@@ -45,8 +45,21 @@ enum StoreAccess {
         return store
     }
 
-    static func records(_ parsed: ParsedArguments) throws -> RecordStore {
-        let paths = try self.paths(parsed)
+    static let urlOption = OptionSpec.value(
+        "--url", "URL", "A postgresql:// connection string: the store on PostgreSQL (or set STRATA_RECORDS_URL).")
+
+    /// The record store: on PostgreSQL when `--url` or `STRATA_RECORDS_URL` is a `postgresql://` string, else the
+    /// SQLite file `<root>/records/<store>.sqlite` (which must exist unless `create`).
+    static func records(_ parsed: ParsedArguments, create: Bool = false) throws -> RecordStore {
+        let environment = ProcessInfo.processInfo.environment[PostgresConfiguration.urlVariable]
+        if let url = parsed.value("--url") ?? environment, !url.isEmpty {
+            guard PostgresConfiguration.isPostgresURL(url) else {
+                throw UsageError("'--url' takes a postgresql:// connection string")
+            }
+            return try PostgresRecordEngine.store(PostgresConfiguration(connectionString: url))
+        }
+        let paths = try self.paths(parsed, create: create)
+        if create { return try RecordStore(name: parsed.value("--store") ?? "main", paths: paths) }
         let name = parsed.value("--store") ?? "main"
         let path = paths.root + "/records/" + name + ".sqlite"
         guard FileManager.default.fileExists(atPath: path) else {

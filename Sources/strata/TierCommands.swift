@@ -215,16 +215,16 @@ enum SecretsCommands {
 enum RecordsCommands {
     static let store = OptionSpec.value("--store", "NAME", "The record store. The default is 'main'.")
     static let group = CommandGroup(
-        name: "records", summary: "Look into record stores: collections, queries, JSON Lines.",
+        name: "records", summary: "Look into record stores (SQLite, or PostgreSQL with --url): collections, queries, JSON Lines.",
         commands: [
             CommandSpec(
                 name: "list", summary: "List collections and their counts.",
-                usage: "records list --root DIR [--store NAME]", options: [StoreAccess.rootOption, store]),
+                usage: "records list --root DIR [--store NAME]", options: [StoreAccess.rootOption, StoreAccess.urlOption, store]),
             CommandSpec(
                 name: "query", summary: "Print matching records as JSON Lines.",
                 usage: "records query COLLECTION --root DIR [--where 'age>=18']... [--sort age,-name] [--limit N]",
                 options: [
-                    StoreAccess.rootOption, store,
+                    StoreAccess.rootOption, StoreAccess.urlOption, store,
                     .value(
                         "--where", "COND", "field OP value; OP is = != < <= > >= ^= (prefix) ~= (contains). Repeatable."
                     ),
@@ -234,14 +234,14 @@ enum RecordsCommands {
             CommandSpec(
                 name: "export", summary: "Write a collection as JSON Lines.",
                 usage: "records export COLLECTION --output FILE --root DIR",
-                options: [StoreAccess.rootOption, store, .value("--output", "FILE", "The JSON Lines file.")]),
+                options: [StoreAccess.rootOption, StoreAccess.urlOption, store, .value("--output", "FILE", "The JSON Lines file.")]),
             CommandSpec(
                 name: "import", summary: "Import JSON Lines (all or nothing).",
                 usage: "records import COLLECTION FILE --root DIR [--replace]",
-                options: [StoreAccess.rootOption, store, .flag("--replace", "Replace records whose id exists.")]),
+                options: [StoreAccess.rootOption, StoreAccess.urlOption, store, .flag("--replace", "Replace records whose id exists.")]),
             CommandSpec(
-                name: "verify", summary: "Run PRAGMA integrity_check.",
-                usage: "records verify --root DIR [--store NAME]", options: [StoreAccess.rootOption, store]),
+                name: "verify", summary: "Check the store's integrity (SQLite's integrity_check; PostgreSQL's table shapes).",
+                usage: "records verify --root DIR [--store NAME]", options: [StoreAccess.rootOption, StoreAccess.urlOption, store]),
         ],
         run: run)
 
@@ -308,8 +308,7 @@ enum RecordsCommands {
             print("exported \(count) record(s) to \(output)")
         case "import":
             let arguments = try parsed.positionals(2, "COLLECTION FILE")
-            let paths = try StoreAccess.paths(parsed, create: true)
-            let records = try RecordStore(name: parsed.value("--store") ?? "main", paths: paths)
+            let records = try StoreAccess.records(parsed, create: true)
             let count = try records.collection(AnyRecord.self, named: arguments[0]).importJSONLines(
                 from: arguments[1], replacingExisting: parsed.has("--replace"))
             print("imported \(count) record(s)")

@@ -1,0 +1,220 @@
+import Foundation
+import StrataCore
+import StrataTestSupport
+import Testing
+
+@testable import StrataPostgres
+@testable import StrataRecords
+
+/// What only the PostgreSQL engine has: a server that refuses, drops connections and reports conflicts.
+/// The shared test bodies in the other files run on it too.
+@Suite("PostgreSQL engine", .enabled(if: engines.contains(.postgres)))
+struct PostgresEngineTests {
+    let fixture: RecordsFixture
+    init() throws { fixture = try RecordsFixture(.postgres) }
+
+    var url: String { ProcessInfo.processInfo.environment[RecordEngineKind.postgresVariable] ?? "" }
+    var configuration: PostgresConfiguration { get throws { try RecordStoreLocation.postgresConfiguration(fixture.path) } }
+
+    /// The server's URL with one part changed.
+    func url(replacing part: String, with replacement: String) -> String {
+        url.replacingOccurrences(of: part, with: replacement)
+    }
+
+    var password: String {
+        let credentials = url.components(separatedBy: "://")[1].components(separatedBy: "@")[0]
+        return String(credentials.split(separator: ":")[1])
+    }
+
+    var port: String { String(url.split(separator: ":").last!.split(separator: "/")[0]) }
+
+    @Test func connectionRefusedIsTyped() throws {
+        // A port nothing listens on: bind one, then close it.
+        let error = #expect(throws: StorageError.self) {
+            try PostgresRecordEngine(
+                PostgresConfiguration(connectionString: url(replacing: ":\(port)/", with: ":1/") + "?connect_timeout=5"))
+        }
+        #expect(error?.code == .connectionFailed)
+        #expect(error?.message.contains("cannot connect") == true, "\(error?.message ?? "")")
+        #expect(error?.operation == "connect")
+    }
+
+    @Test func aWrongPasswordIsAuthenticationFailedAndNeverPrinted() throws {
+        let wrong = url(replacing: ":\(password)@", with: ":not-the-password@")
+        let error = #expect(throws: StorageError.self) {
+            try PostgresRecordEngine(PostgresConfiguration(connectionString: wrong))
+        }
+        #expect(error?.code == .authenticationFailed)
+        #expect(error?.sqlState == "28P01")
+        let printed = "\(error.map { "\($0)" } ?? "")"
+        #expect(!printed.contains("not-the-password") && !printed.contains(password), "\(printed)")
+        #expect(printed.contains("***") || printed.contains("strata@"), "\(printed)")
+    }
+
+    @Test func aMissingDatabaseAndABadConnectionStringAreTyped() throws {
+        let missing = #expect(throws: StorageError.self) {
+            try PostgresRecordEngine(PostgresConfiguration(connectionString: url(replacing: "/strata_test", with: "/nowhere")))
+        }
+        #expect(missing?.code == .notFound)
+        let bad = #expect(throws: StorageError.self) {
+            try PostgresRecordEngine(PostgresConfiguration(connectionString: "host=127.0.0.1 port=\(port) bogus_option=1"))
+        }
+        #expect(bad?.code == .invalidArgument)
+        let schema = #expect(throws: StorageError.self) {
+            try PostgresRecordEngine(PostgresConfiguration(connectionString: url, schema: "bad-name; DROP"))
+        }
+        #expect(schema?.code == .invalidArgument)
+    }
+
+    @Test func requiringTLSFromAServerWithoutItIsTyped() throws {
+        // The test server has no certificate: `sslmode=require` must fail typed, never fall back to plain text.
+        let error = #expect(throws: StorageError.self) {
+            try PostgresRecordEngine(PostgresConfiguration(connectionString: url + "?sslmode=require"))
+        }
+        #expect(error?.code == .connectionFailed)
+        #expect(error?.message.contains("SSL") == true, "\(error?.message ?? "")")
+    }
+
+    @Test func theSchemaComesFromTheURLAndPasswordsAreRedacted() throws {
+        let configuration = PostgresConfiguration(
+            connectionString: "postgresql://u:secret@h:5432/db?sslmode=require&strata_schema=app&password=p2")
+        #expect(configuration.schema == "app")
+        #expect(configuration.connectionString == "postgresql://u:secret@h:5432/db?sslmode=require&password=p2")
+        #expect(configuration.redactedConnectionString == "postgresql://u:***@h:5432/db?sslmode=require&password=***")
+        #expect(
+            PostgresConfiguration(connectionString: "host=h password=secret dbname=x").redactedConnectionString
+                == "host=h password=*** dbname=x")
+        #expect(PostgresConfiguration(environment: ["STRATA_RECORDS_URL": "postgres://h/db"])?.schema == "strata")
+        #expect(PostgresConfiguration(environment: ["STRATA_RECORDS_URL": "/var/lib/app.sqlite"]) == nil)
+    }
+
+    @Test func aLostConnectionIsReplacedAndReadsRetried() throws {
+        let store = try fixture.store()
+        let counters = try store.collection(Counter.self, named: "counters")
+        try counters.insert(Counter(id: "a", value: 1))
+        // Terminate the server processes of this store's pool from another connection.
+        let engine = try #require(store.engine as? PostgresRecordEngine)
+        let pids = engine.pool.idleServerProcessIDs()
+        #expect(!pids.isEmpty)
+        let killer = try PostgresRecordEngine(try configuration)
+        try killer.executeForTesting(
+            "SELECT pg_terminate_backend(pid) FROM unnest(ARRAY[\(pids.map(String.init).joined(separator: ","))]::int[]) AS pid")
+        Thread.sleep(forTimeInterval: 0.2)
+        // The pool finds its connection dead, reports or retries, and never crashes.
+        #expect(try counters.get(id: "a")?.value == 1)  // a read is retried on a new connection
+        try counters.upsert(Counter(id: "a", value: 2))  // a write before COMMIT is retried too
+        #expect(try counters.get(id: "a")?.value == 2)
+    }
+
+    @Test func serializationFailuresAreRetriedThenTyped() throws {
+        var single = try configuration
+        single.maximumTransactionAttempts = 1
+        let store = try fixture.store()
+        let counters = try store.collection(Counter.self, named: "counters")
+        try counters.insert(Counter(id: "x", value: 0))
+        let other = try RecordStore(engine: PostgresRecordEngine(single))
+        let otherCounters = try other.collection(Counter.self, named: "counters")
+        // Inside one transaction of `other`, read x; meanwhile `store` changes it; then write: a conflict.
+        let error = #expect(throws: StorageError.self) {
+            try other.write { tx in
+                var counter = try tx(otherCounters).get(id: "x")!
+                try counters.upsert(Counter(id: "x", value: 100))  // commits in another connection
+                counter.value += 1
+                try tx(otherCounters).upsert(counter)
+            }
+        }
+        #expect(error?.code == .conflict)
+        #expect(error?.sqlState == "40001")
+        #expect(error?.message.contains("after 1 attempt(s)") == true)
+        #expect(try counters.get(id: "x")?.value == 100, "the conflicting transaction changed nothing")
+        // With retries (the default), the same transaction runs again and succeeds.
+        var runs = 0
+        try store.write { tx in
+            runs += 1
+            var counter = try tx(counters).get(id: "x")!
+            if runs == 1 { try otherCounters.upsert(Counter(id: "x", value: 200)) }
+            counter.value += 1
+            try tx(counters).upsert(counter)
+        }
+        #expect(runs == 2)
+        #expect(try counters.get(id: "x")?.value == 201)
+    }
+
+    @Test func aFailedStatementCaughtInsideATransactionDoesNotCommitQuietly() throws {
+        let store = try fixture.store()
+        let people = try store.collection(Person.self, named: "people")
+        try people.insert(person(1))
+        let error = #expect(throws: StorageError.self) {
+            try store.write { tx in
+                try tx(people).insert(person(2))
+                _ = try? tx(people).insert(person(1))  // fails, and the caller swallows it
+            }
+        }
+        #expect(error?.code == .constraintViolation)
+        #expect(try people.count() == 1, "person 2 was not committed")
+    }
+
+    @Test func textTheServerCannotStoreIsTypedAndNothingIsLost() throws {
+        let store = try fixture.store()
+        let people = try store.collection(Person.self, named: "people")
+        try people.insert(person(1))
+        var nul = person(2)
+        nul.name = "a\u{0}b"  // jsonb cannot hold U+0000
+        let error = #expect(throws: StorageError.self) { try people.insert(nul) }
+        #expect(error?.code == .invalidArgument)
+        #expect(error?.key == nul.id)
+        #expect(try people.count() == 1)
+    }
+
+    @Test func aSchemaWithOtherTablesIsRefused() throws {
+        let store = try fixture.store()
+        let engine = try #require(store.engine as? PostgresRecordEngine)
+        try engine.executeForTesting(#"CREATE SCHEMA foreign_app; CREATE TABLE foreign_app.t (x int)"#)
+        defer { try? engine.executeForTesting("DROP SCHEMA foreign_app CASCADE") }
+        var foreign = try configuration
+        foreign.schema = "foreign_app"
+        let error = #expect(throws: StorageError.self) { try PostgresRecordEngine(foreign) }
+        #expect(error?.code == .invalidArgument)
+        #expect(error?.message.contains("not a Strata record store") == true)
+        try engine.executeForTesting("UPDATE strata_meta SET value = '99' WHERE key = 'format_version'")
+        let newer = #expect(throws: StorageError.self) { try fixture.store() }
+        #expect(newer?.code == .unsupportedVersion)
+    }
+
+    @Test func psqlReadsOurTables() throws {
+        let store = try fixture.store()
+        let people = try store.collection(Person.self, named: "people", indexes: [.field("age")])
+        try people.insert(contentsOf: (0..<10).map(person))
+        #expect(try store.verify() == [])
+        let schema = try configuration.schema
+        let psql = try ChildProcess.run(
+            URL(fileURLWithPath: "/usr/bin/env"),
+            [
+                "psql", url, "-At", "-c",
+                "SELECT body->>'name' FROM \(schema).c_people WHERE id = 'p00003'; SELECT count(*) FROM \(schema).c_people WHERE (body->>'age')::int >= 20",
+            ])
+        #expect(psql.standardOutput == "Person 3\n8\n", "\(psql.standardError)")
+    }
+
+    @Test func twoStoresInOneProcessSeeEachOthersCommitsAsExternal() async throws {
+        let first = try fixture.store()
+        let second = try fixture.store()
+        let a = try first.collection(Counter.self, named: "counters")
+        let b = try second.collection(Counter.self, named: "counters")
+        let stream = b.changes()
+        let waiter = Task { () -> RecordChange? in
+            for await change in stream where change.isExternal { return change }
+            return nil
+        }
+        try await Task.sleep(for: .milliseconds(300))  // the listener connects
+        try a.insert(Counter(id: "one", value: 1))
+        let timeout = Task {
+            try await Task.sleep(for: .seconds(20))
+            waiter.cancel()
+        }
+        let change = await waiter.value
+        timeout.cancel()
+        #expect(change == RecordChange(collection: "counters", isExternal: true))
+        #expect(try b.get(id: "one")?.value == 1)
+    }
+}
