@@ -118,6 +118,9 @@ let package = Package(
             name: "strata-bench-records", dependencies: ["BenchmarkKit", "StrataRecords", "CSQLite"],
             path: "Benchmarks/RecordsBenchmark"),
         .executableTarget(
+            name: "strata-bench-postgres", dependencies: ["BenchmarkKit", "StrataRecords", "StrataPostgres", "CLibPQ"],
+            path: "Benchmarks/PostgresBenchmark"),
+        .executableTarget(
             name: "strata-bench-files", dependencies: ["BenchmarkKit", "StrataFiles"], path: "Benchmarks/FilesBenchmark"
         ),
 

@@ -222,7 +222,8 @@ final class PostgresConnection {
         func string(_ value: UnsafeMutablePointer<CChar>?) -> String { value.map { String(cString: $0) } ?? "" }
         let host = string(PQhost(connection))
         let shownHost = host.hasPrefix("/") ? "[\(host)]" : host
-        return "postgresql://\(string(PQuser(connection)))@\(shownHost):\(string(PQport(connection)))/\(string(PQdb(connection)))"
+        return
+            "postgresql://\(string(PQuser(connection)))@\(shownHost):\(string(PQport(connection)))/\(string(PQdb(connection)))"
     }
 
     private static func withCStrings<T>(_ strings: [String], _ body: ([UnsafePointer<CChar>?]) -> T) -> T {

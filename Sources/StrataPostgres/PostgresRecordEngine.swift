@@ -84,7 +84,8 @@ public final class PostgresRecordEngine: RecordEngine {
                     throw StorageError(
                         .unsupportedVersion,
                         "the store has format version \(found); this program reads up to \(formatVersion)",
-                        tier: .records, path: connection.location, recovery: "Open it with the newer program that wrote it")
+                        tier: .records, path: connection.location,
+                        recovery: "Open it with the newer program that wrote it")
                 }
             } else {
                 guard names.isEmpty else {
@@ -102,7 +103,9 @@ public final class PostgresRecordEngine: RecordEngine {
             }
             try connection.execute("COMMIT", operation: "open")
         } catch {
-            if connection.isInTransaction && !connection.isBroken { try? connection.execute("ROLLBACK", operation: "open") }
+            if connection.isInTransaction && !connection.isBroken {
+                try? connection.execute("ROLLBACK", operation: "open")
+            }
             throw error
         }
     }
@@ -115,18 +118,18 @@ public final class PostgresRecordEngine: RecordEngine {
             attempt += 1
             do {
                 return try pool.with { connection in
-                    try transaction(on: connection, begin: "BEGIN ISOLATION LEVEL SERIALIZABLE") { session in
-                        let (result, changed) = try body(session)
-                        try session.throwIfAborted()
-                        for collection in changed.sorted() {
-                            _ = try connection.query(
-                                "SELECT pg_notify($1::text, $2::text)",
-                                [.text(configuration.channel), .text(token + " " + collection)], operation: "notify")
-                        }
-                        return (result, changed)
-                    }
+                    try transaction(
+                        on: connection, begin: "BEGIN ISOLATION LEVEL SERIALIZABLE",
+                        // Announced in the COMMIT's round trip; delivered only if it commits. The channel, token
+                        // and collection names are letters, digits and `_`, safe as literals.
+                        beforeCommit: { (_, changed: Set<String>) in
+                            changed.sorted().map { "SELECT pg_notify('\(configuration.channel)', '\(token) \($0)'); " }
+                                .joined()
+                        }, body)
                 }
-            } catch let error as StorageError where error.isRetryable && attempt < configuration.maximumTransactionAttempts {
+            } catch let error as StorageError
+                where error.isRetryable && attempt < configuration.maximumTransactionAttempts
+            {
                 // Exponential backoff with jitter, so the conflicting writers stop colliding.
                 let ceiling = min(100_000, 500 << min(attempt, 8))
                 usleep(UInt32.random(in: 0...UInt32(ceiling)))
@@ -167,16 +170,17 @@ public final class PostgresRecordEngine: RecordEngine {
     }
 
     /// Runs `body` between `begin` and COMMIT on `connection`, rolling back when anything fails.
-    func transaction<T>(on connection: PostgresConnection, begin: String, _ body: (PostgresSession) throws -> T)
-        throws -> T
-    {
+    func transaction<T>(
+        on connection: PostgresConnection, begin: String, beforeCommit: (T) -> String = { _ in "" },
+        _ body: (PostgresSession) throws -> T
+    ) throws -> T {
         try connection.execute(begin, operation: "begin")
         let session = PostgresSession(connection: connection, engine: self)
         do {
             let result = try body(session)
             try session.throwIfAborted()
             do {
-                try connection.execute("COMMIT", operation: "commit")
+                try connection.execute(beforeCommit(result) + "COMMIT", operation: "commit")
             } catch var error as StorageError where error.code == .connectionFailed {
                 error.message =
                     "the connection was lost while committing; the transaction may or may not have been applied: "

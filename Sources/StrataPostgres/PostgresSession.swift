@@ -19,7 +19,8 @@ final class PostgresSession: RecordSession {
     func throwIfAborted() throws {
         guard connection.transactionFailed else { return }
         throw failure
-            ?? StorageError(.io, "the transaction was aborted by an earlier error", tier: .records, path: connection.location)
+            ?? StorageError(
+                .io, "the transaction was aborted by an earlier error", tier: .records, path: connection.location)
     }
 
     private var bytewise: Bool { engine.sortsTextBytewise }
@@ -110,7 +111,9 @@ final class PostgresSession: RecordSession {
         return Int(result.text(0, 0)) ?? 0
     }
 
-    func aggregate(_ collection: String, _ aggregate: RecordAggregate, of field: Field, matching predicate: StrataRecords.Predicate)
+    func aggregate(
+        _ collection: String, _ aggregate: RecordAggregate, of field: Field, matching predicate: StrataRecords.Predicate
+    )
         throws -> QueryValue?
     {
         var builder = PostgresSQL(bytewiseText: bytewise)
@@ -177,7 +180,8 @@ final class PostgresSession: RecordSession {
     }
 
     func dropIndex(_ index: Index, in collection: String) throws {
-        _ = try query("DROP INDEX IF EXISTS \(index.name(in: collection))", operation: "drop index", collection: collection)
+        _ = try query(
+            "DROP INDEX IF EXISTS \(index.name(in: collection))", operation: "drop index", collection: collection)
     }
 
     func addField(_ collection: String, _ field: Field, value: JSONValue) throws {

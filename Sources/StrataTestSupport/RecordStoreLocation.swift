@@ -61,7 +61,8 @@ public final class RecordStoreLocation: Sendable {
     /// The test server's configuration with the location's schema.
     public static func postgresConfiguration(_ location: String) throws -> PostgresConfiguration {
         guard let url = ProcessInfo.processInfo.environment[RecordEngineKind.postgresVariable], !url.isEmpty else {
-            throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: "STRATA_POSTGRES_URL is not set"])
+            throw CocoaError(
+                .featureUnsupported, userInfo: [NSLocalizedDescriptionKey: "STRATA_POSTGRES_URL is not set"])
         }
         return PostgresConfiguration(connectionString: url, schema: String(location.dropFirst("postgres:".count)))
     }

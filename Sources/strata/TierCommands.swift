@@ -215,11 +215,13 @@ enum SecretsCommands {
 enum RecordsCommands {
     static let store = OptionSpec.value("--store", "NAME", "The record store. The default is 'main'.")
     static let group = CommandGroup(
-        name: "records", summary: "Look into record stores (SQLite, or PostgreSQL with --url): collections, queries, JSON Lines.",
+        name: "records",
+        summary: "Look into record stores (SQLite, or PostgreSQL with --url): collections, queries, JSON Lines.",
         commands: [
             CommandSpec(
                 name: "list", summary: "List collections and their counts.",
-                usage: "records list --root DIR [--store NAME]", options: [StoreAccess.rootOption, StoreAccess.urlOption, store]),
+                usage: "records list --root DIR [--store NAME]",
+                options: [StoreAccess.rootOption, StoreAccess.urlOption, store]),
             CommandSpec(
                 name: "query", summary: "Print matching records as JSON Lines.",
                 usage: "records query COLLECTION --root DIR [--where 'age>=18']... [--sort age,-name] [--limit N]",
@@ -234,14 +236,22 @@ enum RecordsCommands {
             CommandSpec(
                 name: "export", summary: "Write a collection as JSON Lines.",
                 usage: "records export COLLECTION --output FILE --root DIR",
-                options: [StoreAccess.rootOption, StoreAccess.urlOption, store, .value("--output", "FILE", "The JSON Lines file.")]),
+                options: [
+                    StoreAccess.rootOption, StoreAccess.urlOption, store,
+                    .value("--output", "FILE", "The JSON Lines file."),
+                ]),
             CommandSpec(
                 name: "import", summary: "Import JSON Lines (all or nothing).",
                 usage: "records import COLLECTION FILE --root DIR [--replace]",
-                options: [StoreAccess.rootOption, StoreAccess.urlOption, store, .flag("--replace", "Replace records whose id exists.")]),
+                options: [
+                    StoreAccess.rootOption, StoreAccess.urlOption, store,
+                    .flag("--replace", "Replace records whose id exists."),
+                ]),
             CommandSpec(
-                name: "verify", summary: "Check the store's integrity (SQLite's integrity_check; PostgreSQL's table shapes).",
-                usage: "records verify --root DIR [--store NAME]", options: [StoreAccess.rootOption, StoreAccess.urlOption, store]),
+                name: "verify",
+                summary: "Check the store's integrity (SQLite's integrity_check; PostgreSQL's table shapes).",
+                usage: "records verify --root DIR [--store NAME]",
+                options: [StoreAccess.rootOption, StoreAccess.urlOption, store]),
         ],
         run: run)
 

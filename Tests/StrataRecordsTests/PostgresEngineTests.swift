@@ -14,7 +14,9 @@ struct PostgresEngineTests {
     init() throws { fixture = try RecordsFixture(.postgres) }
 
     var url: String { ProcessInfo.processInfo.environment[RecordEngineKind.postgresVariable] ?? "" }
-    var configuration: PostgresConfiguration { get throws { try RecordStoreLocation.postgresConfiguration(fixture.path) } }
+    var configuration: PostgresConfiguration {
+        get throws { try RecordStoreLocation.postgresConfiguration(fixture.path) }
+    }
 
     /// The server's URL with one part changed.
     func url(replacing part: String, with replacement: String) -> String {
@@ -32,7 +34,8 @@ struct PostgresEngineTests {
         // A port nothing listens on: bind one, then close it.
         let error = #expect(throws: StorageError.self) {
             try PostgresRecordEngine(
-                PostgresConfiguration(connectionString: url(replacing: ":\(port)/", with: ":1/") + "?connect_timeout=5"))
+                PostgresConfiguration(connectionString: url(replacing: ":\(port)/", with: ":1/") + "?connect_timeout=5")
+            )
         }
         #expect(error?.code == .connectionFailed)
         #expect(error?.message.contains("cannot connect") == true, "\(error?.message ?? "")")
@@ -53,11 +56,13 @@ struct PostgresEngineTests {
 
     @Test func aMissingDatabaseAndABadConnectionStringAreTyped() throws {
         let missing = #expect(throws: StorageError.self) {
-            try PostgresRecordEngine(PostgresConfiguration(connectionString: url(replacing: "/strata_test", with: "/nowhere")))
+            try PostgresRecordEngine(
+                PostgresConfiguration(connectionString: url(replacing: "/strata_test", with: "/nowhere")))
         }
         #expect(missing?.code == .notFound)
         let bad = #expect(throws: StorageError.self) {
-            try PostgresRecordEngine(PostgresConfiguration(connectionString: "host=127.0.0.1 port=\(port) bogus_option=1"))
+            try PostgresRecordEngine(
+                PostgresConfiguration(connectionString: "host=127.0.0.1 port=\(port) bogus_option=1"))
         }
         #expect(bad?.code == .invalidArgument)
         let schema = #expect(throws: StorageError.self) {
@@ -98,7 +103,8 @@ struct PostgresEngineTests {
         #expect(!pids.isEmpty)
         let killer = try PostgresRecordEngine(try configuration)
         try killer.executeForTesting(
-            "SELECT pg_terminate_backend(pid) FROM unnest(ARRAY[\(pids.map(String.init).joined(separator: ","))]::int[]) AS pid")
+            "SELECT pg_terminate_backend(pid) FROM unnest(ARRAY[\(pids.map(String.init).joined(separator: ","))]::int[]) AS pid"
+        )
         Thread.sleep(forTimeInterval: 0.2)
         // The pool finds its connection dead, reports or retries, and never crashes.
         #expect(try counters.get(id: "a")?.value == 1)  // a read is retried on a new connection

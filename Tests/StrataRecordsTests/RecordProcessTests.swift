@@ -92,7 +92,8 @@ struct RecordProcessTests {
         let fixture = try RecordsFixture(engine)
         let store = try fixture.store()
         let counters = try store.collection(Counter.self, named: "counters")
-        let child = try ChildProcess(try TestExecutables.url(named: "strata-test-child"), ["records-observe", fixture.path])
+        let child = try ChildProcess(
+            try TestExecutables.url(named: "strata-test-child"), ["records-observe", fixture.path])
         try child.waitForLine { $0 == "ready" }
         // The child may still be starting its watcher: commit until it reports one (at most 20 s).
         var value = 0

@@ -103,7 +103,7 @@ struct RecordCRUDTests {
     @Test(arguments: engines) func uniqueFieldIsEnforced(_ engine: RecordEngineKind) throws {
         let setup = try Setup(engine)
         defer { withExtendedLifetime(setup) {} }
-        let (store, people) = (setup.store, setup.people)
+        let people = setup.people
         try people.insert(person(1))
         var clash = person(2)
         clash.email = person(1).email
@@ -115,7 +115,7 @@ struct RecordCRUDTests {
     @Test(arguments: engines) func queriesFilterSortPageAndAggregate(_ engine: RecordEngineKind) throws {
         let setup = try Setup(engine)
         defer { withExtendedLifetime(setup) {} }
-        let (store, people) = (setup.store, setup.people)
+        let people = setup.people
         try people.insert(contentsOf: (0..<200).map(person))
         let adults = try people.fetch(Query(Field("age") >= 70, sort: [.descending("age"), .ascending("name")]))
         #expect(!adults.isEmpty && adults.allSatisfy { $0.age >= 70 })
@@ -144,7 +144,7 @@ struct RecordCRUDTests {
     @Test(arguments: engines) func valuesAreBoundNeverInterpolated(_ engine: RecordEngineKind) throws {
         let setup = try Setup(engine)
         defer { withExtendedLifetime(setup) {} }
-        let (store, people) = (setup.store, setup.people)
+        let people = setup.people
         try people.insert(person(1))
         let hostile = "x' OR '1'='1"
         #expect(try people.count(where: Field("name") == .text(hostile)) == 0)
@@ -222,7 +222,7 @@ struct RecordCRUDTests {
     @Test(arguments: engines) func lightweightOptionalFieldNeedsNoMigration(_ engine: RecordEngineKind) throws {
         let setup = try Setup(engine)
         defer { withExtendedLifetime(setup) {} }
-        let (store, people) = (setup.store, setup.people)
+        let store = setup.store
         struct Old: Codable, Identifiable, Sendable { var id: String; var name: String }
         let old = try store.collection(Old.self, named: "evolving")
         try old.insert(Old(id: "a", name: "A"))
