@@ -3,6 +3,8 @@
 #
 #   eval "$(Scripts/postgres.sh start)"   # prints the exports: STRATA_POSTGRES_URL, STRATA_POSTGRES_DIR
 #   Scripts/postgres.sh stop              # stops the server in $STRATA_POSTGRES_DIR and removes the folder
+#   Scripts/postgres.sh crash             # stops it the way a crash would (immediate: no checkpoint), keeping it
+#   Scripts/postgres.sh resume            # starts it again on the same port, recovering from its WAL
 #
 # The cluster lives in a fresh temporary folder, listens on 127.0.0.1 only (and on a socket in that folder),
 # uses password (SCRAM) authentication over TCP, and is initialized with the C locale. PostgreSQL refuses to
@@ -37,14 +39,28 @@ start() {
         --auth-local=trust --locale=C --encoding=UTF8 >"$dir/initdb.log" 2>&1 \
         || { cat "$dir/initdb.log" >&2; exit 1; }
     rm -f "$dir/pwfile"
-    as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-        -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c max_connections=400 -c shared_buffers=128MB" \
-        start >/dev/null || { cat "$dir/server.log" >&2; exit 1; }
+    echo "$port" >"$dir/port"
+    launch "$bin" "$dir"
     as_owner "$bin/createdb" -h "$dir" -p "$port" -U strata strata_test
     url="postgresql://strata:$password@127.0.0.1:$port/strata_test"
     echo "export STRATA_POSTGRES_URL='$url'"
     echo "export STRATA_POSTGRES_DIR='$dir'"
     echo "export STRATA_POSTGRES_BIN='$bin'"
+}
+
+launch() {
+    local bin=$1 dir=$2
+    as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+        -o "-c listen_addresses=127.0.0.1 -p $(cat "$dir/port") -k $dir -c max_connections=400 -c shared_buffers=128MB" \
+        start >/dev/null || { cat "$dir/server.log" >&2; exit 1; }
+}
+
+crash() {
+    as_owner "$(find_bin)/pg_ctl" -D "${STRATA_POSTGRES_DIR:?}/data" -m immediate -w stop >/dev/null
+}
+
+resume() {
+    launch "$(find_bin)" "${STRATA_POSTGRES_DIR:?}"
 }
 
 stop() {
@@ -57,8 +73,10 @@ stop() {
 case "${1:-}" in
 start) start ;;
 stop) stop ;;
+crash) crash ;;
+resume) resume ;;
 *)
-    echo "usage: $0 start|stop" >&2
+    echo "usage: $0 start|stop|crash|resume" >&2
     exit 2
     ;;
 esac

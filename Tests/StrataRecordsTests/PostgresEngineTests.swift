@@ -224,3 +224,81 @@ struct PostgresEngineTests {
         #expect(try b.get(id: "one")?.value == 1)
     }
 }
+
+/// A server of the test's own, crashed and restarted under a live store. Needs `Scripts/postgres.sh` and the
+/// server binaries, which the suite has whenever the shared server runs.
+@Suite("PostgreSQL engine: the server goes away", .enabled(if: engines.contains(.postgres)))
+struct PostgresServerLossTests {
+    final class OwnServer {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Scripts/postgres.sh").standardized.path
+        let folder: TemporaryDirectory
+        var environment: [String: String] = [:]
+        var url: String { environment["STRATA_POSTGRES_URL"] ?? "" }
+
+        init() throws {
+            // The server outlives the script and would hold a pipe open: the exports go through a file.
+            folder = try TemporaryDirectory(prefix: "strata-pg-own")
+            let exports = folder.appending("exports")
+            let status = Self.shell("bash '\(script)' start > '\(exports)' 2>&1 < /dev/null")
+            let output = (try? String(contentsOfFile: exports, encoding: .utf8)) ?? ""
+            guard status == 0 else { throw StorageError(.io, "postgres.sh start: \(output)") }
+            for line in output.split(separator: "\n") {
+                let parts = line.dropFirst("export ".count).split(separator: "=", maxSplits: 1)
+                if parts.count == 2 { environment[String(parts[0])] = String(parts[1].dropFirst().dropLast()) }
+            }
+        }
+
+        func run(_ verb: String) throws {
+            let directory = environment["STRATA_POSTGRES_DIR"] ?? ""
+            let status = Self.shell(
+                "STRATA_POSTGRES_DIR='\(directory)' bash '\(script)' \(verb) > /dev/null 2>&1 < /dev/null")
+            guard status == 0 else { throw StorageError(.io, "postgres.sh \(verb) failed with status \(status)") }
+        }
+
+        /// Runs a shell command and waits for it (and only it: the server it starts lives on). Foundation's
+        /// `Process` waits for the pipes the server inherits, so this uses `system(3)`.
+        static func shell(_ command: String) -> Int32 {
+            #if canImport(Glibc)
+                return system(command)
+            #else
+                return -1
+            #endif
+        }
+
+        deinit { try? run("stop") }
+    }
+
+    @Test func aCrashedServerGivesTypedErrorsAndTheStoreRecoversWhenItIsBack() async throws {
+        let server = try OwnServer()
+        let store = try PostgresRecordEngine.store(
+            PostgresConfiguration(connectionString: server.url, schema: "loss", maximumTransactionAttempts: 3))
+        let counters = try store.collection(Counter.self, named: "counters")
+        try counters.insert(contentsOf: (0..<100).map { Counter(id: "c\($0)", value: $0) })
+        let stream = counters.changes()
+        try server.run("crash")
+        // Reads and writes fail typed while the server is down; nothing crashes.
+        let read = #expect(throws: StorageError.self) { try counters.get(id: "c1") }
+        #expect(read?.code == .connectionFailed, "\(read.map { "\($0)" } ?? "")")
+        let write = #expect(throws: StorageError.self) { try counters.insert(Counter(id: "lost", value: 0)) }
+        #expect(write?.code == .connectionFailed)
+        try server.run("resume")
+        // Every acknowledged commit survived the crash, and the pool reconnects by itself.
+        #expect(try counters.count() == 100)
+        #expect(try counters.get(id: "c99")?.value == 99)
+        try counters.insert(Counter(id: "after", value: 1))
+        #expect(try counters.get(id: "lost") == nil)
+        // The listener reconnects too, and reports that it may have missed commits.
+        let waiter = Task { () -> RecordChange? in
+            for await change in stream where change.isExternal { return change }
+            return nil
+        }
+        let timeout = Task {
+            try await Task.sleep(for: .seconds(20))
+            waiter.cancel()
+        }
+        let change = await waiter.value
+        timeout.cancel()
+        #expect(change?.isExternal == true)
+    }
+}
