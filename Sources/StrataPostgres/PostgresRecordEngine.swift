@@ -140,6 +140,46 @@ public final class PostgresRecordEngine: RecordEngine {
         }
     }
 
+    /// One statement in a transaction of its own (no `BEGIN`/`COMMIT` round trips): the write and its `NOTIFY`
+    /// together, `WITH w AS (INSERT … RETURNING 1) SELECT pg_notify(…) FROM w`. A single statement needs no
+    /// serializable retry. An upsert or update lost with its connection is repeated once (it is idempotent);
+    /// a lost insert is reported, since it may have been applied.
+    public func writeOne(_ collection: String, id: String, body: UnsafeRawBufferPointer, mode: RecordWriteMode)
+        throws -> Bool
+    {
+        let write: String
+        switch mode {
+        case .insert: write = "INSERT INTO c_\(collection) (id, body) VALUES ($1::text, $2::jsonb) RETURNING 1"
+        case .upsert:
+            write =
+                "INSERT INTO c_\(collection) (id, body) VALUES ($1::text, $2::jsonb) ON CONFLICT (id) DO UPDATE SET body = excluded.body RETURNING 1"
+        case .update: write = "UPDATE c_\(collection) SET body = $2::jsonb WHERE id = $1::text RETURNING 1"
+        }
+        let sql = "WITH w AS (\(write)) SELECT pg_notify($3::text, $4::text) FROM w"
+        let parameters: [PostgresParameter] = [
+            .text(id), .bytes(body), .text(configuration.channel), .text(token + " " + collection),
+        ]
+        func attempt() throws -> Bool {
+            try pool.with { connection in
+                do {
+                    let operation = mode == .insert ? "insert" : mode == .upsert ? "upsert" : "update"
+                    return try connection.query(sql, parameters, operation: operation, collection: collection)
+                        .rowCount > 0
+                } catch let error as StorageError {
+                    throw PostgresSession.explain(error, collection: collection, mode: mode)
+                }
+            }
+        }
+        do {
+            return try attempt()
+        } catch let error as StorageError where error.code == .connectionFailed && mode != .insert {
+            return try attempt()
+        } catch var error as StorageError where error.code == .connectionFailed {
+            error.uncertainCommit = true
+            throw error
+        }
+    }
+
     public func read<T>(snapshot: Bool, _ body: (any RecordSession) throws -> T) throws -> T {
         // A read changes nothing, so one lost to a dropped connection simply runs again on a new one.
         do {

@@ -50,13 +50,19 @@ final class PostgresSession: RecordSession {
         do {
             let result = try query(sql, [.text(id), .bytes(body)], operation: operation, collection: collection)
             return mode != .update || result.changedRows > 0
-        } catch var error as StorageError {
-            if error.code == .constraintViolation, mode == .insert, error.message.contains("c_\(collection)_pkey") {
-                error.message = "a record with this id already exists"
-                error.recovery = "Use upsert to replace it, or update"
-            }
-            throw error
+        } catch let error as StorageError {
+            throw Self.explain(error, collection: collection, mode: mode)
         }
+    }
+
+    /// Says "a record with this id already exists" for an insert that hit the id's primary key.
+    static func explain(_ error: StorageError, collection: String, mode: RecordWriteMode) -> StorageError {
+        guard error.code == .constraintViolation, mode == .insert, error.message.contains("c_\(collection)_pkey")
+        else { return error }
+        var explained = error
+        explained.message = "a record with this id already exists [SQLSTATE 23505]"
+        explained.recovery = "Use upsert to replace it, or update"
+        return explained
     }
 
     func body<T>(_ collection: String, id: String, _ decode: (UnsafeRawBufferPointer) throws -> T) throws -> T? {

@@ -15,7 +15,7 @@ public struct RecordCollection<R: Record>: Sendable where R.ID: RecordIdentifier
     /// Inserts a new record.
     /// - Throws: ``StorageError`` `.constraintViolation` when a record with this id (or a unique field's value)
     ///   exists.
-    public func insert(_ record: R) throws { try store.write { try $0(self).insert(record) } }
+    public func insert(_ record: R) throws { try writeOne(record, mode: .insert) }
 
     /// Inserts several records in one transaction: all or none.
     public func insert(contentsOf records: some Sequence<R>) throws {
@@ -26,11 +26,26 @@ public struct RecordCollection<R: Record>: Sendable where R.ID: RecordIdentifier
     }
 
     /// Inserts or replaces a record by id.
-    public func upsert(_ record: R) throws { try store.write { try $0(self).upsert(record) } }
+    public func upsert(_ record: R) throws { try writeOne(record, mode: .upsert) }
 
     /// Replaces an existing record.
     /// - Throws: ``StorageError`` `.notFound` when there is no record with its id.
-    public func update(_ record: R) throws { try store.write { try $0(self).update(record) } }
+    public func update(_ record: R) throws { try writeOne(record, mode: .update) }
+
+    /// One record in a transaction of its own: the engine's single-statement path.
+    private func writeOne(_ record: R, mode: RecordWriteMode) throws {
+        let key = record.id.recordKey
+        let body = try RecordCoder.encode(record, collection: name)
+        let found: Bool
+        do {
+            found = try body.withUnsafeBytes { try store.engine.writeOne(name, id: key, body: $0, mode: mode) }
+        } catch var error as StorageError {
+            error.key = key
+            throw error
+        }
+        guard found else { throw TransactionalCollection<R>.notFound(key, collection: name) }
+        store.observation.committed([name])
+    }
 
     /// Deletes a record, applying the delete rules of relations that point at this collection.
     /// - Returns: Whether there was one.
@@ -156,12 +171,14 @@ public struct TransactionalCollection<R: Record> where R.ID: RecordIdentifier {
             error.key = key
             throw error
         }
-        guard found else {
-            throw StorageError(
-                .notFound, "there is no record with this id to update", tier: .records, key: key, collection: name,
-                operation: "update", recovery: "Insert it, or use upsert")
-        }
+        guard found else { throw Self.notFound(key, collection: name) }
         transaction.changedCollections.insert(name)
+    }
+
+    static func notFound(_ key: String, collection: String) -> StorageError {
+        StorageError(
+            .notFound, "there is no record with this id to update", tier: .records, key: key, collection: collection,
+            operation: "update", recovery: "Insert it, or use upsert")
     }
 
     /// Deletes a record, applying relations' delete rules.

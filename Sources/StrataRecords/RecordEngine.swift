@@ -34,6 +34,11 @@ public protocol RecordEngine: Sendable {
     /// commit. An engine may run `body` again when the database asks for a retry (a serialization failure);
     /// it then rolls back each failed attempt first.
     func write<T>(_ body: (any RecordSession) throws -> (T, Set<String>)) throws -> (T, Set<String>)
+    /// Writes one record in a transaction of its own, announcing the change like ``write(_:)``. Returns
+    /// `false` only for `.update` when no record has the id. The default runs ``write(_:)``; an engine can do it
+    /// in one statement.
+    func writeOne(_ collection: String, id: String, body: UnsafeRawBufferPointer, mode: RecordWriteMode) throws
+        -> Bool
     /// Runs `body` for reading. With `snapshot`, every read inside sees one consistent state of the
     /// database; without, `body` makes a single read (one statement is always consistent by itself).
     func read<T>(snapshot: Bool, _ body: (any RecordSession) throws -> T) throws -> T
@@ -49,6 +54,17 @@ public protocol RecordEngine: Sendable {
 
     /// The byte-level key-value table behind ``RecordStore``'s ``StorageBackend`` conformance.
     var keyValue: any RecordKeyValueTable { get }
+}
+
+extension RecordEngine {
+    public func writeOne(_ collection: String, id: String, body: UnsafeRawBufferPointer, mode: RecordWriteMode)
+        throws -> Bool
+    {
+        try write { session in
+            let found = try session.write(collection, id: id, body: body, mode: mode)
+            return (found, found ? [collection] : [])
+        }.0
+    }
 }
 
 /// How a record is written.
