@@ -23,6 +23,20 @@ public enum Bench {
         return path
     }
 
+    /// Runs a `/bin/sh` command and returns its standard output.
+    @discardableResult
+    public static func shell(_ command: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", command]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: output, as: UTF8.self)
+    }
+
     /// Formats seconds per operation in a readable unit.
     public static func perOperation(_ seconds: Double, _ count: Int) -> String {
         let each = seconds / Double(count)
@@ -70,4 +84,21 @@ public struct Comparison {
             if index == 0 { print(widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")) }
         }
     }
+}
+
+/// The record the records benchmarks store: about 127 bytes of JSON.
+public struct Person: Codable, Identifiable, Sendable {
+    public var id: String
+    public var name: String
+    public var email: String
+    public var age: Int
+    public var tags: [String]
+}
+
+/// The `index`th benchmark record.
+public func person(_ index: Int) -> Person {
+    Person(
+        id: String(format: "person-%07d", index), name: "Person Number \(index) Lastname",
+        email: "person\(index)@example.com",
+        age: 18 + index % 70, tags: ["tag\(index % 7)", "group\(index % 13)", index % 2 == 0 ? "even" : "odd"])
 }

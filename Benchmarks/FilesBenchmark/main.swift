@@ -21,19 +21,6 @@ if CommandLine.arguments.count >= 5, CommandLine.arguments[1] == "peak" {
     exit(0)
 }
 
-@discardableResult
-func shell(_ command: String) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/bin/sh")
-    process.arguments = ["-c", command]
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    try process.run()
-    let output = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return String(decoding: output, as: UTF8.self)
-}
-
 func size(_ path: String) -> Int { (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0 }
 
 /// PDF-like content: text streams (compressible) with some binary (image) runs, as real reports have.
@@ -82,18 +69,20 @@ print(
 print("")
 
 // 1. Durable write and read of the big file.
-try shell("sync")
-let ddTime = try Bench.time { try shell("dd if='\(bigSource)' of='\(folder)/dd.out' bs=1M conv=fdatasync status=none") }
+try Bench.shell("sync")
+let ddTime = try Bench.time {
+    try Bench.shell("dd if='\(bigSource)' of='\(folder)/dd.out' bs=1M conv=fdatasync status=none")
+}
 let writeTime = try Bench.time { try store.write(to: "big/report.pdf", from: FileHandle(forReadingAtPath: bigSource)!) }
-let catTime = try Bench.time { try shell("cat '\(folder)/dd.out' > /dev/null") }
+let catTime = try Bench.time { try Bench.shell("cat '\(folder)/dd.out' > /dev/null") }
 var readBytes = 0
 let readTime = try Bench.time { readBytes = try store.read("big/report.pdf") { _ in } }
 precondition(readBytes == megabytes << 20)
 
 // 2. gzip export vs gzip -6.
-let gzipTime = try Bench.time { try shell("gzip -6 -c '\(bigSource)' > '\(folder)/tool.gz'") }
+let gzipTime = try Bench.time { try Bench.shell("gzip -6 -c '\(bigSource)' > '\(folder)/tool.gz'") }
 let ourGzipTime = try Bench.time { try store.exportGzip("big/report.pdf", to: folder + "/ours.gz") }
-let gzipOK = try shell("gzip -t '\(folder)/ours.gz' && echo ok").contains("ok")
+let gzipOK = try Bench.shell("gzip -t '\(folder)/ours.gz' && echo ok").contains("ok")
 
 // 3. zip of a folder of PDFs and WAVs vs zip -6 -r.
 let zipFolder = folder + "/media"
@@ -118,9 +107,9 @@ for index in 0..<(reportCount / 2) {
     try samples.write(to: URL(fileURLWithPath: path))
     try store.write(samples, to: "media/recordings/memo-\(index).wav")
 }
-let zipToolTime = try Bench.time { try shell("cd '\(folder)' && zip -6 -r -q tool.zip media") }
+let zipToolTime = try Bench.time { try Bench.shell("cd '\(folder)' && zip -6 -r -q tool.zip media") }
 let ourZipTime = try Bench.time { try store.exportZip(["media"], to: folder + "/ours.zip") }
-let zipOK = try shell("unzip -tq '\(folder)/ours.zip'").contains("No errors")
+let zipOK = try Bench.shell("unzip -tq '\(folder)/ours.zip'").contains("No errors")
 let zipInput = try store.list(prefix: "media").reduce(0) { $0 + (try store.metadata($1)?.size ?? 0) }
 
 var rows = [
@@ -153,7 +142,7 @@ let peakSource = folder + "/peak.pdf"
 try writePDFLike(peakSource, bytes: peakSize << 20)
 try store.write(to: "peak.pdf", from: FileHandle(forReadingAtPath: peakSource)!)
 try? FileManager.default.removeItem(atPath: peakSource)
-let peak = try shell("'\(CommandLine.arguments[0])' peak '\(root)' peak.pdf '\(folder)/peak.gz'")
+let peak = try Bench.shell("'\(CommandLine.arguments[0])' peak '\(root)' peak.pdf '\(folder)/peak.gz'")
 let peakKiB = Int(peak.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
 print(
     String(format: "peak memory of a %d MiB gzip export: %.1f MiB (target <= 64 MiB)", peakSize, Double(peakKiB) / 1024)

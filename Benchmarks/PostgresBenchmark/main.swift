@@ -14,35 +14,7 @@ let quick = CommandLine.arguments.contains("--quick")
 let count = quick ? 5_000 : 20_000
 let durableCount = quick ? 200 : 1_000
 
-struct Person: Codable, Identifiable, Sendable {
-    var id: String
-    var name: String
-    var email: String
-    var age: Int
-    var tags: [String]
-}
-
-func person(_ index: Int) -> Person {
-    Person(
-        id: String(format: "person-%07d", index), name: "Person Number \(index) Lastname",
-        email: "person\(index)@example.com",
-        age: 18 + index % 70, tags: ["tag\(index % 7)", "group\(index % 13)", index % 2 == 0 ? "even" : "odd"])
-}
-
 // MARK: The server
-
-/// Runs a shell command and returns its standard output.
-func shell(_ command: String) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/bin/bash")
-    process.arguments = ["-c", command]
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    try process.run()
-    let output = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return String(decoding: output, as: UTF8.self)
-}
 
 var startedServer: [String: String] = [:]
 var url = ProcessInfo.processInfo.environment["STRATA_POSTGRES_URL"] ?? ""
@@ -50,7 +22,7 @@ if url.isEmpty {
     let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
         "../../Scripts/postgres.sh"
     ).standardized.path
-    for line in try shell("bash '\(script)' start").split(separator: "\n") {
+    for line in try Bench.shell("bash '\(script)' start").split(separator: "\n") {
         // export NAME='value'
         let parts = line.dropFirst("export ".count).split(separator: "=", maxSplits: 1)
         guard parts.count == 2 else { continue }
@@ -62,7 +34,7 @@ if url.isEmpty {
 }
 @MainActor func stopServer() {
     guard let script = startedServer["script"], let dir = startedServer["STRATA_POSTGRES_DIR"] else { return }
-    _ = try? shell("STRATA_POSTGRES_DIR='\(dir)' bash '\(script)' stop")
+    _ = try? Bench.shell("STRATA_POSTGRES_DIR='\(dir)' bash '\(script)' stop")
 }
 
 // MARK: Raw libpq, the ceiling

@@ -9,21 +9,6 @@ import StrataRecords
 
 let quick = CommandLine.arguments.contains("--quick")
 
-struct Person: Codable, Identifiable, Sendable {
-    var id: String
-    var name: String
-    var email: String
-    var age: Int
-    var tags: [String]
-}
-
-func person(_ index: Int) -> Person {
-    Person(
-        id: String(format: "person-%07d", index), name: "Person Number \(index) Lastname",
-        email: "person\(index)@example.com",
-        age: 18 + index % 70, tags: ["tag\(index % 7)", "group\(index % 13)", index % 2 == 0 ? "even" : "odd"])
-}
-
 let folder = try Bench.temporaryFolder("records")
 defer { try? FileManager.default.removeItem(atPath: folder) }
 

@@ -147,22 +147,14 @@ public final class PostgresRecordEngine: RecordEngine {
     public func writeOne(_ collection: String, id: String, body: UnsafeRawBufferPointer, mode: RecordWriteMode)
         throws -> Bool
     {
-        let write: String
-        switch mode {
-        case .insert: write = "INSERT INTO c_\(collection) (id, body) VALUES ($1::text, $2::jsonb) RETURNING 1"
-        case .upsert:
-            write =
-                "INSERT INTO c_\(collection) (id, body) VALUES ($1::text, $2::jsonb) ON CONFLICT (id) DO UPDATE SET body = excluded.body RETURNING 1"
-        case .update: write = "UPDATE c_\(collection) SET body = $2::jsonb WHERE id = $1::text RETURNING 1"
-        }
-        let sql = "WITH w AS (\(write)) SELECT pg_notify($3::text, $4::text) FROM w"
+        let (write, operation) = PostgresSession.writeSQL(collection, mode: mode)
+        let sql = "WITH w AS (\(write) RETURNING 1) SELECT pg_notify($3::text, $4::text) FROM w"
         let parameters: [PostgresParameter] = [
             .text(id), .bytes(body), .text(configuration.channel), .text(token + " " + collection),
         ]
         func attempt() throws -> Bool {
             try pool.with { connection in
                 do {
-                    let operation = mode == .insert ? "insert" : mode == .upsert ? "upsert" : "update"
                     return try connection.query(sql, parameters, operation: operation, collection: collection)
                         .rowCount > 0
                 } catch let error as StorageError {
@@ -254,24 +246,13 @@ public final class PostgresRecordEngine: RecordEngine {
     }
 
     public func createCollection(_ name: String) throws {
-        try migrateDDL { try $0.createCollection(name) }
+        try migrate { try $0.createCollection(name) }
     }
 
+    /// Under the store's advisory lock, like a migration: two processes creating the same table at once would
+    /// otherwise race inside PostgreSQL's catalog.
     public func createIndex(_ index: Index, in collection: String) throws {
-        try migrateDDL { try $0.createIndex(index, in: collection) }
-    }
-
-    /// Runs a schema change under the store's advisory lock: two processes creating the same table at once
-    /// would otherwise race inside PostgreSQL's catalog.
-    private func migrateDDL(_ body: (PostgresSession) throws -> Void) throws {
-        try pool.with { connection in
-            try transaction(on: connection, begin: "BEGIN") { session in
-                _ = try connection.query(
-                    "SELECT pg_advisory_xact_lock($1::bigint)", [.text(String(configuration.schemaLockKey))],
-                    operation: "create")
-                try body(session)
-            }
-        }
+        try migrate { try $0.createIndex(index, in: collection) }
     }
 
     /// Checks that every collection's table has Strata's shape and holds JSON objects, and, when the `amcheck`

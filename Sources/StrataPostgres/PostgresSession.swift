@@ -38,20 +38,25 @@ final class PostgresSession: RecordSession {
     }
 
     func write(_ collection: String, id: String, body: UnsafeRawBufferPointer, mode: RecordWriteMode) throws -> Bool {
-        let sql: String
-        switch mode {
-        case .insert: sql = "INSERT INTO c_\(collection) (id, body) VALUES ($1::text, $2::jsonb)"
-        case .upsert:
-            sql =
-                "INSERT INTO c_\(collection) (id, body) VALUES ($1::text, $2::jsonb) ON CONFLICT (id) DO UPDATE SET body = excluded.body"
-        case .update: sql = "UPDATE c_\(collection) SET body = $2::jsonb WHERE id = $1::text"
-        }
-        let operation = mode == .insert ? "insert" : mode == .upsert ? "upsert" : "update"
+        let (sql, operation) = Self.writeSQL(collection, mode: mode)
         do {
             let result = try query(sql, [.text(id), .bytes(body)], operation: operation, collection: collection)
             return mode != .update || result.changedRows > 0
         } catch let error as StorageError {
             throw Self.explain(error, collection: collection, mode: mode)
+        }
+    }
+
+    /// The statement writing one record: `$1` is the id, `$2` the JSON body.
+    static func writeSQL(_ collection: String, mode: RecordWriteMode) -> (sql: String, operation: String) {
+        switch mode {
+        case .insert: ("INSERT INTO c_\(collection) (id, body) VALUES ($1::text, $2::jsonb)", "insert")
+        case .upsert:
+            (
+                "INSERT INTO c_\(collection) (id, body) VALUES ($1::text, $2::jsonb) ON CONFLICT (id) DO UPDATE SET body = excluded.body",
+                "upsert"
+            )
+        case .update: ("UPDATE c_\(collection) SET body = $2::jsonb WHERE id = $1::text", "update")
         }
     }
 
@@ -344,7 +349,7 @@ struct PostgresKeyValueTable: RecordKeyValueTable {
         _ = try run {
             try $0.query(
                 "INSERT INTO strata_kv (key, value, modified) VALUES ($1::text, decode($2::text, 'hex'), $3::float8) ON CONFLICT (key) DO UPDATE SET value = excluded.value, modified = excluded.modified",
-                [.text(key), .text(Self.hex(value)), .text(String(modified))], operation: "put")
+                [.text(key), .text(Hex.encode(value)), .text(String(modified))], operation: "put")
         }
     }
 
@@ -352,7 +357,11 @@ struct PostgresKeyValueTable: RecordKeyValueTable {
         try run { connection in
             let result = try connection.query(
                 "SELECT encode(value, 'hex') FROM strata_kv WHERE key = $1::text", [.text(key)], operation: "get")
-            return result.rowCount > 0 ? try Self.bytes(fromHex: result.text(0, 0)) : nil
+            guard result.rowCount > 0 else { return nil }
+            guard let bytes = Hex.decode(result.text(0, 0)) else {
+                throw StorageError(.corrupt, "the server sent a value that is not hex", tier: .records, key: key)
+            }
+            return bytes
         }
     }
 
@@ -378,32 +387,5 @@ struct PostgresKeyValueTable: RecordKeyValueTable {
             guard result.rowCount > 0 else { return nil }
             return (Int(result.text(0, 0)) ?? 0, Double(result.text(0, 1)) ?? 0)
         }
-    }
-
-    static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out = [UInt8]()
-        out.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    static func bytes(fromHex text: String) throws -> [UInt8] {
-        func nibble(_ c: UInt8) throws -> UInt8 {
-            switch c {
-            case 48...57: return c - 48
-            case 97...102: return c - 87
-            case 65...70: return c - 55
-            default: throw StorageError(.corrupt, "the server sent a value that is not hex", tier: .records)
-            }
-        }
-        let utf8 = Array(text.utf8)
-        guard utf8.count % 2 == 0 else {
-            throw StorageError(.corrupt, "the server sent a value of odd hex length", tier: .records)
-        }
-        return try stride(from: 0, to: utf8.count, by: 2).map { try nibble(utf8[$0]) << 4 | nibble(utf8[$0 + 1]) }
     }
 }

@@ -127,24 +127,7 @@ public enum KeyProvider: Sendable, CustomStringConvertible {
             tier: .secrets, recovery: "Create one with: head -c 32 /dev/urandom | xxd -p -c 64")
     }
 
-    static func hexBytes(_ text: String) -> [UInt8]? {
-        var result: [UInt8] = []
-        var iterator = text.utf8.makeIterator()
-        while let high = iterator.next() {
-            guard let low = iterator.next(), let h = hexValue(high), let l = hexValue(low) else { return nil }
-            result.append(h << 4 | l)
-        }
-        return result
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
+    static func hexBytes(_ text: String) -> [UInt8]? { Hex.decode(text) }
 }
 
 /// Argon2id parameters, stored in the keyring so any later unlock derives the same key.
