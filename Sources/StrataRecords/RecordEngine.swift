@@ -1,5 +1,3 @@
-public import StrataCore
-
 /// A database that serves a ``RecordStore``: SQLite built in (``SQLiteRecordEngine``), PostgreSQL in the
 /// `StrataPostgres` module, or your own.
 ///
@@ -80,7 +78,12 @@ public enum RecordWriteMode: Sendable, Hashable {
 
 /// An aggregate over one field.
 public enum RecordAggregate: String, Sendable, Hashable {
-    case min, max, sum
+    /// The smallest value.
+    case min
+    /// The largest value.
+    case max
+    /// The sum of the numeric values: an integer when every value is one.
+    case sum
 }
 
 /// One connection's view of the database, inside ``RecordEngine/write(_:)``, ``RecordEngine/read(snapshot:_:)``

@@ -1,0 +1,46 @@
+import Foundation
+import Synchronization
+
+/// Connections, checked out one per thread; opened as needed up to the pool's size, reused, and replaced
+/// when the server dropped them.
+final class PostgresPool: Sendable {
+    let configuration: PostgresConfiguration
+    private let idle = Mutex<[ConnectionBox]>([])
+    private let slots: DispatchSemaphore
+
+    init(_ configuration: PostgresConfiguration) {
+        self.configuration = configuration
+        slots = DispatchSemaphore(value: configuration.poolSize)
+    }
+
+    func with<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        slots.wait()
+        defer { slots.signal() }
+        let box = try idle.withLock { $0.popLast() } ?? ConnectionBox(PostgresConnection(configuration))
+        defer {
+            // A broken connection, or one left inside a transaction, is not handed out again.
+            if !box.connection.isBroken && !box.connection.isInTransaction {
+                idle.withLock { $0.append(box) }
+            }
+        }
+        return try body(box.connection)
+    }
+
+    /// The server process ids of the idle connections (for tests that make the server drop them).
+    func idleServerProcessIDs() -> [Int32] { idle.withLock { $0.map(\.connection.serverProcessID) } }
+
+    func drain() {
+        let boxes = idle.withLock { idle in
+            defer { idle.removeAll() }
+            return idle
+        }
+        for box in boxes { box.connection.close() }
+    }
+}
+
+/// A connection handed to one thread at a time by the pool.
+final class ConnectionBox: @unchecked Sendable {
+    // Only touched by the thread that has checked it out of the pool.
+    let connection: PostgresConnection
+    init(_ connection: PostgresConnection) { self.connection = connection }
+}

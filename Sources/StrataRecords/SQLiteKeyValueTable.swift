@@ -1,0 +1,54 @@
+import Foundation
+
+/// The `strata_kv` table of a SQLite store.
+struct SQLiteKeyValueTable: RecordKeyValueTable {
+    let engine: SQLiteRecordEngine
+
+    func put(_ value: [UInt8], for key: String, modified: Double) throws {
+        try engine.withWriter { connection in
+            let statement = try connection.statement(
+                "INSERT INTO strata_kv (key, value, modified) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, modified = excluded.modified",
+                operation: "put")
+            statement.bind([.text(key), .blob(Data(value)), .real(modified)])
+            try statement.run()
+        }
+    }
+
+    func value(for key: String) throws -> [UInt8]? {
+        try engine.read(snapshot: true) { session in
+            let statement = try (session as! SQLiteSession).connection.statement(
+                "SELECT value FROM strata_kv WHERE key = ?", operation: "get")
+            statement.bind(.text(key), at: 1)
+            return try statement.step() ? statement.withBytes(0) { [UInt8]($0) } : nil
+        }
+    }
+
+    func remove(_ key: String) throws -> Bool {
+        try engine.withWriter { connection in
+            let statement = try connection.statement("DELETE FROM strata_kv WHERE key = ?", operation: "delete")
+            statement.bind(.text(key), at: 1)
+            try statement.run()
+            return connection.changes > 0
+        }
+    }
+
+    func keys() throws -> [String] {
+        try engine.read(snapshot: true) { session in
+            let statement = try (session as! SQLiteSession).connection.statement(
+                "SELECT key FROM strata_kv ORDER BY key", operation: "keys")
+            var keys: [String] = []
+            while try statement.step() { keys.append(statement.text(0)) }
+            return keys.sorted()
+        }
+    }
+
+    func sizeAndModified(for key: String) throws -> (size: Int, modified: Double)? {
+        try engine.read(snapshot: true) { session in
+            let statement = try (session as! SQLiteSession).connection.statement(
+                "SELECT length(value), modified FROM strata_kv WHERE key = ?", operation: "metadata")
+            statement.bind(.text(key), at: 1)
+            guard try statement.step() else { return nil }
+            return (Int(statement.int64(0)), statement.double(1))
+        }
+    }
+}

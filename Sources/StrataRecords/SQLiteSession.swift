@@ -1,0 +1,202 @@
+import Foundation
+import StrataCore
+
+/// The SQL of every record operation on one SQLite connection.
+struct SQLiteSession: RecordSession {
+    let connection: SQLiteConnection
+
+    func write(_ collection: String, id: String, body: UnsafeRawBufferPointer, mode: RecordWriteMode) throws -> Bool {
+        let sql: String
+        switch mode {
+        case .insert: sql = "INSERT INTO c_\(collection) (id, body) VALUES (?, ?)"
+        case .upsert:
+            sql =
+                "INSERT INTO c_\(collection) (id, body) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET body = excluded.body"
+        case .update: sql = "UPDATE c_\(collection) SET body = ?2 WHERE id = ?1"
+        }
+        let operation = mode == .insert ? "insert" : mode == .upsert ? "upsert" : "update"
+        let statement = try connection.statement(sql, operation: operation, collection: collection)
+        statement.bind(.text(id), at: 1)
+        statement.bindText(body, at: 2)
+        do {
+            try statement.run()
+        } catch var error as StorageError {
+            if error.code == .constraintViolation, mode == .insert, error.message.contains("c_\(collection).id") {
+                error.message = "a record with this id already exists"
+                error.recovery = "Use upsert to replace it, or update"
+            }
+            throw error
+        }
+        return mode != .update || connection.changes > 0
+    }
+
+    func body<T>(_ collection: String, id: String, _ decode: (UnsafeRawBufferPointer) throws -> T) throws -> T? {
+        let statement = try connection.statement(
+            "SELECT body FROM c_\(collection) WHERE id = ?", operation: "get", collection: collection)
+        defer { statement.reset() }
+        statement.bind(.text(id), at: 1)
+        guard try statement.step() else { return nil }
+        return try statement.withBytes(0, decode)
+    }
+
+    static func selectSQL(
+        _ query: Query, collection: String, parameters: inout [SQLiteValue], columns: String = "id, body"
+    ) -> String {
+        var sql = "SELECT \(columns) FROM c_\(collection) WHERE " + query.predicate.sqliteSQL(&parameters)
+        let order = query.sort.map { "\($0.field.sqliteSQL) \($0.ascending ? "ASC" : "DESC")" } + ["id ASC"]
+        sql += " ORDER BY " + order.joined(separator: ", ")
+        if query.limit != nil || query.offset > 0 {
+            sql += " LIMIT ? OFFSET ?"
+            parameters.append(.integer(Int64(query.limit ?? -1)))
+            parameters.append(.integer(Int64(Swift.max(0, query.offset))))
+        }
+        return sql
+    }
+
+    func select(_ collection: String, _ query: Query, _ row: (String, UnsafeRawBufferPointer) throws -> Void) throws {
+        var parameters: [SQLiteValue] = []
+        let sql = Self.selectSQL(query, collection: collection, parameters: &parameters)
+        let statement = try connection.statement(sql, operation: "query", collection: collection)
+        defer { statement.reset() }
+        statement.bind(parameters)
+        while try statement.step() {
+            let id = statement.text(0)
+            try statement.withBytes(1) { try row(id, $0) }
+        }
+    }
+
+    func page(
+        _ collection: String, after: String?, limit: Int, _ row: (String, UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        let statement = try connection.statement(
+            after == nil
+                ? "SELECT id, body FROM c_\(collection) ORDER BY id LIMIT ?"
+                : "SELECT id, body FROM c_\(collection) WHERE id > ? ORDER BY id LIMIT ?",
+            operation: "export", collection: collection)
+        defer { statement.reset() }
+        if let after {
+            statement.bind([.text(after), .integer(Int64(limit))])
+        } else {
+            statement.bind([.integer(Int64(limit))])
+        }
+        while try statement.step() {
+            let id = statement.text(0)
+            try statement.withBytes(1) { try row(id, $0) }
+        }
+    }
+
+    func ids(_ collection: String, matching predicate: Predicate) throws -> [String] {
+        var parameters: [SQLiteValue] = []
+        let sql = Self.selectSQL(Query(predicate), collection: collection, parameters: &parameters, columns: "id")
+        let statement = try connection.statement(sql, operation: "query", collection: collection)
+        defer { statement.reset() }
+        statement.bind(parameters)
+        var ids: [String] = []
+        while try statement.step() { ids.append(statement.text(0)) }
+        return ids
+    }
+
+    func count(_ collection: String, matching predicate: Predicate) throws -> Int {
+        var parameters: [SQLiteValue] = []
+        let statement = try connection.statement(
+            "SELECT count(*) FROM c_\(collection) WHERE " + predicate.sqliteSQL(&parameters), operation: "count",
+            collection: collection)
+        defer { statement.reset() }
+        statement.bind(parameters)
+        _ = try statement.step()
+        return Int(statement.int64(0))
+    }
+
+    func aggregate(_ collection: String, _ aggregate: RecordAggregate, of field: Field, matching predicate: Predicate)
+        throws -> QueryValue?
+    {
+        var parameters: [SQLiteValue] = []
+        let statement = try connection.statement(
+            "SELECT \(aggregate.rawValue)(\(field.sqliteSQL)) FROM c_\(collection) WHERE "
+                + predicate.sqliteSQL(&parameters),
+            operation: aggregate.rawValue, collection: collection)
+        defer { statement.reset() }
+        statement.bind(parameters)
+        _ = try statement.step()
+        switch statement.value(0) {
+        case .null, .blob: return nil
+        case .integer(let number): return .integer(number)
+        case .real(let number): return .real(number)
+        case .text(let text): return .text(text)
+        }
+    }
+
+    func delete(_ collection: String, ids: [String]) throws -> Int {
+        let statement = try connection.statement(
+            "DELETE FROM c_\(collection) WHERE id = ?", operation: "delete", collection: collection)
+        var deleted = 0
+        for id in ids {
+            statement.reset()
+            statement.bind(.text(id), at: 1)
+            try statement.run()
+            deleted += connection.changes
+        }
+        return deleted
+    }
+
+    func setNull(_ collection: String, field: Field, ids: [String]) throws {
+        let statement = try connection.statement(
+            "UPDATE c_\(collection) SET body = json_set(body, '$.\(field.path)', json('null')) WHERE id = ?",
+            operation: "delete (nullify)", collection: collection)
+        for id in ids {
+            statement.reset()
+            statement.bind(.text(id), at: 1)
+            try statement.run()
+        }
+    }
+
+    // MARK: Schema
+
+    func schemaVersion() throws -> Int {
+        let statement = try connection.statement("PRAGMA user_version", operation: "migrate")
+        defer { statement.reset() }
+        _ = try statement.step()
+        return Int(statement.int64(0))
+    }
+
+    func setSchemaVersion(_ version: Int) throws {
+        try connection.execute("PRAGMA user_version = \(version)", operation: "migrate")
+    }
+
+    func createCollection(_ name: String) throws {
+        try connection.execute(
+            "CREATE TABLE IF NOT EXISTS c_\(name) (id TEXT PRIMARY KEY NOT NULL, body TEXT NOT NULL) WITHOUT ROWID",
+            operation: "create collection", collection: name)
+    }
+
+    func createIndex(_ index: Index, in collection: String) throws {
+        try connection.execute(
+            "CREATE \(index.isUnique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(index.name(in: collection)) ON c_\(collection)(\(index.field.sqliteSQL))",
+            operation: "create index", collection: collection)
+    }
+
+    func dropIndex(_ index: Index, in collection: String) throws {
+        try connection.execute(
+            "DROP INDEX IF EXISTS \(index.name(in: collection))", operation: "drop index", collection: collection)
+    }
+
+    func addField(_ collection: String, _ field: Field, value: JSONValue) throws {
+        let statement = try connection.statement(
+            "UPDATE c_\(collection) SET body = json_set(body, '$.\(field.path)', json(?)) WHERE json_type(body, '$.\(field.path)') IS NULL",
+            operation: "migrate", collection: collection)
+        statement.bind(.text(value.description), at: 1)
+        try statement.run()
+    }
+
+    func renameField(_ collection: String, from: Field, to: Field) throws {
+        try connection.execute(
+            "UPDATE c_\(collection) SET body = json_remove(json_set(body, '$.\(to.path)', json(body -> '$.\(from.path)')), '$.\(from.path)') WHERE json_type(body, '$.\(from.path)') IS NOT NULL",
+            operation: "migrate", collection: collection)
+    }
+
+    func removeField(_ collection: String, _ field: Field) throws {
+        try connection.execute(
+            "UPDATE c_\(collection) SET body = json_remove(body, '$.\(field.path)')", operation: "migrate",
+            collection: collection)
+    }
+}
