@@ -187,6 +187,28 @@ struct PostgresEngineTests {
         #expect(newer?.code == .unsupportedVersion)
     }
 
+    @Test func rowsDamagedBehindOurBackAreTypedErrorsAndVerifyFindsThem() throws {
+        let store = try fixture.store()
+        let people = try store.collection(Person.self, named: "people")
+        try people.insert(contentsOf: (0..<5).map(person))
+        let engine = try #require(store.engine as? PostgresRecordEngine)
+        // Someone with SQL access writes bodies that are not records of this shape.
+        try engine.executeForTesting(
+            #"UPDATE c_people SET body = '"just a string"' WHERE id = 'p00001'; UPDATE c_people SET body = '{"id": "p00002", "name": 7}' WHERE id = 'p00002'"#
+        )
+        let scalar = #expect(throws: StorageError.self) { try people.get(id: "p00001") }
+        #expect(scalar?.code == .typeMismatch)
+        #expect(scalar?.key == "p00001" && scalar?.collection == "people")
+        let shape = #expect(throws: StorageError.self) { try people.get(id: "p00002") }
+        #expect(shape?.code == .typeMismatch)
+        #expect(shape?.message.contains("name") == true, "\(shape?.message ?? "")")
+        #expect(try people.get(id: "p00003") == person(3), "the other records still read")
+        #expect(try store.verify() == ["collection 'people': record 'p00001' is not a JSON object"])
+        // A table whose shape was changed is reported, not misread.
+        try engine.executeForTesting("ALTER TABLE c_people ADD COLUMN extra int")
+        #expect(try store.verify().contains { $0.contains("columns are (id text, body jsonb, extra integer)") })
+    }
+
     @Test func psqlReadsOurTables() throws {
         let store = try fixture.store()
         let people = try store.collection(Person.self, named: "people", indexes: [.field("age")])
