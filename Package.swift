@@ -86,7 +86,8 @@ let package = Package(
         .executableTarget(
             name: "strata-torture",
             dependencies: [
-                "StrataCore", "StrataDefaults", "StrataSecrets", "StrataRecords", "StrataFiles", "StrataTestSupport",
+                "StrataCore", "StrataDefaults", "StrataSecrets", "StrataRecords", "StrataFiles", "StrataPostgres",
+                "StrataTestSupport",
             ]),
 
         // Fuzz targets (see Scripts/fuzz.sh); a normal build replays corpus files.

@@ -2,6 +2,7 @@ import Foundation
 import StrataCore
 import StrataDefaults
 import StrataFiles
+import StrataPostgres
 import StrataRecords
 import StrataSecrets
 import StrataTestSupport
@@ -42,8 +43,8 @@ func childWrite(tier: String, root: String, start: Int) throws -> Never {
             say("ack \(index)")
             index += 1
         }
-    case "records":
-        let store = try RecordStore(name: "torture", paths: paths)
+    case "records", "postgres":
+        let store = try tortureRecordStore(tier, paths)
         let items = try store.collection(Batch.self, named: "items")
         while true {
             try store.write { transaction in
@@ -86,8 +87,8 @@ func checkAcknowledged(tier: String, root: String, acks: [Int], tally: inout Tal
                     tally.lost += 1
                 }
             }
-        case "records":
-            let store = try RecordStore(name: "torture", paths: paths)
+        case "records", "postgres":
+            let store = try tortureRecordStore(tier, paths)
             if try !store.verify().isEmpty { tally.unopenable += 1 }
             let items = try store.collection(Batch.self, named: "items")
             let sizes = Dictionary(grouping: try items.fetch(), by: \.batch).mapValues(\.count)
@@ -133,8 +134,8 @@ func childContend(tier: String, root: String, count: Int) throws {
                 return Secret("\(current + 1)")
             }
         }
-    case "records":
-        let store = try RecordStore(name: "torture", paths: paths)
+    case "records", "postgres":
+        let store = try tortureRecordStore(tier, paths)
         let counters = try store.collection(Counter.self, named: "counters")
         for _ in 0..<count {
             try store.write { transaction in
@@ -162,11 +163,27 @@ func readCounter(tier: String, root: String) throws -> Int {
     case "secrets":
         return try SecretStore(paths: paths, unlockingWith: tortureKey).get(service: "torture", account: "counter")?
             .stringValue.flatMap(Int.init) ?? 0
-    case "records":
-        return try RecordStore(name: "torture", paths: paths).collection(Counter.self, named: "counters").get(id: "c")?
+    case "records", "postgres":
+        return try tortureRecordStore(tier, paths).collection(Counter.self, named: "counters").get(id: "c")?
             .value ?? 0
     default:
         return try FileStore(paths: paths).readIfPresent("counter").flatMap { Int(String(decoding: $0, as: UTF8.self)) }
             ?? 0
     }
+}
+
+/// The records tier's store for a scenario: the SQLite file under `paths`, or for `postgres` a schema on the
+/// server in `STRATA_POSTGRES_URL`, named after the scenario's root so parent and children open the same one.
+func tortureRecordStore(_ tier: String, _ paths: StoragePaths) throws -> RecordStore {
+    guard tier == "postgres" else { return try RecordStore(name: "torture", paths: paths) }
+    return try PostgresRecordEngine.store(try tortureSchema(paths.root))
+}
+
+func tortureSchema(_ root: String) throws -> PostgresConfiguration {
+    guard let url = ProcessInfo.processInfo.environment["STRATA_POSTGRES_URL"], !url.isEmpty else {
+        throw StorageError(.invalidArgument, "the postgres tier needs STRATA_POSTGRES_URL")
+    }
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in root.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+    return PostgresConfiguration(connectionString: url, schema: "torture_" + String(hash, radix: 36))
 }

@@ -9,6 +9,7 @@
 // their readers in a child process so a crash is counted, not fatal).
 import Foundation
 import StrataCore
+import StrataPostgres
 import StrataTestSupport
 
 #if canImport(Glibc)
@@ -38,13 +39,21 @@ do {
     exit(3)
 }
 
+/// Removes a scenario's root, and its schema on the server for the postgres tier.
+func cleanUp(tier: String, root: String) {
+    if tier == "postgres", let schema = try? tortureSchema(root) { _ = try? PostgresRecordEngine.dropStore(schema) }
+    try? FileManager.default.removeItem(atPath: root)
+}
+
 let quick = arguments.contains("--quick")
 let kills = option("--kills", quick ? 8 : 200)
 let hostileCount = option("--hostile", quick ? 40 : 1000)
 let contention = option("--contention", quick ? 25 : 250)
 let seed = UInt64(option("--seed", 20_261_130))
 let me = URL(fileURLWithPath: CommandLine.arguments[0])
-let tiers = ["defaults", "secrets", "records", "files"]
+// The records tier on PostgreSQL joins the kill and contention scenarios when a server is named.
+let postgres = !(ProcessInfo.processInfo.environment["STRATA_POSTGRES_URL"] ?? "").isEmpty
+let tiers = ["defaults", "secrets", "records", "files"] + (postgres ? ["postgres"] : [])
 var rows: [Tally] = []
 var generator = Seeded(seed)
 let started = Date()
@@ -57,7 +66,7 @@ say(
 for tier in tiers {
     var tally = Tally(scenario: "kill", tier: tier)
     let root = try temporaryRoot("kill-\(tier)")
-    defer { try? FileManager.default.removeItem(atPath: root) }
+    defer { cleanUp(tier: tier, root: root) }
     var next = 0
     var acknowledged: [Int] = []
     for _ in 0..<kills {
@@ -90,7 +99,7 @@ for tier in tiers {
 for tier in tiers {
     var tally = Tally(scenario: "contention", tier: tier)
     let root = try temporaryRoot("contend-\(tier)")
-    defer { try? FileManager.default.removeItem(atPath: root) }
+    defer { cleanUp(tier: tier, root: root) }
     _ = try? readCounter(tier: tier, root: root)  // Creates the store before the children race.
     let children = try (0..<4).map { _ in try ChildProcess(me, ["child-contend", tier, root, "\(contention)"]) }
     for child in children {
