@@ -8,8 +8,10 @@ final class PostgresConnection {
     private var handle: OpaquePointer?
     /// Where the connection goes, for errors: `postgresql://user@host:port/db`, never the password.
     private(set) var location: String
-    /// Statements prepared on this connection, by SQL text.
+    /// Statements prepared on this connection, by SQL text; at most ``preparedLimit``, then all are dropped.
     private var prepared: [String: String] = [:]
+    private var preparedCount = 0
+    static let preparedLimit = 256
     /// Set when the server or the network dropped the connection; the pool then throws it away.
     private(set) var isBroken = false
 
@@ -79,7 +81,14 @@ final class PostgresConnection {
         if let known = prepared[sql] {
             name = known
         } else {
-            name = "s\(prepared.count)"
+            // Queries differ in shape (an `isIn` of 3 values or of 4), so the cache is bounded: past the limit,
+            // drop every prepared statement (outside a failed transaction, where nothing can run).
+            if prepared.count >= Self.preparedLimit && !transactionFailed {
+                PQclear(PQexec(handle, "DEALLOCATE ALL"))
+                prepared.removeAll()
+            }
+            preparedCount += 1
+            name = "s\(preparedCount)"
             let result = PQprepare(handle, name, sql, Int32(parameters.count), nil)
             defer { PQclear(result) }
             try check(result, operation: operation, collection: collection)

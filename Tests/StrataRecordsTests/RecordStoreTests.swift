@@ -156,6 +156,19 @@ struct RecordCRUDTests {
         #expect(try people.count() == 1)
     }
 
+    @Test(arguments: engines) func moreQueryShapesThanTheStatementCacheHolds(_ engine: RecordEngineKind) throws {
+        let setup = try Setup(engine)
+        defer { withExtendedLifetime(setup) {} }
+        let all = (0..<120).map(person)
+        try setup.people.insert(contentsOf: all)
+        // 300 different statements (an `isIn` of 1, 2, … values): past both engines' cache limit of 256.
+        for size in 1...300 {
+            let ages = (0..<size).map { Int64(18 + $0 % 80) }
+            let expected = all.filter { ages.contains(Int64($0.age)) }.count
+            #expect(try setup.people.count(where: Field("age").isIn(ages.map { .integer($0) })) == expected)
+        }
+    }
+
     @Test(arguments: engines) func indexedQueriesUseTheirIndex(_ engine: RecordEngineKind) throws {
         let setup = try Setup(engine)
         defer { withExtendedLifetime(setup) {} }
