@@ -7,7 +7,7 @@ set -euo pipefail
 # the PostgreSQL server the tests of the PostgreSQL records engine start on loopback (Scripts/postgres.sh).
 packages=(
     pkg-config zlib1g-dev libsqlite3-dev libsodium-dev libpq-dev sqlite3 unzip zip poppler-utils qpdf sox
-    postgresql postgresql-client
+    postgresql postgresql-client openssl
 )
 
 if ! command -v dpkg-query >/dev/null 2>&1; then

@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # A throwaway PostgreSQL server on loopback, for the tests and benchmarks of the PostgreSQL records engine.
 #
-#   eval "$(Scripts/postgres.sh start)"   # prints the exports: STRATA_POSTGRES_URL, STRATA_POSTGRES_DIR
+#   eval "$(Scripts/postgres.sh start)"   # prints the exports: STRATA_POSTGRES_URL, STRATA_POSTGRES_DIR,
+#                                         # STRATA_POSTGRES_CA
 #   Scripts/postgres.sh stop              # stops the server in $STRATA_POSTGRES_DIR and removes the folder
 #   Scripts/postgres.sh crash             # stops it the way a crash would (immediate: no checkpoint), keeping it
 #   Scripts/postgres.sh resume            # starts it again on the same port, recovering from its WAL
 #
 # The cluster lives in a fresh temporary folder, listens on 127.0.0.1 only (and on a socket in that folder),
-# uses password (SCRAM) authentication over TCP, and is initialized with the C locale. PostgreSQL refuses to
+# uses password (SCRAM) authentication over TCP, and is initialized with the C locale. With openssl at hand it
+# also serves TLS, with a self-signed certificate for 127.0.0.1 exported as STRATA_POSTGRES_CA (clients that
+# ask for TLS get it; `sslmode=verify-full sslrootcert=$STRATA_POSTGRES_CA` verifies it). PostgreSQL refuses to
 # run as root, so as root the server runs as the `postgres` system user (created by Debian's package).
 set -euo pipefail
 
@@ -40,18 +43,27 @@ start() {
         || { cat "$dir/initdb.log" >&2; exit 1; }
     rm -f "$dir/pwfile"
     echo "$port" >"$dir/port"
+    if command -v openssl >/dev/null 2>&1; then
+        openssl req -new -x509 -days 7 -nodes -newkey rsa:2048 -subj "/CN=127.0.0.1" \
+            -addext "subjectAltName=IP:127.0.0.1" -keyout "$dir/server.key" -out "$dir/server.crt" >/dev/null 2>&1
+        chmod 0600 "$dir/server.key"
+        [ "$(id -u)" = 0 ] && chown postgres:postgres "$dir/server.key" "$dir/server.crt"
+    fi
     launch "$bin" "$dir"
     as_owner "$bin/createdb" -h "$dir" -p "$port" -U strata strata_test
     url="postgresql://strata:$password@127.0.0.1:$port/strata_test"
     echo "export STRATA_POSTGRES_URL='$url'"
     echo "export STRATA_POSTGRES_DIR='$dir'"
     echo "export STRATA_POSTGRES_BIN='$bin'"
+    [ -f "$dir/server.crt" ] && echo "export STRATA_POSTGRES_CA='$dir/server.crt'"
+    return 0
 }
 
 launch() {
-    local bin=$1 dir=$2
+    local bin=$1 dir=$2 tls=""
+    [ -f "$dir/server.crt" ] && tls="-c ssl=on -c ssl_cert_file=$dir/server.crt -c ssl_key_file=$dir/server.key"
     as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-        -o "-c listen_addresses=127.0.0.1 -p $(cat "$dir/port") -k $dir -c max_connections=400 -c shared_buffers=128MB" \
+        -o "-c listen_addresses=127.0.0.1 -p $(cat "$dir/port") -k $dir -c max_connections=400 -c shared_buffers=128MB $tls" \
         start >/dev/null || { cat "$dir/server.log" >&2; exit 1; }
 }
 

@@ -32,6 +32,8 @@ public final class PostgresRecordEngine: RecordEngine {
     public let location: String
     /// Whether the database sorts text bytewise (`C` or `POSIX` collation).
     public let sortsTextBytewise: Bool
+    /// Whether the first connection was encrypted with TLS (as the connection string's `sslmode` asked).
+    public let usesTLS: Bool
 
     let pool: PostgresPool
     /// Tags this engine's NOTIFY payloads, so its own commits are not reported back to it as external.
@@ -46,15 +48,16 @@ public final class PostgresRecordEngine: RecordEngine {
         try configuration.validate()
         self.configuration = configuration
         pool = PostgresPool(configuration)
-        let (where_, bytewise) = try pool.with { connection -> (String, Bool) in
+        let (where_, bytewise, tls) = try pool.with { connection -> (String, Bool, Bool) in
             try Self.prepareSchema(connection, configuration)
             let collation = try connection.query(
                 "SELECT datcollate FROM pg_database WHERE datname = current_database()", operation: "open")
             let name = collation.rowCount > 0 ? collation.text(0, 0) : ""
-            return (connection.location, name == "C" || name == "POSIX" || name.hasPrefix("C."))
+            return (connection.location, name == "C" || name == "POSIX" || name.hasPrefix("C."), connection.usesTLS)
         }
         location = where_ + "#" + configuration.schema
         sortsTextBytewise = bytewise
+        usesTLS = tls
     }
 
     /// Opens a ``RecordStore`` on PostgreSQL.

@@ -71,13 +71,33 @@ struct PostgresEngineTests {
         #expect(schema?.code == .invalidArgument)
     }
 
-    @Test func requiringTLSFromAServerWithoutItIsTyped() throws {
-        // The test server has no certificate: `sslmode=require` must fail typed, never fall back to plain text.
-        let error = #expect(throws: StorageError.self) {
-            try PostgresRecordEngine(PostgresConfiguration(connectionString: url + "?sslmode=require"))
-        }
+    /// The test server serves TLS with a self-signed certificate (Scripts/postgres.sh, STRATA_POSTGRES_CA).
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["STRATA_POSTGRES_CA"] != nil))
+    func tlsIsVerifiedAgainstTheGivenRootAndRefusedAgainstAnother() throws {
+        let ca = ProcessInfo.processInfo.environment["STRATA_POSTGRES_CA"]!
+        var verified = try configuration
+        verified.connectionString = url + "?sslmode=verify-full&sslrootcert=\(ca)"
+        let engine = try PostgresRecordEngine(verified)
+        #expect(engine.usesTLS)
+        let store = try RecordStore(engine: engine)
+        try store.collection(Counter.self, named: "counters").insert(Counter(id: "tls", value: 1))
+        var plain = try configuration
+        plain.connectionString = url + "?sslmode=disable"
+        #expect(try !PostgresRecordEngine(plain).usesTLS)
+        // A root that did not sign the server's certificate: refused, typed, never downgraded to plain text.
+        let other = fixture.directory.appending("other-root.crt")
+        let made = try ChildProcess.run(
+            URL(fileURLWithPath: "/usr/bin/env"),
+            [
+                "openssl", "req", "-new", "-x509", "-days", "1", "-nodes", "-newkey", "rsa:2048", "-subj",
+                "/CN=someone else", "-keyout", fixture.directory.appending("other.key"), "-out", other,
+            ])
+        #expect(made.status == 0, "\(made.standardError)")
+        var wrongRoot = try configuration
+        wrongRoot.connectionString = url + "?sslmode=verify-full&sslrootcert=\(other)"
+        let error = #expect(throws: StorageError.self) { try PostgresRecordEngine(wrongRoot) }
         #expect(error?.code == .connectionFailed)
-        #expect(error?.message.contains("SSL") == true, "\(error?.message ?? "")")
+        #expect(error?.message.contains("certificate verify failed") == true, "\(error?.message ?? "")")
     }
 
     @Test func theSchemaComesFromTheURLAndPasswordsAreRedacted() throws {
