@@ -126,6 +126,7 @@ func measure(_ collection: RecordCollection<Person>, store: RecordStore) throws 
 print(
     "Strata records on PostgreSQL (loopback) vs raw libpq vs Strata on SQLite, \(count) records\(quick ? " (quick)" : "")\n"
 )
+print("connections \((postgres.engine as? PostgresRecordEngine)?.usesTLS == true ? "over TLS" : "in plain text")\n")
 let pg = try measure(pgPeople, store: postgres)
 let lite = try measure(sqlitePeople, store: sqlite)
 
