@@ -50,10 +50,15 @@ public final class PostgresRecordEngine: RecordEngine {
         pool = PostgresPool(configuration)
         let (where_, bytewise, tls) = try pool.with { connection -> (String, Bool, Bool) in
             try Self.prepareSchema(connection, configuration)
+            // The libc collation's name, and how the default collation (libc or ICU) really orders text: both must
+            // say bytewise.
             let collation = try connection.query(
-                "SELECT datcollate FROM pg_database WHERE datname = current_database()", operation: "open")
+                "SELECT datcollate, ('B' < 'a' AND 'Z' < 'a' AND '_' < 'a' AND 'a' < 'é') FROM pg_database WHERE datname = current_database()",
+                operation: "open")
             let name = collation.rowCount > 0 ? collation.text(0, 0) : ""
-            return (connection.location, name == "C" || name == "POSIX" || name.hasPrefix("C."), connection.usesTLS)
+            let ordersBytewise = collation.rowCount > 0 && collation.text(0, 1) == "t"
+            let bytewise = ordersBytewise && (name == "C" || name == "POSIX" || name.hasPrefix("C."))
+            return (connection.location, bytewise, connection.usesTLS)
         }
         location = where_ + "#" + configuration.schema
         sortsTextBytewise = bytewise

@@ -57,7 +57,9 @@ struct PostgresEngineTests {
     @Test func aMissingDatabaseAndABadConnectionStringAreTyped() throws {
         let missing = #expect(throws: StorageError.self) {
             try PostgresRecordEngine(
-                PostgresConfiguration(connectionString: url(replacing: "/strata_test", with: "/nowhere")))
+                PostgresConfiguration(
+                    connectionString: url.replacingOccurrences(
+                        of: "/" + url.split(separator: "/").last!, with: "/nowhere")))
         }
         #expect(missing?.code == .notFound)
         let bad = #expect(throws: StorageError.self) {
@@ -227,6 +229,29 @@ struct PostgresEngineTests {
         // A table whose shape was changed is reported, not misread.
         try engine.executeForTesting("ALTER TABLE c_people ADD COLUMN extra int")
         #expect(try store.verify().contains { $0.contains("columns are (id text, body jsonb, extra integer)") })
+    }
+
+    @Test func aLinguisticCollationIsDetectedAndPrefixesStayExact() throws {
+        // A database whose default collation is ICU's en-US: text does not sort bytewise there.
+        let admin = try PostgresRecordEngine(try configuration)
+        let database = "strata_icu_" + String(UInt32.random(in: 0...UInt32.max), radix: 36)
+        try admin.executeForTesting(
+            "CREATE DATABASE \(database) LOCALE_PROVIDER icu ICU_LOCALE 'en-US' TEMPLATE template0")
+        defer { try? admin.executeForTesting("DROP DATABASE IF EXISTS \(database) WITH (FORCE)") }
+        let icuURL = url.replacingOccurrences(of: "/" + url.split(separator: "/").last!, with: "/" + database)
+        let engine = try PostgresRecordEngine(PostgresConfiguration(connectionString: icuURL))
+        defer { engine.close() }
+        #expect(!engine.sortsTextBytewise)
+        let store = try RecordStore(engine: engine)
+        let names = try store.collection(Person.self, named: "names", indexes: [.field("name")])
+        for (index, name) in ["Abel", "abe", "Ab-c", "Äbe", "AB", "Ac", "Ab"].enumerated() {
+            var record = person(index)
+            record.name = name
+            try names.insert(record)
+        }
+        // Case- and accent-sensitive, exactly as on SQLite, whatever the collation thinks.
+        #expect(try names.fetch(where: Field("name").hasPrefix("Ab")).map(\.name).sorted() == ["Ab", "Ab-c", "Abel"])
+        #expect(try names.count(where: Field("name").hasPrefix("")) == 7)
     }
 
     @Test func psqlReadsOurTables() throws {
