@@ -175,7 +175,8 @@ public final class PostgresRecordEngine: RecordEngine {
             return try attempt()
         } catch let error as StorageError where error.code == .connectionFailed && mode != .insert {
             return try attempt()
-        } catch var error as StorageError where error.code == .connectionFailed {
+        } catch var error as StorageError where error.code == .connectionFailed && error.operation != "connect" {
+            // Lost after the statement was sent: it may have been applied. (A failed connect sent nothing.)
             error.uncertainCommit = true
             throw error
         }
