@@ -4,6 +4,7 @@ import StrataDefaults
 import StrataFiles
 import StrataRecords
 import StrataSecrets
+import StrataTestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -46,8 +47,8 @@ let faultTargets: [FaultTarget] = [
         write: { root, value in
             // SQLite does its own I/O, outside our seam: faults reach the records tier through its export path.
             let store = try RecordStore(name: "faults", paths: StoragePaths(root: root))
-            let items = try store.collection(Batch.self, named: "items")
-            try items.upsert(Batch(id: "k", batch: 0, payload: value))
+            let items = try store.collection(BatchItem.self, named: "items")
+            try items.upsert(BatchItem(id: "k", batch: 0, payload: value))
             try items.exportJSONLines(to: root + "/export.jsonl")
         },
         read: { root in

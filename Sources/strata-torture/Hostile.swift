@@ -4,6 +4,7 @@ import StrataDefaults
 import StrataFiles
 import StrataRecords
 import StrataSecrets
+import StrataTestSupport
 
 /// A format we read: how to make a valid sample, where its version bytes are, and how to feed it a damaged copy.
 /// `feed` returns true when the damaged input was refused with a typed error, false when it was read (then it
@@ -83,8 +84,8 @@ let hostileFormats: [HostileFormat] = [
         make: { root in
             do {
                 let store = try RecordStore(path: root + "/seed.sqlite")
-                try store.collection(Batch.self, named: "items").insert(
-                    contentsOf: (0..<40).map { Batch(id: "\($0)", batch: $0, payload: "p\($0)") })
+                try store.collection(BatchItem.self, named: "items").insert(
+                    contentsOf: (0..<40).map { BatchItem(id: "\($0)", batch: $0, payload: "p\($0)") })
                 try store.withWriterCheckpoint()
             }
             return try Data(contentsOf: URL(fileURLWithPath: root + "/seed.sqlite"))
@@ -98,7 +99,7 @@ let hostileFormats: [HostileFormat] = [
             do {
                 let store = try RecordStore(path: path)
                 let problems = try store.verify()
-                _ = try store.collection(Batch.self, named: "items").fetch()
+                _ = try store.collection(BatchItem.self, named: "items").fetch()
                 return !problems.isEmpty
             } catch is StorageError {
                 return true
@@ -166,7 +167,7 @@ let hostileFormats: [HostileFormat] = [
         feed: { data, root in
             try data.write(to: URL(fileURLWithPath: root + "/damaged.jsonl"))
             let store = try RecordStore(path: root + "/jsonl-\(UInt32.random(in: 0...UInt32.max)).sqlite")
-            let items = try store.collection(Batch.self, named: "items")
+            let items = try store.collection(BatchItem.self, named: "items")
             do {
                 try items.importJSONLines(from: root + "/damaged.jsonl")
                 return false

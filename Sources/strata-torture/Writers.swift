@@ -10,17 +10,6 @@ import StrataTestSupport
 /// The key every torture child and check uses for the secrets tier.
 let tortureKey = KeyProvider.inMemory(Secret(Data((0..<32).map { UInt8($0 * 7) })))
 
-struct Batch: Codable, Identifiable, Sendable {
-    var id: String
-    var batch: Int
-    var payload: String
-}
-
-struct Counter: Codable, Identifiable, Sendable {
-    var id: String
-    var value: Int
-}
-
 let fileSize = 100_000
 
 /// Child: writes forever, printing `ack N` after each durable write. Killed by the parent.
@@ -45,12 +34,12 @@ func childWrite(tier: String, root: String, start: Int) throws -> Never {
         }
     case "records", "postgres":
         let store = try tortureRecordStore(tier, paths)
-        let items = try store.collection(Batch.self, named: "items")
+        let items = try store.collection(BatchItem.self, named: "items")
         while true {
             try store.write { transaction in
                 for part in 0..<10 {
                     try transaction(items).insert(
-                        Batch(id: "\(index)-\(part)", batch: index, payload: String(repeating: "x", count: 150)))
+                        BatchItem(id: "\(index)-\(part)", batch: index, payload: String(repeating: "x", count: 150)))
                 }
             }
             say("ack \(index)")
@@ -90,7 +79,7 @@ func checkAcknowledged(tier: String, root: String, acks: [Int], tally: inout Tal
         case "records", "postgres":
             let store = try tortureRecordStore(tier, paths)
             if try !store.verify().isEmpty { tally.unopenable += 1 }
-            let items = try store.collection(Batch.self, named: "items")
+            let items = try store.collection(BatchItem.self, named: "items")
             let sizes = Dictionary(grouping: try items.fetch(), by: \.batch).mapValues(\.count)
             tally.lost += sizes.values.filter { $0 != 10 }.count  // A partial transaction.
             for ack in acks {

@@ -18,17 +18,6 @@ func say(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
 
-struct Counter: Codable, Identifiable, Sendable {
-    var id: String
-    var value: Int
-}
-
-struct BatchItem: Codable, Identifiable, Sendable {
-    var id: String
-    var batch: Int
-    var payload: String
-}
-
 /// A 32-byte key from 64 hex characters.
 func key(_ hex: String) -> Secret {
     var bytes: [UInt8] = []

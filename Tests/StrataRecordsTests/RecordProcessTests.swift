@@ -6,17 +6,6 @@ import Testing
 
 @testable import StrataRecords
 
-struct Counter: Codable, Identifiable, Sendable {
-    var id: String
-    var value: Int
-}
-
-struct BatchItem: Codable, Identifiable, Sendable {
-    var id: String
-    var batch: Int
-    var payload: String
-}
-
 @Suite("RecordStore: several processes")
 struct RecordProcessTests {
     @Test(arguments: engines) func fourProcessesIncrementingEndAtExactlyOneThousand(_ engine: RecordEngineKind) throws {
