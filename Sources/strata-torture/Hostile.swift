@@ -14,7 +14,16 @@ struct HostileFormat {
     var versionOffsets: [Int]
     var make: @Sendable (String) throws -> Data
     var feed: @Sendable (Data, String) throws -> Bool
+    /// For a class of inputs built hostile on purpose (overflowing ZIP64 fields, plist reference bombs, ...):
+    /// makes input number `index` of the class from the seeded generator, instead of damaging `make`'s sample.
+    /// `make` still runs once first, to prepare whatever the class needs under the root.
+    var generate: (@Sendable (inout Seeded, Int, String) throws -> Data)? = nil
 }
+
+/// Every hostile row of the run: damaged copies of each format, then the hostile classes of each reader
+/// (each family in its own `Hostile+Family.swift`).
+let allHostileFormats: [HostileFormat] =
+    hostileFormats + archiveHostileClasses + plistHostileClasses + recordsHostileClasses
 
 struct WrongValue: Error, CustomStringConvertible {
     var description: String
@@ -188,7 +197,7 @@ extension RecordStore {
 /// Child: damages `count` copies of one format's sample and feeds each to its reader. Prints one summary line;
 /// a crash shows as the child dying by a signal.
 func childHostile(format name: String, count: Int, seed: UInt64) throws {
-    guard let format = hostileFormats.first(where: { $0.name == name }) else {
+    guard let format = allHostileFormats.first(where: { $0.name == name }) else {
         throw StorageError(.invalidArgument, "no format \(name)")
     }
     let root = try temporaryRoot("hostile")
@@ -199,8 +208,13 @@ func childHostile(format name: String, count: Int, seed: UInt64) throws {
     var accepted = 0
     var wrong = 0
     for index in 0..<count {
-        let damage = Damage.allCases[index % Damage.allCases.count]
-        let damaged = damage.apply(sample, versionOffsets: format.versionOffsets, generator: &generator)
+        let damaged: Data
+        if let generate = format.generate {
+            damaged = try generate(&generator, index, root)
+        } else {
+            let damage = Damage.allCases[index % Damage.allCases.count]
+            damaged = damage.apply(sample, versionOffsets: format.versionOffsets, generator: &generator)
+        }
         do {
             if try format.feed(damaged, root) { refused += 1 } else { accepted += 1 }
         } catch let error as WrongValue {

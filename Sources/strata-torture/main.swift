@@ -130,7 +130,7 @@ for target in faultTargets {
 }
 
 // Hostile input.
-for format in hostileFormats {
+for format in allHostileFormats {
     var tally = Tally(scenario: "hostile", tier: format.name)
     let result = try ChildProcess.run(me, ["child-hostile", format.name, "\(hostileCount)", "\(seed)"], timeout: 3600)
     tally.rounds = hostileCount

@@ -1,0 +1,4 @@
+import Foundation
+
+/// Hostile classes for property lists: bplist reference bombs, NFC/NFD twin keys.
+let plistHostileClasses: [HostileFormat] = []
