@@ -116,9 +116,33 @@ extension BackendConformance {
         try expect(Set(try backend.keys()) == Set(keys), check, "keys() returned \(try backend.keys())")
     }
 
+    @Sendable static func exactUnicodeKeys(_ backend: any StorageBackend, _: Options) async throws {
+        let check = "exact-unicode-keys"
+        let composed = "notes/caf\u{E9}"  // é as one scalar (NFC)
+        let decomposed = "notes/cafe\u{301}"  // e + COMBINING ACUTE ACCENT (NFD)
+        try backend.put(Data("composed".utf8), for: composed)
+        try backend.put(Data("decomposed".utf8), for: decomposed)
+        try expect(
+            try backend.data(for: composed) == Data("composed".utf8), check,
+            "the NFC key reads \(String(describing: try backend.data(for: composed))), merged with its NFD twin")
+        try expect(
+            try backend.data(for: decomposed) == Data("decomposed".utf8), check, "the NFD key lost its own value")
+        let listed = Set(try backend.keys().map { ExactString($0) })
+        try expect(
+            listed == [ExactString(composed), ExactString(decomposed)], check,
+            "keys() lists \(listed.map { Array($0.string.unicodeScalars) }), not both spellings exactly")
+        try expect(try backend.delete(decomposed), check, "delete of the NFD key returned false")
+        try expect(
+            try backend.data(for: composed) == Data("composed".utf8), check, "deleting the NFD key removed the NFC one")
+        try expect(
+            try backend.keys().map { Array($0.unicodeScalars) } == [Array(composed.unicodeScalars)], check,
+            "after deleting the NFD key, keys() lists \(try backend.keys())")
+    }
+
     @Sendable static func invalidKeys(_ backend: any StorageBackend, _: Options) async throws {
         let check = "invalid-keys"
-        for key in ["", "../escape", "/absolute", "a/../../b", "nul\0byte", "a//b"] {
+        let disguised = ["escape\u{1B}[2J", "c1\u{9B}31m", "txt\u{202E}fdp.exe", "isolate\u{2067}x", "line\u{2028}break"]
+        for key in ["", "../escape", "/absolute", "a/../../b", "nul\0byte", "a//b"] + disguised {
             do {
                 try backend.put(Data("bad".utf8), for: key)
                 throw ConformanceFailure(check: check, message: "put accepted the hostile key \(key.debugDescription)")

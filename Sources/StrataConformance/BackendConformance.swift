@@ -59,6 +59,10 @@ public enum BackendConformance {
         Check(id: "many-keys", summary: "many keys are listed sorted and each reads back", body: manyKeys),
         Check(id: "nested-and-unicode-keys", summary: "path-like and non-ASCII keys round-trip", body: nestedKeys),
         Check(
+            id: "exact-unicode-keys",
+            summary: "canonically equivalent spellings (NFC and NFD) are two keys, each with its own value",
+            body: exactUnicodeKeys),
+        Check(
             id: "invalid-keys", summary: "hostile keys are refused with .invalidKey, and nothing is stored",
             body: invalidKeys),
         Check(

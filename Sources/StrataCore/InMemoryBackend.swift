@@ -21,7 +21,8 @@ public final class InMemoryBackend: StorageBackend {
         var modified: Date
     }
 
-    private let entries = Mutex<[String: Entry]>([:])
+    /// Keyed by exact scalars: canonically equivalent spellings are two keys, as in every tier.
+    private let entries = Mutex<[ExactString: Entry]>([:])
 
     /// Creates an empty in-memory backend.
     /// - Parameters:
@@ -42,32 +43,32 @@ public final class InMemoryBackend: StorageBackend {
                 tier: tier, key: key)
         }
         let entry = Entry(value: value, modified: Date())
-        entries.withLock { $0[key] = entry }
+        entries.withLock { $0[ExactString(key)] = entry }
     }
 
     public func data(for key: String) throws -> Data? {
         try check(key)
-        return entries.withLock { $0[key]?.value }
+        return entries.withLock { $0[ExactString(key)]?.value }
     }
 
     @discardableResult
     public func delete(_ key: String) throws -> Bool {
         try check(key)
-        return entries.withLock { $0.removeValue(forKey: key) != nil }
+        return entries.withLock { $0.removeValue(forKey: ExactString(key)) != nil }
     }
 
     public func contains(_ key: String) throws -> Bool {
         try check(key)
-        return entries.withLock { $0[key] != nil }
+        return entries.withLock { $0[ExactString(key)] != nil }
     }
 
     public func keys() throws -> [String] {
-        entries.withLock { Array($0.keys) }.sorted()
+        entries.withLock { Array($0.keys) }.sorted().map(\.string)
     }
 
     public func metadata(for key: String) throws -> StorageMetadata? {
         try check(key)
-        return entries.withLock { $0[key] }.map {
+        return entries.withLock { $0[ExactString(key)] }.map {
             StorageMetadata(key: key, size: $0.value.count, modificationDate: $0.modified)
         }
     }

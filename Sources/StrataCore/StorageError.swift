@@ -118,40 +118,28 @@ public struct StorageError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     /// One line: what failed, where, the system's reason, and what to do.
+    ///
+    /// Every part that may carry outside text (the message, which can name an archive entry or a key, the
+    /// quoted fields, the recovery) is escaped with ``Swift/String/escapedForDisplay``, so printing an error can
+    /// never send control sequences to a terminal or reorder the line with bidirectional overrides.
     public var description: String {
-        var text = "\(code): \(message)"
+        var text = "\(code): \(message.escapedForDisplay)"
         var places: [String] = []
         if let tier { places.append("tier \(tier.rawValue)") }
         if let collection { places.append("collection \(Self.quoted(collection))") }
         if let key { places.append("key \(Self.quoted(key))") }
         if let path { places.append("path \(Self.quoted(path))") }
-        if let operation { places.append("during \(operation)") }
+        if let operation { places.append("during \(operation.escapedForDisplay)") }
         if let underlyingCode { places.append("code \(underlyingCode)") }
         if !places.isEmpty { text += " (" + places.joined(separator: ", ") + ")" }
         if let errno { text += ": \(String(cString: strerror(errno))) (errno \(errno))" }
-        if let recovery { text += ". " + recovery }
+        if let recovery { text += ". " + recovery.escapedForDisplay }
         return text
     }
 
-    /// Quotes a user-supplied string so control characters and NUL print visibly.
+    /// Quotes a user-supplied string so that control characters, NUL and direction overrides print visibly.
     static func quoted(_ string: String) -> String {
-        var out = "\""
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\t": out += "\\t"
-            case "\0": out += "\\0"
-            default:
-                if scalar.value < 0x20 || scalar.value == 0x7F {
-                    out += "\\u{" + String(scalar.value, radix: 16) + "}"
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
+        "\"" + string.escapedForDisplay.replacingOccurrences(of: "\"", with: "\\\"") + "\""
     }
 }
 

@@ -17,7 +17,13 @@ import Foundation
 ///
 /// Keys are relative paths (`exports/2026/report.pdf`). ``path(for:in:createParents:)`` refuses anything that
 /// could leave the tier's folder: `..`, absolute paths, NUL and control characters, backslashes, empty or
-/// over-long components, names reserved for Strata's own files, and symbolic links anywhere below the root.
+/// over-long components, names reserved for Strata's own files, and symbolic links anywhere below the root. It
+/// also refuses what could disguise a key when it is shown: the C1 controls (U+0080–U+009F), bidirectional
+/// formatting characters (U+202E and its kin) and the line and paragraph separators.
+///
+/// Keys are kept exactly as given: Strata never normalizes Unicode, so `"caf\u{E9}"` (NFC) and `"cafe\u{301}"`
+/// (NFD) are two keys in every tier, as they are two names on a Linux file system. Use ``ExactString`` to hold
+/// keys in a dictionary or set; `String`'s own equality would merge the two.
 ///
 /// ```swift
 /// let paths = try StoragePaths(appID: "com.example.notes")
@@ -159,7 +165,9 @@ public struct StoragePaths: Sendable, Hashable {
         func refuse(_ why: String) -> StorageError {
             StorageError(
                 .invalidKey, why, key: key,
-                recovery: "Use a relative path of non-empty components, without '..', '\\' or control characters")
+                recovery:
+                    "Use a relative path of non-empty components, without '..', '\\', control characters or "
+                    + "direction overrides")
         }
         if key.isEmpty { throw refuse("the key is empty") }
         if key.utf8.count > maximumKeyLength {
@@ -168,7 +176,11 @@ public struct StoragePaths: Sendable, Hashable {
         if key.utf8.first == UInt8(ascii: "/") { throw refuse("the key is an absolute path") }
         for scalar in key.unicodeScalars {
             if scalar == "\0" { throw refuse("the key contains a NUL byte") }
-            if scalar.value < 0x20 || scalar.value == 0x7F { throw refuse("the key contains a control character") }
+            if scalar.isControlOrDirectionality {
+                throw refuse(
+                    "the key contains a control character or direction override (U+"
+                        + String(scalar.value, radix: 16, uppercase: true) + ")")
+            }
             if scalar == "\\" { throw refuse("the key contains a backslash, a path separator on other systems") }
         }
         for component in components(of: key, omittingEmpty: false) {

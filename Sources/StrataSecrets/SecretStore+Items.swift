@@ -195,7 +195,7 @@ extension SecretStore {
 
     /// The item file name: a keyed hash of service and account under the keyring's name key.
     func fileName(service: String, account: String) throws -> String {
-        let cacheKey = service + "\0" + account
+        let cacheKey = ExactString(service + "\0" + account)  // By exact scalars: NFC and NFD names are two items.
         let (cached, key) = keyMaterial.withLock { ($0.fileNames[cacheKey], $0.names) }
         if let cached { return cached }
         guard let names = key else {

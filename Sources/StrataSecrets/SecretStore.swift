@@ -46,7 +46,7 @@ public final class SecretStore: Sendable {
         var names: GuardedKey?
         var providerKind: String?
         /// Item file names already computed (service NUL account → name), so warm reads skip the keyed hash.
-        var fileNames: [String: String] = [:]
+        var fileNames: [ExactString: String] = [:]
     }
 
     // Key material, all in guarded memory. `lock()` wipes the data key and the `whenUnlocked` class key; the

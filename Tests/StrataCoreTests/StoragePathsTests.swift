@@ -33,6 +33,15 @@ struct StoragePathsTests {
         ("tab\there", "control character"),
         ("escape\u{1B}[31m", "control character"),
         ("del\u{7F}", "control character"),
+        // C1 controls: some terminals obey U+009B as CSI, so "\u{9B}2J" clears the screen like ESC [2J.
+        ("csi\u{9B}2J", "control character"),
+        ("nel\u{85}x", "control character"),
+        // Direction overrides and isolates disguise a name when it is shown ("report\u{202E}fdp.exe").
+        ("report\u{202E}fdp.exe", "direction override"),
+        ("isolate\u{2066}x", "direction override"),
+        ("mark\u{200F}x", "direction override"),
+        ("arabic\u{61C}mark", "direction override"),
+        ("line\u{2028}separator", "control character"),
         ("..\\..\\windows", "backslash"),
         ("a\\b", "backslash"),
         (long, "255"),
@@ -72,6 +81,13 @@ struct StoragePathsTests {
         #expect(
             path.unicodeScalars.split(separator: "/").count == paths.root.unicodeScalars.split(separator: "/").count + 4
         )
+    }
+
+    @Test func keysAreKeptByTheirExactScalars() throws {
+        let composed = try paths.path(for: "caf\u{E9}", in: .files, createParents: true)
+        let decomposed = try paths.path(for: "cafe\u{301}", in: .files, createParents: true)
+        #expect(!composed.isScalarIdentical(to: decomposed))
+        #expect(composed.hasSuffix("caf\u{E9}") && decomposed.unicodeScalars.last == "\u{301}")
     }
 
     @Test func errorPrintsControlCharactersVisibly() {
