@@ -141,7 +141,9 @@ extension BackendConformance {
 
     @Sendable static func invalidKeys(_ backend: any StorageBackend, _: Options) async throws {
         let check = "invalid-keys"
-        let disguised = ["escape\u{1B}[2J", "c1\u{9B}31m", "txt\u{202E}fdp.exe", "isolate\u{2067}x", "line\u{2028}break"]
+        let disguised = [
+            "escape\u{1B}[2J", "c1\u{9B}31m", "txt\u{202E}fdp.exe", "isolate\u{2067}x", "line\u{2028}break",
+        ]
         for key in ["", "../escape", "/absolute", "a/../../b", "nul\0byte", "a//b"] + disguised {
             do {
                 try backend.put(Data("bad".utf8), for: key)

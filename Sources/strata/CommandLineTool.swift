@@ -79,7 +79,12 @@ enum CommandLineTool {
         }
     }
 
+    /// Writes a message to standard error, each line escaped for display: a message can quote an archive entry, a
+    /// key or a file name, and none of them may send control sequences to the user's terminal.
     static func printError(_ message: String) {
-        FileHandle.standardError.write(Data((message + "\n").utf8))
+        let lines = message.split(separator: "\n", omittingEmptySubsequences: false).map {
+            String($0).escapedForDisplay
+        }
+        FileHandle.standardError.write(Data((lines.joined(separator: "\n") + "\n").utf8))
     }
 }

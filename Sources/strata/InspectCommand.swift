@@ -44,7 +44,7 @@ enum InspectCommand {
             } else {
                 count = "UNREADABLE"
             }
-            print("  \(suite.dropLast(6)): \(count), \(data.count) bytes")
+            print("  \(String(suite.dropLast(6)).escapedForDisplay): \(count), \(data.count) bytes")
         }
         let keyrings = ((try? FileManager.default.contentsOfDirectory(atPath: paths.root + "/secrets")) ?? []).sorted()
         print("secrets: \(keyrings.count) keyring(s)")
@@ -58,7 +58,9 @@ enum InspectCommand {
             let store = try RecordStore(path: paths.root + "/records/" + name)
             let collections = try store.collectionNames()
             let counts = try collections.map { "\($0) \(try store.collection(AnyRecord.self, named: $0).count())" }
-            print("  \(name.dropLast(7)): \(collections.isEmpty ? "no collections" : counts.joined(separator: ", "))")
+            print(
+                "  \(String(name.dropLast(7)).escapedForDisplay): \(collections.isEmpty ? "no collections" : counts.joined(separator: ", "))"
+            )
         }
         if FileManager.default.fileExists(atPath: paths.root + "/files") {
             let files = try FileStore(paths: paths)
@@ -118,7 +120,7 @@ enum InspectCommand {
         if problems.isEmpty {
             print("ok: every tier of \(paths.root) is sound")
         } else {
-            for problem in problems { print(problem) }
+            for problem in problems { print(problem.escapedForDisplay) }
             throw CommandFailure("\(problems.count) problem(s) found")
         }
     }

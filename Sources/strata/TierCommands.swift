@@ -93,12 +93,14 @@ enum DefaultsCommands {
         case "list":
             _ = try parsed.positionals(0, "")
             let store = try open(parsed, create: false)
-            for key in store.allKeys { print("\(key) = \(show(store.object(forKey: key)!))") }
+            for key in store.allKeys {
+                print("\(key.escapedForDisplay) = \(show(store.object(forKey: key)!).escapedForDisplay)")
+            }
         case "export":
             _ = try parsed.positionals(0, "")
             let data = try open(parsed, create: false).exportData(format: parsed.has("--binary") ? .binary : .xml)
             if let output = parsed.value("--output") {
-                try AtomicFile.write(data, to: output, permissions: 0o644)
+                try AtomicFile.write(data, to: output)  // 0600: store content stays private
             } else {
                 guard !parsed.has("--binary") else { throw UsageError("a binary export needs --output FILE") }
                 FileHandle.standardOutput.write(data)
@@ -155,7 +157,8 @@ enum SecretsCommands {
             _ = try parsed.positionals(0, "")
             for item in try StoreAccess.secrets(parsed).items(service: parsed.value("--service")) {
                 print(
-                    "\(item.service)\t\(item.account)\t\(item.accessibility.rawValue)\t\(item.valueSize) bytes\t\(item.label)"
+                    "\(item.service.escapedForDisplay)\t\(item.account.escapedForDisplay)\t\(item.accessibility.rawValue)\t"
+                        + "\(item.valueSize) bytes\t\(item.label.escapedForDisplay)"
                 )
             }
         case "get":
@@ -169,7 +172,8 @@ enum SecretsCommands {
                 if value.stringValue != nil { print("") }
             } else {
                 print(
-                    "\(item.service)\t\(item.account)\t\(item.accessibility.rawValue)\t\(value)\t(\(item.valueSize) bytes; --show prints it)"
+                    "\(item.service.escapedForDisplay)\t\(item.account.escapedForDisplay)\t\(item.accessibility.rawValue)\t"
+                        + "\(value)\t(\(item.valueSize) bytes; --show prints it)"
                 )
             }
         case "set":
@@ -289,7 +293,7 @@ enum RecordsCommands {
             _ = try parsed.positionals(0, "")
             let records = try StoreAccess.records(parsed)
             for name in try records.collectionNames() {
-                print("\(name)\t\(try records.collection(AnyRecord.self, named: name).count())")
+                print("\(name.escapedForDisplay)\t\(try records.collection(AnyRecord.self, named: name).count())")
             }
         case "query":
             let name = try parsed.positionals(1, "COLLECTION")[0]
@@ -325,7 +329,7 @@ enum RecordsCommands {
         case "verify":
             _ = try parsed.positionals(0, "")
             let problems = try StoreAccess.records(parsed).verify()
-            for problem in problems { print(problem) }
+            for problem in problems { print(problem.escapedForDisplay) }
             if !problems.isEmpty { throw CommandFailure("\(problems.count) problem(s) found") }
             print("ok")
         default: break
@@ -376,10 +380,10 @@ enum FilesCommands {
             for key in try files.list(prefix: parsed.positionals.first ?? "") {
                 if parsed.has("--long"), let meta = try files.metadata(key) {
                     print(
-                        "\(meta.size)\t\(meta.contentType)\t\(meta.checksum.map { String(format: "%08x", $0) } ?? "-")\t\(key)"
+                        "\(meta.size)\t\(meta.contentType)\t\(meta.checksum.map { String(format: "%08x", $0) } ?? "-")\t\(key.escapedForDisplay)"
                     )
                 } else {
-                    print(key)
+                    print(key.escapedForDisplay)
                 }
             }
         case "put":
@@ -391,7 +395,7 @@ enum FilesCommands {
         case "get":
             let key = try parsed.positionals(1, "KEY")[0]
             if let output = parsed.value("--output") {
-                try AtomicFile.write(to: output, permissions: 0o644) { writer in
+                try AtomicFile.write(to: output) { writer in  // 0600: store content stays private
                     try files.read(key) { try writer.write($0) }
                 }
             } else {
@@ -429,7 +433,7 @@ enum FilesCommands {
             }
         case "verify":
             let problems = try files.verify(prefix: parsed.positionals.first ?? "")
-            for problem in problems { print(problem) }
+            for problem in problems { print("\(problem)".escapedForDisplay) }
             if problems.contains(where: { $0.kind != .unrecorded }) {
                 throw CommandFailure("\(problems.count) problem(s) found")
             }
