@@ -104,6 +104,7 @@ let package = Package(
             name: "strata-test-child",
             dependencies: [
                 "StrataTestSupport", "StrataCore", "StrataDefaults", "StrataSecrets", "StrataRecords", "StrataFiles",
+                "Strata",
             ],
             path: "Tests/Child"),
 
@@ -125,6 +126,10 @@ let package = Package(
             name: "strata-bench-files", dependencies: ["BenchmarkKit", "StrataFiles"], path: "Benchmarks/FilesBenchmark"
         ),
 
+        .testTarget(
+            name: "StrataTests",
+            dependencies: ["Strata", "StrataConformance", "StrataTestSupport", "strata-test-child"]
+        ),
         .testTarget(
             name: "StrataCoreTests",
             dependencies: ["StrataCore", "StrataConformance", "StrataTestSupport", "strata-test-child"]

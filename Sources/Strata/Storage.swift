@@ -21,6 +21,8 @@ public final class Storage: Sendable {
     public let registry: BackendRegistry
     /// The decision table applied to every value.
     public let selector: StorageSelector
+    /// Where every key put through this store lives (`<root>/catalog`).
+    public let catalog: StorageCatalog
 
     /// Opens (creating if needed) a store.
     /// - Parameters:
@@ -42,11 +44,15 @@ public final class Storage: Sendable {
         self.paths = try StoragePaths(root: root)
         self.registry = BackendRegistry(paths: paths)
         self.selector = selector
+        self.catalog = try StorageCatalog(root: paths.root)
         if registerBuiltIns {
             Self.registerBuiltInBackends(
                 in: registry, secretsKey: secretsKey,
                 recordsURL: recordsURL ?? ProcessInfo.processInfo.environment[PostgresConfiguration.urlVariable])
         }
+        // Finish or undo the moves a crashed process left; what cannot be settled now (a locked tier) is
+        // settled by the key's next write, and reported by `verify`.
+        _ = try? settleInterruptedMoves()
     }
 
     /// Opens the default store of an app, under `$XDG_DATA_HOME/<appID>`.
@@ -78,33 +84,17 @@ public final class Storage: Sendable {
         selector.select(descriptor)
     }
 
-    /// Stores a value in the tier the selector picks for it.
-    ///
-    /// The selector sees the larger of the descriptor's estimate and the value's real size, so an
-    /// under-estimated preference still goes to files when it is over budget.
-    /// - Returns: The selection that routed it.
-    /// - Throws: ``StorageError`` from the selector's tier: `.noBackend` when that tier has no backend, or the
-    ///   backend's own error.
-    @discardableResult
-    public func put(_ value: Data, for key: String, as descriptor: DataDescriptor) throws -> Selection {
-        var described = descriptor
-        described.estimatedSize = max(descriptor.estimatedSize, value.count)
-        let selection = selector.select(described)
-        try backend(for: selection.tier, key: key).put(value, for: key)
-        return selection
-    }
-
-    /// Reads a value from the tier the selector picks for its descriptor.
-    /// - Returns: The value, or `nil` when the key is absent there.
+    /// Reads a value; the descriptor is ignored: the catalog knows where the key lives.
+    @available(*, deprecated, message: "Use data(for:): the catalog knows where the key lives")
     public func data(for key: String, as descriptor: DataDescriptor) throws -> Data? {
-        try backend(for: selector.select(descriptor).tier, key: key).data(for: key)
+        try data(for: key)
     }
 
-    /// Deletes a value from the tier the selector picks for its descriptor.
-    /// - Returns: Whether there was a value.
+    /// Deletes a value; the descriptor is ignored: every copy is removed, wherever it is.
+    @available(*, deprecated, message: "Use delete(_:): the catalog knows where the key lives")
     @discardableResult
     public func delete(_ key: String, as descriptor: DataDescriptor) throws -> Bool {
-        try backend(for: selector.select(descriptor).tier, key: key).delete(key)
+        try delete(key)
     }
 
     /// The active backend of a tier.
@@ -113,7 +103,7 @@ public final class Storage: Sendable {
         try registry.backend(for: tier)
     }
 
-    private func backend(for tier: Tier, key: String) throws -> any StorageBackend {
+    func backend(for tier: Tier, key: String) throws -> any StorageBackend {
         do {
             return try registry.backend(for: tier)
         } catch let error as StorageError {

@@ -38,6 +38,18 @@ public protocol StorageBackend: Sendable {
 
     /// Size, dates and content type of the value under `key`, or `nil` when there is none.
     func metadata(for key: String) throws -> StorageMetadata?
+
+    /// Makes every write and delete this backend has acknowledged durable, for a backend that coalesces them
+    /// (the defaults tier writes a suite file after a short delay). ``Storage`` calls it before it records that
+    /// a value moved here, and after it removed the old copy of a moved value, so that a crash can neither lose
+    /// the new copy nor bring the old one back. The default implementation does nothing: every write is
+    /// durable when `put` returns.
+    func flush() throws
+}
+
+extension StorageBackend {
+    /// Does nothing: by default a backend's writes are durable when they return.
+    public func flush() throws {}
 }
 
 /// What a backend knows about a stored value without reading it.

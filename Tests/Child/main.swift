@@ -181,6 +181,7 @@ do {
         }
         say("done")
     default:
+        if try runStorageMode(arguments) { break }
         FileHandle.standardError.write(
             Data("usage: strata-test-child hold-lock|try-lock|atomic-replace|defaults-... \n".utf8))
         exit(64)

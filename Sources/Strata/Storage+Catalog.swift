@@ -1,0 +1,92 @@
+// Reading and listing by the catalog: no descriptor, no guessing.
+extension Storage {
+    /// The value stored under `key`, read from the tier the catalog says holds it.
+    ///
+    /// A key the catalog does not know (written through a tier's own API, for example `storage.defaults`) is looked
+    /// for in every tier and, when exactly one holds it, recorded where it was found.
+    /// - Returns: The value, or `nil` when no tier has one.
+    /// - Throws: ``StorageError`` from the tier, or `.conflict` when several tiers hold uncatalogued copies.
+    public func data(for key: String) throws -> Data? {
+        try StoragePaths.validateKey(key)
+        // Optimistic: read where the catalog points, and accept the value only if the catalog did not change
+        // meanwhile (a move commits in the catalog before it removes the old copy). Under a storm of changes,
+        // fall back to reading under the key's lock, where nothing can move it.
+        for _ in 0..<8 {
+            let before = catalog.changeCount
+            guard let location = try catalog.location(of: key) else { break }
+            let value = try backend(for: location.tier, key: key).data(for: key)
+            if catalog.changeCount == before { return value }
+        }
+        return try catalog.withKeyLock(key) {
+            if let location = try catalog.location(of: key) {
+                return try backend(for: location.tier, key: key).data(for: key)
+            }
+            return try adopt(key)?.value
+        }
+    }
+
+    /// Whether any tier holds a value under `key`.
+    public func contains(_ key: String) throws -> Bool {
+        try location(of: key) != nil
+    }
+
+    /// Where `key` lives: its tier, backend, the rule that put it there, its kind, size, content type and
+    /// modification time; `nil` when no tier holds it.
+    public func location(of key: String) throws -> StorageLocation? {
+        try StoragePaths.validateKey(key)
+        if let location = try catalog.location(of: key) { return location }
+        return try catalog.withKeyLock(key) {
+            if let location = try catalog.location(of: key) { return location }
+            return try adopt(key)?.location
+        }
+    }
+
+    /// Every key of the store that starts with `prefix`, across all tiers, sorted by the keys' UTF-8 bytes (the
+    /// order of `sort` under the C locale). Keys written through a tier's own API are included.
+    /// - Throws: ``StorageError`` from a tier's listing; a locked secrets tier is skipped.
+    public func keys(prefix: String = "") throws -> [String] {
+        var keys = Set(try catalog.locations(prefix: prefix).map { ExactString($0.key) })
+        for tier in Tier.allCases where registry.hasBackend(for: tier) {
+            do {
+                for key in try registry.backend(for: tier).keys() where key.utf8.starts(with: prefix.utf8) {
+                    keys.insert(ExactString(key))
+                }
+            } catch let error as StorageError where error.code == .locked {
+                continue
+            }
+        }
+        return keys.sorted().map(\.string)
+    }
+
+    /// Looks for an uncatalogued `key` in every tier (the caller holds the key's lock). Found in exactly one, it
+    /// is recorded there (rule `found`) and returned; in none, `nil`.
+    /// - Throws: `.conflict` when several tiers hold a copy: nothing says which is current.
+    func adopt(_ key: String) throws -> (value: Data, location: StorageLocation)? {
+        var copies: [(tier: Tier, backend: any StorageBackend, value: Data)] = []
+        for tier in Tier.allCases where registry.hasBackend(for: tier) {
+            let backend: any StorageBackend
+            do {
+                backend = try registry.backend(for: tier)
+                if let value = try backend.data(for: key) { copies.append((tier, backend, value)) }
+            } catch let error as StorageError where error.code == .locked || error.code == .noBackend {
+                continue
+            }
+        }
+        guard let copy = copies.first else { return nil }
+        guard copies.count == 1 else {
+            var error = StorageError(
+                .conflict, "the key has copies in \(copies.count) tiers and the catalog records none of them",
+                key: key,
+                recovery: "Delete the key (every copy goes) and put it again, or delete the stale copy through its "
+                    + "tier's own API")
+            error.operation = "find " + copies.map(\.tier.rawValue).joined(separator: ", ")
+            throw error
+        }
+        let metadata = try? copy.backend.metadata(for: key)
+        let location = StorageLocation(
+            key: key, tier: copy.tier, backend: copy.backend.name, ruleID: "found", kind: nil,
+            contentType: metadata?.contentType, size: copy.value.count, modified: metadata?.modificationDate ?? Date())
+        try catalog.append([.set(key: key, entry: try catalog.entry(for: location))], durable: false)
+        return (copy.value, location)
+    }
+}

@@ -1,0 +1,161 @@
+// Writing through the catalog: puts that stay in their tier, moves between tiers, deletes, and finishing or
+// undoing the moves a crash interrupted.
+//
+// Every operation on a key holds that key's catalog stripe lock, across threads and processes, for its whole
+// length, so two processes never move the same key at once and a reader that falls back to the lock sees no
+// move half done. A move is:
+//
+//   1. append `intent(key, from, to)` and fsync the log
+//   2. write the value to the new tier, and flush that tier (durable)
+//   3. append `set(key → new tier)` and fsync the log            ← the commit point
+//   4. remove the old copy, and flush the old tier (for defaults: the suite file is rewritten without it)
+//   5. append `settle(key)`
+//
+// A crash before 3 leaves the catalog pointing at the old copy, which is untouched: recovery removes whatever
+// reached the new tier. A crash after 3 leaves it pointing at the new copy, which is durable: recovery removes
+// the old one. Readers go by the catalog, so they see exactly one of the two at every instant.
+extension Storage {
+    /// Stores a value in the tier the selector picks for it, moving it there if the key lives in another tier.
+    ///
+    /// The selector sees the larger of the descriptor's estimate and the value's real size, so an under-estimated
+    /// preference still goes to files when it is over budget. When the key was in another tier (a preference
+    /// that became a credential, a file that became small), the value moves: the new copy is written and
+    /// recorded before the old one is removed, so a crash leaves exactly one of them. A plaintext preference that
+    /// becomes a credential is removed from the defaults suite file, not merely unlisted.
+    /// - Returns: The selection that routed it.
+    /// - Throws: ``StorageError`` from the selector's tier: `.noBackend` when that tier has no backend, or the
+    ///   backend's own error; nothing changed then.
+    @discardableResult
+    public func put(_ value: Data, for key: String, as descriptor: DataDescriptor) throws -> Selection {
+        try StoragePaths.validateKey(key)
+        var described = descriptor
+        described.estimatedSize = max(descriptor.estimatedSize, value.count)
+        let selection = selector.select(described)
+        let location = StorageLocation(
+            key: key, tier: selection.tier, backend: try backend(for: selection.tier, key: key).name,
+            ruleID: selection.ruleID, kind: descriptor.kind, contentType: descriptor.contentType, size: value.count,
+            modified: Date())
+        try catalog.withKeyLock(key) {
+            try settle(key)
+            try write(value, to: location)
+        }
+        return selection
+    }
+
+    /// Moves a key's value to another tier, whatever the selector would say.
+    /// - Returns: The key's new location (rule `move`).
+    /// - Throws: ``StorageError`` `.notFound` when no tier holds the key, or the new tier's refusal (a key that
+    ///   looks like a credential refused by defaults, a value too large for it); nothing changed then.
+    @discardableResult
+    public func move(_ key: String, to tier: Tier) throws -> StorageLocation {
+        try StoragePaths.validateKey(key)
+        return try catalog.withKeyLock(key) {
+            try settle(key)
+            guard let current = try catalog.location(of: key) ?? adopt(key)?.location,
+                let value = try backend(for: current.tier, key: key).data(for: key)
+            else {
+                throw StorageError(.notFound, "there is no value to move", tier: tier, key: key)
+            }
+            var location = current
+            location.tier = tier
+            location.backend = try backend(for: tier, key: key).name
+            location.ruleID = "move"
+            location.modified = Date()
+            try write(value, to: location)
+            return location
+        }
+    }
+
+    /// Deletes the value under `key` from every tier that holds one.
+    /// - Returns: Whether there was a value.
+    @discardableResult
+    public func delete(_ key: String) throws -> Bool {
+        try StoragePaths.validateKey(key)
+        return try catalog.withKeyLock(key) {
+            try settle(key)
+            // A copy the catalog does not know would come back as "found" after the delete: remove every copy.
+            var removed = false
+            for tier in Tier.allCases where registry.hasBackend(for: tier) {
+                removed = try removeCopy(of: key, from: tier, skippingLocked: true) || removed
+            }
+            if try catalog.location(of: key) != nil { try catalog.append([.remove(key: key)], durable: false) }
+            return removed
+        }
+    }
+
+    /// Writes `value` where `location` says, moving it from another tier if the key lives elsewhere. The caller
+    /// holds the key's lock, and any earlier move of the key is settled.
+    func write(_ value: Data, to location: StorageLocation) throws {
+        let key = location.key
+        let target = try backend(for: location.tier, key: key)
+        let entry = try catalog.entry(for: location)
+        let previous = try catalog.location(of: key)?.tier ?? (try adopt(key)?.location.tier)
+        guard let previous, previous != location.tier else {
+            // Same tier, or a new key: the tier's own atomic replace is the whole story, and the catalog
+            // records the new size without an fsync (a crash that loses the record loses only metadata).
+            try target.put(value, for: key)
+            try catalog.append([.set(key: key, entry: entry)], durable: false)
+            return
+        }
+        try catalog.append([.intent(key: key, from: previous, to: location.tier)], durable: true)
+        do {
+            try target.put(value, for: key)
+            try target.flush()
+        } catch {
+            // Not committed: the catalog still points at the old copy. Undo what reached the new tier.
+            _ = try? removeCopy(of: key, from: location.tier, skippingLocked: false)
+            try? catalog.append([.settle(key: key)], durable: false)
+            throw error
+        }
+        try catalog.append([.set(key: key, entry: entry)], durable: true)
+        try removeCopy(of: key, from: previous, skippingLocked: false)
+        try catalog.append([.settle(key: key)], durable: false)
+    }
+
+    /// Finishes or undoes an interrupted move of `key`. The caller holds the key's lock, so no live process is
+    /// in the middle of it.
+    func settle(_ key: String) throws {
+        guard let intent = try catalog.intent(for: key) else { return }
+        if try catalog.location(of: key)?.tier == intent.to {
+            // Committed: the new copy is current. Remove the old one.
+            if let from = intent.from, from != intent.to {
+                try removeCopy(of: key, from: from, skippingLocked: false)
+            }
+        } else {
+            // Not committed: the old copy (or none) is current. Remove whatever reached the new tier.
+            try removeCopy(of: key, from: intent.to, skippingLocked: false)
+        }
+        try catalog.append([.settle(key: key)], durable: false)
+    }
+
+    /// Settles every move a crashed process left unfinished, except those a live process is still making.
+    /// - Returns: What could not be settled now (a tier that is locked or unreachable); those keys are settled
+    ///   by their next put, move or delete.
+    @discardableResult
+    public func settleInterruptedMoves() throws -> [StorageError] {
+        var problems: [StorageError] = []
+        for key in try catalog.unsettledKeys() {
+            do {
+                _ = try catalog.withKeyLockIfFree(key) { try settle(key) }
+            } catch let error as StorageError {
+                problems.append(error.attributed(tier: nil, key: key))
+            }
+        }
+        return problems
+    }
+
+    /// Removes `key` from `tier` and makes the removal durable.
+    /// - Returns: Whether there was a copy.
+    @discardableResult
+    func removeCopy(of key: String, from tier: Tier, skippingLocked: Bool) throws -> Bool {
+        let backend: any StorageBackend
+        do {
+            backend = try registry.backend(for: tier)
+            guard try backend.delete(key) else { return false }
+            try backend.flush()
+            return true
+        } catch let error as StorageError where skippingLocked && error.code == .locked {
+            return false
+        }
+    }
+}

@@ -1,0 +1,51 @@
+/// What the catalog keeps in memory for one key: 24 bytes, strings as indices into ``CatalogStrings``, so that a
+/// million keys fit in well under 150 MiB.
+package struct CatalogEntry: Sendable, Hashable {
+    package var tier: Tier
+    package var kind: DataKind?
+    package var backend: UInt16
+    package var rule: UInt16
+    /// ``CatalogStrings/none`` when there is no content type.
+    package var contentType: UInt16
+    package var size: Int64
+    /// Seconds since 1970.
+    package var modified: Double
+}
+
+/// The strings of the catalog, each kept once: backend names, rule ids and content types.
+package struct CatalogStrings: Sendable {
+    /// The index that stands for "no string".
+    package static let none = UInt16.max
+    private var strings: [String] = []
+    private var indices: [ExactString: UInt16] = [:]
+
+    package init() {}
+
+    package subscript(index: UInt16) -> String { strings[Int(index)] }
+
+    /// The index of `string`, adding it when it is new; `nil` when the table already holds 65,534 strings.
+    /// Strings are at most 254 UTF-8 bytes: longer ones are cut at a scalar boundary.
+    package mutating func intern(_ string: String) -> UInt16? {
+        var text = string
+        if text.utf8.count > 254 {
+            var scalars = String.UnicodeScalarView()
+            var length = 0
+            for scalar in string.unicodeScalars {
+                length += String(scalar).utf8.count
+                if length > 254 { break }
+                scalars.append(scalar)
+            }
+            text = String(scalars)
+        }
+        if let index = indices[ExactString(text)] { return index }
+        guard strings.count < Int(Self.none) else { return nil }
+        let index = UInt16(strings.count)
+        strings.append(text)
+        indices[ExactString(text)] = index
+        return index
+    }
+
+    package func optional(_ index: UInt16) -> String? {
+        index == Self.none ? nil : strings[Int(index)]
+    }
+}

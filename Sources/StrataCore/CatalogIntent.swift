@@ -1,0 +1,8 @@
+/// A move that has started and not finished: until it settles, `key` may have a copy in both tiers.
+package struct CatalogIntent: Sendable, Hashable {
+    package var key: String
+    /// The tier the value was in, or `nil` for a key that had no value.
+    package var from: Tier?
+    /// The tier the value is moving to.
+    package var to: Tier
+}

@@ -1,0 +1,78 @@
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The catalog's locks: the log lock (appends and compaction) and 64 key stripes (one key's put, move or
+/// delete at a time, across threads and processes).
+///
+/// Each lock is a file under `<root>/catalog/locks/`, kept open for the life of the catalog and locked with
+/// `flock`; a `Mutex` per lock orders the threads of this process first, because `flock` does not exclude
+/// two threads sharing one open file. Lock order: a key stripe, then the log lock; never the other way.
+final class CatalogLocks: Sendable {
+    static let stripeCount = 64
+    private let directory: String
+    /// One slot per stripe, then the log lock; each holds the lock file's descriptor once opened.
+    private let slots: [CatalogLockSlot]
+
+    init(directory: String) {
+        self.directory = directory
+        slots = (0...Self.stripeCount).map { _ in CatalogLockSlot() }
+    }
+
+    deinit {
+        for slot in slots { slot.descriptor.withLock { if $0 >= 0 { Sys.close($0) } } }
+    }
+
+    /// The stripe of a key: a hash of its exact UTF-8 bytes (FNV-1a), the same in every process.
+    static func stripe(of key: String) -> Int {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in key.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return Int(hash % UInt64(stripeCount))
+    }
+
+    static func name(of stripe: Int) -> String { stripe < 10 ? "0\(stripe)" : "\(stripe)" }
+
+    /// Runs `body` holding the lock of `key`'s stripe.
+    func withKey<T>(_ key: String, _ body: () throws -> T) throws -> T {
+        try with(slot: Self.stripe(of: key), name: Self.name(of: Self.stripe(of: key)), wait: true, body)!
+    }
+
+    /// Runs `body` holding the lock of `key`'s stripe if it is free now; returns `nil` without running it if
+    /// another thread or process holds it.
+    func withKeyIfFree<T>(_ key: String, _ body: () throws -> T) throws -> T? {
+        try with(slot: Self.stripe(of: key), name: Self.name(of: Self.stripe(of: key)), wait: false, body)
+    }
+
+    /// Runs `body` holding the log lock.
+    func withLog<T>(_ body: () throws -> T) throws -> T {
+        try with(slot: Self.stripeCount, name: "log", wait: true, body)!
+    }
+
+    private func with<T>(slot index: Int, name: String, wait: Bool, _ body: () throws -> T) throws -> T? {
+        let path = directory + "/" + name
+        return try slots[index].descriptor.withLock { fd -> T? in
+            if fd < 0 {
+                do throws(Errno) {
+                    fd = try Sys.open(path, O_RDWR | O_CREAT | O_NOFOLLOW, 0o600)
+                } catch {
+                    throw error.storageError("cannot open a catalog lock", path: path)
+                }
+            }
+            do throws(Errno) {
+                try Sys.flock(fd, wait ? LOCK_EX : LOCK_EX | LOCK_NB, path: path)
+            } catch let error where !wait && (error.code == EWOULDBLOCK || error.code == EAGAIN) {
+                return nil
+            } catch {
+                throw error.storageError("cannot take a catalog lock", path: path)
+            }
+            defer { _ = try? Sys.flock(fd, LOCK_UN, path: path) }
+            return try body()
+        }
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+
+/// One process's copy of the catalog: every entry and pending intent, and how far into the log it has read.
+/// Guarded by ``StorageCatalog``'s mutex.
+struct CatalogState: ~Copyable {
+    var entries: [ExactString: CatalogEntry] = [:]
+    var intents: [ExactString: CatalogIntent] = [:]
+    /// Kept across reloads: entries made before a reload still point into it.
+    var strings = CatalogStrings()
+    /// The open log, or -1.
+    var fd: Int32 = -1
+    /// The log file's identity, to notice when a compaction replaced it.
+    var device: UInt64 = 0
+    var inode: UInt64 = 0
+    /// The end of the last whole record read (or written) by this process.
+    var offset = 0
+    /// The change counter's value when this process last caught up.
+    var seen: UInt64 = .max
+
+    /// About how many bytes a compacted log describing the current state would take.
+    var liveBytesEstimate: Int { StorageCatalog.headerSize + (entries.count + intents.count) * 64 }
+
+    deinit { if fd >= 0 { Sys.close(fd) } }
+
+    mutating func apply(_ record: CatalogRecord) {
+        switch record {
+        case .set(let key, let entry):
+            entries[ExactString(key)] = entry
+        case .remove(let key):
+            entries.removeValue(forKey: ExactString(key))
+        case .intent(let key, let from, let to):
+            intents[ExactString(key)] = CatalogIntent(key: key, from: from, to: to)
+        case .settle(let key):
+            intents.removeValue(forKey: ExactString(key))
+        }
+    }
+
+    func location(of key: String) -> StorageLocation? {
+        guard let entry = entries[ExactString(key)] else { return nil }
+        return StorageLocation(
+            key: key, tier: entry.tier, backend: strings[entry.backend], ruleID: strings[entry.rule], kind: entry.kind,
+            contentType: strings.optional(entry.contentType), size: Int(entry.size),
+            modified: Date(timeIntervalSince1970: entry.modified))
+    }
+}

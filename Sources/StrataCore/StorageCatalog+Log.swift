@@ -1,0 +1,164 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+// Reading, repairing and compacting the log file. Every function here runs with the state mutex held; those
+// that write (creating, truncating a torn tail, compacting) also hold the log lock.
+extension StorageCatalog {
+    /// Opens (or with `creating`, creates) the log and reads it whole.
+    func openLog(_ state: inout CatalogState, creating: Bool) throws {
+        if state.fd >= 0 {
+            Sys.close(state.fd)
+            state.fd = -1
+        }
+        let fd: Int32
+        do {
+            fd = try Sys.open(logPath, O_RDWR | O_APPEND | (creating ? O_CREAT : 0) | O_NOFOLLOW, 0o600)
+        } catch {
+            throw error.storageError("cannot open the catalog log", path: logPath)
+        }
+        state.fd = fd
+        let info: stat
+        do {
+            info = try Sys.fstat(fd)
+            if info.st_size == 0 {
+                guard creating else { throw StorageError(.corrupt, "the catalog log is empty", path: logPath) }
+                var header = Self.magic
+                withUnsafeBytes(of: Self.formatVersion.littleEndian) { header.append(contentsOf: $0) }
+                header += [UInt8](repeating: 0, count: Self.headerSize - header.count)
+                try header.withUnsafeBytes { try Sys.writeAll(fd, $0, path: logPath) }
+                try Sys.fsync(fd, path: logPath)
+                try syncDirectory()
+            }
+        } catch let error as Errno {
+            throw error.storageError("cannot create the catalog log", path: logPath)
+        }
+        state.device = UInt64(info.st_dev)
+        state.inode = UInt64(info.st_ino)
+        state.entries = [:]
+        state.intents = [:]
+        state.offset = 0
+        state.seen = sequence.value
+        try readTail(&state, truncatingDamage: creating)
+    }
+
+    /// Catches up with what other processes appended since this one last looked, reopening the log if a
+    /// compaction replaced it.
+    func catchUp(_ state: inout CatalogState, truncatingDamage: Bool = false) throws {
+        let now = sequence.value
+        if let current = try? Sys.lstat(logPath),
+            UInt64(current.st_ino) != state.inode || UInt64(current.st_dev) != state.device
+        {
+            try openLog(&state, creating: false)
+        } else {
+            try readTail(&state, truncatingDamage: truncatingDamage)
+        }
+        state.seen = now
+    }
+
+    /// Reads and applies every whole record after `state.offset`. A damaged or cut-short frame stops the read;
+    /// with `truncatingDamage` (only under the log lock, when nobody else can be appending) it is cut off, so
+    /// the next append starts on a clean frame boundary.
+    func readTail(_ state: inout CatalogState, truncatingDamage: Bool) throws {
+        let size: Int
+        do {
+            size = Int(try Sys.fstat(state.fd).st_size)
+        } catch {
+            throw error.storageError("cannot inspect the catalog log", path: logPath)
+        }
+        guard size > state.offset else { return }
+        var bytes = [UInt8](repeating: 0, count: size - state.offset)
+        var filled = 0
+        do {
+            while filled < bytes.count {
+                let count = try bytes.withUnsafeMutableBytes {
+                    try Sys.pread(
+                        state.fd, UnsafeMutableRawBufferPointer(rebasing: $0[filled...]),
+                        at: Int64(state.offset + filled))
+                }
+                if count == 0 { break }
+                filled += count
+            }
+        } catch let error as Errno {
+            throw error.storageError("cannot read the catalog log", path: logPath)
+        }
+        var position = 0
+        var damage: String?
+        try bytes.withUnsafeBytes { raw in
+            let buffer = UnsafeRawBufferPointer(rebasing: raw[..<filled])
+            if state.offset == 0 {
+                try checkHeader(buffer)
+                position = Self.headerSize
+            }
+            decoding: while position < buffer.count {
+                switch CatalogRecord.decode(buffer, at: position, strings: &state.strings) {
+                case .record(let record, let next):
+                    state.apply(record)
+                    position = next
+                case .incomplete:
+                    if truncatingDamage { damage = "a record cut short" }
+                    break decoding
+                case .damaged(let why):
+                    damage = why
+                    break decoding
+                }
+            }
+        }
+        state.offset += position
+        if let damage, truncatingDamage {
+            // Under the log lock nobody is appending: what follows the last whole record is the remains of a
+            // writer that died mid-append, or damage. Either way the records after it cannot be trusted to
+            // line up, and the tiers still hold every value: keys lost here are found again by probing.
+            do {
+                try Sys.ftruncate(state.fd, Int64(state.offset))
+            } catch {
+                throw error.storageError("cannot cut \(damage) off the end of the catalog log", path: logPath)
+            }
+        }
+    }
+
+    func checkHeader(_ buffer: UnsafeRawBufferPointer) throws {
+        guard buffer.count >= Self.headerSize, buffer.prefix(Self.magic.count).elementsEqual(Self.magic) else {
+            throw StorageError(
+                .corrupt, "the catalog log does not start with a catalog header", path: logPath,
+                recovery: "Move the catalog folder aside; Strata rebuilds it from the tiers as keys are read")
+        }
+        let version = UInt16(littleEndian: buffer.loadUnaligned(fromByteOffset: Self.magic.count, as: UInt16.self))
+        guard version <= Self.formatVersion else {
+            throw StorageError(
+                .unsupportedVersion,
+                "the catalog log has format version \(version); this Strata reads up to \(Self.formatVersion)",
+                path: logPath, recovery: "Open the store with the newer Strata that wrote it")
+        }
+    }
+
+    /// Rewrites the log as one `set` per entry and one `intent` per unsettled move, atomically: a new file, synced,
+    /// renamed over the old one. Other processes notice the new file when the change counter moves.
+    func compact(_ state: inout CatalogState) throws {
+        var frame = Self.magic
+        withUnsafeBytes(of: Self.formatVersion.littleEndian) { frame.append(contentsOf: $0) }
+        frame += [UInt8](repeating: 0, count: Self.headerSize - frame.count)
+        for (key, entry) in state.entries {
+            CatalogRecord.set(key: key.string, entry: entry).encode(into: &frame, strings: state.strings)
+        }
+        for (key, intent) in state.intents {
+            CatalogRecord.intent(key: key.string, from: intent.from, to: intent.to).encode(
+                into: &frame, strings: state.strings)
+        }
+        try AtomicFile.write(Data(frame), to: logPath)
+        try openLog(&state, creating: false)
+        state.seen = sequence.bump()
+    }
+
+    func syncDirectory() throws(Errno) {
+        let fd = try Sys.open(directory, O_RDONLY | O_DIRECTORY)
+        defer { Sys.close(fd) }
+        try Sys.fsync(fd, path: directory)
+    }
+}

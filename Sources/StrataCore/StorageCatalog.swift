@@ -1,0 +1,170 @@
+public import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Where every key put through ``Storage`` lives: its tier, backend, rule, kind, content type, size and time.
+///
+/// The catalog is the single answer to "where is this key". It is kept under the store root, shared by every
+/// thread and process that opens the store:
+///
+/// ```
+/// <root>/catalog/          0700
+///   log                    a 16-byte header ("STRATACL", u16 version), then framed records (CatalogRecord)
+///   sequence               a change counter, mapped shared by every process
+///   locks/00 … locks/63    key stripes; locks/log for appends and compaction
+/// ```
+///
+/// Each process holds the whole catalog in memory (24 bytes of entry per key, strings kept once) and catches up
+/// with other processes' appends when the shared change counter moves, so a lookup is a dictionary read and one
+/// atomic load. Appends go to the end of the log under the log lock; a record whose frame was cut short by a
+/// crash is dropped by the next writer. When the log is much larger than what it describes, it is rewritten
+/// (compacted) atomically.
+///
+/// The catalog records; it does not move values. ``Storage`` holds a key's stripe lock while it writes a tier
+/// and records the result, and writes an `intent` record before a value changes tier, so that a crash at any
+/// instant leaves the key readable as exactly the old value or the new one (see `Documentation/Storage.md`).
+public final class StorageCatalog: Sendable {
+    /// The version of the log format this build writes and reads.
+    public static let formatVersion: UInt16 = 1
+    static let magic = Array("STRATACL".utf8)
+    static let headerSize = 16
+
+    /// The catalog's folder, `<root>/catalog`.
+    public let directory: String
+    var logPath: String { directory + "/log" }
+
+    let locks: CatalogLocks
+    let sequence: CatalogSequence
+    let state: Mutex<CatalogState>
+
+    /// Opens the catalog of a store, creating it when absent.
+    /// - Parameter root: The store root.
+    /// - Throws: ``StorageError`` `.corrupt` when the log is not a catalog, `.unsupportedVersion` when a newer
+    ///   Strata wrote it, or an I/O error.
+    public init(root: String) throws {
+        directory = root + "/catalog"
+        for folder in [directory, directory + "/locks"] {
+            do {
+                try Sys.mkdir(folder, 0o700)
+            } catch let error where error.code == EEXIST {
+                let info = try? Sys.lstat(folder)
+                guard let info, (info.st_mode & S_IFMT) == S_IFDIR else {
+                    throw StorageError(
+                        .symbolicLink, "the catalog folder is not a real folder", path: folder,
+                        recovery: "Remove it; the catalog is rebuilt from the tiers as keys are read")
+                }
+            } catch {
+                throw error.storageError("cannot create the catalog folder", path: folder)
+            }
+        }
+        locks = CatalogLocks(directory: directory + "/locks")
+        sequence = try CatalogSequence(path: directory + "/sequence")
+        state = Mutex(CatalogState())
+        try locks.withLog {
+            try state.withLock { state in
+                try openLog(&state, creating: true)
+            }
+        }
+    }
+
+    /// Where `key` lives, or `nil` when the catalog has no entry for it.
+    public func location(of key: String) throws -> StorageLocation? {
+        try current { state in state.location(of: key) }
+    }
+
+    /// The catalogued locations of every key that starts with `prefix`, sorted by the keys' UTF-8 bytes.
+    public func locations(prefix: String = "") throws -> [StorageLocation] {
+        try current { state in
+            state.entries.keys.filter { $0.string.utf8.starts(with: prefix.utf8) }.sorted().compactMap {
+                state.location(of: $0.string)
+            }
+        }
+    }
+
+    /// How many keys the catalog holds.
+    public var count: Int {
+        get throws { try current { $0.entries.count } }
+    }
+
+    /// The keys whose move was started and not finished: by a process that is still moving them, or by one that
+    /// died. ``Storage`` finishes or undoes them when it opens the store.
+    public func unsettledKeys() throws -> [String] {
+        try current { $0.intents.keys.sorted().map(\.string) }
+    }
+
+    /// The shared change counter: it moves whenever any process changes the catalog.
+    package var changeCount: UInt64 { sequence.value }
+
+    /// Runs `body` holding `key`'s stripe lock (threads and processes).
+    package func withKeyLock<T>(_ key: String, _ body: () throws -> T) throws -> T {
+        try locks.withKey(key, body)
+    }
+
+    /// Runs `body` holding `key`'s stripe lock if nobody holds it now; `nil` without running it otherwise.
+    package func withKeyLockIfFree<T>(_ key: String, _ body: () throws -> T) throws -> T? {
+        try locks.withKeyIfFree(key, body)
+    }
+
+    /// Runs `body` on the catalog state, caught up with every other process's appends.
+    func current<T>(_ body: (borrowing CatalogState) throws -> T) throws -> T {
+        try state.withLock { state in
+            if state.seen != sequence.value { try catchUp(&state) }
+            return try body(state)
+        }
+    }
+
+    /// The pending intent for `key`, if any.
+    package func intent(for key: String) throws -> CatalogIntent? {
+        try current { $0.intents[ExactString(key)] }
+    }
+
+    /// Appends records under the log lock, applying them to this process's state.
+    /// - Parameter durable: Whether to `fsync` the log before returning (intents and tier changes; a write
+    ///   that stays in its tier is recorded without one).
+    package func append(_ records: [CatalogRecord], durable: Bool) throws {
+        try locks.withLog {
+            try state.withLock { state in
+                try catchUp(&state, truncatingDamage: true)
+                var frame: [UInt8] = []
+                for record in records { record.encode(into: &frame, strings: state.strings) }
+                do {
+                    try frame.withUnsafeBytes { try Sys.writeAll(state.fd, $0, path: logPath) }
+                    if durable { try Sys.fsync(state.fd, path: logPath) }
+                } catch let error as Errno {
+                    // Whatever part of the frame reached the file is cut off by the next writer's catch-up.
+                    throw error.storageError("cannot append to the catalog log", path: logPath)
+                }
+                for record in records { state.apply(record) }
+                state.offset += frame.count
+                state.seen = sequence.bump()
+                if state.offset > 1 << 20, state.offset > 4 * state.liveBytesEstimate {
+                    try compact(&state)
+                }
+            }
+        }
+    }
+
+    /// Interns the strings of a location for an entry.
+    package func entry(for location: StorageLocation) throws -> CatalogEntry {
+        try state.withLock { state in
+            guard let backend = state.strings.intern(location.backend),
+                let rule = state.strings.intern(location.ruleID),
+                let contentType = location.contentType.map({ state.strings.intern($0) }) ?? CatalogStrings.none
+            else {
+                throw StorageError(
+                    .limitExceeded, "the catalog holds 65,534 distinct backend names, rules and content types",
+                    key: location.key, path: logPath, recovery: "Use fewer distinct content types")
+            }
+            return CatalogEntry(
+                tier: location.tier, kind: location.kind, backend: backend, rule: rule, contentType: contentType,
+                size: Int64(location.size), modified: location.modified.timeIntervalSince1970)
+        }
+    }
+}

@@ -1,0 +1,36 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+extension Sys {
+    /// `mmap(2)` of `length` bytes of `fd` from offset 0, readable and writable, shared with every process that
+    /// maps the same file.
+    package static func mapShared(_ fd: Int32, length: Int, path: String? = nil) throws(Errno)
+        -> UnsafeMutableRawPointer
+    {
+        if FaultInjector.isArmed, case .error(let code)? = FaultInjector.shared.fault(for: .map, path: path) {
+            throw Errno(code)
+        }
+        guard let address = system_mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0),
+            address != MAP_FAILED
+        else { throw Errno.current }
+        return address
+    }
+
+    /// `munmap(2)`.
+    package static func unmap(_ address: UnsafeMutableRawPointer, length: Int) {
+        _ = system_munmap(address, length)
+    }
+}
+
+private func system_mmap(
+    _ address: UnsafeMutableRawPointer?, _ length: Int, _ protection: Int32, _ flags: Int32, _ fd: Int32,
+    _ offset: off_t
+) -> UnsafeMutableRawPointer? {
+    mmap(address, length, protection, flags, fd, offset)
+}
+private func system_munmap(_ address: UnsafeMutableRawPointer, _ length: Int) -> Int32 { munmap(address, length) }

@@ -1,0 +1,45 @@
+extension Tier {
+    /// The tier's code in the catalog log. Stable: part of the documented format.
+    var catalogCode: UInt8 {
+        switch self {
+        case .defaults: 0
+        case .secrets: 1
+        case .records: 2
+        case .files: 3
+        }
+    }
+
+    init?(catalogCode: UInt8) {
+        switch catalogCode {
+        case 0: self = .defaults
+        case 1: self = .secrets
+        case 2: self = .records
+        case 3: self = .files
+        default: return nil
+        }
+    }
+}
+
+extension DataKind {
+    /// The kind's code in the catalog log. Stable: part of the documented format.
+    var catalogCode: UInt8 {
+        switch self {
+        case .preference: 0
+        case .credential: 1
+        case .structured: 2
+        case .relational: 3
+        case .file: 4
+        }
+    }
+
+    init?(catalogCode: UInt8) {
+        switch catalogCode {
+        case 0: self = .preference
+        case 1: self = .credential
+        case 2: self = .structured
+        case 3: self = .relational
+        case 4: self = .file
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,33 @@
+import Foundation
+import Strata
+import StrataTestSupport
+
+/// The child modes that drive ``Storage``; `false` when `arguments` names none of them.
+func runStorageMode(_ arguments: [String]) throws -> Bool {
+    switch arguments.first {
+    case "storage-moves":
+        // storage-moves ROOT START: put key `moved` through the facade forever, cycling its tier, `ack N` after each.
+        let storage = try Storage(root: arguments[1])
+        var index = Int(arguments[2]) ?? 0
+        while true {
+            try storage.put(
+                StorageWorkload.moveValue(index), for: "moved", as: StorageWorkload.moveDescriptor(index))
+            say("ack \(index)")
+            index += 1
+        }
+    case "storage-contend":
+        // storage-contend ROOT PROCESS ROUNDS: put keys c-0 … c-49 ROUNDS times each, then say `done`.
+        let storage = try Storage(root: arguments[1])
+        let process = Int(arguments[2]) ?? 0
+        for round in 0..<(Int(arguments[3]) ?? 3) {
+            for key in 0..<50 {
+                let (value, descriptor) = StorageWorkload.contendedWrite(process: process, round: round, key: key)
+                try storage.put(value, for: "c-\(key)", as: descriptor)
+            }
+        }
+        say("done")
+    default:
+        return false
+    }
+    return true
+}
