@@ -123,6 +123,8 @@ let package = Package(
             name: "strata-bench-postgres", dependencies: ["BenchmarkKit", "StrataRecords", "StrataPostgres", "CLibPQ"],
             path: "Benchmarks/PostgresBenchmark"),
         .executableTarget(
+            name: "strata-bench-storage", dependencies: ["BenchmarkKit", "Strata"], path: "Benchmarks/StorageBenchmark"),
+        .executableTarget(
             name: "strata-bench-files", dependencies: ["BenchmarkKit", "StrataFiles"], path: "Benchmarks/FilesBenchmark"
         ),
 

@@ -7,16 +7,17 @@ extension Storage {
     /// - Returns: The value, or `nil` when no tier has one.
     /// - Throws: ``StorageError`` from the tier, or `.conflict` when several tiers hold uncatalogued copies.
     public func data(for key: String) throws -> Data? {
-        try StoragePaths.validateKey(key)
         // Optimistic: read where the catalog points, and accept the value only if the catalog did not change
         // meanwhile (a move commits in the catalog before it removes the old copy). Under a storm of changes,
         // fall back to reading under the key's lock, where nothing can move it.
         for _ in 0..<8 {
             let before = catalog.changeCount
-            guard let location = try catalog.location(of: key) else { break }
-            let value = try backend(for: location.tier, key: key).data(for: key)
+            guard let tier = try catalog.tier(of: key) else { break }
+            // The backend checks the key; a catalogued key passed the same checks when it was put.
+            let value = try backend(for: tier, key: key).data(for: key)
             if catalog.changeCount == before { return value }
         }
+        try StoragePaths.validateKey(key)
         return try catalog.withKeyLock(key) {
             if let location = try catalog.location(of: key) {
                 return try backend(for: location.tier, key: key).data(for: key)

@@ -18,6 +18,11 @@ package struct CatalogStrings: Sendable {
     package static let none = UInt16.max
     private var strings: [String] = []
     private var indices: [ExactString: UInt16] = [:]
+    /// The UTF-8 bytes of each string, by index: a log names the same few strings in every record, and matching
+    /// bytes spares making a `String` per record just to look it up.
+    private var bytes: [[UInt8]] = []
+    /// The index that the last lookup of each field position found.
+    private var recent: [UInt16] = [.max, .max, .max]
 
     package init() {}
 
@@ -41,8 +46,19 @@ package struct CatalogStrings: Sendable {
         guard strings.count < Int(Self.none) else { return nil }
         let index = UInt16(strings.count)
         strings.append(text)
+        bytes.append(Array(text.utf8))
         indices[ExactString(text)] = index
         return index
+    }
+
+    /// The index of the string whose UTF-8 bytes are `raw`, adding it when it is new; `field` (0, 1 or 2) names
+    /// the position in the record, whose last answer is tried first.
+    package mutating func intern(_ raw: UnsafeRawBufferPointer, field: Int) -> UInt16? {
+        let guess = recent[field]
+        if guess != Self.none, bytes[Int(guess)].withUnsafeBytes({ $0.elementsEqual(raw) }) { return guess }
+        let found = intern(String(decoding: raw, as: UTF8.self))
+        if let found { recent[field] = found }
+        return found
     }
 
     package func optional(_ index: UInt16) -> String? {

@@ -25,11 +25,11 @@ struct CatalogPayloadReader {
     }
 
     /// A `u8 length | UTF-8` string, interned; ``CatalogStrings/none`` for length 255 when `allowsNone`.
-    mutating func short(strings: inout CatalogStrings, allowsNone: Bool) -> UInt16? {
+    mutating func short(strings: inout CatalogStrings, field: Int, allowsNone: Bool) -> UInt16? {
         guard let count = byte() else { return nil }
         if count == 255 { return allowsNone ? CatalogStrings.none : nil }
         guard let text = raw(count: Int(count)) else { return nil }
-        return strings.intern(String(decoding: text, as: UTF8.self))  // nil: the record is refused as damaged
+        return strings.intern(text, field: field)  // nil: the record is refused as damaged
     }
 
     mutating func record(strings: inout CatalogStrings) -> CatalogRecord? {
@@ -41,9 +41,9 @@ struct CatalogPayloadReader {
         case 1:
             guard let tier = byte().flatMap(Tier.init(catalogCode:)), let kindCode = byte(),
                 let size = integer(Int64.self), let seconds = integer(UInt64.self),
-                let backend = short(strings: &strings, allowsNone: false),
-                let rule = short(strings: &strings, allowsNone: false),
-                let contentType = short(strings: &strings, allowsNone: true)
+                let backend = short(strings: &strings, field: 0, allowsNone: false),
+                let rule = short(strings: &strings, field: 1, allowsNone: false),
+                let contentType = short(strings: &strings, field: 2, allowsNone: true)
             else { return nil }
             let kind = kindCode == 255 ? nil : DataKind(catalogCode: kindCode)
             if kindCode != 255, kind == nil { return nil }

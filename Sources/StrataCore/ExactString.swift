@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// A string that equals another only when their Unicode scalars are identical.
 ///
 /// Swift's `String` compares by canonical equivalence: `"caf\u{E9}"` (é, NFC) equals `"cafe\u{301}"` (e and a
@@ -33,7 +41,16 @@ public struct ExactString: Hashable, Comparable, Sendable, CustomStringConvertib
     public var description: String { string }
 
     public static func == (lhs: ExactString, rhs: ExactString) -> Bool {
-        lhs.string.utf8.elementsEqual(rhs.string.utf8)
+        let left = lhs.string.utf8
+        let right = rhs.string.utf8
+        guard left.count == right.count else { return false }
+        // Native strings are contiguous UTF-8: compare the bytes with memcmp. Bridged ones fall back to a loop.
+        let fast = left.withContiguousStorageIfAvailable { a in
+            right.withContiguousStorageIfAvailable { b in
+                a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0
+            }
+        }
+        return (fast ?? nil) ?? left.elementsEqual(right)
     }
 
     public static func < (lhs: ExactString, rhs: ExactString) -> Bool {
@@ -41,8 +58,12 @@ public struct ExactString: Hashable, Comparable, Sendable, CustomStringConvertib
     }
 
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(string.utf8.count)
-        for byte in string.utf8 { hasher.combine(byte) }
+        let utf8 = string.utf8
+        let hashed: Void? = utf8.withContiguousStorageIfAvailable { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        if hashed == nil {
+            for byte in utf8 { hasher.combine(byte) }
+        }
+        hasher.combine(utf8.count)
     }
 }
 

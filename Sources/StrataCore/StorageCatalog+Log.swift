@@ -73,43 +73,73 @@ extension StorageCatalog {
             throw error.storageError("cannot inspect the catalog log", path: logPath)
         }
         guard size > state.offset else { return }
-        var bytes = [UInt8](repeating: 0, count: size - state.offset)
-        var filled = 0
-        do {
-            while filled < bytes.count {
-                let count = try bytes.withUnsafeMutableBytes {
-                    try Sys.pread(
-                        state.fd, UnsafeMutableRawBufferPointer(rebasing: $0[filled...]),
-                        at: Int64(state.offset + filled))
-                }
-                if count == 0 { break }
-                filled += count
-            }
-        } catch let error as Errno {
-            throw error.storageError("cannot read the catalog log", path: logPath)
+        if state.offset == 0 {
+            // A whole log: about 60 bytes a record. Sizing the tables once spares rehashing a million keys.
+            state.entries.reserveCapacity(size / 60)
         }
-        var position = 0
+        // Read in chunks, so a large log never sits in memory whole; a record cut by a chunk boundary is read
+        // again with the next chunk.
+        let chunkSize = 4 << 20
+        var chunk = [UInt8](repeating: 0, count: min(chunkSize, size - state.offset))
+        var start = state.offset
         var damage: String?
-        try bytes.withUnsafeBytes { raw in
-            let buffer = UnsafeRawBufferPointer(rebasing: raw[..<filled])
-            if state.offset == 0 {
-                try checkHeader(buffer)
-                position = Self.headerSize
+        var checkedHeader = state.offset > 0
+        reading: while start < size {
+            let wanted = min(chunk.count, size - start)
+            var filled = 0
+            do {
+                while filled < wanted {
+                    let count = try chunk.withUnsafeMutableBytes {
+                        try Sys.pread(
+                            state.fd, UnsafeMutableRawBufferPointer(rebasing: $0[filled..<wanted]),
+                            at: Int64(start + filled))
+                    }
+                    if count == 0 { break }
+                    filled += count
+                }
+            } catch let error as Errno {
+                throw error.storageError("cannot read the catalog log", path: logPath)
             }
-            decoding: while position < buffer.count {
-                switch CatalogRecord.decode(buffer, at: position, strings: &state.strings) {
-                case .record(let record, let next):
-                    state.apply(record)
-                    position = next
-                case .incomplete:
-                    if truncatingDamage { damage = "a record cut short" }
-                    break decoding
-                case .damaged(let why):
-                    damage = why
-                    break decoding
+            guard filled > 0 else { break reading }
+            let reachesEnd = start + filled >= size
+            var position = 0
+            var ended = false
+            try chunk.withUnsafeBytes { raw in
+                let buffer = UnsafeRawBufferPointer(rebasing: raw[..<filled])
+                if !checkedHeader {
+                    try checkHeader(buffer)
+                    checkedHeader = true
+                    position = Self.headerSize
+                }
+                decoding: while position < buffer.count {
+                    switch CatalogRecord.decode(buffer, at: position, strings: &state.strings) {
+                    case .record(let record, let next):
+                        state.apply(record)
+                        position = next
+                    case .incomplete where reachesEnd:
+                        // The log ends inside a frame: a writer is appending it, or died appending it.
+                        ended = true
+                        if truncatingDamage { damage = "a record cut short" }
+                        break decoding
+                    case .incomplete:
+                        // The frame continues in the next chunk: read again from its start.
+                        break decoding
+                    case .damaged(let why):
+                        ended = true
+                        damage = why
+                        break decoding
+                    }
                 }
             }
+            if position == 0, !ended {
+                // Not one whole frame in a 4 MiB chunk, though frames are at most 64 KiB: damage.
+                damage = "a record larger than any the catalog writes"
+                break reading
+            }
+            start += position
+            if ended || reachesEnd { break reading }
         }
+        let position = start - state.offset
         state.offset += position
         if let damage, truncatingDamage {
             // Under the log lock nobody is appending: what follows the last whole record is the remains of a

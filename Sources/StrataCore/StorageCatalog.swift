@@ -79,6 +79,11 @@ public final class StorageCatalog: Sendable {
         try current { state in state.location(of: key) }
     }
 
+    /// The tier that holds `key`, or `nil` when the catalog has no entry for it: the lookup a read makes.
+    public func tier(of key: String) throws -> Tier? {
+        try current { state in state.entries[ExactString(key)]?.tier }
+    }
+
     /// The catalogued locations of every key that starts with `prefix`, sorted by the keys' UTF-8 bytes.
     public func locations(prefix: String = "") throws -> [StorageLocation] {
         try current { state in

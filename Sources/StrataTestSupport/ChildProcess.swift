@@ -31,7 +31,10 @@ public final class ChildProcess: Sendable {
         var partial = Data()
         var all = Data()
         var errors = Data()
+        /// Standard output reached end of file.
         var ended = false
+        /// Standard error reached end of file.
+        var errorsEnded = false
     }
 
     private let process: Process
@@ -86,8 +89,11 @@ public final class ChildProcess: Sendable {
         Thread.detachNewThread { [shared] in
             while true {
                 let chunk = err.availableData
+                shared.output.withLock { state in
+                    if chunk.isEmpty { state.errorsEnded = true } else { state.errors.append(chunk) }
+                }
+                shared.changed.signal()
                 if chunk.isEmpty { return }
-                shared.output.withLock { $0.errors.append(chunk) }
             }
         }
         try process.run()
@@ -131,9 +137,12 @@ public final class ChildProcess: Sendable {
     /// Waits for the program to end and returns what it did.
     public func wait() -> Result {
         process.waitUntilExit()
-        // Let the readers drain what is left in the pipes.
-        let deadline = Date().addingTimeInterval(5)
-        while !shared.output.withLock({ $0.ended }) && Date() < deadline { changed.wait(timeout: 0.02) }
+        // Let both readers drain what is left in the pipes: a result taken before the standard-error reader reached
+        // end of file would show an empty or partial standard error (seen under load).
+        let deadline = Date().addingTimeInterval(30)
+        while !shared.output.withLock({ $0.ended && $0.errorsEnded }) && Date() < deadline {
+            changed.wait(timeout: 0.02)
+        }
         return shared.output.withLock { state in
             Result(
                 status: process.terminationStatus,
