@@ -3,6 +3,7 @@ import Synchronization
 /// The system calls that pass through ``Sys`` and can have faults injected.
 package enum SystemCall: String, Sendable, Hashable, CaseIterable {
     case open, read, write, fsync, rename, unlink, mkdir, ftruncate, lock, chmod, stat
+    case link
 }
 
 /// A fault that ``FaultInjector`` makes a system call suffer.
