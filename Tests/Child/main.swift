@@ -180,6 +180,10 @@ do {
             if VersionedContent.version(of: data, size: size) == nil { say("torn \(data.count)") }
         }
         say("done")
+    case "files-import-gzip":
+        // files-import-gzip ROOT SOURCE KEY: import a gzip file (a FIFO lets the test stall it midway), then `done`.
+        try FileStore(root: arguments[1]).importGzip(from: arguments[2], to: arguments[3])
+        say("done")
     default:
         FileHandle.standardError.write(
             Data("usage: strata-test-child hold-lock|try-lock|atomic-replace|defaults-... \n".utf8))
