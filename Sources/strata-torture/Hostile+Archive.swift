@@ -118,7 +118,12 @@ func namedArchive(_ names: [String], existing: [String], root: String, index: In
     func under(_ name: [UInt8], _ folder: [UInt8]) -> Bool { name.starts(with: folder + [UInt8(ascii: "/")]) }
     let files = names.filter(isFile).map(bare)
     let folders = names.filter { !isFile($0) }.map(bare)
-    let stored = existing.map(bare)
+    // The store's files, as they can exist together (a name that clashes with an earlier one is left out).
+    var stored: [[UInt8]] = []
+    for name in existing.map(bare) where !stored.contains(where: { $0 == name || under($0, name) || under(name, $0) }) {
+        stored.append(name)
+    }
+    let existing = stored.map { String(decoding: $0, as: UTF8.self) }
     let duplicate = Set(files).count != files.count
     let clash =
         files.contains { file in
@@ -140,23 +145,14 @@ func namedArchive(_ names: [String], existing: [String], root: String, index: In
 /// `<root>/expected`: a line `refused` or `stored`, the store's files before, then the files to find after, as
 /// hex (names keep their exact scalars through it).
 func writeExpectation(_ root: String, refused: Bool, files: [(String, [UInt8])], existing: [String] = []) throws {
-    func hex(_ bytes: some Sequence<UInt8>) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+    func hex(_ bytes: some Sequence<UInt8>) -> String { Hex.encode(bytes) }
     var lines = [refused ? "refused" : "stored", existing.map { hex($0.utf8) }.joined(separator: " ")]
     lines += files.map { hex($0.0.utf8) + " " + hex($0.1) }
     try Data(lines.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: root + "/expected"))
 }
 
 func readExpectation(_ root: String) throws -> (refused: Bool, existing: [String], files: [(String, Data)]) {
-    func unhex(_ text: Substring) -> [UInt8] {
-        var bytes: [UInt8] = []
-        var index = text.startIndex
-        while index < text.endIndex {
-            let next = text.index(index, offsetBy: 2)
-            bytes.append(UInt8(text[index..<next], radix: 16)!)
-            index = next
-        }
-        return bytes
-    }
+    func unhex(_ text: Substring) -> [UInt8] { Hex.decode(String(text)) ?? [] }
     let lines = String(decoding: try Data(contentsOf: URL(fileURLWithPath: root + "/expected")), as: UTF8.self)
         .split(separator: "\n", omittingEmptySubsequences: false)
     let existing = lines[1].split(separator: " ").map { String(decoding: unhex($0), as: UTF8.self) }
@@ -172,9 +168,7 @@ func hostileTarget(_ root: String, _ existing: [String]) throws -> (FileStore, [
     let store = try FileStore(
         root: root + "/target-\(UInt32.random(in: 0...UInt32.max))",
         configuration: FilesConfiguration(durability: .atomicOnly))
-    for key in existing where (try? store.write(Data(key.utf8), to: key)) == nil {
-        continue  // Two existing names can clash with each other: keep the first.
-    }
+    for key in existing { try store.write(Data(key.utf8), to: key) }
     return (store, try snapshot(store))
 }
 
