@@ -184,6 +184,20 @@ do {
         // files-import-gzip ROOT SOURCE KEY: import a gzip file (a FIFO lets the test stall it midway), then `done`.
         try FileStore(root: arguments[1]).importGzip(from: arguments[2], to: arguments[3])
         say("done")
+    case "files-import-faulty":
+        // files-import-faulty ROOT ARCHIVE CALL STEP: import a zip with EIO injected at the STEP-th CALL under
+        // ROOT (the injector is global to a process, so each plan runs in its own); prints `refused ERRNO` or
+        // `imported FAULTS` (how many faults were injected: 0 once STEP is past the last call).
+        let store = try FileStore(root: arguments[1], configuration: FilesConfiguration(durability: .atomicOnly))
+        FaultInjector.shared.inject(
+            .error(EIO), on: SystemCall(rawValue: arguments[3])!, pathContaining: arguments[1],
+            after: Int(arguments[4]) ?? 0)
+        do {
+            try store.importZip(from: arguments[2])
+            say("imported \(FaultInjector.shared.injectedCount)")
+        } catch let error as StorageError {
+            say("refused \(error.errno ?? 0)")
+        }
     default:
         FileHandle.standardError.write(
             Data("usage: strata-test-child hold-lock|try-lock|atomic-replace|defaults-... \n".utf8))
