@@ -230,7 +230,7 @@ struct ArchiveHardeningTests {
         var failures = 0
         for step in 0..<200 {
             let result = try ChildProcess.run(child, ["files-import-faulty", root, archive, call.rawValue, "\(step)"])
-            let output = result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+            let output = result.standardOutput.split(separator: "\n").first.map(String.init) ?? ""
             if output.hasPrefix("refused") {
                 failures += 1
                 #expect(output == "refused \(EIO)", "\(call) step \(step): \(output)")
@@ -247,6 +247,31 @@ struct ArchiveHardeningTests {
         if call == .rename || call == .link || call == .mkdir {
             #expect(failures >= 3, "only \(failures) \(call) steps were failed")
         }
+    }
+
+    @Test func aRollbackThatFailsTooKeepsThePreviousFilesAndSaysWhere() throws {
+        let child = try TestExecutables.url(named: "strata-test-child")
+        let root = fixture.directory.appending("root")
+        for key in ["a.txt", "b.txt"] { try store.write(Data("old \(key)".utf8), to: key) }
+        let archive = try zip(["a.txt", "b.txt"])
+        // Renames: two into the staging folder, then a.txt and b.txt into place. The 4th (b.txt) fails, and so
+        // does the 5th, the rollback's putting back of the old a.txt.
+        let result = try ChildProcess.run(child, ["files-import-faulty", root, archive, "rename", "3", "2"])
+        let lines = result.standardOutput.split(separator: "\n").map(String.init)
+        #expect(lines.first == "refused \(EIO)", "\(result.standardOutput) \(result.standardError)")
+        let kept = try FileManager.default.contentsOfDirectory(atPath: store.directory).filter {
+            $0.hasPrefix(ImportStaging.keptPrefix)
+        }
+        #expect(kept.count == 1)
+        #expect(lines.count > 1 && lines[1].contains(kept.first ?? "?"), "the recovery names the folder: \(lines)")
+        let previous = store.directory + "/" + (kept.first ?? "") + "/previous-0"
+        #expect(FileManager.default.contents(atPath: previous) == Data("old a.txt".utf8))
+        #expect(try store.read("b.txt") == Data("old b.txt".utf8))
+        // Neither opening the store nor another import removes it.
+        _ = try FileStore(root: root)
+        try store.importGzip(
+            from: try write(GzipSkeleton(members: [.init(content: [1])]).bytes(), "one.gz"), to: "one.bin")
+        #expect(FileManager.default.fileExists(atPath: previous))
     }
 
     // MARK: Item 1: staging of dead imports
