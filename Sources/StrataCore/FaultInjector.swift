@@ -2,7 +2,9 @@ import Synchronization
 
 /// The system calls that pass through ``Sys`` and can have faults injected.
 package enum SystemCall: String, Sendable, Hashable, CaseIterable {
-    case open, read, write, fsync, rename, unlink, mkdir, ftruncate, lock, chmod, stat, map
+    case open, read, write, fsync, rename, unlink, mkdir, ftruncate, lock, chmod, stat
+    case link
+    case map
 }
 
 /// A fault that ``FaultInjector`` makes a system call suffer.

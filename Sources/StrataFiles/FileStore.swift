@@ -47,6 +47,7 @@ public final class FileStore: Sendable {
             throw error.storageError("cannot create the lock folder", tier: .files, path: locks)
         }
         AtomicFile.removeStaleTemporaries(in: directory)
+        ImportStaging.removeDead(in: directory)
     }
 
     /// Opens the file tier under a store root folder.

@@ -66,6 +66,12 @@ enum Zlib {
         deinit { inflateEnd(&stream) }
 
         var isFinished: Bool { finished }
+
+        /// Starts over on a new stream (the next member of a gzip file), keeping the allocated state.
+        func reset() {
+            inflateReset(&stream)
+            finished = false
+        }
         /// Input bytes not consumed by the end of the stream (after a gzip member or deflate end).
         var remainingInput: Int { Int(stream.avail_in) }
 

@@ -24,10 +24,13 @@ enum FuzzTarget: String, CaseIterable {
     func run(_ data: Data) {
         switch self {
         case .archive:
-            if data.first == 0x1F {
-                FilesFuzzing.gzip(data)
-            } else {
-                FilesFuzzing.zip(data, scratch: Self.scratch + ".zip")
+            // The first byte picks the reader: raw gzip, structured zip ('Z': the rest chooses the fields of a
+            // valid skeleton), structured gzip ('G'), or raw zip.
+            switch data.first {
+            case 0x1F: FilesFuzzing.gzip(data)
+            case UInt8(ascii: "Z"): FilesFuzzing.structuredZip(data.dropFirst(), scratch: Self.scratch + ".zip")
+            case UInt8(ascii: "G"): FilesFuzzing.structuredGzip(data.dropFirst())
+            default: FilesFuzzing.zip(data, scratch: Self.scratch + ".zip")
             }
         case .sealedItem:
             SecretsFuzzing.keyring(data)

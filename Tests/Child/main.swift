@@ -180,6 +180,26 @@ do {
             if VersionedContent.version(of: data, size: size) == nil { say("torn \(data.count)") }
         }
         say("done")
+    case "files-import-gzip":
+        // files-import-gzip ROOT SOURCE KEY: import a gzip file (a FIFO lets the test stall it midway), then `done`.
+        try FileStore(root: arguments[1]).importGzip(from: arguments[2], to: arguments[3])
+        say("done")
+    case "files-import-faulty":
+        // files-import-faulty ROOT ARCHIVE CALL STEP [TIMES]: import a zip with EIO injected at the STEP-th CALL
+        // under ROOT, and the TIMES-1 calls after it (the injector is global to a process, so each plan runs in
+        // its own); prints `refused ERRNO` and the error's recovery on the next line, or `imported FAULTS` (how
+        // many faults were injected: 0 once STEP is past the last call).
+        let store = try FileStore(root: arguments[1], configuration: FilesConfiguration(durability: .atomicOnly))
+        FaultInjector.shared.inject(
+            .error(EIO), on: SystemCall(rawValue: arguments[3])!, pathContaining: arguments[1],
+            after: Int(arguments[4]) ?? 0, times: arguments.count > 5 ? Int(arguments[5]) ?? 1 : 1)
+        do {
+            try store.importZip(from: arguments[2])
+            say("imported \(FaultInjector.shared.injectedCount)")
+        } catch let error as StorageError {
+            say("refused \(error.errno ?? 0)")
+            say(error.recovery ?? "")
+        }
     default:
         if try runStorageMode(arguments) { break }
         FileHandle.standardError.write(
