@@ -3,7 +3,7 @@ import Foundation
 /// One process's copy of the catalog: every entry and pending intent, and how far into the log it has read.
 /// Guarded by ``StorageCatalog``'s mutex.
 struct CatalogState: ~Copyable {
-    var entries: [ExactString: CatalogEntry] = [:]
+    var entries = CatalogTable()
     var intents: [ExactString: CatalogIntent] = [:]
     /// Kept across reloads: entries made before a reload still point into it.
     var strings = CatalogStrings()
@@ -25,9 +25,9 @@ struct CatalogState: ~Copyable {
     mutating func apply(_ record: CatalogRecord) {
         switch record {
         case .set(let key, let entry):
-            entries[ExactString(key)] = entry
+            entries.set(key, entry)
         case .remove(let key):
-            entries.removeValue(forKey: ExactString(key))
+            entries.remove(key)
         case .intent(let key, let from, let to):
             intents[ExactString(key)] = CatalogIntent(key: key, from: from, to: to)
         case .settle(let key):
@@ -36,7 +36,7 @@ struct CatalogState: ~Copyable {
     }
 
     func location(of key: String) -> StorageLocation? {
-        guard let entry = entries[ExactString(key)] else { return nil }
+        guard let entry = entries[key] else { return nil }
         return StorageLocation(
             key: key, tier: entry.tier, backend: strings[entry.backend], ruleID: strings[entry.rule], kind: entry.kind,
             contentType: strings.optional(entry.contentType), size: Int(entry.size),

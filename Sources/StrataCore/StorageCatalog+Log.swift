@@ -41,7 +41,7 @@ extension StorageCatalog {
         }
         state.device = UInt64(info.st_dev)
         state.inode = UInt64(info.st_ino)
-        state.entries = [:]
+        state.entries = CatalogTable()
         state.intents = [:]
         state.offset = 0
         state.seen = sequence.value
@@ -75,7 +75,7 @@ extension StorageCatalog {
         guard size > state.offset else { return }
         if state.offset == 0 {
             // A whole log: about 60 bytes a record. Sizing the tables once spares rehashing a million keys.
-            state.entries.reserveCapacity(size / 60)
+            state.entries.reserveCapacity(size / 80)
         }
         // Read in chunks, so a large log never sits in memory whole; a record cut by a chunk boundary is read
         // again with the next chunk.
@@ -174,8 +174,8 @@ extension StorageCatalog {
         var frame = Self.magic
         withUnsafeBytes(of: Self.formatVersion.littleEndian) { frame.append(contentsOf: $0) }
         frame += [UInt8](repeating: 0, count: Self.headerSize - frame.count)
-        for (key, entry) in state.entries {
-            CatalogRecord.set(key: key.string, entry: entry).encode(into: &frame, strings: state.strings)
+        state.entries.forEach { key, entry in
+            CatalogRecord.set(key: key, entry: entry).encode(into: &frame, strings: state.strings)
         }
         for (key, intent) in state.intents {
             CatalogRecord.intent(key: key.string, from: intent.from, to: intent.to).encode(

@@ -81,13 +81,13 @@ public final class StorageCatalog: Sendable {
 
     /// The tier that holds `key`, or `nil` when the catalog has no entry for it: the lookup a read makes.
     public func tier(of key: String) throws -> Tier? {
-        try current { state in state.entries[ExactString(key)]?.tier }
+        try current { state in state.entries[key]?.tier }
     }
 
     /// The catalogued locations of every key that starts with `prefix`, sorted by the keys' UTF-8 bytes.
     public func locations(prefix: String = "") throws -> [StorageLocation] {
         try current { state in
-            state.entries.keys.filter { $0.string.utf8.starts(with: prefix.utf8) }.sorted().compactMap {
+            state.entries.keys(prefix: prefix).map { ExactString($0) }.sorted().compactMap {
                 state.location(of: $0.string)
             }
         }
