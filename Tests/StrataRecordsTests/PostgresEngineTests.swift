@@ -476,16 +476,23 @@ struct PostgresServerLossTests {
         try counters.insert(Counter(id: "after", value: 1))
         #expect(try counters.get(id: "lost") == nil)
         // The listener reconnects too, and reports that it may have missed commits.
+        let change = await Self.firstChange(in: stream) { $0.isExternal }
+        #expect(change?.isExternal == true)
+    }
+
+    /// The first change on `stream` that `matches`, or `nil` after 20 s.
+    static func firstChange(
+        in stream: AsyncStream<RecordChange>, where matches: @escaping @Sendable (RecordChange) -> Bool
+    ) async -> RecordChange? {
         let waiter = Task { () -> RecordChange? in
-            for await change in stream where change.isExternal { return change }
+            for await change in stream where matches(change) { return change }
             return nil
         }
         let timeout = Task {
             try await Task.sleep(for: .seconds(20))
             waiter.cancel()
         }
-        let change = await waiter.value
-        timeout.cancel()
-        #expect(change?.isExternal == true)
+        defer { timeout.cancel() }
+        return await waiter.value
     }
 }

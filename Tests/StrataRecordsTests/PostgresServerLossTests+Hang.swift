@@ -67,16 +67,7 @@ extension PostgresServerLossTests {
         try counters.upsert(Counter(id: "d", value: 4))
         #expect(try counters.get(id: "d")?.value == 4)
         // The listener reconnected, and says it may have missed commits.
-        let waiter = Task { () -> RecordChange? in
-            for await change in stream where change.isExternal && change.collection == nil { return change }
-            return nil
-        }
-        let timeout = Task {
-            try await Task.sleep(for: .seconds(20))
-            waiter.cancel()
-        }
-        let change = await waiter.value
-        timeout.cancel()
+        let change = await Self.firstChange(in: stream) { $0.isExternal && $0.collection == nil }
         #expect(change != nil, "the listener found its hung connection and reconnected")
     }
 
