@@ -6,6 +6,10 @@
 #   Scripts/postgres.sh stop              # stops the server in $STRATA_POSTGRES_DIR and removes the folder
 #   Scripts/postgres.sh crash             # stops it the way a crash would (immediate: no checkpoint), keeping it
 #   Scripts/postgres.sh resume            # starts it again on the same port, recovering from its WAL
+#   Scripts/postgres.sh freeze [SECONDS]  # stops the postmaster and every server process with SIGSTOP (a hung
+#                                         # server: connections open, nothing answers); thaws by itself after
+#                                         # SECONDS (default 60), so a test that dies cannot leave it hung
+#   Scripts/postgres.sh thaw              # resumes them with SIGCONT
 #
 # The cluster lives in a fresh temporary folder, listens on 127.0.0.1 only (and on a socket in that folder),
 # uses password (SCRAM) authentication over TCP, and is initialized with the C locale. With openssl at hand it
@@ -75,9 +79,34 @@ resume() {
     launch "$(find_bin)" "${STRATA_POSTGRES_DIR:?}"
 }
 
+# The postmaster (first line of postmaster.pid) and its children, by process id.
+server_pids() {
+    local postmaster
+    postmaster=$(head -n 1 "${STRATA_POSTGRES_DIR:?}/data/postmaster.pid")
+    echo "$postmaster"
+    ps -o pid= --ppid "$postmaster" || true
+}
+
+signal_server() {
+    local pid
+    for pid in $(server_pids); do kill "-$1" "$pid" 2>/dev/null || true; done
+}
+
+freeze() {
+    local seconds=${1:-60}
+    signal_server STOP
+    # The safety net: thaw after SECONDS even if nobody asks, in a process of its own.
+    STRATA_POSTGRES_DIR=$STRATA_POSTGRES_DIR nohup bash "$0" thaw-after "$seconds" >/dev/null 2>&1 </dev/null &
+}
+
+thaw() {
+    signal_server CONT
+}
+
 stop() {
     local dir=${STRATA_POSTGRES_DIR:-}
     [ -n "$dir" ] && [ -d "$dir/data" ] || return 0
+    [ -f "$dir/data/postmaster.pid" ] && signal_server CONT
     as_owner "$(find_bin)/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null 2>&1 || true
     rm -rf "$dir"
 }
@@ -87,8 +116,14 @@ start) start ;;
 stop) stop ;;
 crash) crash ;;
 resume) resume ;;
+freeze) freeze "${2:-60}" ;;
+thaw) thaw ;;
+thaw-after)
+    sleep "${2:?}"
+    thaw
+    ;;
 *)
-    echo "usage: $0 start|stop|crash|resume" >&2
+    echo "usage: $0 start|stop|crash|resume|freeze [seconds]|thaw" >&2
     exit 2
     ;;
 esac

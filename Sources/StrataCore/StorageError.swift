@@ -71,6 +71,8 @@ public struct StorageError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let connectionFailed = Code(rawValue: "connection-failed")
         /// Concurrent transactions conflicted and the retries ran out; running the operation again may succeed.
         public static let conflict = Code(rawValue: "conflict")
+        /// A call did not finish within its deadline (a hung server or network); it was abandoned.
+        public static let timeout = Code(rawValue: "timeout")
     }
 
     /// What kind of failure this is.
@@ -95,6 +97,10 @@ public struct StorageError: Error, Sendable, Hashable, CustomStringConvertible {
     public var operation: String?
     /// The code of the library underneath, when there is one (SQLite's extended result code for records).
     public var underlyingCode: Int32?
+    /// How many times the operation ran before failing, when it was retried (a transaction that kept conflicting).
+    public var attempts: Int?
+    /// How long the operation ran before failing, in seconds, when that is what ended it (a retry budget, a deadline).
+    public var elapsed: Double?
 
     /// Creates an error. Prefer the codes' static members for `code`.
     public init(
@@ -131,6 +137,8 @@ public struct StorageError: Error, Sendable, Hashable, CustomStringConvertible {
         if let path { places.append("path \(Self.quoted(path))") }
         if let operation { places.append("during \(operation.escapedForDisplay)") }
         if let underlyingCode { places.append("code \(underlyingCode)") }
+        if let attempts { places.append("\(attempts) attempt(s)") }
+        if let elapsed { places.append(String(format: "%.3f s", elapsed)) }
         if !places.isEmpty { text += " (" + places.joined(separator: ", ") + ")" }
         if let errno { text += ": \(String(cString: strerror(errno))) (errno \(errno))" }
         if let recovery { text += ". " + recovery.escapedForDisplay }

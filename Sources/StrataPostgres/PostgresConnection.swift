@@ -2,8 +2,18 @@ internal import CLibPQ
 import Foundation
 public import StrataCore
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// One libpq connection: the only type that calls libpq. Not thread-safe by itself; the pool hands each
 /// connection to one thread at a time.
+///
+/// Every exchange with the server is non-blocking and waits in `poll()` on the connection's socket, bounded by
+/// the configuration's per-call deadline: a server that stops answering (stopped, overloaded, behind a dead
+/// network) costs the caller at most that long, then `.timeout`, and the connection is closed.
 final class PostgresConnection {
     private var handle: OpaquePointer?
     /// Where the connection goes, for errors: `postgresql://user@host:port/db`, never the password.
@@ -12,27 +22,38 @@ final class PostgresConnection {
     private var prepared: [String: String] = [:]
     private var preparedCount = 0
     static let preparedLimit = 256
-    /// Set when the server or the network dropped the connection; the pool then throws it away.
+    /// Set when the server or the network dropped the connection, or a call to it timed out; the pool then
+    /// throws it away.
     private(set) var isBroken = false
+    /// The longest one call may take, in milliseconds (0: no deadline).
+    private let callTimeoutMilliseconds: Int
 
     /// Connects with a libpq connection string (`postgresql://…` or `key=value …`; libpq's `PG…` environment
     /// variables fill in what it leaves out), then sets the session up for Strata: UTF-8, the store's schema
     /// first on the search path, and the lock timeout.
+    /// - Throws: `.timeout` when connecting takes longer than `connect_timeout` or the call deadline.
     init(_ configuration: PostgresConfiguration) throws {
         location = configuration.redactedConnectionString
-        let keywords = ["dbname", "fallback_application_name", "client_encoding"]
-        let values = [configuration.connectionString, "strata", "UTF8"]
-        let connection = Self.withCStrings(keywords) { keywordPointers in
-            Self.withCStrings(values) { valuePointers in
-                PQconnectdbParams(keywordPointers, valuePointers, 1)
+        callTimeoutMilliseconds = configuration.callTimeoutMilliseconds
+        // The timeouts and keepalives go first, so that the connection string's own values win; the encoding
+        // goes last, so that nothing overrides it.
+        let settings =
+            configuration.connectionKeywords + [
+                ("dbname", configuration.connectionString), ("fallback_application_name", "strata"),
+                ("client_encoding", "UTF8"),
+            ]
+        let connection = Self.withCStrings(settings.map(\.0)) { keywordPointers in
+            Self.withCStrings(settings.map(\.1)) { valuePointers in
+                PQconnectStartParams(keywordPointers, valuePointers, 1)
             }
         }
         handle = connection
-        guard let connection, PQstatus(connection) == CONNECTION_OK else {
+        guard let connection, PQstatus(connection) != CONNECTION_BAD else {
             let message = connection.map { String(cString: PQerrorMessage($0)) } ?? "out of memory"
             close()
             throw Self.connectError(message, location: location)
         }
+        try finishConnecting(connection, configuration)
         strata_pg_silence(connection)
         location = Self.describe(connection)
         try execute(
@@ -40,11 +61,52 @@ final class PostgresConnection {
             operation: "connect")
     }
 
+    /// Drives libpq's non-blocking connection to the end, waiting on its socket at most until libpq's effective
+    /// `connect_timeout` (the connection string's, or the configuration's) or the call deadline, whichever is
+    /// first. (libpq applies `connect_timeout` itself only to blocking connections.)
+    private func finishConnecting(_ connection: OpaquePointer, _ configuration: PostgresConfiguration) throws {
+        let started = ContinuousClock.now
+        var deadline = configuration.callDeadline()
+        if let seconds = Self.option("connect_timeout", of: connection).flatMap({ Int($0) }), seconds > 0 {
+            // libpq reads 1 as 2 seconds.
+            let connectDeadline = started + .seconds(max(2, seconds))
+            deadline = deadline.map { min($0, connectDeadline) } ?? connectDeadline
+        }
+        var status = PGRES_POLLING_WRITING
+        while status != PGRES_POLLING_OK {
+            guard status != PGRES_POLLING_FAILED else {
+                let message = String(cString: PQerrorMessage(connection))
+                close()
+                throw Self.connectError(message, location: location)
+            }
+            let events = Int16(status == PGRES_POLLING_READING ? POLLIN : POLLOUT)
+            let ready = try? Sys.poll(PQsocket(connection), events: events, until: deadline)
+            if ready == 0 {
+                close()
+                var error = StorageError(
+                    .timeout, "cannot connect: the server did not answer within the connect timeout",
+                    tier: .records, path: location,
+                    recovery: "Check that the server is running and reachable; raise connect_timeout if it is slow")
+                error.operation = "connect"
+                error.elapsed = Self.seconds(since: started)
+                throw error
+            }
+            status = PQconnectPoll(connection)
+        }
+        PQsetnonblocking(connection, 1)
+    }
+
     deinit { close() }
 
     func close() {
         if let handle { PQfinish(handle) }
         handle = nil
+    }
+
+    /// Closes the connection and marks it broken, so that the pool never hands it out again.
+    func discard() {
+        isBroken = true
+        close()
     }
 
     /// The server process serving this connection (for `pg_terminate_backend` in tests, and for logs).
@@ -65,8 +127,7 @@ final class PostgresConnection {
 
     /// Runs SQL without parameters (several statements allowed), ignoring any rows.
     func execute(_ sql: String, operation: String, collection: String? = nil) throws {
-        guard let handle else { throw closedError(operation) }
-        let result = PQexec(handle, sql)
+        let result = try exchange(operation: operation, collection: collection) { PQsendQuery($0, sql) }
         defer { PQclear(result) }
         try check(result, operation: operation, collection: collection)
     }
@@ -76,7 +137,6 @@ final class PostgresConnection {
     func query(_ sql: String, _ parameters: [PostgresParameter] = [], operation: String, collection: String? = nil)
         throws -> PostgresResult
     {
-        guard let handle else { throw closedError(operation) }
         let name: String
         if let known = prepared[sql] {
             name = known
@@ -84,18 +144,23 @@ final class PostgresConnection {
             // Queries differ in shape (an `isIn` of 3 values or of 4), so the cache is bounded: past the limit,
             // drop every prepared statement (outside a failed transaction, where nothing can run).
             if prepared.count >= Self.preparedLimit && !transactionFailed {
-                PQclear(PQexec(handle, "DEALLOCATE ALL"))
+                try execute("DEALLOCATE ALL", operation: operation, collection: collection)
                 prepared.removeAll()
             }
             preparedCount += 1
-            name = "s\(preparedCount)"
-            let result = PQprepare(handle, name, sql, Int32(parameters.count), nil)
+            let fresh = "s\(preparedCount)"
+            let result = try exchange(operation: operation, collection: collection) {
+                PQsendPrepare($0, fresh, sql, Int32(parameters.count), nil)
+            }
             defer { PQclear(result) }
             try check(result, operation: operation, collection: collection)
-            prepared[sql] = name
+            prepared[sql] = fresh
+            name = fresh
         }
-        let result = PostgresParameter.withPointers(parameters) { values in
-            PQexecPrepared(handle, name, Int32(parameters.count), values, nil, nil, 0)
+        let result = try exchange(operation: operation, collection: collection) { handle in
+            PostgresParameter.withPointers(parameters) { values in
+                PQsendQueryPrepared(handle, name, Int32(parameters.count), values, nil, nil, 0)
+            }
         }
         do {
             try check(result, operation: operation, collection: collection)
@@ -106,15 +171,99 @@ final class PostgresConnection {
         return PostgresResult(result!)
     }
 
+    /// Sends a command with `send` (one of libpq's `PQsend…`) and collects its results, every wait bounded by
+    /// the call deadline. Returns the first failed result, or else the last one (as `PQexec` does); the caller
+    /// clears it.
+    /// - Throws: `.connectionFailed` when the connection is lost; `.timeout` when the deadline passes, after
+    ///   asking the server to cancel the statement and closing the connection.
+    private func exchange(operation: String, collection: String?, _ send: (OpaquePointer) -> Int32) throws
+        -> OpaquePointer?
+    {
+        guard let handle else { throw closedError(operation) }
+        let started = ContinuousClock.now
+        let deadline = callTimeoutMilliseconds > 0 ? started + .milliseconds(callTimeoutMilliseconds) : nil
+        guard send(handle) == 1 else { throw failure(nil, operation: operation, collection: collection) }
+        // Send what libpq buffered; while the server's answer may also need reading.
+        var flushed = PQflush(handle)
+        while flushed == 1 {
+            let ready = try wait(handle, for: Int16(POLLIN | POLLOUT), until: deadline)
+            guard ready != 0 else { throw abandon(operation, collection: collection, started: started) }
+            if ready & Int16(POLLIN) != 0 && PQconsumeInput(handle) != 1 {
+                throw failure(nil, operation: operation, collection: collection)
+            }
+            flushed = PQflush(handle)
+        }
+        guard flushed == 0 else { throw failure(nil, operation: operation, collection: collection) }
+        var kept: OpaquePointer?
+        while true {
+            while PQisBusy(handle) == 1 {
+                guard try wait(handle, for: Int16(POLLIN), until: deadline) != 0 else {
+                    PQclear(kept)
+                    throw abandon(operation, collection: collection, started: started)
+                }
+                guard PQconsumeInput(handle) == 1 else {
+                    PQclear(kept)
+                    throw failure(nil, operation: operation, collection: collection)
+                }
+            }
+            guard let result = PQgetResult(handle) else { break }
+            if let previous = kept, PQresultStatus(previous) == PGRES_FATAL_ERROR {
+                PQclear(result)
+            } else {
+                PQclear(kept)
+                kept = result
+            }
+        }
+        return kept
+    }
+
+    /// Waits for the socket; 0 when the deadline passed first.
+    private func wait(_ handle: OpaquePointer, for events: Int16, until deadline: ContinuousClock.Instant?) throws
+        -> Int16
+    {
+        do {
+            return try Sys.poll(PQsocket(handle), events: events, until: deadline)
+        } catch {
+            discard()
+            var failed = StorageError(
+                .connectionFailed, "cannot wait for the server", tier: .records, path: location, errno: error.code)
+            failed.operation = "wait"
+            throw failed
+        }
+    }
+
+    /// Gives up on a call past its deadline: asks the server to cancel the statement (on a thread of its own,
+    /// since libpq's cancel request waits for the server's answer, which a hung server never gives), and closes
+    /// the connection, whose state is now unknown.
+    private func abandon(_ operation: String, collection: String?, started: ContinuousClock.Instant) -> StorageError {
+        if let handle { PostgresCancelRequest(handle)?.sendInBackground() }
+        discard()
+        var error = StorageError(
+            .timeout,
+            "the server did not answer within \(callTimeoutMilliseconds) ms; the statement was cancelled and the connection closed",
+            tier: .records, path: location,
+            recovery:
+                "Check that the server is running and reachable; for statements that are slow on purpose, raise callTimeoutMilliseconds"
+        )
+        error.operation = operation
+        error.collection = collection
+        error.elapsed = Self.seconds(since: started)
+        return error
+    }
+
+    static func seconds(since start: ContinuousClock.Instant) -> Double {
+        let (seconds, attoseconds) = (ContinuousClock.now - start).components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+
     /// Waits up to `timeout` seconds for notifications and returns those that arrived as (channel, payload).
     /// - Throws: `.connectionFailed` when the connection is lost.
     func notifications(waitingUpTo timeout: Double) throws -> [(channel: String, payload: String)] {
         guard let handle else { throw closedError("observe") }
         var found = drainNotifications()
         guard found.isEmpty else { return found }
-        var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
-        let ready = poll(&descriptor, 1, Int32(timeout * 1000))
-        if ready > 0 {
+        let ready = try wait(handle, for: Int16(POLLIN), until: .now + .milliseconds(Int(timeout * 1000)))
+        if ready != 0 {
             guard PQconsumeInput(handle) == 1 else {
                 isBroken = true
                 throw failure(nil, operation: "observe", collection: nil)
@@ -233,6 +382,21 @@ final class PostgresConnection {
         let shownHost = host.hasPrefix("/") ? "[\(host)]" : host
         return
             "postgresql://\(string(PQuser(connection)))@\(shownHost):\(string(PQport(connection)))/\(string(PQdb(connection)))"
+    }
+
+    /// The value libpq uses for a connection option (`connect_timeout`, `keepalives_idle`, …).
+    func option(_ name: String) -> String? { handle.flatMap { Self.option(name, of: $0) } }
+
+    /// The value libpq uses for a connection option, wherever it came from.
+    private static func option(_ name: String, of connection: OpaquePointer) -> String? {
+        guard let options = PQconninfo(connection) else { return nil }
+        defer { PQconninfoFree(options) }
+        var index = 0
+        while let keyword = options[index].keyword {
+            if String(cString: keyword) == name { return options[index].val.map { String(cString: $0) } }
+            index += 1
+        }
+        return nil
     }
 
     private static func withCStrings<T>(_ strings: [String], _ body: ([UnsafePointer<CChar>?]) -> T) -> T {

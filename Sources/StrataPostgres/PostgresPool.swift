@@ -1,4 +1,5 @@
 import Foundation
+import StrataCore
 import Synchronization
 
 /// Connections, checked out one per thread; opened as needed up to the pool's size, reused, and replaced
@@ -14,7 +15,22 @@ final class PostgresPool: Sendable {
     }
 
     func with<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
-        slots.wait()
+        // Every call holding a connection is itself bounded by the deadline, so this wait is too; it ends early
+        // only when the pool is too small for the load.
+        let milliseconds = configuration.callTimeoutMilliseconds
+        let waited: DispatchTimeoutResult =
+            milliseconds > 0
+            ? slots.wait(timeout: .now() + .milliseconds(milliseconds))
+            : {
+                slots.wait(); return .success
+            }()
+        guard waited == .success else {
+            var error = StorageError(
+                .timeout, "all \(configuration.poolSize) connections of the pool stayed busy for \(milliseconds) ms",
+                tier: .records, recovery: "Raise poolSize, or shorten the transactions that hold connections")
+            error.operation = "connect"
+            throw error
+        }
         defer { slots.signal() }
         let box = try idle.withLock { $0.popLast() } ?? ConnectionBox(PostgresConnection(configuration))
         defer {

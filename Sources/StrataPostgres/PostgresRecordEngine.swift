@@ -16,8 +16,10 @@ import Synchronization
 /// Each collection is a table `c_<name> (id text, body jsonb)` in the configured schema; each declared index is
 /// a B-tree expression index over the field. Queries compile to SQL with every value bound as a parameter.
 /// ``RecordStore/write(_:)`` runs at `SERIALIZABLE` isolation and reruns its closure when the server reports a
-/// serialization failure or deadlock (up to ``PostgresConfiguration/maximumTransactionAttempts``), so a
-/// read-modify-write is as safe as on SQLite while writers on many machines run concurrently. Commits are
+/// serialization failure or deadlock (within ``PostgresConfiguration/transactionRetryBudgetMilliseconds``, the
+/// rerun queued on locks of the records it touched), so a read-modify-write is as safe as on SQLite while writers
+/// on many machines run concurrently. Every call to the server is bounded by
+/// ``PostgresConfiguration/callTimeoutMilliseconds``. Commits are
 /// announced with `NOTIFY` and observed with `LISTEN`, naming the collection.
 ///
 /// Comparisons follow `jsonb`: numbers compare as numbers, and an ordering comparison (`<`, `>=`, …) matches
@@ -36,6 +38,10 @@ public final class PostgresRecordEngine: RecordEngine {
     public let usesTLS: Bool
 
     let pool: PostgresPool
+    /// Records whose transactions conflicted lately, by lock key, with when (see ``markHot(_:)``).
+    private let hotRecords = Mutex<[Int64: ContinuousClock.Instant]>([:])
+    static let hotRecordMemory = Duration.seconds(10)
+    static let hotRecordLimit = 4096
     /// Tags this engine's NOTIFY payloads, so its own commits are not reported back to it as external.
     let token = String(UInt64.random(in: 0...UInt64.max), radix: 36)
 
@@ -121,31 +127,141 @@ public final class PostgresRecordEngine: RecordEngine {
 
     // MARK: Transactions
 
+    /// Runs `body` in a `SERIALIZABLE` transaction, and runs it again while the server rolls it back for a
+    /// serialization failure or deadlock, within ``PostgresConfiguration/transactionRetryBudgetMilliseconds``.
+    ///
+    /// A transaction that conflicted runs again only after taking a session-level advisory lock on each record it
+    /// read by id or wrote (one lock per record, in a fixed order, taken before the transaction's snapshot):
+    /// writers that keep meeting on the same records then queue for them instead of failing each other again.
+    /// The engine also remembers such records for a while: a later transaction whose first statement reads or
+    /// writes one of them by id takes its lock before beginning. The locks are released when the transaction
+    /// ends.
     public func write<T>(_ body: (any RecordSession) throws -> (T, Set<String>)) throws -> (T, Set<String>) {
-        var attempt = 0
+        let started = ContinuousClock.now
+        var attempts = 0
+        var reconnected = false
+        // The records this call's failed attempts read by id or wrote.
+        var conflicted: Set<Int64> = []
         while true {
-            attempt += 1
             do {
                 return try pool.with { connection in
-                    try transaction(
-                        on: connection, begin: "BEGIN ISOLATION LEVEL SERIALIZABLE",
-                        // Announced in the COMMIT's round trip; delivered only if it commits. The channel, token
-                        // and collection names are letters, digits and `_`, safe as literals.
-                        beforeCommit: { (_, changed: Set<String>) in
-                            changed.sorted().map { "SELECT pg_notify('\(configuration.channel)', '\(token) \($0)'); " }
-                                .joined()
-                        }, body)
+                    var locked: Set<Int64> = []
+                    defer { if !locked.isEmpty { releaseRowLocks(on: connection) } }
+                    while true {
+                        attempts += 1
+                        if !conflicted.isSubset(of: locked) {
+                            if !locked.isEmpty { releaseRowLocks(on: connection) }
+                            locked = []
+                            let wanted = conflicted
+                            try takeRowLocks(wanted.sorted(), on: connection)
+                            locked = wanted
+                        }
+                        var session: PostgresSession?
+                        do {
+                            let result = try transaction(
+                                on: connection, begin: "BEGIN ISOLATION LEVEL SERIALIZABLE", deferringBegin: true,
+                                // The first record of a transaction that holds no lock yet: if it conflicted
+                                // lately, queue for it now, before the snapshot, rather than conflict again.
+                                beforeBegin: { record in
+                                    guard locked.isEmpty, self.isHot(record) else { return }
+                                    try self.takeRowLocks([record], on: connection)
+                                    locked = [record]
+                                },
+                                // Announced in the COMMIT's round trip; delivered only if it commits. The channel,
+                                // token and collection names are letters, digits and `_`, safe as literals.
+                                beforeCommit: { (_, changed: Set<String>) in
+                                    changed.sorted().map {
+                                        "SELECT pg_notify('\(configuration.channel)', '\(token) \($0)'); "
+                                    }.joined()
+                                },
+                                // Locks go in the COMMIT's round trip too, so that the next writer waits no longer
+                                // than it must. (A COMMIT that fails skips it: the locks stay for the rerun.)
+                                afterCommit: { locked.isEmpty ? "" : "; SELECT pg_advisory_unlock_all()" }
+                            ) {
+                                session = $0
+                                return try body($0)
+                            }
+                            locked = []
+                            return result
+                        } catch var error as StorageError where error.code == .conflict {
+                            conflicted.formUnion(session?.touchedRecords ?? [])
+                            markHot(session?.touchedRecords ?? [])
+                            let elapsed = ContinuousClock.now - started
+                            let budget = Duration.milliseconds(configuration.transactionRetryBudgetMilliseconds)
+                            guard attempts < configuration.maximumTransactionAttempts && elapsed < budget else {
+                                error.attempts = attempts
+                                error.elapsed = PostgresConnection.seconds(since: started)
+                                error.recovery =
+                                    "Concurrent transactions kept touching the same records for the whole retry budget; run the operation again, or raise transactionRetryBudgetMilliseconds"
+                                throw error
+                            }
+                            Self.backOff(attempt: attempts, left: budget - elapsed)
+                        }
+                    }
                 }
             } catch let error as StorageError
-                where error.isRetryable && attempt < configuration.maximumTransactionAttempts
+                where error.code == .connectionFailed && !error.uncertainCommit && !reconnected
             {
-                // Exponential backoff with jitter, so the conflicting writers stop colliding.
-                let ceiling = min(100_000, 500 << min(attempt, 8))
-                usleep(UInt32.random(in: 0...UInt32(ceiling)))
-            } catch var error as StorageError where error.code == .conflict {
-                error.message += " (after \(attempt) attempt(s))"
-                throw error
+                // Lost before COMMIT was sent: the server rolled the transaction back. Once more, on a new
+                // connection (a server that stays unreachable is reported, not waited for).
+                reconnected = true
             }
+        }
+    }
+
+    /// Sleeps a random time in [0, min(200 ms, 1 ms · 2ⁿ)] (exponential backoff with full jitter), never past
+    /// the time `left`, so that writers that conflicted spread out instead of meeting again.
+    static func backOff(attempt: Int, left: Duration) {
+        let ceiling = min(200_000, 1_000 << min(attempt, 20))
+        let pause = min(Duration.microseconds(Int.random(in: 0...ceiling)), left)
+        let (seconds, attoseconds) = pause.components
+        usleep(UInt32(clamping: seconds * 1_000_000 + attoseconds / 1_000_000_000_000))
+    }
+
+    /// Notes records whose transaction conflicted: for ``hotRecordMemory`` after that, a transaction of this
+    /// engine whose first statement names one of them takes its lock before beginning.
+    private func markHot(_ records: Set<Int64>) {
+        let now = ContinuousClock.now
+        hotRecords.withLock { hot in
+            if hot.count + records.count > Self.hotRecordLimit {
+                hot = hot.filter { now - $0.value < Self.hotRecordMemory }
+                if hot.count + records.count > Self.hotRecordLimit { hot.removeAll() }
+            }
+            for record in records { hot[record] = now }
+        }
+    }
+
+    private func isHot(_ record: Int64) -> Bool {
+        hotRecords.withLock { hot in hot[record].map { ContinuousClock.now - $0 < Self.hotRecordMemory } ?? false }
+    }
+
+    /// The advisory lock key of one record: 64 bits of a hash of the schema, collection and id. Two records that
+    /// share a key only queue behind each other; nothing else depends on it.
+    func rowLockKey(_ collection: String, _ id: String) -> Int64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in "strata-row:\(configuration.schema):\(collection):".utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+        }
+        for byte in id.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return Int64(bitPattern: hash)
+    }
+
+    /// Takes session-level advisory locks on `keys` in ascending order (so that two writers never wait for each
+    /// other's), outside any transaction: the next transaction's snapshot is taken after they are held. Waits at
+    /// most the lock timeout.
+    private func takeRowLocks(_ keys: [Int64], on connection: PostgresConnection) throws {
+        _ = try connection.query(
+            "SELECT count(pg_advisory_lock(k)) FROM unnest($1::bigint[]) AS k",
+            [.text("{" + keys.map(String.init).joined(separator: ",") + "}")], operation: "lock records")
+    }
+
+    /// Releases the advisory locks; a connection that cannot be released is closed (its locks go with it).
+    private func releaseRowLocks(on connection: PostgresConnection) {
+        guard !connection.isBroken else { return }
+        do {
+            _ = try connection.query("SELECT pg_advisory_unlock_all()", operation: "unlock records")
+        } catch {
+            connection.discard()
         }
     }
 
@@ -175,8 +291,11 @@ public final class PostgresRecordEngine: RecordEngine {
             return try attempt()
         } catch let error as StorageError where error.code == .connectionFailed && mode != .insert {
             return try attempt()
-        } catch var error as StorageError where error.code == .connectionFailed && error.operation != "connect" {
-            // Lost after the statement was sent: it may have been applied. (A failed connect sent nothing.)
+        } catch var error as StorageError
+            where (error.code == .connectionFailed || error.code == .timeout) && error.operation != "connect"
+        {
+            // Lost or abandoned after the statement was sent: it may have been applied. (A failed connect sent
+            // nothing.)
             error.uncertainCommit = true
             throw error
         }
@@ -212,22 +331,32 @@ public final class PostgresRecordEngine: RecordEngine {
     }
 
     /// Runs `body` between `begin` and COMMIT on `connection`, rolling back when anything fails.
+    /// - Parameters:
+    ///   - deferringBegin: Whether to send `begin` only before the first statement (see
+    ///     ``PostgresSession/deferredBegin``), calling `beforeBegin` with that statement's record.
     func transaction<T>(
-        on connection: PostgresConnection, begin: String, beforeCommit: (T) -> String = { _ in "" },
-        _ body: (PostgresSession) throws -> T
+        on connection: PostgresConnection, begin: String, deferringBegin: Bool = false,
+        beforeBegin: ((Int64) throws -> Void)? = nil, beforeCommit: (T) -> String = { _ in "" },
+        afterCommit: () -> String = { "" }, _ body: (PostgresSession) throws -> T
     ) throws -> T {
-        try connection.execute(begin, operation: "begin")
         let session = PostgresSession(connection: connection, engine: self)
+        if deferringBegin {
+            session.deferredBegin = begin
+            session.beforeBegin = beforeBegin
+        } else {
+            try connection.execute(begin, operation: "begin")
+        }
         do {
             let result = try body(session)
+            try session.beginIfDeferred(first: nil)
             try session.throwIfAborted()
             do {
-                try connection.execute(beforeCommit(result) + "COMMIT", operation: "commit")
-            } catch var error as StorageError where error.code == .connectionFailed {
+                try connection.execute(beforeCommit(result) + "COMMIT" + afterCommit(), operation: "commit")
+            } catch var error as StorageError where error.code == .connectionFailed || error.code == .timeout {
                 error.message =
-                    "the connection was lost while committing; the transaction may or may not have been applied: "
-                    + error.message
-                error.code = .connectionFailed
+                    (error.code == .timeout
+                        ? "the server did not answer the commit in time" : "the connection was lost while committing")
+                    + "; the transaction may or may not have been applied: " + error.message
                 error.uncertainCommit = true
                 throw error
             }
@@ -332,21 +461,32 @@ public final class PostgresRecordEngine: RecordEngine {
         let thread = Thread {
             var connection: PostgresConnection?
             var reconnected = false
+            var lastHeard = ContinuousClock.now
             while !stop.isSet {
                 do {
                     if connection == nil {
                         let fresh = try PostgresConnection(configuration)
                         try fresh.execute("LISTEN \"\(configuration.channel)\"", operation: "observe")
                         connection = fresh
+                        lastHeard = .now
                         if reconnected { handler(nil) }
                     }
-                    for (channel, payload) in try connection!.notifications(waitingUpTo: 0.1)
-                    where channel == configuration.channel && !stop.isSet {
+                    // A listener only reads, and a hung server sends nothing, which looks like a quiet one (its
+                    // kernel even answers TCP keepalives): after a quiet spell, ask it something, within the
+                    // call deadline.
+                    if ContinuousClock.now - lastHeard > Self.listenerProbeInterval {
+                        try connection!.execute("SELECT 1", operation: "observe")
+                        lastHeard = .now
+                    }
+                    let arrived = try connection!.notifications(waitingUpTo: 0.1)
+                    if !arrived.isEmpty { lastHeard = .now }
+                    for (channel, payload) in arrived where channel == configuration.channel && !stop.isSet {
                         let parts = payload.split(separator: " ", maxSplits: 1).map(String.init)
                         guard parts.count == 2, parts[0] != token else { continue }
                         handler(parts[1])
                     }
                 } catch {
+                    connection?.discard()
                     connection = nil
                     reconnected = true
                     usleep(200_000)
@@ -358,6 +498,9 @@ public final class PostgresRecordEngine: RecordEngine {
         thread.start()
         return { stop.set() }
     }
+
+    /// How long the listener waits without hearing from its server before checking that it still answers.
+    static let listenerProbeInterval = Duration.seconds(5)
 
     public var keyValue: any RecordKeyValueTable { PostgresKeyValueTable(engine: self) }
 
@@ -381,12 +524,6 @@ final class StopSignal: Sendable {
 }
 
 extension StorageError {
-    /// Whether the server rolled the transaction back and running it again may succeed: a serialization
-    /// failure, a deadlock, or a connection lost before COMMIT was sent.
-    var isRetryable: Bool {
-        code == .conflict || (code == .connectionFailed && !uncertainCommit)
-    }
-
     /// Set on a lost COMMIT, whose outcome is unknown: never retried.
     var uncertainCommit: Bool {
         get { recovery?.hasPrefix("The commit's outcome is unknown") == true }

@@ -8,6 +8,10 @@ final class PostgresSession: RecordSession {
     unowned let engine: PostgresRecordEngine
     /// The first error a statement of this session threw (the transaction is then aborted on the server).
     private(set) var failure: StorageError?
+    /// The advisory lock keys of the records this session read by id or wrote (at most
+    /// ``touchedRecordLimit``): a transaction that conflicted locks them before it runs again.
+    private(set) var touchedRecords: Set<Int64> = []
+    static let touchedRecordLimit = 64
 
     init(connection: PostgresConnection, engine: PostgresRecordEngine) {
         self.connection = connection
@@ -25,11 +29,40 @@ final class PostgresSession: RecordSession {
 
     private var bytewise: Bool { engine.sortsTextBytewise }
 
+    /// A transaction not begun yet: `BEGIN …` goes out just before the first statement, so that a lock on the
+    /// first record that statement names can be taken before the transaction's snapshot.
+    var deferredBegin: String?
+    /// Called with the first statement's record (its lock key) before the deferred `BEGIN`.
+    var beforeBegin: ((Int64) throws -> Void)?
+
+    /// Sends the deferred `BEGIN`, if there is one.
+    /// - Parameter record: The lock key of the record the first statement reads or writes by id, if any.
+    func beginIfDeferred(first record: Int64?) throws {
+        guard let begin = deferredBegin else { return }
+        deferredBegin = nil
+        if let record, let beforeBegin { try beforeBegin(record) }
+        try connection.execute(begin, operation: "begin")
+    }
+
+    /// Remembers records read by id or written; returns the lock key of the first.
+    @discardableResult
+    private func touch(_ collection: String, _ ids: some Sequence<String>) -> Int64? {
+        var first: Int64?
+        for id in ids {
+            let key = engine.rowLockKey(collection, id)
+            if first == nil { first = key }
+            if touchedRecords.count < Self.touchedRecordLimit { touchedRecords.insert(key) }
+        }
+        return first
+    }
+
     /// Runs a statement, remembering a failure.
     private func query(
-        _ sql: String, _ parameters: [PostgresParameter] = [], operation: String, collection: String? = nil
+        _ sql: String, _ parameters: [PostgresParameter] = [], operation: String, collection: String? = nil,
+        record: Int64? = nil
     ) throws -> PostgresResult {
         do {
+            try beginIfDeferred(first: record)
             return try connection.query(sql, parameters, operation: operation, collection: collection)
         } catch let error as StorageError {
             if failure == nil { failure = error }
@@ -39,8 +72,10 @@ final class PostgresSession: RecordSession {
 
     func write(_ collection: String, id: String, body: UnsafeRawBufferPointer, mode: RecordWriteMode) throws -> Bool {
         let (sql, operation) = Self.writeSQL(collection, mode: mode)
+        let record = touch(collection, [id])
         do {
-            let result = try query(sql, [.text(id), .bytes(body)], operation: operation, collection: collection)
+            let result = try query(
+                sql, [.text(id), .bytes(body)], operation: operation, collection: collection, record: record)
             return mode != .update || result.changedRows > 0
         } catch let error as StorageError {
             throw Self.explain(error, collection: collection, mode: mode)
@@ -71,9 +106,10 @@ final class PostgresSession: RecordSession {
     }
 
     func body<T>(_ collection: String, id: String, _ decode: (UnsafeRawBufferPointer) throws -> T) throws -> T? {
+        let record = touch(collection, [id])
         let result = try query(
             "SELECT body FROM c_\(collection) WHERE id = $1::text", [.text(id)], operation: "get",
-            collection: collection)
+            collection: collection, record: record)
         guard result.rowCount > 0 else { return nil }
         return try result.withBytes(0, 0, decode)
     }
@@ -152,6 +188,7 @@ final class PostgresSession: RecordSession {
 
     func delete(_ collection: String, ids: [String]) throws -> Int {
         guard !ids.isEmpty else { return 0 }
+        touch(collection, ids)
         let result = try query(
             "DELETE FROM c_\(collection) WHERE id = ANY($1::text[])", [.text(PostgresSQL.arrayLiteral(ids))],
             operation: "delete", collection: collection)

@@ -120,14 +120,21 @@ do {
         // LOCATION is a SQLite file or `postgres:<schema>` (see RecordStoreLocation).
         let store = try RecordStoreLocation.open(arguments[1])
         let counters = try store.collection(Counter.self, named: "counters")
+        // How many transactions needed how many runs of their closure, reported as `done runs 1:240,2:10`.
+        var runsCounted: [Int: Int] = [:]
         for _ in 0..<(Int(arguments[2]) ?? 1) {
+            var runs = 0
             try store.write { transaction in
+                runs += 1
                 var counter = try transaction(counters).get(id: "shared") ?? Counter(id: "shared", value: 0)
                 counter.value += 1
                 try transaction(counters).upsert(counter)
             }
+            runsCounted[runs, default: 0] += 1
         }
-        say("done")
+        say(
+            "done runs " + runsCounted.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: ",")
+        )
     case "records-observe":
         // records-observe LOCATION: say `ready` once observing the counters, then `change COLLECTION external`
         // for the first commit another process makes, and exit.

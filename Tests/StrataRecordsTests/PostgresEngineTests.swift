@@ -153,7 +153,8 @@ struct PostgresEngineTests {
         }
         #expect(error?.code == .conflict)
         #expect(error?.sqlState == "40001")
-        #expect(error?.message.contains("after 1 attempt(s)") == true)
+        #expect(error?.attempts == 1)
+        #expect(error?.elapsed.map { $0 >= 0 && $0 < 30 } == true)
         #expect(try counters.get(id: "x")?.value == 100, "the conflicting transaction changed nothing")
         // With retries (the default), the same transaction runs again and succeeds.
         var runs = 0
@@ -166,6 +167,125 @@ struct PostgresEngineTests {
         }
         #expect(runs == 2)
         #expect(try counters.get(id: "x")?.value == 201)
+    }
+
+    /// The retries are bounded by time, not by a count: a transaction that conflicts 25 times in a row (more than
+    /// the 20 attempts that used to be the limit) still commits within the budget.
+    @Test func aTransactionRunsAgainForItsTimeBudgetNotAFixedCount() throws {
+        let store = try fixture.store()
+        let counters = try store.collection(Counter.self, named: "counters")
+        try counters.insert(Counter(id: "x", value: 0))
+        let other = try RecordStore(engine: PostgresRecordEngine(try configuration))
+        let otherCounters = try other.collection(Counter.self, named: "counters")
+        var runs = 0
+        try store.write { tx in
+            runs += 1
+            var counter = try tx(counters).get(id: "x")!
+            // Another connection changes x after this run read it: a serialization failure, 25 times.
+            if runs <= 25 { try otherCounters.upsert(Counter(id: "x", value: counter.value + 1000)) }
+            counter.value += 1
+            try tx(counters).upsert(counter)
+        }
+        #expect(runs == 26)
+        #expect(try counters.get(id: "x")?.value == 25_001)
+    }
+
+    /// Past its budget, a transaction that keeps conflicting is reported with the attempts and the time it took,
+    /// as fields.
+    @Test func aConflictPastTheBudgetCarriesAttemptsAndElapsedTime() throws {
+        var short = try configuration
+        short.transactionRetryBudgetMilliseconds = 300
+        let store = try RecordStore(engine: PostgresRecordEngine(short))
+        let counters = try store.collection(Counter.self, named: "counters")
+        try counters.insert(Counter(id: "x", value: 0))
+        let other = try RecordStore(engine: PostgresRecordEngine(try configuration))
+        let otherCounters = try other.collection(Counter.self, named: "counters")
+        let started = ContinuousClock.now
+        let error = #expect(throws: StorageError.self) {
+            try store.write { tx in
+                var counter = try tx(counters).get(id: "x")!
+                try otherCounters.upsert(Counter(id: "x", value: counter.value + 1000))
+                counter.value += 1
+                try tx(counters).upsert(counter)
+            }
+        }
+        #expect(error?.code == .conflict)
+        #expect((error?.attempts ?? 0) > 1, "\(error.map { "\($0)" } ?? "")")
+        #expect((error?.elapsed ?? 0) >= 0.3)
+        #expect(ContinuousClock.now - started < .seconds(10))
+        #expect(error?.description.contains("attempt(s)") == true)
+        #expect(try counters.get(id: "x")?.value == 1000 * (error?.attempts ?? 0), "no failed run left a change")
+    }
+
+    /// A transaction that conflicted runs again holding an advisory lock on each record it touched, taken before
+    /// its snapshot, so that writers meeting on a hot record queue for it instead of failing each other again.
+    @Test func aRetriedTransactionHoldsLocksOnTheRecordsItTouched() throws {
+        let store = try fixture.store()
+        let engine = try #require(store.engine as? PostgresRecordEngine)
+        let counters = try store.collection(Counter.self, named: "counters")
+        try counters.insert(Counter(id: "x", value: 0))
+        let observer = try PostgresRecordEngine(try configuration)
+        let key = engine.rowLockKey("counters", "x")
+        #expect(key != engine.rowLockKey("counters", "y") && key != engine.rowLockKey("other", "x"))
+        /// How many sessions hold the advisory lock of record x (a bigint key is split into classid and objid).
+        func advisoryLocks() throws -> Int {
+            try observer.read(snapshot: false) { session in
+                let result = try (session as! PostgresSession).connection.query(
+                    "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 1 AND ((classid::bigint << 32) | objid::bigint) = $1::bigint",
+                    [.text(String(key))], operation: "test")
+                return Int(result.text(0, 0)) ?? -1
+            }
+        }
+        var runs = 0
+        var held: [Int] = []
+        try store.write { tx in
+            runs += 1
+            held.append(try advisoryLocks())
+            var counter = try tx(counters).get(id: "x")!
+            if runs == 1 { try counters.upsert(Counter(id: "x", value: 100)) }
+            counter.value += 1
+            try tx(counters).upsert(counter)
+        }
+        #expect(runs == 2)
+        #expect(held == [0, 1], "the first run is optimistic; the rerun holds the record's lock")
+        #expect(try advisoryLocks() == 0, "released when the transaction ended")
+        #expect(try counters.get(id: "x")?.value == 101)
+    }
+
+    @Test func timeoutsAndKeepalivesHaveDefaultsThatTheURLOverrides() throws {
+        let plain = PostgresConfiguration(connectionString: "postgresql://u@h/db")
+        #expect(plain.callTimeoutMilliseconds == 30_000)
+        #expect(plain.transactionRetryBudgetMilliseconds == 30_000)
+        #expect(plain.maximumTransactionAttempts == .max)
+        let keywords = Dictionary(uniqueKeysWithValues: plain.connectionKeywords)
+        #expect(keywords["connect_timeout"] == "10")
+        #expect(keywords["keepalives"] == "1")
+        #expect(keywords["keepalives_idle"] == "30")
+        #expect(keywords["keepalives_interval"] == "10")
+        #expect(keywords["keepalives_count"] == "3")
+        #expect(keywords["tcp_user_timeout"] == "30000")
+        let tuned = PostgresConfiguration(
+            connectionString: "postgresql://u@h/db?connect_timeout=3&strata_call_timeout=1500&strata_retry_budget=90")
+        #expect(tuned.connectionString == "postgresql://u@h/db?connect_timeout=3")
+        #expect(tuned.callTimeoutMilliseconds == 1500)
+        #expect(tuned.transactionRetryBudgetMilliseconds == 90)
+        var negative = plain
+        negative.callTimeoutMilliseconds = -1
+        #expect(throws: StorageError.self) { try PostgresRecordEngine(negative) }
+    }
+
+    /// libpq's connection options as the server's connection really got them: the configuration's defaults, and
+    /// what the connection string says instead.
+    @Test func theConnectionUsesTheConfiguredKeepalivesAndTheURLsConnectTimeout() throws {
+        var tuned = try configuration
+        tuned.connectionString += "?connect_timeout=7"
+        tuned.keepalivesIdleSeconds = 41
+        let engine = try PostgresRecordEngine(tuned)
+        let (idle, timeout) = try engine.pool.with { connection in
+            (connection.option("keepalives_idle"), connection.option("connect_timeout"))
+        }
+        #expect(idle == "41")
+        #expect(timeout == "7")
     }
 
     @Test func aFailedStatementCaughtInsideATransactionDoesNotCommitQuietly() throws {
@@ -356,16 +476,23 @@ struct PostgresServerLossTests {
         try counters.insert(Counter(id: "after", value: 1))
         #expect(try counters.get(id: "lost") == nil)
         // The listener reconnects too, and reports that it may have missed commits.
+        let change = await Self.firstChange(in: stream) { $0.isExternal }
+        #expect(change?.isExternal == true)
+    }
+
+    /// The first change on `stream` that `matches`, or `nil` after 20 s.
+    static func firstChange(
+        in stream: AsyncStream<RecordChange>, where matches: @escaping @Sendable (RecordChange) -> Bool
+    ) async -> RecordChange? {
         let waiter = Task { () -> RecordChange? in
-            for await change in stream where change.isExternal { return change }
+            for await change in stream where matches(change) { return change }
             return nil
         }
         let timeout = Task {
             try await Task.sleep(for: .seconds(20))
             waiter.cancel()
         }
-        let change = await waiter.value
-        timeout.cancel()
-        #expect(change?.isExternal == true)
+        defer { timeout.cancel() }
+        return await waiter.value
     }
 }

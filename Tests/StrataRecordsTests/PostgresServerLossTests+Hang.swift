@@ -1,0 +1,100 @@
+import Foundation
+import StrataCore
+import StrataTestSupport
+import Testing
+
+@testable import StrataPostgres
+@testable import StrataRecords
+
+/// A server that stops answering (`SIGSTOP` on every server process: connections stay open, nothing replies, and
+/// the kernel still acknowledges TCP) fails calls within the call deadline, and serves again once it resumes.
+extension PostgresServerLossTests {
+    /// The correctness bound on a hang (not a benchmark): the deadline, plus room for a busy machine.
+    static let slack = Duration.seconds(5)
+
+    /// Runs `body`, expecting it to fail with `.timeout` or `.connectionFailed` within the deadline and the slack.
+    func expectBoundedFailure(
+        _ what: String, deadline: Duration, _ body: () throws -> Void, sourceLocation: SourceLocation = #_sourceLocation
+    ) -> StorageError? {
+        let started = ContinuousClock.now
+        let error = #expect(throws: StorageError.self, "\(what)", sourceLocation: sourceLocation) { try body() }
+        let took = ContinuousClock.now - started
+        #expect(
+            error?.code == .timeout || error?.code == .connectionFailed, "\(what): \(error.map { "\($0)" } ?? "")",
+            sourceLocation: sourceLocation)
+        #expect(took < deadline + Self.slack, "\(what) took \(took)", sourceLocation: sourceLocation)
+        return error
+    }
+
+    @Test func aHungServerFailsCallsWithinTheDeadlineAndServesAgainWhenItResumes() async throws {
+        let server = try OwnServer()
+        var configuration = PostgresConfiguration(connectionString: server.url, schema: "hang")
+        configuration.callTimeoutMilliseconds = 2_000
+        configuration.connectTimeoutSeconds = 2
+        let deadline = Duration.milliseconds(configuration.callTimeoutMilliseconds)
+        let store = try RecordStore(engine: PostgresRecordEngine(configuration))
+        let counters = try store.collection(Counter.self, named: "counters")
+        try counters.insert(Counter(id: "a", value: 1))
+        let stream = counters.changes()
+        try await Task.sleep(for: .milliseconds(300))  // the listener is connected
+
+        let frozen = ContinuousClock.now
+        try server.run("freeze 120")
+        do {
+            defer { try? server.run("thaw") }  // whatever happens below, the server runs again
+            // A statement on a pooled connection: the server never answers.
+            let read = expectBoundedFailure("a read", deadline: deadline) { _ = try counters.get(id: "a") }
+            #expect(read?.code == .timeout)
+            #expect(read?.elapsed.map { $0 >= 2 } == true)
+            // A transaction; then, with the pool's connections discarded, new connections hang in the handshake.
+            _ = expectBoundedFailure("a transaction", deadline: deadline) {
+                try store.write { tx in try tx(counters).upsert(Counter(id: "b", value: 2)) }
+            }
+            let connect = expectBoundedFailure("a new connection", deadline: deadline) {
+                _ = try PostgresRecordEngine(configuration)
+            }
+            #expect(connect?.operation == "connect")
+            _ = expectBoundedFailure("a single upsert", deadline: deadline) {
+                try counters.upsert(Counter(id: "c", value: 3))
+            }
+            // Long enough for the listener to notice (it checks after 5 s of silence).
+            let listenerNoticed = PostgresRecordEngine.listenerProbeInterval + deadline + .seconds(1)
+            let left = listenerNoticed - (ContinuousClock.now - frozen)
+            if left > .zero { try await Task.sleep(for: left) }
+        }
+        // Running again: the pool reconnects and nothing acknowledged was lost.
+        #expect(try counters.get(id: "a")?.value == 1)
+        try counters.upsert(Counter(id: "d", value: 4))
+        #expect(try counters.get(id: "d")?.value == 4)
+        // The listener reconnected, and says it may have missed commits.
+        let change = await Self.firstChange(in: stream) { $0.isExternal && $0.collection == nil }
+        #expect(change != nil, "the listener found its hung connection and reconnected")
+    }
+
+    /// A COMMIT the server never answered has an unknown outcome: reported as such, never run again.
+    @Test func aCommitThatTimesOutIsOfUnknownOutcome() async throws {
+        let server = try OwnServer()
+        var configuration = PostgresConfiguration(connectionString: server.url, schema: "hang")
+        configuration.callTimeoutMilliseconds = 2_000
+        let store = try RecordStore(engine: PostgresRecordEngine(configuration))
+        let counters = try store.collection(Counter.self, named: "counters")
+        var runs = 0
+        let error: StorageError?
+        do {
+            defer { try? server.run("thaw") }
+            error = expectBoundedFailure("a commit", deadline: .seconds(2)) {
+                try store.write { tx in
+                    runs += 1
+                    try tx(counters).upsert(Counter(id: "x", value: 1))
+                    try server.run("freeze 60")  // the COMMIT that follows gets no answer
+                }
+            }
+        }
+        #expect(error?.code == .timeout)
+        #expect(error?.operation == "commit")
+        #expect(error?.uncertainCommit == true, "\(error.map { "\($0)" } ?? "")")
+        #expect(runs == 1, "a commit of unknown outcome is never run again")
+        // Running again; whether x is there is the unknown outcome, but the store answers.
+        _ = try counters.get(id: "x")
+    }
+}
