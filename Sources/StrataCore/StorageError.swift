@@ -71,6 +71,8 @@ public struct StorageError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let connectionFailed = Code(rawValue: "connection-failed")
         /// Concurrent transactions conflicted and the retries ran out; running the operation again may succeed.
         public static let conflict = Code(rawValue: "conflict")
+        /// A store folder belongs to another user, or others may write in it (see `StoragePaths.Sharing`).
+        public static let unsafePermissions = Code(rawValue: "unsafe-permissions")
     }
 
     /// What kind of failure this is.
