@@ -88,6 +88,29 @@ do {
         say("set")
         // No flush: a coalesced store must still write at normal exit.
         exit(0)
+    case "race-writes":
+        // race-writes ROOT KEYHEX COUNT: COUNT defaults flushes and COUNT secret sets in a group-shared root that
+        // a neighbour is swapping folders in; prints `done ok=N typed=M` (typed = refused with a StorageError).
+        let paths = try StoragePaths(root: arguments[1], sharing: .group)
+        var (written, refused) = (0, 0)
+        for index in 0..<(Int(arguments[3]) ?? 1) {
+            do {
+                let defaults = try DefaultsStore(
+                    paths: paths, configuration: DefaultsConfiguration(durability: .immediate, watchesExternalChanges: false))
+                try defaults.set(.string("value \(index)"), forKey: "race")
+                written += 1
+            } catch is StorageError {
+                refused += 1
+            }
+            do {
+                let secrets = try SecretStore(keyring: "kr", paths: paths, unlockingWith: .inMemory(key(arguments[2])))
+                try secrets.set("secret \(index)", service: "svc", account: "acct")
+                written += 1
+            } catch is StorageError {
+                refused += 1
+            }
+        }
+        say("done ok=\(written) typed=\(refused)")
     case "secrets-set-loop":
         // secrets-set-loop ROOT KEYHEX START: set service/account to "value N" over and over, saying `ack N`.
         let store = try SecretStore(
