@@ -71,8 +71,8 @@ package final class DirectoryHandle: Sendable {
                 }
                 continue
             } catch let error where error.code == ELOOP || error.code == ENOTDIR {
-                try refuseNonFolder(name, error: error)
-                continue
+                try refuseNonFolder(name)
+                continue  // A folder again by now: it was swapped meanwhile; open it afresh.
             } catch {
                 throw error.storageError("cannot open a folder", path: childPath)
             }
@@ -85,11 +85,14 @@ package final class DirectoryHandle: Sendable {
             }
             return handle
         }
-        throw StorageError(.io, "a folder kept changing while it was being opened", path: childPath)
+        throw StorageError(
+            .symbolicLink, "a folder on the way kept being swapped for a link or a file while it was being opened",
+            path: childPath, recovery: "Find who replaces folders in the store; the store never follows links")
     }
 
-    /// Throws the right error for `name`, which could not be opened as a folder.
-    private func refuseNonFolder(_ name: String, error: Errno) throws(StorageError) {
+    /// Throws the right error for `name`, which could not be opened as a folder; returns when it is a folder
+    /// again by now (it was swapped meanwhile, and the caller tries again).
+    private func refuseNonFolder(_ name: String) throws(StorageError) {
         let childPath = path(of: name)
         let info: stat
         do throws(Errno) {
@@ -105,7 +108,6 @@ package final class DirectoryHandle: Sendable {
         if (info.st_mode & S_IFMT) != S_IFDIR {
             throw StorageError(.invalidArgument, "a folder on the way is not a folder", path: childPath)
         }
-        throw error.storageError("cannot open a folder", path: childPath)
     }
 
     /// Opens the file `name` inside this folder; `O_NOFOLLOW` and `O_CLOEXEC` are always added.

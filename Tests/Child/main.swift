@@ -96,7 +96,8 @@ do {
         for index in 0..<(Int(arguments[3]) ?? 1) {
             do {
                 let defaults = try DefaultsStore(
-                    paths: paths, configuration: DefaultsConfiguration(durability: .immediate, watchesExternalChanges: false))
+                    paths: paths,
+                    configuration: DefaultsConfiguration(durability: .immediate, watchesExternalChanges: false))
                 try defaults.set(.string("value \(index)"), forKey: "race")
                 written += 1
             } catch is StorageError {
