@@ -194,6 +194,26 @@ do {
             say("wrote \(version)")
             version += 1
         }
+    case "files-churn":
+        // files-churn ROOT COUNT MARKERS: COUNT rounds of an update of one of four hot counters (checking with an
+        // O_EXCL marker file in MARKERS that no other process is inside the same key's exclusive section) and
+        // of a write and delete of a fresh key; prints `overlap KEY` for any overlap, then `done`.
+        let store = try FileStore(root: arguments[1], configuration: FilesConfiguration(lockTimeout: .seconds(60)))
+        for round in 0..<(Int(arguments[2]) ?? 1) {
+            let key = "hot-\(round % 4)"
+            try store.update(key) { current in
+                let marker = arguments[3] + "/" + key
+                let fd = open(marker, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+                if fd < 0 { say("overlap \(key)") } else { close(fd) }
+                defer { unlink(marker) }
+                let value = current.flatMap { Int(String(decoding: $0, as: UTF8.self)) } ?? 0
+                return Data(String(value + 1).utf8)
+            }
+            let fresh = "cold/\(getpid())-\(round)"
+            try store.write(Data("x".utf8), to: fresh)
+            try store.delete(fresh)
+        }
+        say("done")
     case "files-reader":
         // files-reader ROOT KEY SIZE COUNT: read KEY COUNT times; print `torn` on any read that is not one
         // whole version, then `done`.
