@@ -49,27 +49,60 @@ public enum AtomicFile {
 
     /// Replaces the file at `path` with what `body` writes, streamed through a ``Writer``.
     ///
-    /// Memory stays flat whatever the size. If `body` throws, the target is untouched.
+    /// Memory stays flat whatever the size. If `body` throws, the target is untouched. The target's folder is
+    /// opened once (following links in `path`, which the caller chose) and every later step is relative to
+    /// it: see ``write(in:name:permissions:durability:_:)``.
     /// - Throws: ``StorageError`` from any step, or what `body` throws.
     public static func write(
         to path: String, permissions: Int = 0o600, durability: Durability = .durable,
         _ body: (inout Writer) throws -> Void
     ) throws {
-        let folder = (path as NSString).deletingLastPathComponent
-        let temporary = folder + "/" + temporaryPrefix + "\(getpid())-" + randomSuffix()
+        let (folder, name) = try openFolder(of: path)
+        try write(in: folder, name: name, permissions: permissions, durability: durability) { writer in
+            var writer = writer
+            try body(&writer)
+        }
+    }
+
+    /// Replaces the file `name` in `folder` with `data` (see ``write(in:name:permissions:durability:_:)``).
+    package static func write(
+        _ data: Data, in folder: DirectoryHandle, name: String, permissions: Int = 0o600,
+        durability: Durability = .durable
+    ) throws {
+        try write(in: folder, name: name, permissions: permissions, durability: durability) { writer in
+            var writer = writer
+            try writer.write(data)
+        }
+    }
+
+    /// Replaces the file `name` in an open folder with what `body` writes: the one implementation of the
+    /// atomic replace.
+    ///
+    /// The temporary file is created in `folder` with `O_CREAT | O_EXCL | O_NOFOLLOW`, written, `fsync`ed,
+    /// renamed over `name` with `renameat(2)` and the folder `fsync`ed, all relative to the folder's
+    /// descriptor: no step looks a path up again, so a neighbour who swaps a folder for a link cannot move
+    /// the write elsewhere. `body` owns the ``Writer`` (it may keep it in a value of its own until it returns).
+    /// - Throws: ``StorageError`` from any step, or what `body` throws; the previous file is then untouched and
+    ///   no temporary is left behind.
+    package static func write(
+        in folder: DirectoryHandle, name: String, permissions: Int = 0o600, durability: Durability = .durable,
+        _ body: (consuming Writer) throws -> Void
+    ) throws {
+        let path = folder.path(of: name)
+        let temporary = temporaryPrefix + "\(getpid())-" + randomSuffix()
         let fd: Int32
         do {
-            fd = try Sys.open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode_t(permissions))
+            fd = try folder.openFile(temporary, O_WRONLY | O_CREAT | O_EXCL, permissions: mode_t(permissions))
         } catch {
             throw error.storageError("cannot create a temporary file beside the target", path: path)
         }
-        var writer = Writer(fd: fd, path: path)
+        var isOpen = true
         var renamed = false
         defer {
-            if writer.fd >= 0 { Sys.close(writer.fd) }
-            if !renamed { try? Sys.unlink(temporary) }
+            if isOpen { Sys.close(fd) }
+            if !renamed { try? folder.unlink(temporary) }
         }
-        try body(&writer)
+        try body(Writer(fd: fd, path: path))
         do {
             // The mode given to open(2) is filtered by the umask; set it exactly.
             try Sys.fchmod(fd, mode_t(permissions))
@@ -78,19 +111,30 @@ public enum AtomicFile {
             throw error.storageError("cannot flush the new content to disk", path: path)
         }
         Sys.close(fd)
-        writer.fd = -1
+        isOpen = false
         do {
-            try Sys.rename(temporary, path)
+            try folder.rename(temporary, to: name)
         } catch {
             throw error.storageError("cannot move the new content into place", path: path)
         }
         renamed = true
-        if durability == .durable { try syncDirectory(folder) }
+        if durability == .durable { try folder.sync() }
+    }
+
+    /// Opens the folder of `path` (following links in it: the caller chose it) and splits off the file name.
+    static func openFolder(of path: String) throws -> (DirectoryHandle, String) {
+        let folderPath = (path as NSString).deletingLastPathComponent
+        let name = (path as NSString).lastPathComponent
+        do {
+            return (try DirectoryHandle.open(path: folderPath.isEmpty ? "." : folderPath), name)
+        } catch {
+            throw error.storageError("cannot open the folder of the file", path: path)
+        }
     }
 
     /// Streams bytes into the temporary file of an atomic write.
     public struct Writer: ~Copyable {
-        fileprivate var fd: Int32
+        private let fd: Int32
         /// The target's path, for error messages.
         public let path: String
         /// How many bytes were written so far.
@@ -128,16 +172,10 @@ public enum AtomicFile {
             guard offset >= 0, offset + bytes.count <= count else {
                 throw StorageError(.invalidArgument, "a patch must fall inside what was written", path: path)
             }
-            var done = 0
-            while done < bytes.count {
-                let written = bytes.withUnsafeBytes { buffer in
-                    pwrite(fd, buffer.baseAddress! + done, bytes.count - done, off_t(offset + done))
-                }
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    throw Errno.current.storageError("cannot patch the new content", path: path)
-                }
-                done += written
+            do {
+                try Sys.pwriteAll(fd, bytes, at: Int64(offset), path: path)
+            } catch {
+                throw error.storageError("cannot patch the new content", path: path)
             }
         }
 
@@ -164,9 +202,27 @@ public enum AtomicFile {
     /// - Returns: The content, or `nil` when there is no file at `path`.
     /// - Throws: ``StorageError``: `.symbolicLink`, `.tooLarge`, or an I/O error.
     public static func read(_ path: String, maximumSize: Int? = nil, followGrowth: Bool = true) throws -> Data? {
+        let folder: DirectoryHandle
+        let name: String
+        do {
+            (folder, name) = try openFolder(of: path)
+        } catch let error as StorageError where error.errno == ENOENT {
+            return nil
+        }
+        return try read(in: folder, name: name, maximumSize: maximumSize, followGrowth: followGrowth)
+    }
+
+    /// Reads the whole file `name` of an open folder, never following a link (see ``read(_:maximumSize:followGrowth:)``).
+    /// - Returns: The content, or `nil` when there is no such file.
+    package static func read(
+        in folder: DirectoryHandle, name: String, maximumSize: Int? = nil, followGrowth: Bool = true
+    )
+        throws -> Data?
+    {
+        let path = folder.path(of: name)
         let fd: Int32
         do {
-            fd = try Sys.open(path, O_RDONLY | O_NOFOLLOW)
+            fd = try folder.openFile(name, O_RDONLY)
         } catch let error where error.code == ENOENT {
             return nil
         } catch {
@@ -245,14 +301,22 @@ public enum AtomicFile {
     /// - Returns: How many were removed.
     @discardableResult
     public static func removeStaleTemporaries(in folder: String) -> Int {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return 0 }
+        guard let handle = try? DirectoryHandle.open(path: folder) else { return 0 }
+        return removeStaleTemporaries(in: handle)
+    }
+
+    /// Deletes temporary files left in an open folder by processes that died mid-write.
+    /// - Returns: How many were removed.
+    @discardableResult
+    package static func removeStaleTemporaries(in folder: DirectoryHandle) -> Int {
+        guard let names = try? folder.entries() else { return 0 }
         var removed = 0
         for name in names where name.hasPrefix(temporaryPrefix) {
             let rest = name.dropFirst(temporaryPrefix.count)
             guard let pid = rest.split(separator: "-").first.flatMap({ Int32($0) }) else { continue }
             if pid == getpid() { continue }
             if kill(pid, 0) == -1 && errno == ESRCH {
-                if (try? Sys.unlink(folder + "/" + name)) != nil { removed += 1 }
+                if (try? folder.unlink(name)) != nil { removed += 1 }
             }
         }
         return removed

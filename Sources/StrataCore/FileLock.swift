@@ -1,3 +1,4 @@
+package import Foundation
 import Synchronization
 
 #if canImport(Glibc)
@@ -10,10 +11,16 @@ import Synchronization
 
 /// A lock that holds across processes: shared for readers, exclusive for writers.
 ///
-/// Built on `flock(2)` over a dedicated lock file. Each acquisition opens its own descriptor, so the lock
-/// also excludes other threads of the same process, and the kernel releases it when the holder's descriptor
-/// closes, including when the process dies (even by `SIGKILL`). Lock files are never deleted: deleting one
-/// while another process waits on it would let two holders in.
+/// Built on `flock(2)` over a dedicated lock file, opened relative to its folder's descriptor with
+/// `O_NOFOLLOW` (a link in its place is refused, never followed). Each acquisition opens its own descriptor,
+/// so the lock also excludes other threads of the same process, and the kernel releases it when the holder's
+/// descriptor closes, including when the process dies (even by `SIGKILL`).
+///
+/// Cross-process rule for lock files that are reclaimed (``init(in:name:reclaimsFile:)``): a lock file is
+/// unlinked only by a holder of its exclusive lock, after checking that the name still leads to the file it
+/// locked; and every acquirer, once its `flock` succeeds, checks (`fstat` against `fstatat`) that the file it
+/// locked is still the one at the name, and starts over if not. So a waiter on a file that was unlinked under
+/// it never counts as a holder, and two holders can never be in at once.
 ///
 /// The lock is not reentrant: a thread that asks again for an exclusive lock it holds waits for itself.
 ///
@@ -47,13 +54,45 @@ public struct FileLock: Sendable, Hashable {
         public static func seconds(_ seconds: Double) -> Timeout { .after(.milliseconds(Int64(seconds * 1000))) }
     }
 
-    /// The lock file's path. It is created (mode 0600) on first use and never deleted.
+    /// The lock file's path, for messages. It is created (mode 0600) on first use.
     public let path: String
+    /// The open folder of the lock file, when the lock was made with one.
+    private let folder: DirectoryHandle?
+    /// The lock file's name in its folder.
+    private let name: String
+    /// Whether a holder removes the lock file when it lets go (see the type's rules).
+    private let reclaimsFile: Bool
+    /// The mode new lock files get.
+    private let permissions: mode_t
 
     /// Describes the lock kept in the file at `path`; nothing is opened until ``acquire(_:timeout:)``.
+    /// The folder of `path` is opened at each acquisition (following links in `path`, which the caller chose);
+    /// the lock file itself is never a link. The file is kept when released.
     public init(path: String) {
         self.path = path
+        self.folder = nil
+        self.name = (path as NSString).lastPathComponent
+        self.reclaimsFile = false
+        self.permissions = 0o600
     }
+
+    /// Describes the lock kept in the file `name` of an open folder.
+    /// - Parameters:
+    ///   - folder: The folder of the lock file.
+    ///   - name: The lock file's name.
+    ///   - reclaimsFile: Whether the file is removed when the last holder lets go, so that a folder of
+    ///     per-key lock files stays as small as the set of locks in use. The default is `false`.
+    ///   - permissions: The mode of a new lock file. The default is 0600.
+    package init(in folder: DirectoryHandle, name: String, reclaimsFile: Bool = false, permissions: mode_t = 0o600) {
+        self.path = folder.path(of: name)
+        self.folder = folder
+        self.name = name
+        self.reclaimsFile = reclaimsFile
+        self.permissions = permissions
+    }
+
+    public static func == (lhs: FileLock, rhs: FileLock) -> Bool { lhs.path == rhs.path }
+    public func hash(into hasher: inout Hasher) { hasher.combine(path) }
 
     /// Takes the lock.
     /// - Parameters:
@@ -67,8 +106,9 @@ public struct FileLock: Sendable, Hashable {
         let deadline: ContinuousClock.Instant? =
             if case .after(let duration) = timeout { ContinuousClock.now + duration } else { nil }
         var pause = Duration.microseconds(200)
+        let folder = try openFolder()
         while true {
-            let fd = try openLockFile()
+            let fd = try openLockFile(in: folder)
             do throws(Errno) {
                 if case .forever = timeout {
                     try Sys.flock(fd, operation, path: path)
@@ -77,7 +117,9 @@ public struct FileLock: Sendable, Hashable {
                 }
                 // A lock file replaced under us (deleted and recreated) would let two holders in: check that
                 // the locked descriptor is still the file at `path`, and start over if not.
-                if try isStillAtPath(fd) { return HeldLock(fd: fd, mode: mode, path: path) }
+                if try Self.isStillNamed(fd, name, in: folder) {
+                    return HeldLock(fd: fd, mode: mode, path: path, folder: folder, name: reclaimsFile ? name : nil)
+                }
                 Sys.close(fd)
                 continue
             } catch let error where error.code == EWOULDBLOCK || error.code == EAGAIN {
@@ -113,22 +155,35 @@ public struct FileLock: Sendable, Hashable {
         return try body()
     }
 
-    private func openLockFile() throws -> Int32 {
+    private func openFolder() throws -> DirectoryHandle {
+        if let folder { return folder }
         do {
-            return try Sys.open(path, O_RDWR | O_CREAT | O_NOFOLLOW, 0o600)
+            return try DirectoryHandle.open(path: (path as NSString).deletingLastPathComponent)
+        } catch {
+            throw error.storageError("cannot open the folder of the lock file", path: path)
+        }
+    }
+
+    private func openLockFile(in folder: DirectoryHandle) throws -> Int32 {
+        do {
+            // Read-only is enough for flock(2), and lets the members of a shared group lock files they can
+            // only read.
+            let fd = try folder.openFile(name, O_RDONLY | O_CREAT, permissions: permissions)
+            let info = try Sys.fstat(fd)
+            if info.st_mode & 0o777 != permissions, info.st_uid == Sys.effectiveUserID {
+                try? Sys.fchmod(fd, permissions)  // The umask filtered the mode; set it exactly.
+            }
+            return fd
         } catch {
             throw error.storageError("cannot open the lock file", path: path)
         }
     }
 
-    private func isStillAtPath(_ fd: Int32) throws(Errno) -> Bool {
-        do throws(Errno) {
-            let held = try Sys.fstat(fd)
-            let current = try Sys.lstat(path)
-            return held.st_ino == current.st_ino && held.st_dev == current.st_dev
-        } catch  where error.code == ENOENT {
-            return false
-        }
+    /// Whether the open file `fd` is still the file named `name` in `folder` (never following a link).
+    static func isStillNamed(_ fd: Int32, _ name: String, in folder: DirectoryHandle) throws(Errno) -> Bool {
+        let held = try Sys.fstat(fd)
+        guard let current = try folder.status(of: name) else { return false }
+        return held.st_ino == current.st_ino && held.st_dev == current.st_dev
     }
 
     static func sleep(_ duration: Duration) {
@@ -147,11 +202,16 @@ public final class HeldLock: Sendable {
     public let path: String
     // The descriptor whose open file description carries the lock; `nil` once released. Guarded by the mutex.
     private let descriptor: Mutex<Int32?>
+    /// The lock file's folder, and its name when the file is reclaimed on release.
+    private let folder: DirectoryHandle
+    private let reclaimedName: String?
 
-    init(fd: Int32, mode: FileLock.Mode, path: String) {
+    init(fd: Int32, mode: FileLock.Mode, path: String, folder: DirectoryHandle, name: String?) {
         self.descriptor = Mutex(fd)
         self.mode = mode
         self.path = path
+        self.folder = folder
+        self.reclaimedName = name
     }
 
     /// Whether the lock is still held by this object.
@@ -161,10 +221,23 @@ public final class HeldLock: Sendable {
     public func release() {
         // Closing the descriptor drops the flock; no separate LOCK_UN is needed.
         descriptor.withLock { fd in
-            if let open = fd { Sys.close(open) }
+            if let open = fd {
+                if let name = reclaimedName { reclaim(open, name) }
+                Sys.close(open)
+            }
             fd = nil
         }
     }
 
     deinit { release() }
+
+    /// Removes the lock file while holding it exclusively (taken over without waiting from a shared hold), if
+    /// its name still leads to it; see ``FileLock``'s rules. Failing to reclaim only leaves the file in place.
+    private func reclaim(_ fd: Int32, _ name: String) {
+        if mode == .shared {
+            guard (try? Sys.flock(fd, LOCK_EX | LOCK_NB, path: path)) != nil else { return }
+        }
+        guard (try? FileLock.isStillNamed(fd, name, in: folder)) == true else { return }
+        try? folder.unlink(name)
+    }
 }

@@ -73,6 +73,8 @@ public struct StorageError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let conflict = Code(rawValue: "conflict")
         /// A call did not finish within its deadline (a hung server or network); it was abandoned.
         public static let timeout = Code(rawValue: "timeout")
+        /// A store folder belongs to another user, or others may write in it (see `StoragePaths.Sharing`).
+        public static let unsafePermissions = Code(rawValue: "unsafe-permissions")
     }
 
     /// What kind of failure this is.

@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 #if canImport(Glibc)
     import Glibc
@@ -40,20 +40,39 @@ public struct StoragePaths: Sendable, Hashable {
     /// The absolute path of the store's root folder.
     public let root: String
 
+    /// Who besides the owner may write in the store's folders.
+    public enum Sharing: Sendable, Hashable {
+        /// Only the owner: the root and the tier folders must belong to this process's user and must not be
+        /// writable by their group or by others; new folders are 0700 and new files 0600.
+        case `private`
+        /// The members of the root's group too: the root and the tier folders may be group-writable (never
+        /// world-writable) and may belong to another member; new folders are 0770 and new files of the
+        /// files and defaults tiers 0640 (secrets stay 0700/0600). Every member of the group is trusted with
+        /// the content, but none can redirect another's writes: every step is resolved by descriptor.
+        case group
+    }
+
+    /// Who besides the owner may write in the store's folders. The default is ``Sharing/private``.
+    public let sharing: Sharing
+
     /// Opens (and by default creates, mode 0700) a store root.
     /// - Parameters:
     ///   - root: The root folder; a relative path is taken from the current directory.
     ///   - create: Whether to create the folder (and missing parents) when it does not exist. The default is
     ///     `true`.
-    /// - Throws: ``StorageError`` when the root exists but is not a folder, or cannot be created.
-    public init(root: String, create: Bool = true) throws {
+    ///   - sharing: Whether the root's group may share it. The default is ``Sharing/private``.
+    /// - Throws: ``StorageError`` when the root exists but is not a folder, or cannot be created;
+    ///   `.unsafePermissions` when it belongs to another user or is writable by others (see ``Sharing``).
+    public init(root: String, create: Bool = true, sharing: Sharing = .private) throws {
         guard !root.isEmpty, !root.contains("\0") else {
             throw StorageError(.invalidArgument, "the store root path is empty or contains NUL", path: root)
         }
         let absolute =
             root.utf8.first == UInt8(ascii: "/") ? root : FileManager.default.currentDirectoryPath + "/" + root
         self.root = Self.normalized(absolute)
+        self.sharing = sharing
         try Self.ensureDirectory(self.root, create: create, createParents: true)
+        _ = try openRoot()
     }
 
     /// Opens the default root for an app: `$XDG_DATA_HOME/<appID>`, else `~/.local/share/<appID>`.
@@ -83,15 +102,151 @@ public struct StoragePaths: Sendable, Hashable {
         return normalized(home) + "/.local/share/" + appID
     }
 
+    /// The mode of the folders the store creates below a tier folder: 0700, or 0770 when shared by the group.
+    package var directoryPermissions: mode_t { sharing == .group ? 0o770 : 0o700 }
+    /// The mode of the files the files and defaults tiers create: 0600, or 0640 when shared by the group.
+    package var filePermissions: Int { sharing == .group ? 0o640 : 0o600 }
+
     /// The folder of a tier (`<root>/<tier>`), created with mode 0700 when `create` is `true`.
-    /// - Throws: ``StorageError`` when it is a symbolic link or not a folder, or cannot be created.
+    /// - Returns: Its path, for messages and display: operations go through ``openDirectory(for:create:)``.
+    /// - Throws: ``StorageError`` when it is a symbolic link or not a folder, cannot be created, or fails the
+    ///   ownership checks (`.unsafePermissions`).
     public func directory(for tier: Tier, create: Bool = true) throws -> String {
         let path = root + "/" + tier.directoryName
-        try Self.ensureDirectory(path, create: create, createParents: false, tier: tier)
+        if try openDirectory(for: tier, create: create) == nil {
+            throw StorageError(.notFound, "the tier folder does not exist", tier: tier, path: path, errno: ENOENT)
+        }
         return path
     }
 
+    /// Opens the root folder (following links in its own path, which the caller chose) and checks its owner
+    /// and mode.
+    /// - Throws: ``StorageError``: `.unsafePermissions`, or an I/O error.
+    package func openRoot() throws(StorageError) -> DirectoryHandle {
+        let handle: DirectoryHandle
+        do throws(Errno) {
+            handle = try DirectoryHandle.open(path: root)
+        } catch {
+            throw error.storageError("cannot open the store root", path: root)
+        }
+        try checkOwnership(handle, tier: nil)
+        return handle
+    }
+
+    /// Opens a tier's folder from the root, never through a link, checking its owner and mode.
+    /// - Parameters:
+    ///   - tier: The tier.
+    ///   - create: Whether to create it (and never the root: ``init(root:create:sharing:)`` does that).
+    /// - Returns: The folder, or `nil` when it does not exist and `create` is `false`.
+    /// - Throws: ``StorageError``: `.symbolicLink`, `.unsafePermissions`, or an I/O error.
+    package func openDirectory(for tier: Tier, create: Bool = true) throws(StorageError) -> DirectoryHandle? {
+        let rootHandle = try openRoot()
+        do throws(StorageError) {
+            guard
+                let handle = try rootHandle.openDirectory(
+                    tier.directoryName, create: create, permissions: directoryPermissions)
+            else { return nil }
+            try checkOwnership(handle, tier: tier)
+            return handle
+        } catch {
+            throw error.attributed(tier: tier, key: nil)
+        }
+    }
+
+    /// Opens the folder that holds `key` in a tier, from the root down, never through a link.
+    /// - Parameters:
+    ///   - key: A key (checked with ``validateKey(_:)``).
+    ///   - tier: The tier whose folder holds it.
+    ///   - createParents: Whether to create the missing folders on the way (with ``Sharing``'s mode).
+    /// - Returns: The folder and the key's last component, or `nil` when a folder on the way is missing and
+    ///   `createParents` is `false`.
+    /// - Throws: ``StorageError``: `.invalidKey` (also when a component is a file), `.symbolicLink`,
+    ///   `.unsafePermissions`, or an I/O error; each names the tier and key.
+    package func openParent(of key: String, in tier: Tier, createParents: Bool = false) throws(StorageError)
+        -> (folder: DirectoryHandle, name: String)?
+    {
+        let components = try Self.validatedComponents(key, tier: tier)
+        guard let folder = try openFolder(components.dropLast(), key: key, in: tier, create: createParents) else {
+            return nil
+        }
+        return (folder, components[components.count - 1])
+    }
+
+    /// Opens the folder `key` itself in a tier (for listing, or a folder a tier keeps per name).
+    /// - Returns: The folder, or `nil` when it (or a folder on the way) is missing and `create` is `false`.
+    /// - Throws: What ``openParent(of:in:createParents:)`` throws.
+    package func openFolder(_ key: String, in tier: Tier, create: Bool = false) throws(StorageError)
+        -> DirectoryHandle?
+    {
+        try openFolder(Self.validatedComponents(key, tier: tier)[...], key: key, in: tier, create: create)
+    }
+
+    private func openFolder(_ components: ArraySlice<String>, key: String, in tier: Tier, create: Bool)
+        throws(StorageError) -> DirectoryHandle?
+    {
+        do throws(StorageError) {
+            guard var folder = try openDirectory(for: tier, create: create) else { return nil }
+            for component in components {
+                guard let next = try folder.openDirectory(component, create: create, permissions: directoryPermissions)
+                else { return nil }
+                folder = next
+            }
+            return folder
+        } catch {
+            var error = error.attributed(tier: tier, key: key)
+            if error.code == .invalidArgument, error.tier == tier, error.path != root + "/" + tier.directoryName {
+                error.code = .invalidKey
+                error.message = "a component of the key is a file, not a folder"
+            }
+            throw error
+        }
+    }
+
+    private static func validatedComponents(_ key: String, tier: Tier) throws(StorageError) -> [String] {
+        try validateKey(key, for: tier)
+        return components(of: key)
+    }
+
+    /// Refuses a root or tier folder that another user owns or others may write (see ``Sharing``).
+    private func checkOwnership(_ handle: DirectoryHandle, tier: Tier?) throws(StorageError) {
+        let info: stat
+        do throws(Errno) { info = try handle.status() } catch {
+            throw error.storageError("cannot inspect the store folder", tier: tier, path: handle.path)
+        }
+        let mode = info.st_mode & 0o7777
+        let octal = "0" + String(mode, radix: 8)
+        if mode & 0o002 != 0 {
+            throw StorageError(
+                .unsafePermissions, "the store folder is writable by every user (mode \(octal))", tier: tier,
+                path: handle.path,
+                recovery: "Run chmod o-w '\(handle.path)': a store is never shared with every user")
+        }
+        if sharing == .private {
+            if info.st_uid != Sys.effectiveUserID {
+                throw StorageError(
+                    .unsafePermissions,
+                    "the store folder belongs to user \(info.st_uid), not to this process's user \(Sys.effectiveUserID)",
+                    tier: tier, path: handle.path,
+                    recovery:
+                        "Run chown \(Sys.effectiveUserID) '\(handle.path)', open the store as its owner, or open it with "
+                        + "sharing: .group if its group is meant to share it")
+            }
+            if mode & 0o020 != 0 {
+                throw StorageError(
+                    .unsafePermissions, "the store folder is writable by its group (mode \(octal))", tier: tier,
+                    path: handle.path,
+                    recovery:
+                        "Run chmod g-w '\(handle.path)', or open the store with sharing: .group if its group is meant "
+                        + "to share it")
+            }
+        }
+    }
+
     /// Maps a key to its path inside a tier's folder, refusing every key that could lead elsewhere.
+    ///
+    /// The path is for display: file operations open the key's folder by descriptor
+    /// (``openParent(of:in:createParents:)``), so a neighbour who swaps a folder for a link after this returns
+    /// redirects nothing.
     /// - Parameters:
     ///   - key: A relative path such as `exports/report.pdf`.
     ///   - tier: The tier whose folder holds it.
@@ -99,55 +254,21 @@ public struct StoragePaths: Sendable, Hashable {
     /// - Returns: The absolute path. The file itself may or may not exist; if it exists it is not a link.
     /// - Throws: ``StorageError`` `.invalidKey` for a refused key, `.symbolicLink` when a link is found on the way.
     public func path(for key: String, in tier: Tier, createParents: Bool = false) throws -> String {
-        do {
-            try Self.validateKey(key)
-        } catch {
-            throw error.attributed(tier: tier, key: key)
+        let path = root + "/" + tier.directoryName + "/" + key
+        guard let (folder, name) = try openParent(of: key, in: tier, createParents: createParents) else {
+            return path
         }
-        var current = root + "/" + tier.directoryName
-        if !createParents, (try? Sys.lstat(current)) == nil {
-            // The tier folder does not exist yet, so nothing below it can be a link or exist at all.
-            try Self.requireDirectory(root, key: key, tier: tier, allowLink: true)
-            return current + "/" + key
+        let info: stat?
+        do throws(Errno) { info = try folder.status(of: name) } catch {
+            throw error.storageError("cannot inspect a component of the key", tier: tier, key: key, path: path)
         }
-        current = try directory(for: tier, create: createParents)
-        let components = Self.components(of: key)
-        for (index, component) in components.enumerated() {
-            current += "/" + component
-            let isLast = index == components.count - 1
-            let info: stat
-            do {
-                info = try Sys.lstat(current)
-            } catch let error where error.code == ENOENT {
-                if isLast { return current }
-                guard createParents else {
-                    // Nothing below exists, so nothing below can be a link.
-                    return current + "/" + components[(index + 1)...].joined(separator: "/")
-                }
-                do {
-                    try Sys.mkdir(current, 0o700)
-                } catch let error where error.code == EEXIST {
-                    // Created by someone else meanwhile: check it again as an existing component.
-                    try Self.requireDirectory(current, key: key, tier: tier)
-                } catch {
-                    throw error.storageError("cannot create a folder for the key", tier: tier, key: key, path: current)
-                }
-                continue
-            } catch {
-                throw error.storageError("cannot inspect a component of the key", tier: tier, key: key, path: current)
-            }
-            if (info.st_mode & S_IFMT) == S_IFLNK {
-                throw StorageError(
-                    .symbolicLink, "the key leads through a symbolic link, which the store never follows",
-                    tier: tier, key: key, path: current,
-                    recovery: "Replace the link with a real file or folder inside the store")
-            }
-            if !isLast, (info.st_mode & S_IFMT) != S_IFDIR {
-                throw StorageError(
-                    .invalidKey, "a component of the key is a file, not a folder", tier: tier, key: key, path: current)
-            }
+        if let info, (info.st_mode & S_IFMT) == S_IFLNK {
+            throw StorageError(
+                .symbolicLink, "the key leads through a symbolic link, which the store never follows",
+                tier: tier, key: key, path: path,
+                recovery: "Replace the link with a real file or folder inside the store")
         }
-        return current
+        return path
     }
 
     /// Checks a key for a backend of `tier`: the error, if any, names the tier and the key.
@@ -259,11 +380,11 @@ public struct StoragePaths: Sendable, Hashable {
                     .symbolicLink, "a store folder is a symbolic link, which the store never follows",
                     tier: tier, key: key, path: path)
             }
-            var target = stat()
-            guard stat(path, &target) == 0 else {
-                throw Errno.current.storageError("the store folder is a dangling link", tier: tier, path: path)
+            do throws(Errno) {
+                kind = try Sys.statFollowingLinks(path).st_mode & S_IFMT
+            } catch {
+                throw error.storageError("the store folder is a dangling link", tier: tier, path: path)
             }
-            kind = target.st_mode & S_IFMT
         }
         guard kind == S_IFDIR else {
             throw StorageError(.invalidArgument, "a store folder is not a folder", tier: tier, key: key, path: path)

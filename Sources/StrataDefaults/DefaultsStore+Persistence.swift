@@ -30,15 +30,29 @@ struct FileIdentity: Hashable, Sendable {
         #endif
     }
 
-    /// The identity of the file at `path` now, or `nil` when there is none.
-    static func of(_ path: String) -> FileIdentity? {
-        var info = stat()
-        guard lstat(path, &info) == 0 else { return nil }
-        return FileIdentity(info)
+    /// The identity of the file `name` in `folder` now (a link is not followed), or `nil` when there is none.
+    static func of(_ name: String, in folder: DirectoryHandle) -> FileIdentity? {
+        (try? folder.status(of: name)).flatMap { $0 }.map(FileIdentity.init)
     }
 }
 
 extension DefaultsStore {
+    /// The `defaults/` folder, opened from the root by descriptor (never through a link).
+    static func suiteFolder(_ paths: StoragePaths) throws -> DirectoryHandle {
+        guard let folder = try paths.openDirectory(for: .defaults) else {
+            throw StorageError(.notFound, "the defaults folder does not exist", tier: .defaults)
+        }
+        return folder
+    }
+
+    /// The suite file's name in the `defaults/` folder.
+    var fileName: String { suite + ".plist" }
+
+    /// The suite's cross-process lock, relative to the folder.
+    func suiteLock(in folder: DirectoryHandle) -> FileLock {
+        FileLock(in: folder, name: fileName + ".lock", permissions: mode_t(paths.filePermissions))
+    }
+
     // Cross-process protocol of a suite (every rule is here, next to the code that follows it):
     // - Writers hold the exclusive lock on `<suite>.plist.lock` while they read, merge and replace the file.
     // - The file is only ever replaced by rename(2), never rewritten in place, so readers need no lock: they
@@ -55,7 +69,8 @@ extension DefaultsStore {
         try io.withLock { _ in
             let hasWork = state.withLock { !$0.pending.isEmpty }
             guard hasWork else { return }
-            let held = try FileLock(path: lockPath).acquire(.exclusive, timeout: configuration.lockTimeout)
+            let held = try suiteLock(in: Self.suiteFolder(paths)).acquire(
+                .exclusive, timeout: configuration.lockTimeout)
             defer { held.release() }
             try reloadIfChangedLocked()
             try writePendingLocked()
@@ -84,7 +99,8 @@ extension DefaultsStore {
     public func update<Value>(_ key: DefaultsKey<Value>, _ transform: (Value) throws -> Value) throws -> Value {
         try checkKey(key.name, allowingSensitiveName: key.allowsSensitiveName)
         return try io.withLock { _ in
-            let held = try FileLock(path: lockPath).acquire(.exclusive, timeout: configuration.lockTimeout)
+            let held = try suiteLock(in: Self.suiteFolder(paths)).acquire(
+                .exclusive, timeout: configuration.lockTimeout)
             defer { held.release() }
             try reloadIfChangedLocked()
             let new = try transform(self[key])
@@ -134,7 +150,7 @@ extension DefaultsStore {
 
     func reloadIfChangedLocked() throws {
         let known = state.withLock { $0.identity }
-        if FileIdentity.of(path) != known { try reloadLocked(notify: true) }
+        if FileIdentity.of(fileName, in: try Self.suiteFolder(paths)) != known { try reloadLocked(notify: true) }
     }
 
     /// Reads the file (or its absence) into `persisted`, keeping this process's pending changes on top.
@@ -168,10 +184,10 @@ extension DefaultsStore {
     func readFile() throws -> (Data, FileIdentity)? {
         let fd: Int32
         do {
-            fd = try Sys.open(path, O_RDONLY | O_NOFOLLOW)
-        } catch let error where error.code == ENOENT {
+            fd = try Self.suiteFolder(paths).openFile(fileName, O_RDONLY)
+        } catch let error as Errno where error.code == ENOENT {
             return nil
-        } catch {
+        } catch let error as Errno {
             throw error.storageError("cannot open the suite file", tier: .defaults, path: path)
         }
         defer { Sys.close(fd) }
@@ -207,20 +223,22 @@ extension DefaultsStore {
 
     /// Moves an unreadable suite file aside (never deletes it), under the exclusive lock.
     func moveAside(identity: FileIdentity?, reason: String) throws {
-        let held = try FileLock(path: lockPath).acquire(.exclusive, timeout: configuration.lockTimeout)
+        let folder = try Self.suiteFolder(paths)
+        let held = try suiteLock(in: folder).acquire(.exclusive, timeout: configuration.lockTimeout)
         defer { held.release() }
         // Another process may have repaired or replaced it meanwhile: move only the file we read.
-        if let identity, FileIdentity.of(path) != identity { return try reloadLocked(notify: false) }
+        if let identity, FileIdentity.of(fileName, in: folder) != identity { return try reloadLocked(notify: false) }
         let stamp = Int(Date().timeIntervalSince1970)
-        let target = "\(path).corrupt-\(stamp)-\(getpid())"
+        let asideName = "\(fileName).corrupt-\(stamp)-\(getpid())"
+        let target = folder.path(of: asideName)
         do {
-            try Sys.rename(path, target)
+            try folder.rename(fileName, to: asideName)
         } catch let error where error.code == ENOENT {
             return
         } catch {
             throw error.storageError("cannot move the unreadable suite file aside", tier: .defaults, path: path)
         }
-        try? AtomicFile.syncDirectory((path as NSString).deletingLastPathComponent)
+        try? folder.sync()
         state.withLock { $0.recoveries.append(DefaultsRecovery(movedTo: target, reason: reason)) }
     }
 
@@ -232,8 +250,13 @@ extension DefaultsStore {
         var merged = persisted
         for (key, change) in pending { merged[key] = change.value }
         let data = configuration.format.encode(merged)
-        try AtomicFile.write(data, to: path, permissions: 0o600, durability: .durable)
-        let identity = FileIdentity.of(path)
+        let folder = try Self.suiteFolder(paths)
+        do {
+            try AtomicFile.write(data, in: folder, name: fileName, permissions: paths.filePermissions)
+        } catch let error as StorageError {
+            throw error.attributed(tier: .defaults, key: nil)
+        }
+        let identity = FileIdentity.of(fileName, in: folder)
         state.withLock { state in
             state.persisted = merged
             state.identity = identity

@@ -29,6 +29,8 @@ public final class DefaultsStore: Sendable {
     public let lockPath: String
     /// How the store persists and what it accepts.
     public let configuration: DefaultsConfiguration
+    /// The store root: every file operation opens the `defaults/` folder from it by descriptor.
+    let paths: StoragePaths
 
     struct Pending {
         var value: PropertyListValue?
@@ -96,7 +98,8 @@ public final class DefaultsStore: Sendable {
         self.path = folder + "/" + suite + ".plist"
         self.lockPath = path + ".lock"
         self.configuration = configuration
-        AtomicFile.removeStaleTemporaries(in: folder)
+        self.paths = paths
+        try AtomicFile.removeStaleTemporaries(in: Self.suiteFolder(paths))
         try io.withLock { _ in try reloadLocked(notify: false) }
         DefaultsStore.openStores.register(self)
         if configuration.watchesExternalChanges {

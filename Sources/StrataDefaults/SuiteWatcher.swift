@@ -1,4 +1,5 @@
 import Foundation
+import StrataCore
 import Synchronization
 
 #if canImport(Glibc)
@@ -76,7 +77,7 @@ final class SuiteWatcher: Sendable {
             if inotify >= 0 {
                 var descriptor = pollfd(fd: inotify, events: Int16(POLLIN), revents: 0)
                 if poll(&descriptor, 1, 250) > 0 {
-                    let count = buffer.withUnsafeMutableBytes { read(inotify, $0.baseAddress, $0.count) }
+                    let count = (try? Sys.read(inotify, into: &buffer)) ?? 0
                     if count > 0 { changed = parseEvents(buffer, count: count) }
                 }
             } else {

@@ -101,14 +101,8 @@ public struct CacheArea: Sendable {
 
     /// Marks a file used now (its access time), keeping its modification time.
     func touch(_ key: String) {
-        guard let path = try? store.path(for: key) else { return }
-        #if canImport(Darwin)
-            let (now, omit) = (-1, -2)
-        #else
-            let (now, omit) = ((1 << 30) - 1, (1 << 30) - 2)  // UTIME_NOW, UTIME_OMIT
-        #endif
-        var times = [timespec(tv_sec: 0, tv_nsec: now), timespec(tv_sec: 0, tv_nsec: omit)]
-        _ = utimensat(AT_FDCWD, path, &times, AT_SYMLINK_NOFOLLOW)
+        guard let (folder, name) = try? store.parent(of: key) else { return }
+        try? Sys.touchAccessTime(folder.fd, name, path: folder.path(of: name))
     }
 }
 

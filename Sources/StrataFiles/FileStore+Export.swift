@@ -55,7 +55,7 @@ extension FileStore {
     {
         let path = try path(for: key)
         return try withLock(key, .shared) {
-            let fd = try open(path, key: key)
+            let fd = try openForReading(key)
             defer { Sys.close(fd) }
             let total = Int((try? Sys.fstat(fd))?.st_size ?? 0)
             let modified = UInt32(
@@ -222,7 +222,7 @@ extension FileStore {
     ) throws -> ZipEntry {
         let path = try path(for: key)
         return try withLock(key, .shared) {
-            let fd = try open(path, key: key)
+            let fd = try openForReading(key)
             defer { Sys.close(fd) }
             let info = try Sys.fstat(fd)
             let size = Int(info.st_size)

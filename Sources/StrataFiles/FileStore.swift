@@ -19,7 +19,10 @@ public import StrataCore
 /// ```
 ///
 /// Every file has a lock that holds across processes (`<root>/files/.strata-locks/`): readers share it, writers
-/// take it alone. Writes replace the file atomically (temporary file, `fsync`, `rename(2)`), so a reader never
+/// take it alone. A lock file is removed by its last exclusive holder (see ``FileLock``), so the lock folder
+/// holds only the locks in use. Every operation opens the key's folder from the root down by descriptor, never
+/// through a symbolic link, and works relative to it: a neighbour who swaps a folder for a link cannot
+/// redirect a read or a write. Writes replace the file atomically (temporary file, `fsync`, `rename(2)`), so a reader never
 /// sees a half-written file and a writer killed at any moment leaves the old file or the new one. Each write
 /// records the content's CRC-32 and size in an extended attribute, renamed into place with the content, which
 /// ``verify(prefix:)`` checks.
@@ -39,14 +42,9 @@ public final class FileStore: Sendable {
         self.paths = paths
         self.configuration = configuration
         directory = try paths.directory(for: .files)
-        let locks = directory + "/" + Self.lockFolderName
-        do {
-            try Sys.mkdir(locks, 0o700)
-        } catch  where error.code == EEXIST {
-        } catch {
-            throw error.storageError("cannot create the lock folder", tier: .files, path: locks)
-        }
-        AtomicFile.removeStaleTemporaries(in: directory)
+        let tier = try tierFolder()
+        _ = try lockFolder(in: tier)
+        AtomicFile.removeStaleTemporaries(in: tier)
         ImportStaging.removeDead(in: directory)
     }
 
@@ -62,22 +60,75 @@ public final class FileStore: Sendable {
         try paths.path(for: key, in: .files, createParents: creatingParents)
     }
 
-    /// The cross-process lock of one file. Lock files live in one folder, named by a hash of the key.
-    func lock(for key: String) -> FileLock {
+    /// The tier folder, opened from the root.
+    func tierFolder() throws -> DirectoryHandle {
+        guard let folder = try paths.openDirectory(for: .files) else {
+            throw StorageError(.notFound, "the files folder does not exist", tier: .files, path: directory)
+        }
+        return folder
+    }
+
+    /// The lock folder (`.strata-locks`), created on first use; a link in its place is refused.
+    func lockFolder(in tier: DirectoryHandle) throws -> DirectoryHandle {
+        do {
+            return try tier.openDirectory(Self.lockFolderName, create: true, permissions: paths.directoryPermissions)!
+        } catch {
+            throw error.attributed(tier: .files, key: nil)
+        }
+    }
+
+    /// The folder that holds `key` and the key's last component, or `nil` when a folder on the way is missing
+    /// and `create` is `false`.
+    func parent(of key: String, create: Bool = false) throws -> (folder: DirectoryHandle, name: String)? {
+        try paths.openParent(of: key, in: .files, createParents: create)
+    }
+
+    /// The name of a key's lock file: a hash of the key.
+    static func lockName(for key: String) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in key.utf8 {
             hash ^= UInt64(byte)
             hash = hash &* 0x100_0000_01b3
         }
-        return FileLock(path: directory + "/" + Self.lockFolderName + "/" + String(hash, radix: 16) + ".lock")
+        return String(hash, radix: 16) + ".lock"
+    }
+
+    /// The cross-process lock of one file. Lock files live in one folder, named by a hash of the key, and are
+    /// removed by their last exclusive holder.
+    func lock(for key: String) throws -> FileLock {
+        FileLock(
+            in: try lockFolder(in: tierFolder()), name: Self.lockName(for: key), reclaimsFile: true,
+            permissions: mode_t(paths.filePermissions))
     }
 
     func withLock<T>(_ key: String, _ mode: FileLock.Mode, _ body: () throws -> T) throws -> T {
-        do {
-            return try lock(for: key).withLock(mode, timeout: configuration.lockTimeout, body)
-        } catch let error as StorageError where error.code == .lockTimeout || error.code == .lockUnavailable {
-            throw error.attributed(tier: .files, key: key)
+        try withLocks([(key, mode)], body)
+    }
+
+    /// Runs `body` holding the locks of several keys. Cross-process rule: locks are always taken in the order
+    /// of their lock file names, so two operations on the same keys in opposite roles (a copy a→b beside a copy
+    /// b→a) cannot deadlock; two keys that share a lock file take it once, exclusively if either asks for that.
+    func withLocks<T>(_ requests: [(key: String, mode: FileLock.Mode)], _ body: () throws -> T) throws -> T {
+        var byName: [String: (key: String, mode: FileLock.Mode)] = [:]
+        for request in requests {
+            let name = Self.lockName(for: request.key)
+            if let existing = byName[name], existing.mode == .exclusive { continue }
+            byName[name] = request
         }
+        let locks = try lockFolder(in: tierFolder())
+        var held: [HeldLock] = []
+        defer { for lock in held.reversed() { lock.release() } }
+        for name in byName.keys.sorted() {
+            let (key, mode) = byName[name]!
+            let lock = FileLock(
+                in: locks, name: name, reclaimsFile: true, permissions: mode_t(paths.filePermissions))
+            do {
+                held.append(try lock.acquire(mode, timeout: configuration.lockTimeout))
+            } catch let error as StorageError {
+                throw error.attributed(tier: .files, key: key)
+            }
+        }
+        return try body()
     }
 
     // MARK: Writing
@@ -100,44 +151,67 @@ public final class FileStore: Sendable {
 
     /// Writes a file from an async sequence of chunks, replacing any file there atomically when it ends.
     public func write<S: AsyncSequence>(to key: String, chunks: S) async throws where S.Element == Data {
-        let path = try path(for: key, creatingParents: true)
-        // Collect into a temporary file first (no lock held while awaiting), then move it into place.
+        _ = try parent(of: key, create: true)
+        // Collect into a temporary file of the tier folder first (no lock held while awaiting), then copy it
+        // into place under the lock.
+        let tier = try tierFolder()
         let staging =
-            directory + "/" + AtomicFile.temporaryPrefix + "\(getpid())-stream-"
-            + String(UInt64.random(in: 0...UInt64.max), radix: 36)
-        guard FileManager.default.createFile(atPath: staging, contents: nil, attributes: [.posixPermissions: 0o600]),
-            let handle = FileHandle(forWritingAtPath: staging)
-        else { throw StorageError(.io, "cannot create a staging file", tier: .files, key: key, path: staging) }
-        defer { try? FileManager.default.removeItem(atPath: staging) }
+            AtomicFile.temporaryPrefix + "\(getpid())-stream-" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
+        let fd: Int32
         do {
-            for try await chunk in chunks { try handle.write(contentsOf: chunk) }
-            try handle.close()
+            fd = try tier.openFile(staging, O_RDWR | O_CREAT | O_EXCL)
         } catch {
-            try? handle.close()
-            throw error
+            throw error.storageError(
+                "cannot create a staging file", tier: .files, key: key, path: tier.path(of: staging))
         }
-        guard let input = FileHandle(forReadingAtPath: staging) else {
-            throw StorageError(.io, "cannot reopen the staging file", tier: .files, key: key, path: staging)
+        defer {
+            Sys.close(fd)
+            try? tier.unlink(staging)
         }
-        defer { try? input.close() }
-        _ = path
-        try write(to: key, from: input)
+        do {
+            for try await chunk in chunks { try Sys.writeAll(fd, chunk, path: tier.path(of: staging)) }
+        } catch let error as Errno {
+            throw error.storageError(
+                "cannot write the staging file", tier: .files, key: key, path: tier.path(of: staging))
+        }
+        var buffer = [UInt8](repeating: 0, count: configuration.chunkSize)
+        var offset: Int64 = 0
+        try write(to: key) { writer in
+            while true {
+                let count = try buffer.withUnsafeMutableBytes { bytes throws(StorageError) in
+                    do throws(Errno) { return try Sys.pread(fd, bytes, at: offset) } catch {
+                        throw error.storageError("cannot read the staging file", tier: .files, key: key)
+                    }
+                }
+                if count == 0 { return }
+                try buffer.withUnsafeBytes { try writer.write(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+                offset += Int64(count)
+            }
+        }
     }
 
     /// Writes a file with a ``FileWriter`` that `body` feeds; nothing replaces the old file unless `body` returns.
     public func write(to key: String, _ body: (inout FileWriter) throws -> Void) throws {
-        let path = try path(for: key, creatingParents: true)
-        try withLock(key, .exclusive) {
-            do {
-                try AtomicFile.write(to: path, permissions: 0o600, durability: configuration.durability) { atomic in
-                    var writer = FileWriter(atomic: &atomic)
-                    try body(&writer)
-                    let record = Self.integrityRecord(crc: writer.crc, size: writer.count)
-                    try atomic.setExtendedAttribute(Self.integrityAttribute, record)
-                }
-            } catch let error as StorageError {
-                throw error.attributed(tier: .files, key: key)
+        let (folder, name) = try parent(of: key, create: true)!
+        try withLock(key, .exclusive) { try writeLocked(in: folder, name: name, key: key, body) }
+    }
+
+    /// Replaces the file `name` of `folder` (the key's folder) with what `body` writes, recording its checksum.
+    /// Call with the key's exclusive lock held.
+    func writeLocked(in folder: DirectoryHandle, name: String, key: String, _ body: (inout FileWriter) throws -> Void)
+        throws
+    {
+        do {
+            try AtomicFile.write(
+                in: folder, name: name, permissions: paths.filePermissions, durability: configuration.durability
+            ) { atomic in
+                var writer = FileWriter(atomic: atomic)
+                try body(&writer)
+                try writer.atomic.setExtendedAttribute(
+                    Self.integrityAttribute, Self.integrityRecord(crc: writer.crc, size: writer.count))
             }
+        } catch let error as StorageError {
+            throw error.attributed(tier: .files, key: key)
         }
     }
 
@@ -157,35 +231,28 @@ public final class FileStore: Sendable {
     /// throughout).
     /// - Parameter transform: Gets the current content (`nil` when absent) and returns the new one.
     public func update(_ key: String, _ transform: (Data?) throws -> Data) throws {
-        let path = try path(for: key, creatingParents: true)
+        let (folder, name) = try parent(of: key, create: true)!
         try withLock(key, .exclusive) {
             let current: Data?
             do {
-                current = try AtomicFile.read(path, followGrowth: false)
+                current = try AtomicFile.read(in: folder, name: name, followGrowth: false)
             } catch let error as StorageError {
                 throw error.attributed(tier: .files, key: key)
             }
             let new = try transform(current)
-            do {
-                try AtomicFile.write(to: path, permissions: 0o600, durability: configuration.durability) { atomic in
-                    var writer = FileWriter(atomic: &atomic)
-                    try writer.write(new)
-                    try atomic.setExtendedAttribute(
-                        Self.integrityAttribute, Self.integrityRecord(crc: writer.crc, size: writer.count))
-                }
-            } catch let error as StorageError {
-                throw error.attributed(tier: .files, key: key)
-            }
+            try writeLocked(in: folder, name: name, key: key) { writer in try writer.write(new) }
         }
     }
 
     /// Appends `data` to a file (creating it), under the file's exclusive lock, keeping its checksum current.
     public func append(_ data: Data, to key: String) throws {
-        let path = try path(for: key, creatingParents: true)
+        let (folder, name) = try parent(of: key, create: true)!
+        let path = folder.path(of: name)
         try withLock(key, .exclusive) {
             let fd: Int32
             do throws(Errno) {
-                fd = try Sys.open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW, 0o600)
+                fd = try folder.openFile(
+                    name, O_WRONLY | O_CREAT | O_APPEND, permissions: mode_t(paths.filePermissions))
             } catch {
                 throw error.storageError("cannot open the file to append", tier: .files, key: key, path: path)
             }
@@ -223,10 +290,10 @@ public final class FileStore: Sendable {
 
     /// The content of a file, or `nil` when there is none.
     public func readIfPresent(_ key: String) throws -> Data? {
-        let path = try path(for: key)
+        guard let (folder, name) = try parent(of: key) else { return nil }
         return try withLock(key, .shared) {
             do {
-                return try AtomicFile.read(path, followGrowth: false)
+                return try AtomicFile.read(in: folder, name: name, followGrowth: false)
             } catch let error as StorageError {
                 throw error.attributed(tier: .files, key: key)
             }
@@ -240,7 +307,7 @@ public final class FileStore: Sendable {
     public func read(_ key: String, chunks body: (Data) throws -> Void) throws -> Int {
         let path = try path(for: key)
         return try withLock(key, .shared) {
-            let fd = try open(path, key: key)
+            let fd = try openForReading(key)
             defer { Sys.close(fd) }
             var total = 0
             var buffer = [UInt8](repeating: 0, count: configuration.chunkSize)
@@ -276,9 +343,19 @@ public final class FileStore: Sendable {
         }
     }
 
-    func open(_ path: String, key: String) throws -> Int32 {
+    /// Opens a key's file for reading, from the root down by descriptor.
+    /// - Throws: ``StorageError`` `.notFound`, `.symbolicLink`, or an I/O error.
+    func openForReading(_ key: String) throws -> Int32 {
+        guard let (folder, name) = try parent(of: key) else {
+            throw StorageError(.notFound, "there is no file with this key", tier: .files, key: key)
+        }
+        return try open(name, in: folder, key: key)
+    }
+
+    func open(_ name: String, in folder: DirectoryHandle, key: String) throws -> Int32 {
+        let path = folder.path(of: name)
         do {
-            return try Sys.open(path, O_RDONLY | O_NOFOLLOW)
+            return try folder.openFile(name, O_RDONLY)
         } catch  where error.code == ENOENT {
             throw StorageError(.notFound, "there is no file with this key", tier: .files, key: key, path: path)
         } catch {
@@ -290,88 +367,118 @@ public final class FileStore: Sendable {
 
     /// Whether a file exists under `key`.
     public func exists(_ key: String) throws -> Bool {
-        let path = try path(for: key)
-        var info = stat()
-        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+        guard let (folder, name) = try parent(of: key) else { return false }
+        do throws(Errno) {
+            return try folder.status(of: name).map { ($0.st_mode & S_IFMT) == S_IFREG } ?? false
+        } catch {
+            throw error.storageError("cannot inspect the file", tier: .files, key: key, path: folder.path(of: name))
+        }
     }
 
     /// Deletes a file.
     /// - Returns: Whether there was one.
     @discardableResult
     public func delete(_ key: String) throws -> Bool {
-        let path = try path(for: key)
+        guard let (folder, name) = try parent(of: key) else { return false }
         return try withLock(key, .exclusive) {
             do throws(Errno) {
-                try Sys.unlink(path)
+                try folder.unlink(name)
             } catch  where error.code == ENOENT {
                 return false
             } catch {
-                throw error.storageError("cannot delete the file", tier: .files, key: key, path: path)
+                throw error.storageError("cannot delete the file", tier: .files, key: key, path: folder.path(of: name))
             }
-            if configuration.durability == .durable {
-                try AtomicFile.syncDirectory((path as NSString).deletingLastPathComponent)
-            }
+            if configuration.durability == .durable { try folder.sync() }
             return true
         }
     }
 
-    /// Moves a file, replacing any file at the destination atomically.
+    /// Moves a file, replacing any file at the destination atomically. Moving a file onto itself does nothing.
+    /// - Throws: ``StorageError`` `.notFound` when there is no file at `source`, or what a write throws.
     public func move(_ source: String, to destination: String) throws {
-        let from = try path(for: source)
-        let to = try path(for: destination, creatingParents: true)
-        // Both locks, in a fixed order, so two opposite moves cannot deadlock.
-        let locks = [(source, lock(for: source)), (destination, lock(for: destination))].sorted {
-            $0.1.path < $1.1.path
+        guard let (from, fromName) = try parent(of: source) else {
+            throw StorageError(.notFound, "there is no file to move", tier: .files, key: source)
         }
-        let first = try locks[0].1.acquire(.exclusive, timeout: configuration.lockTimeout)
-        defer { first.release() }
-        let second =
-            locks[0].1.path == locks[1].1.path
-            ? nil : try locks[1].1.acquire(.exclusive, timeout: configuration.lockTimeout)
-        defer { second?.release() }
-        do throws(Errno) {
-            try Sys.rename(from, to)
-        } catch  where error.code == ENOENT {
-            throw StorageError(.notFound, "there is no file to move", tier: .files, key: source, path: from)
-        } catch {
-            throw error.storageError("cannot move the file", tier: .files, key: source, path: from)
-        }
-        if configuration.durability == .durable {
-            try AtomicFile.syncDirectory((to as NSString).deletingLastPathComponent)
-            try AtomicFile.syncDirectory((from as NSString).deletingLastPathComponent)
+        let (to, toName) = try parent(of: destination, create: true)!
+        try withLocks([(source, .exclusive), (destination, .exclusive)]) {
+            if ExactString(source) == ExactString(destination) {
+                guard try exists(source) else {
+                    throw StorageError(.notFound, "there is no file to move", tier: .files, key: source)
+                }
+                return
+            }
+            do throws(Errno) {
+                try from.rename(fromName, to: toName, in: to)
+            } catch  where error.code == ENOENT {
+                throw StorageError(
+                    .notFound, "there is no file to move", tier: .files, key: source, path: from.path(of: fromName))
+            } catch {
+                throw error.storageError(
+                    "cannot move the file", tier: .files, key: source, path: from.path(of: fromName))
+            }
+            if configuration.durability == .durable {
+                try to.sync()
+                try from.sync()
+            }
         }
     }
 
-    /// Copies a file (streamed), replacing any file at the destination atomically.
+    /// Copies a file (streamed), replacing any file at the destination atomically. Copying a file onto itself
+    /// does nothing.
+    ///
+    /// Both locks are taken before anything is read, in the store's fixed order (see `withLocks`), so a copy
+    /// never waits for itself and two copies in opposite directions never deadlock.
+    /// - Throws: ``StorageError`` `.notFound` when there is no file at `source`, or what a write throws.
     public func copy(_ source: String, to destination: String) throws {
-        let from = try path(for: source)
-        try withLock(source, .shared) {
-            let fd = try open(from, key: source)
+        guard let (from, fromName) = try parent(of: source) else {
+            throw StorageError(.notFound, "there is no file with this key", tier: .files, key: source)
+        }
+        if ExactString(source) == ExactString(destination) {
+            try withLock(source, .shared) { Sys.close(try open(fromName, in: from, key: source)) }
+            return
+        }
+        let (to, toName) = try parent(of: destination, create: true)!
+        try withLocks([(source, .shared), (destination, .exclusive)]) {
+            let fd = try open(fromName, in: from, key: source)
             let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
-            try write(to: destination, from: handle)
+            try writeLocked(in: to, name: toName, key: destination) { writer in
+                while let chunk = try handle.read(upToCount: configuration.chunkSize), !chunk.isEmpty {
+                    try writer.write(chunk)
+                }
+            }
         }
     }
 
     /// Every file key under `prefix` (a folder key, or `""` for all), sorted; recursive unless asked not to be.
     public func list(prefix: String = "", recursive: Bool = true) throws -> [String] {
-        let start =
-            prefix.isEmpty ? directory : try path(for: prefix.hasSuffix("/") ? String(prefix.dropLast()) : prefix)
+        let base = prefix.hasSuffix("/") ? String(prefix.dropLast()) : prefix
+        let start: DirectoryHandle?
+        if base.isEmpty {
+            start = try tierFolder()
+        } else {
+            try StoragePaths.validateKey(base, for: .files)
+            do {
+                start = try paths.openFolder(base, in: .files)
+            } catch  where error.code == .invalidKey {
+                return []  // The prefix names a file, not a folder.
+            }
+        }
+        guard let start else { return [] }
         var keys: [String] = []
-        func walk(_ folder: String, _ relative: String) throws {
-            guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+        func walk(_ folder: DirectoryHandle, _ relative: String) throws {
+            guard let names = try? folder.entries() else { return }
             for name in names where !name.hasPrefix(StoragePaths.reservedPrefix) {
-                let full = folder + "/" + name
                 let key = relative.isEmpty ? name : relative + "/" + name
-                var info = stat()
-                guard lstat(full, &info) == 0 else { continue }
+                guard let info = try? folder.status(of: name) else { continue }
                 switch info.st_mode & S_IFMT {
                 case S_IFREG: keys.append(key)
-                case S_IFDIR: if recursive { try walk(full, key) }
+                case S_IFDIR:
+                    // Opened without following links: one swapped in meanwhile is skipped, never followed.
+                    if recursive, let child = try? folder.openDirectory(name, create: false) { try walk(child, key) }
                 default: continue  // Links and specials are never listed (nor followed).
                 }
             }
         }
-        let base = prefix.isEmpty ? "" : (prefix.hasSuffix("/") ? String(prefix.dropLast()) : prefix)
         try walk(start, base)
         return keys.sorted()
     }
@@ -380,7 +487,7 @@ public final class FileStore: Sendable {
     public func metadata(_ key: String) throws -> FileMetadata? {
         let path = try path(for: key)
         let fd: Int32
-        do { fd = try open(path, key: key) } catch let error as StorageError where error.code == .notFound {
+        do { fd = try openForReading(key) } catch let error as StorageError where error.code == .notFound {
             return nil
         }
         defer { Sys.close(fd) }
@@ -414,7 +521,7 @@ public final class FileStore: Sendable {
         for key in try list(prefix: prefix) {
             let path = try path(for: key)
             try withLock(key, .shared) {
-                let fd = try open(path, key: key)
+                let fd = try openForReading(key)
                 defer { Sys.close(fd) }
                 guard
                     let recorded = (try? Sys.attribute(fd, Self.integrityAttribute)).flatMap({ $0 }).flatMap(
@@ -458,15 +565,18 @@ public final class FileStore: Sendable {
 }
 
 /// Streams the content of a file being written, computing its CRC-32 on the way.
+///
+/// It owns the atomic write's ``AtomicFile/Writer`` for the duration of the write (nothing points into a value
+/// that could go away).
 public struct FileWriter: ~Copyable {
-    private let atomic: UnsafeMutablePointer<AtomicFile.Writer>
+    var atomic: AtomicFile.Writer
     /// The CRC-32 of what was written so far.
     public private(set) var crc: UInt32 = 0
     /// How many bytes were written so far.
     public private(set) var count = 0
 
-    init(atomic: inout AtomicFile.Writer) {
-        self.atomic = withUnsafeMutablePointer(to: &atomic) { $0 }
+    init(atomic: consuming AtomicFile.Writer) {
+        self.atomic = atomic
     }
 
     /// Appends `data`.
@@ -476,7 +586,7 @@ public struct FileWriter: ~Copyable {
 
     /// Appends the bytes of `buffer`.
     public mutating func write(_ buffer: UnsafeRawBufferPointer) throws {
-        try atomic.pointee.write(buffer)
+        try atomic.write(buffer)
         crc = Zlib.crc32(buffer, continuing: crc)
         count += buffer.count
     }

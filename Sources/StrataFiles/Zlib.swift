@@ -37,11 +37,9 @@ enum Zlib {
             deflateSetDictionary(&stream, base.assumingMemoryBound(to: Bytef.self), uInt(dictionary.count))
         }
         var output = [UInt8](repeating: 0, count: Int(deflateBound(&stream, uLong(input.count))) + 16)
-        var empty: UInt8 = 0
         let produced = output.withUnsafeMutableBytes { out -> Int in
-            stream.next_in =
-                UnsafeMutablePointer(mutating: input.baseAddress?.assumingMemoryBound(to: Bytef.self))
-                ?? withUnsafeMutablePointer(to: &empty) { $0 }
+            // zlib accepts no input pointer when there is no input (avail_in 0).
+            stream.next_in = UnsafeMutablePointer(mutating: input.baseAddress?.assumingMemoryBound(to: Bytef.self))
             stream.avail_in = uInt(input.count)
             stream.next_out = out.baseAddress!.assumingMemoryBound(to: Bytef.self)
             stream.avail_out = uInt(out.count)
@@ -81,10 +79,8 @@ enum Zlib {
         func feed(_ input: UnsafeRawBufferPointer, _ sink: (UnsafeRawBufferPointer) throws -> Void) throws -> Int {
             guard !finished else { return 0 }
             var output = [UInt8](repeating: 0, count: 256 << 10)
-            var empty: UInt8 = 0
-            stream.next_in =
-                UnsafeMutablePointer(mutating: input.baseAddress?.assumingMemoryBound(to: Bytef.self))
-                ?? withUnsafeMutablePointer(to: &empty) { $0 }
+            // zlib accepts no input pointer when there is no input (avail_in 0).
+            stream.next_in = UnsafeMutablePointer(mutating: input.baseAddress?.assumingMemoryBound(to: Bytef.self))
             stream.avail_in = uInt(input.count)
             repeat {
                 let (status, produced) = output.withUnsafeMutableBytes { out -> (Int32, Int) in

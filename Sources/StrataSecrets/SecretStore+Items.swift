@@ -32,10 +32,10 @@ extension SecretStore {
                 recovery: "Encrypt large data in the files tier and keep only its key here", suggestedTier: .files)
         }
         let (keyringID, key, fileName) = try keysFor(accessibility, service: service, account: account, writing: true)
-        let path = directory + "/" + fileName
-        try FileLock(path: lockPath).withLock(.shared, timeout: configuration.lockTimeout) {
+        let folder = try keyringFolder()
+        try keyringLock(in: folder).withLock(.shared, timeout: configuration.lockTimeout) {
             // Keep the creation date (and label) of an item being replaced, when its attributes can be read.
-            let existing = try? readItem(path: path, fileName: fileName, value: false)
+            let existing = try? readItem(in: folder, fileName: fileName, value: false)
             let now = Date()
             let record = ItemEnvelope.Record(
                 service: service, account: account, label: label ?? existing?.0.label ?? "",
@@ -44,7 +44,7 @@ extension SecretStore {
                 try ItemEnvelope.seal(
                     record, value: $0, accessibility: accessibility, keyringID: keyringID, fileName: fileName, key: key)
             }
-            try AtomicFile.write(file, to: path, permissions: 0o600, durability: .durable)
+            try AtomicFile.write(file, in: folder, name: fileName)
         }
     }
 
@@ -60,9 +60,9 @@ extension SecretStore {
     ) throws -> Secret {
         try checkIdentity(service: service, account: account)
         let (keyringID, key, fileName) = try keysFor(accessibility, service: service, account: account, writing: true)
-        let path = directory + "/" + fileName
-        return try FileLock(path: lockPath).withLock(.exclusive, timeout: configuration.lockTimeout) {
-            let existing = try readItem(path: path, fileName: fileName, value: true)
+        let folder = try keyringFolder()
+        return try keyringLock(in: folder).withLock(.exclusive, timeout: configuration.lockTimeout) {
+            let existing = try readItem(in: folder, fileName: fileName, value: true)
             let value = try transform(existing?.2)
             guard value.count <= configuration.valueLimit else {
                 throw StorageError(
@@ -77,7 +77,7 @@ extension SecretStore {
                 try ItemEnvelope.seal(
                     record, value: $0, accessibility: accessibility, keyringID: keyringID, fileName: fileName, key: key)
             }
-            try AtomicFile.write(file, to: path, permissions: 0o600, durability: .durable)
+            try AtomicFile.write(file, in: folder, name: fileName)
             return value
         }
     }
@@ -108,7 +108,12 @@ extension SecretStore {
     public func contains(service: String, account: String) throws -> Bool {
         try checkIdentity(service: service, account: account)
         let fileName = try self.fileName(service: service, account: account)
-        return FileIdentityProbe.exists(directory + "/" + fileName)
+        let folder = try keyringFolder()
+        do throws(Errno) {
+            return try folder.status(of: fileName) != nil
+        } catch {
+            throw error.storageError("cannot inspect the item", tier: .secrets, path: directory + "/" + fileName)
+        }
     }
 
     /// Deletes an item.
@@ -116,16 +121,17 @@ extension SecretStore {
     @discardableResult
     public func delete(service: String, account: String) throws -> Bool {
         try checkIdentity(service: service, account: account)
-        let path = directory + "/" + (try fileName(service: service, account: account))
-        return try FileLock(path: lockPath).withLock(.shared, timeout: configuration.lockTimeout) {
+        let name = try fileName(service: service, account: account)
+        let folder = try keyringFolder()
+        return try keyringLock(in: folder).withLock(.shared, timeout: configuration.lockTimeout) {
             do throws(Errno) {
-                try Sys.unlink(path)
+                try folder.unlink(name)
             } catch  where error.code == ENOENT {
                 return false
             } catch {
-                throw error.storageError("cannot delete the item", tier: .secrets, path: path)
+                throw error.storageError("cannot delete the item", tier: .secrets, path: folder.path(of: name))
             }
-            try AtomicFile.syncDirectory(directory)
+            try folder.sync()
             return true
         }
     }
@@ -160,11 +166,15 @@ extension SecretStore {
         } catch {
             problems.append("\(error)")
         }
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        let folder = try? keyringFolder()
+        let names = (try? folder?.entries()) ?? []
         for name in names.sorted() where name.hasSuffix(Self.itemSuffix) {
             let path = directory + "/" + name
             do {
-                guard let file = try AtomicFile.read(path, maximumSize: configuration.valueLimit + (64 << 10)) else {
+                guard let folder,
+                    let file = try AtomicFile.read(
+                        in: folder, name: name, maximumSize: configuration.valueLimit + (64 << 10))
+                else {
                     continue
                 }
                 _ = try ItemEnvelope.header(of: file, path: path)
@@ -177,9 +187,7 @@ extension SecretStore {
 
     /// How many item files the keyring holds (no key needed).
     public var itemCount: Int {
-        ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter {
-            $0.hasSuffix(Self.itemSuffix)
-        }.count
+        ((try? keyringFolder().entries()) ?? []).filter { $0.hasSuffix(Self.itemSuffix) }.count
     }
 
     // MARK: Internals
@@ -237,7 +245,8 @@ extension SecretStore {
         try checkIdentity(service: service, account: account)
         let fileName = try fileName(service: service, account: account)
         let path = directory + "/" + fileName
-        guard let (record, accessibility, secret) = try readItem(path: path, fileName: fileName, value: value) else {
+        guard let (record, accessibility, secret) = try readItem(in: keyringFolder(), fileName: fileName, value: value)
+        else {
             return nil
         }
         guard record.service == service, record.account == account else {
@@ -248,13 +257,14 @@ extension SecretStore {
     }
 
     /// Reads and opens one item file, or `nil` when it does not exist.
-    func readItem(path: String, fileName: String, value: Bool) throws
+    func readItem(in folder: DirectoryHandle, fileName: String, value: Bool) throws
         -> (ItemEnvelope.Record, SecretAccessibility, Secret?)?
     {
+        let path = folder.path(of: fileName)
         // Item files are only ever replaced by rename, never appended to: read exactly what fstat reports.
         guard
             let file = try AtomicFile.read(
-                path, maximumSize: configuration.valueLimit + (64 << 10), followGrowth: false)
+                in: folder, name: fileName, maximumSize: configuration.valueLimit + (64 << 10), followGrowth: false)
         else { return nil }
         let accessibility = try ItemEnvelope.header(of: file, path: path)
         let (keyringID, key) = try classKey(accessibility, writing: false)
@@ -268,18 +278,17 @@ extension SecretStore {
     func allItems(values: Bool) throws -> [(SecretItem, Secret?)] {
         _ = try fileName(service: "-", account: "-")  // Throws `.locked` before the first unlock.
         let names: [String]
-        do {
-            names = try FileManager.default.contentsOfDirectory(atPath: directory).filter {
-                $0.hasSuffix(Self.itemSuffix)
-            }
+        let folder = try keyringFolder()
+        do throws(Errno) {
+            names = try folder.entries().filter { $0.hasSuffix(Self.itemSuffix) }
         } catch {
-            throw StorageError(.io, "cannot list the keyring folder: \(error)", tier: .secrets, path: directory)
+            throw error.storageError("cannot list the keyring folder", tier: .secrets, path: directory)
         }
         var result: [(SecretItem, Secret?)] = []
         for name in names.sorted() {
             let path = directory + "/" + name
             do {
-                guard let (record, accessibility, secret) = try readItem(path: path, fileName: name, value: values)
+                guard let (record, accessibility, secret) = try readItem(in: folder, fileName: name, value: values)
                 else {
                     continue
                 }
@@ -301,12 +310,5 @@ extension SecretItem {
         self.init(
             service: record.service, account: record.account, label: record.label, accessibility: accessibility,
             creationDate: record.created, modificationDate: record.modified, valueSize: record.valueSize)
-    }
-}
-
-enum FileIdentityProbe {
-    static func exists(_ path: String) -> Bool {
-        var info = stat()
-        return lstat(path, &info) == 0
     }
 }

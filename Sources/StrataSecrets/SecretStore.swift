@@ -36,7 +36,23 @@ public final class SecretStore: Sendable {
     public let configuration: SecretsConfiguration
 
     var keyringPath: String { directory + "/keyring.json" }
-    var lockPath: String { directory + "/keyring.lock" }
+    /// The store root: every file operation opens the keyring folder from it by descriptor.
+    let paths: StoragePaths
+
+    /// The keyring folder (0700 whatever the sharing), opened from the root, never through a link.
+    func keyringFolder() throws -> DirectoryHandle {
+        do throws(StorageError) {
+            guard let tier = try paths.openDirectory(for: .secrets),
+                let folder = try tier.openDirectory(keyring, create: true, permissions: 0o700)
+            else { throw StorageError(.notFound, "the secrets folder does not exist", path: directory) }
+            return folder
+        } catch {
+            throw error.attributed(tier: .secrets, key: nil)
+        }
+    }
+
+    /// The keyring's cross-process lock (`keyring.lock`, never deleted).
+    func keyringLock(in folder: DirectoryHandle) -> FileLock { FileLock(in: folder, name: "keyring.lock") }
 
     struct Keys {
         var keyringID: [UInt8]?
@@ -71,20 +87,9 @@ public final class SecretStore: Sendable {
         }
         self.keyring = keyring
         self.configuration = configuration
-        let folder = try paths.path(for: keyring, in: .secrets, createParents: true)
-        do {
-            try Sys.mkdir(folder, 0o700)
-        } catch let error where error.code == EEXIST {
-            // Exists: path(for:) already refused a link; make sure it is a folder.
-            var info = stat()
-            guard lstat(folder, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
-                throw StorageError(.invalidArgument, "the keyring path is not a folder", tier: .secrets, path: folder)
-            }
-        } catch {
-            throw error.storageError("cannot create the keyring folder", tier: .secrets, path: folder)
-        }
-        self.directory = folder
-        AtomicFile.removeStaleTemporaries(in: folder)
+        self.paths = paths
+        self.directory = paths.root + "/" + Tier.secrets.directoryName + "/" + keyring
+        AtomicFile.removeStaleTemporaries(in: try keyringFolder())
     }
 
     /// Opens and unlocks a keyring, creating it on first use.
@@ -97,7 +102,7 @@ public final class SecretStore: Sendable {
     }
 
     /// Whether the keyring file exists yet.
-    public var keyringExists: Bool { FileManager.default.fileExists(atPath: keyringPath) }
+    public var keyringExists: Bool { ((try? keyringFolder().status(of: "keyring.json")) ?? nil) != nil }
 
     /// Whether the data key is out of memory (never unlocked, or locked since).
     public var isLocked: Bool { keyMaterial.withLock { $0.dataKey == nil } }
@@ -114,7 +119,8 @@ public final class SecretStore: Sendable {
             dataKey = try unwrap(existing, with: provider)
         } else {
             // Create under the exclusive lock, re-checking: two processes must not make two data keys.
-            (file, dataKey) = try FileLock(path: lockPath).withLock(.exclusive, timeout: configuration.lockTimeout) {
+            let folder = try keyringFolder()
+            (file, dataKey) = try keyringLock(in: folder).withLock(.exclusive, timeout: configuration.lockTimeout) {
                 if let raced = try readKeyring() { return (raced, try unwrap(raced, with: provider)) }
                 let dataKey = try GuardedKey.random()
                 let kdf = provider.kind == "passphrase" ? newKDFParameters() : nil
@@ -122,7 +128,7 @@ public final class SecretStore: Sendable {
                 defer { wrapping.wipe() }
                 let file = try KeyringFile.wrapping(
                     dataKey, name: keyring, id: Sodium.random(16), provider: provider.kind, kdf: kdf, with: wrapping)
-                try AtomicFile.write(file.serialized, to: keyringPath, permissions: 0o600)
+                try AtomicFile.write(file.serialized, in: folder, name: "keyring.json")
                 return (file, dataKey)
             }
         }
@@ -158,7 +164,8 @@ public final class SecretStore: Sendable {
         guard let dataKey = keyMaterial.withLock({ $0.dataKey }) else {
             throw StorageError(.locked, "changing the key needs the store unlocked", tier: .secrets, path: keyringPath)
         }
-        try FileLock(path: lockPath).withLock(.exclusive, timeout: configuration.lockTimeout) {
+        let folder = try keyringFolder()
+        try keyringLock(in: folder).withLock(.exclusive, timeout: configuration.lockTimeout) {
             guard let current = try readKeyring() else {
                 throw StorageError(.notFound, "the keyring file disappeared", tier: .secrets, path: keyringPath)
             }
@@ -167,7 +174,7 @@ public final class SecretStore: Sendable {
             defer { wrapping.wipe() }
             let file = try KeyringFile.wrapping(
                 dataKey, name: keyring, id: current.id, provider: provider.kind, kdf: kdf, with: wrapping)
-            try AtomicFile.write(file.serialized, to: keyringPath, permissions: 0o600)
+            try AtomicFile.write(file.serialized, in: folder, name: "keyring.json")
         }
         keyMaterial.withLock { $0.providerKind = provider.kind }
     }
@@ -179,7 +186,9 @@ public final class SecretStore: Sendable {
     }
 
     func readKeyring() throws -> KeyringFile? {
-        guard let data = try AtomicFile.read(keyringPath, maximumSize: 64 << 10) else { return nil }
+        guard let data = try AtomicFile.read(in: keyringFolder(), name: "keyring.json", maximumSize: 64 << 10) else {
+            return nil
+        }
         return try KeyringFile.parse(data, expectedName: keyring, path: keyringPath)
     }
 

@@ -58,14 +58,18 @@ enum Sodium {
             key.count == keyBytes
         else { return false }
         var length: UInt64 = 0
+        func decrypt(into target: UnsafeMutablePointer<UInt8>) -> Int32 {
+            crypto_aead_xchacha20poly1305_ietf_decrypt(
+                target, &length, nil,
+                ciphertext.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(ciphertext.count), additionalData,
+                UInt64(additionalData.count), nonce.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                key.baseAddress!.assumingMemoryBound(to: UInt8.self))
+        }
+        // An empty value has no output buffer: decrypt into a spare byte, inside its scope.
         var spare: UInt8 = 0
-        let target =
-            output.baseAddress?.assumingMemoryBound(to: UInt8.self) ?? withUnsafeMutablePointer(to: &spare) { $0 }
-        let status = crypto_aead_xchacha20poly1305_ietf_decrypt(
-            target, &length, nil,
-            ciphertext.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(ciphertext.count), additionalData,
-            UInt64(additionalData.count), nonce.baseAddress!.assumingMemoryBound(to: UInt8.self),
-            key.baseAddress!.assumingMemoryBound(to: UInt8.self))
+        let status =
+            output.baseAddress.map { decrypt(into: $0.assumingMemoryBound(to: UInt8.self)) }
+            ?? withUnsafeMutablePointer(to: &spare) { decrypt(into: $0) }
         return status == 0
     }
 

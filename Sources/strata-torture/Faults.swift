@@ -64,6 +64,18 @@ let faultTargets: [FaultTarget] = [
         write: { root, value in try FileStore(root: root).write(Data(value.utf8), to: "dir/k.txt") },
         read: { root in try FileStore(root: root).readIfPresent("dir/k.txt").map { String(decoding: $0, as: UTF8.self) }
         }),
+    FaultTarget(
+        tier: "files (copy under both locks, group-shared root)",
+        write: { root, value in
+            let store = try FileStore(paths: StoragePaths(root: root, sharing: .group))
+            try store.write(Data(value.utf8), to: "src/k.txt")
+            try store.copy("src/k.txt", to: "dst/k.txt")
+        },
+        read: { root in
+            try FileStore(paths: StoragePaths(root: root, sharing: .group)).readIfPresent("dst/k.txt").map {
+                String(decoding: $0, as: UTF8.self)
+            }
+        }),
 ]
 
 /// Every fault kind at every system call of one write, for each tier: the write succeeds or throws a

@@ -1,4 +1,5 @@
 import Foundation
+import StrataCore
 
 #if canImport(Glibc)
     import Glibc
@@ -12,12 +13,14 @@ enum Terminal {
 
     /// Reads a line from the controlling terminal with echo off.
     static func readSecret(prompt: String) throws -> String {
-        let fd = open("/dev/tty", O_RDWR)
-        guard fd >= 0 else {
+        let fd: Int32
+        do {
+            fd = try Sys.open("/dev/tty", O_RDWR)
+        } catch {
             throw CommandFailure("no terminal to ask for the passphrase; use --passphrase-file or STRATA_PASSPHRASE")
         }
-        defer { close(fd) }
-        _ = prompt.withCString { write(fd, $0, strlen($0)) }
+        defer { Sys.close(fd) }
+        try? Sys.writeAll(fd, Data(prompt.utf8))
         var saved = termios()
         tcgetattr(fd, &saved)
         var silent = saved
@@ -25,11 +28,11 @@ enum Terminal {
         tcsetattr(fd, TCSANOW, &silent)
         defer {
             tcsetattr(fd, TCSANOW, &saved)
-            _ = write(fd, "\n", 1)
+            try? Sys.writeAll(fd, Data("\n".utf8))
         }
         var line = [UInt8]()
-        var byte: UInt8 = 0
-        while read(fd, &byte, 1) == 1, byte != 0x0A, byte != 0x0D { line.append(byte) }
+        var byte = [UInt8](repeating: 0, count: 1)
+        while (try? Sys.read(fd, into: &byte)) == 1, byte[0] != 0x0A, byte[0] != 0x0D { line.append(byte[0]) }
         return String(decoding: line, as: UTF8.self)
     }
 }

@@ -88,6 +88,30 @@ do {
         say("set")
         // No flush: a coalesced store must still write at normal exit.
         exit(0)
+    case "race-writes":
+        // race-writes ROOT KEYHEX COUNT: COUNT defaults flushes and COUNT secret sets in a group-shared root that
+        // a neighbour is swapping folders in; prints `done ok=N typed=M` (typed = refused with a StorageError).
+        let paths = try StoragePaths(root: arguments[1], sharing: .group)
+        var (written, refused) = (0, 0)
+        for index in 0..<(Int(arguments[3]) ?? 1) {
+            do {
+                let defaults = try DefaultsStore(
+                    paths: paths,
+                    configuration: DefaultsConfiguration(durability: .immediate, watchesExternalChanges: false))
+                try defaults.set(.string("value \(index)"), forKey: "race")
+                written += 1
+            } catch is StorageError {
+                refused += 1
+            }
+            do {
+                let secrets = try SecretStore(keyring: "kr", paths: paths, unlockingWith: .inMemory(key(arguments[2])))
+                try secrets.set("secret \(index)", service: "svc", account: "acct")
+                written += 1
+            } catch is StorageError {
+                refused += 1
+            }
+        }
+        say("done ok=\(written) typed=\(refused)")
     case "secrets-set-loop":
         // secrets-set-loop ROOT KEYHEX START: set service/account to "value N" over and over, saying `ack N`.
         let store = try SecretStore(
@@ -177,6 +201,26 @@ do {
             say("wrote \(version)")
             version += 1
         }
+    case "files-churn":
+        // files-churn ROOT COUNT MARKERS: COUNT rounds of an update of one of four hot counters (checking with an
+        // O_EXCL marker file in MARKERS that no other process is inside the same key's exclusive section) and
+        // of a write and delete of a fresh key; prints `overlap KEY` for any overlap, then `done`.
+        let store = try FileStore(root: arguments[1], configuration: FilesConfiguration(lockTimeout: .seconds(60)))
+        for round in 0..<(Int(arguments[2]) ?? 1) {
+            let key = "hot-\(round % 4)"
+            try store.update(key) { current in
+                let marker = arguments[3] + "/" + key
+                let fd = open(marker, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+                if fd < 0 { say("overlap \(key)") } else { close(fd) }
+                defer { unlink(marker) }
+                let value = current.flatMap { Int(String(decoding: $0, as: UTF8.self)) } ?? 0
+                return Data(String(value + 1).utf8)
+            }
+            let fresh = "cold/\(getpid())-\(round)"
+            try store.write(Data("x".utf8), to: fresh)
+            try store.delete(fresh)
+        }
+        say("done")
     case "files-reader":
         // files-reader ROOT KEY SIZE COUNT: read KEY COUNT times; print `torn` on any read that is not one
         // whole version, then `done`.

@@ -37,6 +37,39 @@ struct FaultInjectionTests {
         #expect(names == ["target"], "left behind: \(names)")
     }
 
+    /// The calls that used to bypass the seam (pwrite of a header patch, stat of a linked root, the
+    /// no-follow stat of a key's file) now reach the injector and fail typed.
+    @Test func formerlyUnseenCallsReachTheInjector() throws {
+        defer { FaultInjector.shared.reset() }
+        let path = directory.appending("patched")
+        try AtomicFile.write(Data("old".utf8), to: path)
+        let patch = #expect(throws: StorageError.self) {
+            try AtomicFile.write(to: path) { writer in
+                try writer.write(Data("abcd".utf8))
+                FaultInjector.shared.inject(.error(EIO), on: .write, pathContaining: directory.path)
+                try writer.write([0x41], at: 0)
+            }
+        }
+        #expect(patch?.errno == EIO)
+        FaultInjector.shared.reset()
+        #expect(try AtomicFile.read(path) == Data("old".utf8))
+
+        let real = directory.appending("real")
+        try FileManager.default.createDirectory(atPath: real, withIntermediateDirectories: false)
+        let link = directory.appending("link")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: real)
+        FaultInjector.shared.inject(.error(EIO), on: .stat, pathContaining: link)
+        let root = #expect(throws: StorageError.self) { _ = try StoragePaths(root: link) }
+        #expect(root?.errno == EIO)
+        FaultInjector.shared.reset()
+
+        let paths = try StoragePaths(root: real)
+        FaultInjector.shared.inject(.error(EACCES), on: .stat, pathContaining: real + "/files/k")
+        let key = #expect(throws: StorageError.self) { _ = try paths.path(for: "k", in: .files, createParents: true) }
+        #expect(key?.code == .permissionDenied)
+        #expect(FaultInjector.shared.injectedCount == 1)
+    }
+
     @Test func interruptedCallsAreRetried() throws {
         defer { FaultInjector.shared.reset() }
         let path = directory.appending("eintr")

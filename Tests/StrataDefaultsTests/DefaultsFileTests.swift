@@ -198,3 +198,26 @@ struct DefaultsFileTests {
         #expect(store.object(forKey: "Cdata") == .string("a < b"))
     }
 }
+
+/// The identity check of a suite file goes through the seam (it used to call lstat directly): a failed stat
+/// is taken as "changed" and the suite is read again, never lost.
+@Suite("DefaultsStore: faults at the seam", .serialized)
+struct DefaultsFaultTests {
+    @Test func anInjectedStatFaultOnlyCausesARereadAndAReadFaultIsTyped() throws {
+        let directory = try TemporaryDirectory(prefix: "strata-defaults-faults")
+        defer { FaultInjector.shared.reset() }
+        let store = try DefaultsStore(
+            root: directory.appending("root"),
+            configuration: DefaultsConfiguration(durability: .immediate, watchesExternalChanges: false))
+        try store.set(.string("kept"), forKey: "k")
+        FaultInjector.shared.inject(.error(EIO), on: .stat, pathContaining: directory.path + "/root/defaults/")
+        try store.refresh()
+        #expect(FaultInjector.shared.injectedCount == 1)
+        FaultInjector.shared.inject(.error(EIO), on: .stat, pathContaining: directory.path + "/root/defaults/")
+        FaultInjector.shared.inject(.error(EIO), on: .open, pathContaining: directory.path + "/root/defaults/")
+        let error = #expect(throws: StorageError.self) { try store.refresh() }
+        #expect(error?.errno == EIO)
+        FaultInjector.shared.reset()
+        #expect(store.object(forKey: "k") == .string("kept"))
+    }
+}

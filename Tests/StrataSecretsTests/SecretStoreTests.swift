@@ -274,3 +274,19 @@ struct SecretsConformanceTests {
         }
     }
 }
+
+/// The no-follow stat that `contains` makes goes through the seam (it used to call lstat directly).
+@Suite("SecretStore: faults at the seam", .serialized)
+struct SecretFaultTests {
+    @Test func containsReportsAnInjectedStatFault() throws {
+        let fixture = try SecretsFixture()
+        defer { FaultInjector.shared.reset() }
+        let store = try fixture.store()
+        try store.set("v", service: "s", account: "a")
+        FaultInjector.shared.inject(.error(EIO), on: .stat, pathContaining: fixture.keyringFolder() + "/")
+        let error = #expect(throws: StorageError.self) { _ = try store.contains(service: "s", account: "a") }
+        #expect(error?.errno == EIO)
+        FaultInjector.shared.reset()
+        #expect(try store.contains(service: "s", account: "a"))
+    }
+}

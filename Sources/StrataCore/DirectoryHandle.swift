@@ -1,0 +1,159 @@
+package import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// An open folder, the anchor of every file operation under a store root.
+///
+/// The descriptor is opened with `O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC`, from the root down one component at a
+/// time, and every operation names a single component relative to it (`openat`, `renameat`, `unlinkat`,
+/// `fstatat` without following links). A neighbour who swaps a folder for a symbolic link between two steps
+/// cannot redirect anything: the link is refused when a folder is opened through it, and a folder already open
+/// stays the folder it was, wherever it is moved.
+///
+/// ```swift
+/// let tier = try paths.openDirectory(for: .files)
+/// let fd = try tier.openFile("report.pdf", O_RDONLY)
+/// ```
+package final class DirectoryHandle: Sendable {
+    /// The descriptor; closed at deinit.
+    package let fd: Int32
+    /// The path the folder was opened by, for messages and fault filters only: it is never looked up again.
+    package let path: String
+
+    private init(fd: Int32, path: String) {
+        self.fd = fd
+        self.path = path
+    }
+
+    deinit { Sys.close(fd) }
+
+    /// Opens a folder by an absolute path, following links on the way: for a store root (the caller chose its
+    /// path) and for the folder of a path given to a path-based API.
+    /// - Throws: ``Errno`` (`ENOENT`, `ENOTDIR`, ...).
+    package static func open(path: String) throws(Errno) -> DirectoryHandle {
+        DirectoryHandle(fd: try Sys.open(path, O_RDONLY | O_DIRECTORY), path: path)
+    }
+
+    /// The display path of `name` inside this folder.
+    package func path(of name: String) -> String { path == "/" ? "/" + name : path + "/" + name }
+
+    /// Opens the folder `name` inside this one, never through a symbolic link.
+    ///
+    /// Missing folders are created (`mkdirat`) when `create` is `true`, with exactly `permissions`; when another
+    /// process creates it meanwhile (`EEXIST`), it is opened and checked like any existing one.
+    /// - Returns: The folder, or `nil` when it does not exist and `create` is `false`.
+    /// - Throws: ``StorageError`` `.symbolicLink` when `name` is a link, `.invalidArgument` when it is not a
+    ///   folder, or an I/O error.
+    package func openDirectory(_ name: String, create: Bool, permissions: mode_t = 0o700) throws(StorageError)
+        -> DirectoryHandle?
+    {
+        let childPath = path(of: name)
+        var created = false
+        for _ in 0..<16 {
+            let opened: Int32
+            do throws(Errno) {
+                opened = try Sys.openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, path: childPath)
+            } catch let error where error.code == ENOENT {
+                guard create else { return nil }
+                do throws(Errno) {
+                    try Sys.mkdirat(fd, name, permissions, path: childPath)
+                    created = true
+                } catch let error where error.code == EEXIST {
+                    // Made by someone else meanwhile: open it and check it as an existing one.
+                } catch {
+                    throw error.storageError("cannot create a folder", path: childPath)
+                }
+                continue
+            } catch let error where error.code == ELOOP || error.code == ENOTDIR {
+                try refuseNonFolder(name)
+                continue  // A folder again by now: it was swapped meanwhile; open it afresh.
+            } catch {
+                throw error.storageError("cannot open a folder", path: childPath)
+            }
+            let handle = DirectoryHandle(fd: opened, path: childPath)
+            // The mode given to mkdirat is filtered by the umask: set it exactly on the folder just made.
+            if created {
+                do throws(Errno) { try Sys.fchmod(opened, permissions) } catch {
+                    throw error.storageError("cannot set the mode of a new folder", path: childPath)
+                }
+            }
+            return handle
+        }
+        throw StorageError(
+            .symbolicLink, "a folder on the way kept being swapped for a link or a file while it was being opened",
+            path: childPath, recovery: "Find who replaces folders in the store; the store never follows links")
+    }
+
+    /// Throws the right error for `name`, which could not be opened as a folder; returns when it is a folder
+    /// again by now (it was swapped meanwhile, and the caller tries again).
+    private func refuseNonFolder(_ name: String) throws(StorageError) {
+        let childPath = path(of: name)
+        let info: stat
+        do throws(Errno) {
+            info = try Sys.fstatat(fd, name, path: childPath)
+        } catch {
+            throw error.storageError("cannot inspect a folder", path: childPath)
+        }
+        if (info.st_mode & S_IFMT) == S_IFLNK {
+            throw StorageError(
+                .symbolicLink, "a folder on the way is a symbolic link, which the store never follows",
+                path: childPath, recovery: "Replace the link with a real folder inside the store")
+        }
+        if (info.st_mode & S_IFMT) != S_IFDIR {
+            throw StorageError(.invalidArgument, "a folder on the way is not a folder", path: childPath)
+        }
+    }
+
+    /// Opens the file `name` inside this folder; `O_NOFOLLOW` and `O_CLOEXEC` are always added.
+    /// - Throws: ``Errno`` (`ELOOP` for a link, `ENOENT`, ...).
+    package func openFile(_ name: String, _ flags: Int32, permissions: mode_t = 0o600) throws(Errno) -> Int32 {
+        try Sys.openat(fd, name, flags | O_NOFOLLOW, permissions, path: path(of: name))
+    }
+
+    /// Information about `name` itself (a link is reported as a link), or `nil` when there is nothing there.
+    package func status(of name: String) throws(Errno) -> stat? {
+        do {
+            return try Sys.fstatat(fd, name, path: path(of: name))
+        } catch  where error.code == ENOENT {
+            return nil
+        }
+    }
+
+    /// Information about this folder.
+    package func status() throws(Errno) -> stat { try Sys.fstat(fd) }
+
+    /// Renames `name` to `newName` in `destination` (this folder when `nil`), replacing what is there.
+    package func rename(_ name: String, to newName: String, in destination: DirectoryHandle? = nil) throws(Errno) {
+        let target = destination ?? self
+        try Sys.renameat(fd, name, target.fd, newName, path: target.path(of: newName))
+    }
+
+    /// Removes the file (or link) `name`.
+    package func unlink(_ name: String) throws(Errno) {
+        try Sys.unlinkat(fd, name, path: path(of: name))
+    }
+
+    /// Removes the empty folder `name`.
+    package func removeDirectory(_ name: String) throws(Errno) {
+        try Sys.unlinkat(fd, name, AT_REMOVEDIR, path: path(of: name))
+    }
+
+    /// The names in this folder, without `.` and `..`, unsorted.
+    package func entries() throws(Errno) -> [String] {
+        try Sys.directoryEntries(fd, path: path)
+    }
+
+    /// `fsync`s the folder, so that a rename or unlink inside it is durable.
+    /// - Throws: ``StorageError``.
+    package func sync() throws(StorageError) {
+        do throws(Errno) { try Sys.fsync(fd, path: path) } catch {
+            throw error.storageError("cannot flush the folder to disk", path: path)
+        }
+    }
+}
