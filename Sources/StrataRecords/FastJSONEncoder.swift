@@ -1,4 +1,5 @@
 import Foundation
+import StrataCore
 
 /// A `Codable` encoder that writes compact RFC 8259 JSON straight into a byte buffer, several times faster than
 /// building a tree first.
@@ -30,6 +31,9 @@ final class StreamingJSONEncoder: Encoder {
         var isObject: Bool
         var count: Int
         var generation: Int
+        /// Where each member name of an object was written in `out` (its escaped text, without the quotes'
+        /// meaning changing: one string always escapes to the same bytes).
+        var names: [Range<Int>] = []
     }
 
     var out: [UInt8] = []
@@ -53,9 +57,10 @@ final class StreamingJSONEncoder: Encoder {
         return (stack.count - 1, generation)
     }
 
-    func closeFrames(above depth: Int) {
+    func closeFrames(above depth: Int) throws {
         while stack.count > depth {
             let frame = stack.removeLast()
+            try refuseRepeatedNames(frame.names)
             out.append(frame.isObject ? 0x7D : 0x5D)
         }
     }
@@ -63,14 +68,39 @@ final class StreamingJSONEncoder: Encoder {
     /// Makes frame `index` the innermost again (closing finished deeper ones) and writes its separator.
     func prepareWrite(frame index: Int, generation: Int) throws {
         guard index < stack.count, stack[index].generation == generation else { throw Interleaved.detected }
-        closeFrames(above: index + 1)
+        try closeFrames(above: index + 1)
         if stack[index].count > 0 { out.append(0x2C) }
         stack[index].count += 1
     }
 
-    func writeKey(_ key: some CodingKey) {
+    func writeKey(_ key: some CodingKey, frame index: Int) {
+        let start = out.count
         JSONWriter.appendString(key.stringValue, to: &out)
+        stack[index].names.append(start..<out.count)
         out.append(0x3A)
+    }
+
+    /// An `encode(to:)` that writes one key twice would store an object whose name appears twice, which the
+    /// decoder refuses: refuse it here, before anything is stored.
+    func refuseRepeatedNames(_ names: [Range<Int>]) throws {
+        let repeated = out.withUnsafeBytes { bytes in
+            DuplicateMemberNames.firstRepeat(
+                count: names.count, length: { names[$0].count },
+                equal: {
+                    memcmp(
+                        bytes.baseAddress! + names[$0].lowerBound, bytes.baseAddress! + names[$1].lowerBound,
+                        names[$0].count) == 0
+                },
+                name: {
+                    ExactString(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[names[$0]]), as: UTF8.self))
+                })
+        }
+        guard let repeated else { return }
+        let name = String(decoding: out[names[repeated]], as: UTF8.self)
+        throw EncodingError.invalidValue(
+            name,
+            EncodingError.Context(
+                codingPath: codingPath, debugDescription: "the key \(name) is encoded twice in one object"))
     }
 
     /// Encodes a nested value, closing whatever it opens, and writing `{}` if it wrote nothing.
@@ -93,7 +123,7 @@ final class StreamingJSONEncoder: Encoder {
         let depth = stack.count
         let before = out.count
         try value.encode(to: self)
-        closeFrames(above: depth)
+        try closeFrames(above: depth)
         if out.count == before { out += [0x7B, 0x7D] }
     }
 
@@ -170,7 +200,7 @@ final class StreamingJSONEncoder: Encoder {
 
         func begin(_ key: Key) throws {
             try encoder.prepareWrite(frame: frame, generation: generation)
-            encoder.writeKey(key)
+            encoder.writeKey(key, frame: frame)
         }
 
         mutating func encodeNil(forKey key: Key) throws {
