@@ -51,17 +51,10 @@ final class SQLiteConnection {
         try execute("PRAGMA foreign_keys=OFF", operation: "open")
     }
 
-    /// A `file:` URI for `path`, so that `immutable=1` can be given; `%`, `?` and `#` in the path are escaped.
+    /// A `file:` URI for `path`, so that `immutable=1` can be given: `%`, `?`, `#` and every byte outside a URI
+    /// path's characters are percent-encoded (SQLite decodes them back to the same bytes).
     static func uri(_ path: String, immutable: Bool) -> String {
-        var escaped = ""
-        for scalar in path.unicodeScalars {
-            switch scalar {
-            case "%": escaped += "%25"
-            case "?": escaped += "%3f"
-            case "#": escaped += "%23"
-            default: escaped.unicodeScalars.append(scalar)
-            }
-        }
+        let escaped = path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path
         // An empty authority, so a path starting with "//" is not read as a host.
         let prefix = path.hasPrefix("/") ? "file://" : "file:"
         return prefix + escaped + (immutable ? "?immutable=1" : "")

@@ -170,7 +170,7 @@ struct ForeignFileTests {
 
     @Test func aPathWithURICharactersOpens() throws {
         let directory = try TemporaryDirectory()
-        let path = directory.appending("a?b#c%20d.sqlite")
+        let path = directory.appending("a?b#c%20d caf\u{E9} [x].sqlite")
         try RecordStore(path: path).collection(BatchItem.self, named: "items").insert(
             BatchItem(id: "a", batch: 1, payload: "p"))
         #expect(try RecordStore(path: path).collection(BatchItem.self, named: "items").count() == 1)
