@@ -377,13 +377,16 @@ struct ByteDecoder: Decoder {
         /// A name given twice (the same scalars) is refused: SQLite's JSON functions read the first member and a
         /// last-wins decoder the other, so the record would match queries on a value it does not read back with.
         func refuseRepeatedNames() throws {
+            guard members.count > 1 else { return }
             let bytes = decoder.bytes
-            let escapedNames = members.map { $0.escaped ? Array(keyString($0).utf8) : nil }
+            // Escaped names (rare) are compared after resolving their escapes; others as they stand in the text.
+            let anyEscaped = members.contains { $0.escaped }
+            let escapedNames = anyEscaped ? members.map { $0.escaped ? Array(keyString($0).utf8) : nil } : []
             let repeated = DuplicateMemberNames.firstRepeat(
                 count: members.count,
-                length: { escapedNames[$0]?.count ?? (members[$0].keyEnd - members[$0].keyStart) },
+                length: { (anyEscaped ? escapedNames[$0]?.count : nil) ?? (members[$0].keyEnd - members[$0].keyStart) },
                 equal: { first, second in
-                    if escapedNames[first] != nil || escapedNames[second] != nil {
+                    if anyEscaped, escapedNames[first] != nil || escapedNames[second] != nil {
                         return name(first, escapedNames) == name(second, escapedNames)
                     }
                     let count = members[first].keyEnd - members[first].keyStart
@@ -400,7 +403,9 @@ struct ByteDecoder: Decoder {
         }
 
         func name(_ index: Int, _ escapedNames: [[UInt8]?]) -> ExactString {
-            if let decoded = escapedNames[index] { return ExactString(String(decoding: decoded, as: UTF8.self)) }
+            if !escapedNames.isEmpty, let decoded = escapedNames[index] {
+                return ExactString(String(decoding: decoded, as: UTF8.self))
+            }
             return ExactString(keyString(members[index]))
         }
 

@@ -31,13 +31,15 @@ final class StreamingJSONEncoder: Encoder {
         var isObject: Bool
         var count: Int
         var generation: Int
-        /// Where each member name of an object was written in `out` (its escaped text, without the quotes'
-        /// meaning changing: one string always escapes to the same bytes).
-        var names: [Range<Int>] = []
+        /// Where this object's member names start in `names`.
+        var namesStart: Int
     }
 
     var out: [UInt8] = []
     var stack: [Frame] = []
+    /// Where each member name of the open objects was written in `out` (one string always escapes to the same
+    /// bytes), innermost object last: one buffer for every frame, so encoding allocates nothing per object.
+    var names: [Range<Int>] = []
     var generation = 0
     var codingPath: [any CodingKey] = []
     var userInfo: [CodingUserInfoKey: Any] { [:] }
@@ -53,14 +55,15 @@ final class StreamingJSONEncoder: Encoder {
     func open(object: Bool) -> (index: Int, generation: Int) {
         out.append(object ? 0x7B : 0x5B)
         generation += 1
-        stack.append(Frame(isObject: object, count: 0, generation: generation))
+        stack.append(Frame(isObject: object, count: 0, generation: generation, namesStart: names.count))
         return (stack.count - 1, generation)
     }
 
     func closeFrames(above depth: Int) throws {
         while stack.count > depth {
             let frame = stack.removeLast()
-            try refuseRepeatedNames(frame.names)
+            if names.count - frame.namesStart > 1 { try refuseRepeatedNames(from: frame.namesStart) }
+            names.removeLast(names.count - frame.namesStart)
             out.append(frame.isObject ? 0x7D : 0x5D)
         }
     }
@@ -76,27 +79,29 @@ final class StreamingJSONEncoder: Encoder {
     func writeKey(_ key: some CodingKey, frame index: Int) {
         let start = out.count
         JSONWriter.appendString(key.stringValue, to: &out)
-        stack[index].names.append(start..<out.count)
+        names.append(start..<out.count)
         out.append(0x3A)
     }
 
     /// An `encode(to:)` that writes one key twice would store an object whose name appears twice, which the
     /// decoder refuses: refuse it here, before anything is stored.
-    func refuseRepeatedNames(_ names: [Range<Int>]) throws {
+    func refuseRepeatedNames(from first: Int) throws {
+        let names = self.names
         let repeated = out.withUnsafeBytes { bytes in
             DuplicateMemberNames.firstRepeat(
-                count: names.count, length: { names[$0].count },
+                count: names.count - first, length: { names[first + $0].count },
                 equal: {
                     memcmp(
-                        bytes.baseAddress! + names[$0].lowerBound, bytes.baseAddress! + names[$1].lowerBound,
-                        names[$0].count) == 0
+                        bytes.baseAddress! + names[first + $0].lowerBound,
+                        bytes.baseAddress! + names[first + $1].lowerBound, names[first + $0].count) == 0
                 },
                 name: {
-                    ExactString(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[names[$0]]), as: UTF8.self))
+                    ExactString(
+                        String(decoding: UnsafeRawBufferPointer(rebasing: bytes[names[first + $0]]), as: UTF8.self))
                 })
         }
         guard let repeated else { return }
-        let name = String(decoding: out[names[repeated]], as: UTF8.self)
+        let name = String(decoding: out[names[first + repeated]], as: UTF8.self)
         throw EncodingError.invalidValue(
             name,
             EncodingError.Context(
