@@ -48,7 +48,7 @@ public final class PostgresRecordEngine: RecordEngine {
     /// Connects, and creates the store's schema and tables (or checks them).
     /// - Throws: ``StorageError``: `.connectionFailed` when the server cannot be reached,
     ///   `.authenticationFailed` for a wrong user or password, `.notFound` for a missing database,
-    ///   `.invalidArgument` for a bad connection string or a schema that holds other tables,
+    ///   `.invalidArgument` for a bad connection string, `.notAStore` for a schema that holds other tables,
     ///   `.unsupportedVersion` for a store written by a newer Strata.
     public init(_ configuration: PostgresConfiguration) throws {
         try configuration.validate()
@@ -105,7 +105,7 @@ public final class PostgresRecordEngine: RecordEngine {
             } else {
                 guard names.isEmpty else {
                     throw StorageError(
-                        .invalidArgument,
+                        .notAStore,
                         "the schema '\(configuration.schema)' holds tables but is not a Strata record store (no strata_meta table)",
                         tier: .records, path: connection.location, recovery: "Give the store a schema of its own")
                 }

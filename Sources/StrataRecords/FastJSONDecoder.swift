@@ -1,4 +1,5 @@
 import Foundation
+import StrataCore
 
 /// A `Codable` decoder that reads JSON bytes in place: no tree is built. A keyed container scans its object
 /// once, noting where each member's key and value are; values are parsed only when asked for, straight from
@@ -367,9 +368,45 @@ struct ByteDecoder: Decoder {
                 let value = scanner.skipWhitespace(from: scanner.skipWhitespace(from: keyEnd) + 1)
                 members.append((position + 1, keyEnd - 1, escaped, value))
                 position = scanner.skipWhitespace(from: try scanner.skipValue(at: value, depth: 1))
-                if bytes[position] == UInt8(ascii: "}") { return }
+                if bytes[position] == UInt8(ascii: "}") { break }
                 position = scanner.skipWhitespace(from: position + 1)
             }
+            try refuseRepeatedNames()
+        }
+
+        /// A name given twice (the same scalars) is refused: SQLite's JSON functions read the first member and a
+        /// last-wins decoder the other, so the record would match queries on a value it does not read back with.
+        func refuseRepeatedNames() throws {
+            guard members.count > 1 else { return }
+            let bytes = decoder.bytes
+            // Escaped names (rare) are compared after resolving their escapes; others as they stand in the text.
+            let anyEscaped = members.contains { $0.escaped }
+            let escapedNames = anyEscaped ? members.map { $0.escaped ? Array(keyString($0).utf8) : nil } : []
+            let repeated = DuplicateMemberNames.firstRepeat(
+                count: members.count,
+                length: { (anyEscaped ? escapedNames[$0]?.count : nil) ?? (members[$0].keyEnd - members[$0].keyStart) },
+                equal: { first, second in
+                    if anyEscaped, escapedNames[first] != nil || escapedNames[second] != nil {
+                        return name(first, escapedNames) == name(second, escapedNames)
+                    }
+                    let count = members[first].keyEnd - members[first].keyStart
+                    return memcmp(
+                        bytes.baseAddress! + members[first].keyStart, bytes.baseAddress! + members[second].keyStart,
+                        count) == 0
+                },
+                name: { name($0, escapedNames) })
+            if let repeated {
+                throw JSONParseError(
+                    message: "the member name '\(keyString(members[repeated]))' appears twice in one object",
+                    offset: members[repeated].keyStart - 1)
+            }
+        }
+
+        func name(_ index: Int, _ escapedNames: [[UInt8]?]) -> ExactString {
+            if !escapedNames.isEmpty, let decoded = escapedNames[index] {
+                return ExactString(String(decoding: decoded, as: UTF8.self))
+            }
+            return ExactString(keyString(members[index]))
         }
 
         func keyString(_ member: (keyStart: Int, keyEnd: Int, escaped: Bool, value: Int)) -> String {
@@ -381,7 +418,8 @@ struct ByteDecoder: Decoder {
 
         var allKeys: [Key] { members.compactMap { Key(stringValue: keyString($0)) } }
 
-        /// The value offset of `key`; the last occurrence wins, as in Foundation.
+        /// The value offset of the member whose name has exactly the scalars of `key` (names are unique: see
+        /// `refuseRepeatedNames`).
         func find(_ key: Key) -> Int? {
             let name = key.stringValue
             var found: Int?
@@ -389,7 +427,8 @@ struct ByteDecoder: Decoder {
             name8.withUTF8 { wanted in
                 for member in members {
                     if member.escaped {
-                        if keyString(member) == name { found = member.value }
+                        // By the exact scalars: `String ==` would match a canonically equivalent name.
+                        if keyString(member).isScalarIdentical(to: name) { found = member.value }
                         continue
                     }
                     guard member.keyEnd - member.keyStart == wanted.count else { continue }

@@ -1,4 +1,5 @@
 import Foundation
+import StrataCore
 
 /// A `Codable` encoder that writes compact RFC 8259 JSON straight into a byte buffer, several times faster than
 /// building a tree first.
@@ -30,10 +31,15 @@ final class StreamingJSONEncoder: Encoder {
         var isObject: Bool
         var count: Int
         var generation: Int
+        /// Where this object's member names start in `names`.
+        var namesStart: Int
     }
 
     var out: [UInt8] = []
     var stack: [Frame] = []
+    /// Where each member name of the open objects was written in `out` (one string always escapes to the same
+    /// bytes), innermost object last: one buffer for every frame, so encoding allocates nothing per object.
+    var names: [Range<Int>] = []
     var generation = 0
     var codingPath: [any CodingKey] = []
     var userInfo: [CodingUserInfoKey: Any] { [:] }
@@ -49,13 +55,15 @@ final class StreamingJSONEncoder: Encoder {
     func open(object: Bool) -> (index: Int, generation: Int) {
         out.append(object ? 0x7B : 0x5B)
         generation += 1
-        stack.append(Frame(isObject: object, count: 0, generation: generation))
+        stack.append(Frame(isObject: object, count: 0, generation: generation, namesStart: names.count))
         return (stack.count - 1, generation)
     }
 
-    func closeFrames(above depth: Int) {
+    func closeFrames(above depth: Int) throws {
         while stack.count > depth {
             let frame = stack.removeLast()
+            if names.count - frame.namesStart > 1 { try refuseRepeatedNames(from: frame.namesStart) }
+            names.removeLast(names.count - frame.namesStart)
             out.append(frame.isObject ? 0x7D : 0x5D)
         }
     }
@@ -63,14 +71,41 @@ final class StreamingJSONEncoder: Encoder {
     /// Makes frame `index` the innermost again (closing finished deeper ones) and writes its separator.
     func prepareWrite(frame index: Int, generation: Int) throws {
         guard index < stack.count, stack[index].generation == generation else { throw Interleaved.detected }
-        closeFrames(above: index + 1)
+        try closeFrames(above: index + 1)
         if stack[index].count > 0 { out.append(0x2C) }
         stack[index].count += 1
     }
 
-    func writeKey(_ key: some CodingKey) {
+    func writeKey(_ key: some CodingKey, frame index: Int) {
+        let start = out.count
         JSONWriter.appendString(key.stringValue, to: &out)
+        names.append(start..<out.count)
         out.append(0x3A)
+    }
+
+    /// An `encode(to:)` that writes one key twice would store an object whose name appears twice, which the
+    /// decoder refuses: refuse it here, before anything is stored.
+    func refuseRepeatedNames(from first: Int) throws {
+        let names = self.names
+        let repeated = out.withUnsafeBytes { bytes in
+            DuplicateMemberNames.firstRepeat(
+                count: names.count - first, length: { names[first + $0].count },
+                equal: {
+                    memcmp(
+                        bytes.baseAddress! + names[first + $0].lowerBound,
+                        bytes.baseAddress! + names[first + $1].lowerBound, names[first + $0].count) == 0
+                },
+                name: {
+                    ExactString(
+                        String(decoding: UnsafeRawBufferPointer(rebasing: bytes[names[first + $0]]), as: UTF8.self))
+                })
+        }
+        guard let repeated else { return }
+        let name = String(decoding: out[names[first + repeated]], as: UTF8.self)
+        throw EncodingError.invalidValue(
+            name,
+            EncodingError.Context(
+                codingPath: codingPath, debugDescription: "the key \(name) is encoded twice in one object"))
     }
 
     /// Encodes a nested value, closing whatever it opens, and writing `{}` if it wrote nothing.
@@ -93,7 +128,7 @@ final class StreamingJSONEncoder: Encoder {
         let depth = stack.count
         let before = out.count
         try value.encode(to: self)
-        closeFrames(above: depth)
+        try closeFrames(above: depth)
         if out.count == before { out += [0x7B, 0x7D] }
     }
 
@@ -170,7 +205,7 @@ final class StreamingJSONEncoder: Encoder {
 
         func begin(_ key: Key) throws {
             try encoder.prepareWrite(frame: frame, generation: generation)
-            encoder.writeKey(key)
+            encoder.writeKey(key, frame: frame)
         }
 
         mutating func encodeNil(forKey key: Key) throws {

@@ -1,6 +1,13 @@
 import Foundation
+public import StrataCore
 
 /// A JSON value: what migration transforms edit and what imports validate.
+///
+/// Object members are kept by the exact Unicode scalars of their names (``ExactString``): `"caf\u{E9}"` and
+/// `"cafe\u{301}"` are two members, as they are two distinct strings in the JSON text. An object whose text
+/// names the same member twice (the same scalars) is refused when parsed: SQLite's JSON functions would see the
+/// first and a decoder the last, so such a record could match a query on one value and read back with the
+/// other.
 public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
     case null
     case bool(Bool)
@@ -10,22 +17,24 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
     case number(Double)
     case string(String)
     case array([JSONValue])
-    case object([String: JSONValue])
+    /// An object: members by the exact scalars of their names.
+    case object([ExactString: JSONValue])
 
-    /// The member `key` of an object, or `nil`.
+    /// The member of an object whose name has exactly the scalars of `key` (not merely canonically equivalent
+    /// ones), or `nil`.
     public subscript(key: String) -> JSONValue? {
         get {
-            if case .object(let members) = self { return members[key] }
+            if case .object(let members) = self { return members[ExactString(key)] }
             return nil
         }
         set {
             guard case .object(var members) = self else { return }
-            members[key] = newValue
+            members[ExactString(key)] = newValue
             self = .object(members)
         }
     }
 
-    /// Compact RFC 8259 text, object members sorted by key.
+    /// Compact RFC 8259 text, object members sorted by the bytes of their names.
     public var description: String { String(decoding: serialized(), as: UTF8.self) }
 
     /// Compact RFC 8259 UTF-8.
@@ -54,7 +63,7 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
             out.append(UInt8(ascii: "{"))
             for (index, key) in members.keys.sorted().enumerated() {
                 if index > 0 { out.append(UInt8(ascii: ",")) }
-                JSONWriter.appendString(key, to: &out)
+                JSONWriter.appendString(key.string, to: &out)
                 out.append(UInt8(ascii: ":"))
                 members[key]!.write(to: &out)
             }
@@ -120,7 +129,7 @@ struct JSONParser {
         switch bytes[position] {
         case UInt8(ascii: "{"):
             position += 1
-            var members: [String: JSONValue] = [:]
+            var members: [ExactString: JSONValue] = [:]
             skipWhitespace()
             if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
                 position += 1
@@ -131,11 +140,16 @@ struct JSONParser {
                 guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else {
                     throw fail("expected a member name")
                 }
-                let key = try string()
+                let nameStart = position
+                let key = ExactString(try string())
                 skipWhitespace()
                 guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else { throw fail("expected ':'") }
                 position += 1
-                members[key] = try value(depth: depth + 1)
+                let member = try value(depth: depth + 1)
+                guard members.updateValue(member, forKey: key) == nil else {
+                    position = nameStart
+                    throw fail("the member name '\(key)' appears twice in one object")
+                }
                 skipWhitespace()
                 guard position < bytes.count else { throw fail("unterminated object") }
                 if bytes[position] == UInt8(ascii: ",") {
@@ -366,11 +380,31 @@ extension JSONValue: Codable {
         } else if let items = try? container.decode([JSONValue].self) {
             self = .array(items)
         } else {
-            self = .object(try container.decode([String: JSONValue].self))
+            // Through a keyed container, not `[String: JSONValue]`: a `String`-keyed dictionary would merge
+            // canonically equivalent names.
+            let object = try decoder.container(keyedBy: AnyCodingKey.self)
+            var members: [ExactString: JSONValue] = [:]
+            for key in object.allKeys {
+                guard
+                    members.updateValue(
+                        try object.decode(JSONValue.self, forKey: key), forKey: ExactString(key.stringValue)) == nil
+                else {
+                    throw DecodingError.dataCorruptedError(
+                        forKey: key, in: object, debugDescription: "the member name appears twice in one object")
+                }
+            }
+            self = .object(members)
         }
     }
 
     public func encode(to encoder: any Encoder) throws {
+        if case .object(let members) = self {
+            var object = encoder.container(keyedBy: AnyCodingKey.self)
+            for (key, value) in members.sorted(by: { $0.key < $1.key }) {
+                try object.encode(value, forKey: AnyCodingKey(key.string))
+            }
+            return
+        }
         var container = encoder.singleValueContainer()
         switch self {
         case .null: try container.encodeNil()
@@ -380,7 +414,7 @@ extension JSONValue: Codable {
         case .number(let number): try container.encode(number)
         case .string(let text): try container.encode(text)
         case .array(let items): try container.encode(items)
-        case .object(let members): try container.encode(members)
+        case .object: break  // Written above.
         }
     }
 }

@@ -32,7 +32,8 @@ final class ReaderPool: Sendable {
     }
 
     private func makeReader() throws -> ConnectionBox {
-        let connection = try SQLiteConnection(path: path, readOnly: false, create: false, configuration: configuration)
+        let access: SQLiteConnection.Access = configuration.isReadOnly ? .readOnly : .readWrite(create: false)
+        let connection = try SQLiteConnection(path: path, access: access, configuration: configuration)
         try connection.execute("PRAGMA query_only=1", operation: "open reader")
         return ConnectionBox(connection)
     }

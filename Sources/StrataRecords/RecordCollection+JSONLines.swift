@@ -45,12 +45,12 @@ extension RecordCollection {
         var problems: [String] = []
         var badCount = 0
         var good = 0
-        var seen = Set<String>()
+        var seen = Set<ExactString>()  // Ids are store keys, kept exactly: two spellings are two ids.
         try JSONLinesReader.forEachLine(in: path) { number, line in
             guard !line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) else { return }
             do {
                 let record = try line.withUnsafeBytes { try FastJSONDecoder.decode(R.self, from: $0) }
-                if !seen.insert(record.id.recordKey).inserted {
+                if !seen.insert(ExactString(record.id.recordKey)).inserted {
                     throw StorageError(
                         .invalidArgument, "the id '\(record.id.recordKey)' appears twice in the file", tier: .records)
                 }

@@ -18,6 +18,10 @@ public struct RecordsConfiguration: Sendable {
     public var readerCount: Int
     /// How often observers check for commits made by other processes, in milliseconds. The default is 100.
     public var observationIntervalMilliseconds: Int
+    /// Whether the store is opened only to read it (as `strata verify` and `strata inspect` do): a missing file
+    /// is `.notFound` instead of being created, an empty database gets no tables, the journal mode is left as
+    /// it is, and every write fails with `.permissionDenied`. The default is `false`.
+    public var isReadOnly = false
 
     /// Creates a configuration with the defaults described on each property.
     public init(

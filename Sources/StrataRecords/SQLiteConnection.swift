@@ -9,14 +9,33 @@ final class SQLiteConnection {
     private var handle: OpaquePointer?
     private var statements: [String: SQLiteStatement] = [:]
 
-    /// Opens (creating if asked) a database in WAL mode with the store's pragmas.
-    init(path: String, readOnly: Bool, create: Bool, configuration: RecordsConfiguration) throws {
+    /// How a connection opens its file.
+    enum Access {
+        /// Read and write, creating the file if `create`.
+        case readWrite(create: Bool)
+        /// Read only; SQLite may still create the `-wal` and `-shm` files of a WAL database, and reads the WAL.
+        case readOnly
+        /// Read only with `immutable=1`: no lock, no journal, no `-wal` or `-shm` is read or created, and nothing
+        /// on disk is ever written. Sees the main file only. For identifying a file before trusting it.
+        case immutable
+
+        var isImmutable: Bool {
+            if case .immutable = self { return true }
+            return false
+        }
+    }
+
+    /// Opens a database with the store's connection pragmas. Journal mode is the engine's business: it is set
+    /// only once the file is known to be a Strata store (``SQLiteFileProbe``), never here.
+    init(path: String, access: Access, configuration: RecordsConfiguration) throws {
         self.path = path
-        var flags = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
-        if create && !readOnly { flags |= SQLITE_OPEN_CREATE }
-        flags |= SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW
+        var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_URI
+        switch access {
+        case .readWrite(let create): flags |= SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0)
+        case .readOnly, .immutable: flags |= SQLITE_OPEN_READONLY
+        }
         var db: OpaquePointer?
-        let status = sqlite3_open_v2(path, &db, flags, nil)
+        let status = sqlite3_open_v2(Self.uri(path, immutable: access.isImmutable), &db, flags, nil)
         handle = db
         guard status == SQLITE_OK, db != nil else {
             let error = self.error(status, "cannot open the database", operation: "open")
@@ -28,11 +47,17 @@ final class SQLiteConnection {
         sqlite3_busy_timeout(db, Int32(configuration.busyTimeoutMilliseconds))
         // Reading the schema is the first thing that touches the file: a foreign file fails here, typed.
         try execute("PRAGMA schema_version", operation: "open")
-        if !readOnly {
-            try execute("PRAGMA journal_mode=WAL", operation: "open")
-        }
         try execute("PRAGMA synchronous=\(configuration.synchronous.rawValue)", operation: "open")
         try execute("PRAGMA foreign_keys=OFF", operation: "open")
+    }
+
+    /// A `file:` URI for `path`, so that `immutable=1` can be given: `%`, `?`, `#` and every byte outside a URI
+    /// path's characters are percent-encoded (SQLite decodes them back to the same bytes).
+    static func uri(_ path: String, immutable: Bool) -> String {
+        let escaped = path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path
+        // An empty authority, so a path starting with "//" is not read as a host.
+        let prefix = path.hasPrefix("/") ? "file://" : "file:"
+        return prefix + escaped + (immutable ? "?immutable=1" : "")
     }
 
     deinit { close() }
@@ -93,24 +118,34 @@ final class SQLiteConnection {
 
     var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
+    /// `SQLITE_CANTOPEN_SYMLINK`, a macro Swift does not import: the path is a link and `SQLITE_OPEN_NOFOLLOW`
+    /// was given.
+    static let cantOpenSymlink = SQLITE_CANTOPEN | (6 << 8)
+
     /// Builds the error for a failed call, mapping SQLite's codes to Strata's.
     func error(_ status: Int32, _ message: String, operation: String, collection: String? = nil) -> StorageError {
         let extended = handle.map { sqlite3_extended_errcode($0) } ?? status
         let detail =
             handle.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(status))
         let primary = extended & 0xFF
+        let systemErrno = handle.map { sqlite3_system_errno($0) } ?? 0
         let code: StorageError.Code
         var recovery: String?
         switch primary {
-        case SQLITE_NOTADB, SQLITE_CORRUPT:
+        case SQLITE_NOTADB:
+            code = .notAStore
+            recovery = "The file is not a SQLite database; point the store at its own file (nothing was changed)"
+        case SQLITE_CORRUPT:
             code = .corrupt
-            recovery =
-                "The file is not a Strata record store or is damaged; restore it from a backup (nothing was changed)"
+            recovery = "The database is damaged; restore it from a backup (nothing was changed)"
         case SQLITE_BUSY, SQLITE_LOCKED:
             code = .lockTimeout
             recovery = "Another connection or process held the database past the busy timeout; retry, or raise it"
         case SQLITE_FULL: code = .noSpace
         case SQLITE_PERM, SQLITE_READONLY, SQLITE_AUTH: code = .permissionDenied
+        case SQLITE_CANTOPEN where extended == Self.cantOpenSymlink || systemErrno == ELOOP:
+            code = .symbolicLink
+            recovery = "The store never follows symbolic links; replace the link with the real file"
         case SQLITE_CANTOPEN: code = .io
         case SQLITE_CONSTRAINT:
             code = .constraintViolation

@@ -26,50 +26,65 @@ public final class SQLiteRecordEngine: RecordEngine {
     let readers: ReaderPool
 
     /// Opens (creating if needed) the database file and checks that it is a Strata record store.
-    /// - Throws: ``StorageError``: `.corrupt` for a damaged or non-SQLite file, `.invalidArgument` for a SQLite
-    ///   file that is not a Strata store, `.unsupportedVersion` for a store format newer than this code.
+    ///
+    /// The file is identified before anything can change it (``SQLiteFileProbe``): a file that is not a Strata
+    /// store is refused byte-for-byte unchanged, with no `-wal`, `-shm` or `-journal` file created. Only a
+    /// Strata store, an empty database or a new file is then opened read-write and switched to WAL mode.
+    /// With ``RecordsConfiguration/isReadOnly`` nothing is created or configured at all.
+    /// - Throws: ``StorageError``: `.notAStore` for a file that is not SQLite or is another program's SQLite
+    ///   database, `.corrupt` for a damaged store, `.unsupportedVersion` for a store format newer than this code,
+    ///   `.symbolicLink` when the file or its `-wal`/`-shm`/`-journal` is a symbolic link, `.notFound` for a
+    ///   read-only open of a missing file.
     public init(path: String, configuration: RecordsConfiguration = RecordsConfiguration()) throws {
         self.path = path
         self.configuration = configuration
-        let connection = try SQLiteConnection(path: path, readOnly: false, create: true, configuration: configuration)
-        try Self.prepareSchema(connection)
+        let kind = try SQLiteFileProbe.identify(path, configuration: configuration)
+        let connection: SQLiteConnection
+        if configuration.isReadOnly {
+            guard kind != .absent else {
+                throw StorageError(
+                    .notFound, "there is no record store at this path", tier: .records, path: path,
+                    recovery: "Check the path; a read-only open never creates a store")
+            }
+            connection = try SQLiteConnection(path: path, access: .readOnly, configuration: configuration)
+        } else {
+            connection = try SQLiteConnection(
+                path: path, access: .readWrite(create: true), configuration: configuration)
+            try Self.prepareSchema(connection)
+        }
         // No statement may keep a read snapshot open on the writer: a later BEGIN IMMEDIATE would fail at once.
         connection.resetStatements()
         writer = Mutex(ConnectionBox(connection))
         readers = ReaderPool(path: path, size: max(1, configuration.readerCount), configuration: configuration)
     }
 
-    /// Creates Strata's tables in a new file, or checks them in an existing one.
+    /// Checks, under the write lock, that the database is still a Strata store or empty (another process may
+    /// have changed it since it was identified), creates Strata's tables in an empty one, and only then
+    /// switches it to WAL mode.
     static func prepareSchema(_ connection: SQLiteConnection) throws {
-        let tables = try connection.statement(
-            "SELECT name FROM sqlite_master WHERE type = 'table'", operation: "open")
-        var names: Set<String> = []
-        while try tables.step() { names.insert(tables.text(0)) }
-        if names.contains("strata_meta") {
-            let version = try connection.statement(
-                "SELECT value FROM strata_meta WHERE key = 'format_version'", operation: "open")
-            let found = try version.step() ? Int(version.text(0)) ?? 0 : 0
-            guard found <= formatVersion else {
-                throw StorageError(
-                    .unsupportedVersion,
-                    "the store has format version \(found); this program reads up to \(formatVersion)", tier: .records,
-                    path: connection.path, recovery: "Open it with the newer program that wrote it")
+        try connection.execute("BEGIN IMMEDIATE", operation: "open")
+        let created: Bool
+        do {
+            created = try SQLiteFileProbe.classify(connection) == .empty
+            if created {
+                try connection.execute(
+                    """
+                    CREATE TABLE strata_meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID;
+                    INSERT INTO strata_meta (key, value) VALUES ('format', 'strata-records'), ('format_version', '\(formatVersion)');
+                    CREATE TABLE strata_kv (key TEXT PRIMARY KEY NOT NULL, value BLOB NOT NULL, modified REAL NOT NULL) WITHOUT ROWID;
+                    """, operation: "create")
             }
-            return
+            connection.resetStatements()
+            try connection.execute("COMMIT", operation: "open")
+        } catch {
+            connection.resetStatements()
+            if connection.isInTransaction { try? connection.execute("ROLLBACK", operation: "rollback") }
+            throw error
         }
-        guard names.isEmpty else {
-            throw StorageError(
-                .invalidArgument, "the file is a SQLite database but not a Strata record store (no strata_meta table)",
-                tier: .records, path: connection.path, recovery: "Point the store at its own file")
-        }
-        try connection.execute(
-            """
-            BEGIN IMMEDIATE;
-            CREATE TABLE IF NOT EXISTS strata_meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID;
-            INSERT OR IGNORE INTO strata_meta (key, value) VALUES ('format', 'strata-records'), ('format_version', '\(formatVersion)');
-            CREATE TABLE IF NOT EXISTS strata_kv (key TEXT PRIMARY KEY NOT NULL, value BLOB NOT NULL, modified REAL NOT NULL) WITHOUT ROWID;
-            COMMIT;
-            """, operation: "create")
+        try connection.execute("PRAGMA journal_mode=WAL", operation: "open")
+        // A new store's tables go into the main file at once, so that the file identifies itself even before
+        // the first automatic checkpoint, without a reader having to look into its WAL.
+        if created { try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)", operation: "create") }
     }
 
     // MARK: Connections
@@ -148,9 +163,14 @@ public final class SQLiteRecordEngine: RecordEngine {
         try withWriter { connection in
             let statement = try connection.statement("PRAGMA integrity_check", operation: "verify")
             var problems: [String] = []
-            while try statement.step() {
-                let line = statement.text(0)
-                if line != "ok" { problems.append(line) }
+            do {
+                while try statement.step() {
+                    let line = statement.text(0)
+                    if line != "ok" { problems.append(line) }
+                }
+            } catch let error as StorageError where error.code == .corrupt {
+                // Damage bad enough to stop the check itself is a finding, not a failure to check.
+                problems.append(error.description)
             }
             return problems
         }
@@ -179,7 +199,8 @@ public final class SQLiteRecordEngine: RecordEngine {
         let thread = Thread {
             guard
                 let connection = try? SQLiteConnection(
-                    path: path, readOnly: false, create: false, configuration: configuration),
+                    path: path, access: configuration.isReadOnly ? .readOnly : .readWrite(create: false),
+                    configuration: configuration),
                 var version = try? connection.dataVersion()
             else { return }
             while !box.flag.load(ordering: .acquiring) {

@@ -55,12 +55,16 @@ enum InspectCommand {
         let stores = names(in: paths.root + "/records", suffix: ".sqlite")
         print("records: \(stores.count) store(s)")
         for name in stores {
-            let store = try RecordStore(path: paths.root + "/records/" + name)
-            let collections = try store.collectionNames()
-            let counts = try collections.map { "\($0) \(try store.collection(AnyRecord.self, named: $0).count())" }
-            print(
-                "  \(String(name.dropLast(7)).escapedForDisplay): \(collections.isEmpty ? "no collections" : counts.joined(separator: ", "))"
-            )
+            let shown = String(name.dropLast(7)).escapedForDisplay
+            do {
+                let store = try StoreAccess.readOnlyRecords(at: paths.root + "/records/" + name)
+                let collections = try store.collectionNames()
+                let counts = try collections.map { "\($0) \(try store.collection(AnyRecord.self, named: $0).count())" }
+                print("  \(shown): \(collections.isEmpty ? "no collections" : counts.joined(separator: ", "))")
+            } catch {
+                // Like an unreadable suite above: say why, and go on with the other stores and tiers.
+                print("  \(shown): UNREADABLE: \("\(error)".escapedForDisplay)")
+            }
         }
         if FileManager.default.fileExists(atPath: paths.root + "/files") {
             let files = try FileStore(paths: paths)
@@ -107,7 +111,7 @@ enum InspectCommand {
         }
         for name in names(in: paths.root + "/records", suffix: ".sqlite") {
             do {
-                problems += try RecordStore(path: paths.root + "/records/" + name).verify().map {
+                problems += try StoreAccess.readOnlyRecords(at: paths.root + "/records/" + name).verify().map {
                     "records/\(name): \($0)"
                 }
             } catch {

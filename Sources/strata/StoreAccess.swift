@@ -49,7 +49,7 @@ enum StoreAccess {
         "--url", "URL", "A postgresql:// connection string: the store on PostgreSQL (or set STRATA_RECORDS_URL).")
 
     /// The record store: on PostgreSQL when `--url` or `STRATA_RECORDS_URL` is a `postgresql://` string, else the
-    /// SQLite file `<root>/records/<store>.sqlite` (which must exist unless `create`).
+    /// SQLite file `<root>/records/<store>.sqlite` (which must exist unless `create`, and is then opened read-only).
     static func records(_ parsed: ParsedArguments, create: Bool = false) throws -> RecordStore {
         let environment = ProcessInfo.processInfo.environment[PostgresConfiguration.urlVariable]
         if let url = parsed.value("--url") ?? environment, !url.isEmpty {
@@ -65,7 +65,15 @@ enum StoreAccess {
         guard FileManager.default.fileExists(atPath: path) else {
             throw CommandFailure("there is no record store '\(name)' at \(path)")
         }
-        return try RecordStore(path: path)
+        return try readOnlyRecords(at: path)
+    }
+
+    /// Opens the SQLite record store at `path` only to read it: nothing is created or configured, and a file
+    /// that is not a Strata store is refused unchanged (`not-a-store`, `corrupt`, `unsupported-version`).
+    static func readOnlyRecords(at path: String) throws -> RecordStore {
+        var configuration = RecordsConfiguration()
+        configuration.isReadOnly = true
+        return try RecordStore(path: path, configuration: configuration)
     }
 
     static func printJSON(_ value: JSONValue) { print(value.description) }

@@ -322,7 +322,7 @@ struct PostgresEngineTests {
         var foreign = try configuration
         foreign.schema = "foreign_app"
         let error = #expect(throws: StorageError.self) { try PostgresRecordEngine(foreign) }
-        #expect(error?.code == .invalidArgument)
+        #expect(error?.code == .notAStore)
         #expect(error?.message.contains("not a Strata record store") == true)
         try engine.executeForTesting("UPDATE strata_meta SET value = '99' WHERE key = 'format_version'")
         let newer = #expect(throws: StorageError.self) { try fixture.store() }

@@ -174,10 +174,9 @@ struct RecordFileTests {
     @Test func aForeignOrCorruptFileIsATypedError() throws {
         let garbage = fixture.directory.appending("garbage.sqlite")
         try Data(repeating: 0x41, count: 4096).write(to: URL(fileURLWithPath: garbage))
-        let corrupt = #expect(throws: StorageError.self) { try RecordStore(path: garbage) }
-        #expect(corrupt?.code == .corrupt)
-        #expect(corrupt?.path == garbage)
-        #expect(corrupt?.underlyingCode == 26)  // SQLITE_NOTADB
+        let notSQLite = #expect(throws: StorageError.self) { try RecordStore(path: garbage) }
+        #expect(notSQLite?.code == .notAStore)
+        #expect(notSQLite?.path == garbage)
         #expect(try Data(contentsOf: URL(fileURLWithPath: garbage)) == Data(repeating: 0x41, count: 4096), "untouched")
 
         let foreign = fixture.directory.appending("foreign.sqlite")
@@ -185,8 +184,7 @@ struct RecordFileTests {
             URL(fileURLWithPath: "/usr/bin/sqlite3"), [foreign, "CREATE TABLE t(x); INSERT INTO t VALUES (1);"])
         #expect(shell.status == 0)
         let other = #expect(throws: StorageError.self) { try RecordStore(path: foreign) }
-        #expect(other?.code == .invalidArgument)
-        #expect(other?.message.contains("not a Strata record store") == true)
+        #expect(other?.code == .notAStore)
     }
 
     @Test func theSqliteShellReadsOurStoreAndVerifyPasses() throws {
