@@ -275,16 +275,17 @@ public final class DefaultsStore: Sendable {
     /// What a new entry adds to the suite's size, measured in bounded time whatever the value: a value built in
     /// memory may nest deeper than any walk should recurse, or share subtrees that expand beyond any budget.
     /// - Throws: ``StorageError`` `.invalidArgument` for nesting deeper than
-    ///   ``PropertyListLimits/defaultMaximumDepth``. A value with more entries than its size could hold under
+    ///   ``PropertyListLimits/defaultMaximumDepth`` minus one (the suite's dictionary is the first level). A value with more entries than its size could hold under
     ///   the value limit returns a size over it.
     func checkedEntrySize(_ key: ExactString, _ value: PropertyListValue?) throws(StorageError) -> Int {
         guard let value else { return 0 }
         // Every value adds at least one byte to the estimate, so counting past the value limit is never needed.
         let footprint = value.footprint(upToNodes: configuration.valueLimit + 1)
-        if footprint.height > PropertyListLimits.defaultMaximumDepth {
+        // The value sits one level below the suite's top dictionary, which must stay readable.
+        let deepest = PropertyListLimits.defaultMaximumDepth - 1
+        if footprint.height > deepest {
             throw StorageError(
-                .invalidArgument,
-                "the value nests deeper than \(PropertyListLimits.defaultMaximumDepth) levels, the most a property list may",
+                .invalidArgument, "the value nests deeper than \(deepest) levels, the most a suite can hold",
                 tier: .defaults, key: key.string, recovery: "Flatten the value, or store it in the files tier",
                 suggestedTier: .files)
         }

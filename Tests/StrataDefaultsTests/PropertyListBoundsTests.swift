@@ -122,10 +122,21 @@ struct PropertyListBoundsTests {
         #expect(result.standardOutput == "refused \(code)\n", "\(result.standardOutput)")
         let store = try fixture.store("hostile")
         #expect(store.allKeys.isEmpty)
+    }
+
+    /// The deepest value `set` accepts is one the suite file can hold: under the top dictionary, within the
+    /// reader's depth limit, so the file still opens (one level deeper was accepted and made the suite unreadable).
+    @Test func theDeepestValueSetIsReadBackFromTheFile() throws {
+        let fixture = try Fixture()
+        let store = try fixture.store()
         var deepest = PropertyListValue.bool(true)
-        for _ in 0..<PropertyListLimits.defaultMaximumDepth { deepest = .array([deepest]) }
+        for _ in 0..<(PropertyListLimits.defaultMaximumDepth - 1) { deepest = .array([deepest]) }
         try store.set(deepest, forKey: "deepest")
-        #expect(store.object(forKey: "deepest") == deepest)
+        #expect(throws: StorageError.self) { try store.set(.array([deepest]), forKey: "deeper") }
+        try store.flush()
+        let reopened = try fixture.store()
+        #expect(reopened.recoveries.isEmpty)
+        #expect(reopened.object(forKey: "deepest") == deepest)
     }
 
     /// The bomb planted as a suite file: opening the suite ends quickly, the file is moved aside byte for byte,
