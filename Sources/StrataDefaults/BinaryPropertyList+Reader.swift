@@ -1,15 +1,23 @@
 public import Foundation
+import StrataCore
 
 extension BinaryPropertyList {
-    /// The deepest nesting the reader accepts; deeper input is refused as corrupt rather than risking the stack.
-    static let maximumDepth = 256
-
     /// Reads a `bplist00` document.
+    ///
+    /// Objects may be shared (one object referred to from many places, as Apple's writer does for equal values);
+    /// each is decoded once, and its expanded size, value count and height are remembered, so a reference costs
+    /// what it expands to and a document over `limits` is refused before anything walks the expanded value.
+    /// - Parameters:
+    ///   - data: The document.
+    ///   - limits: The largest value accepted, measured expanded. The default is ``PropertyListLimits/default``.
     /// - Throws: ``PropertyListError`` naming the problem and its byte offset: a bad magic or trailer, an offset
-    ///   or reference out of range, a length that runs past the end, a cycle, a non-string key, too deep a nesting.
-    public static func decode(_ data: Data) throws(PropertyListError) -> PropertyListValue {
+    ///   or reference out of range, a length that runs past the end, a cycle, a non-string key, a key twice in a
+    ///   dictionary, or a value over `limits` (too deep, too many values or bytes once references are expanded).
+    public static func decode(
+        _ data: Data, limits: PropertyListLimits = .default
+    ) throws(PropertyListError) -> PropertyListValue {
         let bytes = [UInt8](data)
-        var reader = try Reader(bytes)
+        var reader = try Reader(bytes, limits: limits)
         return try reader.object(at: reader.topObject, depth: 0)
     }
 
@@ -20,11 +28,14 @@ extension BinaryPropertyList {
         let objectCount: Int
         let topObject: Int
         let tableOffset: Int
-        var decoded: [PropertyListValue?]
+        let limits: PropertyListLimits
+        /// Each object once decoded, with its expanded footprint: a shared object is read once.
+        var decoded: [(value: PropertyListValue, footprint: PropertyListValue.Footprint)?]
         var inProgress: Set<Int> = []
 
-        init(_ bytes: [UInt8]) throws(PropertyListError) {
+        init(_ bytes: [UInt8], limits: PropertyListLimits) throws(PropertyListError) {
             self.bytes = bytes
+            self.limits = limits
             guard bytes.count >= 8 + 1 + 32, bytes.starts(with: BinaryPropertyList.magic) else {
                 throw PropertyListError("not a bplist00 file (too short or wrong magic)", offset: 0)
             }
@@ -110,10 +121,24 @@ extension BinaryPropertyList {
         }
 
         mutating func object(at index: Int, depth: Int) throws(PropertyListError) -> PropertyListValue {
-            if let done = decoded[index] { return done }
-            guard depth < BinaryPropertyList.maximumDepth else {
+            try measured(at: index, depth: depth).value
+        }
+
+        /// The object and its expanded footprint, checked against the limits at `depth`.
+        mutating func measured(
+            at index: Int, depth: Int
+        ) throws(PropertyListError) -> (value: PropertyListValue, footprint: PropertyListValue.Footprint) {
+            if let done = decoded[index] {
+                // Shared: already within the size limits on its own; its height may still be too much here.
+                guard depth + done.footprint.height <= limits.maximumDepth else {
+                    throw PropertyListError(
+                        "nesting deeper than \(limits.maximumDepth) levels", offset: try offset(of: index))
+                }
+                return done
+            }
+            guard depth <= limits.maximumDepth else {
                 throw PropertyListError(
-                    "nesting deeper than \(BinaryPropertyList.maximumDepth) levels", offset: try offset(of: index))
+                    "nesting deeper than \(limits.maximumDepth) levels", offset: try offset(of: index))
             }
             var position = try offset(of: index)
             guard !inProgress.contains(index) else {
@@ -123,6 +148,7 @@ extension BinaryPropertyList {
             let marker = bytes[position]
             position += 1
             let value: PropertyListValue
+            var footprint = PropertyListValue.Footprint(size: 0, nodes: 1, height: 0)
             switch marker >> 4 {
             case 0x0:
                 switch marker {
@@ -181,7 +207,11 @@ extension BinaryPropertyList {
                 inProgress.insert(index)
                 var items = [PropertyListValue]()
                 items.reserveCapacity(count)
-                for child in children { items.append(try object(at: child, depth: depth + 1)) }
+                for child in children {
+                    let (item, size) = try measured(at: child, depth: depth + 1)
+                    items.append(item)
+                    try footprint.add(size, at: start, within: limits)
+                }
                 inProgress.remove(index)
                 value = .array(items)
             case 0xD:
@@ -189,20 +219,30 @@ extension BinaryPropertyList {
                 let keys = try references(at: position, count: count)
                 let values = try references(at: position + count * refSize, count: count)
                 inProgress.insert(index)
-                var items = [String: PropertyListValue](minimumCapacity: count)
+                var items = [ExactString: PropertyListValue](minimumCapacity: count)
                 for (key, item) in zip(keys, values) {
                     guard case .string(let name) = try object(at: key, depth: depth + 1) else {
                         throw PropertyListError("a dictionary key is not a string", offset: start)
                     }
-                    items[name] = try object(at: item, depth: depth + 1)
+                    let (child, size) = try measured(at: item, depth: depth + 1)
+                    // Keys are compared by their scalars: NFC and NFD spellings are two keys, as in the file.
+                    guard items.updateValue(child, forKey: ExactString(name)) == nil else {
+                        throw PropertyListError(
+                            "the dictionary holds the key '\(name.debugDescription.dropFirst().dropLast())' twice",
+                            offset: start)
+                    }
+                    try footprint.add(size, at: start, within: limits)
                 }
                 inProgress.remove(index)
                 value = .dictionary(items)
             default:
                 throw PropertyListError("unsupported marker 0x\(String(marker, radix: 16))", offset: start)
             }
-            decoded[index] = value
-            return value
+            footprint.size = PropertyListValue.saturatingSum(footprint.size, PropertyListValue.ownSize(value))
+            if case .dictionary(let items) = value { footprint.nodes += items.count }
+            if let excess = footprint.excess(over: limits) { throw PropertyListError(excess, offset: start) }
+            decoded[index] = (value, footprint)
+            return (value, footprint)
         }
     }
 }

@@ -1,4 +1,5 @@
 public import Foundation
+import StrataCore
 
 /// Apple's binary property list format, `bplist00`: a writer fast enough to rewrite a whole suite on every durable
 /// set, and a reader that refuses malformed input with a typed error instead of trapping.
@@ -19,7 +20,8 @@ public enum BinaryPropertyList {
     /// One pass, no intermediate object graph: objects are numbered in pre-order (a container, then its keys,
     /// then its values' subtrees), so every reference is known from subtree sizes before the children are
     /// written, and objects are written in index order. Values are not deduplicated: a suite's keys are unique
-    /// anyway, and speed matters more here than a few bytes.
+    /// anyway, and speed matters more here than a few bytes. Keys are written with their exact scalars, so twin
+    /// spellings (NFC and NFD) stay two keys.
     public static func encode(_ value: PropertyListValue) -> Data {
         let count = objectCount(value)
         let refSize = byteWidth(UInt64(count))
@@ -28,16 +30,21 @@ public enum BinaryPropertyList {
         writer.out.append(contentsOf: magic)
         writer.write(value, index: 0)
         var out = writer.out
+        appendTable(offsets: writer.offsets, refSize: refSize, top: 0, to: &out)  // The top object is the first.
+        return Data(out)
+    }
+
+    /// Ends a document whose objects are in `out`: the offset table and the trailer.
+    static func appendTable(offsets: [Int], refSize: Int, top: Int, to out: inout [UInt8]) {
         let tableOffset = out.count
         let offsetSize = byteWidth(UInt64(tableOffset))
-        for offset in writer.offsets { appendBigEndian(UInt64(offset), width: offsetSize, to: &out) }
+        for offset in offsets { appendBigEndian(UInt64(offset), width: offsetSize, to: &out) }
         out.append(contentsOf: [0, 0, 0, 0, 0, 0])  // Five unused bytes and the sort version.
         out.append(UInt8(offsetSize))
         out.append(UInt8(refSize))
-        appendBigEndian(UInt64(count), width: 8, to: &out)
-        appendBigEndian(0, width: 8, to: &out)  // The top object is the first.
+        appendBigEndian(UInt64(offsets.count), width: 8, to: &out)
+        appendBigEndian(UInt64(top), width: 8, to: &out)
         appendBigEndian(UInt64(tableOffset), width: 8, to: &out)
-        return Data(out)
     }
 
     /// How many objects a value and its descendants take.
@@ -101,7 +108,7 @@ public enum BinaryPropertyList {
                     appendBigEndian(UInt64(next), width: refSize, to: &out)
                     next += objectCount(item)
                 }
-                for key in items.keys { offsets.append(out.count); writeString(key) }
+                for key in items.keys { offsets.append(out.count); writeString(key.string) }
                 next = index + 1 + items.count
                 for item in items.values {
                     write(item, index: next)

@@ -12,8 +12,8 @@ extension DefaultsStore {
     /// Sets every top-level key of a property list (binary or XML), checking each as ``set(_:forKey:allowingSensitiveName:)``
     /// does, all in one change.
     /// - Returns: How many keys were set.
-    /// - Throws: ``StorageError`` `.corrupt` for unreadable data (nothing is set), or the first key the rules
-    ///   refuse (nothing is set).
+    /// - Throws: ``StorageError`` `.corrupt` for unreadable data, a key twice, or a value over
+    ///   ``PropertyListLimits/default`` (nothing is set), or the first key the rules refuse (nothing is set).
     @discardableResult
     public func importData(_ data: Data) throws -> Int {
         let value: PropertyListValue
@@ -25,7 +25,7 @@ extension DefaultsStore {
         guard case .dictionary(let dictionary) = value else {
             throw StorageError(.corrupt, "the property list is a \(value.typeName), not a dictionary", tier: .defaults)
         }
-        for key in dictionary.keys { try checkKey(key, allowingSensitiveName: false) }
+        for key in dictionary.keys { try checkKey(key.string, allowingSensitiveName: false) }
         try apply(dictionary.mapValues { Optional($0) })
         return dictionary.count
     }

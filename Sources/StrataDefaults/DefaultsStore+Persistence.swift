@@ -104,7 +104,7 @@ extension DefaultsStore {
             defer { held.release() }
             try reloadIfChangedLocked()
             let new = try transform(self[key])
-            let change = try stage([key.name: try DefaultsCoding.encode(new, key: key.name)])
+            let change = try stage([ExactString(key.name): try DefaultsCoding.encode(new, key: key.name)])
             if !change.keys.isEmpty { notify(change) }
             try writePendingLocked()
             return new
@@ -155,7 +155,7 @@ extension DefaultsStore {
 
     /// Reads the file (or its absence) into `persisted`, keeping this process's pending changes on top.
     func reloadLocked(notify: Bool) throws {
-        var disk: [String: PropertyListValue] = [:]
+        var disk: [ExactString: PropertyListValue] = [:]
         var identity: FileIdentity?
         do {
             if let (content, readIdentity) = try readFile() {
@@ -170,12 +170,12 @@ extension DefaultsStore {
         let change = state.withLock { state -> DefaultsChange in
             var values = disk
             for (key, pending) in state.pending { values[key] = pending.value }
-            let keys = Set(values.keys).union(state.values.keys).filter { values[$0] != state.values[$0] }
+            let keys = Set(values.keys).union(state.values.keys).filter { values[$0] != state.values[$0] }.map(\.string)
             state.persisted = disk
             state.values = values
             state.identity = identity
             state.encodedSize = values.reduce(0) { $0 + Self.entrySize($1.key, $1.value) }
-            return DefaultsChange(keys: keys, isExternal: true)
+            return DefaultsChange(keys: Set(keys), isExternal: true)
         }
         if notify, !change.keys.isEmpty { self.notify(change) }
     }
@@ -197,16 +197,20 @@ extension DefaultsStore {
         } catch {
             throw error.storageError("cannot inspect the suite file", tier: .defaults, path: path)
         }
-        // A suite is at most `suiteBudget` plus slack; anything far larger is not ours.
-        let limit = max(configuration.suiteBudget * 8, 16 << 20)
+        let limit = readLimit
         let data = try AtomicFile.readAll(fd, path: path, maximumSize: limit)
         return (data, FileIdentity(info))
     }
 
+    /// The largest suite file read, and the largest its value may expand to: a suite is at most `suiteBudget`
+    /// plus slack; anything far larger is not ours.
+    var readLimit: Int { max(configuration.suiteBudget * 8, PropertyListLimits.defaultMaximumExpandedSize) }
+
     /// Decodes a suite file into its top-level dictionary.
-    /// - Throws: ``PropertyListError`` for unreadable content; ``StorageError`` `.unsupportedVersion` for a
-    ///   binary plist newer than `bplist00` (not moved aside: a newer program's data must not be disturbed).
-    func decodeSuite(_ data: Data) throws -> [String: PropertyListValue] {
+    /// - Throws: ``PropertyListError`` for unreadable content or a value that expands beyond ``readLimit``
+    ///   (shared references) or nests too deep; ``StorageError`` `.unsupportedVersion` for a binary plist newer
+    ///   than `bplist00` (not moved aside: a newer program's data must not be disturbed).
+    func decodeSuite(_ data: Data) throws -> [ExactString: PropertyListValue] {
         if data.isEmpty { throw PropertyListError("the file is empty", offset: 0) }
         if data.starts(with: Array("bplist".utf8)), !data.starts(with: BinaryPropertyList.magic), data.count >= 8 {
             let version = String(decoding: data.prefix(8), as: UTF8.self)
@@ -214,7 +218,7 @@ extension DefaultsStore {
                 .unsupportedVersion, "the suite file is a \(version) property list; this version reads only bplist00",
                 tier: .defaults, path: path, recovery: "Open it with the newer program that wrote it")
         }
-        let value = try PropertyListFormat.decode(data)
+        let value = try PropertyListFormat.decode(data, limits: PropertyListLimits(maximumExpandedSize: readLimit))
         guard case .dictionary(let dictionary) = value else {
             throw PropertyListError("the top level is a \(value.typeName), not a dictionary", offset: 0)
         }

@@ -17,7 +17,7 @@ extension DefaultsStore: StorageBackend {
 
     public func data(for key: String) throws -> Data? {
         try StoragePaths.validateKey(key, for: .defaults)
-        guard let stored = state.withLock({ $0.values[key] }) else { return nil }
+        guard let stored = state.withLock({ $0.values[ExactString(key)] }) else { return nil }
         if case .data(let data) = stored { return data }
         return BinaryPropertyList.encode(stored)
     }
@@ -37,7 +37,7 @@ extension DefaultsStore: StorageBackend {
 
     public func metadata(for key: String) throws -> StorageMetadata? {
         try StoragePaths.validateKey(key, for: .defaults)
-        guard let stored = state.withLock({ $0.values[key] }) else { return nil }
+        guard let stored = state.withLock({ $0.values[ExactString(key)] }) else { return nil }
         let size: Int
         if case .data(let data) = stored { size = data.count } else { size = BinaryPropertyList.encode(stored).count }
         let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date

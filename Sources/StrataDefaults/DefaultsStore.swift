@@ -42,14 +42,16 @@ public final class DefaultsStore: Sendable {
         var handler: @Sendable (DefaultsChange) -> Void
     }
 
+    /// Keys are held by their exact scalars (``ExactString``): two canonically equivalent spellings are two keys,
+    /// never merged, in memory as in the file.
     struct State {
         /// What the file held when last read or written.
-        var persisted: [String: PropertyListValue] = [:]
+        var persisted: [ExactString: PropertyListValue] = [:]
         /// `persisted` with the pending changes applied: what reads see.
-        var values: [String: PropertyListValue] = [:]
+        var values: [ExactString: PropertyListValue] = [:]
         /// Sets and removals not yet written; `nil` value means removed.
-        var pending: [String: Pending] = [:]
-        var registered: [String: PropertyListValue] = [:]
+        var pending: [ExactString: Pending] = [:]
+        var registered: [ExactString: PropertyListValue] = [:]
         var identity: FileIdentity?
         var sequence: UInt64 = 0
         var encodedSize = 0
@@ -60,7 +62,7 @@ public final class DefaultsStore: Sendable {
         var recoveries: [DefaultsRecovery] = []
         var isClosed = false
         /// Key names that passed ``checkKey(_:allowingSensitiveName:)``: the check runs once per name.
-        var checkedKeys: Set<String> = []
+        var checkedKeys: Set<ExactString> = []
     }
 
     // Lock order: `io` before `state`, never the other way. `state` is held only for memory work; `io`
@@ -160,33 +162,36 @@ public final class DefaultsStore: Sendable {
     /// Registers a default for a key: a layer under set values, kept in memory and never written.
     public func register<Value>(_ value: Value, for key: DefaultsKey<Value>) throws {
         let encoded = try DefaultsCoding.encode(value, key: key.name)
-        state.withLock { $0.registered[key.name] = encoded }
+        state.withLock { $0.registered[ExactString(key.name)] = encoded }
     }
 
     // MARK: Untyped access
 
-    /// The set or registered value of a key, or `nil`.
+    /// The set or registered value of a key, or `nil`. Keys are matched by their exact Unicode scalars: `"caf\u{E9}"`
+    /// and `"cafe\u{301}"` are two keys.
     public func object(forKey key: String) -> PropertyListValue? {
-        state.withLock { $0.values[key] ?? $0.registered[key] }
+        let exact = ExactString(key)
+        return state.withLock { $0.values[exact] ?? $0.registered[exact] }
     }
 
     /// Whether the key has a set value (registered defaults do not count).
     public func containsValue(forKey key: String) -> Bool {
-        state.withLock { $0.values[key] != nil }
+        let exact = ExactString(key)
+        return state.withLock { $0.values[exact] != nil }
     }
 
-    /// Every set key, sorted.
+    /// Every set key, sorted by their UTF-8 bytes (twin spellings of one key are two keys).
     public var allKeys: [String] {
-        state.withLock { Array($0.values.keys) }.sorted()
+        state.withLock { Array($0.values.keys) }.sorted().map(\.string)
     }
 
     /// Every set value, registered defaults underneath.
-    public func dictionaryRepresentation() -> [String: PropertyListValue] {
+    public func dictionaryRepresentation() -> [ExactString: PropertyListValue] {
         state.withLock { $0.registered.merging($0.values) { $1 } }
     }
 
     /// Registers defaults for several keys at once (in memory only).
-    public func register(defaults: [String: PropertyListValue]) {
+    public func register(defaults: [ExactString: PropertyListValue]) {
         state.withLock { $0.registered.merge(defaults) { $1 } }
     }
 
@@ -195,7 +200,7 @@ public final class DefaultsStore: Sendable {
     /// - Throws: See ``set(_:for:)``.
     public func set(_ value: PropertyListValue, forKey key: String, allowingSensitiveName: Bool = false) throws {
         try checkKey(key, allowingSensitiveName: allowingSensitiveName)
-        try apply([key: value])
+        try apply([ExactString(key): value])
     }
 
     /// Removes a key's set value.
@@ -203,7 +208,7 @@ public final class DefaultsStore: Sendable {
     @discardableResult
     public func removeObject(forKey key: String) throws -> Bool {
         let existed = containsValue(forKey: key)
-        if existed { try apply([key: nil]) }
+        if existed { try apply([ExactString(key): nil]) }
         return existed
     }
 
@@ -211,11 +216,11 @@ public final class DefaultsStore: Sendable {
     public func removeAll() throws {
         let all = allKeys
         guard !all.isEmpty else { return }
-        try apply(Dictionary(uniqueKeysWithValues: all.map { ($0, nil) }))
+        try apply(Dictionary(uniqueKeysWithValues: all.map { (ExactString($0), nil) }))
     }
 
     /// Applies changes in memory, notifies observers, and schedules or performs the write.
-    func apply(_ changes: [String: PropertyListValue?]) throws {
+    func apply(_ changes: [ExactString: PropertyListValue?]) throws {
         let change = try stage(changes)
         if !change.keys.isEmpty { notify(change) }
         switch configuration.durability {
@@ -227,19 +232,19 @@ public final class DefaultsStore: Sendable {
     }
 
     /// Checks the limits and records changes in memory as pending. Does not notify or write.
-    func stage(_ changes: [String: PropertyListValue?]) throws(StorageError) -> DefaultsChange {
+    func stage(_ changes: [ExactString: PropertyListValue?]) throws(StorageError) -> DefaultsChange {
         try state.withLock { state throws(StorageError) -> DefaultsChange in
             guard !state.isClosed else {
                 throw StorageError(.closed, "the suite was closed", tier: .defaults, path: path)
             }
             var size = state.encodedSize
             for (key, value) in changes {
-                let entry = Self.entrySize(key, value)
+                let entry = try checkedEntrySize(key, value)
                 if entry > configuration.valueLimit {
                     throw StorageError(
                         .tooLarge,
-                        "a value of \(entry) bytes is over the defaults limit of \(configuration.valueLimit)",
-                        tier: .defaults, key: key,
+                        "a value of \(entry == .max ? "more than \(configuration.valueLimit)" : "\(entry)") bytes is over the defaults limit of \(configuration.valueLimit)",
+                        tier: .defaults, key: key.string,
                         recovery: "Large values slow every launch; store it in the files tier",
                         suggestedTier: .files)
                 }
@@ -248,7 +253,7 @@ public final class DefaultsStore: Sendable {
             if size > configuration.suiteBudget, size > state.encodedSize {
                 throw StorageError(
                     .tooLarge, "the suite would grow to \(size) bytes, over its budget of \(configuration.suiteBudget)",
-                    tier: .defaults, key: changes.count == 1 ? changes.keys.first : nil,
+                    tier: .defaults, key: changes.count == 1 ? changes.keys.first?.string : nil,
                     recovery: "Keep defaults small; store large data in the files or records tier",
                     suggestedTier: .files)
             }
@@ -257,20 +262,43 @@ public final class DefaultsStore: Sendable {
                 state.sequence += 1
                 state.pending[key] = Pending(value: value, sequence: state.sequence)
                 state.values[key] = value
-                changed.insert(key)
+                changed.insert(key.string)
             }
             state.encodedSize = size
             return DefaultsChange(keys: changed, isExternal: false)
         }
     }
 
-    static func entrySize(_ key: String, _ value: PropertyListValue?) -> Int {
+    /// What an entry adds to the suite's size. For a value that was read (within ``PropertyListLimits``).
+    static func entrySize(_ key: ExactString, _ value: PropertyListValue?) -> Int {
         guard let value else { return 0 }
-        return key.utf8.count + 7 + value.encodedSizeEstimate
+        return key.string.utf8.count + 7 + value.encodedSizeEstimate
+    }
+
+    /// What a new entry adds to the suite's size, measured in bounded time whatever the value: a value built in
+    /// memory may nest deeper than any walk should recurse, or share subtrees that expand beyond any budget.
+    /// - Throws: ``StorageError`` `.invalidArgument` for nesting deeper than
+    ///   ``PropertyListLimits/defaultMaximumDepth`` minus one (the suite's dictionary is the first level). A value with more entries than its size could hold under
+    ///   the value limit returns a size over it.
+    func checkedEntrySize(_ key: ExactString, _ value: PropertyListValue?) throws(StorageError) -> Int {
+        guard let value else { return 0 }
+        // Every value adds at least one byte to the estimate, so counting past the value limit is never needed.
+        let footprint = value.footprint(upToNodes: configuration.valueLimit + 1)
+        // The value sits one level below the suite's top dictionary, which must stay readable.
+        let deepest = PropertyListLimits.defaultMaximumDepth - 1
+        if footprint.height > deepest {
+            throw StorageError(
+                .invalidArgument, "the value nests deeper than \(deepest) levels, the most a suite can hold",
+                tier: .defaults, key: key.string, recovery: "Flatten the value, or store it in the files tier",
+                suggestedTier: .files)
+        }
+        guard footprint.isComplete else { return .max }
+        return PropertyListValue.saturatingSum(key.string.utf8.count + 7, footprint.size)
     }
 
     func checkKey(_ key: String, allowingSensitiveName: Bool) throws {
-        if state.withLock({ $0.checkedKeys.contains(key) }) { return }
+        let exact = ExactString(key)
+        if state.withLock({ $0.checkedKeys.contains(exact) }) { return }
         guard !key.isEmpty else {
             throw StorageError(.invalidKey, "the key is empty", tier: .defaults, key: key)
         }
@@ -290,7 +318,7 @@ public final class DefaultsStore: Sendable {
         if !allowingSensitiveName {
             state.withLock { state in
                 if state.checkedKeys.count >= 4096 { state.checkedKeys.removeAll(keepingCapacity: true) }
-                state.checkedKeys.insert(key)
+                state.checkedKeys.insert(exact)
             }
         }
     }

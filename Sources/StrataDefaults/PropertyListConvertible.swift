@@ -121,14 +121,24 @@ extension Array: PropertyListConvertible where Element: PropertyListConvertible 
     }
 }
 
+/// A `[String: Value]` cannot hold two keys that are canonically equivalent (`"caf\u{E9}"`, `"cafe\u{301}"`): a
+/// stored dictionary with such twins does not convert to one (`nil`, a type mismatch) rather than silently losing
+/// an entry. Read it as a ``PropertyListValue``, whose keys are ``ExactString``s, to see both.
 extension Dictionary: PropertyListConvertible where Key == String, Value: PropertyListConvertible {
-    public var propertyListValue: PropertyListValue { .dictionary(mapValues(\.propertyListValue)) }
+    public var propertyListValue: PropertyListValue {
+        .dictionary(
+            Dictionary<ExactString, PropertyListValue>(
+                uniqueKeysWithValues: map {
+                    (ExactString($0.key), $0.value.propertyListValue)
+                }))
+    }
     public init?(propertyListValue: PropertyListValue) {
         guard case .dictionary(let items) = propertyListValue else { return nil }
         var result: [String: Value] = [:]
+        result.reserveCapacity(items.count)
         for (key, item) in items {
-            guard let value = Value(propertyListValue: item) else { return nil }
-            result[key] = value
+            guard let value = Value(propertyListValue: item), result.updateValue(value, forKey: key.string) == nil
+            else { return nil }
         }
         self = result
     }

@@ -1,6 +1,16 @@
 public import Foundation
+public import StrataCore
 
 /// A property-list value: what a defaults suite holds, in both Apple plist formats.
+///
+/// Dictionary keys are ``ExactString``s: two keys that differ only in Unicode normalization (`"caf\u{E9}"` and
+/// `"cafe\u{301}"`) are two entries, as they are in the file. String literals work as keys:
+///
+/// ```swift
+/// let value: PropertyListValue = .dictionary(["theme": .string("dark")])
+/// value.dictionaryValue?["theme"]     // .string("dark")
+/// value["theme"]                      // the same, for a key held in a String
+/// ```
 public enum PropertyListValue: Sendable, Hashable {
     case bool(Bool)
     case integer(Int64)
@@ -9,7 +19,7 @@ public enum PropertyListValue: Sendable, Hashable {
     case data(Data)
     case date(Date)
     case array([PropertyListValue])
-    case dictionary([String: PropertyListValue])
+    case dictionary([ExactString: PropertyListValue])
 
     /// The name of the case, for error messages (`integer`, `string`, ...).
     public var typeName: String {
@@ -25,16 +35,42 @@ public enum PropertyListValue: Sendable, Hashable {
         }
     }
 
+    /// The entries of a dictionary, or `nil` for any other case.
+    public var dictionaryValue: [ExactString: PropertyListValue]? {
+        guard case .dictionary(let items) = self else { return nil }
+        return items
+    }
+
+    /// The elements of an array, or `nil` for any other case.
+    public var arrayValue: [PropertyListValue]? {
+        guard case .array(let items) = self else { return nil }
+        return items
+    }
+
+    /// The value of a dictionary's key, matched by its exact Unicode scalars; `nil` when the key is absent or
+    /// this is not a dictionary.
+    public subscript(key: String) -> PropertyListValue? {
+        dictionaryValue?[ExactString(key)]
+    }
+
     /// About how many bytes the value takes in a binary plist; what the size limits are measured in.
+    ///
+    /// Each place a shared value appears counts in full. The walk keeps its own stack, so any nesting is safe;
+    /// a value that was read from a file is within ``PropertyListLimits``, so this ends quickly.
     public var encodedSizeEstimate: Int {
-        switch self {
+        footprint(upToNodes: .max).size
+    }
+
+    /// What one value adds to the estimate by itself: its whole size for a scalar, its header and the
+    /// per-entry overhead for a container (its entries are counted on their own).
+    static func ownSize(_ value: PropertyListValue) -> Int {
+        switch value {
         case .bool: 1
-        case .integer: 9
-        case .real, .date: 9
+        case .integer, .real, .date: 9
         case .string(let string): 3 + string.utf8.count
         case .data(let data): 3 + data.count
-        case .array(let items): 3 + items.reduce(0) { $0 + 2 + $1.encodedSizeEstimate }
-        case .dictionary(let items): 3 + items.reduce(0) { $0 + 7 + $1.key.utf8.count + $1.value.encodedSizeEstimate }
+        case .array(let items): 3 + 2 * items.count
+        case .dictionary(let items): items.keys.reduce(3 + 7 * items.count) { $0 + $1.string.utf8.count }
         }
     }
 }
@@ -47,7 +83,7 @@ public enum PropertyListFormat: String, Sendable, Hashable, CaseIterable {
     case xml
 
     /// Serializes a dictionary in this format.
-    public func encode(_ dictionary: [String: PropertyListValue]) -> Data {
+    public func encode(_ dictionary: [ExactString: PropertyListValue]) -> Data {
         switch self {
         case .binary: BinaryPropertyList.encode(.dictionary(dictionary))
         case .xml: XMLPropertyList.encode(.dictionary(dictionary))
@@ -55,15 +91,21 @@ public enum PropertyListFormat: String, Sendable, Hashable, CaseIterable {
     }
 
     /// Reads a property list of either format, telling them apart by their first bytes.
-    /// - Throws: ``PropertyListError`` that says what is wrong and at which byte offset.
-    public static func decode(_ data: Data) throws(PropertyListError) -> PropertyListValue {
-        if data.starts(with: BinaryPropertyList.magic) { return try BinaryPropertyList.decode(data) }
+    /// - Parameters:
+    ///   - data: The document.
+    ///   - limits: The largest value accepted, measured expanded. The default is ``PropertyListLimits/default``.
+    /// - Throws: ``PropertyListError`` that says what is wrong and at which byte offset: malformed input, a
+    ///   dictionary with the same key (the same scalars) twice, or a value over `limits`.
+    public static func decode(
+        _ data: Data, limits: PropertyListLimits = .default
+    ) throws(PropertyListError) -> PropertyListValue {
+        if data.starts(with: BinaryPropertyList.magic) { return try BinaryPropertyList.decode(data, limits: limits) }
         if data.starts(with: Array("bplist".utf8)) {
             throw PropertyListError(
                 "binary plist version \(String(decoding: data.prefix(8), as: UTF8.self)) is not supported; only bplist00 is",
                 offset: 0)
         }
-        return try XMLPropertyList.decode(data)
+        return try XMLPropertyList.decode(data, limits: limits)
     }
 }
 

@@ -1,4 +1,5 @@
 public import Foundation
+import StrataCore
 
 /// Apple's XML property list format: the writer produces what `plutil -convert xml1` does, and the reader accepts
 /// what macOS's `defaults export` and `plutil` write (comments, CDATA and character entities included).
@@ -35,9 +36,10 @@ public enum XMLPropertyList {
         case .dictionary(let items):
             if items.isEmpty { return out += tabs + "<dict/>\n" }
             out += tabs + "<dict>\n"
-            for key in items.keys.sorted() {
-                out += tabs + "\t<key>\(escaped(key))</key>\n"
-                write(items[key]!, indent: indent + 1, into: &out)
+            // Sorted by bytes: twin keys (NFC and NFD) are two entries, in the same order every time.
+            for (key, item) in items.sorted(by: { $0.key < $1.key }) {
+                out += tabs + "\t<key>\(escaped(key.string))</key>\n"
+                write(item, indent: indent + 1, into: &out)
             }
             out += tabs + "</dict>\n"
         }
@@ -50,10 +52,24 @@ public enum XMLPropertyList {
         return "\(number)"
     }
 
+    /// Escapes markup by scalar, not by `Character`: a combining mark after `&` or `<` makes one `Character`
+    /// that equals neither, and must not hide the markup from the escaping.
     static func escaped(_ string: String) -> String {
-        guard string.contains(where: { $0 == "&" || $0 == "<" || $0 == ">" }) else { return string }
-        return string.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;")
+        guard
+            string.utf8.contains(where: {
+                $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: ">")
+            })
+        else { return string }
+        var out = String.UnicodeScalarView()
+        for scalar in string.unicodeScalars {
+            switch scalar {
+            case "&": out.append(contentsOf: "&amp;".unicodeScalars)
+            case "<": out.append(contentsOf: "&lt;".unicodeScalars)
+            case ">": out.append(contentsOf: "&gt;".unicodeScalars)
+            default: out.append(scalar)
+            }
+        }
+        return String(out)
     }
 
     nonisolated(unsafe) static let dateFormatter: ISO8601DateFormatter = {
@@ -65,18 +81,28 @@ public enum XMLPropertyList {
     // MARK: Reading
 
     /// Reads an XML property list.
-    /// - Throws: ``PropertyListError`` naming the problem and its byte offset.
-    public static func decode(_ data: Data) throws(PropertyListError) -> PropertyListValue {
-        var parser = Parser(bytes: [UInt8](data))
+    /// - Parameters:
+    ///   - data: The document.
+    ///   - limits: The largest value accepted. The default is ``PropertyListLimits/default``.
+    /// - Throws: ``PropertyListError`` naming the problem and its byte offset: malformed XML, a key twice in a
+    ///   dictionary, or a value over `limits`.
+    public static func decode(
+        _ data: Data, limits: PropertyListLimits = .default
+    ) throws(PropertyListError) -> PropertyListValue {
+        var parser = Parser(bytes: [UInt8](data), limits: limits)
         return try parser.document()
     }
 
     struct Parser {
         let bytes: [UInt8]
+        let limits: PropertyListLimits
         var position = 0
+        /// The footprint of everything read so far (XML shares nothing, so the running total is the expanded one).
+        var footprint = PropertyListValue.Footprint(size: 0, nodes: 0, height: 0)
 
-        init(bytes: [UInt8]) {
+        init(bytes: [UInt8], limits: PropertyListLimits) {
             self.bytes = bytes
+            self.limits = limits
             if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { position = 3 }  // A UTF-8 byte order mark.
         }
 
@@ -240,10 +266,20 @@ public enum XMLPropertyList {
             }
         }
 
+        /// Reads one value and counts it against the limits.
         mutating func value(for tag: Tag, depth: Int) throws(PropertyListError) -> PropertyListValue {
-            guard depth < BinaryPropertyList.maximumDepth else {
-                throw fail("nesting deeper than \(BinaryPropertyList.maximumDepth) levels")
-            }
+            let start = position
+            footprint.height = max(footprint.height, depth)
+            footprint.nodes += 1
+            if let excess = footprint.excess(over: limits) { throw PropertyListError(excess, offset: start) }
+            let value = try uncountedValue(for: tag, depth: depth)
+            footprint.size = PropertyListValue.saturatingSum(footprint.size, PropertyListValue.ownSize(value))
+            if case .dictionary(let items) = value { footprint.nodes += items.count }
+            if let excess = footprint.excess(over: limits) { throw PropertyListError(excess, offset: start) }
+            return value
+        }
+
+        mutating func uncountedValue(for tag: Tag, depth: Int) throws(PropertyListError) -> PropertyListValue {
             switch tag.name {
             case "true", "false":
                 if !tag.selfClosing { try expectClose(tag.name) }
@@ -289,7 +325,7 @@ public enum XMLPropertyList {
                     items.append(try value(for: try openTag(), depth: depth + 1))
                 }
             case "dict":
-                var items = [String: PropertyListValue]()
+                var items = [ExactString: PropertyListValue]()
                 if tag.selfClosing { return .dictionary(items) }
                 while true {
                     try skipMisc()
@@ -299,9 +335,18 @@ public enum XMLPropertyList {
                     }
                     let keyTag = try openTag()
                     guard keyTag.name == "key" else { throw fail("expected <key> in <dict>, found <\(keyTag.name)>") }
+                    let keyStart = position
                     let key = keyTag.selfClosing ? "" : try text(of: "key")
                     try skipMisc()
-                    items[key] = try value(for: try openTag(), depth: depth + 1)
+                    // Keys are compared by their scalars: NFC and NFD spellings are two keys, as in the file.
+                    guard
+                        items.updateValue(try value(for: try openTag(), depth: depth + 1), forKey: ExactString(key))
+                            == nil
+                    else {
+                        throw PropertyListError(
+                            "the dictionary holds the key '\(key.debugDescription.dropFirst().dropLast())' twice",
+                            offset: keyStart)
+                    }
                 }
             default:
                 throw fail("unknown element <\(tag.name)>")

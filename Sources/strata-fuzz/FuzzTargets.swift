@@ -4,7 +4,8 @@
 //   strata-fuzz TARGET FILE...           a normal build replays files (the committed seed corpus, or crashes)
 //
 // Targets: archive (zip and gzip readers), sealed-item (keyring parser and item envelope), json-lines (the
-// import's parsing and decoding), path-mapping (key validation and mapping), plist (suite files).
+// import's parsing and decoding), path-mapping (key validation and mapping), plist (suite files, raw or generated
+// with shared references and twin keys when the first byte is 0xFF).
 import Foundation
 import StrataCore
 import StrataDefaults
@@ -56,7 +57,7 @@ enum FuzzTarget: String, CaseIterable {
                 }
             }
         case .plist:
-            _ = try? PropertyListFormat.decode(data)
+            DefaultsFuzzing.plist(data)
         }
     }
 }

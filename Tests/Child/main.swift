@@ -251,6 +251,59 @@ do {
             say("refused \(error.errno ?? 0)")
             say(error.recovery ?? "")
         }
+    case "defaults-open":
+        // defaults-open ROOT SUITE: open the suite (a hostile file must not hang or crash this), then say
+        // `recoveries N` and `keys N`.
+        let store = try DefaultsStore(suite: arguments[2], root: arguments[1], configuration: quiet)
+        say("recoveries \(store.recoveries.count)")
+        say("keys \(store.allKeys.count)")
+    case "plist-deep-walks":
+        // plist-deep-walks DEPTH: read an XML plist of arrays nested DEPTH deep (on this thread, 8 MiB of stack;
+        // reading takes about 12 KiB per level in a debug build), then encode, compare, hash, describe and measure
+        // it on a thread with a 512 KiB stack (a secondary thread's on macOS). Says `refused` or `walked`; a stack
+        // overflow kills the child.
+        let depth = Int(arguments[1]) ?? 0
+        let text = String(repeating: "<array>", count: depth) + "<true/>" + String(repeating: "</array>", count: depth)
+        let value: PropertyListValue
+        let copy: PropertyListValue?
+        do {
+            value = try PropertyListFormat.decode(Data(("<plist>" + text + "</plist>").utf8))
+            copy = try? PropertyListFormat.decode(BinaryPropertyList.encode(value))
+        } catch {
+            say("refused \(error)")
+            exit(0)
+        }
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            _ = XMLPropertyList.encode(value).count + BinaryPropertyList.encode(value).count
+            var hasher = Hasher()
+            value.hash(into: &hasher)
+            _ = hasher.finalize()
+            let same = copy == value
+            _ = "\(value)".count + value.encodedSizeEstimate
+            say(same ? "walked" : "differ")
+            done.signal()
+        }
+        thread.stackSize = 512 << 10
+        thread.start()
+        done.wait()
+    case "defaults-set-hostile":
+        // defaults-set-hostile ROOT deep|bomb: set a value built in memory, nested 10,000 deep (deeper, releasing
+        // it alone would overflow the stack) or sharing its subtrees (8 references per level, 30 levels); say
+        // `set` or `refused CODE`.
+        let store = try DefaultsStore(suite: "hostile", root: arguments[1], configuration: quiet)
+        var value = PropertyListValue.string("boom")
+        if arguments[2] == "deep" {
+            for _ in 0..<10_000 { value = .array([value]) }
+        } else {
+            for _ in 0..<30 { value = .array(Array(repeating: value, count: 8)) }
+        }
+        do {
+            try store.set(value, forKey: "hostile")
+            say("set")
+        } catch let error as StorageError {
+            say("refused \(error.code)")
+        }
     default:
         if try runStorageMode(arguments) { break }
         FileHandle.standardError.write(

@@ -52,9 +52,9 @@ struct DefaultsFileTests {
     }
 
     @Test func damagedBinaryPlistsNeverCrashTheReader() throws {
-        var value: [String: PropertyListValue] = [:]
+        var value: [ExactString: PropertyListValue] = [:]
         for index in 0..<40 {
-            value["key\(index)"] = index % 2 == 0 ? .integer(Int64(index * 1000)) : .string("v\(index)é")
+            value[ExactString("key\(index)")] = index % 2 == 0 ? .integer(Int64(index * 1000)) : .string("v\(index)é")
         }
         value["nested"] = .dictionary(["a": .array([.data(Data(count: 20)), .date(Date(timeIntervalSince1970: 0))])])
         let valid = PropertyListFormat.binary.encode(value)
@@ -116,7 +116,7 @@ struct DefaultsFileTests {
         try ChildProcess.run(URL(fileURLWithPath: try #require(Self.plutil)), arguments)
     }
 
-    static let sample: [String: PropertyListValue] = [
+    static let sample: [ExactString: PropertyListValue] = [
         "bool": .bool(true), "false": .bool(false), "small": .integer(7), "negative": .integer(-123_456_789_012),
         "large": .integer(1 << 40), "real": .real(-0.125), "ascii": .string("plain"), "unicode": .string("naïve 日本 🌍"),
         "data": .data(Data((0..<200).map { UInt8($0) })),
