@@ -73,6 +73,10 @@ public struct StorageError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let conflict = Code(rawValue: "conflict")
         /// A call did not finish within its deadline (a hung server or network); it was abandoned.
         public static let timeout = Code(rawValue: "timeout")
+        /// The file or schema exists but is not a store of this kind: not a SQLite database at all, another
+        /// program's database, or a PostgreSQL schema Strata did not make. Nothing in it was changed. Distinct from
+        /// ``corrupt`` (a store of ours, damaged) and ``unsupportedVersion`` (a store of ours from a newer Strata).
+        public static let notAStore = Code(rawValue: "not-a-store")
         /// A store folder belongs to another user, or others may write in it (see `StoragePaths.Sharing`).
         public static let unsafePermissions = Code(rawValue: "unsafe-permissions")
     }
