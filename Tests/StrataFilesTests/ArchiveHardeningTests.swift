@@ -276,6 +276,21 @@ struct ArchiveHardeningTests {
 
     // MARK: Item 1: staging of dead imports
 
+    /// A link named like a dead import's staging folder, to a folder outside the store: the clean-up (at open
+    /// and before every import) must not follow it and empty the folder it leads to.
+    @Test func aLinkInPlaceOfAStagingFolderIsNeverFollowed() throws {
+        let victim = fixture.outside("victim")
+        try FileManager.default.createDirectory(atPath: victim, withIntermediateDirectories: false)
+        try Data("precious".utf8).write(to: URL(fileURLWithPath: victim + "/precious.txt"))
+        let link = store.directory + "/" + ImportStaging.namePrefix + "1-dead"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: victim)
+        _ = try FileStore(root: fixture.directory.appending("root"))
+        try store.importGzip(
+            from: try write(GzipSkeleton(members: [.init(content: Array("ok".utf8))]).bytes(), "ok.gz"), to: "ok.txt")
+        #expect(FileManager.default.contents(atPath: victim + "/precious.txt") == Data("precious".utf8))
+        #expect(try store.read("ok.txt") == Data("ok".utf8))
+    }
+
     @Test func stagingOfAKilledImportIsRemovedButALiveOneIsKept() throws {
         let child = try TestExecutables.url(named: "strata-test-child")
         let root = fixture.directory.appending("root")
