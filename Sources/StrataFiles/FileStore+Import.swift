@@ -110,12 +110,12 @@ extension FileStore {
     }
 
     /// Writes the file `name` of the staging folder (atomically, relative to its descriptor) with what `body`
-    /// writes.
+    /// writes, with the mode of the store's files (it is moved into place as it is).
     private func stage(_ name: String, in staging: ImportStaging, _ body: (inout AtomicFile.Writer) throws -> Void)
         throws
     {
         try AtomicFile.write(
-            in: staging.folder, name: name, permissions: 0o600, durability: configuration.durability
+            in: staging.folder, name: name, permissions: paths.filePermissions, durability: configuration.durability
         ) { writer in
             var writer = writer
             try body(&writer)

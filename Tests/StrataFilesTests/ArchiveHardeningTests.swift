@@ -274,6 +274,21 @@ struct ArchiveHardeningTests {
         #expect(FileManager.default.fileExists(atPath: previous))
     }
 
+    /// An imported file gets the mode every other write gives it: 0640 in a group-shared store, 0600 otherwise.
+    @Test(arguments: [StoragePaths.Sharing.private, .group])
+    func importedFilesGetTheStoresFileMode(_ sharing: StoragePaths.Sharing) throws {
+        let shared = try FileStore(paths: StoragePaths(root: fixture.directory.appending("shared"), sharing: sharing))
+        try shared.importZip(from: try zip(["a.txt", "sub/b.txt"]))
+        try shared.importGzip(
+            from: try write(GzipSkeleton(members: [.init(content: [1])]).bytes(), "one.gz"), to: "one.bin")
+        try shared.write(Data("w".utf8), to: "written.txt")
+        for key in ["a.txt", "sub/b.txt", "one.bin", "written.txt"] {
+            var info = stat()
+            #expect(lstat(try shared.path(for: key), &info) == 0)
+            #expect(info.st_mode & 0o777 == mode_t(shared.paths.filePermissions), "\(sharing) \(key)")
+        }
+    }
+
     // MARK: Item 1: staging of dead imports
 
     /// A link named like a dead import's staging folder, to a folder outside the store: the clean-up (at open
