@@ -134,6 +134,14 @@ package final class DirectoryHandle: Sendable {
         try Sys.renameat(fd, name, target.fd, newName, path: target.path(of: newName))
     }
 
+    /// Gives the file `name` a second name, `newName` in `destination` (this folder when `nil`), with
+    /// `linkat(2)`; a link at `name` gets the second name itself, never its target.
+    /// - Throws: ``Errno`` (`ENOENT` when there is nothing at `name`, `EEXIST` when `newName` is taken, ...).
+    package func link(_ name: String, to newName: String, in destination: DirectoryHandle? = nil) throws(Errno) {
+        let target = destination ?? self
+        try Sys.linkat(fd, name, target.fd, newName, path: target.path(of: newName))
+    }
+
     /// Removes the file (or link) `name`.
     package func unlink(_ name: String) throws(Errno) {
         try Sys.unlinkat(fd, name, path: path(of: name))

@@ -7,12 +7,24 @@
 #endif
 
 extension Sys {
-    /// `link(2)`: a second name for an existing file. An import keeps the previous version of each file it
-    /// replaces this way, so that a failed commit can put it back.
-    package static func link(_ existing: String, _ new: String) throws(Errno) {
-        _ = try retrying(.link, new) { existing.withCString { from in new.withCString { system_link(from, $0) } } }
+    /// `linkat(2)` without `AT_SYMLINK_FOLLOW`: a second name, `newName` in the folder `newDirectory`, for the
+    /// file `name` in the folder `directory` (a link there gets a second name itself, never its target). An
+    /// import keeps the previous version of each file it replaces this way, so that a failed commit can put it
+    /// back. `path` (the new name's display path) is for the fault injector's filters and messages only.
+    package static func linkat(
+        _ directory: Int32, _ name: String, _ newDirectory: Int32, _ newName: String, path: String
+    ) throws(Errno) {
+        _ = try retrying(.link, path) {
+            name.withCString { from in
+                newName.withCString { to in system_linkat(directory, from, newDirectory, to) }
+            }
+        }
     }
 }
 
-// The libc entry point under a name that `Sys.link` does not shadow.
-private func system_link(_ existing: UnsafePointer<CChar>, _ new: UnsafePointer<CChar>) -> Int32 { link(existing, new) }
+// The libc entry point under a name that `Sys.linkat` does not shadow.
+private func system_linkat(
+    _ directory: Int32, _ name: UnsafePointer<CChar>, _ newDirectory: Int32, _ newName: UnsafePointer<CChar>
+) -> Int32 {
+    linkat(directory, name, newDirectory, newName, 0)
+}

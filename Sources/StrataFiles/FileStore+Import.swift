@@ -33,7 +33,9 @@ extension FileStore {
     /// has, CRC mismatches and truncations are refused with a typed error naming the entry (in `key`) and the
     /// archive (in `path`). Entries are extracted into a staging folder first and moved into place only when
     /// all are good; if a move fails, the files already replaced are put back, so a failed import leaves the
-    /// store as it was.
+    /// store as it was. Every step (staging, inspecting, linking, moving, removing) names one component relative
+    /// to an open folder, opened from the tier folder down without following links: a neighbour who swaps a
+    /// folder for a symbolic link meanwhile makes the import fail with `.symbolicLink`, never write elsewhere.
     /// - Returns: The keys stored.
     @discardableResult
     public func importZip(from archive: String, into prefix: String = "", limits: ImportLimits = ImportLimits()) throws
@@ -44,12 +46,12 @@ extension FileStore {
         let plan = try ImportPlan(entries: try reader.entries(), prefix: prefix, limits: limits, archive: archive)
         let newFolders = try checkClashes(
             files: plan.files.map { ($0.key, $0.entry.name) }, folders: plan.folders, archive: archive)
-        let staging = try ImportStaging(in: directory)
+        let staging = try makeStaging()
         defer { staging.remove() }
         var staged: [(file: String, key: String)] = []
         for (index, (entry, key)) in plan.files.enumerated() {
-            let file = staging.path + "/\(index)"
-            try AtomicFile.write(to: file, permissions: 0o600, durability: configuration.durability) { writer in
+            let file = "\(index)"
+            try stage(file, in: staging) { writer in
                 let crc = try reader.extract(entry) { chunk in try writer.write(chunk) }
                 _ = try writer.setExtendedAttribute(
                     Self.integrityAttribute, Self.integrityRecord(crc: crc, size: entry.size))
@@ -77,10 +79,10 @@ extension FileStore {
         }
         defer { Sys.close(input) }
         let compressedSize = Int((try? Sys.fstat(input))?.st_size ?? 0)
-        let staging = try ImportStaging(in: directory)
+        let staging = try makeStaging()
         defer { staging.remove() }
-        let file = staging.path + "/0"
-        try AtomicFile.write(to: file, permissions: 0o600, durability: configuration.durability) { writer in
+        let file = "0"
+        try stage(file, in: staging) { writer in
             var crc: UInt32 = 0
             var produced = 0
             var buffer = [UInt8](repeating: 0, count: 256 << 10)
@@ -99,6 +101,25 @@ extension FileStore {
             _ = try writer.setExtendedAttribute(Self.integrityAttribute, Self.integrityRecord(crc: crc, size: produced))
         }
         _ = try commit([(file, key)], staging: staging, newFolders: newFolders)
+    }
+
+    /// Creates the staging folder of an import in the tier folder (removing what dead imports left).
+    private func makeStaging() throws -> ImportStaging {
+        let tier = try tierFolder()
+        return try ImportStaging(in: tier, locks: lockFolder(in: tier))
+    }
+
+    /// Writes the file `name` of the staging folder (atomically, relative to its descriptor) with what `body`
+    /// writes, with the mode of the store's files (it is moved into place as it is).
+    private func stage(_ name: String, in staging: ImportStaging, _ body: (inout AtomicFile.Writer) throws -> Void)
+        throws
+    {
+        try AtomicFile.write(
+            in: staging.folder, name: name, permissions: paths.filePermissions, durability: configuration.durability
+        ) { writer in
+            var writer = writer
+            try body(&writer)
+        }
     }
 
     static func checkExpansion(_ produced: Int, compressed: Int, limits: ImportLimits, path: String) throws {
@@ -158,50 +179,71 @@ extension FileStore {
     }
 
     /// The file type (`S_IFREG`, `S_IFDIR`, ...) at a key, or `nil` when nothing is there.
+    ///
+    /// The key's folder is opened from the tier folder down, never through a link, and the key itself
+    /// inspected relative to it without following a link: a link on the way or at the key is refused with
+    /// `.symbolicLink`.
     private func kind(of key: String) throws -> mode_t? {
-        let path = try path(for: key)
+        guard let (folder, name) = try parent(of: key) else { return nil }
+        let kind: mode_t?
         do throws(Errno) {
-            return try Sys.lstat(path).st_mode & S_IFMT
-        } catch  where error.code == ENOENT {
-            return nil
+            kind = try folder.status(of: name).map { $0.st_mode & S_IFMT }
         } catch {
-            throw error.storageError("cannot inspect the store before an import", tier: .files, key: key, path: path)
+            throw error.storageError(
+                "cannot inspect the store before an import", tier: .files, key: key, path: folder.path(of: name))
         }
+        if kind == S_IFLNK {
+            throw StorageError(
+                .symbolicLink, "the key leads through a symbolic link, which the store never follows", tier: .files,
+                key: key, path: folder.path(of: name),
+                recovery: "Replace the link with a real file or folder inside the store")
+        }
+        return kind
     }
 
     /// Moves staged files into place, each under its exclusive lock, all or nothing.
     ///
-    /// Before a file is replaced, the previous one gets a second name in the staging folder (a hard link, so a
-    /// crash at any moment leaves the old file or the new one at the key). If any step fails, every file
-    /// already moved is put back (or removed, when there was none before) in reverse order, and the folders the
-    /// import created are removed: the store ends as it was. A file someone else replaced meanwhile is left
-    /// alone.
+    /// Every step is relative to a folder's descriptor: the key's folder is opened from the tier folder down,
+    /// never through a link, and the staged file is moved from the open staging folder into it (`renameat`),
+    /// so a neighbour who swaps a folder for a link cannot move an imported file elsewhere. Before a file is
+    /// replaced, the previous one gets a second name in the staging folder (`linkat`, so a crash at any moment
+    /// leaves the old file or the new one at the key). If any step fails, every file already moved is put back
+    /// (or removed, when there was none before) in reverse order, and the folders the import created are
+    /// removed: the store ends as it was. A file someone else replaced meanwhile is left alone.
+    /// - Parameters:
+    ///   - staged: Each staged file's name in the staging folder, with its key.
+    ///   - staging: The staging folder.
+    ///   - newFolders: The folders the import creates (parents first), removed again by a rollback.
+    /// - Returns: The keys stored.
     func commit(_ staged: [(file: String, key: String)], staging: ImportStaging, newFolders: [String]) throws
         -> [String]
     {
+        var folders: [ExactString: DirectoryHandle] = [:]
         do {
             for (index, (file, key)) in staged.enumerated() {
-                let target = try path(for: key, creatingParents: true)
+                let (folderKey, name) = ImportPlan.split(key)
+                let folder = try openFolder(folderKey, creating: true, opened: &folders)
                 try withLock(key, .exclusive) {
-                    let previous = staging.path + "/previous-\(index)"
+                    let previous = "previous-\(index)"
                     do throws(Errno) {
                         var kept: String? = previous
                         do throws(Errno) {
-                            try Sys.link(target, previous)
+                            try folder.link(name, to: previous, in: staging.folder)
                         } catch  where error.code == ENOENT {
                             kept = nil  // Nothing there before.
                         }
-                        let placed = try Sys.lstat(file)
-                        try Sys.rename(file, target)
-                        staging.record(key: key, target: target, previous: kept, placed: placed)
+                        guard let placed = try staging.folder.status(of: file) else { throw Errno(ENOENT) }
+                        try staging.folder.rename(file, to: name, in: folder)
+                        staging.record(key: key, folder: folder, name: name, previous: kept, placed: placed)
                     } catch {
                         throw error.storageError(
-                            "cannot move an imported file into place", tier: .files, key: key, path: target)
+                            "cannot move an imported file into place", tier: .files, key: key,
+                            path: folder.path(of: name))
                     }
                 }
             }
         } catch {
-            let unrestored = rollBack(staging, newFolders: newFolders)
+            let unrestored = rollBack(staging, newFolders: newFolders, folders: folders)
             guard !unrestored.isEmpty, var failure = error as? StorageError else { throw error }
             failure.recovery =
                 "\(unrestored.count) replaced file(s) could not be put back; their previous content is in "
@@ -209,30 +251,56 @@ extension FileStore {
             throw failure
         }
         if configuration.durability == .durable {
-            for folder in Set(
-                staged.compactMap { (try? path(for: $0.key)).map { ($0 as NSString).deletingLastPathComponent } })
-            {
-                try AtomicFile.syncDirectory(folder)
-            }
+            for folder in folders.values { try folder.sync() }
         }
         return staged.map(\.key)
     }
 
-    /// Undoes a commit that failed midway, newest first.
+    /// Opens the folder `key` (`""` for the tier folder) from the nearest folder already in `opened`, one
+    /// component at a time, never through a link, creating what is missing; every folder opened on the way is
+    /// added to `opened`, so a rollback can remove the new ones through their parents' descriptors.
+    private func openFolder(_ key: String, creating: Bool, opened: inout [ExactString: DirectoryHandle]) throws
+        -> DirectoryHandle
+    {
+        if let folder = opened[ExactString(key)] { return folder }
+        guard !key.isEmpty else {
+            let tier = try tierFolder()
+            opened[ExactString(key)] = tier
+            return tier
+        }
+        let (parentKey, name) = ImportPlan.split(key)
+        let parent = try openFolder(parentKey, creating: creating, opened: &opened)
+        do throws(StorageError) {
+            guard let folder = try parent.openDirectory(name, create: creating, permissions: paths.directoryPermissions)
+            else {
+                throw StorageError(.notFound, "a folder of the import disappeared", path: parent.path(of: name))
+            }
+            opened[ExactString(key)] = folder
+            return folder
+        } catch {
+            throw error.attributed(tier: .files, key: key)
+        }
+    }
+
+    /// Undoes a commit that failed midway, newest first, relative to the folders the commit opened.
+    /// - Parameter folders: The folders the commit opened, by key: a new folder is removed through its parent's
+    ///   descriptor (one never opened was never created).
     /// - Returns: The keys whose previous file could not be put back.
-    private func rollBack(_ staging: ImportStaging, newFolders: [String]) -> [String] {
+    private func rollBack(_ staging: ImportStaging, newFolders: [String], folders: [ExactString: DirectoryHandle])
+        -> [String]
+    {
         var unrestored: [String] = []
         for placement in staging.placements.reversed() {
             do {
                 try withLock(placement.key, .exclusive) {
-                    let current = try Sys.lstat(placement.target)
+                    guard let current = try placement.folder.status(of: placement.name) else { throw Errno(ENOENT) }
                     guard UInt64(current.st_ino) == placement.inode, UInt64(current.st_dev) == placement.device else {
                         return  // Replaced by someone else since: their file stays.
                     }
                     if let previous = placement.previous {
-                        try Sys.rename(previous, placement.target)
+                        try staging.folder.rename(previous, to: placement.name, in: placement.folder)
                     } else {
-                        try Sys.unlink(placement.target)
+                        try placement.folder.unlink(placement.name)
                     }
                 }
             } catch {
@@ -240,7 +308,8 @@ extension FileStore {
             }
         }
         for folder in newFolders.reversed() {
-            if let path = try? path(for: folder) { try? Sys.rmdir(path) }
+            let (parentKey, name) = ImportPlan.split(folder)
+            try? folders[ExactString(parentKey)]?.removeDirectory(name)  // Only an empty folder goes.
         }
         return unrestored
     }

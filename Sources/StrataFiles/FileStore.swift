@@ -43,9 +43,9 @@ public final class FileStore: Sendable {
         self.configuration = configuration
         directory = try paths.directory(for: .files)
         let tier = try tierFolder()
-        _ = try lockFolder(in: tier)
+        let locks = try lockFolder(in: tier)
         AtomicFile.removeStaleTemporaries(in: tier)
-        ImportStaging.removeDead(in: directory)
+        ImportStaging.removeDead(in: tier, locks: locks)
     }
 
     /// Opens the file tier under a store root folder.

@@ -70,6 +70,13 @@ struct ImportPlan {
         return parents
     }
 
+    /// A key's folder key (`""` for the tier folder) and last component: `a/b` and `c` for `a/b/c`.
+    static func split(_ key: String) -> (folder: String, name: String) {
+        let folder = parents(of: key).last ?? ""
+        let skipped = folder.isEmpty ? 0 : folder.unicodeScalars.count + 1
+        return (folder, String(String.UnicodeScalarView(key.unicodeScalars.dropFirst(skipped))))
+    }
+
     private static func clash(_ name: String, _ archive: String) -> StorageError {
         StorageError(
             .invalidArgument, "an archive entry is a file where another entry needs a folder of the same name",

@@ -274,7 +274,37 @@ struct ArchiveHardeningTests {
         #expect(FileManager.default.fileExists(atPath: previous))
     }
 
+    /// An imported file gets the mode every other write gives it: 0640 in a group-shared store, 0600 otherwise.
+    @Test(arguments: [StoragePaths.Sharing.private, .group])
+    func importedFilesGetTheStoresFileMode(_ sharing: StoragePaths.Sharing) throws {
+        let shared = try FileStore(paths: StoragePaths(root: fixture.directory.appending("shared"), sharing: sharing))
+        try shared.importZip(from: try zip(["a.txt", "sub/b.txt"]))
+        try shared.importGzip(
+            from: try write(GzipSkeleton(members: [.init(content: [1])]).bytes(), "one.gz"), to: "one.bin")
+        try shared.write(Data("w".utf8), to: "written.txt")
+        for key in ["a.txt", "sub/b.txt", "one.bin", "written.txt"] {
+            var info = stat()
+            #expect(lstat(try shared.path(for: key), &info) == 0)
+            #expect(info.st_mode & 0o777 == mode_t(shared.paths.filePermissions), "\(sharing) \(key)")
+        }
+    }
+
     // MARK: Item 1: staging of dead imports
+
+    /// A link named like a dead import's staging folder, to a folder outside the store: the clean-up (at open
+    /// and before every import) must not follow it and empty the folder it leads to.
+    @Test func aLinkInPlaceOfAStagingFolderIsNeverFollowed() throws {
+        let victim = fixture.outside("victim")
+        try FileManager.default.createDirectory(atPath: victim, withIntermediateDirectories: false)
+        try Data("precious".utf8).write(to: URL(fileURLWithPath: victim + "/precious.txt"))
+        let link = store.directory + "/" + ImportStaging.namePrefix + "1-dead"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: victim)
+        _ = try FileStore(root: fixture.directory.appending("root"))
+        try store.importGzip(
+            from: try write(GzipSkeleton(members: [.init(content: Array("ok".utf8))]).bytes(), "ok.gz"), to: "ok.txt")
+        #expect(FileManager.default.contents(atPath: victim + "/precious.txt") == Data("precious".utf8))
+        #expect(try store.read("ok.txt") == Data("ok".utf8))
+    }
 
     @Test func stagingOfAKilledImportIsRemovedButALiveOneIsKept() throws {
         let child = try TestExecutables.url(named: "strata-test-child")
