@@ -68,7 +68,7 @@ public final class ChildProcess: Sendable {
         let err = stderr.fileHandleForReading
         Thread.detachNewThread { [shared] in
             while true {
-                let chunk = out.availableData
+                let chunk = Self.nextChunk(out.fileDescriptor)
                 shared.output.withLock { state in
                     if chunk.isEmpty {
                         state.ended = true
@@ -88,7 +88,7 @@ public final class ChildProcess: Sendable {
         }
         Thread.detachNewThread { [shared] in
             while true {
-                let chunk = err.availableData
+                let chunk = Self.nextChunk(err.fileDescriptor)
                 shared.output.withLock { state in
                     if chunk.isEmpty { state.errorsEnded = true } else { state.errors.append(chunk) }
                 }
@@ -99,6 +99,19 @@ public final class ChildProcess: Sendable {
         try process.run()
         if let input { stdin.fileHandleForWriting.write(input) }
         try? stdin.fileHandleForWriting.close()
+    }
+
+    /// The next bytes from a pipe, empty at end of file. A plain `read(2)` retried on `EINTR`: `FileHandle`'s
+    /// `availableData` stops the process with a fatal error when a signal interrupts it, and the library's `Sys`
+    /// seam would let a test's injected faults reach the harness itself.
+    private static func nextChunk(_ fd: Int32) -> Data {
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count > 0 { return Data(buffer[..<count]) }
+            if count == -1 && errno == EINTR { continue }
+            return Data()
+        }
     }
 
     /// The process id.

@@ -179,7 +179,7 @@ struct SampleTests {
         let pdfs = result.standardOutput.split(separator: "\n").filter { $0.hasPrefix("pdf: ") }.map {
             String($0.dropFirst(5))
         }
-        #expect(pdfs.count == 3)
+        try #require(pdfs.count == 3)
         let info = try ChildProcess.run(URL(fileURLWithPath: "/usr/bin/pdfinfo"), [pdfs[0]])
         let pages = info.standardOutput.split(separator: "\n").first { $0.hasPrefix("Pages:") }?.split(separator: " ")
             .last
@@ -212,7 +212,7 @@ struct SampleTests {
         let wavs = result.standardOutput.split(separator: "\n").filter { $0.hasPrefix("wav: ") }.map {
             String($0.dropFirst(5))
         }
-        #expect(wavs.count == 3)
+        try #require(wavs.count == 3)
         let soxi = try ChildProcess.run(URL(fileURLWithPath: "/usr/bin/sox"), ["--i", wavs[0]])
         #expect(soxi.status == 0, "\(soxi.standardError)")
         #expect(soxi.standardOutput.contains("Sample Rate    : 44100"))
