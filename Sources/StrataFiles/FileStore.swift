@@ -452,18 +452,7 @@ public final class FileStore: Sendable {
     /// Every file key under `prefix` (a folder key, or `""` for all), sorted; recursive unless asked not to be.
     public func list(prefix: String = "", recursive: Bool = true) throws -> [String] {
         let base = prefix.hasSuffix("/") ? String(prefix.dropLast()) : prefix
-        let start: DirectoryHandle?
-        if base.isEmpty {
-            start = try tierFolder()
-        } else {
-            try StoragePaths.validateKey(base, for: .files)
-            do {
-                start = try paths.openFolder(base, in: .files)
-            } catch  where error.code == .invalidKey {
-                return []  // The prefix names a file, not a folder.
-            }
-        }
-        guard let start else { return [] }
+        guard let start = try base.isEmpty ? tierFolder() : listedFolder(base) else { return [] }
         var keys: [String] = []
         func walk(_ folder: DirectoryHandle, _ relative: String) throws {
             guard let names = try? folder.entries() else { return }
@@ -481,6 +470,16 @@ public final class FileStore: Sendable {
         }
         try walk(start, base)
         return keys.sorted()
+    }
+
+    /// The folder `key` names, or `nil` when there is none or it names a file.
+    private func listedFolder(_ key: String) throws -> DirectoryHandle? {
+        try StoragePaths.validateKey(key, for: .files)
+        do {
+            return try paths.openFolder(key, in: .files)
+        } catch  where error.code == .invalidKey {
+            return nil  // The prefix names a file, not a folder.
+        }
     }
 
     /// Size, dates, content type and recorded checksum of a file, or `nil` when there is none.
