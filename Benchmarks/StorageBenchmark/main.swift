@@ -55,65 +55,68 @@ if arguments.count >= 4, arguments[1] == "build" {
     exit(0)
 }
 
-setenv("STRATA_BENCH_SECRETS_KEY", String(repeating: "3c", count: 32), 1)
-let root = try Bench.temporaryFolder("storage")
-defer { try? FileManager.default.removeItem(atPath: root) }
-let storage = try Storage(root: root, secretsKey: .environment("STRATA_BENCH_SECRETS_KEY"))
+/// Facade against tier, then catalog open times.
+func run() throws {
+    setenv("STRATA_BENCH_SECRETS_KEY", String(repeating: "3c", count: 32), 1)
+    let root = try Bench.temporaryFolder("storage")
+    defer { try? FileManager.default.removeItem(atPath: root) }
+    let storage = try Storage(root: root, secretsKey: .environment("STRATA_BENCH_SECRETS_KEY"))
 
-let cases: [(tier: Tier, keys: Int, descriptor: DataDescriptor, target: Double)] = [
-    (.defaults, quick ? 200 : 1000, DataDescriptor(kind: .preference, estimatedSize: 32), 1 / 1.5),
-    (.secrets, quick ? 50 : 200, DataDescriptor(kind: .credential, estimatedSize: 32), 1 / 1.1),
-    (.records, quick ? 200 : 1000, DataDescriptor(kind: .structured, estimatedSize: 32, isQueried: true), 1 / 1.1),
-    (
-        .files, quick ? 50 : 200, DataDescriptor(kind: .file, estimatedSize: 4096, contentType: "application/pdf"),
-        1 / 1.1
-    ),
-]
+    let cases: [(tier: Tier, keys: Int, descriptor: DataDescriptor, target: Double)] = [
+        (.defaults, quick ? 200 : 1000, DataDescriptor(kind: .preference, estimatedSize: 32), 1 / 1.5),
+        (.secrets, quick ? 50 : 200, DataDescriptor(kind: .credential, estimatedSize: 32), 1 / 1.1),
+        (.records, quick ? 200 : 1000, DataDescriptor(kind: .structured, estimatedSize: 32, isQueried: true), 1 / 1.1),
+        (
+            .files, quick ? 50 : 200, DataDescriptor(kind: .file, estimatedSize: 4096, contentType: "application/pdf"),
+            1 / 1.1
+        ),
+    ]
 
-var rows: [Comparison] = []
-for (tier, keyCount, descriptor, target) in cases {
-    let keys = (0..<keyCount).map { "bench-\(tier.rawValue)/item-\($0)" }
-    let value = Data(repeating: 0x42, count: descriptor.estimatedSize)
-    for key in keys { try storage.put(value, for: key, as: descriptor) }
-    let backend = try storage.backend(for: tier)
-    try backend.flush()
-    let passes = quick ? 3 : 10
-    // Interleaved: the tier's own read, then the facade's, best of several passes each.
-    var direct = Double.infinity
-    var facade = Double.infinity
-    for _ in 0..<passes {
-        direct = min(direct, try Bench.time { for key in keys { _ = try backend.data(for: key) } })
-        facade = min(facade, try Bench.time { for key in keys { _ = try storage.data(for: key) } })
+    var rows: [Comparison] = []
+    for (tier, keyCount, descriptor, target) in cases {
+        let keys = (0..<keyCount).map { "bench-\(tier.rawValue)/item-\($0)" }
+        let value = Data(repeating: 0x42, count: descriptor.estimatedSize)
+        for key in keys { try storage.put(value, for: key, as: descriptor) }
+        let backend = try storage.backend(for: tier)
+        try backend.flush()
+        let passes = quick ? 3 : 10
+        // Interleaved: the tier's own read, then the facade's, best of several passes each.
+        var direct = Double.infinity
+        var facade = Double.infinity
+        for _ in 0..<passes {
+            direct = min(direct, try Bench.time { for key in keys { _ = try backend.data(for: key) } })
+            facade = min(facade, try Bench.time { for key in keys { _ = try storage.data(for: key) } })
+        }
+        rows.append(
+            Comparison("read \(tier.rawValue)", operations: keyCount, strata: facade, baseline: direct, target: target))
+        // A put that stays in its tier: the catalog records the new size without an fsync.
+        var directPut = Double.infinity
+        var facadePut = Double.infinity
+        for _ in 0..<(quick ? 1 : 3) {
+            directPut = min(directPut, try Bench.time { for key in keys { try backend.put(value, for: key) } })
+            facadePut = min(
+                facadePut, try Bench.time { for key in keys { try storage.put(value, for: key, as: descriptor) } })
+        }
+        rows.append(Comparison("put \(tier.rawValue)", operations: keyCount, strata: facadePut, baseline: directPut))
     }
-    rows.append(
-        Comparison("read \(tier.rawValue)", operations: keyCount, strata: facade, baseline: direct, target: target))
-    // A put that stays in its tier: the catalog records the new size without an fsync.
-    var directPut = Double.infinity
-    var facadePut = Double.infinity
-    for _ in 0..<(quick ? 1 : 3) {
-        directPut = min(directPut, try Bench.time { for key in keys { try backend.put(value, for: key) } })
-        facadePut = min(
-            facadePut, try Bench.time { for key in keys { try storage.put(value, for: key, as: descriptor) } })
-    }
-    rows.append(Comparison("put \(tier.rawValue)", operations: keyCount, strata: facadePut, baseline: directPut))
-}
-print("Storage facade (through the catalog) against the tier's own backend; ratio = tier time / facade time")
-Comparison.printTable(rows, baselineName: "tier", ratioName: "ratio")
+    print("Storage facade (through the catalog) against the tier's own backend; ratio = tier time / facade time")
+    Comparison.printTable(rows, baselineName: "tier", ratioName: "ratio")
 
-// Catalog open: build catalogs of N keys directly (batched appends), then open each in a fresh process.
-print("")
-print("catalog open (a fresh process opens <root>/catalog and reads every entry)")
-print("keys       log size   open      peak memory")
-for count in quick ? [10_000, 100_000] : [10_000, 100_000, 1_000_000] {
-    let folder = try Bench.temporaryFolder("catalog-\(count)")
-    defer { try? FileManager.default.removeItem(atPath: folder) }
-    try buildCatalog(at: folder, count: count)
-    let size = (try FileManager.default.attributesOfItem(atPath: folder + "/catalog/log")[.size] as? Int) ?? 0
-    let output = try Bench.shell("'\(CommandLine.arguments[0])' open '\(folder)'").split(separator: " ")
-    let seconds = Double(output[0]) ?? .nan
-    let memory = (Double(output[2].trimmingCharacters(in: .whitespacesAndNewlines)) ?? .nan) / 1024
-    print(
-        String(
-            format: "%-10d %-10@ %-9@ %.0f MiB", count, "\(size / 1024) KiB" as NSString,
-            String(format: "%.3f s", seconds) as NSString, memory))
+    // Catalog open: build catalogs of N keys directly (batched appends), then open each in a fresh process.
+    print("")
+    print("catalog open (a fresh process opens <root>/catalog and reads every entry)")
+    print("keys       log size   open       peak memory")
+    for count in quick ? [10_000, 100_000] : [10_000, 100_000, 1_000_000] {
+        let folder = try Bench.temporaryFolder("catalog-\(count)")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try buildCatalog(at: folder, count: count)
+        let size = (try FileManager.default.attributesOfItem(atPath: folder + "/catalog/log")[.size] as? Int) ?? 0
+        let output = try Bench.shell("'\(CommandLine.arguments[0])' open '\(folder)'").split(separator: " ")
+        let seconds = Double(output[0]) ?? .nan
+        let memory = (Double(output[2].trimmingCharacters(in: .whitespacesAndNewlines)) ?? .nan) / 1024
+        let columns = ["\(count)", "\(size / 1024) KiB", String(format: "%.3f s", seconds)]
+        print(columns.map { $0.padding(toLength: 11, withPad: " ", startingAt: 0) }.joined() + "\(Int(memory)) MiB")
+    }
 }
+
+try run()
