@@ -1,3 +1,5 @@
+internal import CStrataSystem
+
 /// CRC-32C (Castagnoli), the checksum that frames each record of the catalog log.
 package enum CRC32C {
     private static let table: [UInt32] = (0..<256).map { index in
@@ -6,8 +8,19 @@ package enum CRC32C {
         return crc
     }
 
+    /// Whether the processor computes CRC-32C itself (SSE 4.2 on x86-64, the CRC extension on ARMv8): ten times
+    /// the table's speed, which is most of the work of reading a large catalog log.
+    package static let isAccelerated = strata_crc32c_accelerated() != 0
+
     /// The checksum of `bytes`.
     package static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+        guard isAccelerated, let base = bytes.baseAddress else { return softwareChecksum(bytes) }
+        return strata_crc32c_update(0xFFFF_FFFF, base, bytes.count) ^ 0xFFFF_FFFF
+    }
+
+    /// The checksum of `bytes` by table, one byte at a time: the fallback, and the reference the tests compare
+    /// the processor's instruction with.
+    package static func softwareChecksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
         var crc: UInt32 = 0xFFFF_FFFF
         table.withUnsafeBufferPointer { table in
             for byte in bytes { crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }

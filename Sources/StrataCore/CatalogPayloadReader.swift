@@ -32,11 +32,10 @@ struct CatalogPayloadReader {
         return strings.intern(text, field: field)  // nil: the record is refused as damaged
     }
 
-    mutating func record(strings: inout CatalogStrings) -> CatalogRecord? {
-        guard let op = byte(), let keyLength = integer(UInt16.self), let rawKey = raw(count: Int(keyLength)) else {
+    mutating func record(strings: inout CatalogStrings) -> CatalogRecord.Borrowed? {
+        guard let op = byte(), let keyLength = integer(UInt16.self), let key = raw(count: Int(keyLength)) else {
             return nil
         }
-        let key = String(decoding: rawKey, as: UTF8.self)
         switch op {
         case 1:
             guard let tier = byte().flatMap(Tier.init(catalogCode:)), let kindCode = byte(),

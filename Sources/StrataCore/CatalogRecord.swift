@@ -78,8 +78,8 @@ package enum CatalogRecord: Sendable, Equatable {
 
     /// What decoding one frame found.
     enum Decoded {
-        /// A whole, intact record, and the offset just after it.
-        case record(CatalogRecord, next: Int)
+        /// A whole, intact record (its key valid as long as the bytes decoded), and the offset just after it.
+        case record(Borrowed, next: Int)
         /// The bytes end inside a frame: a writer is still appending it, or one died while appending it.
         case incomplete
         /// The frame is whole but its checksum or contents are wrong.

@@ -35,6 +35,27 @@ struct CatalogState: ~Copyable {
         }
     }
 
+    /// Applies records read from the log, in order. The index cells of the whole batch are prefetched first, so
+    /// loading a large log waits for memory once a batch rather than once a record.
+    mutating func apply(_ batch: [CatalogRecord.Borrowed], hashes: inout [UInt64]) {
+        hashes.removeAll(keepingCapacity: true)
+        for record in batch {
+            let hash = CatalogTable.hash(record.key)
+            hashes.append(hash)
+            entries.prefetch(hash: hash)
+        }
+        for (record, hash) in zip(batch, hashes) {
+            switch record {
+            case .set(let key, let entry):
+                entries.set(key, hash: hash, entry)
+            case .remove(let key):
+                entries.remove(key, hash: hash)
+            case .intent, .settle:
+                apply(record.owned)  // Rare: moves only.
+            }
+        }
+    }
+
     func location(of key: String) -> StorageLocation? {
         guard let entry = entries[key] else { return nil }
         return StorageLocation(

@@ -1,6 +1,18 @@
+internal import CStrataSystem
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// The catalog's entries in memory: keys as UTF-8 bytes in one arena, entries in one array, and an
-/// open-addressing index of 32-bit slot numbers. About 60 bytes a key all told (a `Dictionary` of `String` keys
-/// takes well over twice that), and no allocation per key, so a million keys load in a fraction of a second.
+/// open-addressing index whose cells hold a slot number and 32 bits of the key's hash. About 70 bytes a key all
+/// told (a `Dictionary` of `String` keys takes well over twice that), and no allocation per key, so a million
+/// keys load in a fraction of a second. The hash bits in the index let a probe skip other keys' cells without
+/// touching their slots or key bytes: a lookup costs about one cache miss in the index and one in the arena.
 ///
 /// Keys compare by their exact bytes, like ``ExactString``. Removing a key leaves a tombstone in the index and a
 /// dead slot; both are reclaimed by the next rebuild, which happens when they outnumber the live keys.
@@ -12,13 +24,14 @@ struct CatalogTable {
         var entry: CatalogEntry
     }
 
-    private static let empty: Int32 = 0
-    private static let tombstone: Int32 = -1
+    /// An index cell: the high 32 bits of the key's hash, then slot number + 1 (0: empty, all ones: tombstone).
+    private static let empty: UInt64 = 0
+    private static let tombstone: UInt64 = .max
 
     private var arena: [UInt8] = []
     private var slots: [Slot] = []
-    /// Slot number + 1, or `empty`, or `tombstone`. Its size is a power of two, at least twice the slots.
-    private var index: [Int32] = Array(repeating: 0, count: 16)
+    /// Cells (see ``empty``). Its size is a power of two, at least twice the slots.
+    private var index: [UInt64] = Array(repeating: 0, count: 16)
     private(set) var count = 0
 
     /// Makes room for `capacity` keys without rebuilding the index.
@@ -30,44 +43,67 @@ struct CatalogTable {
 
     subscript(key: String) -> CatalogEntry? {
         var key = key
-        return key.withUTF8 { bytes in
-            let (position, found) = find(UnsafeRawBufferPointer(bytes))
-            _ = position
-            return found.map { slots[$0].entry }
-        }
+        return key.withUTF8 { self[UnsafeRawBufferPointer($0)] }
+    }
+
+    /// The entry of the key whose UTF-8 bytes are `key`.
+    subscript(key: UnsafeRawBufferPointer) -> CatalogEntry? {
+        find(key, hash: Self.hash(key)).slot.map { slots[$0].entry }
     }
 
     /// Sets the entry of `key`.
     mutating func set(_ key: String, _ entry: CatalogEntry) {
         var key = key
-        key.withUTF8 { bytes in
-            let raw = UnsafeRawBufferPointer(bytes)
-            let (position, found) = find(raw)
-            if let found {
-                slots[found].entry = entry
-                return
-            }
-            let offset = UInt32(truncatingIfNeeded: arena.count)
-            arena.append(contentsOf: raw)
-            slots.append(Slot(keyOffset: offset, keyLength: UInt16(raw.count), isLive: true, entry: entry))
-            index[position] = Int32(slots.count)
-            count += 1
+        key.withUTF8 { set(UnsafeRawBufferPointer($0), entry) }
+    }
+
+    /// Sets the entry of the key whose UTF-8 bytes are `key`.
+    mutating func set(_ key: UnsafeRawBufferPointer, _ entry: CatalogEntry) {
+        set(key, hash: Self.hash(key), entry)
+    }
+
+    /// Sets the entry of the key whose UTF-8 bytes are `key` and whose ``hash(_:)`` is `hash`.
+    mutating func set(_ key: UnsafeRawBufferPointer, hash: UInt64, _ entry: CatalogEntry) {
+        let (position, found) = find(key, hash: hash)
+        if let found {
+            slots[found].entry = entry
+            return
         }
+        let offset = UInt32(truncatingIfNeeded: arena.count)
+        arena.append(contentsOf: key)
+        slots.append(Slot(keyOffset: offset, keyLength: UInt16(key.count), isLive: true, entry: entry))
+        index[position] = Self.cell(hash: hash, slot: slots.count - 1)
+        count += 1
         if slots.count * 2 > index.count { rebuild(indexSize: Self.indexSize(for: count)) }
     }
 
     /// Removes `key`, if present.
     mutating func remove(_ key: String) {
         var key = key
-        let removed = key.withUTF8 { bytes -> Bool in
-            let (position, found) = find(UnsafeRawBufferPointer(bytes))
-            guard let found else { return false }
-            slots[found].isLive = false
-            index[position] = Self.tombstone
-            count -= 1
-            return true
+        key.withUTF8 { remove(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Removes the key whose UTF-8 bytes are `key`, if present.
+    mutating func remove(_ key: UnsafeRawBufferPointer) {
+        remove(key, hash: Self.hash(key))
+    }
+
+    /// Removes the key whose UTF-8 bytes are `key` and whose ``hash(_:)`` is `hash`, if present.
+    mutating func remove(_ key: UnsafeRawBufferPointer, hash: UInt64) {
+        let (position, found) = find(key, hash: hash)
+        guard let found else { return }
+        slots[found].isLive = false
+        index[position] = Self.tombstone
+        count -= 1
+        if slots.count > 1024, count * 2 < slots.count { rebuild(indexSize: Self.indexSize(for: count)) }
+    }
+
+    /// Starts loading the index cell a key with this hash starts probing at. Loading a log, the cells of a
+    /// batch of records are prefetched before any is applied, so their cache misses overlap instead of queueing.
+    func prefetch(hash: UInt64) {
+        index.withUnsafeBufferPointer { index in
+            strata_prefetch(index.baseAddress! + (Int(truncatingIfNeeded: hash) & (index.count - 1)))
         }
-        if removed, slots.count > 1024, count * 2 < slots.count { rebuild(indexSize: Self.indexSize(for: count)) }
     }
 
     /// Calls `body` with every live key and its entry, in no particular order.
@@ -100,27 +136,36 @@ struct CatalogTable {
     }
 
     /// The index position where `key` is, or where it would go, and its slot if present.
-    private func find(_ key: UnsafeRawBufferPointer) -> (position: Int, slot: Int?) {
+    private func find(_ key: UnsafeRawBufferPointer, hash: UInt64) -> (position: Int, slot: Int?) {
         let mask = index.count - 1
-        var position = Self.hash(key) & mask
+        let tag = hash >> 32
+        var position = Int(truncatingIfNeeded: hash) & mask
         var firstTombstone: Int?
         return arena.withUnsafeBytes { arena in
-            while true {
-                let value = index[position]
-                if value == Self.empty { return (firstTombstone ?? position, nil) }
-                if value == Self.tombstone {
-                    if firstTombstone == nil { firstTombstone = position }
-                } else {
-                    let slot = slots[Int(value) - 1]
-                    if Int(slot.keyLength) == key.count {
-                        let start = Int(slot.keyOffset)
-                        let stored = UnsafeRawBufferPointer(rebasing: arena[start..<(start + key.count)])
-                        if stored.elementsEqual(key) { return (position, Int(value) - 1) }
+            index.withUnsafeBufferPointer { index in
+                while true {
+                    let cell = index[position]
+                    if cell == Self.empty { return (firstTombstone ?? position, nil) }
+                    if cell == Self.tombstone {
+                        if firstTombstone == nil { firstTombstone = position }
+                    } else if cell >> 32 == tag {
+                        let number = Int(cell & 0xFFFF_FFFF) - 1
+                        let slot = slots[number]
+                        if Int(slot.keyLength) == key.count,
+                            key.count == 0
+                                || memcmp(arena.baseAddress! + Int(slot.keyOffset), key.baseAddress!, key.count) == 0
+                        {
+                            return (position, number)
+                        }
                     }
+                    position = (position + 1) & mask
                 }
-                position = (position + 1) & mask
             }
         }
+    }
+
+    private static func cell(hash: UInt64, slot: Int) -> UInt64 {
+        (hash >> 32) << 32 | UInt64(slot + 1)
     }
 
     /// Rebuilds the index (and drops dead slots and their key bytes).
@@ -145,10 +190,10 @@ struct CatalogTable {
         arena.withUnsafeBytes { arena in
             for (number, slot) in slots.enumerated() {
                 let start = Int(slot.keyOffset)
-                var position =
-                    Self.hash(UnsafeRawBufferPointer(rebasing: arena[start..<(start + Int(slot.keyLength))])) & mask
+                let hash = Self.hash(UnsafeRawBufferPointer(rebasing: arena[start..<(start + Int(slot.keyLength))]))
+                var position = Int(truncatingIfNeeded: hash) & mask
                 while index[position] != Self.empty { position = (position + 1) & mask }
-                index[position] = Int32(number + 1)
+                index[position] = Self.cell(hash: hash, slot: number)
             }
         }
     }
@@ -159,13 +204,23 @@ struct CatalogTable {
         return size
     }
 
-    /// FNV-1a over the bytes, finished with a multiply-xorshift so the low bits used by the mask are mixed.
-    private static func hash(_ bytes: UnsafeRawBufferPointer) -> Int {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+    /// Eight bytes at a time, each word mixed in with a multiply and a shift (the hash never leaves the process,
+    /// so native byte order is fine), then finished so that both the low bits (the position) and the high bits
+    /// (the tag kept in the index) depend on every byte.
+    static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+        var hash: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(bytes.count)
+        var offset = 0
+        while bytes.count - offset >= 8 {
+            hash = (hash ^ bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) &* 0xBF58_476D_1CE4_E5B9
+            hash ^= hash >> 31
+            offset += 8
+        }
+        var tail: UInt64 = 0
+        for (shift, byte) in bytes[offset...].enumerated() { tail |= UInt64(byte) << (shift * 8) }
+        hash = (hash ^ tail) &* 0x94D0_49BB_1331_11EB
         hash ^= hash >> 29
-        hash &*= 0xbf58_476d_1ce4_e5b9
+        hash &*= 0xBF58_476D_1CE4_E5B9
         hash ^= hash >> 32
-        return Int(truncatingIfNeeded: hash)
+        return hash
     }
 }

@@ -84,6 +84,10 @@ extension StorageCatalog {
         var start = state.offset
         var damage: String?
         var checkedHeader = state.offset > 0
+        var batch: [CatalogRecord.Borrowed] = []
+        var hashes: [UInt64] = []
+        batch.reserveCapacity(Self.readBatch)
+        hashes.reserveCapacity(Self.readBatch)
         reading: while start < size {
             let wanted = min(chunk.count, size - start)
             var filled = 0
@@ -111,10 +115,20 @@ extension StorageCatalog {
                     checkedHeader = true
                     position = Self.headerSize
                 }
+                // Records are applied a batch at a time (see `CatalogState.apply`), always before the chunk's
+                // bytes their keys point into are reused.
+                defer {
+                    state.apply(batch, hashes: &hashes)
+                    batch.removeAll(keepingCapacity: true)
+                }
                 decoding: while position < buffer.count {
                     switch CatalogRecord.decode(buffer, at: position, strings: &state.strings) {
                     case .record(let record, let next):
-                        state.apply(record)
+                        batch.append(record)
+                        if batch.count == Self.readBatch {
+                            state.apply(batch, hashes: &hashes)
+                            batch.removeAll(keepingCapacity: true)
+                        }
                         position = next
                     case .incomplete where reachesEnd:
                         // The log ends inside a frame: a writer is appending it, or died appending it.
@@ -152,6 +166,9 @@ extension StorageCatalog {
             }
         }
     }
+
+    /// How many records are decoded before they are applied together.
+    static let readBatch = 16
 
     func checkHeader(_ buffer: UnsafeRawBufferPointer) throws {
         guard buffer.count >= Self.headerSize, buffer.prefix(Self.magic.count).elementsEqual(Self.magic) else {

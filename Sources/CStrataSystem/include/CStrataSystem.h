@@ -15,6 +15,15 @@ static inline uint64_t strata_shared_increment(void *address) {
     return __atomic_add_fetch((uint64_t *)address, 1, __ATOMIC_ACQ_REL);
 }
 
+// CRC-32C with the processor's instruction (SSE 4.2 on x86-64, the CRC extension on ARMv8). Without one,
+// `strata_crc32c_accelerated` returns 0 and `strata_crc32c_update` must not be called. The update neither
+// inverts `crc` on the way in nor on the way out: it is the bare table step, eight bytes at a time.
+int strata_crc32c_accelerated(void);
+uint32_t strata_crc32c_update(uint32_t crc, const void *data, size_t length);
+
+// Asks the processor to start loading the cache line at `address` (a hint; never faults).
+static inline void strata_prefetch(const void *address) { __builtin_prefetch(address); }
+
 // libFuzzer's entry point, declared for the fuzz targets (defined only when they are built with
 // -sanitize=fuzzer; nothing references it otherwise).
 int LLVMFuzzerRunDriver(int *argc, char ***argv, int (*callback)(const uint8_t *data, size_t size));

@@ -1,0 +1,112 @@
+import Foundation
+import StrataTestSupport
+import Testing
+
+@testable import StrataCore
+
+/// The catalog's own parts: the checksum that frames its records, the in-memory table, and the log read back in
+/// chunks and batches.
+@Suite("Storage catalog")
+struct StorageCatalogTests {
+    let directory: TemporaryDirectory
+    init() throws { directory = try TemporaryDirectory() }
+
+    @Test func checksumMatchesTheStandardVectorAndTheTable() {
+        // The check value of CRC-32C (Castagnoli) over "123456789".
+        #expect(CRC32C.checksum(Array("123456789".utf8)) == 0xE306_9283)
+        #expect(CRC32C.checksum([]) == 0)
+        // Whatever the processor offers, every length and alignment agrees with the byte-at-a-time table.
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<300).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        bytes.withUnsafeBytes { all in
+            for start in 0..<9 {
+                for length in 0..<(all.count - start) where length < 40 || length % 17 == 0 {
+                    let slice = UnsafeRawBufferPointer(rebasing: all[start..<(start + length)])
+                    #expect(CRC32C.checksum(slice) == CRC32C.softwareChecksum(slice), "start \(start) length \(length)")
+                }
+            }
+        }
+    }
+
+    @Test func tableAgreesWithADictionaryThroughSetsRemovesAndRebuilds() {
+        var table = CatalogTable()
+        var model: [ExactString: CatalogEntry] = [:]
+        var generator = SystemRandomNumberGenerator()
+        func entry(_ size: Int) -> CatalogEntry {
+            CatalogEntry(
+                tier: .records, kind: nil, backend: 0, rule: 0, contentType: CatalogStrings.none, size: Int64(size),
+                modified: 0)
+        }
+        // Keys that share long prefixes, empty and long keys, and canonically equivalent spellings (two keys).
+        let keys =
+            (0..<3000).map { "records/person-\($0)" } + [
+                "", String(repeating: "k", count: 900), "caf\u{E9}", "cafe\u{301}",
+            ]
+        for step in 0..<40_000 {
+            let key = keys[Int.random(in: 0..<keys.count, using: &generator)]
+            if Int.random(in: 0..<3, using: &generator) == 0 {
+                table.remove(key)
+                model[ExactString(key)] = nil
+            } else {
+                table.set(key, entry(step))
+                model[ExactString(key)] = entry(step)
+            }
+        }
+        #expect(table.count == model.count)
+        for key in keys { #expect(table[key] == model[ExactString(key)], "\(key)") }
+        let listed = table.keys(prefix: "records/person-1").map { ExactString($0) }.sorted()
+        let expected = model.keys.filter { $0.string.utf8.starts(with: "records/person-1".utf8) }.sorted()
+        #expect(listed == expected)
+    }
+
+    @Test func aLogLargerThanOneReadChunkIsReadWhole() throws {
+        // Keys of ~200 bytes: the log is several MiB, so records straddle the 4 MiB read chunks.
+        let root = directory.path
+        let catalog = try StorageCatalog(root: root)
+        let location = StorageLocation(
+            key: "", tier: .files, backend: "filesystem", ruleID: "file-to-files", kind: .file,
+            contentType: "application/pdf", size: 7, modified: Date(timeIntervalSince1970: 1_000))
+        let entry = try catalog.entry(for: location)
+        let padding = String(repeating: "p", count: 180)
+        var batch: [CatalogRecord] = []
+        for index in 0..<40_000 {
+            batch.append(.set(key: "files/\(padding)/\(index)", entry: entry))
+            if index % 3 == 0 { batch.append(.remove(key: "files/\(padding)/\(index)")) }
+        }
+        try catalog.append(batch, durable: false)
+        let size = try FileManager.default.attributesOfItem(atPath: root + "/catalog/log")[.size] as? Int ?? 0
+        #expect(size > 5 << 20)  // Compacted once on the way, still more than one chunk.
+
+        let reopened = try StorageCatalog(root: root)
+        #expect(try reopened.count == 40_000 - 13_334)
+        #expect(try reopened.location(of: "files/\(padding)/1")?.contentType == "application/pdf")
+        #expect(try reopened.location(of: "files/\(padding)/1")?.modified == Date(timeIntervalSince1970: 1_000))
+        #expect(try reopened.location(of: "files/\(padding)/3") == nil)
+        #expect(try reopened.tier(of: "files/\(padding)/39998") == .files)
+    }
+
+    @Test func anotherInstanceSeesAppendsMovesAndCompaction() throws {
+        let root = directory.path
+        let writer = try StorageCatalog(root: root)
+        let reader = try StorageCatalog(root: root)
+        let location = StorageLocation(
+            key: "", tier: .defaults, backend: "plist", ruleID: "preference-to-defaults", kind: .preference,
+            contentType: nil, size: 3, modified: Date())
+        let entry = try writer.entry(for: location)
+        try writer.append(
+            [.set(key: "theme", entry: entry), .intent(key: "token", from: .defaults, to: .secrets)], durable: true)
+        #expect(try reader.tier(of: "theme") == .defaults)
+        #expect(try reader.unsettledKeys() == ["token"])
+        try writer.append([.settle(key: "token"), .remove(key: "theme")], durable: false)
+        #expect(try reader.tier(of: "theme") == nil)
+        #expect(try reader.unsettledKeys().isEmpty)
+        // Enough churn on one key to make the writer compact the log: the reader follows the new file.
+        let churn = [CatalogRecord](repeating: .set(key: "counter", entry: entry), count: 30_000)
+        try writer.append(churn, durable: false)
+        try writer.append([.set(key: "after", entry: entry)], durable: false)
+        let size = try FileManager.default.attributesOfItem(atPath: root + "/catalog/log")[.size] as? Int ?? 0
+        #expect(size < 1 << 20)
+        #expect(try reader.count == 2)
+        #expect(try reader.tier(of: "after") == .defaults)
+    }
+}
