@@ -55,6 +55,28 @@ if arguments.count >= 4, arguments[1] == "build" {
     exit(0)
 }
 
+// Child: `split ROOT` breaks a facade read of the records tier into its steps (catalog lookup, backend lookup,
+// the tier's read), per operation, to see where the facade's time goes.
+if arguments.count >= 3, arguments[1] == "split" {
+    let storage = try Storage(root: arguments[2])
+    let keys = (0..<500).map { "split/item-\($0)" }
+    let descriptor = DataDescriptor(kind: .structured, estimatedSize: 32, isQueried: true)
+    for key in keys { try storage.put(Data(repeating: 0x42, count: 32), for: key, as: descriptor) }
+    let backend = try storage.backend(for: .records)
+    let steps: [(String, () throws -> Void)] = [
+        ("catalog.tier(of:)", { for key in keys { _ = try storage.catalog.tier(of: key) } }),
+        ("catalog.changeCount", { for _ in keys { _ = storage.catalog.changeCount } }),
+        ("registry.backend(for:)", { for _ in keys { _ = try storage.backend(for: .records) } }),
+        ("backend.data(for:)", { for key in keys { _ = try backend.data(for: key) } }),
+        ("storage.data(for:)", { for key in keys { _ = try storage.data(for: key) } }),
+    ]
+    for (name, body) in steps {
+        let seconds = try Bench.best(of: 20, body)
+        print(name.padding(toLength: 26, withPad: " ", startingAt: 0) + String(format: "%.3f µs", seconds / 500 * 1e6))
+    }
+    exit(0)
+}
+
 /// Facade against tier, then catalog open times.
 func run() throws {
     setenv("STRATA_BENCH_SECRETS_KEY", String(repeating: "3c", count: 32), 1)

@@ -106,10 +106,13 @@ public final class BackendRegistry: Sendable {
     /// - Throws: ``StorageError`` `.noBackend` when no backend is registered for the tier, or
     ///   `.backendUnavailable` (or the factory's own ``StorageError``) when opening it fails.
     public func backend(for tier: Tier) throws -> any StorageBackend {
-        let name = try state.withLock { state throws(StorageError) in
-            guard let name = state.active[tier] else { throw Self.missing(tier, name: nil, known: []) }
-            return name
+        // One lock and one lookup when the active backend is open: the path every read through `Storage` takes.
+        let (name, instance) = state.withLock { state -> (String?, (any StorageBackend)?) in
+            guard let name = state.active[tier] else { return (nil, nil) }
+            return (name, state.entries[tier]?[name]?.instance)
         }
+        if let instance { return instance }
+        guard let name else { throw Self.missing(tier, name: nil, known: []) }
         return try backend(for: tier, named: name)
     }
 
