@@ -16,10 +16,16 @@ extension Storage {
     }
 
     /// Strata's persistent backends. Each tier module adds its entry when it lands.
-    static func builtInBackends(secretsKey: KeyProvider?, recordsURL: String? = nil) -> [BuiltIn] {
+    static func builtInBackends(
+        secretsKey: KeyProvider?, recordsURL: String? = nil, configuration: StoreConfiguration = StoreConfiguration()
+    ) -> [BuiltIn] {
+        let defaults = defaultsConfiguration(configuration)
+        let (suite, keyring, store) = (
+            configuration.defaults.suite, configuration.secrets.keyring, configuration.records.store
+        )
         var backends = [
             BuiltIn(tier: .defaults, name: "plist") { paths in
-                try DefaultsStore(suite: "standard", paths: requirePaths(paths, for: .defaults))
+                try DefaultsStore(suite: suite, paths: requirePaths(paths, for: .defaults), configuration: defaults)
             },
             BuiltIn(tier: .secrets, name: "sodium") { paths in
                 guard let key = secretsKey ?? environmentSecretsKey() else {
@@ -28,10 +34,10 @@ extension Storage {
                         recovery: "Pass secretsKey: to Storage, or set \(secretsKeyVariable) to 64 hex characters")
                 }
                 return try SecretStore(
-                    keyring: "default", paths: requirePaths(paths, for: .secrets), unlockingWith: key)
+                    keyring: keyring, paths: requirePaths(paths, for: .secrets), unlockingWith: key)
             },
             BuiltIn(tier: .records, name: "sqlite") { paths in
-                try RecordStore(name: "main", paths: requirePaths(paths, for: .records))
+                try RecordStore(name: store, paths: requirePaths(paths, for: .records))
             },
             BuiltIn(tier: .files, name: "filesystem") { paths in
                 try FileStore(paths: requirePaths(paths, for: .files))

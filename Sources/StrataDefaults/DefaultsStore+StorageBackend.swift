@@ -15,6 +15,30 @@ extension DefaultsStore: StorageBackend {
         try set(.data(value), forKey: key)
     }
 
+    /// Stores `value`; a credential-looking key name is accepted when the descriptor
+    /// ``StrataCore/DataDescriptor/allowsSensitiveName``.
+    public func put(_ value: Data, for key: String, as descriptor: DataDescriptor) throws {
+        try StoragePaths.validateKey(key, for: .defaults)
+        try set(.data(value), forKey: key, allowingSensitiveName: descriptor.allowsSensitiveName)
+    }
+
+    /// Reads from memory; writes merged under the suite's file lock by any process.
+    public var concurrencyGuarantee: String {
+        "any thread, any process: reads from memory, writes merged per key under the suite's file lock, the file "
+            + "replaced by rename"
+    }
+
+    /// The configuration's ``DefaultsConfiguration/durability``.
+    public var durability: Durability { configuration.durability }
+
+    /// The suite file and its lock file.
+    public var layout: [StorageLayoutEntry] {
+        [
+            StorageLayoutEntry(.file, path, role: "suite '\(suite)' (\(configuration.format.rawValue) property list)"),
+            StorageLayoutEntry(.file, lockPath, role: "lock file, held by writers (never deleted)"),
+        ]
+    }
+
     public func data(for key: String) throws -> Data? {
         try StoragePaths.validateKey(key, for: .defaults)
         guard let stored = state.withLock({ $0.values[ExactString(key)] }) else { return nil }

@@ -6,6 +6,25 @@ extension FileStore: StorageBackend {
     public var tier: Tier { .files }
     public var name: String { "filesystem" }
 
+    /// Per-file locks across processes.
+    public var concurrencyGuarantee: String {
+        "any thread, any process: per-file locks (readers share, writers exclude), atomic replace by rename"
+    }
+
+    /// The configuration's ``FilesConfiguration/durability`` (coalescing is taken as durable).
+    public var durability: Durability {
+        configuration.durability.syncsToDisk ? .durable : .atomicOnly
+    }
+
+    /// The files folder (one file per key, at the key's relative path) and its lock folder.
+    public var layout: [StorageLayoutEntry] {
+        [
+            StorageLayoutEntry(.folder, directory, role: "one file per key, at the key's relative path"),
+            StorageLayoutEntry(
+                .folder, directory + "/" + Self.lockFolderName, role: "per-file locks, each removed by its last holder"),
+        ]
+    }
+
     public func put(_ value: Data, for key: String) throws { try write(value, to: key) }
 
     public func data(for key: String) throws -> Data? { try readIfPresent(key) }

@@ -1,5 +1,5 @@
 import Foundation
-import StrataCore
+public import StrataCore
 public import StrataRecords
 import Synchronization
 
@@ -32,6 +32,20 @@ public final class PostgresRecordEngine: RecordEngine {
     public var name: String { "postgres" }
     /// `postgresql://user@host:port/database#schema`: never the password.
     public let location: String
+    /// The server's transactions.
+    public var concurrencyGuarantee: String {
+        "any thread, any process, any machine: the server's transactions (writes SERIALIZABLE, retried on "
+            + "conflict; reads on a consistent snapshot), over a pool of connections"
+    }
+    /// A commit returns once the server reports it committed (durable as the server's `synchronous_commit`).
+    public var durability: Durability { .durable }
+    /// The server and schema.
+    public var layout: [StorageLayoutEntry] {
+        [
+            StorageLayoutEntry(
+                .server, location, role: "PostgreSQL schema '\(configuration.schema)': one table per collection")
+        ]
+    }
     /// Whether the database sorts text bytewise (`C` or `POSIX` collation).
     public let sortsTextBytewise: Bool
     /// Whether the first connection was encrypted with TLS (as the connection string's `sslmode` asked).

@@ -53,7 +53,7 @@ public final class RecordStore: Sendable {
     /// Opens (creating if needed) the SQLite store at `path` and runs the migrations the file has not seen.
     /// - Parameters:
     ///   - path: The database file.
-    ///   - configuration: Durability, busy timeout, readers. The default is ``RecordsConfiguration/init(synchronous:busyTimeoutMilliseconds:readerCount:observationIntervalMilliseconds:)``.
+    ///   - configuration: Durability, busy timeout, readers. The default is ``RecordsConfiguration/init(durability:busyTimeoutMilliseconds:readerCount:observationIntervalMilliseconds:)``.
     ///   - migrations: The app's versioned migrations, in any order.
     /// - Throws: ``StorageError``: `.corrupt` for a damaged or non-SQLite file, `.invalidArgument` for a SQLite
     ///   file that is not a Strata store, `.unsupportedVersion` for a store newer than this code or than the

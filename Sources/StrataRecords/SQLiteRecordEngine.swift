@@ -1,5 +1,5 @@
 import Foundation
-import StrataCore
+public import StrataCore
 import Synchronization
 
 /// The built-in engine: one SQLite file in WAL mode.
@@ -17,6 +17,21 @@ public final class SQLiteRecordEngine: RecordEngine {
     public var name: String { "sqlite" }
     /// The database file.
     public var location: String { path }
+    /// SQLite's locking, in WAL mode.
+    public var concurrencyGuarantee: String {
+        "any thread, any process on this machine: concurrent readers, one writer, SQLite's file locking (WAL) with "
+            + "a busy timeout of \(configuration.busyTimeoutMilliseconds) ms"
+    }
+    /// ``RecordsConfiguration/durability``, as SQLite applies it (`FULL` or `NORMAL`).
+    public var durability: Durability { configuration.sqliteSynchronous == "FULL" ? .durable : .atomicOnly }
+    /// The database file and the two files of WAL mode beside it.
+    public var layout: [StorageLayoutEntry] {
+        [
+            StorageLayoutEntry(.file, path, role: "the database (SQLite, WAL mode)"),
+            StorageLayoutEntry(.file, path + "-wal", role: "write-ahead log (while the database is open)"),
+            StorageLayoutEntry(.file, path + "-shm", role: "shared memory index of the log"),
+        ]
+    }
 
     /// The format of the store's own tables; a file with a newer one is refused.
     static let formatVersion = 1

@@ -13,6 +13,26 @@ extension SecretStore: StorageBackend {
     public var tier: Tier { .secrets }
     public var name: String { "sodium" }
 
+    /// Items replaced atomically, the keyring changed under its file lock.
+    public var concurrencyGuarantee: String {
+        "any thread, any process: each item sealed in its own file and replaced atomically (rename); the keyring "
+            + "file changed only under its file lock"
+    }
+
+    /// Every item is written with fsync before `put` returns.
+    public var durability: Durability { .durable }
+
+    /// The keyring folder: `keyring.json`, its lock, and one sealed file per item.
+    public var layout: [StorageLayoutEntry] {
+        [
+            StorageLayoutEntry(
+                .folder, directory,
+                role: "keyring '\(keyring)': one sealed file per item (names do not reveal accounts)"),
+            StorageLayoutEntry(.file, directory + "/keyring.json", role: "key derivation parameters, wrapped data key"),
+            StorageLayoutEntry(.file, directory + "/keyring.lock", role: "lock file, held while the keyring changes"),
+        ]
+    }
+
     public func put(_ value: Data, for key: String) throws {
         try StoragePaths.validateKey(key, for: .secrets)
         try set(Secret(value), service: Self.storageBackendService, account: key, accessibility: .afterFirstUnlock)
