@@ -40,6 +40,17 @@ extension Storage {
         return url
     }
 
+    /// The PostgreSQL connection string of a store opened with `configuration` and no explicit records URL, or
+    /// `nil` when its records stay in SQLite under the root.
+    /// - Throws: ``StorageError`` (naming the configuration file and line) for a `postgres` records tier without
+    ///   a connection string.
+    public static func recordsURL(_ configuration: StoreConfiguration, environment: [String: String]) throws
+        -> String?
+    {
+        var configuration = configuration
+        return try resolveRecords(nil, &configuration, environment: environment)
+    }
+
     /// Makes the backend the configuration names the active one of each tier.
     /// - Throws: ``StorageError`` `.noBackend`, naming the configuration file and line, for a name nothing is
     ///   registered under.
@@ -62,7 +73,7 @@ extension Storage {
     }
 
     /// What the defaults tier is opened with: the selector's limits (one source) and the allowed key names.
-    static func defaultsConfiguration(_ configuration: StoreConfiguration) -> DefaultsConfiguration {
+    public static func defaultsConfiguration(_ configuration: StoreConfiguration) -> DefaultsConfiguration {
         var defaults = DefaultsConfiguration()
         defaults.limits = configuration.selector.defaults
         defaults.allowedSensitiveKeys = Set(configuration.defaults.allowedSensitiveKeys)

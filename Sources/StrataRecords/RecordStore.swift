@@ -80,6 +80,11 @@ public final class RecordStore: Sendable {
             migrations: migrations)
     }
 
+    /// Where the SQLite store `name` of a root is (`<root>/records/<name>.sqlite`), whether or not it exists.
+    public static func sqlitePath(name: String, paths: StoragePaths) -> String {
+        paths.directoryPath(for: .records) + "/" + name + ".sqlite"
+    }
+
     /// Whether `name` is letters, digits and `_`, not starting with a digit, at most 64 bytes: the names of
     /// stores and collections, safe to write into SQL.
     public static func isValidName(_ name: String) -> Bool {
