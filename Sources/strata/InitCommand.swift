@@ -33,8 +33,25 @@ enum InitCommand {
         let parsed = try spec.parse(arguments)
         if parsed.wantsHelp { return print(spec.help) }
         let root = try parsed.positionals(1, "ROOT")[0]
+        var scratch = StoreConfiguration()
+        try apply(parsed, to: &scratch)  // Every option is checked before anything is created.
         let paths = try StoragePaths(root: root)
         var configuration = try StoreConfiguration.read(from: paths) ?? StoreConfiguration()
+        try apply(parsed, to: &configuration)
+        try configuration.write(to: paths)
+        print("wrote \(paths.root)/\(StoreConfiguration.fileName)")
+        if let url = parsed.value("--records-url"),
+            PostgresConfiguration(connectionString: url).redactedConnectionString != url
+        {
+            CommandLineTool.printError(
+                "strata: note: the URL's password is written into \(StoreConfiguration.fileName); "
+                    + "--records-url-variable keeps it out")
+        }
+    }
+
+    /// Applies the options to `configuration`.
+    /// - Throws: ``UsageError`` for an option that cannot be used.
+    static func apply(_ parsed: ParsedArguments, to configuration: inout StoreConfiguration) throws {
         let recordsOptions = ["--records-url-variable", "--records-url"].filter { parsed.value($0) != nil }
         guard recordsOptions.count + (parsed.has("--records-sqlite") ? 1 : 0) <= 1 else {
             throw UsageError("give one of --records-url-variable, --records-url and --records-sqlite")
@@ -51,20 +68,15 @@ enum InitCommand {
             configuration.records.backend = "postgres"
             configuration.records.url = url
             configuration.records.urlVariable = nil
-            if PostgresConfiguration(connectionString: url).redactedConnectionString != url {
-                CommandLineTool.printError(
-                    "strata: note: the URL's password is written into \(StoreConfiguration.fileName); "
-                        + "--records-url-variable keeps it out")
-            }
         }
         if parsed.has("--records-sqlite") {
             configuration.records = StoreConfiguration.Records()
         }
         if let size = parsed.value("--defaults-value-limit") {
-            configuration.selector.defaults.valueLimit = try SelectCommand.parseSize(size)
+            configuration.selector.defaults.valueLimit = try positiveSize(size)
         }
         if let size = parsed.value("--defaults-suite-budget") {
-            configuration.selector.defaults.suiteBudget = try SelectCommand.parseSize(size)
+            configuration.selector.defaults.suiteBudget = try positiveSize(size)
         }
         for name in parsed.allValues("--allow-sensitive-key")
         where !configuration.defaults.allowedSensitiveKeys.contains(where: {
@@ -72,13 +84,12 @@ enum InitCommand {
         }) {
             configuration.defaults.allowedSensitiveKeys.append(name)
         }
-        if let os = parsed.value("--min-os") {
-            guard let version = PlatformVersion(parsing: os) else {
-                throw UsageError("cannot read '\(os)' as a minimum OS; write it like iOS17 or macOS14")
-            }
-            configuration.selector.context.minimumOS = version
-        }
-        try configuration.write(to: paths)
-        print("wrote \(paths.root)/\(StoreConfiguration.fileName)")
+        if let os = try SelectCommand.minimumOS(parsed) { configuration.selector.context.minimumOS = os }
+    }
+
+    static func positiveSize(_ text: String) throws -> Int {
+        let size = try SelectCommand.parseSize(text)
+        guard size > 0 else { throw UsageError("a limit must be more than 0 bytes") }
+        return size
     }
 }

@@ -44,12 +44,7 @@ enum SelectCommand {
         if let limit = parsed.value("--defaults-value-limit") ?? parsed.value("--defaults-budget") {
             configuration.defaults.valueLimit = try parseSize(limit)
         }
-        if let os = parsed.value("--min-os") {
-            guard let version = PlatformVersion(parsing: os) else {
-                throw UsageError("cannot read '\(os)' as a minimum OS; write it like iOS17, iOS 16.4 or macOS14")
-            }
-            configuration.context.minimumOS = version
-        }
+        if let os = try minimumOS(parsed) { configuration.context.minimumOS = os }
         let selector = StorageSelector(configuration: configuration)
         if parsed.has("--table") { return print(selector.renderTable()) }
 
@@ -94,6 +89,16 @@ enum SelectCommand {
         if let backend = selection.backend { print("backend:     \(backend)") }
         print("concurrency: \(concurrency)")
         if let durability = selection.durability { print("durability:  \(durability)") }
+    }
+
+    /// The `--min-os` option, read as a platform version.
+    /// - Throws: ``UsageError`` for a text that is not one.
+    static func minimumOS(_ parsed: ParsedArguments) throws -> PlatformVersion? {
+        guard let os = parsed.value("--min-os") else { return nil }
+        guard let version = PlatformVersion(parsing: os) else {
+            throw UsageError("cannot read '\(os)' as a minimum OS; write it like iOS17, iOS 16.4 or macOS14")
+        }
+        return version
     }
 
     /// Reads `1024`, `12KiB`, `12KB`, `12K`, `3MiB`, `1.5M`, `2GiB` (units of 1024).

@@ -29,7 +29,6 @@ struct BackendFactsTests {
         #expect(put.concurrencyGuarantee == selection.concurrencyGuarantee)
         // A tier whose backend cannot open (secrets without a key) says so instead of guessing.
         let locked = try Storage(root: directory.appending("locked"), secretsKey: nil)
-        unsetenv("STRATA_SECRETS_KEY")
         let credential = locked.select(DataDescriptor(kind: .credential, estimatedSize: 4))
         #expect(credential.backend == nil)
         #expect(credential.concurrencyGuarantee.hasPrefix("unknown"), "\(credential.concurrencyGuarantee)")

@@ -147,10 +147,7 @@ struct StoreConfigurationPostgresTests {
     }
 
     /// The test server's URL naming this test's schema.
-    var url: String {
-        ProcessInfo.processInfo.environment[RecordEngineKind.postgresVariable]! + "?strata_schema="
-            + location.location.dropFirst("postgres:".count)
-    }
+    var url: String { location.postgresURL }
 
     @Test func storageAndTheCLIFindTheRecordsOnTheServer() throws {
         let strata = try TestExecutables.url(named: "strata")
