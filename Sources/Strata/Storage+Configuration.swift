@@ -80,15 +80,16 @@ extension Storage {
         return defaults
     }
 
-    /// The selection with the facts of the tier's active backend: its name, concurrency guarantee and durability.
-    /// A tier whose backend cannot be opened (secrets without a key) says so instead.
+    /// The selection with the facts of the tier's active backend: its name, concurrency guarantee and durability,
+    /// known without opening a built-in backend (no server is contacted, no keyring unlocked). A tier whose backend
+    /// must be opened to answer and cannot be says so instead.
     func withBackendFacts(_ selection: Selection) -> Selection {
         var selection = selection
         do {
-            let backend = try registry.backend(for: selection.tier)
-            selection.backend = backend.name
-            selection.concurrencyGuarantee = backend.concurrencyGuarantee
-            selection.durability = backend.durability
+            let facts = try registry.facts(for: selection.tier)
+            selection.backend = facts.name
+            selection.concurrencyGuarantee = facts.concurrencyGuarantee
+            selection.durability = facts.durability
         } catch let error as StorageError {
             selection.concurrencyGuarantee =
                 "unknown: the \(selection.tier.rawValue) backend is not open (\(error.code))"

@@ -96,7 +96,9 @@ public final class Storage: Sendable {
             secretsKey: secretsKey, recordsURL: recordsURL, configuration: configuration)
         {
             registry.register(
-                registration.tier, name: registration.name, makeActive: true, factory: registration.factory)
+                registration.tier, name: registration.name, makeActive: true,
+                facts: registry.paths.map(registration.facts),
+                factory: registration.factory)
         }
     }
 

@@ -27,11 +27,34 @@ struct BackendFactsTests {
         #expect(selection.durability == .atomicOnly)
         let put = try storage.put(Data("{}".utf8), for: "r", as: DataDescriptor(kind: .structured, estimatedSize: 2))
         #expect(put.concurrencyGuarantee == selection.concurrencyGuarantee)
-        // A tier whose backend cannot open (secrets without a key) says so instead of guessing.
+        // A built-in backend's facts are known without opening it: a locked keyring need not be unlocked.
         let locked = try Storage(root: directory.appending("locked"), secretsKey: nil)
         let credential = locked.select(DataDescriptor(kind: .credential, estimatedSize: 4))
-        #expect(credential.backend == nil)
-        #expect(credential.concurrencyGuarantee.hasPrefix("unknown"), "\(credential.concurrencyGuarantee)")
+        #expect(credential.backend == "sodium")
+        #expect(try locked.registry.facts(for: .secrets) == SecretStore.facts(keyring: "default", paths: locked.paths))
+        // A backend that must open to answer, and cannot, is reported as unknown rather than guessed.
+        locked.registry.register(.files, name: "broken") { _ in
+            throw StorageError(.connectionFailed, "no server")
+        }
+        let file = locked.select(DataDescriptor(kind: .file, estimatedSize: 4, contentType: "application/pdf"))
+        #expect(file.backend == nil)
+        #expect(file.concurrencyGuarantee.hasPrefix("unknown"), "\(file.concurrencyGuarantee)")
+    }
+
+    /// Deciding where a value goes never contacts a server: the PostgreSQL backend's facts are known from its
+    /// connection string (its password hidden), even when nothing listens there.
+    @Test func selectingForAServerDoesNotConnect() throws {
+        let storage = try Storage(
+            root: root, secretsKey: .environment("STRATA_TEST_SECRETS_KEY"),
+            recordsURL: "postgresql://app:hunter2@127.0.0.1:1/app?connect_timeout=30")
+        let started = ContinuousClock.now
+        let selection = storage.select(DataDescriptor(kind: .structured, estimatedSize: 10))
+        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(selection.backend == "postgres")
+        #expect(selection.concurrencyGuarantee.contains("SERIALIZABLE"))
+        let layout = try storage.registry.facts(for: .records).layout
+        #expect(layout.count == 1 && layout[0].kind == .server)
+        #expect(!layout[0].location.contains("hunter2"), "\(layout)")
     }
 
     /// Every built-in backend reports where it keeps its data, and after a write there is what it says; the
