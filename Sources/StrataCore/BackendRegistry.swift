@@ -120,7 +120,8 @@ public final class BackendRegistry: Sendable {
     }
 
     /// The facts of a tier's active backend (its name, concurrency guarantee, durability and layout): the open
-    /// instance's, else those given when it was registered, else it is opened to ask it. Asking never connects to
+    /// instance's (asked once, when it opened), else those given when it was registered, else it is opened to ask
+    /// it. Asking never connects to
     /// a server or unlocks a keyring that a built-in backend would need.
     /// - Throws: As ``backend(for:)``, when the backend must be opened to answer.
     public func facts(for tier: Tier) throws -> BackendFacts {
@@ -128,7 +129,7 @@ public final class BackendRegistry: Sendable {
             guard let name = state.active[tier], let entry = state.entries[tier]?[name] else {
                 throw Self.missing(tier, name: nil, known: [])
             }
-            return entry.instance?.facts ?? entry.facts
+            return entry.facts
         }
         return try known ?? backend(for: tier).facts
     }
@@ -155,10 +156,11 @@ public final class BackendRegistry: Sendable {
             throw StorageError(
                 .backendUnavailable, "the \(tier.rawValue) backend '\(name)' failed to open: \(error)", tier: tier)
         }
+        // Once open, the backend speaks for itself (asked once, outside the lock: its facts do not change).
+        let facts = opened.facts
         return state.withLock { state in
             if let existing = state.entries[tier]?[name]?.instance { return existing }
-            // Once open, the backend speaks for itself.
-            state.entries[tier]?[name]?.facts = nil
+            state.entries[tier]?[name]?.facts = facts
             state.entries[tier]?[name]?.instance = opened
             return opened
         }

@@ -53,7 +53,8 @@ public protocol StorageBackend: Sendable {
     /// durable when `put` returns.
     func flush() throws
 
-    /// What this backend guarantees about concurrent use, in one sentence: threads, processes, and how (its
+    /// What this backend guarantees about concurrent use, in one sentence (this and the two facts below are
+    /// constant for the life of an instance: ``BackendRegistry`` asks once): threads, processes, and how (its
     /// locks, its isolation). Reported by the backend because only it knows (SQLite's locking is not
     /// PostgreSQL's). The default says only what `Sendable` promises.
     var concurrencyGuarantee: String { get }

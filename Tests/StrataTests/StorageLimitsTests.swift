@@ -82,6 +82,21 @@ struct StorageLimitsTests {
         }
     }
 
+    /// A defaults backend of the app's own with a smaller limit than the selector's: its size refusal is not
+    /// passed on to the caller either; the value goes to files by the named rule.
+    @Test func aCustomDefaultsBackendsSizeRefusalFallsBackToFiles() throws {
+        let storage = try openStorage(root)
+        storage.registry.register(.defaults, name: "memory") { _ in InMemoryBackend(tier: .defaults, valueLimit: 100) }
+        let value = Data(repeating: 7, count: 200)
+        let selection = try storage.put(value, for: "note", as: DataDescriptor(kind: .preference, estimatedSize: 1))
+        #expect(selection.tier == .files)
+        #expect(selection.ruleID == SelectionRule.suiteFull.id)
+        #expect(try storage.data(for: "note") == value)
+        #expect(
+            try storage.put(Data([1]), for: "small", as: DataDescriptor(kind: .preference, estimatedSize: 1)).tier
+                == .defaults)
+    }
+
     /// A flat structured value between the defaults value limit and a larger small-structured limit goes to
     /// records (the smaller limit applies), not to defaults that would refuse it.
     @Test func aFlatValueOverTheDefaultsValueLimitGoesToRecords() throws {
