@@ -117,10 +117,10 @@ let foundationBurst = Bench.best(of: quick ? 3 : 5) {
 }
 rows.append(Comparison("1000 sets + flush", operations: 1, strata: burst, baseline: foundationBurst))
 
-// 5. Durable set one at a time: Strata `.immediate` (temp + fsync + rename + fsync) vs set + synchronize().
+// 5. Durable set one at a time: Strata `.durable` (temp + fsync + rename + fsync) vs set + synchronize().
 let durable = try DefaultsStore(
     suite: "bench", root: root,
-    configuration: DefaultsConfiguration(durability: .immediate, watchesExternalChanges: false))
+    configuration: DefaultsConfiguration(durability: .durable, watchesExternalChanges: false))
 let singles = quick ? 50 : 200
 let strataDurable = try Bench.best(of: 3) {
     for index in 0..<singles { try durable.set(.integer(Int64(index)), forKey: "durable.\(index % 10)") }

@@ -8,43 +8,84 @@ extension Storage {
     /// The environment variable the secrets tier reads its key from when ``Storage`` is given none.
     public static let secretsKeyVariable = "STRATA_SECRETS_KEY"
 
-    /// A built-in backend: the tier it serves, its name, and how to open it under a store root.
+    /// A built-in backend: the tier it serves, its name, how to open it under a store root, and the facts it
+    /// reports, known without opening it.
     struct BuiltIn {
         var tier: Tier
         var name: String
+        var facts: @Sendable (StoragePaths) -> BackendFacts
         var factory: BackendRegistry.Factory
     }
 
     /// Strata's persistent backends. Each tier module adds its entry when it lands.
-    static func builtInBackends(secretsKey: KeyProvider?, recordsURL: String? = nil) -> [BuiltIn] {
+    static func builtInBackends(
+        secretsKey: KeyProvider?, recordsURL: String? = nil, configuration: StoreConfiguration = StoreConfiguration()
+    ) -> [BuiltIn] {
+        let defaults = defaultsConfiguration(configuration)
+        let (suite, keyring, store) = (
+            configuration.defaults.suite, configuration.secrets.keyring, configuration.records.store
+        )
         var backends = [
-            BuiltIn(tier: .defaults, name: "plist") { paths in
-                try DefaultsStore(suite: "standard", paths: requirePaths(paths, for: .defaults))
+            BuiltIn(
+                tier: .defaults, name: "plist",
+                facts: { DefaultsStore.facts(suite: suite, paths: $0, configuration: defaults) }
+            ) { paths in
+                try DefaultsStore(suite: suite, paths: requirePaths(paths, for: .defaults), configuration: defaults)
             },
-            BuiltIn(tier: .secrets, name: "sodium") { paths in
+            BuiltIn(tier: .secrets, name: "sodium", facts: { SecretStore.facts(keyring: keyring, paths: $0) }) {
+                paths in
                 guard let key = secretsKey ?? environmentSecretsKey() else {
                     throw StorageError(
                         .locked, "the secrets tier has no key to unlock its keyring", tier: .secrets,
                         recovery: "Pass secretsKey: to Storage, or set \(secretsKeyVariable) to 64 hex characters")
                 }
                 return try SecretStore(
-                    keyring: "default", paths: requirePaths(paths, for: .secrets), unlockingWith: key)
+                    keyring: keyring, paths: requirePaths(paths, for: .secrets), unlockingWith: key)
             },
-            BuiltIn(tier: .records, name: "sqlite") { paths in
-                try RecordStore(name: "main", paths: requirePaths(paths, for: .records))
+            BuiltIn(
+                tier: .records, name: "sqlite",
+                facts: {
+                    SQLiteRecordEngine.facts(
+                        path: RecordStore.sqlitePath(name: store, paths: $0), configuration: RecordsConfiguration())
+                }
+            ) { paths in
+                try RecordStore(name: store, paths: requirePaths(paths, for: .records))
             },
-            BuiltIn(tier: .files, name: "filesystem") { paths in
+            BuiltIn(
+                tier: .files, name: "filesystem",
+                facts: { FileStore.facts(paths: $0, configuration: FilesConfiguration()) }
+            ) { paths in
                 try FileStore(paths: requirePaths(paths, for: .files))
             },
         ]
         if let recordsURL, PostgresConfiguration.isPostgresURL(recordsURL) {
             // Registered after SQLite, so it is the active records backend.
             backends.append(
-                BuiltIn(tier: .records, name: "postgres") { _ in
+                BuiltIn(
+                    tier: .records, name: "postgres",
+                    facts: { _ in PostgresRecordEngine.facts(PostgresConfiguration(connectionString: recordsURL)) }
+                ) { _ in
                     try PostgresRecordEngine.store(PostgresConfiguration(connectionString: recordsURL))
                 })
         }
         return backends
+    }
+
+    /// The facts of the backend a configuration makes active for each tier, known without opening anything: what
+    /// `strata inspect` reports of a store it must not change. A tier whose configured backend is not built in is
+    /// left out.
+    /// - Throws: ``StorageError`` for a records tier on PostgreSQL without a connection string (see
+    ///   ``StoreConfiguration/recordsURL(environment:)``).
+    public static func configuredBackendFacts(
+        _ configuration: StoreConfiguration, paths: StoragePaths,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> [BackendFacts] {
+        var configuration = configuration
+        let recordsURL = try resolveRecords(nil, &configuration, environment: environment)
+        let builtIns = builtInBackends(secretsKey: nil, recordsURL: recordsURL, configuration: configuration)
+        return Tier.allCases.compactMap { tier in
+            builtIns.last { $0.tier == tier && $0.name == configuration.backend(for: tier) }?.facts(paths)
+        }
     }
 
     static func environmentSecretsKey() -> KeyProvider? {

@@ -30,16 +30,29 @@ extension Storage {
         try StoragePaths.validateKey(key)
         var described = descriptor
         described.estimatedSize = max(descriptor.estimatedSize, value.count)
-        let selection = selector.select(described)
-        let location = StorageLocation(
-            key: key, tier: selection.tier, backend: try backend(for: selection.tier, key: key).name,
-            ruleID: selection.ruleID, kind: descriptor.kind, contentType: descriptor.contentType, size: value.count,
-            modified: Date())
+        var selection = select(described)
         try catalog.withKeyLock(key) {
             try settle(key)
-            try write(value, to: location)
+            do {
+                try write(value, to: location(of: key, by: selection, size: value.count), as: descriptor)
+            } catch let error as StorageError
+                where selection.tier == .defaults && error.tier == .defaults && error.code == .tooLarge
+            {
+                // The selector kept the value within the defaults value limit (the tier's own), so only the
+                // suite's room can refuse it: it goes to files by a rule of its own, and nothing was changed.
+                selection = withBackendFacts(selector.selection(by: .suiteFull, for: described))
+                try write(value, to: location(of: key, by: selection, size: value.count), as: descriptor)
+            }
         }
         return selection
+    }
+
+    /// Where a put of `key` by `selection` records the value.
+    func location(of key: String, by selection: Selection, size: Int) throws -> StorageLocation {
+        StorageLocation(
+            key: key, tier: selection.tier, backend: try backend(for: selection.tier, key: key).name,
+            ruleID: selection.ruleID, kind: selection.descriptor.kind, contentType: selection.descriptor.contentType,
+            size: size, modified: Date())
     }
 
     /// Moves a key's value to another tier, whatever the selector would say.
@@ -84,8 +97,9 @@ extension Storage {
     }
 
     /// Writes `value` where `location` says, moving it from another tier if the key lives elsewhere. The caller
-    /// holds the key's lock, and any earlier move of the key is settled.
-    func write(_ value: Data, to location: StorageLocation) throws {
+    /// holds the key's lock, and any earlier move of the key is settled. The tier sees `descriptor` when there is
+    /// one (a name allowed by ``DataDescriptor/allowsSensitiveName``).
+    func write(_ value: Data, to location: StorageLocation, as descriptor: DataDescriptor? = nil) throws {
         let key = location.key
         let target = try backend(for: location.tier, key: key)
         let entry = try catalog.entry(for: location)
@@ -93,13 +107,13 @@ extension Storage {
         guard let previous, previous != location.tier else {
             // Same tier, or a new key: the tier's own atomic replace is the whole story, and the catalog
             // records the new size without an fsync (a crash that loses the record loses only metadata).
-            try target.put(value, for: key)
+            try put(value, for: key, as: descriptor, in: target)
             try catalog.append([.set(key: key, entry: entry)], durable: false)
             return
         }
         try catalog.append([.intent(key: key, from: previous, to: location.tier)], durable: true)
         do {
-            try target.put(value, for: key)
+            try put(value, for: key, as: descriptor, in: target)
             try target.flush()
         } catch {
             // Not committed: the catalog still points at the old copy. Undo what reached the new tier.
@@ -110,6 +124,13 @@ extension Storage {
         try catalog.append([.set(key: key, entry: entry)], durable: true)
         try removeCopy(of: key, from: previous, skippingLocked: false)
         try catalog.append([.settle(key: key)], durable: false)
+    }
+
+    /// Puts through the descriptor-taking form when there is a descriptor.
+    private func put(_ value: Data, for key: String, as descriptor: DataDescriptor?, in target: any StorageBackend)
+        throws
+    {
+        if let descriptor { try target.put(value, for: key, as: descriptor) } else { try target.put(value, for: key) }
     }
 
     /// Finishes or undoes an interrupted move of `key`. The caller holds the key's lock, so no live process is

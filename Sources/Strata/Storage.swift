@@ -23,11 +23,20 @@ public final class Storage: Sendable {
     public let selector: StorageSelector
     /// Where every key put through this store lives (`<root>/catalog`).
     public let catalog: StorageCatalog
+    /// The configuration the store opened with: the root's `strata.conf` (or the built-in one), with the
+    /// initializer's explicit arguments applied.
+    public let configuration: StoreConfiguration
 
     /// Opens (creating if needed) a store.
+    ///
+    /// The store's configuration file (`<root>/strata.conf`, written by `strata init` or
+    /// ``StoreConfiguration/write(to:)``) names each tier's active backend and its settings; explicit arguments
+    /// win over it.
     /// - Parameters:
     ///   - root: The root folder, created with mode 0700.
-    ///   - selector: The decision table. The default is the design note's, with a 1 MiB defaults budget.
+    ///   - selector: The decision table. The default (`nil`) is the configuration's thresholds, else the design
+    ///     note's table with a 64 KiB defaults value limit. The defaults tier is opened with the selector's
+    ///     ``SelectorConfiguration/defaults`` limits, so the two always agree.
     ///   - secretsKey: What unlocks the secrets tier's keyring. The default (`nil`) reads the key from the
     ///     environment variable `STRATA_SECRETS_KEY` when it is set; without either, the secrets tier reports
     ///     `.locked` when first used.
@@ -35,20 +44,27 @@ public final class Storage: Sendable {
     ///   - recordsURL: Where the records tier lives. A `postgresql://` (or `postgres://`) connection string makes
     ///     the PostgreSQL engine the active records backend (`strata_schema=` in its query picks the schema);
     ///     anything else, or `nil` with no `STRATA_RECORDS_URL` in the environment, keeps the SQLite file under
-    ///     the root. The default (`nil`) reads `STRATA_RECORDS_URL`.
-    /// - Throws: ``StorageError`` when the root cannot be created or is not a folder.
+    ///     the root. The default (`nil`) is the configuration's, else `STRATA_RECORDS_URL`.
+    ///   - configuration: The store configuration. The default (`nil`) reads the root's `strata.conf`.
+    /// - Throws: ``StorageError`` when the root cannot be created or is not a folder; `.corrupt` or
+    ///   `.unsupportedVersion` (with path and line) for a bad or newer configuration file, `.noBackend` for a
+    ///   backend it names that is not registered.
     public init(
-        root: String, selector: StorageSelector = StorageSelector(), secretsKey: KeyProvider? = nil,
-        registerBuiltIns: Bool = true, recordsURL: String? = nil
+        root: String, selector: StorageSelector? = nil, secretsKey: KeyProvider? = nil,
+        registerBuiltIns: Bool = true, recordsURL: String? = nil, configuration: StoreConfiguration? = nil
     ) throws {
         self.paths = try StoragePaths(root: root)
+        var configuration = try Self.effectiveConfiguration(configuration, selector: selector, paths: paths)
+        let recordsURL = try Self.resolveRecords(
+            recordsURL, &configuration, environment: ProcessInfo.processInfo.environment)
+        self.configuration = configuration
         self.registry = BackendRegistry(paths: paths)
-        self.selector = selector
+        self.selector = selector ?? StorageSelector(configuration: configuration.selector)
         self.catalog = try StorageCatalog(root: paths.root)
         if registerBuiltIns {
             Self.registerBuiltInBackends(
-                in: registry, secretsKey: secretsKey,
-                recordsURL: recordsURL ?? ProcessInfo.processInfo.environment[PostgresConfiguration.urlVariable])
+                in: registry, secretsKey: secretsKey, recordsURL: recordsURL, configuration: configuration)
+            try Self.activateConfiguredBackends(configuration, in: registry)
         }
         // Finish or undo the moves a crashed process left; what cannot be settled now (a locked tier) is
         // settled by the key's next write, and reported by `verify`.
@@ -57,7 +73,7 @@ public final class Storage: Sendable {
 
     /// Opens the default store of an app, under `$XDG_DATA_HOME/<appID>`.
     public convenience init(
-        appID: String, selector: StorageSelector = StorageSelector(), secretsKey: KeyProvider? = nil
+        appID: String, selector: StorageSelector? = nil, secretsKey: KeyProvider? = nil
     ) throws {
         try self.init(
             root: StoragePaths.defaultRoot(appID: appID, environment: ProcessInfo.processInfo.environment),
@@ -70,18 +86,27 @@ public final class Storage: Sendable {
     /// rather than pretending to store anything.
     /// With a PostgreSQL `recordsURL`, the records tier's active backend is `postgres` (the SQLite one stays
     /// registered as `sqlite`).
+    /// - Parameter configuration: The suite, keyring, record store and defaults limits the backends open with.
+    ///   The default is the built-in configuration.
     public static func registerBuiltInBackends(
-        in registry: BackendRegistry, secretsKey: KeyProvider? = nil, recordsURL: String? = nil
+        in registry: BackendRegistry, secretsKey: KeyProvider? = nil, recordsURL: String? = nil,
+        configuration: StoreConfiguration = StoreConfiguration()
     ) {
-        for registration in builtInBackends(secretsKey: secretsKey, recordsURL: recordsURL) {
+        for registration in builtInBackends(
+            secretsKey: secretsKey, recordsURL: recordsURL, configuration: configuration)
+        {
             registry.register(
-                registration.tier, name: registration.name, makeActive: true, factory: registration.factory)
+                registration.tier, name: registration.name, makeActive: true,
+                facts: registry.paths.map(registration.facts),
+                factory: registration.factory)
         }
     }
 
     /// Decides where a value belongs, without storing it.
+    /// - Returns: The selector's choice, with the facts of that tier's active backend (its name, concurrency
+    ///   guarantee and durability, as the backend reports them).
     public func select(_ descriptor: DataDescriptor) -> Selection {
-        selector.select(descriptor)
+        withBackendFacts(selector.select(descriptor))
     }
 
     /// Reads a value; the descriptor is ignored: the catalog knows where the key lives.

@@ -68,6 +68,10 @@ public enum BackendConformance {
         Check(
             id: "concurrent-use", summary: "many tasks writing and reading at once lose nothing and see no torn value",
             body: concurrentUse),
+        Check(
+            id: "reports-facts",
+            summary: "the backend states its own concurrency guarantee and where it keeps its data, with no password",
+            body: reportsFacts),
     ]
 
     /// The ids of every check, for parameterized tests.

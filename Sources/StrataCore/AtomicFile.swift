@@ -19,14 +19,10 @@ public import Foundation
 /// let data = try AtomicFile.read("/tmp/app/greeting.txt")   // nil when absent
 /// ```
 public enum AtomicFile {
-    /// How far a write goes before it returns.
-    public enum Durability: Sendable, Hashable {
-        /// The content and the rename are on disk before the call returns (`fsync` of the file and folder).
-        case durable
-        /// Atomic but not forced to disk: after a power loss the file may hold the old content.
-        /// Still never torn, even if the process is killed.
-        case atomicOnly
-    }
+    /// How far a write goes before it returns: Strata's one ``StrataCore/Durability``. A write with
+    /// ``StrataCore/Durability/coalesced(_:)`` is made at once and durable (a single file write has nothing to
+    /// coalesce).
+    public typealias Durability = StrataCore.Durability
 
     /// The prefix of temporary files; ``removeStaleTemporaries(in:)`` recognizes them by it.
     public static let temporaryPrefix = StoragePaths.reservedPrefix + "tmp-"
@@ -106,7 +102,7 @@ public enum AtomicFile {
         do {
             // The mode given to open(2) is filtered by the umask; set it exactly.
             try Sys.fchmod(fd, mode_t(permissions))
-            if durability == .durable { try Sys.fsync(fd, path: path) }
+            if durability.syncsToDisk { try Sys.fsync(fd, path: path) }
         } catch {
             throw error.storageError("cannot flush the new content to disk", path: path)
         }
@@ -118,7 +114,7 @@ public enum AtomicFile {
             throw error.storageError("cannot move the new content into place", path: path)
         }
         renamed = true
-        if durability == .durable { try folder.sync() }
+        if durability.syncsToDisk { try folder.sync() }
     }
 
     /// Opens the folder of `path` (following links in it: the caller chose it) and splits off the file name.

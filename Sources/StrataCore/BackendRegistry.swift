@@ -29,6 +29,7 @@ public final class BackendRegistry: Sendable {
 
     private struct Entry {
         var factory: Factory
+        var facts: BackendFacts?
         var instance: (any StorageBackend)?
     }
 
@@ -55,10 +56,15 @@ public final class BackendRegistry: Sendable {
     ///   - name: The name it is registered under; registering the same tier and name again replaces it.
     ///   - makeActive: Whether lookups by tier alone should return it from now on. The first registration for
     ///     a tier is always made active.
+    ///   - facts: What the backend will report about itself (``StorageBackend/facts``), when they are known
+    ///     without opening it; ``facts(for:)`` then answers without opening it. The default is `nil`.
     ///   - factory: Opens the backend; runs at the first lookup.
-    public func register(_ tier: Tier, name: String, makeActive: Bool = true, factory: @escaping Factory) {
+    public func register(
+        _ tier: Tier, name: String, makeActive: Bool = true, facts: BackendFacts? = nil,
+        factory: @escaping Factory
+    ) {
         state.withLock { state in
-            state.entries[tier, default: [:]][name] = Entry(factory: factory, instance: nil)
+            state.entries[tier, default: [:]][name] = Entry(factory: factory, facts: facts, instance: nil)
             if makeActive || state.active[tier] == nil { state.active[tier] = name }
         }
     }
@@ -116,6 +122,21 @@ public final class BackendRegistry: Sendable {
         return try backend(for: tier, named: name)
     }
 
+    /// The facts of a tier's active backend (its name, concurrency guarantee, durability and layout): the open
+    /// instance's (asked once, when it opened), else those given when it was registered, else it is opened to ask
+    /// it. Asking never connects to
+    /// a server or unlocks a keyring that a built-in backend would need.
+    /// - Throws: As ``backend(for:)``, when the backend must be opened to answer.
+    public func facts(for tier: Tier) throws -> BackendFacts {
+        let known = try state.withLock { state throws(StorageError) -> BackendFacts? in
+            guard let name = state.active[tier], let entry = state.entries[tier]?[name] else {
+                throw Self.missing(tier, name: nil, known: [])
+            }
+            return entry.facts
+        }
+        return try known ?? backend(for: tier).facts
+    }
+
     /// A backend by tier and name, opened on first use.
     /// - Throws: ``StorageError`` `.noBackend` when nothing is registered under the name.
     public func backend(for tier: Tier, named name: String) throws -> any StorageBackend {
@@ -138,8 +159,11 @@ public final class BackendRegistry: Sendable {
             throw StorageError(
                 .backendUnavailable, "the \(tier.rawValue) backend '\(name)' failed to open: \(error)", tier: tier)
         }
+        // Once open, the backend speaks for itself (asked once, outside the lock: its facts do not change).
+        let facts = opened.facts
         return state.withLock { state in
             if let existing = state.entries[tier]?[name]?.instance { return existing }
+            state.entries[tier]?[name]?.facts = facts
             state.entries[tier]?[name]?.instance = opened
             return opened
         }

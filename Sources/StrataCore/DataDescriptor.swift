@@ -18,6 +18,11 @@ public struct DataDescriptor: Sendable, Hashable, Codable {
     public var isFlat: Bool
     /// Whether the app queries into the data (filters, sorts, joins). The default is `false`.
     public var isQueried: Bool
+    /// Whether a key name that looks like a credential (`showPasswordHint`, `tokenizerStyle`) is allowed in the
+    /// defaults tier for this value: the explicit answer to a `sensitive-key` refusal when the value is not a
+    /// credential. A store-wide list of such names is the store configuration's `allow-sensitive-key`. It never
+    /// changes the tier the selector picks. The default is `false`.
+    public var allowsSensitiveName: Bool
 
     /// Creates a descriptor.
     /// - Parameters:
@@ -27,13 +32,15 @@ public struct DataDescriptor: Sendable, Hashable, Codable {
     ///   - contentType: Its media type, if known.
     ///   - isFlat: Whether structured data is flat and small enough to be a preference.
     ///   - isQueried: Whether the app queries into it.
+    ///   - allowsSensitiveName: Whether the defaults tier may hold it under a credential-looking key name.
     public init(
         kind: DataKind,
         estimatedSize: Int,
         isSensitive: Bool? = nil,
         contentType: String? = nil,
         isFlat: Bool = false,
-        isQueried: Bool = false
+        isQueried: Bool = false,
+        allowsSensitiveName: Bool = false
     ) {
         self.kind = kind
         self.estimatedSize = estimatedSize
@@ -41,6 +48,24 @@ public struct DataDescriptor: Sendable, Hashable, Codable {
         self.contentType = contentType
         self.isFlat = isFlat
         self.isQueried = isQueried
+        self.allowsSensitiveName = allowsSensitiveName
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case kind, estimatedSize, isSensitive, contentType, isFlat, isQueried, allowsSensitiveName
+    }
+
+    /// Decodes a descriptor; a field added after the first version (``allowsSensitiveName``) may be absent.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            kind: try container.decode(DataKind.self, forKey: .kind),
+            estimatedSize: try container.decode(Int.self, forKey: .estimatedSize),
+            isSensitive: try container.decode(Bool.self, forKey: .isSensitive),
+            contentType: try container.decodeIfPresent(String.self, forKey: .contentType),
+            isFlat: try container.decode(Bool.self, forKey: .isFlat),
+            isQueried: try container.decode(Bool.self, forKey: .isQueried),
+            allowsSensitiveName: try container.decodeIfPresent(Bool.self, forKey: .allowsSensitiveName) ?? false)
     }
 
     /// Whether the content type names file-like media (documents, images, audio, video, archives).

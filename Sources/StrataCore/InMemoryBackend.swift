@@ -73,5 +73,18 @@ public final class InMemoryBackend: StorageBackend {
         }
     }
 
+    /// Any thread; one process (the values live in its memory).
+    public var concurrencyGuarantee: String {
+        "any thread, one process: values in this process's memory under one lock; other processes never see them"
+    }
+
+    /// Atomic in memory; nothing survives the process.
+    public var durability: Durability { .atomicOnly }
+
+    /// The process's memory.
+    public var layout: [StorageLayoutEntry] {
+        [StorageLayoutEntry(.memory, "memory", role: "values of the '\(name)' backend; nothing is written to disk")]
+    }
+
     private func check(_ key: String) throws { try StoragePaths.validateKey(key, for: tier) }
 }

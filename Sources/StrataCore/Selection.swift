@@ -8,8 +8,15 @@ public struct Selection: Sendable, Hashable, CustomStringConvertible {
     public var reason: String
     /// The Apple API this tier stands in for (for example `Keychain` or `SwiftData`).
     public var appleEquivalent: String
-    /// What Strata guarantees about concurrent use of the tier.
+    /// What the tier's active backend guarantees about concurrent use, as the backend reports it
+    /// (``StorageBackend/concurrencyGuarantee``). Empty when a bare ``StorageSelector`` chose: it knows no
+    /// backend; `Storage.select` and `Storage.put` fill it in.
     public var concurrencyGuarantee: String
+    /// The name of the tier's active backend, when a `Storage` chose; `nil` from a bare selector.
+    public var backend: String?
+    /// How far the active backend's writes go before they return, when a `Storage` chose; `nil` from a bare
+    /// selector.
+    public var durability: Durability?
     /// The descriptor that was judged.
     public var descriptor: DataDescriptor
 

@@ -69,27 +69,27 @@ extension SelectionRule {
         ),
         SelectionRule(
             id: "large-preference-to-files",
-            condition: "preference over the defaults budget",
+            condition: "preference over the defaults value limit",
             tier: .files,
             appleEquivalent: { _ in "FileManager" },
             matches: { descriptor, configuration in
-                descriptor.kind == .preference && descriptor.estimatedSize > configuration.defaultsBudget
+                descriptor.kind == .preference && descriptor.estimatedSize > configuration.defaults.valueLimit
             },
             reason: { descriptor, configuration in
                 "a preference of \(ByteCount(descriptor.estimatedSize)) is over the "
-                    + "\(ByteCount(configuration.defaultsBudget)) defaults budget; large values slow every "
-                    + "launch, so it goes to files"
+                    + "\(ByteCount(configuration.defaults.valueLimit)) a defaults value may take; large values slow "
+                    + "every launch, so it goes to files"
             }
         ),
         SelectionRule(
             id: "preference-to-defaults",
-            condition: "preference within the defaults budget",
+            condition: "preference within the defaults value limit",
             tier: .defaults,
             appleEquivalent: { _ in "UserDefaults" },
             matches: { descriptor, _ in descriptor.kind == .preference },
             reason: { descriptor, configuration in
                 "a light preference of \(ByteCount(descriptor.estimatedSize)), within the "
-                    + "\(ByteCount(configuration.defaultsBudget)) defaults budget"
+                    + "\(ByteCount(configuration.defaults.valueLimit)) a defaults value may take"
             }
         ),
         SelectionRule(
@@ -99,11 +99,11 @@ extension SelectionRule {
             appleEquivalent: { _ in "UserDefaults" },
             matches: { descriptor, configuration in
                 descriptor.kind == .structured && descriptor.isFlat && !descriptor.isQueried
-                    && descriptor.estimatedSize <= configuration.smallStructuredLimit
+                    && descriptor.estimatedSize <= configuration.flatStructuredLimit
             },
             reason: { descriptor, configuration in
                 "flat, unqueried data of \(ByteCount(descriptor.estimatedSize)) (at most "
-                    + "\(ByteCount(configuration.smallStructuredLimit))) is a preference: don't bring CoreData "
+                    + "\(ByteCount(configuration.flatStructuredLimit))) is a preference: don't bring CoreData "
                     + "where UserDefaults will do"
             }
         ),
@@ -137,11 +137,27 @@ extension SelectionRule {
             }
         ),
     ]
+
+    /// The rule ``Storage`` applies instead of ``standard``'s choice of defaults when the defaults suite has no
+    /// room left for the value: it goes to files, and moves back to defaults when it is put again and fits.
+    /// The selector alone never picks it (it cannot see the suite); `strata select --table` lists it.
+    public static let suiteFull = SelectionRule(
+        id: "preference-to-files-suite-full",
+        condition: "a value for defaults when the defaults suite has no room left for it (checked by Storage.put)",
+        tier: .files,
+        appleEquivalent: { _ in "FileManager" },
+        matches: { _, _ in false },
+        reason: { descriptor, configuration in
+            "the defaults suite is full: a value of \(ByteCount(descriptor.estimatedSize)) does not fit in its "
+                + "\(ByteCount(configuration.defaults.suiteBudget)) budget, so it goes to files (and back to "
+                + "defaults when it is put again and fits)"
+        }
+    )
 }
 
 /// A byte count that prints as `512 B`, `64 KiB` or `1.5 MiB`.
 package struct ByteCount: CustomStringConvertible {
-    var value: Int
+    package var value: Int
     package init(_ value: Int) { self.value = value }
 
     package var description: String {

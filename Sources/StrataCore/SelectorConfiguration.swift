@@ -2,14 +2,18 @@
 ///
 /// ```swift
 /// var configuration = SelectorConfiguration()
-/// configuration.defaultsBudget = 512 * 1024
+/// configuration.defaults.valueLimit = 16 << 10
 /// let selector = StorageSelector(configuration: configuration)
 /// ```
+///
+/// The defaults tier's limits are part of it (``defaults``): ``Storage`` gives the very same limits to its
+/// defaults backend, so a preference the selector sends to defaults is never refused there for its size.
 public struct SelectorConfiguration: Sendable, Hashable, Codable {
-    /// The most a preference may take before it goes to files instead. The default is 1 MiB, the design note's
-    /// budget for a whole defaults suite.
-    public var defaultsBudget: Int
-    /// The most a flat structured value may take and still count as a preference. The default is 64 KiB.
+    /// The defaults tier's limits: a preference over ``DefaultsLimits/valueLimit`` goes to files instead. The
+    /// default is ``DefaultsLimits/init(valueLimit:suiteBudget:)``: 64 KiB a value, 1 MiB a suite.
+    public var defaults: DefaultsLimits
+    /// The most a flat structured value may take and still count as a preference (never more than
+    /// ``DefaultsLimits/valueLimit``, whichever is smaller applies). The default is 64 KiB.
     public var smallStructuredLimit: Int
     /// The size up to which a secret counts as the tiny item a keychain expects. Larger sensitive data still
     /// goes to secrets (never to defaults), and the reason says so. The default is 64 KiB.
@@ -20,14 +24,36 @@ public struct SelectorConfiguration: Sendable, Hashable, Codable {
 
     /// Creates a configuration with the defaults described on each property.
     public init(
-        defaultsBudget: Int = 1 << 20,
+        defaults: DefaultsLimits = DefaultsLimits(),
         smallStructuredLimit: Int = 64 << 10,
         secretSizeLimit: Int = 64 << 10,
         context: DeploymentContext = DeploymentContext()
     ) {
-        self.defaultsBudget = defaultsBudget
+        self.defaults = defaults
         self.smallStructuredLimit = smallStructuredLimit
         self.secretSizeLimit = secretSizeLimit
         self.context = context
     }
+
+    /// The most a preference may take before it goes to files: the defaults tier's value limit.
+    @available(*, deprecated, renamed: "defaults.valueLimit")
+    public var defaultsBudget: Int {
+        get { defaults.valueLimit }
+        set { defaults.valueLimit = newValue }
+    }
+
+    /// Creates a configuration whose per-value threshold for preferences is `defaultsBudget`.
+    @available(*, deprecated, message: "Use init(defaults:): the threshold is the defaults tier's value limit")
+    public init(
+        defaultsBudget: Int, smallStructuredLimit: Int = 64 << 10, secretSizeLimit: Int = 64 << 10,
+        context: DeploymentContext = DeploymentContext()
+    ) {
+        self.init(
+            defaults: DefaultsLimits(valueLimit: defaultsBudget), smallStructuredLimit: smallStructuredLimit,
+            secretSizeLimit: secretSizeLimit, context: context)
+    }
+
+    /// The largest flat structured value the selector sends to defaults: the smaller of
+    /// ``smallStructuredLimit`` and the defaults value limit.
+    var flatStructuredLimit: Int { min(smallStructuredLimit, defaults.valueLimit) }
 }

@@ -21,6 +21,13 @@ public protocol StorageBackend: Sendable {
     /// - Throws: ``StorageError`` when the key is refused, the value is too large for the tier, or I/O fails.
     func put(_ value: Data, for key: String) throws
 
+    /// Stores `value` as `descriptor` describes it, replacing any previous value atomically. A backend that
+    /// refuses some keys by their name (defaults refuses credential-looking names) honours
+    /// ``DataDescriptor/allowsSensitiveName`` here. ``Storage`` calls this form; the default calls
+    /// ``put(_:for:)``.
+    /// - Throws: As ``put(_:for:)``.
+    func put(_ value: Data, for key: String, as descriptor: DataDescriptor) throws
+
     /// The value stored under `key`, or `nil` when there is none.
     /// - Throws: ``StorageError`` for every failure other than absence.
     func data(for key: String) throws -> Data?
@@ -45,11 +52,42 @@ public protocol StorageBackend: Sendable {
     /// the new copy nor bring the old one back. The default implementation does nothing: every write is
     /// durable when `put` returns.
     func flush() throws
+
+    /// What this backend guarantees about concurrent use, in one sentence (this and the two facts below are
+    /// constant for the life of an instance: ``BackendRegistry`` asks once): threads, processes, and how (its
+    /// locks, its isolation). Reported by the backend because only it knows (SQLite's locking is not
+    /// PostgreSQL's). The default says only what `Sendable` promises.
+    var concurrencyGuarantee: String { get }
+
+    /// How far a `put` goes before it returns. The default is ``Durability/durable``, which is what ``flush()``'s
+    /// default assumes.
+    var durability: Durability { get }
+
+    /// Where the backend keeps its data: files and folders under the store root, a server, or memory; what
+    /// `strata inspect` shows. The default is empty (nothing reported); the conformance suite asks for at least
+    /// one entry.
+    var layout: [StorageLayoutEntry] { get }
 }
 
 extension StorageBackend {
     /// Does nothing: by default a backend's writes are durable when they return.
     public func flush() throws {}
+
+    /// The default: safe from many threads (`Sendable`); nothing is claimed about several processes.
+    public var concurrencyGuarantee: String {
+        "any thread (the '\(name)' backend states nothing about several processes)"
+    }
+
+    /// The default: ``Durability/durable``.
+    public var durability: Durability { .durable }
+
+    /// The default: nothing reported.
+    public var layout: [StorageLayoutEntry] { [] }
+
+    /// The default ignores the descriptor and calls ``put(_:for:)``.
+    public func put(_ value: Data, for key: String, as descriptor: DataDescriptor) throws {
+        try put(value, for: key)
+    }
 }
 
 /// What a backend knows about a stored value without reading it.

@@ -91,6 +91,8 @@ public struct StorageError: Error, Sendable, Hashable, CustomStringConvertible {
     public var key: String?
     /// The absolute file system path involved, if any.
     public var path: String?
+    /// The line of ``path`` at fault (1-based), for a text file such as the store configuration.
+    public var line: Int?
     /// The underlying `errno`, for failures of system calls.
     public var errno: Int32?
     /// What the caller can do about it, if there is something useful to say.
@@ -141,6 +143,7 @@ public struct StorageError: Error, Sendable, Hashable, CustomStringConvertible {
         if let collection { places.append("collection \(Self.quoted(collection))") }
         if let key { places.append("key \(Self.quoted(key))") }
         if let path { places.append("path \(Self.quoted(path))") }
+        if let line { places.append("line \(line)") }
         if let operation { places.append("during \(operation.escapedForDisplay)") }
         if let underlyingCode { places.append("code \(underlyingCode)") }
         if let attempts { places.append("\(attempts) attempt(s)") }

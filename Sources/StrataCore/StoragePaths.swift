@@ -107,6 +107,9 @@ public struct StoragePaths: Sendable, Hashable {
     /// The mode of the files the files and defaults tiers create: 0600, or 0640 when shared by the group.
     package var filePermissions: Int { sharing == .group ? 0o640 : 0o600 }
 
+    /// Where a tier's folder is (`<root>/<tier>`), whether or not it exists; for display, never for I/O.
+    public func directoryPath(for tier: Tier) -> String { root + "/" + tier.directoryName }
+
     /// The folder of a tier (`<root>/<tier>`), created with mode 0700 when `create` is `true`.
     /// - Returns: Its path, for messages and display: operations go through ``openDirectory(for:create:)``.
     /// - Throws: ``StorageError`` when it is a symbolic link or not a folder, cannot be created, or fails the

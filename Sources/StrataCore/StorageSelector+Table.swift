@@ -23,18 +23,19 @@ extension StorageSelector {
                     ["files", "FileManager", "files, images, exports (PDF, audio)", "needs a lock", "any"],
                 ]))
         lines.append("")
-        lines.append("Strata's guarantee, every tier: " + "safe from any thread and any process at once")
-        for tier in Tier.allCases {
-            lines.append("  \(tier.rawValue): \(tier.concurrencyGuarantee)")
-        }
-        lines.append("")
         lines.append(
-            "Rules, first match wins (defaults budget \(ByteCount(configuration.defaultsBudget)), small structured "
+            "Rules, first match wins (defaults value limit \(ByteCount(configuration.defaults.valueLimit)), suite "
+                + "budget \(ByteCount(configuration.defaults.suiteBudget)), small structured "
                 + "\(ByteCount(configuration.smallStructuredLimit)), secret size \(ByteCount(configuration.secretSizeLimit)))"
         )
-        let rows = rules.enumerated().map { index, rule in
+        var rows = rules.enumerated().map { index, rule in
             ["\(index + 1)", rule.id, rule.tier.rawValue, rule.appleEquivalent(configuration.context), rule.condition]
         }
+        let fallback = SelectionRule.suiteFull
+        rows.append([
+            "then", fallback.id, fallback.tier.rawValue, fallback.appleEquivalent(configuration.context),
+            fallback.condition,
+        ])
         lines.append(Self.grid(header: ["#", "rule", "tier", "Apple", "when"], rows: rows))
         return lines.joined(separator: "\n")
     }

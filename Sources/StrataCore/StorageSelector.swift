@@ -18,7 +18,7 @@ public struct StorageSelector: Sendable {
 
     /// Creates a selector.
     /// - Parameters:
-    ///   - configuration: Thresholds and context. The default is ``SelectorConfiguration/init(defaultsBudget:smallStructuredLimit:secretSizeLimit:context:)``.
+    ///   - configuration: Thresholds and context. The default is ``SelectorConfiguration/init(defaults:smallStructuredLimit:secretSizeLimit:context:)``.
     ///   - rules: The ordered rules. When none of them matches, the standard table decides.
     public init(
         configuration: SelectorConfiguration = SelectorConfiguration(),
@@ -30,17 +30,25 @@ public struct StorageSelector: Sendable {
 
     /// Chooses the tier for a value.
     /// - Parameter descriptor: What is known about the value.
-    /// - Returns: The tier, the rule that fired, the reason, the Apple equivalent and the concurrency guarantee.
+    /// - Returns: The tier, the rule that fired, the reason and the Apple equivalent. A selector knows no backend:
+    ///   the backend's facts (``Selection/concurrencyGuarantee``, ``Selection/durability``) are filled in by
+    ///   `Storage.select`, from the tier's active backend.
     public func select(_ descriptor: DataDescriptor) -> Selection {
         let rule =
             rules.first { $0.matches(descriptor, configuration) }
             ?? SelectionRule.standard.first { $0.matches(descriptor, configuration) }!
-        return Selection(
+        return selection(by: rule, for: descriptor)
+    }
+
+    /// The selection a rule makes for a descriptor, whether or not the rule matches it: how `Storage` applies
+    /// ``SelectionRule/suiteFull`` when the defaults suite has no room.
+    public func selection(by rule: SelectionRule, for descriptor: DataDescriptor) -> Selection {
+        Selection(
             tier: rule.tier,
             ruleID: rule.id,
             reason: rule.reason(descriptor, configuration),
             appleEquivalent: rule.appleEquivalent(configuration.context),
-            concurrencyGuarantee: rule.tier.concurrencyGuarantee,
+            concurrencyGuarantee: "",
             descriptor: descriptor
         )
     }

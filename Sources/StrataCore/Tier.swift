@@ -14,10 +14,10 @@ public enum Tier: String, Sendable, Hashable, CaseIterable, Codable, CustomStrin
     /// The folder under the store root that holds this tier's data.
     public var directoryName: String { rawValue }
 
-    /// What Strata guarantees about concurrent use of this tier, in one sentence.
+    /// What Strata's built-in backend of this tier guarantees about concurrent use, in one sentence.
     ///
-    /// Every tier is safe from many threads and from several processes at once, which is stronger than the
-    /// thread-safety column of Apple's table.
+    /// A backend reports its own (``StorageBackend/concurrencyGuarantee``): PostgreSQL's is not SQLite's.
+    @available(*, deprecated, message: "Ask the tier's active backend: storage.backend(for: tier).concurrencyGuarantee")
     public var concurrencyGuarantee: String {
         switch self {
         case .defaults:
@@ -25,7 +25,7 @@ public enum Tier: String, Sendable, Hashable, CaseIterable, Codable, CustomStrin
         case .secrets:
             return "any thread, any process: items replaced atomically under the keyring's file lock"
         case .records:
-            return "any thread, any process: concurrent readers, one writer, SQLite locking with a busy timeout"
+            return "any thread, any process: as the active records backend reports it"
         case .files:
             return "any thread, any process: per-file locks, readers share, writers exclude, atomic replace"
         }

@@ -256,7 +256,9 @@ extension DefaultsStore {
         let data = configuration.format.encode(merged)
         let folder = try Self.suiteFolder(paths)
         do {
-            try AtomicFile.write(data, in: folder, name: fileName, permissions: paths.filePermissions)
+            try AtomicFile.write(
+                data, in: folder, name: fileName, permissions: paths.filePermissions,
+                durability: configuration.durability)
         } catch let error as StorageError {
             throw error.attributed(tier: .defaults, key: nil)
         }

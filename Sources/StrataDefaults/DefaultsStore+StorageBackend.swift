@@ -15,6 +15,41 @@ extension DefaultsStore: StorageBackend {
         try set(.data(value), forKey: key)
     }
 
+    /// Stores `value`; a credential-looking key name is accepted when the descriptor
+    /// ``StrataCore/DataDescriptor/allowsSensitiveName``.
+    public func put(_ value: Data, for key: String, as descriptor: DataDescriptor) throws {
+        try StoragePaths.validateKey(key, for: .defaults)
+        try set(.data(value), forKey: key, allowingSensitiveName: descriptor.allowsSensitiveName)
+    }
+
+    /// Reads from memory; writes merged under the suite's file lock by any process.
+    public var concurrencyGuarantee: String { facts.concurrencyGuarantee }
+
+    /// The configuration's ``DefaultsConfiguration/durability``.
+    public var durability: Durability { configuration.durability }
+
+    /// The suite file and its lock file.
+    public var layout: [StorageLayoutEntry] { facts.layout }
+
+    /// The facts an instance opened on `suite` reports, without opening it (for tools that must not change a
+    /// store they inspect).
+    public static func facts(suite: String, paths: StoragePaths, configuration: DefaultsConfiguration) -> BackendFacts {
+        let file = paths.directoryPath(for: .defaults) + "/" + suite + ".plist"
+        return BackendFacts(
+            tier: .defaults, name: "plist",
+            concurrencyGuarantee: "any thread, any process: reads from memory, writes merged per key under the "
+                + "suite's file lock, the file replaced by rename",
+            durability: configuration.durability,
+            layout: [
+                StorageLayoutEntry(
+                    .file, file, role: "suite '\(suite)' (\(configuration.format.rawValue) property list)"),
+                StorageLayoutEntry(.file, file + ".lock", role: "lock file, held by writers (never deleted)"),
+            ])
+    }
+
+    /// The facts, computed once from the suite and configuration.
+    public var facts: BackendFacts { Self.facts(suite: suite, paths: paths, configuration: configuration) }
+
     public func data(for key: String) throws -> Data? {
         try StoragePaths.validateKey(key, for: .defaults)
         guard let stored = state.withLock({ $0.values[ExactString(key)] }) else { return nil }

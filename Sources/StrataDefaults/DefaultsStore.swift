@@ -31,6 +31,9 @@ public final class DefaultsStore: Sendable {
     public let configuration: DefaultsConfiguration
     /// The store root: every file operation opens the `defaults/` folder from it by descriptor.
     let paths: StoragePaths
+    /// ``DefaultsConfiguration/allowedSensitiveKeys`` by exact scalars: a canonically equivalent spelling of an
+    /// allowed name is another key, and is checked like any other.
+    let allowedSensitiveNames: Set<ExactString>
 
     struct Pending {
         var value: PropertyListValue?
@@ -101,6 +104,7 @@ public final class DefaultsStore: Sendable {
         self.lockPath = path + ".lock"
         self.configuration = configuration
         self.paths = paths
+        self.allowedSensitiveNames = Set(configuration.allowedSensitiveKeys.map { ExactString($0) })
         try AtomicFile.removeStaleTemporaries(in: Self.suiteFolder(paths))
         try io.withLock { _ in try reloadLocked(notify: false) }
         DefaultsStore.openStores.register(self)
@@ -142,7 +146,7 @@ public final class DefaultsStore: Sendable {
     /// Sets the key's value.
     /// - Throws: ``StorageError``: `.sensitiveKey` (a credential-looking name: use the secrets tier),
     ///   `.tooLarge` (over the value limit or the suite budget: use the files tier), or a write error when the
-    ///   durability is ``DefaultsConfiguration/Durability/immediate``.
+    ///   durability is ``StrataCore/Durability/durable``.
     public func set<Value>(_ value: Value, for key: DefaultsKey<Value>) throws {
         try set(
             DefaultsCoding.encode(value, key: key.name), forKey: key.name,
@@ -224,7 +228,7 @@ public final class DefaultsStore: Sendable {
         let change = try stage(changes)
         if !change.keys.isEmpty { notify(change) }
         switch configuration.durability {
-        case .immediate:
+        case .durable, .atomicOnly:
             try flush()
         case .coalesced(let delay):
             scheduleFlush(after: delay)
@@ -240,10 +244,11 @@ public final class DefaultsStore: Sendable {
             var size = state.encodedSize
             for (key, value) in changes {
                 let entry = try checkedEntrySize(key, value)
-                if entry > configuration.valueLimit {
+                let valueSize = entry == .max ? .max : max(0, entry - Self.entryOverhead(key) - 3)
+                if valueSize > configuration.valueLimit {
                     throw StorageError(
                         .tooLarge,
-                        "a value of \(entry == .max ? "more than \(configuration.valueLimit)" : "\(entry)") bytes is over the defaults limit of \(configuration.valueLimit)",
+                        "a value of \(valueSize == .max ? "more than \(configuration.valueLimit)" : "\(valueSize)") bytes is over the defaults limit of \(configuration.valueLimit)",
                         tier: .defaults, key: key.string,
                         recovery: "Large values slow every launch; store it in the files tier",
                         suggestedTier: .files)
@@ -272,8 +277,11 @@ public final class DefaultsStore: Sendable {
     /// What an entry adds to the suite's size. For a value that was read (within ``PropertyListLimits``).
     static func entrySize(_ key: ExactString, _ value: PropertyListValue?) -> Int {
         guard let value else { return 0 }
-        return key.string.utf8.count + 7 + value.encodedSizeEstimate
+        return entryOverhead(key) + value.encodedSizeEstimate
     }
+
+    /// What an entry costs the suite beyond its value: the key and the entry's own bookkeeping.
+    static func entryOverhead(_ key: ExactString) -> Int { key.string.utf8.count + 7 }
 
     /// What a new entry adds to the suite's size, measured in bounded time whatever the value: a value built in
     /// memory may nest deeper than any walk should recurse, or share subtrees that expand beyond any budget.
@@ -293,8 +301,15 @@ public final class DefaultsStore: Sendable {
                 suggestedTier: .files)
         }
         guard footprint.isComplete else { return .max }
-        return PropertyListValue.saturatingSum(key.string.utf8.count + 7, footprint.size)
+        return PropertyListValue.saturatingSum(Self.entryOverhead(key), footprint.size)
     }
+
+    /// How to get past a `sensitive-key` refusal, naming the real API of every way in.
+    static let sensitiveNameRecovery =
+        "Store it in the secrets tier; if it is not a credential, allow the name: "
+        + "DataDescriptor(allowsSensitiveName: true) for Storage.put, `allow-sensitive-key = NAME` in the "
+        + "store's strata.conf (DefaultsConfiguration.allowedSensitiveKeys), or DefaultsKey(allowsSensitiveName: "
+        + "true) / set(_:forKey:allowingSensitiveName: true) on a DefaultsStore"
 
     func checkKey(_ key: String, allowingSensitiveName: Bool) throws {
         let exact = ExactString(key)
@@ -306,14 +321,12 @@ public final class DefaultsStore: Sendable {
             throw StorageError(
                 .invalidKey, "the key is over \(StoragePaths.maximumKeyLength) bytes", tier: .defaults, key: key)
         }
-        if !allowingSensitiveName, !configuration.allowedSensitiveKeys.contains(key),
+        if !allowingSensitiveName, !allowedSensitiveNames.contains(exact),
             let word = SensitiveKeyDetector.sensitiveWord(in: key)
         {
             throw StorageError(
                 .sensitiveKey, "the key looks like a credential ('\(word)'), which is forbidden in defaults",
-                tier: .defaults, key: key,
-                recovery: "Store it in the secrets tier; if it is not a credential, allow the name explicitly",
-                suggestedTier: .secrets)
+                tier: .defaults, key: key, recovery: Self.sensitiveNameRecovery, suggestedTier: .secrets)
         }
         if !allowingSensitiveName {
             state.withLock { state in

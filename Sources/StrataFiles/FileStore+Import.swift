@@ -250,7 +250,7 @@ extension FileStore {
                 + staging.keep() + " (named previous-N, in import order)"
             throw failure
         }
-        if configuration.durability == .durable {
+        if configuration.durability.syncsToDisk {
             for folder in folders.values { try folder.sync() }
         }
         return staged.map(\.key)

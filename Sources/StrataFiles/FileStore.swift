@@ -270,7 +270,7 @@ public final class FileStore: Sendable {
                     try? Sys.setAttribute(
                         fd, Self.integrityAttribute, Self.integrityRecord(crc: added, size: data.count))
                 }
-                if configuration.durability == .durable { try Sys.fsync(fd, path: path) }
+                if configuration.durability.syncsToDisk { try Sys.fsync(fd, path: path) }
             } catch {
                 throw error.storageError("cannot append to the file", tier: .files, key: key, path: path)
             }
@@ -388,7 +388,7 @@ public final class FileStore: Sendable {
             } catch {
                 throw error.storageError("cannot delete the file", tier: .files, key: key, path: folder.path(of: name))
             }
-            if configuration.durability == .durable { try folder.sync() }
+            if configuration.durability.syncsToDisk { try folder.sync() }
             return true
         }
     }
@@ -416,7 +416,7 @@ public final class FileStore: Sendable {
                 throw error.storageError(
                     "cannot move the file", tier: .files, key: source, path: from.path(of: fromName))
             }
-            if configuration.durability == .durable {
+            if configuration.durability.syncsToDisk {
                 try to.sync()
                 try from.sync()
             }

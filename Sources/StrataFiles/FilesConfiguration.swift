@@ -2,8 +2,8 @@ public import StrataCore
 
 /// How a ``FileStore`` writes and waits. A `Sendable` struct of `var`s.
 public struct FilesConfiguration: Sendable {
-    /// Whether writes are forced to disk before they return. The default is ``AtomicFile/Durability/durable``.
-    public var durability: AtomicFile.Durability
+    /// Whether writes are forced to disk before they return. The default is ``StrataCore/Durability/durable`` (``StrataCore/Durability/coalesced(_:)`` is taken as durable: files are written at once).
+    public var durability: Durability
     /// How long to wait for another reader or writer of the same file. The default is 30 seconds.
     public var lockTimeout: FileLock.Timeout
     /// The size of the chunks streamed reads hand out. The default is 1 MiB.
@@ -11,7 +11,7 @@ public struct FilesConfiguration: Sendable {
 
     /// Creates a configuration with the defaults described on each property.
     public init(
-        durability: AtomicFile.Durability = .durable, lockTimeout: FileLock.Timeout = .seconds(30),
+        durability: Durability = .durable, lockTimeout: FileLock.Timeout = .seconds(30),
         chunkSize: Int = 1 << 20
     ) {
         self.durability = durability

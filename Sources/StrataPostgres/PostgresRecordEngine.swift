@@ -1,5 +1,5 @@
 import Foundation
-import StrataCore
+public import StrataCore
 public import StrataRecords
 import Synchronization
 
@@ -32,6 +32,30 @@ public final class PostgresRecordEngine: RecordEngine {
     public var name: String { "postgres" }
     /// `postgresql://user@host:port/database#schema`: never the password.
     public let location: String
+    /// The server's transactions.
+    public var concurrencyGuarantee: String { Self.facts(configuration).concurrencyGuarantee }
+    /// A commit returns once the server reports it committed.
+    public var durability: Durability { .durable }
+    /// The server and schema.
+    public var layout: [StorageLayoutEntry] {
+        [StorageLayoutEntry(.server, location, role: Self.facts(configuration).layout[0].role)]
+    }
+
+    /// The facts an engine connected with `configuration` reports, without connecting (the address is the
+    /// connection string's, its password hidden).
+    public static func facts(_ configuration: PostgresConfiguration) -> BackendFacts {
+        BackendFacts(
+            tier: .records, name: "postgres",
+            concurrencyGuarantee: "any thread, any process, any machine: the server's transactions (writes "
+                + "SERIALIZABLE and retried on conflict, reads on one snapshot) over a pool of connections",
+            durability: .durable,
+            layout: [
+                StorageLayoutEntry(
+                    .server, configuration.redactedConnectionString + "#" + configuration.schema,
+                    role: "PostgreSQL schema '\(configuration.schema)': one table per collection")
+            ])
+    }
+
     /// Whether the database sorts text bytewise (`C` or `POSIX` collation).
     public let sortsTextBytewise: Bool
     /// Whether the first connection was encrypted with TLS (as the connection string's `sslmode` asked).

@@ -1,3 +1,5 @@
+public import StrataCore
+
 /// A database that serves a ``RecordStore``: SQLite built in (``SQLiteRecordEngine``), PostgreSQL in the
 /// `StrataPostgres` module, or your own.
 ///
@@ -14,6 +16,14 @@ public protocol RecordEngine: Sendable {
     var name: String { get }
     /// Where the data lives, for errors and display: a file path, or a server address without a password.
     var location: String { get }
+    /// What the engine guarantees about concurrent use, in one sentence (its locking or isolation): what the
+    /// store reports as ``StrataCore/StorageBackend/concurrencyGuarantee``. The default claims threads only.
+    var concurrencyGuarantee: String { get }
+    /// How far a commit goes before it returns. The default is ``StrataCore/Durability/durable``.
+    var durability: Durability { get }
+    /// Where the engine keeps its data (files, a server). The default is the ``location`` as one entry, a
+    /// server when it has a scheme (`postgresql://`), else a file.
+    var layout: [StorageLayoutEntry] { get }
 
     /// The app's schema version (the version of the newest migration applied), outside any transaction.
     func schemaVersion() throws -> Int
@@ -55,6 +65,19 @@ public protocol RecordEngine: Sendable {
 }
 
 extension RecordEngine {
+    /// The default: safe from many threads; nothing is claimed about several processes.
+    public var concurrencyGuarantee: String {
+        "any thread (the '\(name)' engine states nothing about several processes)"
+    }
+
+    /// The default: ``StrataCore/Durability/durable``.
+    public var durability: Durability { .durable }
+
+    /// The default: the ``location``.
+    public var layout: [StorageLayoutEntry] {
+        [StorageLayoutEntry(location.contains("://") ? .server : .file, location, role: "the '\(name)' database")]
+    }
+
     public func writeOne(_ collection: String, id: String, body: UnsafeRawBufferPointer, mode: RecordWriteMode)
         throws -> Bool
     {

@@ -6,6 +6,12 @@ extension RecordStore: StorageBackend {
     public var tier: Tier { .records }
     /// The engine's name: `sqlite`, `postgres`.
     public var name: String { engine.name }
+    /// The engine's own guarantee (SQLite's locking, PostgreSQL's isolation).
+    public var concurrencyGuarantee: String { engine.concurrencyGuarantee }
+    /// How far the engine's commits go.
+    public var durability: Durability { engine.durability }
+    /// Where the engine keeps its data.
+    public var layout: [StorageLayoutEntry] { engine.layout }
 
     public func put(_ value: Data, for key: String) throws {
         try StoragePaths.validateKey(key, for: .records)

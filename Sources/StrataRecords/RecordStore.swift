@@ -53,7 +53,7 @@ public final class RecordStore: Sendable {
     /// Opens (creating if needed) the SQLite store at `path` and runs the migrations the file has not seen.
     /// - Parameters:
     ///   - path: The database file.
-    ///   - configuration: Durability, busy timeout, readers. The default is ``RecordsConfiguration/init(synchronous:busyTimeoutMilliseconds:readerCount:observationIntervalMilliseconds:)``.
+    ///   - configuration: Durability, busy timeout, readers. The default is ``RecordsConfiguration/init(durability:busyTimeoutMilliseconds:readerCount:observationIntervalMilliseconds:)``.
     ///   - migrations: The app's versioned migrations, in any order.
     /// - Throws: ``StorageError``: `.corrupt` for a damaged or non-SQLite file, `.invalidArgument` for a SQLite
     ///   file that is not a Strata store, `.unsupportedVersion` for a store newer than this code or than the
@@ -78,6 +78,11 @@ public final class RecordStore: Sendable {
             path: try paths.path(for: name + ".sqlite", in: .records, createParents: true),
             configuration: configuration,
             migrations: migrations)
+    }
+
+    /// Where the SQLite store `name` of a root is (`<root>/records/<name>.sqlite`), whether or not it exists.
+    public static func sqlitePath(name: String, paths: StoragePaths) -> String {
+        paths.directoryPath(for: .records) + "/" + name + ".sqlite"
     }
 
     /// Whether `name` is letters, digits and `_`, not starting with a digit, at most 64 bytes: the names of

@@ -1,16 +1,14 @@
+public import StrataCore
+
 /// How a ``RecordStore`` opens its database. A `Sendable` struct of `var`s.
 public struct RecordsConfiguration: Sendable {
-    /// SQLite's `synchronous` setting in WAL mode.
-    public enum Synchronous: String, Sendable, Hashable {
-        /// Commits are durable once `write` returns: a power loss keeps them. Slower (a sync per commit).
-        case full = "FULL"
-        /// Commits survive a crash of the process; a power loss may roll back the last ones, never corrupting
-        /// the database. SQLite's recommended setting for WAL.
-        case normal = "NORMAL"
-    }
-
-    /// Durability of commits. The default is ``Synchronous/full``: a commit that returned survives power loss.
-    public var synchronous: Synchronous
+    /// Durability of commits, Strata's one ``StrataCore/Durability``, as SQLite's `synchronous` setting in WAL
+    /// mode: ``StrataCore/Durability/durable`` is `FULL` (a commit that returned survives a power loss, a sync
+    /// per commit); ``StrataCore/Durability/atomicOnly`` is `NORMAL` (commits survive a crash of the process; a
+    /// power loss may roll back the last ones, never corrupting the database). SQLite does not coalesce commits:
+    /// ``StrataCore/Durability/coalesced(_:)`` is taken as `NORMAL`. The default is
+    /// ``StrataCore/Durability/durable``.
+    public var durability: Durability
     /// How long a connection waits for another process's lock before failing with `.lockTimeout`.
     /// The default is 10 000 ms.
     public var busyTimeoutMilliseconds: Int
@@ -25,12 +23,33 @@ public struct RecordsConfiguration: Sendable {
 
     /// Creates a configuration with the defaults described on each property.
     public init(
-        synchronous: Synchronous = .full, busyTimeoutMilliseconds: Int = 10_000, readerCount: Int = 4,
+        durability: Durability = .durable, busyTimeoutMilliseconds: Int = 10_000, readerCount: Int = 4,
         observationIntervalMilliseconds: Int = 100
     ) {
-        self.synchronous = synchronous
+        self.durability = durability
         self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
         self.readerCount = readerCount
         self.observationIntervalMilliseconds = observationIntervalMilliseconds
+    }
+
+    /// SQLite's `PRAGMA synchronous` value for ``durability``.
+    var sqliteSynchronous: String { durability == .durable ? "FULL" : "NORMAL" }
+
+    /// SQLite's `synchronous` setting: ``durability`` by its old name.
+    @available(*, deprecated, renamed: "durability")
+    public var synchronous: Durability {
+        get { durability }
+        set { durability = newValue }
+    }
+
+    /// Creates a configuration from SQLite's `synchronous` setting.
+    @available(*, deprecated, message: "Use init(durability:): .durable is FULL, .atomicOnly is NORMAL")
+    public init(
+        synchronous: Durability, busyTimeoutMilliseconds: Int = 10_000, readerCount: Int = 4,
+        observationIntervalMilliseconds: Int = 100
+    ) {
+        self.init(
+            durability: synchronous, busyTimeoutMilliseconds: busyTimeoutMilliseconds, readerCount: readerCount,
+            observationIntervalMilliseconds: observationIntervalMilliseconds)
     }
 }

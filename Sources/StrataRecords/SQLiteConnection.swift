@@ -47,7 +47,7 @@ final class SQLiteConnection {
         sqlite3_busy_timeout(db, Int32(configuration.busyTimeoutMilliseconds))
         // Reading the schema is the first thing that touches the file: a foreign file fails here, typed.
         try execute("PRAGMA schema_version", operation: "open")
-        try execute("PRAGMA synchronous=\(configuration.synchronous.rawValue)", operation: "open")
+        try execute("PRAGMA synchronous=\(configuration.sqliteSynchronous)", operation: "open")
         try execute("PRAGMA foreign_keys=OFF", operation: "open")
     }
 

@@ -1,5 +1,5 @@
 import Foundation
-import StrataCore
+public import StrataCore
 import Synchronization
 
 /// The built-in engine: one SQLite file in WAL mode.
@@ -17,6 +17,28 @@ public final class SQLiteRecordEngine: RecordEngine {
     public var name: String { "sqlite" }
     /// The database file.
     public var location: String { path }
+    /// SQLite's locking, in WAL mode.
+    public var concurrencyGuarantee: String { facts.concurrencyGuarantee }
+    /// ``RecordsConfiguration/durability``, as SQLite applies it (`FULL` or `NORMAL`).
+    public var durability: Durability { facts.durability }
+    /// The database file and the two files of WAL mode beside it.
+    public var layout: [StorageLayoutEntry] { facts.layout }
+    /// The facts of this engine.
+    public var facts: BackendFacts { Self.facts(path: path, configuration: configuration) }
+
+    /// The facts an engine opened on the file at `path` reports, without opening it.
+    public static func facts(path: String, configuration: RecordsConfiguration) -> BackendFacts {
+        BackendFacts(
+            tier: .records, name: "sqlite",
+            concurrencyGuarantee: "any thread, any process on this machine: concurrent readers, one writer, SQLite's "
+                + "file locking (WAL) with a busy timeout of \(configuration.busyTimeoutMilliseconds) ms",
+            durability: configuration.sqliteSynchronous == "FULL" ? .durable : .atomicOnly,
+            layout: [
+                StorageLayoutEntry(.file, path, role: "the database (SQLite, WAL mode)"),
+                StorageLayoutEntry(.file, path + "-wal", role: "write-ahead log (while the database is open)"),
+                StorageLayoutEntry(.file, path + "-shm", role: "shared-memory index of the log"),
+            ])
+    }
 
     /// The format of the store's own tables; a file with a newer one is refused.
     static let formatVersion = 1

@@ -13,6 +13,36 @@ extension SecretStore: StorageBackend {
     public var tier: Tier { .secrets }
     public var name: String { "sodium" }
 
+    /// Items replaced atomically, the keyring changed under its file lock.
+    public var concurrencyGuarantee: String { facts.concurrencyGuarantee }
+
+    /// Every item is written with fsync before `put` returns.
+    public var durability: Durability { .durable }
+
+    /// The keyring folder: `keyring.json`, its lock, and one sealed file per item.
+    public var layout: [StorageLayoutEntry] { facts.layout }
+
+    /// The facts a store opened on `keyring` reports, without opening it (nor unlocking it).
+    public static func facts(keyring: String, paths: StoragePaths) -> BackendFacts {
+        let directory = paths.directoryPath(for: .secrets) + "/" + keyring
+        return BackendFacts(
+            tier: .secrets, name: "sodium",
+            concurrencyGuarantee: "any thread, any process: each item sealed in its own file and replaced atomically "
+                + "(rename); the keyring file changed only under its file lock",
+            durability: .durable,
+            layout: [
+                StorageLayoutEntry(
+                    .folder, directory, role: "keyring '\(keyring)': one sealed file per item (names hide accounts)"),
+                StorageLayoutEntry(
+                    .file, directory + "/keyring.json", role: "key derivation parameters, wrapped data key"),
+                StorageLayoutEntry(
+                    .file, directory + "/keyring.lock", role: "lock file, held while the keyring changes"),
+            ])
+    }
+
+    /// The facts of this keyring.
+    public var facts: BackendFacts { Self.facts(keyring: keyring, paths: paths) }
+
     public func put(_ value: Data, for key: String) throws {
         try StoragePaths.validateKey(key, for: .secrets)
         try set(Secret(value), service: Self.storageBackendService, account: key, accessibility: .afterFirstUnlock)

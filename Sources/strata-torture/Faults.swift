@@ -22,7 +22,7 @@ let faultTargets: [FaultTarget] = [
         tier: "defaults",
         write: { root, value in
             let store = try DefaultsStore(
-                root: root, configuration: DefaultsConfiguration(durability: .immediate, watchesExternalChanges: false))
+                root: root, configuration: DefaultsConfiguration(durability: .durable, watchesExternalChanges: false))
             try store.set(.string(value), forKey: "k")
         },
         read: { root in

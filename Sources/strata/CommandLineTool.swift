@@ -9,7 +9,10 @@ enum CommandLineTool {
         DefaultsCommands.group, SecretsCommands.group, RecordsCommands.group, FilesCommands.group,
     ]
     static let commands: [CommandSpec] =
-        [DemoCommand.spec, SelectCommand.spec, InspectCommand.inspect, InspectCommand.verify, LintCommand.spec]
+        [
+            DemoCommand.spec, InitCommand.spec, SelectCommand.spec, InspectCommand.inspect, InspectCommand.verify,
+            LintCommand.spec,
+        ]
         + groups.map { CommandSpec(name: $0.name, summary: $0.summary, usage: "\($0.name) <command>") }
 
     static var overview: String {
@@ -54,6 +57,7 @@ enum CommandLineTool {
             switch verb {
             case SelectCommand.spec.name: try SelectCommand.run(rest)
             case DemoCommand.spec.name: try DemoCommand.run(rest)
+            case InitCommand.spec.name: try InitCommand.run(rest)
             case InspectCommand.inspect.name: try InspectCommand.runInspect(rest)
             case InspectCommand.verify.name: try InspectCommand.runVerify(rest)
             case LintCommand.spec.name: try LintCommand.run(rest)

@@ -4,14 +4,19 @@ import Strata
 /// `strata inspect ROOT` and `strata verify ROOT`: every tier of a store at a glance, and its integrity.
 enum InspectCommand {
     static let inspect = CommandSpec(
-        name: "inspect", summary: "Show what a store holds: each tier's files, counts and sizes.", usage: "inspect ROOT"
-    )
+        name: "inspect",
+        summary: "Show what a store holds: its configuration, each tier's backend and files, counts and sizes.",
+        usage: "inspect ROOT",
+        details:
+            "Reads the store's configuration (ROOT/strata.conf) and shows each tier's active backend as it reports "
+            + "itself: its concurrency guarantee, durability and where it keeps its data. Records on PostgreSQL "
+            + "are read from the server. Nothing is changed.")
     static let verify = CommandSpec(
         name: "verify", summary: "Check the integrity of every tier of a store (exit 1 on any problem).",
         usage: "verify ROOT [--keyring NAME --passphrase-file FILE]",
         options: StoreAccess.passphraseOptions,
         details:
-            "Defaults suites must parse; keyrings and item headers must be sound (with a passphrase, every item is also opened); record stores pass PRAGMA integrity_check; files match their recorded CRC-32."
+            "The configuration (ROOT/strata.conf) must read; defaults suites must parse; keyrings and item headers must be sound (with a passphrase, every item is also opened); record stores pass PRAGMA integrity_check (on PostgreSQL, when the configuration puts them there, the server's table shapes); files match their recorded CRC-32."
     )
 
     static func root(_ parsed: ParsedArguments) throws -> StoragePaths {
@@ -28,12 +33,72 @@ enum InspectCommand {
         }.sorted()
     }
 
+    /// The store's configuration, or the built-in one and the reason when its file cannot be read.
+    static func configuration(_ paths: StoragePaths) -> (StoreConfiguration, problem: String?) {
+        do {
+            return (try StoreAccess.configuration(paths), nil)
+        } catch {
+            return (StoreConfiguration(), "\(error)")
+        }
+    }
+
+    /// The record store on PostgreSQL that the configuration names, or `nil` when records stay in SQLite.
+    static func configuredServerRecords(_ configuration: StoreConfiguration) throws -> RecordStore? {
+        try Storage.recordsURL(configuration, environment: ProcessInfo.processInfo.environment).map {
+            try PostgresRecordEngine.store(PostgresConfiguration(connectionString: $0))
+        }
+    }
+
+    /// The collections of a record store and their counts, on one line.
+    static func collectionCounts(_ store: RecordStore) throws -> String {
+        let collections = try store.collectionNames()
+        let counts = try collections.map { "\($0) \(try store.collection(AnyRecord.self, named: $0).count())" }
+        return collections.isEmpty ? "no collections" : counts.joined(separator: ", ")
+    }
+
+    /// Each tier's active backend as it reports itself, and whether what it lists is there.
+    static func printBackends(_ configuration: StoreConfiguration, paths: StoragePaths) {
+        print("backends (as each reports itself):")
+        let facts: [BackendFacts]
+        do {
+            facts = try Storage.configuredBackendFacts(configuration, paths: paths)
+        } catch {
+            return print("  UNKNOWN: \("\(error)".escapedForDisplay)")
+        }
+        for tier in Tier.allCases {
+            guard let backend = facts.first(where: { $0.tier == tier }) else {
+                print("  \(tier.rawValue): '\(configuration.backend(for: tier).escapedForDisplay)' (not built in)")
+                continue
+            }
+            print("  \(tier.rawValue): \(backend.name); \(backend.concurrencyGuarantee)")
+            print("    durability: \(backend.durability)")
+            for entry in backend.layout {
+                var state = ""
+                if entry.kind == .file || entry.kind == .folder {
+                    var isFolder: ObjCBool = false
+                    let exists = FileManager.default.fileExists(atPath: entry.location, isDirectory: &isFolder)
+                    let size = ((try? FileManager.default.attributesOfItem(atPath: entry.location))?[.size] as? Int)
+                    state = !exists ? " (absent)" : isFolder.boolValue ? "" : " (\(size ?? 0) bytes)"
+                }
+                print("    \(entry)\(state)")
+            }
+        }
+    }
+
     static func runInspect(_ arguments: [String]) throws {
         let parsed = try inspect.parse(arguments)
         if parsed.wantsHelp { return print(inspect.help) }
         let paths = try root(parsed)
         print("store: \(paths.root)")
-        let defaults = paths.root + "/defaults"
+        let (configuration, configurationProblem) = self.configuration(paths)
+        if let configurationProblem {
+            print("configuration: UNREADABLE: \(configurationProblem.escapedForDisplay); showing the built-in one")
+        } else if let file = configuration.path {
+            print("configuration: \(file.escapedForDisplay) (version \(StoreConfiguration.currentVersion))")
+        } else {
+            print("configuration: none (every tier on Strata's own backend; 'strata init' writes one)")
+        }
+        let defaults = paths.directoryPath(for: .defaults)
         let suites = names(in: defaults, suffix: ".plist")
         print("defaults: \(suites.count) suite(s)")
         for suite in suites {
@@ -46,27 +111,38 @@ enum InspectCommand {
             }
             print("  \(String(suite.dropLast(6)).escapedForDisplay): \(count), \(data.count) bytes")
         }
-        let keyrings = ((try? FileManager.default.contentsOfDirectory(atPath: paths.root + "/secrets")) ?? []).sorted()
+        let keyrings =
+            ((try? FileManager.default.contentsOfDirectory(atPath: paths.directoryPath(for: .secrets))) ?? []).sorted()
         print("secrets: \(keyrings.count) keyring(s)")
         for keyring in keyrings {
             let store = try SecretStore(keyring: keyring, paths: paths)
             print("  \(keyring): \(store.itemCount) item(s)\(store.keyringExists ? "" : ", no keyring file")")
         }
-        let stores = names(in: paths.root + "/records", suffix: ".sqlite")
-        print("records: \(stores.count) store(s)")
+        if configuration.records.backend == "postgres" {
+            do {
+                if let server = try configuredServerRecords(configuration) {
+                    print("records: on PostgreSQL, \(server.engine.location.escapedForDisplay)")
+                    print("  \(try collectionCounts(server).escapedForDisplay)")
+                }
+            } catch {
+                print("records: on PostgreSQL: UNREADABLE: \("\(error)".escapedForDisplay)")
+            }
+        }
+        let stores = names(in: paths.directoryPath(for: .records), suffix: ".sqlite")
+        if configuration.records.backend != "postgres" || !stores.isEmpty {
+            print("records: \(stores.count) store(s)\(configuration.records.backend == "postgres" ? " in SQLite" : "")")
+        }
         for name in stores {
             let shown = String(name.dropLast(7)).escapedForDisplay
             do {
-                let store = try StoreAccess.readOnlyRecords(at: paths.root + "/records/" + name)
-                let collections = try store.collectionNames()
-                let counts = try collections.map { "\($0) \(try store.collection(AnyRecord.self, named: $0).count())" }
-                print("  \(shown): \(collections.isEmpty ? "no collections" : counts.joined(separator: ", "))")
+                let store = try StoreAccess.readOnlyRecords(at: paths.directoryPath(for: .records) + "/" + name)
+                print("  \(shown): \(try collectionCounts(store))")
             } catch {
                 // Like an unreadable suite above: say why, and go on with the other stores and tiers.
                 print("  \(shown): UNREADABLE: \("\(error)".escapedForDisplay)")
             }
         }
-        if FileManager.default.fileExists(atPath: paths.root + "/files") {
+        if FileManager.default.fileExists(atPath: paths.directoryPath(for: .files)) {
             let files = try FileStore(paths: paths)
             let keys = try files.list()
             let bytes = try keys.reduce(0) { $0 + (try files.metadata($1)?.size ?? 0) }
@@ -74,6 +150,7 @@ enum InspectCommand {
         } else {
             print("files: none")
         }
+        printBackends(configuration, paths: paths)
     }
 
     static func runVerify(_ arguments: [String]) throws {
@@ -81,7 +158,9 @@ enum InspectCommand {
         if parsed.wantsHelp { return print(verify.help) }
         let paths = try root(parsed)
         var problems: [String] = []
-        let defaults = paths.root + "/defaults"
+        let (configuration, configurationProblem) = self.configuration(paths)
+        if let configurationProblem { problems.append("\(StoreConfiguration.fileName): \(configurationProblem)") }
+        let defaults = paths.directoryPath(for: .defaults)
         for suite in names(in: defaults, suffix: ".plist") {
             let data = FileManager.default.contents(atPath: defaults + "/" + suite) ?? Data()
             do {
@@ -93,13 +172,15 @@ enum InspectCommand {
                 problems.append("defaults/\(suite): \(error)")
             }
         }
-        for keyring in ((try? FileManager.default.contentsOfDirectory(atPath: paths.root + "/secrets")) ?? []).sorted()
+        for keyring
+            in ((try? FileManager.default.contentsOfDirectory(atPath: paths.directoryPath(for: .secrets))) ?? [])
+            .sorted()
         {
             let store = try SecretStore(keyring: keyring, paths: paths)
             problems += store.structuralProblems().map { "secrets/\(keyring): \($0)" }
             if parsed.value("--passphrase-file") != nil
                 || ProcessInfo.processInfo.environment["STRATA_PASSPHRASE"] != nil,
-                parsed.value("--keyring") ?? "default" == keyring
+                parsed.value("--keyring") ?? configuration.secrets.keyring == keyring
             {
                 do {
                     try store.unlock(with: .passphrase(try StoreAccess.passphrase(parsed)))
@@ -109,16 +190,26 @@ enum InspectCommand {
                 }
             }
         }
-        for name in names(in: paths.root + "/records", suffix: ".sqlite") {
+        if configuration.records.backend == "postgres" {
             do {
-                problems += try StoreAccess.readOnlyRecords(at: paths.root + "/records/" + name).verify().map {
-                    "records/\(name): \($0)"
+                if let server = try configuredServerRecords(configuration) {
+                    problems += try server.verify().map { "records/postgres: \($0)" }
                 }
+            } catch {
+                problems.append("records/postgres: \(error)")
+            }
+        }
+        for name in names(in: paths.directoryPath(for: .records), suffix: ".sqlite") {
+            do {
+                problems += try StoreAccess.readOnlyRecords(at: paths.directoryPath(for: .records) + "/" + name)
+                    .verify().map {
+                        "records/\(name): \($0)"
+                    }
             } catch {
                 problems.append("records/\(name): \(error)")
             }
         }
-        if FileManager.default.fileExists(atPath: paths.root + "/files") {
+        if FileManager.default.fileExists(atPath: paths.directoryPath(for: .files)) {
             problems += try FileStore(paths: paths).verify().filter { $0.kind != .unrecorded }.map { "files/\($0)" }
         }
         if problems.isEmpty {

@@ -1,25 +1,48 @@
 import Foundation
 import Strata
 
-/// The options every tier verb shares, and how they open the store.
+/// The options every tier verb shares, and how they open the store: as its configuration file
+/// (`<root>/strata.conf`) says, explicit options winning.
 enum StoreAccess {
     static let rootOption = OptionSpec.value("--root", "DIR", "The store root (or set STRATA_ROOT).")
     static let passphraseOptions: [OptionSpec] = [
-        .value("--keyring", "NAME", "The keyring. The default is 'default'."),
+        .value("--keyring", "NAME", "The keyring. The default is the store configuration's, else 'default'."),
         .value(
             "--passphrase-file", "FILE", "Read the passphrase from FILE (else STRATA_PASSPHRASE, else the terminal)."),
     ]
 
+    /// The root from `--root` or `STRATA_ROOT`, if either is given.
+    static func root(_ parsed: ParsedArguments) -> String? {
+        parsed.value("--root") ?? ProcessInfo.processInfo.environment["STRATA_ROOT"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
     /// The root from `--root` or `STRATA_ROOT`; it must exist unless `create`.
     static func paths(_ parsed: ParsedArguments, create: Bool = false) throws -> StoragePaths {
-        let environment = ProcessInfo.processInfo.environment["STRATA_ROOT"].flatMap { $0.isEmpty ? nil : $0 }
-        guard let root = parsed.value("--root") ?? environment else {
+        guard let root = root(parsed) else {
             throw UsageError("'--root DIR' is required (or set STRATA_ROOT)")
         }
         guard create || FileManager.default.fileExists(atPath: root) else {
             throw CommandFailure("the store root '\(root)' does not exist")
         }
         return try StoragePaths(root: root, create: create)
+    }
+
+    /// The store's configuration: its `strata.conf`, else the built-in one.
+    /// - Throws: ``StorageError`` (with the file's path and line) for a bad or newer file.
+    static func configuration(_ paths: StoragePaths) throws -> StoreConfiguration {
+        try StoreConfiguration.read(from: paths) ?? StoreConfiguration()
+    }
+
+    /// The defaults suite a tier verb works on: `--suite`, else the configuration's, with the configuration's
+    /// limits and allowed names; every set durable before the verb returns.
+    static func defaults(_ parsed: ParsedArguments, create: Bool) throws -> DefaultsStore {
+        let paths = try self.paths(parsed, create: create)
+        let configuration = try self.configuration(paths)
+        var defaults = Storage.defaultsConfiguration(configuration)
+        defaults.durability = .durable
+        defaults.watchesExternalChanges = false
+        return try DefaultsStore(
+            suite: parsed.value("--suite") ?? configuration.defaults.suite, paths: paths, configuration: defaults)
     }
 
     static func passphrase(
@@ -40,7 +63,8 @@ enum StoreAccess {
 
     static func secrets(_ parsed: ParsedArguments, create: Bool = false) throws -> SecretStore {
         let paths = try self.paths(parsed, create: create)
-        let store = try SecretStore(keyring: parsed.value("--keyring") ?? "default", paths: paths)
+        let keyring = try parsed.value("--keyring") ?? configuration(paths).secrets.keyring
+        let store = try SecretStore(keyring: keyring, paths: paths)
         try store.unlock(with: .passphrase(try passphrase(parsed)))
         return store
     }
@@ -48,20 +72,27 @@ enum StoreAccess {
     static let urlOption = OptionSpec.value(
         "--url", "URL", "A postgresql:// connection string: the store on PostgreSQL (or set STRATA_RECORDS_URL).")
 
-    /// The record store: on PostgreSQL when `--url` or `STRATA_RECORDS_URL` is a `postgresql://` string, else the
-    /// SQLite file `<root>/records/<store>.sqlite` (which must exist unless `create`, and is then opened read-only).
+    /// The record store: on PostgreSQL when `--url` is a `postgresql://` string, or the root's configuration puts
+    /// the records tier there, or (without a configuration that says otherwise) `STRATA_RECORDS_URL` is one; else
+    /// the SQLite store of the root (`--store`, else the configuration's), which must exist unless `create`, and
+    /// is then opened read-only.
     static func records(_ parsed: ParsedArguments, create: Bool = false) throws -> RecordStore {
-        let environment = ProcessInfo.processInfo.environment[PostgresConfiguration.urlVariable]
-        if let url = parsed.value("--url") ?? environment, !url.isEmpty {
+        let environment = ProcessInfo.processInfo.environment
+        if let url = parsed.value("--url"), !url.isEmpty {
             guard PostgresConfiguration.isPostgresURL(url) else {
                 throw UsageError("'--url' takes a postgresql:// connection string")
             }
             return try PostgresRecordEngine.store(PostgresConfiguration(connectionString: url))
         }
+        var configuration = StoreConfiguration()
+        if root(parsed) != nil { configuration = try self.configuration(try paths(parsed, create: create)) }
+        if let url = try Storage.recordsURL(configuration, environment: environment) {
+            return try PostgresRecordEngine.store(PostgresConfiguration(connectionString: url))
+        }
         let paths = try self.paths(parsed, create: create)
-        if create { return try RecordStore(name: parsed.value("--store") ?? "main", paths: paths) }
-        let name = parsed.value("--store") ?? "main"
-        let path = paths.root + "/records/" + name + ".sqlite"
+        let name = parsed.value("--store") ?? configuration.records.store
+        if create { return try RecordStore(name: name, paths: paths) }
+        let path = RecordStore.sqlitePath(name: name, paths: paths)
         guard FileManager.default.fileExists(atPath: path) else {
             throw CommandFailure("there is no record store '\(name)' at \(path)")
         }

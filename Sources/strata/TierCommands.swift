@@ -3,7 +3,8 @@ import Strata
 
 /// `strata defaults ...`
 enum DefaultsCommands {
-    static let suite = OptionSpec.value("--suite", "NAME", "The suite. The default is 'standard'.")
+    static let suite = OptionSpec.value(
+        "--suite", "NAME", "The suite. The default is the store configuration's, else 'standard'.")
     static let group = CommandGroup(
         name: "defaults", summary: "Read and change preference suites.",
         commands: [
@@ -37,9 +38,7 @@ enum DefaultsCommands {
         run: run)
 
     static func open(_ parsed: ParsedArguments, create: Bool) throws -> DefaultsStore {
-        try DefaultsStore(
-            suite: parsed.value("--suite") ?? "standard", paths: try StoreAccess.paths(parsed, create: create),
-            configuration: DefaultsConfiguration(durability: .immediate, watchesExternalChanges: false))
+        try StoreAccess.defaults(parsed, create: create)
     }
 
     static func show(_ value: PropertyListValue) -> String {

@@ -82,7 +82,7 @@ do {
         // defaults-set ROOT SUITE KEY VALUE [immediate|coalesced]: set a string and exit normally.
         var configuration = quiet
         configuration.durability =
-            arguments.count > 5 && arguments[5] == "immediate" ? .immediate : .coalesced(.seconds(30))
+            arguments.count > 5 && arguments[5] == "immediate" ? .durable : .coalesced(.seconds(30))
         let store = try DefaultsStore(suite: arguments[2], root: arguments[1], configuration: configuration)
         try store.set(.string(arguments[4]), forKey: arguments[3])
         say("set")
@@ -97,7 +97,7 @@ do {
             do {
                 let defaults = try DefaultsStore(
                     paths: paths,
-                    configuration: DefaultsConfiguration(durability: .immediate, watchesExternalChanges: false))
+                    configuration: DefaultsConfiguration(durability: .durable, watchesExternalChanges: false))
                 try defaults.set(.string("value \(index)"), forKey: "race")
                 written += 1
             } catch is StorageError {

@@ -15,10 +15,7 @@ struct PostgresSelectionTests {
     }
 
     /// The test server's URL naming this test's schema.
-    var url: String {
-        ProcessInfo.processInfo.environment[RecordEngineKind.postgresVariable]! + "?strata_schema="
-            + location.location.dropFirst("postgres:".count)
-    }
+    var url: String { location.postgresURL }
 
     @Test func storageRoutesRecordsToPostgresFromAConnectionString() throws {
         let storage = try Storage(root: directory.appending("root"), recordsURL: url)

@@ -42,16 +42,16 @@ struct StorageSelectorTests {
             descriptor: DataDescriptor(kind: .preference, estimatedSize: 2_000, contentType: "image/png"),
             tier: .files, rule: "file-to-files", apple: "FileManager"),
         Case(
-            name: "a preference over the budget goes to files",
-            descriptor: DataDescriptor(kind: .preference, estimatedSize: (1 << 20) + 1),
+            name: "a preference over the defaults value limit goes to files",
+            descriptor: DataDescriptor(kind: .preference, estimatedSize: (64 << 10) + 1),
             tier: .files, rule: "large-preference-to-files", apple: "FileManager"),
         Case(
             name: "a small preference goes to defaults",
             descriptor: DataDescriptor(kind: .preference, estimatedSize: 8),
             tier: .defaults, rule: "preference-to-defaults", apple: "UserDefaults"),
         Case(
-            name: "a preference exactly at the budget stays in defaults",
-            descriptor: DataDescriptor(kind: .preference, estimatedSize: 1 << 20),
+            name: "a preference exactly at the defaults value limit stays in defaults",
+            descriptor: DataDescriptor(kind: .preference, estimatedSize: 64 << 10),
             tier: .defaults, rule: "preference-to-defaults", apple: "UserDefaults"),
         Case(
             name: "flat small structured data goes to defaults",
@@ -91,7 +91,8 @@ struct StorageSelectorTests {
         #expect(selection.tier == testCase.tier)
         #expect(selection.ruleID == testCase.rule)
         #expect(selection.appleEquivalent == testCase.apple)
-        #expect(selection.concurrencyGuarantee == testCase.tier.concurrencyGuarantee)
+        // A bare selector knows no backend: the backend's facts come from `Storage.select`.
+        #expect(selection.concurrencyGuarantee.isEmpty && selection.backend == nil && selection.durability == nil)
         #expect(!selection.reason.isEmpty)
     }
 
@@ -113,12 +114,12 @@ struct StorageSelectorTests {
     @Test func overBudgetReasonSaysWhy() {
         let selection = StorageSelector().select(DataDescriptor(kind: .preference, estimatedSize: 3 << 20))
         #expect(selection.reason.contains("3 MiB"))
-        #expect(selection.reason.contains("1 MiB defaults budget"))
+        #expect(selection.reason.contains("64 KiB a defaults value may take"))
     }
 
     @Test func thresholdsAreConfigurable() {
         var configuration = SelectorConfiguration()
-        configuration.defaultsBudget = 1000
+        configuration.defaults.valueLimit = 1000
         let selector = StorageSelector(configuration: configuration)
         #expect(selector.select(DataDescriptor(kind: .preference, estimatedSize: 1001)).tier == .files)
         #expect(selector.select(DataDescriptor(kind: .preference, estimatedSize: 1000)).tier == .defaults)

@@ -208,7 +208,7 @@ struct DefaultsFaultTests {
         defer { FaultInjector.shared.reset() }
         let store = try DefaultsStore(
             root: directory.appending("root"),
-            configuration: DefaultsConfiguration(durability: .immediate, watchesExternalChanges: false))
+            configuration: DefaultsConfiguration(durability: .durable, watchesExternalChanges: false))
         try store.set(.string("kept"), forKey: "k")
         FaultInjector.shared.inject(.error(EIO), on: .stat, pathContaining: directory.path + "/root/defaults/")
         try store.refresh()

@@ -228,7 +228,7 @@ struct DefaultsPersistenceTests {
     }
 
     @Test func immediateSetsAreOnDiskWhenTheyReturn() throws {
-        let store = try fixture.store(durability: .immediate)
+        let store = try fixture.store(durability: .durable)
         try store.set(.string("now"), forKey: "k")
         #expect(try fixture.store()[DefaultsKey("k", default: "")] == "now")
     }

@@ -44,7 +44,7 @@ struct PropertyListKeyTests {
         let fixture = try Fixture()
         _ = try fixture.store()
         try Self.twinsFile(format).write(to: URL(fileURLWithPath: fixture.suitePath()))
-        let store = try fixture.store(durability: .immediate, format: format)
+        let store = try fixture.store(durability: .durable, format: format)
         #expect(store.recoveries.isEmpty)
         #expect(store.allKeys.count == 2)
         #expect(store.object(forKey: Self.nfc) == .integer(1))
@@ -116,7 +116,7 @@ struct PropertyListKeyTests {
     @Test(arguments: PropertyListFormat.allCases)
     func writtenTwinsPassPlutilLint(format: PropertyListFormat) throws {
         let fixture = try Fixture()
-        let store = try fixture.store(durability: .immediate, format: format)
+        let store = try fixture.store(durability: .durable, format: format)
         try store.set(.integer(1), forKey: Self.nfc)
         try store.set(.integer(2), forKey: Self.nfd)
         try store.set(.string("<&\u{301}>"), forKey: "&\u{301}<")

@@ -1,0 +1,138 @@
+/// A store's configuration: each tier's active backend and its settings, the selector's thresholds and the
+/// defaults tier's limits, held in one place and kept in the file `<root>/strata.conf`.
+///
+/// `Storage(root:)` and every `strata` verb read the file, so a program and the tool open a store the same way
+/// (its records on PostgreSQL, its limits, its allowed key names). `strata init ROOT` writes one.
+///
+/// ```swift
+/// var configuration = StoreConfiguration()
+/// configuration.records.backend = "postgres"
+/// configuration.records.urlVariable = "STRATA_RECORDS_URL"   // the URL stays out of the file
+/// configuration.defaults.allowedSensitiveKeys = ["showPasswordHint"]
+/// try configuration.write(to: try StoragePaths(root: "/var/lib/myapp"))
+/// ```
+///
+/// The file format is described in `Documentation/Storage.md`; a file of a newer ``currentVersion`` is refused
+/// with `.unsupportedVersion`, a malformed one with `.corrupt`, both naming the file and the line.
+public struct StoreConfiguration: Sendable, Hashable {
+    /// The defaults tier: its backend, suite and allowed key names. Its limits are
+    /// ``SelectorConfiguration/defaults``, shared with the selector.
+    public struct Defaults: Sendable, Hashable {
+        /// The active backend's name. The default is `plist`.
+        public var backend = "plist"
+        /// The suite the facade stores preferences in. The default is `standard`.
+        public var suite = "standard"
+        /// Key names allowed in defaults although they look like credentials (`showPasswordHint`), matched by
+        /// their exact Unicode scalars. The default is none.
+        public var allowedSensitiveKeys: [String] = []
+        /// Creates the default section.
+        public init() {}
+    }
+
+    /// The secrets tier: its backend and keyring.
+    public struct Secrets: Sendable, Hashable {
+        /// The active backend's name. The default is `sodium`.
+        public var backend = "sodium"
+        /// The keyring the facade stores credentials in. The default is `default`.
+        public var keyring = "default"
+        /// Creates the default section.
+        public init() {}
+    }
+
+    /// The records tier: its backend and where it lives.
+    public struct Records: Sendable, Hashable {
+        /// The active backend's name: `sqlite` (a file under the root) or `postgres`. The default is `sqlite`.
+        public var backend = "sqlite"
+        /// The SQLite store's name (`<root>/records/<store>.sqlite`). The default is `main`.
+        public var store = "main"
+        /// The PostgreSQL connection string, when it is written in the file. Prefer ``urlVariable``: a password
+        /// in the URL would be stored in the file. The default is `nil`.
+        public var url: String?
+        /// The environment variable that holds the connection string (`STRATA_RECORDS_URL`), so the file never
+        /// holds a password. The default is `nil`.
+        public var urlVariable: String?
+        /// Creates the default section.
+        public init() {}
+    }
+
+    /// The files tier: its backend.
+    public struct Files: Sendable, Hashable {
+        /// The active backend's name. The default is `filesystem`.
+        public var backend = "filesystem"
+        /// Creates the default section.
+        public init() {}
+    }
+
+    /// The name of the file under the store root.
+    public static let fileName = "strata.conf"
+    /// The newest format version this code reads and the one it writes.
+    public static let currentVersion = 1
+
+    /// The selector's thresholds, the defaults tier's limits among them. The default is
+    /// ``SelectorConfiguration/init(defaults:smallStructuredLimit:secretSizeLimit:context:)``.
+    public var selector = SelectorConfiguration()
+    /// The defaults tier's section.
+    public var defaults = Defaults()
+    /// The secrets tier's section.
+    public var secrets = Secrets()
+    /// The records tier's section.
+    public var records = Records()
+    /// The files tier's section.
+    public var files = Files()
+    /// The file it was read from, or `nil` for a configuration built in code (or a store without a file).
+    public internal(set) var path: String?
+    /// The line each setting was read from (`records.backend` → 12), for errors found after reading.
+    package var lines: [String: Int] = [:]
+
+    /// Creates the built-in configuration: every tier on Strata's own backend, the default limits.
+    public init() {}
+
+    /// The active backend's name for a tier.
+    public func backend(for tier: Tier) -> String {
+        switch tier {
+        case .defaults: defaults.backend
+        case .secrets: secrets.backend
+        case .records: records.backend
+        case .files: files.backend
+        }
+    }
+
+    /// The records connection string in force: ``Records/url``, else the value of ``Records/urlVariable`` in
+    /// `environment`; `nil` when the records tier is not on a server.
+    /// - Throws: ``StorageError`` `.invalidArgument` (naming the file and line) when the `postgres` backend has
+    ///   neither, or its variable is unset.
+    public func recordsURL(environment: [String: String]) throws -> String? {
+        guard records.backend == "postgres" else { return nil }
+        if let url = records.url { return try postgresURL(url, setting: "records.url") }
+        if let variable = records.urlVariable, let value = environment[variable], !value.isEmpty {
+            return try postgresURL(value, setting: "records.url-variable")
+        }
+        let message =
+            records.urlVariable.map { "the records tier is on postgres, but the environment variable \($0) is unset" }
+            ?? "the records tier is on postgres, but neither `url` nor `url-variable` says where"
+        throw error(
+            .invalidArgument, message, setting: records.urlVariable == nil ? "records.backend" : "records.url-variable",
+            recovery: records.urlVariable.map { "Set \($0) to a postgresql:// connection string" }
+                ?? "Add `url-variable = STRATA_RECORDS_URL` (or `url = postgresql://…`) to the [records] section")
+    }
+
+    /// `url` when it is a `postgresql://` (or `postgres://`) connection string.
+    func postgresURL(_ url: String, setting: String) throws -> String {
+        guard url.hasPrefix("postgresql://") || url.hasPrefix("postgres://") else {
+            throw error(
+                .invalidArgument, "the records URL (\(setting)) is not a postgresql:// connection string",
+                setting: setting, recovery: "Write it as postgresql://user@host:5432/database")
+        }
+        return url
+    }
+
+    /// An error about a setting, naming the file and the setting's line when it was read from one.
+    package func error(_ code: StorageError.Code, _ message: String, setting: String, recovery: String? = nil)
+        -> StorageError
+    {
+        var error = StorageError(code, message, path: path, recovery: recovery)
+        error.line = lines[setting]
+        error.operation = "read the store configuration"
+        return error
+    }
+}

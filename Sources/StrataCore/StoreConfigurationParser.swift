@@ -1,0 +1,122 @@
+import Foundation
+
+/// Reads the lines of `strata.conf` into a ``StoreConfiguration`` (the format is described in
+/// `StoreConfiguration+File.swift` and `Documentation/Storage.md`).
+struct StoreConfigurationParser {
+    let path: String?
+    var configuration = StoreConfiguration()
+    var section: String?
+    var seen: Set<String> = []
+
+    init(path: String?) {
+        self.path = path
+        configuration.path = path
+    }
+
+    mutating func parse(_ text: String) throws -> StoreConfiguration {
+        var sawVersion = false
+        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let number = index + 1
+            let line = raw.trimmingCharacters(in: .whitespaces.union(CharacterSet(charactersIn: "\r")))
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            if line.hasPrefix("[") {
+                guard sawVersion else {
+                    throw failure(.corrupt, "the first setting must be `version = N`", line: number)
+                }
+                guard line.hasSuffix("]") else {
+                    throw failure(.corrupt, "a section is written `[name]`", line: number)
+                }
+                let name = String(line.dropFirst().dropLast()).trimmingCharacters(in: .whitespaces)
+                guard ["selector", "defaults", "secrets", "records", "files"].contains(name) else {
+                    throw failure(
+                        .corrupt,
+                        "unknown section [\(name)]; the sections are selector, defaults, secrets, records, files",
+                        line: number)
+                }
+                section = name
+                continue
+            }
+            guard let equals = line.firstIndex(of: "=") else {
+                throw failure(.corrupt, "a setting is written `name = value`", line: number)
+            }
+            let name = line[..<equals].trimmingCharacters(in: .whitespaces)
+            let value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+            if !sawVersion {
+                guard section == nil, name == "version" else {
+                    throw failure(.corrupt, "the first setting must be `version = N`", line: number)
+                }
+                guard let version = Int(value), version >= 1 else {
+                    throw failure(.corrupt, "the version must be a whole number from 1", line: number)
+                }
+                guard version <= StoreConfiguration.currentVersion else {
+                    var error = failure(
+                        .unsupportedVersion,
+                        "the store configuration has version \(version); this Strata reads up to version "
+                            + "\(StoreConfiguration.currentVersion)", line: number)
+                    error.recovery = "Open the store with the newer Strata that wrote it"
+                    throw error
+                }
+                sawVersion = true
+                continue
+            }
+            guard let section else {
+                throw failure(
+                    .corrupt, "the setting `\(name)` must be inside a section such as [records]", line: number)
+            }
+            let setting = section + "." + name
+            guard name == "allow-sensitive-key" || seen.insert(setting).inserted else {
+                throw failure(.corrupt, "`\(name)` is set twice in [\(section)]", line: number)
+            }
+            guard !value.isEmpty else { throw failure(.corrupt, "`\(name)` has no value", line: number) }
+            configuration.lines[setting] = number
+            try apply(setting, value, line: number)
+        }
+        guard sawVersion else { throw failure(.corrupt, "the file has no `version = N` setting", line: nil) }
+        return configuration
+    }
+
+    mutating func apply(_ setting: String, _ value: String, line: Int) throws {
+        switch setting {
+        case "selector.small-structured-limit": configuration.selector.smallStructuredLimit = try size(value, line)
+        case "selector.secret-size-limit": configuration.selector.secretSizeLimit = try size(value, line)
+        case "selector.minimum-os":
+            guard let version = PlatformVersion(parsing: value) else {
+                throw failure(.corrupt, "cannot read '\(value)' as an OS; write it like iOS17 or macOS14", line: line)
+            }
+            configuration.selector.context.minimumOS = version
+        case "defaults.backend": configuration.defaults.backend = value
+        case "defaults.suite": configuration.defaults.suite = value
+        case "defaults.value-limit": configuration.selector.defaults.valueLimit = try size(value, line)
+        case "defaults.suite-budget": configuration.selector.defaults.suiteBudget = try size(value, line)
+        case "defaults.allow-sensitive-key": configuration.defaults.allowedSensitiveKeys.append(value)
+        case "secrets.backend": configuration.secrets.backend = value
+        case "secrets.keyring": configuration.secrets.keyring = value
+        case "records.backend": configuration.records.backend = value
+        case "records.store": configuration.records.store = value
+        case "records.url": configuration.records.url = value
+        case "records.url-variable": configuration.records.urlVariable = value
+        case "files.backend": configuration.files.backend = value
+        default:
+            throw failure(
+                .corrupt, "unknown setting `\(setting.split(separator: ".")[1])` in [\(section ?? "")]", line: line)
+        }
+    }
+
+    /// A size: bytes, or with a unit of 1024 (`64KiB`, `64K`, `1MiB`, `1M`).
+    func size(_ text: String, _ line: Int) throws -> Int {
+        guard let bytes = ByteCount(parsing: text)?.value, bytes > 0 else {
+            throw failure(.corrupt, "cannot read '\(text)' as a size; write it like 65536, 64KiB or 1MiB", line: line)
+        }
+        return bytes
+    }
+
+    func failure(_ code: StorageError.Code, _ message: String, line: Int?) -> StorageError {
+        var error = StorageError(
+            code, message, path: path,
+            recovery: "Correct the file (its format is in Documentation/Storage.md), or remove it to use the "
+                + "built-in configuration")
+        error.line = line
+        error.operation = "read the store configuration"
+        return error
+    }
+}
