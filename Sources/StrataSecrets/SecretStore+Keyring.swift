@@ -1,0 +1,50 @@
+import Foundation
+import StrataCore
+
+extension SecretStore {
+    /// Creates the keyring: its folder and `keyring.json` with a new random data key wrapped under `provider`.
+    ///
+    /// Runs under the keyring's exclusive lock and checks again there: two processes must not make two data
+    /// keys, and a keyring is never made over item files (see ``refuseMissingKeyringOverItems()``).
+    /// - Returns: The keyring file, and the data key (that of a keyring another process made meanwhile, if so).
+    func createKeyring(with provider: KeyProvider) throws -> (KeyringFile, GuardedKey) {
+        let folder = try keyringFolder(create: true)
+        return try keyringLock(in: folder).withLock(.exclusive, timeout: configuration.lockTimeout) {
+            if let raced = try readKeyring() { return (raced, try unwrap(raced, with: provider)) }
+            try refuseMissingKeyringOverItems()
+            let dataKey = try GuardedKey.random()
+            let kdf = provider.isPassphrase ? newKDFParameters() : nil
+            let wrapping = try provider.wrappingKey(kdf: kdf)
+            defer { wrapping.wipe() }
+            let file = try KeyringFile.wrapping(
+                dataKey, name: keyring, id: Sodium.random(16), provider: provider.kind, kdf: kdf, with: wrapping)
+            try AtomicFile.write(file.serialized, in: folder, name: "keyring.json")
+            return (file, dataKey)
+        }
+    }
+
+    /// Throws when the keyring folder holds item files but no `keyring.json`: the items were sealed under the
+    /// data key that file wraps, so a new keyring would make any passphrase "work" and hide every item.
+    /// - Throws: ``StorageError`` `.corrupt`, naming the keyring file that is missing, the item files, and the
+    ///   two ways out.
+    func refuseMissingKeyringOverItems() throws {
+        guard let folder = try existingKeyringFolder() else { return }
+        let items: [String]
+        do throws(Errno) {
+            items = try folder.entries().filter { $0.hasSuffix(Self.itemSuffix) }.sorted()
+        } catch {
+            throw error.storageError("cannot list the keyring folder", tier: .secrets, path: directory)
+        }
+        guard !items.isEmpty else { return }
+        let shown = items.prefix(5).joined(separator: ", ") + (items.count > 5 ? ", …" : "")
+        var error = StorageError(
+            .corrupt,
+            "keyring.json is missing but \(items.count) item file(s) remain (\(shown)); a new keyring cannot open them",
+            tier: .secrets, path: keyringPath,
+            recovery:
+                "Restore keyring.json from a backup to read the items again; or, to start over without them, move the "
+                + "*.item files out of \(directory)")
+        error.collection = keyring
+        throw error
+    }
+}
