@@ -138,7 +138,7 @@ public enum KeyProvider: Sendable, CustomStringConvertible {
             guard (info.st_mode & S_IFMT) == S_IFREG else {
                 throw StorageError(
                     .invalidArgument, "the \(what) is not a regular file (a FIFO, socket, device or folder)",
-                    tier: .secrets, path: path, recovery: "Keep the \(what) in a regular file of mode 0600")
+                    tier: .secrets, path: path, recovery: "Use a regular file of mode 0600")
             }
             guard info.st_mode & 0o077 == 0 else {
                 throw StorageError(

@@ -2,6 +2,24 @@ import Foundation
 import StrataCore
 
 extension SecretStore {
+    /// Checks that the keyring exists, without a key and without creating anything.
+    /// - Throws: ``StorageError`` `.notFound` when there is no keyring of this name, `.corrupt` when its
+    ///   `keyring.json` is missing but item files remain (the error names them and the way out), or what reading
+    ///   the keyring file throws.
+    public func requireKeyring() throws {
+        if try readKeyring() == nil { throw try missingKeyring() }
+    }
+
+    /// The error for a keyring that does not exist (thrown directly when item files remain without it).
+    func missingKeyring() throws -> StorageError {
+        try refuseMissingKeyringOverItems()
+        var error = StorageError(
+            .notFound, "there is no keyring '\(keyring)'", tier: .secrets, path: keyringPath,
+            recovery: "Check the keyring's name; a keyring is created by the first item stored in it")
+        error.collection = keyring
+        return error
+    }
+
     /// Creates the keyring: its folder and `keyring.json` with a new random data key wrapped under `provider`.
     ///
     /// Runs under the keyring's exclusive lock and checks again there: two processes must not make two data

@@ -145,12 +145,7 @@ public final class SecretStore: Sendable {
             file = existing
             dataKey = try unwrap(existing, with: provider)
         } else {
-            guard createIfMissing else {
-                try refuseMissingKeyringOverItems()
-                throw StorageError(
-                    .notFound, "there is no keyring '\(keyring)'", tier: .secrets, path: keyringPath,
-                    recovery: "Check the keyring's name (--keyring); it is created by the first item stored in it")
-            }
+            guard createIfMissing else { throw try missingKeyring() }
             (file, dataKey) = try createKeyring(with: provider)
         }
         let whenUnlocked = try dataKey.derive("strata item key: when unlocked")

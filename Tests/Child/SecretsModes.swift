@@ -23,6 +23,16 @@ func runSecretsMode(_ arguments: [String]) throws -> Bool {
         } catch let error as StorageError {
             say("error \(error.code)")
         }
+    case "secrets-unlock-key-file":
+        // secrets-unlock-key-file ROOT PATH: unlock (creating) the keyring with the key file PATH; prints
+        // `unlocked` or the error code. A FIFO at PATH must be refused, not waited on.
+        let store = try SecretStore(paths: StoragePaths(root: arguments[1]))
+        do {
+            try store.unlock(with: .keyFile(arguments[2]))
+            say("unlocked")
+        } catch let error as StorageError {
+            say("error \(error.code)")
+        }
     case "storage-secret-put":
         // storage-secret-put ROOT KEY VALUE: store VALUE under KEY through `Storage`, unlocked by STRATA_SECRETS_KEY,
         // as an application would.
