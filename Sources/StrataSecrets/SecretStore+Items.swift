@@ -263,10 +263,11 @@ extension SecretStore {
             let file = try AtomicFile.read(
                 in: folder, name: fileName, maximumSize: configuration.valueLimit + (64 << 10), followGrowth: false)
         else { return nil }
-        let accessibility = try ItemEnvelope.header(of: file, path: path)
+        let (accessibility, version) = try ItemEnvelope.header(of: file, path: path)
         let (keyringID, key) = try classKey(accessibility, writing: false)
         let (record, secret) = try ItemEnvelope.open(
-            file, accessibility: accessibility, keyringID: keyringID, fileName: fileName, key: key, path: path,
+            file, accessibility: accessibility, version: version, keyringID: keyringID, fileName: fileName, key: key,
+            path: path,
             value: value)
         return (record, accessibility, secret)
     }

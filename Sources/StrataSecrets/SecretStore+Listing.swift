@@ -11,8 +11,8 @@ extension SecretStore {
         try listing(service: service).items
     }
 
-    /// The readable items of a service (or of every service), and the `...ThisDeviceOnly` items of another
-    /// machine that were left out (those cannot be attributed to a service, so every listing reports all of them).
+    /// The readable items of a service (or of every service), and every `...ThisDeviceOnly` item of another machine
+    /// that was left out (of any service: those sealed by an earlier version cannot be attributed to one).
     /// - Throws: ``StorageError`` `.locked` before the first unlock, `.corrupt` for a damaged or swapped item, or
     ///   an I/O error.
     public func listing(service: String? = nil) throws -> SecretListing {
@@ -26,9 +26,11 @@ extension SecretStore {
         return SecretListing(items: items, otherDeviceItems: skipped)
     }
 
-    /// Deletes every item of a service, and every `...ThisDeviceOnly` item sealed on another machine: such an
-    /// item can never be read here and its service cannot be known here, so it is removed with any service's
-    /// items — a keyring folder belongs to one machine.
+    /// Deletes every item of a service, including its `...ThisDeviceOnly` items sealed on another machine (which
+    /// can never be read here).
+    ///
+    /// Such an item sealed by an earlier version bound the machine into its attributes too: its service cannot be
+    /// known here, so it is left in place, and ``listing(service:)`` keeps reporting it.
     /// - Returns: How many were deleted.
     @discardableResult
     public func deleteAll(service: String) throws -> Int {
@@ -37,11 +39,11 @@ extension SecretStore {
         for item in listing.items where try delete(service: item.service, account: item.account) {
             deleted += 1
         }
+        let wanted = ExactString(service)
         let folder = try keyringFolder()
         try keyringLock(in: folder).withLock(.shared, timeout: configuration.lockTimeout) {
-            for skipped in listing.otherDeviceItems {
-                let name = String(skipped.path.split(separator: "/").last ?? "")
-                if try removeItemFile(name, in: folder) { deleted += 1 }
+            for skipped in listing.otherDeviceItems where skipped.item.map({ ExactString($0.service) }) == wanted {
+                if try removeItemFile(skipped.fileName, in: folder) { deleted += 1 }
             }
         }
         return deleted
@@ -69,6 +71,10 @@ extension SecretStore {
                 else {
                     continue
                 }
+                if accessibility.isThisDeviceOnly, !values {
+                    // The machine is bound into the value only: open it to know the item is this machine's.
+                    _ = try readItem(in: folder, fileName: name, value: true)
+                }
                 let identity = ItemIdentity(record)
                 let current = try fileName(identity)
                 if current != name {
@@ -83,14 +89,11 @@ extension SecretStore {
             } catch let error as StorageError where error.code == .locked {
                 continue
             } catch let error as StorageError where error.code == .deviceMismatch {
-                let accessibility = try? AtomicFile.read(
-                    in: folder, name: name, maximumSize: configuration.valueLimit + (64 << 10)
-                ).map {
-                    try ItemEnvelope.header(of: $0, path: path)
-                }
+                // Its attributes still open when it was sealed by this version (the machine is in the value only).
+                let opened = try? readItem(in: folder, fileName: name, value: false)
                 skipped.append(
                     SecretListing.Skipped(
-                        path: path, accessibility: (accessibility ?? nil) ?? .whenUnlockedThisDeviceOnly,
+                        path: path, fileName: name, item: opened.map { SecretItem($0.0, accessibility: $0.1) },
                         error: error))
             }
         }

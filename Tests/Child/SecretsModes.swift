@@ -15,7 +15,7 @@ func runSecretsMode(_ arguments: [String]) throws -> Bool {
         do {
             let listing = try store.listing()
             say(
-                "listed \(listing.items.map(\.account).joined(separator: ",")) skipped \(listing.otherDeviceItems.count)"
+                "listed \(listing.items.map(\.account).joined(separator: ",")) skipped \(listing.otherDeviceItems.map { $0.item.map { "\($0.service)/\($0.account)" } ?? "?" }.sorted().joined(separator: ","))"
             )
             let export = try store.exportItems(protectedBy: Secret("archive"))
             say("exported \(export.count) skipped \(export.skipped.count)")

@@ -48,7 +48,8 @@ struct SecretTamperTests {
         for length in [0, 1, 9, 10, 30, 89] {
             #expect(throws: StorageError.self) {
                 try ItemEnvelope.open(
-                    Data(count: length), accessibility: .whenUnlocked, keyringID: [UInt8](repeating: 1, count: 16),
+                    Data(count: length), accessibility: .whenUnlocked, version: 1,
+                    keyringID: [UInt8](repeating: 1, count: 16),
                     fileName: "f", key: key, path: "p", value: true)
             }
         }
