@@ -12,7 +12,7 @@ enum Terminal {
     static var stderrIsTerminal: Bool { isatty(2) == 1 }
 
     /// Reads a line from the controlling terminal with echo off. Echo comes back however the read ends: on
-    /// return, on an error, and on Ctrl-C (or Ctrl-\\, a hang-up, a kill), which then ends the program as usual.
+    /// return, on an error, and on Ctrl-C (or Ctrl-\, a hang-up, a kill), which then ends the program as usual.
     static func readSecret(prompt: String) throws -> String {
         let fd: Int32
         do {
