@@ -26,14 +26,15 @@ extension SecretStore {
     /// keys, and a keyring is never made over item files (see ``refuseMissingKeyringOverItems()``).
     /// - Returns: The keyring file, and the data key (that of a keyring another process made meanwhile, if so).
     func createKeyring(with provider: KeyProvider) throws -> (KeyringFile, GuardedKey) {
+        // The wrapping key first: a key file that cannot be read (or an empty passphrase) creates nothing.
+        let kdf = provider.isPassphrase ? newKDFParameters() : nil
+        let wrapping = try provider.wrappingKey(kdf: kdf)
+        defer { wrapping.wipe() }
         let folder = try keyringFolder(create: true)
         return try keyringLock(in: folder).withLock(.exclusive, timeout: configuration.lockTimeout) {
             if let raced = try readKeyring() { return (raced, try unwrap(raced, with: provider)) }
             try refuseMissingKeyringOverItems()
             let dataKey = try GuardedKey.random()
-            let kdf = provider.isPassphrase ? newKDFParameters() : nil
-            let wrapping = try provider.wrappingKey(kdf: kdf)
-            defer { wrapping.wipe() }
             let file = try KeyringFile.wrapping(
                 dataKey, name: keyring, id: Sodium.random(16), provider: provider.kind, kdf: kdf, with: wrapping)
             try AtomicFile.write(file.serialized, in: folder, name: "keyring.json")

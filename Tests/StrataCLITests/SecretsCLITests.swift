@@ -112,6 +112,7 @@ struct SecretsCLITests {
         // Before the fix, opening the FIFO waited for a writer forever: the timeout ends the test then.
         let library = try ChildProcess.run(child, ["secrets-unlock-key-file", root, fifo], timeout: 20)
         #expect(library.standardOutput == "error invalid-argument\n", "\(library.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: keyring), "a failed creation creates nothing")
         let key = try privateFile("key", Self.keyHex)
         #expect(
             try strata(["secrets", "set", "s", "a", "--root", root, "--key-file", key], input: Data("v".utf8)).status
