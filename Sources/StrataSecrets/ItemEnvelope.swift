@@ -52,10 +52,11 @@ enum ItemEnvelope {
         return (data, device)
     }
 
-    /// Builds the sealed file.
+    /// Builds the sealed file, in the format ``version(for:)`` names unless `format` says otherwise (tests write
+    /// the first format, to check it is still read).
     static func seal(
         _ record: Record, value: UnsafeRawBufferPointer, accessibility: SecretAccessibility, keyringID: [UInt8],
-        fileName: String, key: GuardedKey
+        fileName: String, key: GuardedKey, format: UInt8? = nil
     ) throws -> Data {
         var attributes = [UInt8]()
         appendField(record.service, to: &attributes)
@@ -64,7 +65,7 @@ enum ItemEnvelope {
         appendUInt64(record.created.timeIntervalSince1970.bitPattern, to: &attributes)
         appendUInt64(record.modified.timeIntervalSince1970.bitPattern, to: &attributes)
         appendUInt64(UInt64(value.count), to: &attributes)
-        let version = version(for: accessibility)
+        let version = format ?? version(for: accessibility)
         let (associated, deviceSuffix) = associatedData(
             version: version, accessibility: accessibility, keyringID: keyringID, fileName: fileName)
         let attributesNonce = Sodium.random(Sodium.nonceBytes)

@@ -184,4 +184,28 @@ struct SecretKeyringSafetyTests {
             "\(elsewhere.standardError)")
         #expect(try store.items().map { "\($0.service)/\($0.account)" } == ["t/device", "t/other"])
     }
+
+    @Test func firstFormatDeviceOnlyItemsStillOpenHereAndAreKeptElsewhere() throws {
+        let store = try fixture.store()
+        let identity = ItemIdentity(service: "s", account: "old")
+        let fileName = try store.fileName(identity)
+        let (keyringID, key) = try store.classKey(.whenUnlockedThisDeviceOnly, writing: true)
+        let record = ItemEnvelope.Record(
+            service: "s", account: "old", label: "", created: Date(), modified: Date(), valueSize: 3)
+        let file = try Array("old".utf8).withUnsafeBytes {
+            try ItemEnvelope.seal(
+                record, value: $0, accessibility: .whenUnlockedThisDeviceOnly, keyringID: keyringID,
+                fileName: fileName, key: key, format: 1)
+        }
+        try AtomicFile.write(file, in: try store.keyringFolder(), name: fileName)
+        #expect(try store.get(service: "s", account: "old")?.stringValue == "old", "format 1 reads on its machine")
+        let elsewhere = try ChildProcess.run(
+            try TestExecutables.url(named: "strata-test-child"),
+            ["secrets-migrate", fixture.paths.root, testKeyHex, "s"],
+            environment: ["STRATA_DEVICE_ID": "another-machine"])
+        #expect(
+            elsewhere.standardOutput == "listed  skipped ?\nexported 0 skipped 1\ndeleted 0 left 1\n",
+            "its service cannot be known there: reported, and kept \(elsewhere.standardError)")
+        #expect(try store.get(service: "s", account: "old")?.stringValue == "old")
+    }
 }
