@@ -6,7 +6,7 @@
 
 extension Storage {
     /// The environment variable the secrets tier reads its key from when ``Storage`` is given none.
-    public static let secretsKeyVariable = "STRATA_SECRETS_KEY"
+    public static let secretsKeyVariable = KeyProvider.environmentVariable
 
     /// A built-in backend: the tier it serves, its name, how to open it under a store root, and the facts it
     /// reports, known without opening it.

@@ -5,6 +5,7 @@ package enum SystemCall: String, Sendable, Hashable, CaseIterable {
     case open, read, write, fsync, rename, unlink, mkdir, ftruncate, lock, chmod, stat
     case link
     case map
+    case terminal
 }
 
 /// A fault that ``FaultInjector`` makes a system call suffer.

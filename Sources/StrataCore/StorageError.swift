@@ -109,6 +109,9 @@ public struct StorageError: Error, Sendable, Hashable, CustomStringConvertible {
     public var attempts: Int?
     /// How long the operation ran before failing, in seconds, when that is what ended it (a retry budget, a deadline).
     public var elapsed: Double?
+    /// The attribute of an item that broke a rule, when the error is about one (a secret's `label`, `service`,
+    /// `account` or `value` over its size limit).
+    public var attribute: String?
 
     /// Creates an error. Prefer the codes' static members for `code`.
     public init(
@@ -142,6 +145,7 @@ public struct StorageError: Error, Sendable, Hashable, CustomStringConvertible {
         if let tier { places.append("tier \(tier.rawValue)") }
         if let collection { places.append("collection \(Self.quoted(collection))") }
         if let key { places.append("key \(Self.quoted(key))") }
+        if let attribute { places.append("attribute \(attribute.escapedForDisplay)") }
         if let path { places.append("path \(Self.quoted(path))") }
         if let line { places.append("line \(line)") }
         if let operation { places.append("during \(operation.escapedForDisplay)") }

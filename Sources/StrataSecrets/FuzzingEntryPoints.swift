@@ -16,10 +16,11 @@ package enum SecretsFuzzing {
         guard let key else { return }
         _ = try? ItemEnvelope.header(of: data, path: "fuzz")
         for accessibility in SecretAccessibility.allCases {
-            _ = try? ItemEnvelope.open(
-                data, accessibility: accessibility, keyringID: Array(repeating: 1, count: 16), fileName: "fuzz.item",
-                key: key,
-                path: "fuzz", value: true)
+            for version: UInt8 in [1, 2] {
+                _ = try? ItemEnvelope.open(
+                    data, accessibility: accessibility, version: version, keyringID: Array(repeating: 1, count: 16),
+                    fileName: "fuzz.item", key: key, path: "fuzz", value: true)
+            }
         }
     }
 
@@ -38,7 +39,8 @@ package enum SecretsFuzzing {
         else { return }
         guard
             let (_, secret) = try? ItemEnvelope.open(
-                sealed, accessibility: .afterFirstUnlock, keyringID: Array(repeating: 1, count: 16), fileName: "f",
+                sealed, accessibility: .afterFirstUnlock, version: 1, keyringID: Array(repeating: 1, count: 16),
+                fileName: "f",
                 key: key, path: "fuzz", value: true),
             secret?.data == data
         else { fatalError("a sealed item did not open to its own value") }

@@ -9,14 +9,20 @@ import StrataCore
 /// value nonce (24)  sealed value (+16-byte tag)
 /// ```
 /// Both boxes are XChaCha20-Poly1305 under the key of the item's accessibility class. The attributes' associated
-/// data binds the header, the keyring's id and the file's own name (a keyed hash of service and account), and
-/// for `...ThisDeviceOnly` items this machine's identity; the value's associated data adds the attributes' tag,
-/// so the two boxes cannot be mixed between files. A file copied onto another item's name, into another keyring
-/// or onto another machine, edited or truncated, fails to open. Attributes open without decrypting the value,
-/// so listings and replacements stay cheap for large secrets.
+/// data binds the header, the keyring's id and the file's own name (a keyed hash of service and account); the
+/// value's associated data adds the attributes' tag, so the two boxes cannot be mixed between files, and for
+/// `...ThisDeviceOnly` items this machine's identity. A file copied onto another item's name, into another
+/// keyring, edited or truncated, fails to open; a `...ThisDeviceOnly` value copied onto another machine does not
+/// open there, while its attributes do, so that machine can list, report and delete it by service. Attributes
+/// open without decrypting the value, so listings and replacements stay cheap for large secrets.
+///
+/// Version 2 is written for `...ThisDeviceOnly` items only (other items keep version 1, which every release
+/// reads). Version 1 bound the machine into the attributes as well: such an item, on another machine, opens
+/// nothing at all.
 enum ItemEnvelope {
     static let magic = Array("STRATASI".utf8)
-    static let version: UInt8 = 1
+    /// The newest format this code reads and writes.
+    static let version: UInt8 = 2
     static let headerSize = 8 + 1 + 1
 
     struct Record {
@@ -28,16 +34,29 @@ enum ItemEnvelope {
         var valueSize: Int
     }
 
-    static func associatedData(accessibility: SecretAccessibility, keyringID: [UInt8], fileName: String) -> [UInt8] {
+    /// The format written for an accessibility class.
+    static func version(for accessibility: SecretAccessibility) -> UInt8 { accessibility.isThisDeviceOnly ? 2 : 1 }
+
+    /// The attributes' associated data, and the value's (before the attributes' tag is appended to it, and with
+    /// the machine's identity after it for a version 2 `...ThisDeviceOnly` item).
+    static func associatedData(
+        version: UInt8, accessibility: SecretAccessibility, keyringID: [UInt8], fileName: String
+    ) -> (attributes: [UInt8], deviceSuffix: [UInt8]) {
         var data = magic + [version, accessibility.code] + keyringID + Array(fileName.utf8)
-        if accessibility.isThisDeviceOnly { data += [0] + DeviceIdentity.current }
-        return data
+        guard accessibility.isThisDeviceOnly else { return (data, []) }
+        let device = [0] + DeviceIdentity.current
+        if version == 1 {
+            data += device
+            return (data, [])
+        }
+        return (data, device)
     }
 
-    /// Builds the sealed file.
+    /// Builds the sealed file, in the format ``version(for:)`` names unless `format` says otherwise (tests write
+    /// the first format, to check it is still read).
     static func seal(
         _ record: Record, value: UnsafeRawBufferPointer, accessibility: SecretAccessibility, keyringID: [UInt8],
-        fileName: String, key: GuardedKey
+        fileName: String, key: GuardedKey, format: UInt8? = nil
     ) throws -> Data {
         var attributes = [UInt8]()
         appendField(record.service, to: &attributes)
@@ -46,7 +65,9 @@ enum ItemEnvelope {
         appendUInt64(record.created.timeIntervalSince1970.bitPattern, to: &attributes)
         appendUInt64(record.modified.timeIntervalSince1970.bitPattern, to: &attributes)
         appendUInt64(UInt64(value.count), to: &attributes)
-        let associated = associatedData(accessibility: accessibility, keyringID: keyringID, fileName: fileName)
+        let version = format ?? version(for: accessibility)
+        let (associated, deviceSuffix) = associatedData(
+            version: version, accessibility: accessibility, keyringID: keyringID, fileName: fileName)
         let attributesNonce = Sodium.random(Sodium.nonceBytes)
         let valueNonce = Sodium.random(Sodium.nonceBytes)
         return try key.withBytes { key in
@@ -54,8 +75,8 @@ enum ItemEnvelope {
                 Sodium.seal($0, additionalData: associated, nonce: attributesNonce, key: key)
             }
             let sealedValue = Sodium.seal(
-                value, additionalData: associated + sealedAttributes.suffix(Sodium.tagBytes), nonce: valueNonce,
-                key: key)
+                value, additionalData: associated + sealedAttributes.suffix(Sodium.tagBytes) + deviceSuffix,
+                nonce: valueNonce, key: key)
             var file = Data(
                 capacity: headerSize + 2 * Sodium.nonceBytes + 4 + sealedAttributes.count + sealedValue.count)
             file.append(contentsOf: magic)
@@ -72,8 +93,8 @@ enum ItemEnvelope {
         }
     }
 
-    /// Reads the clear header: checks the format version and returns the accessibility class.
-    static func header(of file: Data, path: String) throws -> SecretAccessibility {
+    /// Reads the clear header: checks the format version and returns the accessibility class and the version.
+    static func header(of file: Data, path: String) throws -> (accessibility: SecretAccessibility, version: UInt8) {
         guard file.count >= headerSize + 2 * (Sodium.nonceBytes + Sodium.tagBytes) + 4, file.starts(with: magic) else {
             throw StorageError(
                 .corrupt, "the item file is truncated or not a Strata item (\(file.count) bytes)", tier: .secrets,
@@ -85,27 +106,34 @@ enum ItemEnvelope {
                 .unsupportedVersion, "the item has format version \(version); this program reads up to \(Self.version)",
                 tier: .secrets, path: path)
         }
-        guard version == Self.version, let accessibility = SecretAccessibility(code: file[file.startIndex + 9]) else {
+        guard let accessibility = SecretAccessibility(code: file[file.startIndex + 9]),
+            version == 1 || (version == 2 && accessibility.isThisDeviceOnly)
+        else {
             throw StorageError(.corrupt, "the item header is damaged", tier: .secrets, path: path)
         }
-        return accessibility
+        return (accessibility, version)
     }
 
     /// Opens a sealed file: always the attributes, and the value when asked (into a ``Secret``'s wiped buffer).
     static func open(
-        _ file: Data, accessibility: SecretAccessibility, keyringID: [UInt8], fileName: String, key: GuardedKey,
-        path: String, value wantsValue: Bool
+        _ file: Data, accessibility: SecretAccessibility, version: UInt8, keyringID: [UInt8], fileName: String,
+        key: GuardedKey, path: String, value wantsValue: Bool
     ) throws -> (Record, Secret?) {
-        let associated = associatedData(accessibility: accessibility, keyringID: keyringID, fileName: fileName)
-        func failure() -> StorageError {
+        let (associated, deviceSuffix) = associatedData(
+            version: version, accessibility: accessibility, keyringID: keyringID, fileName: fileName)
+        /// A box that does not open: `device-mismatch` where this machine's identity is bound in (an item made
+        /// elsewhere, or edited — the two cannot be told apart), else `corrupt`.
+        func failure(deviceBound: Bool) -> StorageError {
             let why =
-                accessibility.isThisDeviceOnly
+                deviceBound
                 ? "it was edited, truncated, moved from another item, or made on another machine"
                 : "it was edited, truncated, or moved from another item or keyring"
             return StorageError(
-                accessibility.isThisDeviceOnly ? .deviceMismatch : .corrupt, "the item failed authentication: \(why)",
+                deviceBound ? .deviceMismatch : .corrupt, "the item failed authentication: \(why)",
                 tier: .secrets, path: path, recovery: "Delete the item and store it again; its value cannot be trusted")
         }
+        let attributesBindDevice = accessibility.isThisDeviceOnly && deviceSuffix.isEmpty
+        func failure() -> StorageError { failure(deviceBound: attributesBindDevice) }
         // `header(of:path:)` checks this too; `open` does not rely on its caller for memory safety.
         guard file.count >= headerSize + 2 * (Sodium.nonceBytes + Sodium.tagBytes) + 4 else { throw failure() }
         return try file.withUnsafeBytes { bytes throws -> (Record, Secret?) in
@@ -147,12 +175,12 @@ enum ItemEnvelope {
             let sealedValue = UnsafeRawBufferPointer(rebasing: bytes[cursor...])
             guard sealedValue.count == record.valueSize + Sodium.tagBytes else { throw failure() }
             guard wantsValue else { return (record, nil) }
-            let valueAssociated = associated + Array(sealedAttributes.suffix(Sodium.tagBytes))
+            let valueAssociated = associated + Array(sealedAttributes.suffix(Sodium.tagBytes)) + deviceSuffix
             let secret = try Secret(count: record.valueSize) { output in
                 let opened = try key.withBytes { key in
                     Sodium.open(sealedValue, additionalData: valueAssociated, nonce: valueNonce, key: key, into: output)
                 }
-                guard opened else { throw failure() }
+                guard opened else { throw failure(deviceBound: accessibility.isThisDeviceOnly) }
             }
             return (record, secret)
         }

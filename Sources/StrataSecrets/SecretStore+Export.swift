@@ -7,16 +7,21 @@ extension SecretStore {
 
     /// Exports every readable item, sealed under a passphrase, for moving to another machine or keyring.
     ///
-    /// `...ThisDeviceOnly` items are never included. The archive is: a header with the Argon2id parameters,
-    /// then one XChaCha20-Poly1305 box holding every item (attributes and value).
-    /// - Returns: The archive and how many items it holds.
+    /// `...ThisDeviceOnly` items are never included; those sealed on another machine (a keyring folder copied
+    /// here) cannot even be read, and are reported in `skipped`. The archive is: a header with the Argon2id
+    /// parameters and the nonce, then one XChaCha20-Poly1305 box holding every item (attributes and value), whose
+    /// associated data is the whole header.
+    /// - Returns: The archive, how many items it holds, and the items of another machine that were left out.
     /// - Throws: ``StorageError`` `.locked` unless the store is unlocked (so `whenUnlocked` items are not
     ///   silently left out).
-    public func exportItems(protectedBy passphrase: Secret) throws -> (archive: Data, count: Int) {
+    public func exportItems(protectedBy passphrase: Secret) throws -> (
+        archive: Data, count: Int, skipped: [SecretListing.Skipped]
+    ) {
         guard !isLocked else {
             throw StorageError(.locked, "exporting needs the store unlocked", tier: .secrets, path: directory)
         }
-        let items = try allItems(values: true).filter { !$0.0.accessibility.isThisDeviceOnly }
+        let (found, skipped) = try allItems(values: true)
+        let items = found.filter { !$0.0.accessibility.isThisDeviceOnly }
         var plaintext = [UInt8]()
         defer { plaintext.withUnsafeMutableBytes { Sodium.memzero($0) } }
         ItemEnvelope.appendUInt64(UInt64(items.count), to: &plaintext, width: 4)
@@ -41,7 +46,7 @@ extension SecretStore {
         let sealed = try key.withBytes { key in
             plaintext.withUnsafeBytes { Sodium.seal($0, additionalData: header, nonce: nonce, key: key) }
         }
-        return (Data(header + sealed), items.count)
+        return (Data(header + sealed), items.count, skipped)
     }
 
     /// Imports an archive made by ``exportItems(protectedBy:)``.
@@ -51,7 +56,9 @@ extension SecretStore {
     ///   - replacingExisting: Whether an item that exists here is replaced. The default is `false` (kept).
     /// - Returns: How many items were stored.
     /// - Throws: ``StorageError`` `.authenticationFailed` (wrong passphrase or damaged archive; nothing stored),
-    ///   `.unsupportedVersion`, `.corrupt`, or what ``set(_:service:account:label:accessibility:)`` throws.
+    ///   `.limitExceeded` for Argon2id costs over ``SecretsConfiguration/passwordHashLimit`` (refused before
+    ///   deriving anything), `.unsupportedVersion`, `.corrupt`, `.tooLarge` for an item over a limit (checked for
+    ///   every item before any is stored), or a write error.
     @discardableResult
     public func importItems(_ archive: Data, passphrase: Secret, replacingExisting: Bool = false) throws -> Int {
         let bytes = [UInt8](archive)
@@ -65,8 +72,6 @@ extension SecretStore {
                 "the archive has format version \(bytes[8]); this program reads \(Self.exportVersion)",
                 tier: .secrets)
         }
-        var reader = bytes.withUnsafeBytes { ItemEnvelope.FieldReader(bytes: $0) }
-        _ = reader
         let salt = Array(bytes[9..<(9 + Sodium.saltBytes)])
         func number(_ at: Int) -> UInt64 { bytes[at..<(at + 8)].reduce(0) { $0 << 8 | UInt64($1) } }
         let operations = number(9 + Sodium.saltBytes)
@@ -74,10 +79,12 @@ extension SecretStore {
         guard (1...64).contains(operations), (8192...(4 << 30)).contains(memory) else {
             throw StorageError(.corrupt, "the archive's password-hash parameters are out of range", tier: .secrets)
         }
+        let kdf = KDFParameters(salt: salt, operations: operations, memory: Int(memory))
+        // The parameters are the archive maker's choice and nothing is authenticated yet: cap them first.
+        try configuration.checkPasswordHashCost(kdf, path: nil)
         let header = Array(bytes[0..<headerSize])
         let nonce = Array(bytes[(headerSize - Sodium.nonceBytes)..<headerSize])
-        let key = try KeyProvider.passphrase(passphrase).wrappingKey(
-            kdf: KDFParameters(salt: salt, operations: operations, memory: Int(memory)))
+        let key = try KeyProvider.passphrase(passphrase).wrappingKey(kdf: kdf)
         defer { key.wipe() }
         let sealedCount = bytes.count - headerSize
         let plaintext = UnsafeMutableRawBufferPointer.allocate(byteCount: sealedCount, alignment: 16)
@@ -100,7 +107,7 @@ extension SecretStore {
                 tier: .secrets)
         }
         // Parse everything before storing anything, so a malformed archive stores nothing.
-        reader = ItemEnvelope.FieldReader(
+        var reader = ItemEnvelope.FieldReader(
             bytes: UnsafeRawBufferPointer(rebasing: plaintext[0..<(sealedCount - Sodium.tagBytes)]))
         guard let count = reader.uint(4) else { throw StorageError(.corrupt, "the archive is empty", tier: .secrets) }
         var entries: [(String, String, String, SecretAccessibility, Secret)] = []
@@ -113,6 +120,9 @@ extension SecretStore {
             let value = Secret(
                 bytes: UnsafeRawBufferPointer(rebasing: reader.bytes[reader.offset..<(reader.offset + size)]))
             reader.offset += size
+            let identity = try checkedIdentity(service: service, account: account)
+            try checkAttribute("label", label, of: identity)
+            try checkValueSize(size, of: identity)
             entries.append((service, account, label, accessibility, value))
         }
         var stored = 0

@@ -19,32 +19,23 @@ extension SecretStore {
     ///   - label: A label for people. The default keeps the existing item's label, or is empty.
     ///   - accessibility: When it can be read. The default is ``SecretAccessibility/whenUnlocked``.
     /// - Throws: ``StorageError``: `.locked` when the class key is not in memory, `.tooLarge` over the value
-    ///   limit, `.invalidArgument` for an empty service or account, or a write error (the previous item stays).
+    ///   limit or over an attribute's limit (``SecretItem/attributeLimit``; the error's `attribute` names it),
+    ///   `.invalidArgument` for an empty service or account, or a write error (the previous item stays).
     public func set(
         _ value: Secret, service: String, account: String, label: String? = nil,
         accessibility: SecretAccessibility = .whenUnlocked
     ) throws {
-        try checkIdentity(service: service, account: account)
-        guard value.count <= configuration.valueLimit else {
-            throw StorageError(
-                .tooLarge, "a secret of \(value.count) bytes is over the limit of \(configuration.valueLimit)",
-                tier: .secrets, key: service + "/" + account,
-                recovery: "Encrypt large data in the files tier and keep only its key here", suggestedTier: .files)
-        }
-        let (keyringID, key, fileName) = try keysFor(accessibility, service: service, account: account, writing: true)
+        let identity = try checkedIdentity(service: service, account: account)
+        if let label { try checkAttribute("label", label, of: identity) }
+        let (keyringID, key) = try classKey(accessibility, writing: true)
+        let fileName = try self.fileName(identity)
         let folder = try keyringFolder()
         try keyringLock(in: folder).withLock(.shared, timeout: configuration.lockTimeout) {
             // Keep the creation date (and label) of an item being replaced, when its attributes can be read.
-            let existing = try? readItem(in: folder, fileName: fileName, value: false)
-            let now = Date()
-            let record = ItemEnvelope.Record(
-                service: service, account: account, label: label ?? existing?.0.label ?? "",
-                created: existing?.0.created ?? now, modified: now, valueSize: value.count)
-            let file = try value.withUnsafeBytes {
-                try ItemEnvelope.seal(
-                    record, value: $0, accessibility: accessibility, keyringID: keyringID, fileName: fileName, key: key)
-            }
-            try AtomicFile.write(file, in: folder, name: fileName)
+            let existing = try? locate(identity, in: folder, value: false)
+            try store(
+                value, identity: identity, label: label, replacing: existing, accessibility: accessibility,
+                keyringID: keyringID, key: key, fileName: fileName, in: folder)
         }
     }
 
@@ -53,31 +44,23 @@ extension SecretStore {
     /// - Parameters:
     ///   - transform: Gets the current value (`nil` when absent) and returns the new one.
     /// - Returns: The value written.
+    /// - Throws: What ``set(_:service:account:label:accessibility:)`` throws, what reading the current item
+    ///   throws, or what `transform` throws (nothing is written then).
     @discardableResult
     public func update(
         service: String, account: String, accessibility: SecretAccessibility = .whenUnlocked,
         _ transform: (Secret?) throws -> Secret
     ) throws -> Secret {
-        try checkIdentity(service: service, account: account)
-        let (keyringID, key, fileName) = try keysFor(accessibility, service: service, account: account, writing: true)
+        let identity = try checkedIdentity(service: service, account: account)
+        let (keyringID, key) = try classKey(accessibility, writing: true)
+        let fileName = try self.fileName(identity)
         let folder = try keyringFolder()
         return try keyringLock(in: folder).withLock(.exclusive, timeout: configuration.lockTimeout) {
-            let existing = try readItem(in: folder, fileName: fileName, value: true)
-            let value = try transform(existing?.2)
-            guard value.count <= configuration.valueLimit else {
-                throw StorageError(
-                    .tooLarge, "a secret of \(value.count) bytes is over the limit of \(configuration.valueLimit)",
-                    tier: .secrets)
-            }
-            let now = Date()
-            let record = ItemEnvelope.Record(
-                service: service, account: account, label: existing?.0.label ?? "", created: existing?.0.created ?? now,
-                modified: now, valueSize: value.count)
-            let file = try value.withUnsafeBytes {
-                try ItemEnvelope.seal(
-                    record, value: $0, accessibility: accessibility, keyringID: keyringID, fileName: fileName, key: key)
-            }
-            try AtomicFile.write(file, in: folder, name: fileName)
+            let existing = try locate(identity, in: folder, value: true)
+            let value = try transform(existing?.secret)
+            try store(
+                value, identity: identity, label: nil, replacing: existing, accessibility: accessibility,
+                keyringID: keyringID, key: key, fileName: fileName, in: folder)
             return value
         }
     }
@@ -104,56 +87,34 @@ extension SecretStore {
         try item(service: service, account: account, value: false).map(\.0)
     }
 
-    /// Whether an item exists. Needs no class key, only the name key (available after the first unlock).
+    /// Whether an item exists. Needs no class key, only the name key (available after the first unlock) — except
+    /// for an item whose service or account holds a NUL and that was stored under the first format's name.
     public func contains(service: String, account: String) throws -> Bool {
-        try checkIdentity(service: service, account: account)
-        let fileName = try self.fileName(service: service, account: account)
+        let identity = try checkedIdentity(service: service, account: account)
+        let fileName = try self.fileName(identity)
         let folder = try keyringFolder()
         do throws(Errno) {
-            return try folder.status(of: fileName) != nil
+            if try folder.status(of: fileName) != nil { return true }
         } catch {
             throw error.storageError("cannot inspect the item", tier: .secrets, path: directory + "/" + fileName)
         }
+        return try identity.legacyNameMessage != nil && locate(identity, in: folder, value: false) != nil
     }
 
     /// Deletes an item.
     /// - Returns: Whether there was one.
     @discardableResult
     public func delete(service: String, account: String) throws -> Bool {
-        try checkIdentity(service: service, account: account)
-        let name = try fileName(service: service, account: account)
+        let identity = try checkedIdentity(service: service, account: account)
+        let name = try fileName(identity)
         let folder = try keyringFolder()
         return try keyringLock(in: folder).withLock(.shared, timeout: configuration.lockTimeout) {
-            do throws(Errno) {
-                try folder.unlink(name)
-            } catch  where error.code == ENOENT {
-                return false
-            } catch {
-                throw error.storageError("cannot delete the item", tier: .secrets, path: folder.path(of: name))
+            var deleted = try removeItemFile(name, in: folder)
+            if identity.legacyNameMessage != nil, let legacy = try locate(identity, in: folder, value: false) {
+                deleted = try removeItemFile(legacy.fileName, in: folder) || deleted
             }
-            try folder.sync()
-            return true
+            return deleted
         }
-    }
-
-    /// The attributes of every item of a service (or of every service), never their values, sorted by account.
-    ///
-    /// Reading attributes decrypts each item, so items whose class key is not in memory (a locked store's
-    /// `whenUnlocked` items) are skipped; every other failure throws.
-    public func items(service: String? = nil) throws -> [SecretItem] {
-        try allItems(values: false).filter { service == nil || $0.0.service == service }.map(\.0)
-            .sorted { ($0.service, $0.account) < ($1.service, $1.account) }
-    }
-
-    /// Deletes every item of a service.
-    /// - Returns: How many were deleted.
-    @discardableResult
-    public func deleteAll(service: String) throws -> Int {
-        var deleted = 0
-        for item in try items(service: service) where try delete(service: item.service, account: item.account) {
-            deleted += 1
-        }
-        return deleted
     }
 
     /// Checks the keyring's files without a key: `keyring.json` parses and is canonical, every item file has a
@@ -166,7 +127,7 @@ extension SecretStore {
         } catch {
             problems.append("\(error)")
         }
-        let folder = try? keyringFolder()
+        let folder = try? existingKeyringFolder()
         let names = (try? folder?.entries()) ?? []
         for name in names.sorted() where name.hasSuffix(Self.itemSuffix) {
             let path = directory + "/" + name
@@ -187,37 +148,66 @@ extension SecretStore {
 
     /// How many item files the keyring holds (no key needed).
     public var itemCount: Int {
-        ((try? keyringFolder().entries()) ?? []).filter { $0.hasSuffix(Self.itemSuffix) }.count
+        ((try? existingKeyringFolder()?.entries()) ?? []).filter { $0.hasSuffix(Self.itemSuffix) }.count
     }
 
     // MARK: Internals
 
-    func checkIdentity(service: String, account: String) throws {
+    /// Checks a service and account on the way in: both non-empty, each within ``SecretItem/attributeLimit``.
+    func checkedIdentity(service: String, account: String) throws -> ItemIdentity {
         guard !service.isEmpty, !account.isEmpty else {
             throw StorageError(.invalidArgument, "an item needs a non-empty service and account", tier: .secrets)
         }
-        guard service.utf8.count <= 1024, account.utf8.count <= 1024 else {
-            throw StorageError(.invalidArgument, "service and account are limited to 1024 bytes each", tier: .secrets)
+        let identity = ItemIdentity(service: service, account: account)
+        try checkAttribute("service", service, of: identity)
+        try checkAttribute("account", account, of: identity)
+        return identity
+    }
+
+    /// Refuses an attribute over ``SecretItem/attributeLimit`` with `too-large` naming it.
+    func checkAttribute(_ attribute: String, _ text: String, of identity: ItemIdentity) throws {
+        guard text.utf8.count <= SecretItem.attributeLimit else {
+            var error = StorageError(
+                .tooLarge,
+                "the \(attribute) is \(text.utf8.count) bytes, over the limit of \(SecretItem.attributeLimit)",
+                tier: .secrets, key: Self.displayKey(identity),
+                recovery: "Keep the \(attribute) short; store long data as the value, or in the files tier")
+            error.attribute = attribute
+            throw error
         }
     }
 
-    /// The item file name: a keyed hash of service and account under the keyring's name key.
-    func fileName(service: String, account: String) throws -> String {
-        let cacheKey = ExactString(service + "\0" + account)  // By exact scalars: NFC and NFD names are two items.
-        let (cached, key) = keyMaterial.withLock { ($0.fileNames[cacheKey], $0.names) }
+    /// How errors name an item: `service/account`, cut short when either is long.
+    static func displayKey(_ identity: ItemIdentity) -> String {
+        func short(_ text: String) -> String { text.utf8.count <= 200 ? text : String(text.prefix(100)) + "…" }
+        return short(identity.service.string) + "/" + short(identity.account.string)
+    }
+
+    /// The item file name: a keyed hash of ``ItemIdentity/nameMessage`` under the keyring's name key.
+    func fileName(_ identity: ItemIdentity) throws -> String {
+        let (cached, key) = keyMaterial.withLock { ($0.fileNames[identity], $0.names) }
         if let cached { return cached }
+        let name = try hashedFileName(identity.nameMessage, key: key)
+        keyMaterial.withLock { keys in
+            if keys.fileNames.count >= 10_000 { keys.fileNames.removeAll(keepingCapacity: true) }
+            keys.fileNames[identity] = name
+        }
+        return name
+    }
+
+    /// The file name the first format gave the identity, when it differs from ``fileName(_:)``.
+    func legacyFileName(_ identity: ItemIdentity) throws -> String? {
+        guard let message = identity.legacyNameMessage else { return nil }
+        return try hashedFileName(message, key: keyMaterial.withLock { $0.names })
+    }
+
+    private func hashedFileName(_ message: [UInt8], key: GuardedKey?) throws -> String {
         guard let names = key else {
             throw StorageError(
                 .locked, "the keyring has not been unlocked in this process", tier: .secrets, path: directory,
                 recovery: "Call unlock(with:) first")
         }
-        let message = Array(service.utf8) + [0] + Array(account.utf8)
-        let name = hex(try names.withBytes { Sodium.keyedHash(message, key: $0, length: 16) }) + Self.itemSuffix
-        keyMaterial.withLock { keys in
-            if keys.fileNames.count >= 10_000 { keys.fileNames.removeAll(keepingCapacity: true) }
-            keys.fileNames[cacheKey] = name
-        }
-        return name
+        return hex(try names.withBytes { Sodium.keyedHash(message, key: $0, length: 16) }) + Self.itemSuffix
     }
 
     func classKey(_ accessibility: SecretAccessibility, writing: Bool) throws -> ([UInt8], GuardedKey) {
@@ -233,27 +223,34 @@ extension SecretStore {
         return (id, key)
     }
 
-    func keysFor(_ accessibility: SecretAccessibility, service: String, account: String, writing: Bool) throws
-        -> ([UInt8], GuardedKey, String)
-    {
-        let fileName = try fileName(service: service, account: account)
-        let (id, key) = try classKey(accessibility, writing: writing)
-        return (id, key, fileName)
+    func item(service: String, account: String, value: Bool) throws -> (SecretItem, Secret?)? {
+        let identity = try checkedIdentity(service: service, account: account)
+        guard let found = try locate(identity, in: keyringFolder(), value: value) else { return nil }
+        return (SecretItem(found.record, accessibility: found.accessibility), found.secret)
     }
 
-    func item(service: String, account: String, value: Bool) throws -> (SecretItem, Secret?)? {
-        try checkIdentity(service: service, account: account)
-        let fileName = try fileName(service: service, account: account)
-        let path = directory + "/" + fileName
-        guard let (record, accessibility, secret) = try readItem(in: keyringFolder(), fileName: fileName, value: value)
-        else {
-            return nil
+    /// Finds and opens an item: under its file name, or — for an identity with a NUL — under the name the first
+    /// format gave it, when the item there is this one (that name may hold the other identity of a collision).
+    /// - Returns: `nil` when there is no such item.
+    /// - Throws: ``StorageError`` `.corrupt` when the file under the item's name holds another identity, or what
+    ///   opening it throws.
+    func locate(_ identity: ItemIdentity, in folder: DirectoryHandle, value: Bool) throws -> (
+        fileName: String, record: ItemEnvelope.Record, accessibility: SecretAccessibility, secret: Secret?
+    )? {
+        let name = try fileName(identity)
+        if let (record, accessibility, secret) = try readItem(in: folder, fileName: name, value: value) {
+            guard ItemIdentity(record) == identity else {
+                throw StorageError(
+                    .corrupt, "the item holds another service or account than its name", tier: .secrets,
+                    path: folder.path(of: name))
+            }
+            return (name, record, accessibility, secret)
         }
-        guard record.service == service, record.account == account else {
-            throw StorageError(
-                .corrupt, "the item holds another service or account than its name", tier: .secrets, path: path)
-        }
-        return (SecretItem(record, accessibility: accessibility), secret)
+        guard let legacy = try legacyFileName(identity),
+            let (record, accessibility, secret) = try readItem(in: folder, fileName: legacy, value: value),
+            ItemIdentity(record) == identity
+        else { return nil }
+        return (legacy, record, accessibility, secret)
     }
 
     /// Reads and opens one item file, or `nil` when it does not exist.
@@ -266,42 +263,27 @@ extension SecretStore {
             let file = try AtomicFile.read(
                 in: folder, name: fileName, maximumSize: configuration.valueLimit + (64 << 10), followGrowth: false)
         else { return nil }
-        let accessibility = try ItemEnvelope.header(of: file, path: path)
+        let (accessibility, version) = try ItemEnvelope.header(of: file, path: path)
         let (keyringID, key) = try classKey(accessibility, writing: false)
         let (record, secret) = try ItemEnvelope.open(
-            file, accessibility: accessibility, keyringID: keyringID, fileName: fileName, key: key, path: path,
+            file, accessibility: accessibility, version: version, keyringID: keyringID, fileName: fileName, key: key,
+            path: path,
             value: value)
         return (record, accessibility, secret)
     }
 
-    /// Every readable item, with its value when asked; `whenUnlocked` items are skipped while locked.
-    func allItems(values: Bool) throws -> [(SecretItem, Secret?)] {
-        _ = try fileName(service: "-", account: "-")  // Throws `.locked` before the first unlock.
-        let names: [String]
-        let folder = try keyringFolder()
+    /// Unlinks one item file and flushes the folder.
+    /// - Returns: Whether it existed.
+    func removeItemFile(_ name: String, in folder: DirectoryHandle) throws -> Bool {
         do throws(Errno) {
-            names = try folder.entries().filter { $0.hasSuffix(Self.itemSuffix) }
+            try folder.unlink(name)
+        } catch  where error.code == ENOENT {
+            return false
         } catch {
-            throw error.storageError("cannot list the keyring folder", tier: .secrets, path: directory)
+            throw error.storageError("cannot delete the item", tier: .secrets, path: folder.path(of: name))
         }
-        var result: [(SecretItem, Secret?)] = []
-        for name in names.sorted() {
-            let path = directory + "/" + name
-            do {
-                guard let (record, accessibility, secret) = try readItem(in: folder, fileName: name, value: values)
-                else {
-                    continue
-                }
-                guard try fileName(service: record.service, account: record.account) == name else {
-                    throw StorageError(
-                        .corrupt, "the item holds another service or account than its name", tier: .secrets, path: path)
-                }
-                result.append((SecretItem(record, accessibility: accessibility), secret))
-            } catch let error as StorageError where error.code == .locked {
-                continue
-            }
-        }
-        return result
+        try folder.sync()
+        return true
     }
 }
 

@@ -40,12 +40,21 @@ public final class SecretStore: Sendable {
     let paths: StoragePaths
 
     /// The keyring folder (0700 whatever the sharing), opened from the root, never through a link.
-    func keyringFolder() throws -> DirectoryHandle {
+    /// - Throws: ``StorageError`` `.notFound` when it does not exist (and `create` is `false`).
+    func keyringFolder(create: Bool = false) throws -> DirectoryHandle {
+        guard let folder = try existingKeyringFolder(create: create) else {
+            throw StorageError(
+                .notFound, "there is no keyring '\(keyring)'", tier: .secrets, path: directory,
+                recovery: "Check the keyring's name, or create it by unlocking it from a program that may create it")
+        }
+        return folder
+    }
+
+    /// The keyring folder, or `nil` when it does not exist; only the creation of a keyring creates it.
+    func existingKeyringFolder(create: Bool = false) throws -> DirectoryHandle? {
         do throws(StorageError) {
-            guard let tier = try paths.openDirectory(for: .secrets),
-                let folder = try tier.openDirectory(keyring, create: true, permissions: 0o700)
-            else { throw StorageError(.notFound, "the secrets folder does not exist", path: directory) }
-            return folder
+            guard let tier = try paths.openDirectory(for: .secrets, create: create) else { return nil }
+            return try tier.openDirectory(keyring, create: create, permissions: 0o700)
         } catch {
             throw error.attributed(tier: .secrets, key: nil)
         }
@@ -61,16 +70,16 @@ public final class SecretStore: Sendable {
         var afterFirstUnlock: GuardedKey?
         var names: GuardedKey?
         var providerKind: String?
-        /// Item file names already computed (service NUL account → name), so warm reads skip the keyed hash.
-        var fileNames: [ExactString: String] = [:]
+        /// Item file names already computed, so warm reads skip the keyed hash.
+        var fileNames: [ItemIdentity: String] = [:]
     }
 
     // Key material, all in guarded memory. `lock()` wipes the data key and the `whenUnlocked` class key; the
     // name key and the `afterFirstUnlock` class key live until the store is released.
     let keyMaterial = Mutex(Keys())
 
-    /// Opens a keyring, locked. Creates its folder (0700) if needed; the keyring itself is created by the first
-    /// ``unlock(with:)``.
+    /// Opens a keyring, locked. Creates nothing: the keyring (its folder, 0700, and `keyring.json`) is created by
+    /// the first ``unlock(with:createIfMissing:)`` that may create it.
     /// - Throws: ``StorageError`` `.invalidArgument` for a bad keyring name, `.symbolicLink` when the folder is
     ///   a link, or an I/O error.
     public init(
@@ -89,10 +98,10 @@ public final class SecretStore: Sendable {
         self.configuration = configuration
         self.paths = paths
         self.directory = paths.root + "/" + Tier.secrets.directoryName + "/" + keyring
-        AtomicFile.removeStaleTemporaries(in: try keyringFolder())
+        if let folder = try existingKeyringFolder() { AtomicFile.removeStaleTemporaries(in: folder) }
     }
 
-    /// Opens and unlocks a keyring, creating it on first use.
+    /// Opens and unlocks a keyring, creating it on first use (see ``unlock(with:createIfMissing:)``).
     public convenience init(
         keyring: String = "default", paths: StoragePaths, unlockingWith provider: KeyProvider,
         configuration: SecretsConfiguration = SecretsConfiguration()
@@ -102,35 +111,42 @@ public final class SecretStore: Sendable {
     }
 
     /// Whether the keyring file exists yet.
-    public var keyringExists: Bool { ((try? keyringFolder().status(of: "keyring.json")) ?? nil) != nil }
+    public var keyringExists: Bool { ((try? existingKeyringFolder()?.status(of: "keyring.json")) ?? nil) != nil }
+
+    /// Whether the keyring is protected by a passphrase (`true`), by a 32-byte key — key file, environment
+    /// variable or in-memory key, which are interchangeable (`false`) — or does not exist yet (`nil`). Needs no key.
+    /// - Throws: ``StorageError`` `.corrupt` or `.unsupportedVersion` for a bad keyring file.
+    public var isPassphraseProtected: Bool? {
+        get throws { try readKeyring().map { $0.provider == KeyProvider.passphraseKind } }
+    }
 
     /// Whether the data key is out of memory (never unlocked, or locked since).
     public var isLocked: Bool { keyMaterial.withLock { $0.dataKey == nil } }
 
-    /// Unlocks the keyring, creating it (with a new random data key) if it does not exist yet.
+    /// Unlocks the keyring, and creates it (with a new random data key) if it does not exist yet and
+    /// `createIfMissing`.
+    ///
+    /// A keyring is never created over item files: when `keyring.json` is missing but items are there, they were
+    /// sealed under a key that only that file can give back, so a new keyring would silently hide them.
+    /// - Parameters:
+    ///   - provider: The passphrase or key. A keyring made with a key file, an environment variable or an
+    ///     in-memory key opens with any of the three holding the same 32 bytes.
+    ///   - createIfMissing: Whether a missing keyring is created. The default is `true`; read-only callers pass
+    ///     `false`, so a mistyped keyring name is an error, not a new empty keyring.
     /// - Throws: ``StorageError``: `.authenticationFailed` for a wrong passphrase or key (nothing changes),
-    ///   `.invalidArgument` when the provider is of another kind than the one that created the keyring,
-    ///   `.corrupt` or `.unsupportedVersion` for a bad keyring file.
-    public func unlock(with provider: KeyProvider) throws {
+    ///   `.invalidArgument` for a passphrase on a key-protected keyring or the reverse, `.notFound` for a missing
+    ///   keyring when not `createIfMissing`, `.corrupt` for a missing `keyring.json` beside item files (the error
+    ///   names them) or a bad keyring file, `.limitExceeded` for Argon2id costs over
+    ///   ``SecretsConfiguration/passwordHashLimit`` (refused before deriving), `.unsupportedVersion`.
+    public func unlock(with provider: KeyProvider, createIfMissing: Bool = true) throws {
         let file: KeyringFile
         let dataKey: GuardedKey
         if let existing = try readKeyring() {
             file = existing
             dataKey = try unwrap(existing, with: provider)
         } else {
-            // Create under the exclusive lock, re-checking: two processes must not make two data keys.
-            let folder = try keyringFolder()
-            (file, dataKey) = try keyringLock(in: folder).withLock(.exclusive, timeout: configuration.lockTimeout) {
-                if let raced = try readKeyring() { return (raced, try unwrap(raced, with: provider)) }
-                let dataKey = try GuardedKey.random()
-                let kdf = provider.kind == "passphrase" ? newKDFParameters() : nil
-                let wrapping = try provider.wrappingKey(kdf: kdf)
-                defer { wrapping.wipe() }
-                let file = try KeyringFile.wrapping(
-                    dataKey, name: keyring, id: Sodium.random(16), provider: provider.kind, kdf: kdf, with: wrapping)
-                try AtomicFile.write(file.serialized, in: folder, name: "keyring.json")
-                return (file, dataKey)
-            }
+            guard createIfMissing else { throw try missingKeyring() }
+            (file, dataKey) = try createKeyring(with: provider)
         }
         let whenUnlocked = try dataKey.derive("strata item key: when unlocked")
         let afterFirstUnlock = try dataKey.derive("strata item key: after first unlock")
@@ -169,7 +185,7 @@ public final class SecretStore: Sendable {
             guard let current = try readKeyring() else {
                 throw StorageError(.notFound, "the keyring file disappeared", tier: .secrets, path: keyringPath)
             }
-            let kdf = provider.kind == "passphrase" ? newKDFParameters() : nil
+            let kdf = provider.isPassphrase ? newKDFParameters() : nil
             let wrapping = try provider.wrappingKey(kdf: kdf)
             defer { wrapping.wipe() }
             let file = try KeyringFile.wrapping(
@@ -186,18 +202,24 @@ public final class SecretStore: Sendable {
     }
 
     func readKeyring() throws -> KeyringFile? {
-        guard let data = try AtomicFile.read(in: keyringFolder(), name: "keyring.json", maximumSize: 64 << 10) else {
-            return nil
-        }
+        guard let folder = try existingKeyringFolder(),
+            let data = try AtomicFile.read(in: folder, name: "keyring.json", maximumSize: 64 << 10)
+        else { return nil }
         return try KeyringFile.parse(data, expectedName: keyring, path: keyringPath)
     }
 
     func unwrap(_ file: KeyringFile, with provider: KeyProvider) throws -> GuardedKey {
-        guard file.provider == provider.kind else {
+        let isPassphrase = file.provider == KeyProvider.passphraseKind
+        guard isPassphrase == provider.isPassphrase else {
             throw StorageError(
-                .invalidArgument, "the keyring is protected by a \(file.provider), not a \(provider.kind)",
-                tier: .secrets, path: keyringPath, recovery: "Unlock it with the kind of key it was created with")
+                .invalidArgument,
+                "the keyring is protected by \(isPassphrase ? "a passphrase" : "a 32-byte key"), not by \(provider.isPassphrase ? "a passphrase" : "a key")",
+                tier: .secrets, path: keyringPath,
+                recovery: isPassphrase
+                    ? "Unlock it with its passphrase"
+                    : "Unlock it with its key: a key file (--key-file) or \(KeyProvider.environmentVariable)")
         }
+        if let kdf = file.kdf { try configuration.checkPasswordHashCost(kdf, path: keyringPath) }
         let wrapping = try provider.wrappingKey(kdf: file.kdf)
         defer { wrapping.wipe() }
         return try file.unwrap(with: wrapping, path: keyringPath)

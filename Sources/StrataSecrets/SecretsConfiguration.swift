@@ -24,6 +24,12 @@ public struct SecretsConfiguration: Sendable {
 
     /// The Argon2id cost of new keyrings and passphrase changes. The default is ``PasswordHashCost/interactive``.
     public var passwordHashCost: PasswordHashCost
+    /// The highest Argon2id cost this store agrees to pay to open a keyring file or an imported archive: both
+    /// carry their own parameters, and an archive's are chosen by whoever made it, before anything is
+    /// authenticated. Parameters over the limit (in passes or in memory) are refused with `limit-exceeded` before
+    /// any derivation. The limit never falls below ``passwordHashCost``. The default is 4 passes and 256 MiB
+    /// (libsodium's moderate level with one pass to spare: about a second of one core).
+    public var passwordHashLimit: PasswordHashCost
     /// The largest value accepted, in bytes. The default is 16 MiB.
     public var valueLimit: Int
     /// How long writers wait for another process holding the keyring's lock. The default is 10 seconds.
@@ -32,10 +38,30 @@ public struct SecretsConfiguration: Sendable {
     /// Creates a configuration with the defaults described on each property.
     public init(
         passwordHashCost: PasswordHashCost = .interactive, valueLimit: Int = 16 << 20,
-        lockTimeout: FileLock.Timeout = .seconds(10)
+        lockTimeout: FileLock.Timeout = .seconds(10),
+        passwordHashLimit: PasswordHashCost = PasswordHashCost(operations: 4, memory: 256 << 20)
     ) {
         self.passwordHashCost = passwordHashCost
+        self.passwordHashLimit = passwordHashLimit
         self.valueLimit = valueLimit
         self.lockTimeout = lockTimeout
+    }
+}
+
+extension SecretsConfiguration {
+    /// Refuses Argon2id parameters over ``passwordHashLimit`` (or over ``passwordHashCost``, whichever is higher)
+    /// before anything is derived.
+    func checkPasswordHashCost(_ kdf: KDFParameters, path: String?) throws {
+        let operations = max(passwordHashLimit.operations, passwordHashCost.operations)
+        let memory = max(passwordHashLimit.memory, passwordHashCost.memory)
+        guard kdf.operations <= operations, kdf.memory <= memory else {
+            throw StorageError(
+                .limitExceeded,
+                "the password hash asks for \(kdf.operations) passes over \(kdf.memory >> 10) KiB; this store pays at most \(operations) passes over \(memory >> 10) KiB",
+                tier: .secrets, path: path,
+                recovery:
+                    "Nothing was derived. If you trust the file, raise SecretsConfiguration.passwordHashLimit to open it"
+            )
+        }
     }
 }

@@ -8,7 +8,8 @@ enum StoreAccess {
     static let passphraseOptions: [OptionSpec] = [
         .value("--keyring", "NAME", "The keyring. The default is the store configuration's, else 'default'."),
         .value(
-            "--passphrase-file", "FILE", "Read the passphrase from FILE (else STRATA_PASSPHRASE, else the terminal)."),
+            "--passphrase-file", "FILE",
+            "Read the passphrase from FILE, mode 0600 (else STRATA_PASSPHRASE, else the terminal)."),
     ]
 
     /// The root from `--root` or `STRATA_ROOT`, if either is given.
@@ -45,28 +46,19 @@ enum StoreAccess {
             suite: parsed.value("--suite") ?? configuration.defaults.suite, paths: paths, configuration: defaults)
     }
 
+    /// A passphrase from `fileOption` (a regular file of mode 0600, checked before it is read), else `variable`,
+    /// else the terminal.
     static func passphrase(
         _ parsed: ParsedArguments, fileOption: String = "--passphrase-file", variable: String = "STRATA_PASSPHRASE",
-        prompt: String = "Passphrase: "
+        prompt: String = "Passphrase: ", confirming: Bool = false
     ) throws -> Secret {
-        if let file = parsed.value(fileOption) {
-            guard let data = FileManager.default.contents(atPath: file) else {
-                throw CommandFailure("cannot read the passphrase file '\(file)'")
-            }
-            var text = String(decoding: data, as: UTF8.self)
-            while text.hasSuffix("\n") || text.hasSuffix("\r") { text.removeLast() }
-            return Secret(text)
+        if let file = parsed.value(fileOption),
+            case .passphrase(let secret) = try KeyProvider.passphrase(contentsOf: file)
+        {
+            return secret
         }
         if let value = ProcessInfo.processInfo.environment[variable], !value.isEmpty { return Secret(value) }
-        return Secret(try Terminal.readSecret(prompt: prompt))
-    }
-
-    static func secrets(_ parsed: ParsedArguments, create: Bool = false) throws -> SecretStore {
-        let paths = try self.paths(parsed, create: create)
-        let keyring = try parsed.value("--keyring") ?? configuration(paths).secrets.keyring
-        let store = try SecretStore(keyring: keyring, paths: paths)
-        try store.unlock(with: .passphrase(try passphrase(parsed)))
-        return store
+        return Secret(try confirming ? Terminal.readNewSecret(prompt: prompt) : Terminal.readSecret(prompt: prompt))
     }
 
     static let urlOption = OptionSpec.value(

@@ -11,29 +11,42 @@ import StrataCore
 enum Terminal {
     static var stderrIsTerminal: Bool { isatty(2) == 1 }
 
-    /// Reads a line from the controlling terminal with echo off.
+    /// Reads a line from the controlling terminal with echo off. Echo comes back however the read ends: on
+    /// return, on an error, and on Ctrl-C (or Ctrl-\, a hang-up, a kill), which then ends the program as usual.
     static func readSecret(prompt: String) throws -> String {
         let fd: Int32
         do {
             fd = try Sys.open("/dev/tty", O_RDWR)
         } catch {
-            throw CommandFailure("no terminal to ask for the passphrase; use --passphrase-file or STRATA_PASSPHRASE")
+            throw CommandFailure(
+                "no terminal to ask for the passphrase; use --passphrase-file, --key-file, STRATA_PASSPHRASE or "
+                    + "STRATA_SECRETS_KEY")
         }
         defer { Sys.close(fd) }
         try? Sys.writeAll(fd, Data(prompt.utf8))
-        var saved = termios()
-        tcgetattr(fd, &saved)
-        var silent = saved
-        silent.c_lflag &= ~tcflag_t(ECHO)
-        tcsetattr(fd, TCSANOW, &silent)
+        do { try Sys.echoOff(fd) } catch {
+            throw CommandFailure("cannot turn off echo on the terminal to read the passphrase: \(error.code)")
+        }
         defer {
-            tcsetattr(fd, TCSANOW, &saved)
+            Sys.restoreEcho()
             try? Sys.writeAll(fd, Data("\n".utf8))
         }
         var line = [UInt8]()
         var byte = [UInt8](repeating: 0, count: 1)
         while (try? Sys.read(fd, into: &byte)) == 1, byte[0] != 0x0A, byte[0] != 0x0D { line.append(byte[0]) }
         return String(decoding: line, as: UTF8.self)
+    }
+
+    /// Asks for a new passphrase twice and returns it when both agree.
+    /// - Throws: ``CommandFailure`` when they differ or it is empty (nothing is changed then).
+    static func readNewSecret(prompt: String) throws -> String {
+        let first = try readSecret(prompt: prompt)
+        guard !first.isEmpty else { throw CommandFailure("the passphrase is empty; nothing was changed") }
+        // Compared byte for byte: two canonically equivalent spellings are two passphrases to Argon2id.
+        guard Array(try readSecret(prompt: "Repeat to confirm: ").utf8) == Array(first.utf8) else {
+            throw CommandFailure("the two passphrases differ; nothing was changed")
+        }
+        return first
     }
 }
 

@@ -117,7 +117,7 @@ enum DefaultsCommands {
 
 /// `strata secrets ...`
 enum SecretsCommands {
-    static let common = [StoreAccess.rootOption] + StoreAccess.passphraseOptions
+    static let common = SecretsAccess.options
     static let group = CommandGroup(
         name: "secrets", summary: "Keychain-style secrets: values print only when asked.",
         commands: [
@@ -145,7 +145,8 @@ enum SecretsCommands {
                 options: common + [
                     .value(
                         "--new-passphrase-file", "FILE",
-                        "Read the new passphrase from FILE (else STRATA_NEW_PASSPHRASE, else the terminal).")
+                        "Read the new passphrase from FILE, mode 0600 (else STRATA_NEW_PASSPHRASE, else the terminal, twice)."
+                    )
                 ]),
         ],
         run: run)
@@ -154,7 +155,7 @@ enum SecretsCommands {
         switch spec.name {
         case "list":
             _ = try parsed.positionals(0, "")
-            for item in try StoreAccess.secrets(parsed).items(service: parsed.value("--service")) {
+            for item in try SecretsAccess.open(parsed, for: .read).items(service: parsed.value("--service")) {
                 print(
                     "\(item.service.escapedForDisplay)\t\(item.account.escapedForDisplay)\t\(item.accessibility.rawValue)\t"
                         + "\(item.valueSize) bytes\t\(item.label.escapedForDisplay)"
@@ -162,7 +163,7 @@ enum SecretsCommands {
             }
         case "get":
             let arguments = try parsed.positionals(2, "SERVICE ACCOUNT")
-            let store = try StoreAccess.secrets(parsed)
+            let store = try SecretsAccess.open(parsed, for: .read)
             guard let item = try store.attributes(service: arguments[0], account: arguments[1]),
                 let value = try store.get(service: arguments[0], account: arguments[1])
             else { throw CommandFailure("no item for \(arguments[0]) / \(arguments[1])") }
@@ -193,20 +194,20 @@ enum SecretsCommands {
                     }
                     return found
                 } ?? .whenUnlocked
-            try StoreAccess.secrets(parsed, create: true).set(
+            try SecretsAccess.open(parsed, for: .write).set(
                 Secret(value), service: arguments[0], account: arguments[1], label: parsed.value("--label"),
                 accessibility: accessibility)
         case "delete":
             let arguments = try parsed.positionals(2, "SERVICE ACCOUNT")
-            guard try StoreAccess.secrets(parsed).delete(service: arguments[0], account: arguments[1]) else {
+            guard try SecretsAccess.open(parsed, for: .read).delete(service: arguments[0], account: arguments[1]) else {
                 throw CommandFailure("no item for \(arguments[0]) / \(arguments[1])")
             }
         case "passwd":
             _ = try parsed.positionals(0, "")
-            let store = try StoreAccess.secrets(parsed)
+            let store = try SecretsAccess.open(parsed, for: .read)
             let new = try StoreAccess.passphrase(
                 parsed, fileOption: "--new-passphrase-file", variable: "STRATA_NEW_PASSPHRASE",
-                prompt: "New passphrase: ")
+                prompt: "New passphrase: ", confirming: true)
             try store.changeKey(to: .passphrase(new))
             print("passphrase changed; \(store.itemCount) item(s) untouched")
         default: break

@@ -52,6 +52,7 @@ struct TierVerbTests {
         #expect(wrong.standardError.contains("authentication-failed"))
         let passwordFile = directory.appending("new-passphrase")
         try Data("pw2\n".utf8).write(to: URL(fileURLWithPath: passwordFile))
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: passwordFile)
         #expect(try strata(["secrets", "passwd", "--root", root, "--new-passphrase-file", passwordFile]).status == 0)
         #expect(try strata(["secrets", "list", "--root", root]).status == 1)
         #expect(

@@ -48,7 +48,8 @@ struct SecretTamperTests {
         for length in [0, 1, 9, 10, 30, 89] {
             #expect(throws: StorageError.self) {
                 try ItemEnvelope.open(
-                    Data(count: length), accessibility: .whenUnlocked, keyringID: [UInt8](repeating: 1, count: 16),
+                    Data(count: length), accessibility: .whenUnlocked, version: 1,
+                    keyringID: [UInt8](repeating: 1, count: 16),
                     fileName: "f", key: key, path: "p", value: true)
             }
         }
@@ -90,7 +91,9 @@ struct SecretTamperTests {
         try store.set("bob's", service: "s", account: "bob")
         let files = try fixture.itemFiles()
         let alice = try #require(
-            try files.first { try store.fileName(service: "s", account: "alice") == ($0 as NSString).lastPathComponent }
+            try files.first {
+                try store.fileName(ItemIdentity(service: "s", account: "alice")) == ($0 as NSString).lastPathComponent
+            }
         )
         let bob = try #require(files.first { $0 != alice })
         try FileManager.default.removeItem(atPath: bob)
@@ -141,7 +144,7 @@ struct SecretExportTests {
         try store.set("one", service: "s", account: "a", label: "first")
         try store.set("two", service: "s", account: "b", accessibility: .afterFirstUnlock)
         try store.set("device", service: "s", account: "c", accessibility: .whenUnlockedThisDeviceOnly)
-        let (archive, count) = try store.exportItems(protectedBy: Secret("archive pw"))
+        let (archive, count, _) = try store.exportItems(protectedBy: Secret("archive pw"))
         #expect(count == 2)
         let target = try fixture.store("restored")
         let wrong = #expect(throws: StorageError.self) { try target.importItems(archive, passphrase: Secret("nope")) }

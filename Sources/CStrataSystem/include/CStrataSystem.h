@@ -24,6 +24,12 @@ uint32_t strata_crc32c_update(uint32_t crc, const void *data, size_t length);
 // Asks the processor to start loading the cache line at `address` (a hint; never faults).
 static inline void strata_prefetch(const void *address) { __builtin_prefetch(address); }
 
+// Turns echo off on the terminal `fd` (saving its settings) and installs handlers for SIGINT, SIGQUIT, SIGTERM
+// and SIGHUP that put the settings back before the signal takes its course. 0, or -1 with errno set (EBUSY when
+// echo is already off). `strata_terminal_restore` puts the settings and the previous handlers back (0 or -1).
+int strata_terminal_echo_off(int fd);
+int strata_terminal_restore(void);
+
 // libFuzzer's entry point, declared for the fuzz targets (defined only when they are built with
 // -sanitize=fuzzer; nothing references it otherwise).
 int LLVMFuzzerRunDriver(int *argc, char ***argv, int (*callback)(const uint8_t *data, size_t size));

@@ -1,0 +1,59 @@
+import Foundation
+import StrataCore
+
+extension SecretStore {
+    /// Stores `value` as the item `identity`, replacing `existing` (whose creation date, and label unless a new
+    /// one is given, it keeps): the path of ``set(_:service:account:label:accessibility:)``,
+    /// ``update(service:account:accessibility:_:)`` and imports. The caller holds the keyring's lock.
+    ///
+    /// When the item it replaces lay under the first format's name (an identity with a NUL), that file is
+    /// removed once the new one is durable: a crash in between leaves both, and the new name wins.
+    func store(
+        _ value: Secret, identity: ItemIdentity, label: String?,
+        replacing existing: (
+            fileName: String, record: ItemEnvelope.Record, accessibility: SecretAccessibility, secret: Secret?
+        )?,
+        accessibility: SecretAccessibility, keyringID: [UInt8], key: GuardedKey, fileName: String,
+        in folder: DirectoryHandle
+    ) throws {
+        let now = Date()
+        let record = ItemEnvelope.Record(
+            service: identity.service.string, account: identity.account.string,
+            label: label ?? existing?.record.label ?? "", created: existing?.record.created ?? now, modified: now,
+            valueSize: value.count)
+        try seal(
+            value, as: record, accessibility: accessibility, keyringID: keyringID, key: key, fileName: fileName,
+            in: folder)
+        if let existing, existing.fileName != fileName { _ = try removeItemFile(existing.fileName, in: folder) }
+    }
+
+    /// The one sealing path: checks the value against ``SecretsConfiguration/valueLimit``, seals the attributes
+    /// and the value under `key` and replaces the file `fileName` atomically (temporary file, `fsync`, rename,
+    /// folder `fsync`). Every write of an item ends here, so limits and errors cannot drift between callers; a
+    /// re-sealing under a new key goes through it with the record it read.
+    /// - Throws: ``StorageError`` `.tooLarge` (naming the item, with the way out), or a write error (the previous
+    ///   file stays).
+    func seal(
+        _ value: Secret, as record: ItemEnvelope.Record, accessibility: SecretAccessibility, keyringID: [UInt8],
+        key: GuardedKey, fileName: String, in folder: DirectoryHandle
+    ) throws {
+        try checkValueSize(value.count, of: ItemIdentity(record))
+        let file = try value.withUnsafeBytes {
+            try ItemEnvelope.seal(
+                record, value: $0, accessibility: accessibility, keyringID: keyringID, fileName: fileName, key: key)
+        }
+        try AtomicFile.write(file, in: folder, name: fileName)
+    }
+
+    /// Refuses a value over ``SecretsConfiguration/valueLimit`` with `too-large` naming the item.
+    func checkValueSize(_ size: Int, of identity: ItemIdentity) throws {
+        guard size <= configuration.valueLimit else {
+            var error = StorageError(
+                .tooLarge, "a secret of \(size) bytes is over the limit of \(configuration.valueLimit)",
+                tier: .secrets, key: Self.displayKey(identity),
+                recovery: "Encrypt large data in the files tier and keep only its key here", suggestedTier: .files)
+            error.attribute = "value"
+            throw error
+        }
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import Strata
+
+/// How `strata secrets` opens a keyring: with the key an application's `Storage` uses (`--key-file`, or
+/// `STRATA_SECRETS_KEY`) or with a passphrase (`--passphrase-file`, `STRATA_PASSPHRASE`, or the terminal).
+enum SecretsAccess {
+    /// What a verb does to the keyring.
+    enum Use {
+        /// Reads: the keyring must exist (a mistyped `--keyring` is an error, never a new keyring).
+        case read
+        /// Writes an item: creates the keyring if it does not exist, asking for a new passphrase twice.
+        case write
+    }
+
+    static let keyFileOption = OptionSpec.value(
+        "--key-file", "FILE",
+        "Unlock with the 32-byte key in FILE (mode 0600), as Storage(secretsKey: .keyFile(FILE)) does.")
+    static let options = [StoreAccess.rootOption] + StoreAccess.passphraseOptions + [keyFileOption]
+
+    /// Opens and unlocks the keyring named by `--keyring` (the default is the store configuration's, `default` unless
+    /// `strata.conf` names another: the one `Storage` uses).
+    static func open(_ parsed: ParsedArguments, for use: Use) throws -> SecretStore {
+        let paths = try StoreAccess.paths(parsed, create: use == .write)
+        let keyring = try parsed.value("--keyring") ?? StoreAccess.configuration(paths).secrets.keyring
+        let store = try SecretStore(keyring: keyring, paths: paths)
+        let exists = store.keyringExists
+        if !exists {
+            // A read needs the keyring; a write may create it, but never over items left without keyring.json
+            // (checked before asking for any passphrase).
+            do { try store.requireKeyring() } catch let error as StorageError where error.code == .notFound {
+                if use == .read { throw error }
+            }
+        }
+        try store.unlock(with: try provider(parsed, for: store, creating: !exists), createIfMissing: use == .write)
+        return store
+    }
+
+    /// The key or passphrase to unlock with, in this order: `--key-file`, `--passphrase-file`, then the
+    /// environment as the keyring asks for it (`STRATA_SECRETS_KEY` for a key-protected keyring,
+    /// `STRATA_PASSPHRASE` for a passphrase-protected one; for a new keyring `STRATA_SECRETS_KEY` wins, as it
+    /// does for `Storage`), then the terminal (twice for a new keyring).
+    static func provider(_ parsed: ParsedArguments, for store: SecretStore, creating: Bool) throws -> KeyProvider {
+        if let file = parsed.value("--key-file") {
+            guard parsed.value("--passphrase-file") == nil else {
+                throw UsageError("give either --key-file or --passphrase-file, not both")
+            }
+            return .keyFile(file)
+        }
+        if let file = parsed.value("--passphrase-file") { return try .passphrase(contentsOf: file) }
+        let environment = ProcessInfo.processInfo.environment
+        let hasKey = !(environment[KeyProvider.environmentVariable] ?? "").isEmpty
+        let isPassphrase = creating ? !hasKey : try store.isPassphraseProtected ?? !hasKey
+        guard isPassphrase else {
+            guard hasKey else {
+                throw CommandFailure(
+                    "the keyring is protected by a key, not a passphrase: pass --key-file FILE or set "
+                        + KeyProvider.environmentVariable)
+            }
+            return .environment(KeyProvider.environmentVariable)
+        }
+        if let value = environment["STRATA_PASSPHRASE"], !value.isEmpty { return .passphrase(value) }
+        return .passphrase(
+            creating
+                ? try Terminal.readNewSecret(prompt: "New passphrase for keyring '\(store.keyring)': ")
+                : try Terminal.readSecret(prompt: "Passphrase: "))
+    }
+}
