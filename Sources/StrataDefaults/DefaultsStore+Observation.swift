@@ -16,7 +16,7 @@ extension DefaultsStore {
     ) -> DefaultsObservation {
         let id = state.withLock { state in
             state.nextObserver += 1
-            state.observers[state.nextObserver] = Observer(keys: keys, handler: handler)
+            state.observers[state.nextObserver] = Observer(owner: ObjectIdentifier(self), keys: keys, handler: handler)
             return state.nextObserver
         }
         return DefaultsObservation(store: self, id: id)

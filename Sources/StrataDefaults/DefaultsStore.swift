@@ -38,12 +38,15 @@ public final class DefaultsStore: Sendable {
     }
 
     struct Observer {
+        /// The store that registered it: its observers go when it goes.
+        var owner: ObjectIdentifier
         var keys: Set<String>?
         var handler: @Sendable (DefaultsChange) -> Void
     }
 
-    /// Keys are held by their exact scalars (``ExactString``): two canonically equivalent spellings are two keys,
-    /// never merged, in memory as in the file.
+    /// What every store open on the suite file in this process shares (see ``SuiteTable``). Keys are held by their
+    /// exact scalars (``ExactString``): two canonically equivalent spellings are two keys, never merged, in memory
+    /// as in the file.
     struct State {
         /// What the file held when last read or written.
         var persisted: [ExactString: PropertyListValue] = [:]
@@ -51,7 +54,6 @@ public final class DefaultsStore: Sendable {
         var values: [ExactString: PropertyListValue] = [:]
         /// Sets and removals not yet written; `nil` value means removed.
         var pending: [ExactString: Pending] = [:]
-        var registered: [ExactString: PropertyListValue] = [:]
         var identity: FileIdentity?
         var sequence: UInt64 = 0
         var encodedSize = 0
@@ -60,15 +62,22 @@ public final class DefaultsStore: Sendable {
         var observers: [UInt64: Observer] = [:]
         var nextObserver: UInt64 = 0
         var recoveries: [DefaultsRecovery] = []
-        var isClosed = false
-        /// Key names that passed ``checkKey(_:allowingSensitiveName:)``: the check runs once per name.
-        var checkedKeys: Set<ExactString> = []
     }
 
     // Lock order: `io` before `state`, never the other way. `state` is held only for memory work; `io`
-    // serializes this process's reads and writes of the file (the file lock serializes processes).
-    let state = Mutex(State())
-    let io = Mutex(())
+    // serializes this process's reads and writes of the file (the file lock serializes processes). Both are
+    // shared by every store on the same suite file in this process (``SuiteTable``), so they see one another's
+    // writes at once.
+    let state: SharedMutex<State>
+    let io: SharedMutex<Void>
+    /// Whether ``close()`` was called on this store (the others on the suite stay open).
+    let isClosed = Atomic<Bool>(false)
+    /// Key names that passed ``checkKey(_:allowingSensitiveName:)`` under this store's configuration: the check
+    /// runs once per name.
+    let checkedKeys = Mutex<Set<ExactString>>([])
+    /// This store's registered defaults: a layer in memory, under the suite's set values, that other stores on the
+    /// suite do not see (each registers its own).
+    let registered = Mutex<[ExactString: PropertyListValue]>([:])
 
     /// Opens a suite, reading its file if there is one.
     ///
@@ -101,8 +110,13 @@ public final class DefaultsStore: Sendable {
         self.lockPath = path + ".lock"
         self.configuration = configuration
         self.paths = paths
-        try AtomicFile.removeStaleTemporaries(in: Self.suiteFolder(paths))
-        try io.withLock { _ in try reloadLocked(notify: false) }
+        let suiteFolder = try Self.suiteFolder(paths)
+        let shared = SuiteTable.shared.shared(for: try Self.identity(of: suite + ".plist", in: suiteFolder, path: path))
+        self.state = shared.state
+        self.io = shared.io
+        try AtomicFile.removeStaleTemporaries(in: suiteFolder)
+        // A suite another store has open is current; a new one (no identity known yet) reads the file.
+        try io.withLock { _ in try reloadIfChangedLocked() }
         DefaultsStore.openStores.register(self)
         if configuration.watchesExternalChanges {
             SuiteWatcher.shared.watch(self, folder: folder, fileName: suite + ".plist")
@@ -119,6 +133,8 @@ public final class DefaultsStore: Sendable {
     deinit {
         SuiteWatcher.shared.unwatch(self)
         try? flush()
+        let owner = ObjectIdentifier(self)
+        state.withLock { $0.observers = $0.observers.filter { $0.value.owner != owner } }
     }
 
     /// Files that were unreadable when opened or reloaded, and where they were moved.
@@ -159,10 +175,11 @@ public final class DefaultsStore: Sendable {
         try removeObject(forKey: key.name)
     }
 
-    /// Registers a default for a key: a layer under set values, kept in memory and never written.
+    /// Registers a default for a key: a layer under set values, kept in memory, never written, and seen only
+    /// through this store (another store on the same suite has its own layer).
     public func register<Value>(_ value: Value, for key: DefaultsKey<Value>) throws {
         let encoded = try DefaultsCoding.encode(value, key: key.name)
-        state.withLock { $0.registered[ExactString(key.name)] = encoded }
+        registered.withLock { $0[ExactString(key.name)] = encoded }
     }
 
     // MARK: Untyped access
@@ -171,7 +188,7 @@ public final class DefaultsStore: Sendable {
     /// and `"cafe\u{301}"` are two keys.
     public func object(forKey key: String) -> PropertyListValue? {
         let exact = ExactString(key)
-        return state.withLock { $0.values[exact] ?? $0.registered[exact] }
+        return state.withLock { $0.values[exact] } ?? registered.withLock { $0[exact] }
     }
 
     /// Whether the key has a set value (registered defaults do not count).
@@ -187,12 +204,13 @@ public final class DefaultsStore: Sendable {
 
     /// Every set value, registered defaults underneath.
     public func dictionaryRepresentation() -> [ExactString: PropertyListValue] {
-        state.withLock { $0.registered.merging($0.values) { $1 } }
+        let values = state.withLock { $0.values }
+        return registered.withLock { $0 }.merging(values) { $1 }
     }
 
-    /// Registers defaults for several keys at once (in memory only).
+    /// Registers defaults for several keys at once (in memory, for this store only).
     public func register(defaults: [ExactString: PropertyListValue]) {
-        state.withLock { $0.registered.merge(defaults) { $1 } }
+        registered.withLock { $0.merge(defaults) { $1 } }
     }
 
     /// Sets a property-list value.
@@ -234,7 +252,7 @@ public final class DefaultsStore: Sendable {
     /// Checks the limits and records changes in memory as pending. Does not notify or write.
     func stage(_ changes: [ExactString: PropertyListValue?]) throws(StorageError) -> DefaultsChange {
         try state.withLock { state throws(StorageError) -> DefaultsChange in
-            guard !state.isClosed else {
+            guard !isClosed.load(ordering: .relaxed) else {
                 throw StorageError(.closed, "the suite was closed", tier: .defaults, path: path)
             }
             var size = state.encodedSize
@@ -298,7 +316,7 @@ public final class DefaultsStore: Sendable {
 
     func checkKey(_ key: String, allowingSensitiveName: Bool) throws {
         let exact = ExactString(key)
-        if state.withLock({ $0.checkedKeys.contains(exact) }) { return }
+        if checkedKeys.withLock({ $0.contains(exact) }) { return }
         guard !key.isEmpty else {
             throw StorageError(.invalidKey, "the key is empty", tier: .defaults, key: key)
         }
@@ -316,9 +334,9 @@ public final class DefaultsStore: Sendable {
                 suggestedTier: .secrets)
         }
         if !allowingSensitiveName {
-            state.withLock { state in
-                if state.checkedKeys.count >= 4096 { state.checkedKeys.removeAll(keepingCapacity: true) }
-                state.checkedKeys.insert(exact)
+            checkedKeys.withLock { checked in
+                if checked.count >= 4096 { checked.removeAll(keepingCapacity: true) }
+                checked.insert(exact)
             }
         }
     }
