@@ -40,7 +40,7 @@ final class SuiteTable: Sendable {
     private init() {}
 
     /// The state and I/O lock of the suite, created empty when no open store has it.
-    /// - Returns: The shared parts, and whether they were just created (the caller then reads the file).
+    /// - Returns: The shared parts; new ones hold no identity yet, so the caller reads the file.
     func shared(for identity: Identity) -> Shared {
         entries.withLock { entries in
             if let entry = entries[identity], let state = entry.state {
