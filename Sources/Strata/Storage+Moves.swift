@@ -27,13 +27,18 @@ extension Storage {
     ///   backend's own error; nothing changed then.
     @discardableResult
     public func put(_ value: Data, for key: String, as descriptor: DataDescriptor) throws -> Selection {
+        try put(value, for: key, as: descriptor, contentType: descriptor.contentType)
+    }
+
+    /// ``put(_:for:as:)``, recording `contentType` in the catalog (a typed value's byte form).
+    func put(_ value: Data, for key: String, as descriptor: DataDescriptor, contentType: String?) throws -> Selection {
         try StoragePaths.validateKey(key)
         var described = descriptor
         described.estimatedSize = max(descriptor.estimatedSize, value.count)
         let selection = selector.select(described)
         let location = StorageLocation(
             key: key, tier: selection.tier, backend: try backend(for: selection.tier, key: key).name,
-            ruleID: selection.ruleID, kind: descriptor.kind, contentType: descriptor.contentType, size: value.count,
+            ruleID: selection.ruleID, kind: descriptor.kind, contentType: contentType, size: value.count,
             modified: Date())
         try catalog.withKeyLock(key) {
             try settle(key)
@@ -57,6 +62,8 @@ extension Storage {
                 throw StorageError(.notFound, "there is no value to move", tier: tier, key: key)
             }
             var location = current
+            location.contentType =
+                storedContentType(of: key, in: try backend(for: current.tier, key: key)) ?? current.contentType
             location.tier = tier
             location.backend = try backend(for: tier, key: key).name
             location.ruleID = "move"
@@ -93,13 +100,13 @@ extension Storage {
         guard let previous, previous != location.tier else {
             // Same tier, or a new key: the tier's own atomic replace is the whole story, and the catalog
             // records the new size without an fsync (a crash that loses the record loses only metadata).
-            try target.put(value, for: key)
+            try store(value, in: target, at: location)
             try catalog.append([.set(key: key, entry: entry)], durable: false)
             return
         }
         try catalog.append([.intent(key: key, from: previous, to: location.tier)], durable: true)
         do {
-            try target.put(value, for: key)
+            try store(value, in: target, at: location)
             try target.flush()
         } catch {
             // Not committed: the catalog still points at the old copy. Undo what reached the new tier.

@@ -187,8 +187,14 @@ public final class DefaultsStore: Sendable {
     /// The set or registered value of a key, or `nil`. Keys are matched by their exact Unicode scalars: `"caf\u{E9}"`
     /// and `"cafe\u{301}"` are two keys.
     public func object(forKey key: String) -> PropertyListValue? {
+        object(forKey: key, includingRegistered: true)
+    }
+
+    /// The set value of a key, or, when `includingRegistered`, its registered default; `nil` when it has neither.
+    public func object(forKey key: String, includingRegistered: Bool) -> PropertyListValue? {
         let exact = ExactString(key)
-        return state.withLock { $0.values[exact] } ?? registered.withLock { $0[exact] }
+        if let value = state.withLock({ $0.values[exact] }) { return value }
+        return includingRegistered ? registered.withLock { $0[exact] } : nil
     }
 
     /// Whether the key has a set value (registered defaults do not count).
