@@ -94,10 +94,21 @@ extension Storage {
         try data(for: key).map { Secret($0) }
     }
 
-    /// The property-list value under `key` and the tier holding it, read under the key's lock so that the bytes and
-    /// the content type the catalog records for them belong together. Defaults is asked for the value itself: its
-    /// type there is the truth even when the typed API changed it behind the catalog.
+    /// The property-list value under `key` and the tier holding it.
+    ///
+    /// Defaults is asked for the value itself: its type there is the truth even when the typed API changed it behind
+    /// the catalog, so it is read without a lock, where the catalog points, and accepted if the catalog did not change
+    /// meanwhile (as ``data(for:)`` does). The other tiers hold bytes whose type is the content type in the catalog:
+    /// they are read under the key's lock, so that the bytes and the content type belong to the same write.
     func storedValue(for key: String) throws -> (PropertyListValue, Tier)? {
+        for _ in 0..<8 {
+            let before = catalog.changeCount
+            guard try catalog.tier(of: key) == .defaults,
+                let defaults = try backend(for: .defaults, key: key) as? DefaultsStore
+            else { break }
+            let value = defaults.object(forKey: key, includingRegistered: false)
+            if catalog.changeCount == before { return value.map { ($0, .defaults) } }
+        }
         try StoragePaths.validateKey(key)
         return try catalog.withKeyLock(key) { () throws -> (PropertyListValue, Tier)? in
             guard let location = try catalog.location(of: key) ?? adopt(key)?.location else { return nil }
