@@ -114,7 +114,7 @@ public final class DefaultsStore: Sendable {
         let shared = SuiteTable.shared.shared(for: try Self.identity(of: suite + ".plist", in: suiteFolder, path: path))
         self.state = shared.state
         self.io = shared.io
-        try AtomicFile.removeStaleTemporaries(in: suiteFolder)
+        AtomicFile.removeStaleTemporaries(in: suiteFolder)
         // A suite another store has open is current; a new one (no identity known yet) reads the file.
         try io.withLock { _ in try reloadIfChangedLocked() }
         DefaultsStore.openStores.register(self)

@@ -1,4 +1,4 @@
-public import StrataCore
+import StrataCore
 
 // Typed values to and from property-list values, as a suite stores them: natively for the property-list types,
 // as JSON data for any other `Codable`. The same rules for every API (``DefaultsKey``, the `Storage` facade).
