@@ -124,3 +124,24 @@ struct DefaultsRegisteredPerInstanceTests {
         #expect(first.object(forKey: "launchCount") == .integer(9), "a set value is above every store's layer")
     }
 }
+
+@Suite("DefaultsStore: instances on one suite, from many threads")
+struct DefaultsSharedSuiteThreadTests {
+    let fixture: Fixture
+    init() throws { fixture = try Fixture() }
+
+    @Test func incrementsThroughTwoInstancesFromManyThreadsAllCount() async throws {
+        let stores = [try fixture.store(), try fixture.store()]
+        let counter = DefaultsKey("counter", default: 0)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<8 {
+                group.addTask {
+                    for _ in 0..<50 { try stores[index % 2].update(counter) { $0 + 1 } }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(stores[0][counter] == 400 && stores[1][counter] == 400)
+        #expect(try fixture.store()[counter] == 400)
+    }
+}

@@ -91,5 +91,10 @@ struct StorageInstancesTests {
         #expect(try storage.records.name == "postgres")
         try storage.put(Data(#"{"id":"2"}"#.utf8), for: "orders/2", as: descriptorForTier[.records]!)
         #expect(try storage.records.data(for: "orders/2") == Data(#"{"id":"2"}"#.utf8))
+        try storage.set(Sample.profile, for: "profiles/ada")
+        #expect(try storage.value(Profile.self, for: "profiles/ada") == Sample.profile)
+        try storage.set("dark", for: "theme")
+        try storage.move("theme", to: .records)
+        #expect(try storage.value(String.self, for: "theme") == "dark")
     }
 }

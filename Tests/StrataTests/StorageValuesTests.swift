@@ -209,6 +209,48 @@ struct StorageValuesTests {
         #expect(try storage.value(Int.self, for: "absent") == nil)
     }
 
+    /// Writers alternate a key between a string and an integer in a bytes tier while readers read it typed: a reader
+    /// gets the value or a type mismatch, never bytes read with the other write's type (`.corrupt`, or a wrong value).
+    @Test(arguments: [Tier.records, .files, .defaults])
+    func typedReadsNeverPairBytesWithAnotherWritesType(_ tier: Tier) async throws {
+        let storage = try openStorage(root)
+        let descriptor = DataDescriptor(
+            kind: tier == .defaults ? .preference : tier == .files ? .file : .structured, estimatedSize: 8,
+            contentType: tier == .files ? "application/pdf" : nil, isQueried: tier == .records)
+        try storage.set("s-0", for: "flip", as: descriptor)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for round in 1...150 {
+                    if round % 2 == 0 {
+                        try storage.set("s-\(round)", for: "flip", as: descriptor)
+                    } else {
+                        try storage.set(round, for: "flip", as: descriptor)
+                    }
+                }
+            }
+            for _ in 0..<2 {
+                group.addTask {
+                    for _ in 0..<150 {
+                        do {
+                            if let text = try storage.value(String.self, for: "flip") {
+                                #expect(text.hasPrefix("s-"), "a string read: \(text)")
+                            }
+                        } catch let error as StorageError {
+                            #expect(error.code == .typeMismatch, "\(error)")
+                        }
+                        do {
+                            if let number = try storage.value(Int.self, for: "flip") { #expect(number % 2 == 1) }
+                        } catch let error as StorageError {
+                            #expect(error.code == .typeMismatch, "\(error)")
+                        }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try tiersHolding("flip", in: storage) == [tier])
+    }
+
     @Test func aStructuredValueIsJSONInTheRecordsTier() throws {
         let storage = try openStorage(root)
         #expect(try storage.set(Sample.profile, for: "profiles/ada").tier == .records)
