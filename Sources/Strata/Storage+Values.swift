@@ -11,7 +11,7 @@ extension Storage {
     ///
     /// Without a descriptor, one is inferred from the type: `String`, `Int`, `Bool`, `Double`, `Date`, `Data`, `URL`
     /// and arrays and dictionaries of them are preferences; any other `Codable` is structured (JSON). A ``Secret`` is
-    /// a credential (``set(_:for:as:)-(Secret,_,_)``), and `Data` with a content type a file
+    /// a credential (the `set(_:for:as:)` that takes a ``Secret``), and `Data` with a content type a file
     /// (``set(_:for:contentType:)``).
     ///
     /// ```swift
