@@ -62,8 +62,8 @@ extension Storage {
                 throw StorageError(.notFound, "there is no value to move", tier: tier, key: key)
             }
             var location = current
-            location.contentType =
-                storedContentType(of: key, in: try backend(for: current.tier, key: key)) ?? current.contentType
+            location.contentType = contentType(
+                of: key, in: try backend(for: current.tier, key: key), catalogued: current.contentType)
             location.tier = tier
             location.backend = try backend(for: tier, key: key).name
             location.ruleID = "move"

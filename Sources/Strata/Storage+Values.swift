@@ -141,11 +141,15 @@ extension Storage {
         }
     }
 
-    /// The content type of what `backend` holds under `key` when it knows better than the catalog (a preference
-    /// suite knows each value's type); `nil` otherwise.
-    func storedContentType(of key: String, in backend: any StorageBackend) -> String? {
-        guard let defaults = backend as? DefaultsStore else { return nil }
-        return defaults.object(forKey: key, includingRegistered: false)?.byteFormContentType
+    /// The content type of what `backend` holds under `key`, for a move: what the catalog recorded, unless the
+    /// backend knows better. A preference suite knows each value's type, which the typed API may have changed behind
+    /// the catalog; for data it keeps a media type the catalog recorded (a file's), never a typed value's.
+    func contentType(of key: String, in backend: any StorageBackend, catalogued: String?) -> String? {
+        guard let defaults = backend as? DefaultsStore,
+            let stored = defaults.object(forKey: key, includingRegistered: false)
+        else { return catalogued }
+        if let typed = stored.byteFormContentType { return typed }
+        return catalogued.flatMap { $0.hasPrefix(PropertyListValue.byteFormContentTypePrefix) ? nil : $0 }
     }
 
     /// `error` about `key` in `tier` (the property-list coding names neither, or names defaults).

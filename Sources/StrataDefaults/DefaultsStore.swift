@@ -70,6 +70,9 @@ public final class DefaultsStore: Sendable {
     // writes at once.
     let state: SharedMutex<State>
     let io: SharedMutex<Void>
+    /// The `defaults/` folder, held open for the store's life so that its inode, part of the suite's identity in
+    /// ``SuiteTable``, cannot pass to another folder while a store shares state under it.
+    let folderHandle: DirectoryHandle
     /// Whether ``close()`` was called on this store (the others on the suite stay open).
     let isClosed = Atomic<Bool>(false)
     /// Key names that passed ``checkKey(_:allowingSensitiveName:)`` under this store's configuration: the check
@@ -110,13 +113,16 @@ public final class DefaultsStore: Sendable {
         self.lockPath = path + ".lock"
         self.configuration = configuration
         self.paths = paths
-        let suiteFolder = try Self.suiteFolder(paths)
-        let shared = SuiteTable.shared.shared(for: try Self.identity(of: suite + ".plist", in: suiteFolder, path: path))
+        self.folderHandle = try Self.suiteFolder(paths)
+        let shared = SuiteTable.shared.shared(
+            for: try Self.identity(of: suite + ".plist", in: folderHandle, path: path))
         self.state = shared.state
         self.io = shared.io
-        AtomicFile.removeStaleTemporaries(in: suiteFolder)
-        // A suite another store has open is current; a new one (no identity known yet) reads the file.
-        try io.withLock { _ in try reloadIfChangedLocked() }
+        AtomicFile.removeStaleTemporaries(in: folderHandle)
+        // Read the file whether or not another store has the suite open: its last look may be older than the file
+        // (the watcher's next one is up to a second away, and an identity can repeat within a clock tick). Pending
+        // writes stay on top; the others' observers hear what changed.
+        try io.withLock { _ in try reloadLocked(notify: true) }
         DefaultsStore.openStores.register(self)
         if configuration.watchesExternalChanges {
             SuiteWatcher.shared.watch(self, folder: folder, fileName: suite + ".plist")

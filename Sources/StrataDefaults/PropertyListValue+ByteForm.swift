@@ -11,7 +11,8 @@ public import StrataCore
 //               `1e-05`, `inf`, `nan`)
 //   bool        `true` or `false`                                         application/vnd.strata.bool
 //   date        ISO 8601 in UTC, with as many fractional digits as the    application/vnd.strata.date
-//               value needs to read back exactly (`2001-01-01T00:00:00.25Z`)
+//               value needs to read back exactly (`2001-01-01T00:00:00.25Z`);
+//               outside the years 1 to 9999, the seconds since 2001 as a real
 //   data        the bytes themselves                                      (none: raw bytes)
 //   array,      an XML property list, as `plutil -convert xml1` writes    application/vnd.strata.array,
 //   dictionary  it (dates in it to the second, as Apple's format has it)  application/vnd.strata.dictionary
@@ -107,6 +108,10 @@ extension PropertyListValue {
         guard seconds.isFinite else { return seconds.description }
         let whole = seconds.rounded(.down)
         let text = Date(timeIntervalSinceReferenceDate: whole).formatted(.iso8601)
+        // Years before 1 or after 9999 have no ISO 8601 form that readers agree on.
+        guard text.first?.isNumber == true, text.utf8.count == 20, !text.hasPrefix("0000") else {
+            return seconds.description
+        }
         let fraction = seconds - whole
         guard fraction > 0 else { return text }
         // Shortest digits that read back exactly. Where Swift would switch to an exponent (below 1e-4), printf's
@@ -119,9 +124,9 @@ extension PropertyListValue {
         return String(text.dropLast()) + digits.dropFirst() + "Z"
     }
 
-    /// Reads ``dateText(_:)``'s form (or any ISO 8601 UTC time with optional fractional seconds).
+    /// Reads ``dateText(_:)``'s form: an ISO 8601 UTC time with optional fractional seconds, or seconds since 2001.
     static func date(from text: String) -> Date? {
-        if let special = Double(text), !special.isFinite { return Date(timeIntervalSinceReferenceDate: special) }
+        if let seconds = Double(text) { return Date(timeIntervalSinceReferenceDate: seconds) }
         guard text.hasSuffix("Z") else { return nil }
         var wholeText = String(text.dropLast())
         var fraction = 0.0

@@ -35,6 +35,33 @@ struct DefaultsSharedSuiteTests {
         #expect(second.object(forKey: "mode") == .string("on"))
     }
 
+    /// A store keeps its folder open, so a folder made after its root was deleted cannot take the old folder's
+    /// inode, and with it the old suite's shared state.
+    @Test func aNewFolderNeverJoinsTheStateOfADeletedOne() throws {
+        let old = try fixture.store(durability: .coalesced(.seconds(30)))
+        try old.set(.string("stale"), forKey: "from-the-deleted-root")
+        for round in 0..<20 {
+            try FileManager.default.removeItem(atPath: fixture.root)
+            let fresh = try fixture.store()
+            #expect(fresh.object(forKey: "from-the-deleted-root") == nil, "round \(round)")
+        }
+        _ = old
+    }
+
+    /// Opening a store reads the file even when another store on the suite is open, so it starts from what another
+    /// process wrote last, not from the open store's older look.
+    @Test func openingReadsWhatAnotherProcessWroteSinceTheOtherStoreLooked() throws {
+        let first = try fixture.store()
+        let child = try TestExecutables.url(named: "strata-test-child")
+        for round in 0..<5 {
+            let wrote = try ChildProcess.run(
+                child, ["defaults-set", fixture.root, "standard", "round", "r\(round)", "immediate"])
+            #expect(wrote.status == 0, "\(wrote.standardError)")
+            #expect(try fixture.store().object(forKey: "round") == .string("r\(round)"))
+        }
+        _ = first
+    }
+
     @Test func otherSuitesAndOtherRootsStaySeparate() throws {
         let standard = try fixture.store()
         let other = try fixture.store("other")

@@ -92,6 +92,8 @@ struct StorageValuesTests {
         (.date(Date(timeIntervalSince1970: 1_700_000_000)), "2023-11-14T22:13:20Z", "application/vnd.strata.date"),
         (.date(Date(timeIntervalSinceReferenceDate: 0.25)), "2001-01-01T00:00:00.25Z", "application/vnd.strata.date"),
         (.date(Date(timeIntervalSinceReferenceDate: -0.75)), "2000-12-31T23:59:59.25Z", "application/vnd.strata.date"),
+        (.date(Date(timeIntervalSinceReferenceDate: -1e11)), "-100000000000.0", "application/vnd.strata.date"),
+        (.date(Date(timeIntervalSinceReferenceDate: 3e11)), "300000000000.0", "application/vnd.strata.date"),
     ])
     func theByteFormOfEachType(_ value: PropertyListValue, _ text: String, _ contentType: String) throws {
         #expect(try value.byteForm() == Data(text.utf8))
@@ -191,6 +193,12 @@ struct StorageValuesTests {
         #expect(try storage.value(String.self, for: "theme") == "dark")
         try storage.move("theme", to: .defaults)
         #expect(try storage.defaults[key] == "dark")
+        // And from a typed value to data behind the catalog: the move carries raw bytes, not a stale type.
+        try storage.defaults.set(.data(Data([0xFF, 0])), forKey: "theme")
+        try storage.move("theme", to: .secrets)
+        #expect(try storage.value(Data.self, for: "theme") == Data([0xFF, 0]))
+        try storage.move("theme", to: .defaults)
+        #expect(try storage.defaults.object(forKey: "theme") == .data(Data([0xFF, 0])))
     }
 
     @Test func aTypeMismatchNamesTheStoredTypeInEveryTier() throws {
