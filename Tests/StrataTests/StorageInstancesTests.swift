@@ -9,10 +9,7 @@ import Testing
 struct StorageInstancesTests {
     let directory: TemporaryDirectory
     var root: String { directory.appending("store") }
-    init() throws {
-        setenv("STRATA_TEST_SECRETS_KEY", testSecretsKeyHex, 1)
-        directory = try TemporaryDirectory(prefix: "strata-instances")
-    }
+    init() throws { directory = try storageTestDirectory("strata-instances") }
 
     @Test func eachTierPropertyIsTheInstanceTheFacadeUses() throws {
         let storage = try openStorage(root)

@@ -51,10 +51,7 @@ enum Sample: String, CaseIterable, Sendable {
 struct StorageValuesTests {
     let directory: TemporaryDirectory
     var root: String { directory.appending("store") }
-    init() throws {
-        setenv("STRATA_TEST_SECRETS_KEY", testSecretsKeyHex, 1)
-        directory = try TemporaryDirectory(prefix: "strata-values")
-    }
+    init() throws { directory = try storageTestDirectory("strata-values") }
 
     @Test func aStringSetThroughTheFacadeIsAPlistStringForEveryAPI() async throws {
         let storage = try openStorage(root)
