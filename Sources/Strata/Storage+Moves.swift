@@ -27,6 +27,11 @@ extension Storage {
     ///   backend's own error; nothing changed then.
     @discardableResult
     public func put(_ value: Data, for key: String, as descriptor: DataDescriptor) throws -> Selection {
+        try put(value, for: key, as: descriptor, contentType: descriptor.contentType)
+    }
+
+    /// ``put(_:for:as:)``, recording `contentType` in the catalog (a typed value's byte form).
+    func put(_ value: Data, for key: String, as descriptor: DataDescriptor, contentType: String?) throws -> Selection {
         try StoragePaths.validateKey(key)
         var described = descriptor
         described.estimatedSize = max(descriptor.estimatedSize, value.count)
@@ -34,25 +39,30 @@ extension Storage {
         try catalog.withKeyLock(key) {
             try settle(key)
             do {
-                try write(value, to: location(of: key, by: selection, size: value.count), as: descriptor)
+                try write(
+                    value, to: location(of: key, by: selection, size: value.count, contentType: contentType),
+                    as: descriptor)
             } catch let error as StorageError
                 where selection.tier == .defaults && error.tier == .defaults && error.code == .tooLarge
             {
                 // The selector kept the value within the defaults value limit (the tier's own), so only the
                 // suite's room can refuse it: it goes to files by a rule of its own, and nothing was changed.
                 selection = withBackendFacts(selector.selection(by: .suiteFull, for: described))
-                try write(value, to: location(of: key, by: selection, size: value.count), as: descriptor)
+                try write(
+                    value, to: location(of: key, by: selection, size: value.count, contentType: contentType),
+                    as: descriptor)
             }
         }
         return selection
     }
 
-    /// Where a put of `key` by `selection` records the value.
-    func location(of key: String, by selection: Selection, size: Int) throws -> StorageLocation {
+    /// Where a put of `key` by `selection` records the value (`contentType`: the media type, or a typed value's
+    /// byte form).
+    func location(of key: String, by selection: Selection, size: Int, contentType: String?) throws -> StorageLocation {
         StorageLocation(
             key: key, tier: selection.tier, backend: try backend(for: selection.tier, key: key).name,
-            ruleID: selection.ruleID, kind: selection.descriptor.kind, contentType: selection.descriptor.contentType,
-            size: size, modified: Date())
+            ruleID: selection.ruleID, kind: selection.descriptor.kind, contentType: contentType, size: size,
+            modified: Date())
     }
 
     /// Moves a key's value to another tier, whatever the selector would say.
@@ -70,6 +80,8 @@ extension Storage {
                 throw StorageError(.notFound, "there is no value to move", tier: tier, key: key)
             }
             var location = current
+            location.contentType = contentType(
+                of: key, in: try backend(for: current.tier, key: key), catalogued: current.contentType)
             location.tier = tier
             location.backend = try backend(for: tier, key: key).name
             location.ruleID = "move"
@@ -107,13 +119,13 @@ extension Storage {
         guard let previous, previous != location.tier else {
             // Same tier, or a new key: the tier's own atomic replace is the whole story, and the catalog
             // records the new size without an fsync (a crash that loses the record loses only metadata).
-            try put(value, for: key, as: descriptor, in: target)
+            try store(value, in: target, at: location, as: descriptor)
             try catalog.append([.set(key: key, entry: entry)], durable: false)
             return
         }
         try catalog.append([.intent(key: key, from: previous, to: location.tier)], durable: true)
         do {
-            try put(value, for: key, as: descriptor, in: target)
+            try store(value, in: target, at: location, as: descriptor)
             try target.flush()
         } catch {
             // Not committed: the catalog still points at the old copy. Undo what reached the new tier.
@@ -124,13 +136,6 @@ extension Storage {
         try catalog.append([.set(key: key, entry: entry)], durable: true)
         try removeCopy(of: key, from: previous, skippingLocked: false)
         try catalog.append([.settle(key: key)], durable: false)
-    }
-
-    /// Puts through the descriptor-taking form when there is a descriptor.
-    private func put(_ value: Data, for key: String, as descriptor: DataDescriptor?, in target: any StorageBackend)
-        throws
-    {
-        if let descriptor { try target.put(value, for: key, as: descriptor) } else { try target.put(value, for: key) }
     }
 
     /// Finishes or undoes an interrupted move of `key`. The caller holds the key's lock, so no live process is

@@ -39,6 +39,8 @@ public struct StorageError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let noBackend = Code(rawValue: "no-backend")
         /// A backend's factory failed while opening it.
         public static let backendUnavailable = Code(rawValue: "backend-unavailable")
+        /// A tier's typed API was asked for while its active backend is not Strata's own (an in-memory or custom one).
+        public static let notBuiltIn = Code(rawValue: "not-built-in")
         /// A value is larger than the tier accepts.
         public static let tooLarge = Code(rawValue: "too-large")
         /// The value belongs in another tier (for example a credential offered to defaults).

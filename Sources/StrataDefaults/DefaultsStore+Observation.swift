@@ -2,12 +2,12 @@ import StrataCore
 import Synchronization
 
 extension DefaultsStore {
-    /// Calls `handler` after every change to the suite (or to some keys), whether made by this store or seen in
-    /// the file after another process wrote it.
+    /// Calls `handler` after every change to the suite (or to some keys), whether made by this store, by another
+    /// store on the same suite file in this process, or seen in the file after another process wrote it.
     ///
     /// The handler runs on the thread that made the change, or on the file watcher's thread for external
     /// changes; keep it short. Keep the returned observation: the handler is removed when it is cancelled or
-    /// deinitialized.
+    /// deinitialized, or when this store goes away.
     /// - Parameters:
     ///   - keys: Only changes touching these keys; `nil` for every change. The default is `nil`.
     ///   - handler: Receives the changed keys and whether the change came from another process.
@@ -16,7 +16,7 @@ extension DefaultsStore {
     ) -> DefaultsObservation {
         let id = state.withLock { state in
             state.nextObserver += 1
-            state.observers[state.nextObserver] = Observer(keys: keys, handler: handler)
+            state.observers[state.nextObserver] = Observer(owner: ObjectIdentifier(self), keys: keys, handler: handler)
             return state.nextObserver
         }
         return DefaultsObservation(store: self, id: id)

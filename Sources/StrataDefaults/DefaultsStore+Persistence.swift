@@ -37,6 +37,17 @@ struct FileIdentity: Hashable, Sendable {
 }
 
 extension DefaultsStore {
+    /// Which suite file `fileName` in `folder` is, for ``SuiteTable``: the folder's device and inode, and the name.
+    static func identity(of fileName: String, in folder: DirectoryHandle, path: String) throws -> SuiteTable.Identity {
+        do {
+            let info = try folder.status()
+            return SuiteTable.Identity(
+                device: UInt64(info.st_dev), inode: UInt64(info.st_ino), fileName: ExactString(fileName))
+        } catch {
+            throw error.storageError("cannot inspect the defaults folder", tier: .defaults, path: path)
+        }
+    }
+
     /// The `defaults/` folder, opened from the root by descriptor (never through a link).
     static func suiteFolder(_ paths: StoragePaths) throws -> DirectoryHandle {
         guard let folder = try paths.openDirectory(for: .defaults) else {
@@ -115,7 +126,7 @@ extension DefaultsStore {
     public func close() throws {
         SuiteWatcher.shared.unwatch(self)
         try flush()
-        state.withLock { $0.isClosed = true }
+        isClosed.store(true, ordering: .relaxed)
     }
 
     func scheduleFlush(after delay: Duration) {

@@ -5,7 +5,9 @@ import Synchronization
 /// The byte-level view of a suite, so ``BackendRegistry`` and the selector can route preferences here.
 ///
 /// Keys follow ``StoragePaths/validateKey(_:)`` like every backend's. Values put here are stored as plist
-/// `<data>`; reading a key that holds another type returns that value encoded as a one-value binary plist.
+/// `<data>`; reading a key that holds another type returns its byte form (``PropertyListValue/byteForm()``: a string's
+/// UTF-8, an integer's digits, ...), and its metadata names that form's content type
+/// (``PropertyListValue/byteFormContentType``), so the value can move to another tier and back as the same type.
 extension DefaultsStore: StorageBackend {
     public var tier: Tier { .defaults }
     public var name: String { "plist" }
@@ -53,8 +55,11 @@ extension DefaultsStore: StorageBackend {
     public func data(for key: String) throws -> Data? {
         try StoragePaths.validateKey(key, for: .defaults)
         guard let stored = state.withLock({ $0.values[ExactString(key)] }) else { return nil }
-        if case .data(let data) = stored { return data }
-        return BinaryPropertyList.encode(stored)
+        do {
+            return try stored.byteForm()
+        } catch {
+            throw error.attributed(tier: .defaults, key: key)
+        }
     }
 
     @discardableResult
@@ -73,9 +78,9 @@ extension DefaultsStore: StorageBackend {
     public func metadata(for key: String) throws -> StorageMetadata? {
         try StoragePaths.validateKey(key, for: .defaults)
         guard let stored = state.withLock({ $0.values[ExactString(key)] }) else { return nil }
-        let size: Int
-        if case .data(let data) = stored { size = data.count } else { size = BinaryPropertyList.encode(stored).count }
+        let size = try data(for: key)?.count ?? 0
         let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
-        return StorageMetadata(key: key, size: size, modificationDate: modified, contentType: nil)
+        return StorageMetadata(
+            key: key, size: size, modificationDate: modified, contentType: stored.byteFormContentType)
     }
 }

@@ -41,12 +41,15 @@ public final class DefaultsStore: Sendable {
     }
 
     struct Observer {
+        /// The store that registered it: its observers go when it goes.
+        var owner: ObjectIdentifier
         var keys: Set<String>?
         var handler: @Sendable (DefaultsChange) -> Void
     }
 
-    /// Keys are held by their exact scalars (``ExactString``): two canonically equivalent spellings are two keys,
-    /// never merged, in memory as in the file.
+    /// What every store open on the suite file in this process shares (see ``SuiteTable``). Keys are held by their
+    /// exact scalars (``ExactString``): two canonically equivalent spellings are two keys, never merged, in memory
+    /// as in the file.
     struct State {
         /// What the file held when last read or written.
         var persisted: [ExactString: PropertyListValue] = [:]
@@ -54,7 +57,6 @@ public final class DefaultsStore: Sendable {
         var values: [ExactString: PropertyListValue] = [:]
         /// Sets and removals not yet written; `nil` value means removed.
         var pending: [ExactString: Pending] = [:]
-        var registered: [ExactString: PropertyListValue] = [:]
         var identity: FileIdentity?
         var sequence: UInt64 = 0
         var encodedSize = 0
@@ -63,15 +65,25 @@ public final class DefaultsStore: Sendable {
         var observers: [UInt64: Observer] = [:]
         var nextObserver: UInt64 = 0
         var recoveries: [DefaultsRecovery] = []
-        var isClosed = false
-        /// Key names that passed ``checkKey(_:allowingSensitiveName:)``: the check runs once per name.
-        var checkedKeys: Set<ExactString> = []
     }
 
     // Lock order: `io` before `state`, never the other way. `state` is held only for memory work; `io`
-    // serializes this process's reads and writes of the file (the file lock serializes processes).
-    let state = Mutex(State())
-    let io = Mutex(())
+    // serializes this process's reads and writes of the file (the file lock serializes processes). Both are
+    // shared by every store on the same suite file in this process (``SuiteTable``), so they see one another's
+    // writes at once.
+    let state: SharedMutex<State>
+    let io: SharedMutex<Void>
+    /// The `defaults/` folder, held open for the store's life so that its inode, part of the suite's identity in
+    /// ``SuiteTable``, cannot pass to another folder while a store shares state under it.
+    let folderHandle: DirectoryHandle
+    /// Whether ``close()`` was called on this store (the others on the suite stay open).
+    let isClosed = Atomic<Bool>(false)
+    /// Key names that passed ``checkKey(_:allowingSensitiveName:)`` under this store's configuration: the check
+    /// runs once per name.
+    let checkedKeys = Mutex<Set<ExactString>>([])
+    /// This store's registered defaults: a layer in memory, under the suite's set values, that other stores on the
+    /// suite do not see (each registers its own).
+    let registered = Mutex<[ExactString: PropertyListValue]>([:])
 
     /// Opens a suite, reading its file if there is one.
     ///
@@ -105,8 +117,16 @@ public final class DefaultsStore: Sendable {
         self.configuration = configuration
         self.paths = paths
         self.allowedSensitiveNames = Set(configuration.allowedSensitiveKeys.map { ExactString($0) })
-        try AtomicFile.removeStaleTemporaries(in: Self.suiteFolder(paths))
-        try io.withLock { _ in try reloadLocked(notify: false) }
+        self.folderHandle = try Self.suiteFolder(paths)
+        let shared = SuiteTable.shared.shared(
+            for: try Self.identity(of: suite + ".plist", in: folderHandle, path: path))
+        self.state = shared.state
+        self.io = shared.io
+        AtomicFile.removeStaleTemporaries(in: folderHandle)
+        // Read the file whether or not another store has the suite open: its last look may be older than the file
+        // (the watcher's next one is up to a second away, and an identity can repeat within a clock tick). Pending
+        // writes stay on top; the others' observers hear what changed.
+        try io.withLock { _ in try reloadLocked(notify: true) }
         DefaultsStore.openStores.register(self)
         if configuration.watchesExternalChanges {
             SuiteWatcher.shared.watch(self, folder: folder, fileName: suite + ".plist")
@@ -123,6 +143,8 @@ public final class DefaultsStore: Sendable {
     deinit {
         SuiteWatcher.shared.unwatch(self)
         try? flush()
+        let owner = ObjectIdentifier(self)
+        state.withLock { $0.observers = $0.observers.filter { $0.value.owner != owner } }
     }
 
     /// Files that were unreadable when opened or reloaded, and where they were moved.
@@ -163,10 +185,11 @@ public final class DefaultsStore: Sendable {
         try removeObject(forKey: key.name)
     }
 
-    /// Registers a default for a key: a layer under set values, kept in memory and never written.
+    /// Registers a default for a key: a layer under set values, kept in memory, never written, and seen only
+    /// through this store (another store on the same suite has its own layer).
     public func register<Value>(_ value: Value, for key: DefaultsKey<Value>) throws {
         let encoded = try DefaultsCoding.encode(value, key: key.name)
-        state.withLock { $0.registered[ExactString(key.name)] = encoded }
+        registered.withLock { $0[ExactString(key.name)] = encoded }
     }
 
     // MARK: Untyped access
@@ -174,8 +197,14 @@ public final class DefaultsStore: Sendable {
     /// The set or registered value of a key, or `nil`. Keys are matched by their exact Unicode scalars: `"caf\u{E9}"`
     /// and `"cafe\u{301}"` are two keys.
     public func object(forKey key: String) -> PropertyListValue? {
+        object(forKey: key, includingRegistered: true)
+    }
+
+    /// The set value of a key, or, when `includingRegistered`, its registered default; `nil` when it has neither.
+    public func object(forKey key: String, includingRegistered: Bool) -> PropertyListValue? {
         let exact = ExactString(key)
-        return state.withLock { $0.values[exact] ?? $0.registered[exact] }
+        if let value = state.withLock({ $0.values[exact] }) { return value }
+        return includingRegistered ? registered.withLock { $0[exact] } : nil
     }
 
     /// Whether the key has a set value (registered defaults do not count).
@@ -191,12 +220,13 @@ public final class DefaultsStore: Sendable {
 
     /// Every set value, registered defaults underneath.
     public func dictionaryRepresentation() -> [ExactString: PropertyListValue] {
-        state.withLock { $0.registered.merging($0.values) { $1 } }
+        let values = state.withLock { $0.values }
+        return registered.withLock { $0 }.merging(values) { $1 }
     }
 
-    /// Registers defaults for several keys at once (in memory only).
+    /// Registers defaults for several keys at once (in memory, for this store only).
     public func register(defaults: [ExactString: PropertyListValue]) {
-        state.withLock { $0.registered.merge(defaults) { $1 } }
+        registered.withLock { $0.merge(defaults) { $1 } }
     }
 
     /// Sets a property-list value.
@@ -238,7 +268,7 @@ public final class DefaultsStore: Sendable {
     /// Checks the limits and records changes in memory as pending. Does not notify or write.
     func stage(_ changes: [ExactString: PropertyListValue?]) throws(StorageError) -> DefaultsChange {
         try state.withLock { state throws(StorageError) -> DefaultsChange in
-            guard !state.isClosed else {
+            guard !isClosed.load(ordering: .relaxed) else {
                 throw StorageError(.closed, "the suite was closed", tier: .defaults, path: path)
             }
             var size = state.encodedSize
@@ -313,7 +343,7 @@ public final class DefaultsStore: Sendable {
 
     func checkKey(_ key: String, allowingSensitiveName: Bool) throws {
         let exact = ExactString(key)
-        if state.withLock({ $0.checkedKeys.contains(exact) }) { return }
+        if checkedKeys.withLock({ $0.contains(exact) }) { return }
         guard !key.isEmpty else {
             throw StorageError(.invalidKey, "the key is empty", tier: .defaults, key: key)
         }
@@ -329,9 +359,9 @@ public final class DefaultsStore: Sendable {
                 tier: .defaults, key: key, recovery: Self.sensitiveNameRecovery, suggestedTier: .secrets)
         }
         if !allowingSensitiveName {
-            state.withLock { state in
-                if state.checkedKeys.count >= 4096 { state.checkedKeys.removeAll(keepingCapacity: true) }
-                state.checkedKeys.insert(exact)
+            checkedKeys.withLock { checked in
+                if checked.count >= 4096 { checked.removeAll(keepingCapacity: true) }
+                checked.insert(exact)
             }
         }
     }

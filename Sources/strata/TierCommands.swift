@@ -41,16 +41,11 @@ enum DefaultsCommands {
         try StoreAccess.defaults(parsed, create: create)
     }
 
-    static func show(_ value: PropertyListValue) -> String {
-        switch value {
-        case .string(let text): text
-        case .integer(let number): String(number)
-        case .real(let number): String(number)
-        case .bool(let flag): flag ? "true" : "false"
-        case .date(let date): ISO8601DateFormatter().string(from: date)
-        case .data(let data): "<\(data.count) bytes>"
-        default: String(decoding: XMLPropertyList.encode(value), as: UTF8.self)
-        }
+    /// A value as its byte form (what `Storage.data(for:)` returns for it: a string as itself, a date in ISO 8601,
+    /// an array or dictionary as an XML property list); data as its size.
+    static func show(_ value: PropertyListValue) throws -> String {
+        if case .data(let data) = value { return "<\(data.count) bytes>" }
+        return String(decoding: try value.byteForm(), as: UTF8.self)
     }
 
     static func run(_ spec: CommandSpec, _ parsed: ParsedArguments) throws {
@@ -60,7 +55,7 @@ enum DefaultsCommands {
             guard let value = try open(parsed, create: false).object(forKey: key) else {
                 throw CommandFailure("no value for '\(key)'")
             }
-            print(show(value))
+            print(try show(value))
         case "set":
             let arguments = try parsed.positionals(2, "KEY VALUE")
             let text = arguments[1]
@@ -93,7 +88,7 @@ enum DefaultsCommands {
             _ = try parsed.positionals(0, "")
             let store = try open(parsed, create: false)
             for key in store.allKeys {
-                print("\(key.escapedForDisplay) = \(show(store.object(forKey: key)!).escapedForDisplay)")
+                print("\(key.escapedForDisplay) = \(try show(store.object(forKey: key)!).escapedForDisplay)")
             }
         case "export":
             _ = try parsed.positionals(0, "")

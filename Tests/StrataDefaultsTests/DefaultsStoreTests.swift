@@ -303,11 +303,17 @@ struct DefaultsConformanceTests {
         }
     }
 
-    @Test func byteLevelReadOfANonDataValueIsAPlist() throws {
+    /// Not a binary plist: the documented byte form, named by the metadata's content type.
+    @Test func byteLevelReadOfANonDataValueIsItsByteForm() throws {
         let fixture = try Fixture()
         let store = try fixture.store()
         try store.set(.integer(5), forKey: "n")
-        let bytes = try #require(try store.data(for: "n"))
-        #expect(try BinaryPropertyList.decode(bytes) == .integer(5))
+        try store.set(.string("dark"), forKey: "theme")
+        #expect(try store.data(for: "n") == Data("5".utf8))
+        #expect(try store.data(for: "theme") == Data("dark".utf8))
+        #expect(try store.metadata(for: "n")?.contentType == "application/vnd.strata.integer")
+        #expect(try store.metadata(for: "theme")?.size == 4)
+        try store.put(Data([1, 2]), for: "raw")
+        #expect(try store.metadata(for: "raw")?.contentType == nil)
     }
 }
