@@ -9,9 +9,13 @@ func runStorageMode(_ arguments: [String]) throws -> Bool {
         // storage-moves ROOT START: put key `moved` through the facade forever, cycling its tier, `ack N` after each.
         let storage = try Storage(root: arguments[1])
         var index = Int(arguments[2]) ?? 0
+        let start = index
         while true {
-            try storage.put(
+            let selection = try storage.put(
                 StorageWorkload.moveValue(index), for: "moved", as: StorageWorkload.moveDescriptor(index))
+            // Every later put moves the key, and a move is durable when it returns. The first may not be a move (a
+            // new key): it is as durable as its tier makes it, and the defaults tier coalesces writes for 50 ms.
+            if index == start { try storage.backend(for: selection.tier).flush() }
             say("ack \(index)")
             index += 1
         }
