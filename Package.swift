@@ -81,6 +81,8 @@ let package = Package(
             name: "pdf-exporter", dependencies: ["Strata", "SampleSupport"], path: "Samples/PDFExporter"),
         .executableTarget(
             name: "audio-exporter", dependencies: ["Strata", "SampleSupport"], path: "Samples/AudioExporter"),
+        // The README's Quick start, compiled with the package (ReadmeTests keeps the two identical).
+        .executableTarget(name: "quick-start", dependencies: ["Strata"], path: "Samples/QuickStart"),
 
         // The torture harness: kills, contention, injected faults and hostile files for every tier.
         .executableTarget(
