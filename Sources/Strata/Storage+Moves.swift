@@ -14,6 +14,8 @@
 // A crash before 3 leaves the catalog pointing at the old copy, which is untouched: recovery removes whatever
 // reached the new tier. A crash after 3 leaves it pointing at the new copy, which is durable: recovery removes
 // the old one. Readers go by the catalog, so they see exactly one of the two at every instant.
+import Synchronization
+
 extension Storage {
     /// Stores a value in the tier the selector picks for it, moving it there if the key lives in another tier.
     ///
@@ -112,36 +114,53 @@ extension Storage {
         try catalog.append([.settle(key: key)], durable: false)
     }
 
-    /// Finishes or undoes an interrupted move of `key`. The caller holds the key's lock, so no live process is
-    /// in the middle of it.
-    func settle(_ key: String) throws {
-        guard let intent = try catalog.intent(for: key) else { return }
+    /// Finishes or undoes an interrupted move of `key`, and keeps what it did for ``verifyCatalog()``. The caller
+    /// holds the key's lock, so no live process is in the middle of it.
+    /// - Returns: What settling did, or `nil` when the key had no interrupted move.
+    @discardableResult
+    func settle(_ key: String) throws -> SettledMove? {
+        guard let intent = try catalog.intent(for: key) else { return nil }
+        let outcome: SettledMove.Outcome
         if try catalog.location(of: key)?.tier == intent.to {
             // Committed: the new copy is current. Remove the old one.
             if let from = intent.from, from != intent.to {
                 try removeCopy(of: key, from: from, skippingLocked: false)
             }
+            outcome = .finished
         } else {
             // Not committed: the old copy (or none) is current. Remove whatever reached the new tier.
             try removeCopy(of: key, from: intent.to, skippingLocked: false)
+            outcome = .undone
         }
         try catalog.append([.settle(key: key)], durable: false)
+        let settled = SettledMove(key: key, from: intent.from, to: intent.to, outcome: outcome)
+        settledMoves.withLock { $0.append(settled) }
+        return settled
     }
 
     /// Settles every move a crashed process left unfinished, except those a live process is still making.
-    /// - Returns: What could not be settled now (a tier that is locked or unreachable); those keys are settled
-    ///   by their next put, move or delete.
+    /// - Returns: The moves it settled (``CatalogReport/settled``), those it could not settle now, a tier being
+    ///   locked or unreachable (``CatalogReport/problems``, settled by the key's next put, move or delete), and
+    ///   those a live process is making (``CatalogReport/movingKeys``).
     @discardableResult
-    public func settleInterruptedMoves() throws -> [StorageError] {
-        var problems: [StorageError] = []
+    public func settleInterruptedMoves() throws -> CatalogReport {
+        var report = CatalogReport()
         for key in try catalog.unsettledKeys() {
             do {
-                _ = try catalog.withKeyLockIfFree(key) { try settle(key) }
+                switch try catalog.withKeyLockIfFree(key, { try settle(key) }) {
+                case .some(let settled?): report.settled.append(settled)
+                case .some(nil): break  // Settled meanwhile by another process.
+                case nil: report.movingKeys.append(key)
+                }
             } catch let error as StorageError {
-                problems.append(error.attributed(tier: nil, key: key))
+                guard let intent = try catalog.intent(for: key) else { continue }
+                report.problems.append(
+                    CatalogProblem(
+                        key: key, kind: .unsettledMove(from: intent.from, to: intent.to),
+                        error: error.attributed(tier: nil, key: key)))
             }
         }
-        return problems
+        return report
     }
 
     /// Removes `key` from `tier` and makes the removal durable.

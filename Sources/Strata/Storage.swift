@@ -1,5 +1,6 @@
 @_exported public import Foundation
 @_exported public import StrataCore
+import Synchronization
 
 /// The front door: one store root, the built-in backends registered, and every value routed to its tier by the
 /// ``StorageSelector``.
@@ -23,6 +24,8 @@ public final class Storage: Sendable {
     public let selector: StorageSelector
     /// Where every key put through this store lives (`<root>/catalog`).
     public let catalog: StorageCatalog
+    /// The interrupted moves this instance settled and ``verifyCatalog()`` has not reported yet.
+    let settledMoves = Mutex<[SettledMove]>([])
 
     /// Opens (creating if needed) a store.
     /// - Parameters:

@@ -305,7 +305,7 @@ do {
             say("refused \(error.code)")
         }
     default:
-        if try runStorageMode(arguments) { break }
+        if try runStorageMode(arguments) || runStorageStallMode(arguments) { break }
         FileHandle.standardError.write(
             Data("usage: strata-test-child hold-lock|try-lock|atomic-replace|defaults-... \n".utf8))
         exit(64)

@@ -1,0 +1,28 @@
+import Foundation
+import Strata
+
+/// The child mode that stops in the middle of a move and waits to be killed; `false` when `arguments` does not
+/// name it.
+///
+/// `storage-stall ROOT write`: puts key `stall` as a preference (`old`), then as a file (`new`), and stops
+/// once the new copy is in files, before the move is recorded. `storage-stall ROOT remove`: puts `stall` as a
+/// file (`old`), then as a preference (`new`), and stops after the move is recorded, before the old copy in files
+/// is removed. Either way it says `stalled` and sleeps until killed.
+func runStorageStallMode(_ arguments: [String]) throws -> Bool {
+    guard arguments.first == "storage-stall", arguments.count == 3,
+        let step = StallingBackend.Step(rawValue: arguments[2])
+    else { return false }
+    let storage = try Storage(root: arguments[1])
+    let paths = storage.paths
+    storage.registry.register(.files, name: "filesystem") { _ in
+        StallingBackend(inner: try FileStore(paths: paths), step: step)
+    }
+    let preference = DataDescriptor(kind: .preference, estimatedSize: 3)
+    let file = DataDescriptor(kind: .file, estimatedSize: 3, contentType: "application/pdf")
+    try storage.put(Data("old".utf8), for: "stall", as: step == .afterWrite ? preference : file)
+    // A preference is durable once its suite is written (the tier coalesces writes); make the old value durable.
+    try storage.backend(for: .defaults).flush()
+    try storage.put(Data("new".utf8), for: "stall", as: step == .afterWrite ? file : preference)
+    say("the move finished without stalling")
+    return true
+}
