@@ -8,7 +8,9 @@
 //   1. append `intent(key, from, to)` and fsync the log
 //   2. write the value to the new tier, and flush that tier (durable)
 //   3. append `set(key → new tier)` and fsync the log            ← the commit point
-//   4. remove the old copy, and flush the old tier (for defaults: the suite file is rewritten without it)
+//   4. remove the old copy, and flush the old tier (for defaults: the suite file is rewritten without it); when
+//      the value moved to secrets, the old copy is erased (`deleteSecurely`: freed SQLite pages zeroed and its
+//      write-ahead log truncated, a file overwritten before it is unlinked), so no plaintext stays under the root
 //   5. append `settle(key)`
 //
 // A crash before 3 leaves the catalog pointing at the old copy, which is untouched: recovery removes whatever
@@ -110,7 +112,7 @@ extension Storage {
             throw error
         }
         try catalog.append([.set(key: key, entry: entry)], durable: true)
-        try removeCopy(of: key, from: previous, skippingLocked: false)
+        try removeCopy(of: key, from: previous, skippingLocked: false, securely: location.tier == .secrets)
         try catalog.append([.settle(key: key)], durable: false)
     }
 
@@ -124,7 +126,7 @@ extension Storage {
         if try catalog.location(of: key)?.tier == intent.to {
             // Committed: the new copy is current. Remove the old one.
             if let from = intent.from, from != intent.to {
-                try removeCopy(of: key, from: from, skippingLocked: false)
+                try removeCopy(of: key, from: from, skippingLocked: false, securely: intent.to == .secrets)
             }
             outcome = .finished
         } else {
@@ -164,15 +166,19 @@ extension Storage {
     }
 
     /// Removes `key` from `tier` and makes the removal durable.
+    /// - Parameter securely: Whether to erase the copy's bytes too (``StorageBackend/deleteSecurely(_:)``): for
+    ///   the plaintext copy of a value that moved to secrets. A secure removal is flushed even when the copy was
+    ///   already gone, so a retried settle finishes erasing what an interrupted one began.
     /// - Returns: Whether there was a copy.
     @discardableResult
-    func removeCopy(of key: String, from tier: Tier, skippingLocked: Bool) throws -> Bool {
+    func removeCopy(of key: String, from tier: Tier, skippingLocked: Bool, securely: Bool = false) throws -> Bool {
         let backend: any StorageBackend
         do {
             backend = try registry.backend(for: tier)
-            guard try backend.delete(key) else { return false }
+            let removed = try securely ? backend.deleteSecurely(key) : backend.delete(key)
+            guard removed || securely else { return false }
             try backend.flush()
-            return true
+            return removed
         } catch let error as StorageError where skippingLocked && error.code == .locked {
             return false
         }
