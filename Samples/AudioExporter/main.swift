@@ -42,11 +42,7 @@ func run() throws {
             id: "memo-\(number)", title: String(format: "Tone %.1f Hz", frequency), seconds: seconds,
             sampleRate: 44_100, key: key)
         items.append(
-            LibraryItem(
-                key: "recording-metadata/memo-\(number)", label: "metadata of memo-\(number)",
-                value: try JSONEncoder().encode(record),
-                descriptor: DataDescriptor(kind: .structured, estimatedSize: 0, isQueried: true),
-                expectedTier: .records))
+            try .metadata(record, key: "recording-metadata/memo-\(number)", label: "metadata of memo-\(number)"))
         keys.append(key)
     }
     let token = Secret("upload-" + UUID().uuidString)

@@ -68,12 +68,7 @@ func run() throws {
         let record = ReportRecord(
             id: "report-\(number)", title: "Quarterly report \(number)", pages: 2, bytes: pdf.count, key: key,
             created: Date())
-        items.append(
-            LibraryItem(
-                key: "reports/report-\(number)", label: "metadata of report-\(number)",
-                value: try JSONEncoder().encode(record),
-                descriptor: DataDescriptor(kind: .structured, estimatedSize: 0, isQueried: true),
-                expectedTier: .records))
+        items.append(try .metadata(record, key: "reports/report-\(number)", label: "metadata of report-\(number)"))
         keys.append(key)
     }
     items.append(

@@ -27,6 +27,14 @@ public struct LibraryItem: Sendable {
         self.expectedTier = expectedTier
     }
 
+    /// A record of metadata, as JSON: structured and queried, so the selector sends it to records.
+    /// - Throws: When the record cannot be encoded.
+    public static func metadata(_ record: some Encodable, key: String, label: String) throws -> LibraryItem {
+        LibraryItem(
+            key: key, label: label, value: try JSONEncoder().encode(record),
+            descriptor: DataDescriptor(kind: .structured, estimatedSize: 0, isQueried: true), expectedTier: .records)
+    }
+
     /// Media types of the file-like extensions a library folder may hold.
     static let fileTypes = [
         "pdf": "application/pdf", "png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg", "wav": "audio/wav",

@@ -27,7 +27,7 @@ extension FileStore {
             let fd: Int32
             do throws(Errno) {
                 fd = try folder.openFile(name, O_WRONLY)
-            } catch where error.code == ENOENT {
+            } catch  where error.code == ENOENT {
                 return false
             } catch {
                 throw error.storageError("cannot open the file to erase it", tier: .files, key: key, path: path)
@@ -39,7 +39,8 @@ extension FileStore {
                 var offset: Int64 = 0
                 while offset < size {
                     let count = Int(min(Int64(zeros.count), size - offset))
-                    try Sys.pwriteAll(fd, count == zeros.count ? zeros : Array(zeros.prefix(count)), at: offset, path: path)
+                    try Sys.pwriteAll(
+                        fd, count == zeros.count ? zeros : Array(zeros.prefix(count)), at: offset, path: path)
                     offset += Int64(count)
                 }
                 try Sys.fsync(fd, path: path)

@@ -9,6 +9,15 @@ import Strata
 /// file (`old`), then as a preference (`new`), and stops after the move is recorded, before the old copy in files
 /// is removed. Either way it says `stalled` and sleeps until killed.
 func runStorageStallMode(_ arguments: [String]) throws -> Bool {
+    if arguments.first == "storage-put-wait", arguments.count == 4 {
+        // storage-put-wait ROOT KEY VALUE: puts VALUE as a preference, says `put`, and lives two more seconds
+        // (the defaults tier writes its suite after its usual delay meanwhile).
+        try Storage(root: arguments[1]).put(
+            Data(arguments[3].utf8), for: arguments[2], as: DataDescriptor(kind: .preference, estimatedSize: 0))
+        say("put")
+        sleep(2)
+        return true
+    }
     guard arguments.first == "storage-stall", arguments.count == 3,
         let step = StallingBackend.Step(rawValue: arguments[2])
     else { return false }

@@ -62,4 +62,24 @@ struct StorageSecureRemovalTests {
         // Nothing was left beside the tier's files: no backup, no temporary.
         #expect(!filesUnder(root).contains { $0.path.hasSuffix(".tmp") || $0.path.hasSuffix("~") })
     }
+
+    /// Another process has just put a preference (its defaults tier writes the suite after a short delay), and
+    /// this one makes it a credential at once. The other process's delayed write must not bring the plaintext
+    /// back into the suite.
+    @Test func aPendingPreferenceElsewhereDoesNotComeBack() throws {
+        let marker = "PENDING-PLAINTEXT-5d1e"
+        let storage = try openStorage(root)
+        try storage.put(Data("x".utf8), for: "other", as: descriptorForTier[.defaults]!)
+        try storage.backend(for: .defaults).flush()
+        let child = try ChildProcess(
+            try TestExecutables.url(named: "strata-test-child"), ["storage-put-wait", root, "session", marker],
+            environment: ["STRATA_SECRETS_KEY": testSecretsKeyHex])
+        _ = try child.waitForLine(timeout: 60) { $0 == "put" }
+        // At once: most often within the other process's write delay (50 ms), before its suite holds the value.
+        try storage.put(Data(marker.utf8), for: "session", as: descriptorForTier[.secrets]!)
+        #expect(child.wait().status == 0)
+        #expect(try storage.location(of: "session")?.tier == .secrets)
+        #expect(leaks(of: marker).isEmpty, "the plaintext came back in \(leaks(of: marker))")
+        #expect(try storage.verifyCatalog().isSound)
+    }
 }
