@@ -59,8 +59,11 @@ struct StorageSecureRemovalTests {
         // The neighbours are intact, and a fresh process reads them.
         let reopened = try openStorage(root)
         for index in 0..<20 { #expect(try reopened.data(for: "n/\(index)") == Data("neighbour-\(index)".utf8)) }
-        // Nothing was left beside the tier's files: no backup, no temporary.
-        #expect(!filesUnder(root).contains { $0.path.hasSuffix(".tmp") || $0.path.hasSuffix("~") })
+        // Nothing was left beside the tiers' files: no atomic-write temporary, no backup.
+        let leftovers = filesUnder(root).map { URL(fileURLWithPath: $0.path).lastPathComponent }.filter {
+            $0.hasPrefix(AtomicFile.temporaryPrefix) || $0.hasSuffix(".bak") || $0.hasSuffix("~")
+        }
+        #expect(leftovers.isEmpty, "\(leftovers)")
     }
 
     /// Another process has just put a preference (its defaults tier writes the suite after a short delay), and
