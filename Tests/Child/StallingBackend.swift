@@ -30,6 +30,11 @@ struct StallingBackend: StorageBackend {
         return try inner.delete(key)
     }
 
+    func deleteSecurely(_ key: String) throws -> Bool {
+        if step == .beforeRemove { stall() }
+        return try inner.deleteSecurely(key)
+    }
+
     func contains(_ key: String) throws -> Bool { try inner.contains(key) }
     func keys() throws -> [String] { try inner.keys() }
     func metadata(for key: String) throws -> StorageMetadata? { try inner.metadata(for: key) }

@@ -7,7 +7,8 @@ import Strata
 /// `storage-stall ROOT write`: puts key `stall` as a preference (`old`), then as a file (`new`), and stops
 /// once the new copy is in files, before the move is recorded. `storage-stall ROOT remove`: puts `stall` as a
 /// file (`old`), then as a preference (`new`), and stops after the move is recorded, before the old copy in files
-/// is removed. Either way it says `stalled` and sleeps until killed.
+/// is removed. `storage-stall ROOT remove TEXT`: the same, with TEXT as the old value and the new one a credential
+/// (the old copy is to be erased). Each says `stalled` and sleeps until killed.
 func runStorageStallMode(_ arguments: [String]) throws -> Bool {
     if arguments.first == "storage-put-wait", arguments.count == 4 {
         // storage-put-wait ROOT KEY VALUE: puts VALUE as a preference, says `put`, and lives two more seconds
@@ -18,7 +19,7 @@ func runStorageStallMode(_ arguments: [String]) throws -> Bool {
         sleep(2)
         return true
     }
-    guard arguments.first == "storage-stall", arguments.count == 3,
+    guard arguments.first == "storage-stall", (3...4).contains(arguments.count),
         let step = StallingBackend.Step(rawValue: arguments[2])
     else { return false }
     let storage = try Storage(root: arguments[1])
@@ -28,10 +29,14 @@ func runStorageStallMode(_ arguments: [String]) throws -> Bool {
     }
     let preference = DataDescriptor(kind: .preference, estimatedSize: 3)
     let file = DataDescriptor(kind: .file, estimatedSize: 3, contentType: "application/pdf")
-    try storage.put(Data("old".utf8), for: "stall", as: step == .afterWrite ? preference : file)
+    // With a fourth argument (`remove` only), the old value is that text in files and the new one a credential.
+    let plaintext = arguments.count == 4 ? arguments[3] : nil
+    try storage.put(Data((plaintext ?? "old").utf8), for: "stall", as: step == .afterWrite ? preference : file)
     // A preference is durable once its suite is written (the tier coalesces writes); make the old value durable.
     try storage.backend(for: .defaults).flush()
-    try storage.put(Data("new".utf8), for: "stall", as: step == .afterWrite ? file : preference)
+    let new =
+        plaintext != nil ? DataDescriptor(kind: .credential, estimatedSize: 3) : step == .afterWrite ? file : preference
+    try storage.put(Data("new".utf8), for: "stall", as: new)
     say("the move finished without stalling")
     return true
 }

@@ -50,6 +50,32 @@ struct StorageVerifyTests {
         #expect(try storage.verifyCatalog().settled.isEmpty)
     }
 
+    /// A child is killed after a move to secrets is recorded and before the old plaintext copy in files is
+    /// erased: the next open finishes the move by erasing it, so no file under the root (nor another name of the
+    /// old file) keeps the plaintext.
+    @Test func sigkillBeforeErasingIsFinishedByTheNextOpen() throws {
+        let marker = "STALLED-PLAINTEXT-0b7c"
+        let child = try ChildProcess(
+            try TestExecutables.url(named: "strata-test-child"), ["storage-stall", root, "remove", marker],
+            environment: environment)
+        _ = try child.waitForLine(timeout: 60) { $0 == "stalled" }
+        child.kill(SIGKILL)
+        #expect(child.wait().wasSignalled)
+        let link = directory.appending("link")
+        try FileManager.default.linkItem(atPath: root + "/files/stall", toPath: link)
+        #expect(filesUnder(root).contains { $0.data.range(of: Data(marker.utf8)) != nil })
+
+        let storage = try openStorage(root)
+        #expect(
+            try storage.verifyCatalog().settled == [
+                SettledMove(key: "stall", from: .files, to: .secrets, outcome: .finished)
+            ])
+        #expect(try storage.data(for: "stall") == Data("new".utf8))
+        #expect(try tiersHolding("stall", in: storage) == [.secrets])
+        #expect(!filesUnder(root).contains { $0.data.range(of: Data(marker.utf8)) != nil })
+        #expect(try Data(contentsOf: URL(fileURLWithPath: link)).range(of: Data(marker.utf8)) == nil)
+    }
+
     /// The kill lands at random moments of a child cycling one key through every tier: whatever it interrupted,
     /// the open settles it and the check finds nothing left.
     @Test func randomKillsLeaveNothingToFix() throws {
