@@ -5,6 +5,7 @@
 // length, so two processes never move the same key at once and a reader that falls back to the lock sees no
 // move half done. A move is:
 //
+//   0. flush the old tier, so the old copy is durable (a coalesced defaults write may not have reached the disk)
 //   1. append `intent(key, from, to)` and fsync the log
 //   2. write the value to the new tier, and flush that tier (durable)
 //   3. append `set(key → new tier)` and fsync the log            ← the commit point
@@ -101,6 +102,10 @@ extension Storage {
             try catalog.append([.set(key: key, entry: entry)], durable: false)
             return
         }
+        // The old copy must be durable before the move starts: a put that stayed in a coalescing tier (defaults
+        // writes its suite after a delay) was acknowledged before it reached the disk, and a crash before the
+        // commit point must leave it readable.
+        try backend(for: previous, key: key).flush()
         try catalog.append([.intent(key: key, from: previous, to: location.tier)], durable: true)
         do {
             try target.put(value, for: key)

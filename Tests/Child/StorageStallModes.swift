@@ -32,8 +32,8 @@ func runStorageStallMode(_ arguments: [String]) throws -> Bool {
     // With a fourth argument (`remove` only), the old value is that text in files and the new one a credential.
     let plaintext = arguments.count == 4 ? arguments[3] : nil
     try storage.put(Data((plaintext ?? "old").utf8), for: "stall", as: step == .afterWrite ? preference : file)
-    // A preference is durable once its suite is written (the tier coalesces writes); make the old value durable.
-    try storage.backend(for: .defaults).flush()
+    // No flush here: a preference put is acknowledged before its suite is written (the tier coalesces writes),
+    // and the move itself must make the old copy durable before it starts.
     let new =
         plaintext != nil ? DataDescriptor(kind: .credential, estimatedSize: 3) : step == .afterWrite ? file : preference
     try storage.put(Data("new".utf8), for: "stall", as: new)
