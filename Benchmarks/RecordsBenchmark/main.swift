@@ -249,3 +249,61 @@ print(
     String(
         format: "  load + find one: file %.2f ms, Strata %.3f ms: %.0fx", json.coldFind * 1000, strataFind * 1000,
         json.coldFind / strataFind))
+
+// What erasing removed values costs: `PRAGMA secure_delete` (every Strata connection has it on) on raw SQLite,
+// off then on, for a statement that rewrites every row and one that deletes every row; and the key-value
+// delete that a move to secrets makes (`deleteSecurely`: the delete, then the write-ahead log checkpointed and
+// truncated) beside a plain delete.
+func runChurn(_ count: Int, secureDelete: Bool) throws -> (update: Double, delete: Double) {
+    let raw = Raw(folder + "/churn-\(secureDelete)-\(count)-\(UInt32.random(in: 0...UInt32.max)).sqlite")
+    raw.exec("PRAGMA secure_delete=\(secureDelete ? "ON" : "OFF")")
+    let encoder = JSONEncoder()
+    raw.insert(try (0..<count).map { (person($0).id, [UInt8](try encoder.encode(person($0)))) })
+    let update = Bench.time { raw.exec("UPDATE c_people SET body = json_set(body, '$.name', 'Renamed')") }
+    let delete = Bench.time { raw.exec("DELETE FROM c_people") }
+    return (update, delete)
+}
+
+func runKeyValueDeletes(_ count: Int, securely: Bool) throws -> Double {
+    let store = try RecordStore(path: folder + "/kv-\(securely)-\(count).sqlite")
+    let value = Data(repeating: 0x61, count: 200)
+    for index in 0..<count { try store.put(value, for: "k\(index)") }
+    return try Bench.time {
+        for index in 0..<count {
+            if securely { try store.deleteSecurely("k\(index)") } else { try store.delete("k\(index)") }
+        }
+    }
+}
+
+let churnRows = quick ? 20_000 : 100_000
+// Alternated three times, the best of each kept, so neither side pays for a cold cache alone.
+var plain = (update: Double.infinity, delete: Double.infinity)
+var erasing = plain
+for _ in 0..<3 {
+    for secureDelete in [false, true] {
+        let run = try runChurn(churnRows, secureDelete: secureDelete)
+        if secureDelete {
+            erasing = (min(erasing.update, run.update), min(erasing.delete, run.delete))
+        } else {
+            plain = (min(plain.update, run.update), min(plain.delete, run.delete))
+        }
+    }
+}
+print("")
+print("erasing removed values (raw SQLite, \(churnRows) rows, one statement each):")
+print(
+    String(
+        format: "  rewrite every row: secure_delete off %.1f ms, on %.1f ms (%.2fx)", plain.update * 1000,
+        erasing.update * 1000, erasing.update / plain.update))
+print(
+    String(
+        format: "  delete every row:  secure_delete off %.1f ms, on %.1f ms (%.2fx)", plain.delete * 1000,
+        erasing.delete * 1000, erasing.delete / plain.delete))
+let kvDeletes = quick ? 200 : 1_000
+let plainDeletes = try runKeyValueDeletes(kvDeletes, securely: false)
+let secureDeletes = try runKeyValueDeletes(kvDeletes, securely: true)
+print(
+    String(
+        format: "  key-value delete (Strata, %d keys): plain %@/key, deleteSecurely %@/key (%.1fx)", kvDeletes,
+        Bench.perOperation(plainDeletes, kvDeletes), Bench.perOperation(secureDeletes, kvDeletes),
+        secureDeletes / plainDeletes))

@@ -1,7 +1,10 @@
-// PDFExporter: builds multi-page PDF reports and stores them where the decision table says — the PDFs in
-// files, their metadata as records, the last export folder as a preference — then exports them as zip and gzip.
+// PDFExporter: builds multi-page PDF reports and stores everything through `Storage`, where the selector says —
+// the PDFs in files, their metadata as records, the last export folder as a preference — printing where each
+// value went; then exports the reports as zip and gzip. `--library DIR` first imports a folder of the user's
+// files the same way.
 //
-//   swift run pdf-exporter --root DIR [--output DIR] [--reports N]
+//   swift run pdf-exporter --root DIR [--output DIR] [--reports N] [--library DIR]
+//   (the secrets passphrase, for credentials in the library: STRATA_PASSPHRASE)
 import Foundation
 import SampleSupport
 import Strata
@@ -44,45 +47,49 @@ func makeReport(_ number: Int) -> PDFDocument {
     return document
 }
 
-do {
+/// Builds the reports, stores them and their metadata through the facade, and exports them.
+func run() throws {
     guard let root = Sample.option("--root") else { throw StorageError(.invalidArgument, "--root DIR is required") }
     let output = Sample.option("--output", default: root + "-exports")!
     let count = Int(Sample.option("--reports", default: "3")!) ?? 3
     try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
-    let storage = try Storage(root: root)
-    let files = try FileStore(paths: storage.paths)
-    let records = try RecordStore(name: "main", paths: storage.paths)
-    let reports = try records.collection(ReportRecord.self, named: "reports", indexes: [.field("created")])
-    let defaults = try DefaultsStore(suite: "standard", paths: storage.paths)
+    let storage = try Sample.openStorage(root: root)
+    try Sample.importLibraryOption(into: storage)
+    var items: [LibraryItem] = []
     var keys: [String] = []
     for number in 1...max(1, count) {
         let pdf = makeReport(number).data()
         let key = "exports/reports/report-\(number).pdf"
-        _ = try Sample.route(
-            storage, "report-\(number).pdf",
-            DataDescriptor(kind: .file, estimatedSize: pdf.count, contentType: "application/pdf"),
-            expect: .files)
-        try files.write(pdf, to: key)
+        items.append(
+            LibraryItem(
+                key: key, label: "report-\(number).pdf", value: pdf,
+                descriptor: DataDescriptor(kind: .file, estimatedSize: pdf.count, contentType: "application/pdf"),
+                expectedTier: .files))
         let record = ReportRecord(
             id: "report-\(number)", title: "Quarterly report \(number)", pages: 2, bytes: pdf.count, key: key,
             created: Date())
-        _ = try Sample.route(
-            storage, "metadata of report-\(number)",
-            DataDescriptor(kind: .structured, estimatedSize: 200, isQueried: true), expect: .records)
-        try reports.upsert(record)
+        items.append(try .metadata(record, key: "reports/report-\(number)", label: "metadata of report-\(number)"))
         keys.append(key)
     }
-    _ = try Sample.route(
-        storage, "last export folder", DataDescriptor(kind: .preference, estimatedSize: 20), expect: .defaults)
-    try defaults.set("exports/reports", for: DefaultsKey("lastExportFolder", default: ""))
-    try defaults.flush()
+    items.append(
+        LibraryItem(
+            key: "settings/lastExportFolder", label: "last export folder", value: Data("exports/reports".utf8),
+            descriptor: DataDescriptor(kind: .preference, estimatedSize: 0), expectedTier: .defaults))
+    try Sample.importLibrary(items, into: storage)
+    let files = try Sample.fileStore(of: storage)
     let zip = output + "/reports.zip"
     let archive = try files.exportZip(["exports/reports"], to: zip)
     let gzip = output + "/report-1.pdf.gz"
     try files.exportGzip(keys[0], to: gzip)
-    Sample.say("stored \(keys.count) report(s) in files, \(try reports.count()) record(s) in records")
+    Sample.say(
+        "stored \(try Sample.count(storage, prefix: "exports/reports/", in: .files)) report(s) in files, "
+            + "\(try Sample.count(storage, prefix: "reports/", in: .records)) record(s) in records")
     Sample.say("exported \(zip) (\(archive.entries) entries) and \(gzip)")
     for key in keys { Sample.say("pdf: \(try files.path(for: key))") }
+}
+
+do {
+    try run()
 } catch {
     Sample.fail(error)
 }

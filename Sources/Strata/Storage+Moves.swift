@@ -5,15 +5,20 @@
 // length, so two processes never move the same key at once and a reader that falls back to the lock sees no
 // move half done. A move is:
 //
+//   0. flush the old tier, so the old copy is durable (a coalesced defaults write may not have reached the disk)
 //   1. append `intent(key, from, to)` and fsync the log
 //   2. write the value to the new tier, and flush that tier (durable)
 //   3. append `set(key → new tier)` and fsync the log            ← the commit point
-//   4. remove the old copy, and flush the old tier (for defaults: the suite file is rewritten without it)
+//   4. remove the old copy, and flush the old tier (for defaults: the suite file is rewritten without it); when
+//      the value moved to secrets, the old copy is erased (`deleteSecurely`: freed SQLite pages zeroed and its
+//      write-ahead log truncated, a file overwritten before it is unlinked), so no plaintext stays under the root
 //   5. append `settle(key)`
 //
 // A crash before 3 leaves the catalog pointing at the old copy, which is untouched: recovery removes whatever
 // reached the new tier. A crash after 3 leaves it pointing at the new copy, which is durable: recovery removes
 // the old one. Readers go by the catalog, so they see exactly one of the two at every instant.
+import Synchronization
+
 extension Storage {
     /// Stores a value in the tier the selector picks for it, moving it there if the key lives in another tier.
     ///
@@ -123,6 +128,10 @@ extension Storage {
             try catalog.append([.set(key: key, entry: entry)], durable: false)
             return
         }
+        // The old copy must be durable before the move starts: a put that stayed in a coalescing tier (defaults
+        // writes its suite after a delay) was acknowledged before it reached the disk, and a crash before the
+        // commit point must leave it readable.
+        try backend(for: previous, key: key).flush()
         try catalog.append([.intent(key: key, from: previous, to: location.tier)], durable: true)
         do {
             try store(value, in: target, at: location, as: descriptor)
@@ -134,52 +143,73 @@ extension Storage {
             throw error
         }
         try catalog.append([.set(key: key, entry: entry)], durable: true)
-        try removeCopy(of: key, from: previous, skippingLocked: false)
+        try removeCopy(of: key, from: previous, skippingLocked: false, securely: location.tier == .secrets)
         try catalog.append([.settle(key: key)], durable: false)
     }
 
-    /// Finishes or undoes an interrupted move of `key`. The caller holds the key's lock, so no live process is
-    /// in the middle of it.
-    func settle(_ key: String) throws {
-        guard let intent = try catalog.intent(for: key) else { return }
+    /// Finishes or undoes an interrupted move of `key`, and keeps what it did for ``verifyCatalog()``. The caller
+    /// holds the key's lock, so no live process is in the middle of it.
+    /// - Returns: What settling did, or `nil` when the key had no interrupted move.
+    @discardableResult
+    func settle(_ key: String) throws -> SettledMove? {
+        guard let intent = try catalog.intent(for: key) else { return nil }
+        let outcome: SettledMove.Outcome
         if try catalog.location(of: key)?.tier == intent.to {
             // Committed: the new copy is current. Remove the old one.
             if let from = intent.from, from != intent.to {
-                try removeCopy(of: key, from: from, skippingLocked: false)
+                try removeCopy(of: key, from: from, skippingLocked: false, securely: intent.to == .secrets)
             }
+            outcome = .finished
         } else {
             // Not committed: the old copy (or none) is current. Remove whatever reached the new tier.
             try removeCopy(of: key, from: intent.to, skippingLocked: false)
+            outcome = .undone
         }
         try catalog.append([.settle(key: key)], durable: false)
+        let settled = SettledMove(key: key, from: intent.from, to: intent.to, outcome: outcome)
+        settledMoves.withLock { $0.append(settled) }
+        return settled
     }
 
     /// Settles every move a crashed process left unfinished, except those a live process is still making.
-    /// - Returns: What could not be settled now (a tier that is locked or unreachable); those keys are settled
-    ///   by their next put, move or delete.
+    /// - Returns: The moves it settled (``CatalogReport/settled``), those it could not settle now, a tier being
+    ///   locked or unreachable (``CatalogReport/problems``, settled by the key's next put, move or delete), and
+    ///   those a live process is making (``CatalogReport/movingKeys``).
     @discardableResult
-    public func settleInterruptedMoves() throws -> [StorageError] {
-        var problems: [StorageError] = []
+    public func settleInterruptedMoves() throws -> CatalogReport {
+        var report = CatalogReport()
         for key in try catalog.unsettledKeys() {
             do {
-                _ = try catalog.withKeyLockIfFree(key) { try settle(key) }
+                switch try catalog.withKeyLockIfFree(key, { try settle(key) }) {
+                case .some(let settled?): report.settled.append(settled)
+                case .some(nil): break  // Settled meanwhile by another process.
+                case nil: report.movingKeys.append(key)
+                }
             } catch let error as StorageError {
-                problems.append(error.attributed(tier: nil, key: key))
+                guard let intent = try catalog.intent(for: key) else { continue }
+                report.problems.append(
+                    CatalogProblem(
+                        key: key, kind: .unsettledMove(from: intent.from, to: intent.to),
+                        error: error.attributed(tier: nil, key: key)))
             }
         }
-        return problems
+        return report
     }
 
     /// Removes `key` from `tier` and makes the removal durable.
+    /// - Parameter securely: Whether to erase the copy's bytes too (``StorageBackend/deleteSecurely(_:)``): for
+    ///   the plaintext copy of a value that moved to secrets. A secure removal is flushed even when the copy was
+    ///   already gone, so a retried settle finishes erasing what an interrupted one began.
     /// - Returns: Whether there was a copy.
     @discardableResult
-    func removeCopy(of key: String, from tier: Tier, skippingLocked: Bool) throws -> Bool {
+    func removeCopy(of key: String, from tier: Tier, skippingLocked: Bool, securely: Bool = false) throws -> Bool {
         let backend: any StorageBackend
         do {
             backend = try registry.backend(for: tier)
-            guard try backend.delete(key) else { return false }
+            let removed = try securely ? backend.deleteSecurely(key) : backend.delete(key)
+            guard removed || securely else { return false }
             try backend.flush()
-            return true
+            return removed
         } catch let error as StorageError where skippingLocked && error.code == .locked {
             return false
         }

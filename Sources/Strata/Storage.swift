@@ -1,5 +1,6 @@
 @_exported public import Foundation
 @_exported public import StrataCore
+import Synchronization
 
 /// The front door: one store root, the built-in backends registered, and every value routed to its tier by the
 /// ``StorageSelector``.
@@ -26,6 +27,8 @@ public final class Storage: Sendable {
     /// The configuration the store opened with: the root's `strata.conf` (or the built-in one), with the
     /// initializer's explicit arguments applied.
     public let configuration: StoreConfiguration
+    /// The interrupted moves this instance settled and ``verifyCatalog()`` has not reported yet.
+    let settledMoves = Mutex<[SettledMove]>([])
 
     /// Opens (creating if needed) a store.
     ///

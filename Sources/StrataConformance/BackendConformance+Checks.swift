@@ -46,14 +46,22 @@ extension BackendConformance {
     }
 
     @Sendable static func delete(_ backend: any StorageBackend, _: Options) async throws {
-        let check = "delete"
+        try deletion(backend, check: "delete") { try backend.delete($0) }
+    }
+
+    @Sendable static func secureDelete(_ backend: any StorageBackend, _: Options) async throws {
+        try deletion(backend, check: "secure-delete") { try backend.deleteSecurely($0) }
+    }
+
+    /// What every way of deleting must do: remove one key's value, say whether there was one, leave the others.
+    static func deletion(_ backend: any StorageBackend, check: String, _ remove: (String) throws -> Bool) throws {
         try backend.put(Data("x".utf8), for: "gone")
         try backend.put(Data("y".utf8), for: "kept")
-        try expect(try backend.delete("gone"), check, "delete of a stored key returned false")
+        try expect(try remove("gone"), check, "delete of a stored key returned false")
         try expect(try backend.data(for: "gone") == nil, check, "the value is still readable after delete")
         try expect(!(try backend.contains("gone")), check, "contains is true after delete")
         try expect(!(try backend.keys().contains("gone")), check, "keys() still lists a deleted key")
-        try expect(!(try backend.delete("gone")), check, "a second delete returned true")
+        try expect(!(try remove("gone")), check, "a second delete returned true")
         try expect(try backend.data(for: "kept") == Data("y".utf8), check, "deleting one key disturbed another")
     }
 

@@ -52,6 +52,9 @@ public enum BackendConformance {
         Check(id: "round-trip", summary: "a value put under a key reads back byte for byte", body: roundTrip),
         Check(id: "overwrite", summary: "a second put replaces the value and its metadata", body: overwrite),
         Check(id: "delete", summary: "delete removes the value, and reports whether there was one", body: delete),
+        Check(
+            id: "secure-delete", summary: "deleteSecurely removes the value, and reports whether there was one",
+            body: secureDelete),
         Check(id: "missing-key", summary: "an absent key reads as nil, never as an error", body: missingKey),
         Check(id: "empty-value", summary: "an empty value is stored and differs from an absent one", body: emptyValue),
         Check(id: "binary-value", summary: "every byte value survives, NUL included", body: binaryValue),

@@ -37,6 +37,15 @@ public protocol StorageBackend: Sendable {
     @discardableResult
     func delete(_ key: String) throws -> Bool
 
+    /// Removes the value under `key` and every copy of its bytes the backend keeps beside it: freed database
+    /// pages and journals, the blocks of a deleted file (overwritten before it is unlinked). ``Storage`` calls it
+    /// to remove the plaintext copy of a value that became a credential. The default implementation calls
+    /// ``delete(_:)``: right for a backend that keeps no such copies (one that rewrites its whole file, or
+    /// encrypts every value).
+    /// - Returns: Whether there was a value to remove.
+    @discardableResult
+    func deleteSecurely(_ key: String) throws -> Bool
+
     /// Whether a value is stored under `key`.
     func contains(_ key: String) throws -> Bool
 
@@ -88,6 +97,10 @@ extension StorageBackend {
     public func put(_ value: Data, for key: String, as descriptor: DataDescriptor) throws {
         try put(value, for: key)
     }
+
+    /// Calls ``delete(_:)``: by default a backend keeps no copy of a value's bytes once it is deleted.
+    @discardableResult
+    public func deleteSecurely(_ key: String) throws -> Bool { try delete(key) }
 }
 
 /// What a backend knows about a stored value without reading it.

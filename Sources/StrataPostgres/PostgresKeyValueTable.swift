@@ -36,6 +36,11 @@ struct PostgresKeyValueTable: RecordKeyValueTable {
         }
     }
 
+    /// The same as ``remove(_:)``: the server's files are not under the store root, and PostgreSQL keeps a
+    /// deleted row's bytes in its heap until `VACUUM` and in its own write-ahead log; erasing them is the
+    /// server administrator's business.
+    func removeSecurely(_ key: String) throws -> Bool { try remove(key) }
+
     func keys() throws -> [String] {
         try run { connection in
             let result = try connection.query("SELECT key FROM strata_kv ORDER BY key", operation: "keys")

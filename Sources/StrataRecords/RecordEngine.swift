@@ -162,6 +162,9 @@ public protocol RecordKeyValueTable: Sendable {
     func value(for key: String) throws -> [UInt8]?
     /// Removes a value. Returns whether there was one.
     func remove(_ key: String) throws -> Bool
+    /// Removes a value and every copy of its bytes the engine keeps under the store root (freed pages, the
+    /// write-ahead log), even when it was already removed. Returns whether there was one.
+    func removeSecurely(_ key: String) throws -> Bool
     /// Every key, sorted.
     func keys() throws -> [String]
     /// The value's size and modification time (seconds since 1970), or `nil`.

@@ -29,6 +29,15 @@ extension RecordStore: StorageBackend {
         return try engine.keyValue.remove(key)
     }
 
+    /// Removes the value and its bytes from the engine's files under the store root: with SQLite, the freed
+    /// space is zeroed (every connection has `secure_delete` on) and the write-ahead log is checkpointed and
+    /// truncated. A PostgreSQL server's files are not under the root and are not erased.
+    @discardableResult
+    public func deleteSecurely(_ key: String) throws -> Bool {
+        try StoragePaths.validateKey(key, for: .records)
+        return try engine.keyValue.removeSecurely(key)
+    }
+
     public func contains(_ key: String) throws -> Bool {
         try StoragePaths.validateKey(key, for: .records)
         return try engine.keyValue.sizeAndModified(for: key) != nil

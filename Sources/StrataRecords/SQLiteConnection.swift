@@ -49,6 +49,9 @@ final class SQLiteConnection {
         try execute("PRAGMA schema_version", operation: "open")
         try execute("PRAGMA synchronous=\(configuration.sqliteSynchronous)", operation: "open")
         try execute("PRAGMA foreign_keys=OFF", operation: "open")
+        // Deleted and replaced content is overwritten with zeros, in its page and in freed pages, so that a value
+        // removed from the store (a record, a credential moved to secrets) does not stay in the file.
+        try execute("PRAGMA secure_delete=ON", operation: "open")
     }
 
     /// A `file:` URI for `path`, so that `immutable=1` can be given: `%`, `?`, `#` and every byte outside a URI

@@ -1,4 +1,5 @@
 import Foundation
+import StrataCore
 
 /// The `strata_kv` table of a SQLite store.
 struct SQLiteKeyValueTable: RecordKeyValueTable {
@@ -24,12 +25,31 @@ struct SQLiteKeyValueTable: RecordKeyValueTable {
     }
 
     func remove(_ key: String) throws -> Bool {
+        try engine.withWriter { try Self.delete(key, on: $0) }
+    }
+
+    /// Deletes the row; every connection runs with `secure_delete` on, so the freed cells and pages are zeroed.
+    /// Then the write-ahead log, which still holds the page images from before, is checkpointed into the database
+    /// and truncated to nothing.
+    func removeSecurely(_ key: String) throws -> Bool {
         try engine.withWriter { connection in
-            let statement = try connection.statement("DELETE FROM strata_kv WHERE key = ?", operation: "delete")
-            statement.bind(.text(key), at: 1)
-            try statement.run()
-            return connection.changes > 0
+            let removed = try Self.delete(key, on: connection)
+            let statement = try connection.statement("PRAGMA wal_checkpoint(TRUNCATE)", operation: "erase")
+            guard try statement.step(), statement.int64(0) == 0 else {
+                throw StorageError(
+                    .timeout, "a reader kept the write-ahead log busy: the removed value's old pages are still in it",
+                    tier: .records, key: key, path: connection.path + "-wal",
+                    recovery: "Retry when no long read is running; the next open of the store retries it")
+            }
+            return removed
         }
+    }
+
+    static func delete(_ key: String, on connection: SQLiteConnection) throws -> Bool {
+        let statement = try connection.statement("DELETE FROM strata_kv WHERE key = ?", operation: "delete")
+        statement.bind(.text(key), at: 1)
+        try statement.run()
+        return connection.changes > 0
     }
 
     func keys() throws -> [String] {

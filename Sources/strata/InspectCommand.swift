@@ -212,6 +212,7 @@ enum InspectCommand {
         if FileManager.default.fileExists(atPath: paths.directoryPath(for: .files)) {
             problems += try FileStore(paths: paths).verify().filter { $0.kind != .unrecorded }.map { "files/\($0)" }
         }
+        problems += try catalogProblems(paths, parsed)
         if problems.isEmpty {
             print("ok: every tier of \(paths.root) is sound")
         } else {

@@ -305,7 +305,11 @@ do {
             say("refused \(error.code)")
         }
     default:
-        if try runStorageMode(arguments) || runSecretsMode(arguments) || runSharedSuiteMode(arguments) { break }
+        if try runStorageMode(arguments) || runStorageStallMode(arguments) || runSecretsMode(arguments)
+            || runSharedSuiteMode(arguments)
+        {
+            break
+        }
         FileHandle.standardError.write(
             Data("usage: strata-test-child hold-lock|try-lock|atomic-replace|defaults-... \n".utf8))
         exit(64)

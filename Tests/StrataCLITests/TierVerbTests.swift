@@ -225,7 +225,7 @@ struct SampleTests {
         let cli = try ChildProcess.run(
             try TestExecutables.url(named: "strata"), ["secrets", "list", "--root", directory.appending("store")],
             environment: ["STRATA_PASSPHRASE": "pw"])
-        #expect(cli.standardOutput.contains("uploads.example.com\taudio-exporter"))
+        #expect(cli.standardOutput.contains("strata.storage\tuploads/audio-exporter"))
     }
 
     @Test func aSampleWithoutARootFails() throws {

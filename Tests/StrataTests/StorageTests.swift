@@ -24,22 +24,6 @@ func tiersHolding(_ key: String, in storage: Storage) throws -> [Tier] {
     try Tier.allCases.filter { try storage.backend(for: $0).contains(key) }
 }
 
-/// Every regular file under `root`, read whole.
-func filesUnder(_ root: String) -> [(path: String, data: Data)] {
-    let enumerator = FileManager.default.enumerator(atPath: root)
-    var files: [(String, Data)] = []
-    while let relative = enumerator?.nextObject() as? String {
-        let path = root + "/" + relative
-        var isFolder: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), !isFolder.boolValue,
-            let data = FileManager.default.contents(atPath: path)
-        {
-            files.append((path, data))
-        }
-    }
-    return files
-}
-
 @Suite("Storage: the catalog and moves between tiers")
 struct StorageTests {
     let directory: TemporaryDirectory

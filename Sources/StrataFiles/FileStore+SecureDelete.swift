@@ -1,0 +1,55 @@
+public import Foundation
+public import StrataCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+extension FileStore {
+    /// Deletes a file after overwriting its bytes with zeros and forcing them to disk, so that neither the file's
+    /// blocks nor another name of the same file keeps its content.
+    ///
+    /// ``Storage`` calls it to remove the plaintext copy of a value that became a credential. It holds the file's
+    /// exclusive lock throughout, so no reader sees the zeros. A crash after the overwrite and before the unlink
+    /// leaves a file of zeros under `key` (its value has already moved); the move's settling deletes it.
+    ///
+    /// On a copy-on-write or log-structured file system (Btrfs, ZFS) or an SSD that remaps blocks, the overwrite
+    /// goes to new blocks and the old ones may survive until reused: only encryption at rest covers that.
+    /// - Returns: Whether there was a file.
+    /// - Throws: ``StorageError`` when the file cannot be overwritten or deleted; it is kept then.
+    @discardableResult
+    public func deleteSecurely(_ key: String) throws -> Bool {
+        guard let (folder, name) = try parent(of: key) else { return false }
+        return try withLock(key, .exclusive) {
+            let path = folder.path(of: name)
+            let fd: Int32
+            do throws(Errno) {
+                fd = try folder.openFile(name, O_WRONLY)
+            } catch  where error.code == ENOENT {
+                return false
+            } catch {
+                throw error.storageError("cannot open the file to erase it", tier: .files, key: key, path: path)
+            }
+            defer { Sys.close(fd) }
+            do throws(Errno) {
+                let size = Int64(try Sys.fstat(fd).st_size)
+                let zeros = [UInt8](repeating: 0, count: Int(min(size, 1 << 20)))
+                var offset: Int64 = 0
+                while offset < size {
+                    let count = Int(min(Int64(zeros.count), size - offset))
+                    try Sys.pwriteAll(
+                        fd, count == zeros.count ? zeros : Array(zeros.prefix(count)), at: offset, path: path)
+                    offset += Int64(count)
+                }
+                try Sys.fsync(fd, path: path)
+                try folder.unlink(name)
+            } catch {
+                throw error.storageError("cannot erase the file", tier: .files, key: key, path: path)
+            }
+            if configuration.durability == .durable { try folder.sync() }
+            return true
+        }
+    }
+}
