@@ -59,13 +59,6 @@ struct StorageDecisionTableTests {
         return nil
     }
 
-    /// Runs checks that a second instance reads what the first wrote. Two instances in one process share each
-    /// defaults suite's state (`DefaultsStore` instances on one file do), so even a coalesced preference is read
-    /// at once; the test fails if they do not.
-    func acrossInstances(involvingDefaults: Bool, _ body: () throws -> Void) rethrows {
-        try body()
-    }
-
     @Test(arguments: StorageSelector().rules.map(\.id))
     func everyRuleOfTheTableRoundTrips(_ ruleID: String) throws {
         let rule = try #require(StorageSelector().rule(withID: ruleID))
@@ -88,9 +81,7 @@ struct StorageDecisionTableTests {
         // Another process sees the same.
         let other = try Storage(root: root, selector: selector, secretsKey: .environment("STRATA_TEST_SECRETS_KEY"))
         #expect(try other.location(of: key)?.ruleID == ruleID)
-        try acrossInstances(involvingDefaults: rule.tier == .defaults) { () throws in
-            #expect(try other.data(for: key) == value)
-        }
+        #expect(try other.data(for: key) == value)
         #expect(try storage.delete(key))
         #expect(try storage.data(for: key) == nil && !(try storage.contains(key)))
         #expect(try tiersHolding(key, in: storage).isEmpty)
@@ -114,9 +105,7 @@ struct StorageDecisionTableTests {
             #expect(try tiersHolding(key, in: storage) == [tier], "round \(round)")
             #expect(try storage.data(for: key) == value, "round \(round)")
             let reader = storage === first ? second : first
-            try acrossInstances(involvingDefaults: from == .defaults || to == .defaults) { () throws in
-                #expect(try reader.data(for: key) == value, "round \(round)")
-            }
+            #expect(try reader.data(for: key) == value, "round \(round)")
             for reader in [first, second] {
                 let location = try #require(try reader.location(of: key))
                 #expect(
@@ -126,9 +115,7 @@ struct StorageDecisionTableTests {
             #expect(try first.keys(prefix: "pair/") == [key])
         }
         #expect(try first.catalog.unsettledKeys().isEmpty)
-        try acrossInstances(involvingDefaults: from == .defaults || to == .defaults) { () throws in
-            let report = try second.verifyCatalog()
-            #expect(report.isSound && report.settled.isEmpty, "\(report.lines)")
-        }
+        let report = try second.verifyCatalog()
+        #expect(report.isSound && report.settled.isEmpty, "\(report.lines)")
     }
 }
