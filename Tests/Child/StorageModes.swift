@@ -30,6 +30,12 @@ func runStorageMode(_ arguments: [String]) throws -> Bool {
             }
         }
         say("done")
+    case "storage-put":
+        // storage-put ROOT KEY VALUE: set the string VALUE (a preference), flush the defaults tier, say `ack`.
+        let storage = try Storage(root: arguments[1])
+        try storage.set(arguments[3], for: arguments[2])
+        try storage.backend(for: .defaults).flush()
+        say("ack")
     default:
         return false
     }

@@ -50,6 +50,21 @@ struct StorageProcessTests {
         #expect(checked == Self.kills)
     }
 
+    /// Another process sets preferences and flushes them: each reads back at once here, through the catalog and
+    /// the defaults tier's watcher, by bytes and by type.
+    @Test func aPreferenceAnotherProcessFlushedReadsBackAtOnce() throws {
+        let child = try TestExecutables.url(named: "strata-test-child")
+        let storage = try openStorage(root)
+        for round in 0..<5 {
+            let process = try ChildProcess(
+                child, ["storage-put", root, "theme-\(round)", "dark-\(round)"], environment: environment)
+            _ = try process.waitForLine(timeout: 60) { $0 == "ack" }
+            #expect(try storage.data(for: "theme-\(round)") == Data("dark-\(round)".utf8), "round \(round)")
+            #expect(try storage.value(String.self, for: "theme-\(round)") == "dark-\(round)", "round \(round)")
+            _ = process.wait()
+        }
+    }
+
     /// Four processes put the same 50 keys three times each, their sizes alternating across the 1 MiB defaults
     /// budget and their kinds between preference and credential. Every key ends in exactly one tier, holding a
     /// value from some process's last round.
