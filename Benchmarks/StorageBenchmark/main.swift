@@ -70,6 +70,16 @@ if arguments.count >= 3, arguments[1] == "split" {
         ("backend.data(for:)", { for key in keys { _ = try backend.data(for: key) } }),
         ("storage.data(for:)", { for key in keys { _ = try storage.data(for: key) } }),
     ]
+    let value = Data(repeating: 0x43, count: 32)
+    if arguments.count >= 4, arguments[3] == "puts" {
+        // `split ROOT puts`: only facade puts that stay in their tier, for tracing their system calls.
+        for key in keys { try storage.put(value, for: key, as: descriptor) }
+        exit(0)
+    }
+    if arguments.count >= 4, arguments[3] == "direct-puts" {
+        for key in keys { try backend.put(value, for: key) }
+        exit(0)
+    }
     for (name, body) in steps {
         let seconds = try Bench.best(of: 20, body)
         print(name.padding(toLength: 26, withPad: " ", startingAt: 0) + String(format: "%.3f µs", seconds / 500 * 1e6))

@@ -35,10 +35,15 @@ extension Storage {
     /// modification time; `nil` when no tier holds it.
     public func location(of key: String) throws -> StorageLocation? {
         try StoragePaths.validateKey(key)
-        if let location = try catalog.location(of: key) { return location }
         return try catalog.withKeyLock(key) {
-            if let location = try catalog.location(of: key) { return location }
-            return try adopt(key)?.location
+            guard var location = try catalog.location(of: key) else { return try adopt(key)?.location }
+            // The catalog records where the key lives; a put that left it there did not record the new size and
+            // time, which the tier knows.
+            if let metadata = try backend(for: location.tier, key: key).metadata(for: key) {
+                location.size = metadata.size
+                if let modified = metadata.modificationDate { location.modified = modified }
+            }
+            return location
         }
     }
 

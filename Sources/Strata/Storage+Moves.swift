@@ -122,10 +122,15 @@ extension Storage {
         let entry = try catalog.entry(for: location)
         let previous = try catalog.location(of: key)?.tier ?? (try adopt(key)?.location.tier)
         guard let previous, previous != location.tier else {
-            // Same tier, or a new key: the tier's own atomic replace is the whole story, and the catalog
-            // records the new size without an fsync (a crash that loses the record loses only metadata).
+            // Same tier, or a new key: the tier's own atomic replace is the whole story. The catalog records a
+            // new placement without an fsync (a crash that loses the record loses only metadata, found again by
+            // searching the tiers), and nothing at all when the placement is unchanged: the size and time of a
+            // value are the tier's to tell (`location(of:)` asks it). Appending to the log on every put would make
+            // each of the tier's own syncs carry the log's metadata too (one file system journal).
             try store(value, in: target, at: location, as: descriptor)
-            try catalog.append([.set(key: key, entry: entry)], durable: false)
+            if try catalog.location(of: key)?.hasPlacement(of: location) != true {
+                try catalog.append([.set(key: key, entry: entry)], durable: false)
+            }
             return
         }
         // The old copy must be durable before the move starts: a put that stayed in a coalescing tier (defaults

@@ -46,4 +46,11 @@ public struct StorageLocation: Sendable, Hashable, CustomStringConvertible {
         "\(key.escapedForDisplay): \(tier.rawValue)/\(backend) by \(ruleID), \(size) bytes"
             + (contentType.map { ", \($0.escapedForDisplay)" } ?? "")
     }
+
+    /// Whether `other` puts the key in the same place by the same decision: tier, backend, rule, kind and content
+    /// type (size and modification time aside).
+    public func hasPlacement(of other: StorageLocation) -> Bool {
+        tier == other.tier && backend == other.backend && ruleID == other.ruleID && kind == other.kind
+            && contentType == other.contentType
+    }
 }

@@ -15,7 +15,14 @@ extension InspectCommand {
             try hasPassphrase && parsed.value("--keyring") ?? "default" == "default"
             && SecretStore(keyring: "default", paths: paths).keyringExists
         let key: KeyProvider? = unlocks ? .passphrase(try StoreAccess.passphrase(parsed)) : nil
-        let report = try Storage(root: paths.root, secretsKey: key).verifyCatalog()
+        let report: CatalogReport
+        do {
+            report = try Storage(root: paths.root, secretsKey: key).verifyCatalog()
+        } catch let error as StorageError {
+            // The store does not open (a configuration that names a server it cannot reach, …): a problem to
+            // report beside the others, not a reason to report none of them.
+            return ["catalog: not checked: \(error)"]
+        }
         // Notes (moves settled, tiers not checked) go to standard error; standard output stays the verdict.
         for line in report.lines where !line.hasPrefix("problem: ") {
             FileHandle.standardError.write(Data("catalog: \(line)\n".utf8))
