@@ -103,7 +103,7 @@ extension DefaultsStore {
     /// - Parameters:
     ///   - key: The key.
     ///   - transform: Computes the new value from the current one (set, else registered, else default).
-    /// - Returns: The value written.
+    /// - Returns: The value written (for an optional key, `nil` removes the key).
     /// - Throws: What ``set(_:for:)`` throws, what `transform` throws, or a lock or I/O error. The change is
     ///   durable when this returns.
     @discardableResult

@@ -165,14 +165,18 @@ public final class DefaultsStore: Sendable {
         return try DefaultsCoding.decode(Value.self, from: stored, key: key.name)
     }
 
-    /// Sets the key's value.
+    /// Sets the key's value. For an optional key (`DefaultsKey<String?>`), a value is stored as the wrapped value
+    /// itself (as a `DefaultsKey<String>` stores it) and `nil` removes the key, like ``reset(_:)``: reads then
+    /// return the registered value or the key's default.
     /// - Throws: ``StorageError``: `.sensitiveKey` (a credential-looking name: use the secrets tier),
     ///   `.tooLarge` (over the value limit or the suite budget: use the files tier), or a write error when the
     ///   durability is ``StrataCore/Durability/durable``.
     public func set<Value>(_ value: Value, for key: DefaultsKey<Value>) throws {
-        try set(
-            DefaultsCoding.encode(value, key: key.name), forKey: key.name,
-            allowingSensitiveName: key.allowsSensitiveName)
+        guard let encoded = try DefaultsCoding.encode(value, key: key.name) else {
+            try reset(key)
+            return
+        }
+        try set(encoded, forKey: key.name, allowingSensitiveName: key.allowsSensitiveName)
     }
 
     /// Whether the key has a set value in the suite (registered defaults do not count).
@@ -186,7 +190,8 @@ public final class DefaultsStore: Sendable {
     }
 
     /// Registers a default for a key: a layer under set values, kept in memory, never written, and seen only
-    /// through this store (another store on the same suite has its own layer).
+    /// through this store (another store on the same suite has its own layer). Registering `nil` for an optional
+    /// key removes its registered default.
     public func register<Value>(_ value: Value, for key: DefaultsKey<Value>) throws {
         let encoded = try DefaultsCoding.encode(value, key: key.name)
         registered.withLock { $0[ExactString(key.name)] = encoded }

@@ -145,9 +145,13 @@ extension Dictionary: PropertyListConvertible where Key == String, Value: Proper
 }
 
 /// Converts typed values to and from property-list values: natively for ``PropertyListConvertible`` types,
-/// as JSON data for any other `Codable`.
+/// as JSON data for any other `Codable`. An `Optional` is stored as its wrapped value (see ``DefaultsOptional``).
 enum DefaultsCoding {
-    static func encode<Value: Codable & Sendable>(_ value: Value, key: String) throws -> PropertyListValue {
+    /// The stored form of `value`; `nil` for an `Optional` that is `.none`, which is no value: the key is removed.
+    static func encode<Value: Codable>(_ value: Value, key: String) throws -> PropertyListValue? {
+        if let optional = Value.self as? any DefaultsOptional.Type {
+            return try optional.encodeWrapped(value, key: key)
+        }
         if let native = value as? any PropertyListConvertible { return native.propertyListValue }
         do {
             let encoder = JSONEncoder()
@@ -159,9 +163,15 @@ enum DefaultsCoding {
         }
     }
 
-    static func decode<Value: Codable & Sendable>(
+    static func decode<Value: Codable>(
         _ type: Value.Type, from stored: PropertyListValue, key: String
     ) throws -> Value {
+        if let optional = Value.self as? any DefaultsOptional.Type {
+            guard let value = try optional.decodeWrapped(from: stored, key: key) as? Value else {
+                throw mismatch(type, stored, key: key)
+            }
+            return value
+        }
         if let native = Value.self as? any PropertyListConvertible.Type {
             guard let value = native.init(propertyListValue: stored) as? Value else {
                 throw mismatch(type, stored, key: key)

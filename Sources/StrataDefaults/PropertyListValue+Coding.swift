@@ -5,9 +5,16 @@ import StrataCore
 extension PropertyListValue {
     /// A typed value as a suite stores it: a ``PropertyListConvertible`` natively (`String` as `.string`, `Int` as
     /// `.integer`, ...), any other `Codable` as its JSON encoding (keys sorted) in `.data`.
-    /// - Throws: ``StorageError`` `.invalidArgument` when the value does not encode as JSON.
+    /// An `Optional` is stored as its wrapped value.
+    /// - Throws: ``StorageError`` `.invalidArgument` when the value does not encode as JSON, or is an `Optional`
+    ///   that is `nil` (no value to store: remove the key instead).
     public init<Value: Codable & Sendable>(encoding value: Value) throws {
-        self = try DefaultsCoding.encode(value, key: "")
+        guard let encoded = try DefaultsCoding.encode(value, key: "") else {
+            throw StorageError(
+                .invalidArgument, "a nil \(Value.self) is no value to store", tier: .defaults,
+                recovery: "Remove the key instead of storing nil")
+        }
+        self = encoded
     }
 
     /// Reads a typed value back, with the rules of ``DefaultsStore/value(for:)``.
