@@ -9,7 +9,7 @@ protocol DefaultsOptional {
     /// The wrapped value's stored form, or `nil` for `.none` (and for a `.some` wrapping `.none`).
     static func encodeWrapped(_ value: Any, key: String) throws -> PropertyListValue?
     /// `.some` of the wrapped type decoded from `stored`, as an `Any` holding `Self`.
-    static func decodeWrapped(from stored: PropertyListValue, key: String) throws -> Any
+    static func decodeWrapped(from stored: PropertyListValue, key: String) throws(StorageError) -> Any
     /// `.none`, as an `Any` holding `Self`.
     static var noneValue: Any { get }
 }
@@ -20,7 +20,7 @@ extension Optional: DefaultsOptional where Wrapped: Codable {
         return try DefaultsCoding.encode(wrapped, key: key)
     }
 
-    static func decodeWrapped(from stored: PropertyListValue, key: String) throws -> Any {
+    static func decodeWrapped(from stored: PropertyListValue, key: String) throws(StorageError) -> Any {
         Wrapped?.some(try DefaultsCoding.decode(Wrapped.self, from: stored, key: key)) as Any
     }
 

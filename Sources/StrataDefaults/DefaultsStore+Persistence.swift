@@ -104,8 +104,9 @@ extension DefaultsStore {
     ///   - key: The key.
     ///   - transform: Computes the new value from the current one (set, else registered, else default).
     /// - Returns: The value written (for an optional key, `nil` removes the key).
-    /// - Throws: What ``set(_:for:)`` throws, what `transform` throws, or a lock or I/O error. The change is
-    ///   durable when this returns.
+    /// - Throws: ``StorageError`` `.typeMismatch` naming the stored type when the set or registered value has
+    ///   another type (`transform` is not called and nothing is written), what ``set(_:for:)`` throws, what
+    ///   `transform` throws, or a lock or I/O error. The change is durable when this returns.
     @discardableResult
     public func update<Value>(_ key: DefaultsKey<Value>, _ transform: (Value) throws -> Value) throws -> Value {
         try checkKey(key.name, allowingSensitiveName: key.allowsSensitiveName)
@@ -114,7 +115,8 @@ extension DefaultsStore {
                 .exclusive, timeout: configuration.lockTimeout)
             defer { held.release() }
             try reloadIfChangedLocked()
-            let new = try transform(self[key])
+            // A value of another type is not "unset": reading it as the default would overwrite it.
+            let new = try transform(value(for: key) ?? key.defaultValue)
             let change = try stage([ExactString(key.name): try DefaultsCoding.encode(new, key: key.name)])
             if !change.keys.isEmpty { notify(change) }
             try writePendingLocked()

@@ -152,15 +152,30 @@ public final class DefaultsStore: Sendable {
 
     // MARK: Typed access
 
-    /// The key's value: set, else registered, else the key's default. Never throws: a stored value of another
-    /// type also reads as the default (``value(for:)`` reports it instead).
+    /// The key's value: set, else registered, else the key's default.
+    ///
+    /// Never throws: a stored value of another type (a string `"5"` under an `Int` key, set by another program or
+    /// `strata defaults set`) also reads as the key's default, and is left as it is. To tell the two apart,
+    /// ``value(for:)`` throws `type-mismatch` and ``typeMismatch(for:)`` returns that error; ``update(_:_:)``
+    /// refuses such a value rather than overwrite it.
     public subscript<Value>(key: DefaultsKey<Value>) -> Value {
         (try? value(for: key)) ?? key.defaultValue
     }
 
+    /// Why the key's set or registered value does not read as `Value`: the `type-mismatch` error that
+    /// ``value(for:)`` throws, naming the stored type; `nil` when the key is unset or its value reads as `Value`.
+    public func typeMismatch<Value>(for key: DefaultsKey<Value>) -> StorageError? {
+        do {
+            _ = try value(for: key)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
     /// The key's set or registered value, or `nil` when it has neither: "unset" is not "false" or "0".
     /// - Throws: ``StorageError`` `.typeMismatch` when the stored value has another type.
-    public func value<Value>(for key: DefaultsKey<Value>) throws -> Value? {
+    public func value<Value>(for key: DefaultsKey<Value>) throws(StorageError) -> Value? {
         guard let stored = object(forKey: key.name) else { return nil }
         return try DefaultsCoding.decode(Value.self, from: stored, key: key.name)
     }

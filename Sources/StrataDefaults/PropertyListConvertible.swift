@@ -165,7 +165,7 @@ enum DefaultsCoding {
 
     static func decode<Value: Codable>(
         _ type: Value.Type, from stored: PropertyListValue, key: String
-    ) throws -> Value {
+    ) throws(StorageError) -> Value {
         if let optional = Value.self as? any DefaultsOptional.Type {
             guard let value = try optional.decodeWrapped(from: stored, key: key) as? Value else {
                 throw mismatch(type, stored, key: key)
