@@ -26,10 +26,41 @@ extension DefaultsStore {
     public func observe<Value>(
         _ key: DefaultsKey<Value>, _ handler: @escaping @Sendable (Value) -> Void
     ) -> DefaultsObservation {
-        observe(keys: [key.name]) { [weak self] _ in
-            guard let self else { return }
-            handler(self[key])
+        observe(key, options: []) { handler($0.newValue) }
+    }
+
+    /// Calls `handler` with the key's old and new value after each change to it, from this process or another,
+    /// and first with its current value when `options` has ``DefaultsObservationOptions/initial``.
+    ///
+    /// ```swift
+    /// let watching = store.observe(.selectedTheme, options: [.initial]) { change in
+    ///     apply(change.newValue)                  // at once, then after every change
+    ///     if let old = change.oldValue { print("was", old) }
+    /// }
+    /// ```
+    ///
+    /// Values read as the subscript reads them (the key's default when unset or of another type). The old value
+    /// is the one this observation last delivered or, for its first change, the value when it was registered.
+    /// A key that names a ``DefaultsKey/suite`` is observed in that suite. See ``observe(keys:_:)`` for the
+    /// threads the handler runs on and the observation's lifetime.
+    public func observe<Value>(
+        _ key: DefaultsKey<Value>, options: DefaultsObservationOptions,
+        _ handler: @escaping @Sendable (DefaultsKeyChange<Value>) -> Void
+    ) -> DefaultsObservation {
+        let store = (try? home(of: key)) ?? self
+        let last = SharedMutex(store[key])
+        let observation = store.observe(keys: [key.name]) { [weak store] _ in
+            guard let store else { return }
+            let new = store[key]
+            let old = last.withLock { last in
+                let old = last
+                last = new
+                return old
+            }
+            handler(DefaultsKeyChange(oldValue: old, newValue: new))
         }
+        if options.contains(.initial) { handler(DefaultsKeyChange(oldValue: nil, newValue: last.withLock { $0 })) }
+        return observation
     }
 
     /// The suite's changes as an async sequence; it ends when the consumer stops iterating.
@@ -40,7 +71,8 @@ extension DefaultsStore {
         return stream
     }
 
-    /// A key's values after each change, as an async sequence.
+    /// A key's values after each change (in the key's ``DefaultsKey/suite`` when it names one), as an async
+    /// sequence.
     public func values<Value>(for key: DefaultsKey<Value>) -> AsyncStream<Value> {
         let (stream, continuation) = AsyncStream.makeStream(of: Value.self)
         let observation = observe(key) { continuation.yield($0) }

@@ -73,10 +73,12 @@ extension DefaultsStore {
     // - An unreadable file is moved aside only under the exclusive lock, after checking it is still the same
     //   file.
 
-    /// Writes pending changes now, durably (fsync), merging with other processes' changes.
+    /// Writes pending changes now, durably (fsync), merging with other processes' changes; the same for the
+    /// suites that this store's keys name (``DefaultsKey/suite``).
     /// - Throws: ``StorageError``: `.lockTimeout` when another process holds the suite's lock too long,
     ///   `.noSpace` or another I/O error. Pending changes stay pending and are retried by the next flush.
     public func flush() throws {
+        try flushSuiteStores()
         try io.withLock { _ in
             let hasWork = state.withLock { !$0.pending.isEmpty }
             guard hasWork else { return }
@@ -109,6 +111,8 @@ extension DefaultsStore {
     ///   `transform` throws, or a lock or I/O error. The change is durable when this returns.
     @discardableResult
     public func update<Value>(_ key: DefaultsKey<Value>, _ transform: (Value) throws -> Value) throws -> Value {
+        let home = try home(of: key)
+        if home !== self { return try home.update(key, transform) }
         try checkKey(key.name, allowingSensitiveName: key.allowsSensitiveName)
         return try io.withLock { _ in
             let held = try suiteLock(in: Self.suiteFolder(paths)).acquire(
@@ -124,9 +128,10 @@ extension DefaultsStore {
         }
     }
 
-    /// Stops watching, writes pending changes, and refuses further sets.
+    /// Stops watching, writes pending changes, and refuses further sets (through the suites its keys name too).
     public func close() throws {
         SuiteWatcher.shared.unwatch(self)
+        try closeSuiteStores()
         try flush()
         isClosed.store(true, ordering: .relaxed)
     }

@@ -84,6 +84,10 @@ public final class DefaultsStore: Sendable {
     /// This store's registered defaults: a layer in memory, under the suite's set values, that other stores on the
     /// suite do not see (each registers its own).
     let registered = Mutex<[ExactString: PropertyListValue]>([:])
+    /// Why the subscript's last set failed (see ``lastSetError``).
+    let subscriptError = Mutex<StorageError?>(nil)
+    /// Stores on the suites that keys name (``DefaultsKey/suite``), opened on first use, by exact suite name.
+    let suiteStores = Mutex<[ExactString: DefaultsStore]>([:])
 
     /// Opens a suite, reading its file if there is one.
     ///
@@ -152,18 +156,38 @@ public final class DefaultsStore: Sendable {
 
     // MARK: Typed access
 
-    /// The key's value: set, else registered, else the key's default.
+    /// The key's value: set, else registered, else the key's default. Setting it is ``set(_:for:)`` (`nil` removes
+    /// an optional key), for code that reads better as `store[.theme] = "dark"`.
     ///
-    /// Never throws: a stored value of another type (a string `"5"` under an `Int` key, set by another program or
-    /// `strata defaults set`) also reads as the key's default, and is left as it is. To tell the two apart,
-    /// ``value(for:)`` throws `type-mismatch` and ``typeMismatch(for:)`` returns that error; ``update(_:_:)``
+    /// Reading never throws: a stored value of another type (a string `"5"` under an `Int` key, set by another
+    /// program or `strata defaults set`) also reads as the key's default, and is left as it is. To tell the two
+    /// apart, ``value(for:)`` throws `type-mismatch` and ``typeMismatch(for:)`` returns that error; ``update(_:_:)``
     /// refuses such a value rather than overwrite it.
+    ///
+    /// Setting cannot throw either: a refused set (a credential-looking name, over a limit, a closed store, a bad
+    /// ``DefaultsKey/suite``) changes nothing and is kept in ``lastSetError``. Call ``set(_:for:)`` to handle it.
     public subscript<Value>(key: DefaultsKey<Value>) -> Value {
-        (try? value(for: key)) ?? key.defaultValue
+        get { (try? value(for: key)) ?? key.defaultValue }
+        set {
+            do {
+                try set(newValue, for: key)
+                subscriptError.withLock { $0 = nil }
+            } catch let error as StorageError {
+                subscriptError.withLock { $0 = error }
+            } catch {
+                subscriptError.withLock {
+                    $0 = StorageError(.io, "the set failed: \(error)", tier: .defaults, key: key.name, path: path)
+                }
+            }
+        }
     }
 
+    /// Why the last set through the subscript changed nothing; `nil` when it succeeded.
+    public var lastSetError: StorageError? { subscriptError.withLock { $0 } }
+
     /// Why the key's set or registered value does not read as `Value`: the `type-mismatch` error that
-    /// ``value(for:)`` throws, naming the stored type; `nil` when the key is unset or its value reads as `Value`.
+    /// ``value(for:)`` throws, naming the stored type (or the error opening the key's suite); `nil` when the key is
+    /// unset or its value reads as `Value`.
     public func typeMismatch<Value>(for key: DefaultsKey<Value>) -> StorageError? {
         do {
             _ = try value(for: key)
@@ -174,34 +198,37 @@ public final class DefaultsStore: Sendable {
     }
 
     /// The key's set or registered value, or `nil` when it has neither: "unset" is not "false" or "0".
-    /// - Throws: ``StorageError`` `.typeMismatch` when the stored value has another type.
+    /// - Throws: ``StorageError`` `.typeMismatch` when the stored value has another type, `.invalidArgument` for a
+    ///   bad ``DefaultsKey/suite``.
     public func value<Value>(for key: DefaultsKey<Value>) throws(StorageError) -> Value? {
-        guard let stored = object(forKey: key.name) else { return nil }
+        let store = try home(of: key)
+        guard let stored = store.object(forKey: key.name) else { return nil }
         return try DefaultsCoding.decode(Value.self, from: stored, key: key.name)
     }
 
-    /// Sets the key's value. For an optional key (`DefaultsKey<String?>`), a value is stored as the wrapped value
-    /// itself (as a `DefaultsKey<String>` stores it) and `nil` removes the key, like ``reset(_:)``: reads then
-    /// return the registered value or the key's default.
+    /// Sets the key's value, in the key's ``DefaultsKey/suite`` when it names one. For an optional key
+    /// (`DefaultsKey<String?>`), a value is stored as the wrapped value itself (as a `DefaultsKey<String>` stores
+    /// it) and `nil` removes the key, like ``reset(_:)``: reads then return the registered value or the key's
+    /// default.
     /// - Throws: ``StorageError``: `.sensitiveKey` (a credential-looking name: use the secrets tier),
-    ///   `.tooLarge` (over the value limit or the suite budget: use the files tier), or a write error when the
-    ///   durability is ``StrataCore/Durability/durable``.
+    ///   `.tooLarge` (over the value limit or the suite budget: use the files tier), `.invalidArgument` (a bad
+    ///   suite name), or a write error when the durability is ``StrataCore/Durability/durable``.
     public func set<Value>(_ value: Value, for key: DefaultsKey<Value>) throws {
         guard let encoded = try DefaultsCoding.encode(value, key: key.name) else {
             try reset(key)
             return
         }
-        try set(encoded, forKey: key.name, allowingSensitiveName: key.allowsSensitiveName)
+        try home(of: key).set(encoded, forKey: key.name, allowingSensitiveName: key.allowsSensitiveName)
     }
 
-    /// Whether the key has a set value in the suite (registered defaults do not count).
+    /// Whether the key has a set value in its suite (registered defaults do not count).
     public func contains<Value>(_ key: DefaultsKey<Value>) -> Bool {
-        containsValue(forKey: key.name)
+        (try? home(of: key))?.containsValue(forKey: key.name) ?? false
     }
 
     /// Removes the key's set value, so reads fall back to the registered value or the key's default.
     public func reset<Value>(_ key: DefaultsKey<Value>) throws {
-        try removeObject(forKey: key.name)
+        try home(of: key).removeObject(forKey: key.name)
     }
 
     /// Registers a default for a key: a layer under set values, kept in memory, never written, and seen only
@@ -209,7 +236,7 @@ public final class DefaultsStore: Sendable {
     /// key removes its registered default.
     public func register<Value>(_ value: Value, for key: DefaultsKey<Value>) throws {
         let encoded = try DefaultsCoding.encode(value, key: key.name)
-        registered.withLock { $0[ExactString(key.name)] = encoded }
+        try home(of: key).registered.withLock { $0[ExactString(key.name)] = encoded }
     }
 
     // MARK: Untyped access

@@ -2,7 +2,8 @@ public import Foundation
 import StrataDefaults
 
 /// Turns a keys manifest (JSON) into typed `DefaultsKey` declarations, refusing bad manifests with messages
-/// that name the file and the entry.
+/// that name the file and the entry. A `"suite"` becomes the key's `DefaultsKey.suite`: every store reads and
+/// writes the key in that suite.
 ///
 /// ```json
 /// { "keys": [
@@ -77,14 +78,23 @@ public enum DefaultsKeysGenerator {
             guard let literal = swiftLiteral(value, type: type) else {
                 throw Problem(file: file, entry: label, message: "the default \(value) is not a \(type)")
             }
+            var arguments = "\"\(name)\", default: \(literal)"
+            if let suite = entry["suite"] {
+                guard let suite = suite as? String, !suite.isEmpty, !suite.contains("/"),
+                    !suite.contains(where: { $0.isNewline || $0 == "\0" })
+                else {
+                    throw Problem(
+                        file: file, entry: label,
+                        message: "the \"suite\" must be a suite name: one file name, such as \"group.com.example\"")
+                }
+                arguments += ", suite: \(quoted(suite))"
+            }
+            if allowed { arguments += ", allowsSensitiveName: true" }
             var declaration: [String] = []
             if let doc = entry["doc"] as? String {
                 declaration.append("    /// \(doc.replacingOccurrences(of: "\n", with: " "))")
             }
-            if let suite = entry["suite"] as? String { declaration.append("    /// Suite: \(suite).") }
-            declaration.append(
-                "    public static let \(name) = DefaultsKey<\(type)>(\"\(name)\", default: \(literal)\(allowed ? ", allowsSensitiveName: true" : ""))"
-            )
+            declaration.append("    public static let \(name) = DefaultsKey<\(type)>(\(arguments))")
             byType[type, default: []] += declaration
         }
         if byType.keys.contains(where: { ["Date", "URL", "Data"].contains($0) }) {
@@ -99,10 +109,12 @@ public enum DefaultsKeysGenerator {
         return lines.joined(separator: "\n")
     }
 
+    /// `text` as a Swift string literal.
+    static func quoted(_ text: String) -> String {
+        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+    }
+
     static func swiftLiteral(_ value: Any, type: String) -> String? {
-        func quoted(_ text: String) -> String {
-            "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
-        }
         switch type {
         case "Bool":
             guard let number = value as? NSNumber, CFGetTypeIDIsBool(number) else { return nil }
