@@ -16,4 +16,12 @@ public struct Preferences: Sendable {
     public func recordLaunch() throws -> Int { try store.update(.launchCount) { $0 + 1 } }
 
     public func setTheme(_ theme: String) throws { try store.set(theme, for: .selectedTheme) }
+
+    /// The last searches, newest first, kept in the shared suite the manifest names for the key.
+    public var recentSearches: [String] { store[.recentSearches] }
+
+    /// Puts a search first in ``recentSearches`` (once; ten at most), atomically across processes.
+    public func recordSearch(_ query: String) throws {
+        try store.update(.recentSearches) { Array(([query] + $0.filter { $0 != query }).prefix(10)) }
+    }
 }

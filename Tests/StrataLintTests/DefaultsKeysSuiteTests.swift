@@ -37,5 +37,11 @@ import Testing
         #expect(!store.containsValue(forKey: "recentSearches"))
         let shared = try DefaultsStore(suite: "group.com.example.shared", root: root)
         #expect(shared.object(forKey: "recentSearches") == .array([.string("notes")]))
+        let preferences = Preferences(store: store)
+        try preferences.recordSearch("swift")
+        try preferences.recordSearch("notes")
+        #expect(preferences.recentSearches == ["notes", "swift"])
+        #expect(shared.object(forKey: "recentSearches") == .array([.string("notes"), .string("swift")]))
+        #expect(!store.containsValue(forKey: "recentSearches"))
     }
 }
