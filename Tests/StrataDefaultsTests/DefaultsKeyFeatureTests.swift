@@ -72,6 +72,11 @@ import Testing
         #expect(store[key] == 0)
         store[key] = 2
         #expect(store.lastSetError?.code == .invalidArgument)
+        let seen = Mutex<[DefaultsKeyChange<Int>]>([])
+        let observation = store.observe(key, options: [.initial]) { change in seen.withLock { $0.append(change) } }
+        try store.set(5, for: DefaultsKey<Int>("count", default: 0))
+        #expect(seen.withLock { $0 } == [DefaultsKeyChange(oldValue: nil, newValue: 0)])
+        observation.cancel()
     }
 
     @Test func keysInTwoSuitesAreTwoKeys() {
