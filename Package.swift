@@ -132,7 +132,7 @@ let package = Package(
 
         .testTarget(
             name: "StrataTests",
-            dependencies: ["Strata", "StrataConformance", "StrataTestSupport", "strata-test-child"]
+            dependencies: ["Strata", "StrataConformance", "StrataTestSupport", "strata-test-child", "strata"]
         ),
         .testTarget(
             name: "StrataCoreTests",
@@ -140,7 +140,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataDefaultsTests",
-            dependencies: ["StrataDefaults", "StrataConformance", "StrataTestSupport", "strata-test-child"]
+            dependencies: ["StrataDefaults", "StrataConformance", "StrataTestSupport", "strata-test-child", "strata"]
         ),
         .testTarget(
             name: "StrataSecretsTests",
