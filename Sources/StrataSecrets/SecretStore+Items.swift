@@ -30,7 +30,8 @@ extension SecretStore {
         let (keyringID, key) = try classKey(accessibility, writing: true)
         let fileName = try self.fileName(identity)
         let folder = try keyringFolder()
-        try keyringLock(in: folder).withLock(.shared, timeout: configuration.lockTimeout) {
+        // Exclusive: the manifest is read, changed and written back after the item.
+        try keyringLock(in: folder).withLock(.exclusive, timeout: configuration.lockTimeout) {
             // Keep the creation date (and label) of an item being replaced, when its attributes can be read.
             let existing = try? locate(identity, in: folder, value: false)
             try store(
@@ -108,12 +109,16 @@ extension SecretStore {
         let identity = try checkedIdentity(service: service, account: account)
         let name = try fileName(identity)
         let folder = try keyringFolder()
-        return try keyringLock(in: folder).withLock(.shared, timeout: configuration.lockTimeout) {
-            var deleted = try removeItemFile(name, in: folder)
-            if identity.legacyNameMessage != nil, let legacy = try locate(identity, in: folder, value: false) {
-                deleted = try removeItemFile(legacy.fileName, in: folder) || deleted
+        return try keyringLock(in: folder).withLock(.exclusive, timeout: configuration.lockTimeout) {
+            var removed: [String] = []
+            if try removeItemFile(name, in: folder) { removed.append(name) }
+            if identity.legacyNameMessage != nil, let legacy = try locate(identity, in: folder, value: false),
+                try removeItemFile(legacy.fileName, in: folder)
+            {
+                removed.append(legacy.fileName)
             }
-            return deleted
+            try recordDeletions(removed, in: folder)
+            return !removed.isEmpty
         }
     }
 
@@ -258,6 +263,8 @@ extension SecretStore {
         -> (ItemEnvelope.Record, SecretAccessibility, Secret?)?
     {
         let path = folder.path(of: fileName)
+        // The manifest before the item (see ``currentManifest(in:)``).
+        let manifest = try currentManifest(in: folder)
         // Item files are only ever replaced by rename, never appended to: read exactly what fstat reports.
         guard
             let file = try AtomicFile.read(
@@ -269,7 +276,18 @@ extension SecretStore {
             file, accessibility: accessibility, version: version, keyringID: keyringID, fileName: fileName, key: key,
             path: path,
             value: value)
+        try checkNotRolledBack(record, fileName: fileName, in: manifest, path: path)
         return (record, accessibility, secret)
+    }
+
+    /// Records deleted item files in the manifest as tombstones, after they are gone (a crash before leaves the
+    /// old entry, which a missing file never trips). The caller holds the keyring's lock exclusively.
+    func recordDeletions(_ fileNames: [String], in folder: DirectoryHandle) throws {
+        guard !fileNames.isEmpty else { return }
+        let now = Date()
+        try advanceManifest(in: folder) { manifest in
+            for name in fileNames { manifest.entries[name] = manifest.tombstone(name, now: now) }
+        }
     }
 
     /// Unlinks one item file and flushes the folder.

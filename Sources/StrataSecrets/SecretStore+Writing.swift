@@ -4,7 +4,10 @@ import StrataCore
 extension SecretStore {
     /// Stores `value` as the item `identity`, replacing `existing` (whose creation date, and label unless a new
     /// one is given, it keeps): the path of ``set(_:service:account:label:accessibility:)``,
-    /// ``update(service:account:accessibility:_:)`` and imports. The caller holds the keyring's lock.
+    /// ``update(service:account:accessibility:_:)`` and imports. The caller holds the keyring's lock exclusively.
+    ///
+    /// The item's modification time is its generation (see ``ItemManifest``): strictly after the manifest's
+    /// entry, and recorded there once the item file is durable.
     ///
     /// When the item it replaces lay under the first format's name (an identity with a NUL), that file is
     /// removed once the new one is durable: a crash in between leaves both, and the new name wins.
@@ -17,14 +20,24 @@ extension SecretStore {
         in folder: DirectoryHandle
     ) throws {
         let now = Date()
+        // The generation: strictly after the one the manifest holds, so an older copy can be told apart.
+        let modified = try currentManifest(in: folder).nextGeneration(fileName, now: now)
         let record = ItemEnvelope.Record(
             service: identity.service.string, account: identity.account.string,
-            label: label ?? existing?.record.label ?? "", created: existing?.record.created ?? now, modified: now,
-            valueSize: value.count)
+            label: label ?? existing?.record.label ?? "", created: existing?.record.created ?? now,
+            modified: modified, valueSize: value.count)
         try seal(
             value, as: record, accessibility: accessibility, keyringID: keyringID, key: key, fileName: fileName,
             in: folder)
-        if let existing, existing.fileName != fileName { _ = try removeItemFile(existing.fileName, in: folder) }
+        var removed: String?
+        if let existing, existing.fileName != fileName, try removeItemFile(existing.fileName, in: folder) {
+            removed = existing.fileName
+        }
+        // After the item is durable: a crash before this leaves an item newer than its entry, which reads.
+        try advanceManifest(in: folder) { manifest in
+            manifest.entries[fileName] = ItemManifest.Entry(modified: modified.timeIntervalSince1970, deleted: false)
+            if let removed { manifest.entries[removed] = manifest.tombstone(removed, now: now) }
+        }
     }
 
     /// The one sealing path: checks the value against ``SecretsConfiguration/valueLimit``, seals the attributes

@@ -69,6 +69,12 @@ public final class SecretStore: Sendable {
         var whenUnlocked: GuardedKey?
         var afterFirstUnlock: GuardedKey?
         var names: GuardedKey?
+        /// Tags the item manifest; lives as long as the name key.
+        var manifest: GuardedKey?
+        /// During a rotation, the other data key's manifest key (see ``SecretStore/rotate(with:)``).
+        var rotationManifest: GuardedKey?
+        /// The manifest last read, by the stamp of its file.
+        var manifestCache: (stamp: [Int], manifest: ItemManifest)?
         var providerKind: String?
         /// Item file names already computed, so warm reads skip the keyed hash.
         var fileNames: [ItemIdentity: String] = [:]
@@ -151,12 +157,15 @@ public final class SecretStore: Sendable {
         let whenUnlocked = try dataKey.derive("strata item key: when unlocked")
         let afterFirstUnlock = try dataKey.derive("strata item key: after first unlock")
         let names = try dataKey.derive("strata item names")
+        let manifest = try dataKey.derive("strata item manifest")
         keyMaterial.withLock { keys in
             keys.keyringID = file.id
             keys.dataKey = dataKey
             keys.whenUnlocked = whenUnlocked
             keys.afterFirstUnlock = afterFirstUnlock
             keys.names = names
+            keys.manifest = manifest
+            keys.manifestCache = nil
             keys.fileNames = [:]
             keys.providerKind = file.provider
         }
