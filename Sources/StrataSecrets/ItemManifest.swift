@@ -9,9 +9,10 @@ import StrataCore
 /// reader reads the manifest first, then the item: an item older than its entry is a rollback. A deleted item
 /// keeps a tombstone, so a deleted file put back is refused too.
 ///
-/// The file is `STRATASM`, a version byte, the keyring's id, the entries sorted by file name (the name's 16
-/// bytes, the generation's bit pattern, a deleted flag), and a keyed BLAKE2b tag over all of it under a key
-/// derived from the data key: editing, truncating or moving it between keyrings is refused.
+/// The file is `STRATASM`, a version byte, the keyring's id, the check value of the data key it is tagged under
+/// (the keyring's current key: writers seal items under that key), the entries sorted by file name (the name's
+/// 16 bytes, the generation's bit pattern, a deleted flag), and a keyed BLAKE2b tag over all of it under a key
+/// derived from that data key: editing, truncating or moving it between keyrings is refused.
 struct ItemManifest: Sendable, Equatable {
     static let fileName = "items.manifest"
     static let magic = Array("STRATASM".utf8)
@@ -26,6 +27,8 @@ struct ItemManifest: Sendable, Equatable {
         var deleted: Bool
     }
 
+    /// The check value of the data key the manifest is tagged under (``GuardedKey/check()``).
+    var keyCheck: [UInt8]
     /// Entries by item file name.
     var entries: [String: Entry] = [:]
 
@@ -45,7 +48,7 @@ struct ItemManifest: Sendable, Equatable {
 
     /// The file's bytes, tagged under `key`.
     func serialized(keyringID: [UInt8], key: GuardedKey) throws -> Data {
-        var body = Self.magic + [Self.version] + keyringID
+        var body = Self.magic + [Self.version] + keyringID + keyCheck
         ItemEnvelope.appendUInt64(UInt64(entries.count), to: &body, width: 4)
         for name in entries.keys.sorted() {
             guard let raw = Self.rawName(name), let entry = entries[name] else { continue }
@@ -57,16 +60,22 @@ struct ItemManifest: Sendable, Equatable {
         return Data(body + tag)
     }
 
-    /// Parses and authenticates a manifest with the first of `keys` that opens it.
-    /// - Throws: ``StorageError`` `.corrupt` when no key authenticates it (edited, truncated, or from another
-    ///   keyring), `.unsupportedVersion` for a newer format.
-    static func parse(_ data: Data, keyringID: [UInt8], keys: [GuardedKey], path: String) throws -> ItemManifest {
+    /// Parses and authenticates a manifest with the one of `keys` whose check value it names.
+    /// - Returns: The manifest and the keys it is tagged under.
+    /// - Throws: ``StorageError`` `.locked` when it names none of `keys` (another process rotated the keyring's
+    ///   key since this one was unlocked), `.corrupt` when it does not authenticate (edited, truncated, or from
+    ///   another keyring), `.unsupportedVersion` for a newer format.
+    static func parse(_ data: Data, keyringID: [UInt8], keys: [DataKeys], path: String) throws -> (
+        ItemManifest, DataKeys
+    ) {
         let bytes = [UInt8](data)
         let corrupt = StorageError(
             .corrupt, "the item manifest failed authentication: it was edited, truncated or comes from another keyring",
             tier: .secrets, path: path,
             recovery: "Restore the keyring folder from a backup; rollback detection cannot vouch for its items")
-        let headerSize = magic.count + 1 + keyringID.count + 4
+        let idStart = magic.count + 1
+        let checkStart = idStart + keyringID.count
+        let headerSize = checkStart + 16 + 4
         guard bytes.count >= headerSize + tagBytes, bytes.starts(with: magic) else { throw corrupt }
         guard bytes[magic.count] <= version else {
             throw StorageError(
@@ -76,16 +85,20 @@ struct ItemManifest: Sendable, Equatable {
         }
         let body = Array(bytes[..<(bytes.count - tagBytes)])
         let tag = Array(bytes[(bytes.count - tagBytes)...])
-        var authentic = false
-        for key in keys where !authentic {
-            authentic = try key.withBytes { Sodium.keyedHash(body, key: $0, length: tagBytes) } == tag
+        let keyCheck = Array(body[checkStart..<(checkStart + 16)])
+        guard let owner = keys.first(where: { $0.check == keyCheck }) else {
+            throw StorageError(
+                .locked, "the keyring's data key was rotated by another process since this one unlocked it",
+                tier: .secrets, path: path, recovery: "Unlock the keyring again")
         }
-        guard authentic, bytes[magic.count] == version, Array(body[(magic.count + 1)..<(headerSize - 4)]) == keyringID
-        else { throw corrupt }
+        let authentic = try owner.manifest.withBytes { Sodium.keyedHash(body, key: $0, length: tagBytes) } == tag
+        guard authentic, bytes[magic.count] == version, Array(body[idStart..<checkStart]) == keyringID else {
+            throw corrupt
+        }
         let count = body[(headerSize - 4)..<headerSize].reduce(0) { $0 << 8 | Int($1) }
         let entrySize = 16 + 8 + 1
         guard body.count == headerSize + count * entrySize else { throw corrupt }
-        var manifest = ItemManifest()
+        var manifest = ItemManifest(keyCheck: keyCheck)
         var offset = headerSize
         for _ in 0..<count {
             let name = Hex.encode(Array(body[offset..<(offset + 16)])) + SecretStore.itemSuffix
@@ -93,7 +106,7 @@ struct ItemManifest: Sendable, Equatable {
             manifest.entries[name] = Entry(modified: Double(bitPattern: bits), deleted: body[offset + 24] != 0)
             offset += entrySize
         }
-        return manifest
+        return (manifest, owner)
     }
 
     /// The 16 bytes an item file name stands for, or `nil` for a name that is not an item's.

@@ -27,7 +27,7 @@ extension SecretStore {
     ) throws {
         let identity = try checkedIdentity(service: service, account: account)
         if let label { try checkAttribute("label", label, of: identity) }
-        let (keyringID, key) = try classKey(accessibility, writing: true)
+        let keyringID = try classKey(accessibility, writing: true).0
         let fileName = try self.fileName(identity)
         let folder = try keyringFolder()
         // Exclusive: the manifest is read, changed and written back after the item.
@@ -36,7 +36,7 @@ extension SecretStore {
             let existing = try? locate(identity, in: folder, value: false)
             try store(
                 value, identity: identity, label: label, replacing: existing, accessibility: accessibility,
-                keyringID: keyringID, key: key, fileName: fileName, in: folder)
+                keyringID: keyringID, fileName: fileName, in: folder)
         }
     }
 
@@ -53,7 +53,7 @@ extension SecretStore {
         _ transform: (Secret?) throws -> Secret
     ) throws -> Secret {
         let identity = try checkedIdentity(service: service, account: account)
-        let (keyringID, key) = try classKey(accessibility, writing: true)
+        let keyringID = try classKey(accessibility, writing: true).0
         let fileName = try self.fileName(identity)
         let folder = try keyringFolder()
         return try keyringLock(in: folder).withLock(.exclusive, timeout: configuration.lockTimeout) {
@@ -61,7 +61,7 @@ extension SecretStore {
             let value = try transform(existing?.secret)
             try store(
                 value, identity: identity, label: nil, replacing: existing, accessibility: accessibility,
-                keyringID: keyringID, key: key, fileName: fileName, in: folder)
+                keyringID: keyringID, fileName: fileName, in: folder)
             return value
         }
     }
@@ -207,18 +207,12 @@ extension SecretStore {
     }
 
     private func hashedFileName(_ message: [UInt8], key: GuardedKey?) throws -> String {
-        guard let names = key else {
-            throw StorageError(
-                .locked, "the keyring has not been unlocked in this process", tier: .secrets, path: directory,
-                recovery: "Call unlock(with:) first")
-        }
+        guard let names = key else { throw notUnlocked() }
         return hex(try names.withBytes { Sodium.keyedHash(message, key: $0, length: 16) }) + Self.itemSuffix
     }
 
     func classKey(_ accessibility: SecretAccessibility, writing: Bool) throws -> ([UInt8], GuardedKey) {
-        let (id, key) = keyMaterial.withLock { keys in
-            (keys.keyringID, accessibility.survivesLock ? keys.afterFirstUnlock : keys.whenUnlocked)
-        }
+        let (id, key) = keyMaterial.withLock { keys in (keys.keyringID, keys.current?.classKey(accessibility)) }
         guard let id, let key, !key.isWiped else {
             throw StorageError(
                 .locked,
@@ -264,7 +258,7 @@ extension SecretStore {
     {
         let path = folder.path(of: fileName)
         // The manifest before the item (see ``currentManifest(in:)``).
-        let manifest = try currentManifest(in: folder)
+        let manifest = try currentManifest(in: folder).manifest
         // Item files are only ever replaced by rename, never appended to: read exactly what fstat reports.
         guard
             let file = try AtomicFile.read(
@@ -272,10 +266,22 @@ extension SecretStore {
         else { return nil }
         let (accessibility, version) = try ItemEnvelope.header(of: file, path: path)
         let (keyringID, key) = try classKey(accessibility, writing: false)
-        let (record, secret) = try ItemEnvelope.open(
-            file, accessibility: accessibility, version: version, keyringID: keyringID, fileName: fileName, key: key,
-            path: path,
-            value: value)
+        func open(with key: GuardedKey) throws -> (ItemEnvelope.Record, Secret?) {
+            try ItemEnvelope.open(
+                file, accessibility: accessibility, version: version, keyringID: keyringID, fileName: fileName,
+                key: key, path: path, value: value)
+        }
+        let record: ItemEnvelope.Record
+        let secret: Secret?
+        do {
+            (record, secret) = try open(with: key)
+        } catch let error as StorageError where error.code == .corrupt || error.code == .deviceMismatch {
+            // During a rotation an item may be sealed under the other data key already.
+            guard let other = try nextKeys(in: folder)?.classKey(accessibility), !other.isWiped,
+                let opened = try? open(with: other)
+            else { throw error }
+            (record, secret) = opened
+        }
         try checkNotRolledBack(record, fileName: fileName, in: manifest, path: path)
         return (record, accessibility, secret)
     }

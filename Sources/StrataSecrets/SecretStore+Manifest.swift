@@ -12,56 +12,74 @@ extension SecretStore {
     /// The manifest's path, for errors.
     var manifestPath: String { directory + "/" + ItemManifest.fileName }
 
-    /// The keyring's id and the keys a manifest may be tagged with (the data key's, and during a rotation the
-    /// other key's).
-    func manifestKeys() throws -> (keyringID: [UInt8], keys: [GuardedKey]) {
-        let (id, keys) = keyMaterial.withLock { ($0.keyringID, [$0.manifest, $0.rotationManifest].compactMap { $0 }) }
-        guard let id, !keys.isEmpty else {
-            throw StorageError(
-                .locked, "the keyring has not been unlocked in this process", tier: .secrets, path: directory,
-                recovery: "Call unlock(with:) first")
-        }
-        return (id, keys)
-    }
-
-    /// The current manifest (empty when the keyring has none yet), read again only when the file changed.
+    /// The current manifest and the data key it is tagged under — the keyring's current key, which writers seal
+    /// with — read again only when the file changed. An empty manifest under this store's key when the keyring
+    /// has none yet (a keyring made before manifests).
     ///
     /// Readers call this before reading an item file: a writer makes the item durable before it advances the
     /// manifest, so the item a reader then finds is never older than the entry it saw (no false rollback).
-    func currentManifest(in folder: DirectoryHandle) throws -> ItemManifest {
-        let stamp: [Int]
+    /// - Throws: ``StorageError`` `.rolledBack` when a keyring that requires its manifest has none, `.locked`
+    ///   when another process rotated the key since this one unlocked, `.corrupt` for a damaged manifest.
+    func currentManifest(in folder: DirectoryHandle) throws -> (manifest: ItemManifest, owner: DataKeys) {
+        let (keyringID, current, next, requiresManifest, cached) = keyMaterial.withLock {
+            ($0.keyringID, $0.current, $0.next, $0.requiresManifest, $0.manifestCache)
+        }
+        guard let keyringID, let current else { throw notUnlocked() }
+        let stamp: [Int]?
         do throws(Errno) {
-            guard let status = try folder.status(of: ItemManifest.fileName) else { return ItemManifest() }
-            stamp = Self.stamp(status)
+            stamp = try folder.status(of: ItemManifest.fileName).map(Self.stamp)
         } catch {
             throw error.storageError("cannot inspect the item manifest", tier: .secrets, path: manifestPath)
         }
-        if let cached = keyMaterial.withLock({ $0.manifestCache }), cached.stamp == stamp { return cached.manifest }
-        let (keyringID, keys) = try manifestKeys()
-        guard let data = try AtomicFile.read(in: folder, name: ItemManifest.fileName, maximumSize: 64 << 20) else {
-            return ItemManifest()
+        if let stamp, let cached, cached.stamp == stamp,
+            let owner = [current, next].compactMap({ $0 }).first(where: { $0.check == cached.manifest.keyCheck })
+        {
+            return (cached.manifest, owner)
         }
-        let manifest = try ItemManifest.parse(data, keyringID: keyringID, keys: keys, path: manifestPath)
-        keyMaterial.withLock { $0.manifestCache = (stamp, manifest) }
-        return manifest
+        guard let stamp,
+            let data = try AtomicFile.read(in: folder, name: ItemManifest.fileName, maximumSize: 64 << 20)
+        else {
+            guard !requiresManifest else {
+                throw StorageError(
+                    .rolledBack,
+                    "the keyring's item manifest is missing: rollback detection cannot vouch for its items",
+                    tier: .secrets, path: manifestPath,
+                    recovery: "Restore the keyring folder from a backup, whole; or store every item again")
+            }
+            return (ItemManifest(keyCheck: current.check), current)
+        }
+        let parsed: (ItemManifest, DataKeys)
+        do {
+            parsed = try ItemManifest.parse(
+                data, keyringID: keyringID, keys: [current, next].compactMap { $0 }, path: manifestPath)
+        } catch let error as StorageError where error.code == .locked {
+            // Tagged under a key this process has not seen: the next key of a rotation under way, if any.
+            guard let loaded = try nextKeys(in: folder) else { throw error }
+            parsed = try ItemManifest.parse(data, keyringID: keyringID, keys: [current, loaded], path: manifestPath)
+        }
+        keyMaterial.withLock { $0.manifestCache = (stamp, parsed.0) }
+        return parsed
     }
 
-    /// Changes the manifest and replaces it atomically, tagged under the current data key's manifest key. The
-    /// caller holds the keyring's lock exclusively and has made the item change durable first.
-    func advanceManifest(in folder: DirectoryHandle, _ change: (inout ItemManifest) -> Void) throws {
-        var manifest = try currentManifest(in: folder)
+    /// Changes the manifest and replaces it atomically, tagged under `owner` (by default the key it is tagged
+    /// under now). The caller holds the keyring's lock exclusively and has made the item change durable first.
+    func advanceManifest(
+        in folder: DirectoryHandle, as owner: DataKeys? = nil, _ change: (inout ItemManifest) -> Void
+    ) throws {
+        let (current, currentOwner) = try currentManifest(in: folder)
+        let owner = owner ?? currentOwner
+        var manifest = current
+        manifest.keyCheck = owner.check
         change(&manifest)
-        let (keyringID, key) = try keyMaterial.withLock { keys throws -> ([UInt8], GuardedKey) in
-            guard let id = keys.keyringID, let key = keys.manifest else {
-                throw StorageError(
-                    .locked, "the keyring has not been unlocked in this process", tier: .secrets, path: directory,
-                    recovery: "Call unlock(with:) first")
-            }
-            return (id, key)
-        }
+        let keyringID = try manifestKeyringID()
         try AtomicFile.write(
-            manifest.serialized(keyringID: keyringID, key: key), in: folder, name: ItemManifest.fileName)
+            manifest.serialized(keyringID: keyringID, key: owner.manifest), in: folder, name: ItemManifest.fileName)
         keyMaterial.withLock { $0.manifestCache = nil }
+    }
+
+    func manifestKeyringID() throws -> [UInt8] {
+        guard let id = keyMaterial.withLock({ $0.keyringID }) else { throw notUnlocked() }
+        return id
     }
 
     /// Refuses an item older than its manifest entry.

@@ -16,12 +16,19 @@ extension SecretStore {
         replacing existing: (
             fileName: String, record: ItemEnvelope.Record, accessibility: SecretAccessibility, secret: Secret?
         )?,
-        accessibility: SecretAccessibility, keyringID: [UInt8], key: GuardedKey, fileName: String,
-        in folder: DirectoryHandle
+        accessibility: SecretAccessibility, keyringID: [UInt8], fileName: String, in folder: DirectoryHandle
     ) throws {
         let now = Date()
+        // Sealed under the key the manifest is tagged under: the keyring's current key, also during a rotation.
+        let (manifest, owner) = try currentManifest(in: folder)
+        let key = owner.classKey(accessibility)
+        guard !key.isWiped else {
+            throw StorageError(
+                .locked, "storing a \(accessibility.rawValue) item needs the store unlocked", tier: .secrets,
+                path: directory, recovery: "Call unlock(with:) first")
+        }
         // The generation: strictly after the one the manifest holds, so an older copy can be told apart.
-        let modified = try currentManifest(in: folder).nextGeneration(fileName, now: now)
+        let modified = manifest.nextGeneration(fileName, now: now)
         let record = ItemEnvelope.Record(
             service: identity.service.string, account: identity.account.string,
             label: label ?? existing?.record.label ?? "", created: existing?.record.created ?? now,

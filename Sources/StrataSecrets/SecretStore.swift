@@ -65,23 +65,23 @@ public final class SecretStore: Sendable {
 
     struct Keys {
         var keyringID: [UInt8]?
-        var dataKey: GuardedKey?
-        var whenUnlocked: GuardedKey?
-        var afterFirstUnlock: GuardedKey?
+        /// The data key `keyring.json` gave, and its derived keys.
+        var current: DataKeys?
+        /// During a rotation, the other data key (see ``SecretStore/rotate(with:)``): readers try it when the
+        /// current one does not open an item.
+        var next: DataKeys?
         var names: GuardedKey?
-        /// Tags the item manifest; lives as long as the name key.
-        var manifest: GuardedKey?
-        /// During a rotation, the other data key's manifest key (see ``SecretStore/rotate(with:)``).
-        var rotationManifest: GuardedKey?
         /// The manifest last read, by the stamp of its file.
         var manifestCache: (stamp: [Int], manifest: ItemManifest)?
+        /// Whether `keyring.json` requires the item manifest (version 2).
+        var requiresManifest = false
         var providerKind: String?
         /// Item file names already computed, so warm reads skip the keyed hash.
         var fileNames: [ItemIdentity: String] = [:]
     }
 
-    // Key material, all in guarded memory. `lock()` wipes the data key and the `whenUnlocked` class key; the
-    // name key and the `afterFirstUnlock` class key live until the store is released.
+    // Key material, all in guarded memory. `lock()` wipes the data keys and the `whenUnlocked` class keys; the
+    // name key, the manifest keys and the `afterFirstUnlock` class keys live until the store is released.
     let keyMaterial = Mutex(Keys())
 
     /// Opens a keyring, locked. Creates nothing: the keyring (its folder, 0700, and `keyring.json`) is created by
@@ -127,7 +127,7 @@ public final class SecretStore: Sendable {
     }
 
     /// Whether the data key is out of memory (never unlocked, or locked since).
-    public var isLocked: Bool { keyMaterial.withLock { $0.dataKey == nil } }
+    public var isLocked: Bool { keyMaterial.withLock { $0.current?.isLocked ?? true } }
 
     /// Unlocks the keyring, and creates it (with a new random data key) if it does not exist yet and
     /// `createIfMissing`.
@@ -146,39 +146,34 @@ public final class SecretStore: Sendable {
     ///   ``SecretsConfiguration/passwordHashLimit`` (refused before deriving), `.unsupportedVersion`.
     public func unlock(with provider: KeyProvider, createIfMissing: Bool = true) throws {
         let file: KeyringFile
-        let dataKey: GuardedKey
+        let unwrapped: (data: GuardedKey, names: GuardedKey)
         if let existing = try readKeyring() {
             file = existing
-            dataKey = try unwrap(existing, with: provider)
+            unwrapped = try unwrap(existing, with: provider)
         } else {
             guard createIfMissing else { throw try missingKeyring() }
-            (file, dataKey) = try createKeyring(with: provider)
+            (file, unwrapped) = try createKeyring(with: provider)
         }
-        let whenUnlocked = try dataKey.derive("strata item key: when unlocked")
-        let afterFirstUnlock = try dataKey.derive("strata item key: after first unlock")
-        let names = try dataKey.derive("strata item names")
-        let manifest = try dataKey.derive("strata item manifest")
+        let current = try DataKeys(unwrapped.data)
         keyMaterial.withLock { keys in
             keys.keyringID = file.id
-            keys.dataKey = dataKey
-            keys.whenUnlocked = whenUnlocked
-            keys.afterFirstUnlock = afterFirstUnlock
-            keys.names = names
-            keys.manifest = manifest
+            keys.current = current
+            keys.next = nil
+            keys.names = unwrapped.names
             keys.manifestCache = nil
+            keys.requiresManifest = file.version >= 2
             keys.fileNames = [:]
             keys.providerKind = file.provider
         }
+        try finishInterruptedRotation(with: provider, keyring: file)
     }
 
     /// Wipes the data key and the `whenUnlocked` key from memory. `afterFirstUnlock` items stay readable (and
     /// writable) until the store is released, as on Apple's keychain.
     public func lock() {
         keyMaterial.withLock { keys in
-            keys.dataKey?.wipe()
-            keys.whenUnlocked?.wipe()
-            keys.dataKey = nil
-            keys.whenUnlocked = nil
+            keys.current?.lock()
+            keys.next?.lock()
         }
     }
 
@@ -186,7 +181,8 @@ public final class SecretStore: Sendable {
     /// touched: this is one atomic write of `keyring.json`.
     /// - Throws: ``StorageError`` `.locked` when the store is locked, or a write error (the old key still works).
     public func changeKey(to provider: KeyProvider) throws {
-        guard let dataKey = keyMaterial.withLock({ $0.dataKey }) else {
+        let (current, names) = keyMaterial.withLock { ($0.current, $0.names) }
+        guard let dataKey = current?.data, !dataKey.isWiped, let names else {
             throw StorageError(.locked, "changing the key needs the store unlocked", tier: .secrets, path: keyringPath)
         }
         let folder = try keyringFolder()
@@ -198,7 +194,8 @@ public final class SecretStore: Sendable {
             let wrapping = try provider.wrappingKey(kdf: kdf)
             defer { wrapping.wipe() }
             let file = try KeyringFile.wrapping(
-                dataKey, name: keyring, id: current.id, provider: provider.kind, kdf: kdf, with: wrapping)
+                dataKey, names: names, name: keyring, id: current.id, provider: provider.kind, kdf: kdf,
+                with: wrapping)
             try AtomicFile.write(file.serialized, in: folder, name: "keyring.json")
         }
         keyMaterial.withLock { $0.providerKind = provider.kind }
@@ -217,7 +214,7 @@ public final class SecretStore: Sendable {
         return try KeyringFile.parse(data, expectedName: keyring, path: keyringPath)
     }
 
-    func unwrap(_ file: KeyringFile, with provider: KeyProvider) throws -> GuardedKey {
+    func unwrap(_ file: KeyringFile, with provider: KeyProvider) throws -> (data: GuardedKey, names: GuardedKey) {
         let isPassphrase = file.provider == KeyProvider.passphraseKind
         guard isPassphrase == provider.isPassphrase else {
             throw StorageError(

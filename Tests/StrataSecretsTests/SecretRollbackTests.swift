@@ -107,7 +107,7 @@ struct SecretRollbackTests {
         }
         for process in processes { #expect(process.wait().status == 0) }
         let store = try fixture.store()
-        let manifest = try store.currentManifest(in: store.keyringFolder())
+        let manifest = try store.currentManifest(in: store.keyringFolder()).manifest
         #expect(manifest.entries.count == 60)
         for item in try store.items(service: "shared") {
             let name = try store.fileName(ItemIdentity(service: item.service, account: item.account))
