@@ -6,6 +6,7 @@ public struct SecretRotation: Sendable, Hashable {
     /// Item files that opened under neither key (damaged before the rotation), left as they were.
     public var unreadable: [String]
 
+    /// A report of `resealed` items and the `unreadable` files left as they were.
     public init(resealed: Int, unreadable: [String]) {
         self.resealed = resealed
         self.unreadable = unreadable

@@ -139,6 +139,12 @@ extension SecretStore {
     /// here, and the key that opens it there would be gone.
     private func refuseOtherMachinesItems(in folder: DirectoryHandle) throws {
         for name in try itemFileNames(in: folder) {
+            guard
+                let file = try AtomicFile.read(
+                    in: folder, name: name, maximumSize: configuration.valueLimit + (64 << 10), followGrowth: false),
+                let (accessibility, _) = try? ItemEnvelope.header(of: file, path: folder.path(of: name)),
+                accessibility.isThisDeviceOnly
+            else { continue }
             do {
                 _ = try readItem(in: folder, fileName: name, value: true)
             } catch let error as StorageError where error.code == .deviceMismatch {

@@ -178,7 +178,8 @@ public final class SecretStore: Sendable {
     }
 
     /// Rewraps the data key under a new provider (a new passphrase, or another kind of key). Items are not
-    /// touched: this is one atomic write of `keyring.json`.
+    /// touched: this is one atomic write of `keyring.json` (and of the item manifest). An old copy of
+    /// `keyring.json` with the old passphrase still opens every item: ``rotate(with:)`` replaces the data key.
     /// - Throws: ``StorageError`` `.locked` when the store is locked, or a write error (the old key still works).
     public func changeKey(to provider: KeyProvider) throws {
         let (current, names) = keyMaterial.withLock { ($0.current, $0.names) }
@@ -193,12 +194,18 @@ public final class SecretStore: Sendable {
             let kdf = provider.isPassphrase ? newKDFParameters() : nil
             let wrapping = try provider.wrappingKey(kdf: kdf)
             defer { wrapping.wipe() }
+            // The file written is version 2, which requires the manifest: a keyring made before manifests gets
+            // one first (empty when it has none: no item is older than an entry it lacks).
+            try advanceManifest(in: folder) { _ in }
             let file = try KeyringFile.wrapping(
                 dataKey, names: names, name: keyring, id: current.id, provider: provider.kind, kdf: kdf,
                 with: wrapping)
             try AtomicFile.write(file.serialized, in: folder, name: "keyring.json")
         }
-        keyMaterial.withLock { $0.providerKind = provider.kind }
+        keyMaterial.withLock { keys in
+            keys.providerKind = provider.kind
+            keys.requiresManifest = true
+        }
     }
 
     func newKDFParameters() -> KDFParameters {

@@ -15,13 +15,21 @@ struct SecretRollbackTests {
         fixture.keyringFolder() + "/" + (try store.fileName(ItemIdentity(service: service, account: account)))
     }
 
-    @Test(arguments: SecretAccessibility.allCases)
-    func anOlderItemPutBackIsRefused(_ accessibility: SecretAccessibility) throws {
-        let store = try fixture.store()
+    /// Stores `revoked` then `current` for api/alice, and returns the item's path and its `revoked` file.
+    func revokedCopy(_ store: SecretStore, _ accessibility: SecretAccessibility = .whenUnlocked) throws -> (
+        path: String, old: Data
+    ) {
         try store.set("revoked", service: "api", account: "alice", accessibility: accessibility)
         let path = try file(store, "api", "alice")
         let old = try Data(contentsOf: URL(fileURLWithPath: path))
         try store.set("current", service: "api", account: "alice", accessibility: accessibility)
+        return (path, old)
+    }
+
+    @Test(arguments: SecretAccessibility.allCases)
+    func anOlderItemPutBackIsRefused(_ accessibility: SecretAccessibility) throws {
+        let store = try fixture.store()
+        let (path, old) = try revokedCopy(store, accessibility)
         try old.write(to: URL(fileURLWithPath: path))
         for reader in [store, try fixture.store()] {
             let refused = #expect(throws: StorageError.self) { try reader.get(service: "api", account: "alice") }
@@ -78,6 +86,17 @@ struct SecretRollbackTests {
         try bytes.write(to: URL(fileURLWithPath: manifest))
         let refused = #expect(throws: StorageError.self) { try fixture.store().get(service: "api", account: "alice") }
         #expect(refused?.code == .corrupt)
+        #expect(refused?.path == manifest)
+    }
+
+    @Test func aMissingManifestIsRefused() throws {
+        let (path, old) = try revokedCopy(try fixture.store())
+        // Deleting the manifest must not switch the check off.
+        let manifest = fixture.keyringFolder() + "/" + ItemManifest.fileName
+        try FileManager.default.removeItem(atPath: manifest)
+        try old.write(to: URL(fileURLWithPath: path))
+        let refused = #expect(throws: StorageError.self) { try fixture.store().get(service: "api", account: "alice") }
+        #expect(refused?.code == .rolledBack)
         #expect(refused?.path == manifest)
     }
 
