@@ -89,6 +89,25 @@ struct SecretRollbackTests {
         #expect(refused?.path == manifest)
     }
 
+    @Test func everyTruncationAndByteFlipOfTheManifestIsRefused() throws {
+        try fixture.store().set("one", service: "api", account: "alice")
+        let path = fixture.keyringFolder() + "/" + ItemManifest.fileName
+        let good = try Data(contentsOf: URL(fileURLWithPath: path))
+        var variants = (0..<good.count).map { good.prefix($0) }
+        for index in good.indices {
+            var flipped = good
+            flipped[index] ^= 0x20
+            variants.append(flipped)
+        }
+        for (number, variant) in variants.enumerated() {
+            try variant.write(to: URL(fileURLWithPath: path))
+            let refused = #expect(throws: StorageError.self, "variant \(number)") {
+                try fixture.store().get(service: "api", account: "alice")
+            }
+            #expect([.corrupt, .locked, .unsupportedVersion].contains(refused?.code), "variant \(number)")
+        }
+    }
+
     @Test func aMissingManifestIsRefused() throws {
         let (path, old) = try revokedCopy(try fixture.store())
         // Deleting the manifest must not switch the check off.
