@@ -55,18 +55,30 @@ extension SecretStore {
 
     /// Finishes a rotation a crash interrupted, at unlock: re-seals what is left and switches `keyring.json`
     /// (wrapped as it was: same provider and Argon2id parameters), or only removes `rotation.key` when the switch
-    /// was done.
-    func finishInterruptedRotation(with provider: KeyProvider, keyring file: KeyringFile) throws {
+    /// was done. When the lock stays taken (a rotation running in another process), leaves it to that process:
+    /// reads follow the new key through `rotation.key` meanwhile.
+    /// - Returns: Whether `keyring.json` changed since `file` was read (another process finished a rotation):
+    ///   the caller unlocks again, to hold the keyring's new key.
+    func finishInterruptedRotation(with provider: KeyProvider, keyring file: KeyringFile) throws -> Bool {
         guard let folder = try existingKeyringFolder(), try readRotationFile(in: folder) != nil,
             let current = keyMaterial.withLock({ $0.current })
-        else { return }
+        else { return false }
         let wrapping = try provider.wrappingKey(kdf: file.kdf)
         defer { wrapping.wipe() }
-        try keyringLock(in: folder).withLock(.exclusive, timeout: configuration.lockTimeout) {
-            guard let rotation = try readRotationFile(in: folder) else { return }  // Finished meanwhile.
-            guard rotation.nextCheck != current.check else { return try removeRotationFile(in: folder) }
-            guard try readKeyring() == file else { return }  // Another process moved on meanwhile.
-            try runRotation(in: folder, from: current, provider: file.provider, kdf: file.kdf, wrapping: wrapping)
+        do {
+            return try keyringLock(in: folder).withLock(.exclusive, timeout: configuration.lockTimeout) {
+                guard try readKeyring() == file else { return true }  // Another process moved on meanwhile.
+                guard let rotation = try readRotationFile(in: folder) else { return false }
+                guard rotation.nextCheck != current.check else {
+                    try removeRotationFile(in: folder)
+                    return false
+                }
+                _ = try runRotation(
+                    in: folder, from: current, provider: file.provider, kdf: file.kdf, wrapping: wrapping)
+                return false
+            }
+        } catch let error as StorageError where error.code == .lockTimeout {
+            return false
         }
     }
 

@@ -132,6 +132,8 @@ public final class SecretStore: Sendable {
     /// Unlocks the keyring, and creates it (with a new random data key) if it does not exist yet and
     /// `createIfMissing`.
     ///
+    /// When a crash interrupted a rotation (``rotate(with:)``), unlocking finishes it first.
+    ///
     /// A keyring is never created over item files: when `keyring.json` is missing but items are there, they were
     /// sealed under a key that only that file can give back, so a new keyring would silently hide them.
     /// - Parameters:
@@ -145,6 +147,11 @@ public final class SecretStore: Sendable {
     ///   names them) or a bad keyring file, `.limitExceeded` for Argon2id costs over
     ///   ``SecretsConfiguration/passwordHashLimit`` (refused before deriving), `.unsupportedVersion`.
     public func unlock(with provider: KeyProvider, createIfMissing: Bool = true) throws {
+        try unlock(with: provider, createIfMissing: createIfMissing, afterRotation: false)
+    }
+
+    /// ``unlock(with:createIfMissing:)``, once more when another process finished a rotation meanwhile.
+    private func unlock(with provider: KeyProvider, createIfMissing: Bool, afterRotation: Bool) throws {
         let file: KeyringFile
         let unwrapped: (data: GuardedKey, names: GuardedKey)
         if let existing = try readKeyring() {
@@ -165,7 +172,9 @@ public final class SecretStore: Sendable {
             keys.fileNames = [:]
             keys.providerKind = file.provider
         }
-        try finishInterruptedRotation(with: provider, keyring: file)
+        if try finishInterruptedRotation(with: provider, keyring: file), !afterRotation {
+            try unlock(with: provider, createIfMissing: false, afterRotation: true)
+        }
     }
 
     /// Wipes the data key and the `whenUnlocked` key from memory. `afterFirstUnlock` items stay readable (and
