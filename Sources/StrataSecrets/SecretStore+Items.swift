@@ -76,9 +76,11 @@ extension SecretStore {
 
     /// The secret stored for a service and account.
     /// - Returns: The value, or `nil` only when there is no such item.
-    /// - Throws: ``StorageError``: `.locked` (the item's class key is not in memory), `.corrupt` (edited,
-    ///   truncated or swapped file), `.deviceMismatch` (a `ThisDeviceOnly` item from another machine),
-    ///   `.unsupportedVersion`, or an I/O error. Never `nil` for any of these.
+    /// - Throws: ``StorageError``: `.locked` (the item's class key is not in memory, or another process rotated
+    ///   the keyring's key since this one unlocked), `.corrupt` (edited, truncated or swapped file),
+    ///   `.rolledBack` (an older copy of the item put back over the current one), `.deviceMismatch` (a
+    ///   `ThisDeviceOnly` item from another machine), `.unsupportedVersion`, or an I/O error. Never `nil` for any
+    ///   of these.
     public func get(service: String, account: String) throws -> Secret? {
         try item(service: service, account: account, value: true).map { $0.1! }
     }

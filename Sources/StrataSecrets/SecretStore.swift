@@ -13,8 +13,10 @@ import Synchronization
 /// Items are addressed like keychain items, by service and account, and live in a keyring: a folder
 /// (`<root>/secrets/<keyring>/`) that several programs can share, like an access group. Each keyring has one
 /// random 256-bit data key, wrapped by a key from a ``KeyProvider``; changing the passphrase rewraps that key
-/// only. Each item is sealed with XChaCha20-Poly1305 under a random nonce, bound to its identity, in a file
-/// whose name is a keyed hash that reveals neither service nor account.
+/// only, while ``rotate(with:)`` replaces it and re-seals every item. Each item is sealed with XChaCha20-Poly1305
+/// under a random nonce, bound to its identity, in a file whose name is a keyed hash that reveals neither service
+/// nor account; an authenticated manifest of item generations refuses an older item file put back
+/// (`rolled-back`).
 ///
 /// ```swift
 /// let store = try SecretStore(keyring: "default", paths: paths, unlockingWith: .passphrase("correct horse"))
