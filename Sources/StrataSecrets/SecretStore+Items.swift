@@ -112,6 +112,8 @@ extension SecretStore {
         let name = try fileName(identity)
         let folder = try keyringFolder()
         return try keyringLock(in: folder).withLock(.exclusive, timeout: configuration.lockTimeout) {
+            // The manifest first: a process whose key was rotated away deletes nothing it cannot record.
+            _ = try currentManifest(in: folder)
             var removed: [String] = []
             if try removeItemFile(name, in: folder) { removed.append(name) }
             if identity.legacyNameMessage != nil, let legacy = try locate(identity, in: folder, value: false),

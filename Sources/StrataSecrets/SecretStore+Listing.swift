@@ -42,6 +42,7 @@ extension SecretStore {
         let wanted = ExactString(service)
         let folder = try keyringFolder()
         try keyringLock(in: folder).withLock(.exclusive, timeout: configuration.lockTimeout) {
+            _ = try currentManifest(in: folder)  // As `delete`: nothing removed that cannot be recorded.
             var removed: [String] = []
             for skipped in listing.otherDeviceItems where skipped.item.map({ ExactString($0.service) }) == wanted {
                 if try removeItemFile(skipped.fileName, in: folder) { removed.append(skipped.fileName) }
