@@ -37,6 +37,16 @@ func runSecretsRotationMode(_ arguments: [String]) throws -> Bool {
         try store.unlock(with: provider, createIfMissing: false)
         say("unlocked")
         while true { say("rotated \(try store.rotate(with: provider).resealed)") }
+    case "secrets-rotate-once":
+        // secrets-rotate-once ROOT KEYHEX: one rotation; prints `rotated N` or the error code (run it with another
+        // STRATA_DEVICE_ID to be another machine).
+        let provider = KeyProvider.inMemory(key(arguments[2]))
+        let store = try SecretStore(paths: StoragePaths(root: arguments[1]), unlockingWith: provider)
+        do {
+            say("rotated \(try store.rotate(with: provider).resealed)")
+        } catch let error as StorageError {
+            say("error \(error.code)")
+        }
     case "secrets-read-loop":
         // secrets-read-loop ROOT KEYHEX SERVICE COUNT: read accounts 0..<COUNT of SERVICE over and over, each
         // expected to hold `value-N`; say `ok` after each full pass, or `error CODE` / `wrong N`, until killed.

@@ -178,6 +178,29 @@ struct SecretRotationTests {
         try expectEveryItemUnderExactlyOneKey("rotated first format")
     }
 
+    @Test func anotherMachinesDeviceOnlyItemStopsTheRotationBeforeAnythingChanges() throws {
+        let store = try fixture.store()
+        try store.set(
+            "value-bound", service: Self.service, account: "bound", accessibility: .whenUnlockedThisDeviceOnly)
+        try store.set("value-free", service: Self.service, account: "free")
+        let folder = fixture.keyringFolder()
+        let before = try FileManager.default.contentsOfDirectory(atPath: folder).sorted().map {
+            ($0, try? Data(contentsOf: URL(fileURLWithPath: folder + "/" + $0)))
+        }
+        let elsewhere = try ChildProcess.run(
+            try TestExecutables.url(named: "strata-test-child"),
+            ["secrets-rotate-once", fixture.paths.root, testKeyHex],
+            environment: ["STRATA_DEVICE_ID": "another-machine"])
+        #expect(elsewhere.standardOutput == "error device-mismatch\n", "\(elsewhere.standardError)")
+        let after = try FileManager.default.contentsOfDirectory(atPath: folder).sorted().map {
+            ($0, try? Data(contentsOf: URL(fileURLWithPath: folder + "/" + $0)))
+        }
+        #expect(after.map(\.0) == before.map(\.0))
+        #expect(after.map(\.1) == before.map(\.1), "nothing changed")
+        #expect(try store.rotate(with: testKey).resealed == 2, "on its own machine it rotates")
+        #expect(try fixture.store().get(service: Self.service, account: "bound")?.stringValue == "value-bound")
+    }
+
     @Test func readersAndWritersInOtherProcessesKeepWorking() throws {
         let store = try fixture.store()
         let count = 150
