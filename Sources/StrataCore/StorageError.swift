@@ -81,6 +81,9 @@ public struct StorageError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let notAStore = Code(rawValue: "not-a-store")
         /// A store folder belongs to another user, or others may write in it (see `StoragePaths.Sharing`).
         public static let unsafePermissions = Code(rawValue: "unsafe-permissions")
+        /// A stored file is older than the store's authenticated record of it says: an earlier copy was put back
+        /// (a rollback), so its content may be a revoked value. Nothing was returned from it.
+        public static let rolledBack = Code(rawValue: "rolled-back")
     }
 
     /// What kind of failure this is.

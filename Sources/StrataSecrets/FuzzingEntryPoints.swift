@@ -1,14 +1,23 @@
 package import Foundation
 import StrataCore
 
-/// What the fuzz targets call: the keyring parser and the sealed-item envelope, on hostile bytes.
+/// What the fuzz targets call: the keyring, manifest and rotation-record parsers and the sealed-item envelope, on
+/// hostile bytes.
 package enum SecretsFuzzing {
     /// A fixed key, so inputs that happen to be well sealed reach the record parser.
     nonisolated(unsafe) static var key: GuardedKey? = try? GuardedKey(copying: Array(repeating: 7, count: 32))
 
-    /// Parses a keyring file.
+    /// The fixed key's derived keys, for the manifest and the rotation record.
+    nonisolated(unsafe) static var dataKeys: DataKeys? = key.flatMap { try? DataKeys($0) }
+
+    /// Parses a keyring file, and the same bytes as an item manifest and a rotation record.
     package static func keyring(_ data: Data) {
         _ = try? KeyringFile.parse(data, expectedName: "default", path: "fuzz")
+        guard let dataKeys else { return }
+        let keyringID = [UInt8](repeating: 1, count: 16)
+        _ = try? ItemManifest.parse(data, keyringID: keyringID, keys: [dataKeys], path: "fuzz")
+        _ = try? RotationFile.parse(data, keyringID: keyringID, path: "fuzz").open(
+            keyringID: keyringID, with: dataKeys, path: "fuzz")
     }
 
     /// Reads an item's header and opens it, under every accessibility class.

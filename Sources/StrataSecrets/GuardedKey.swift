@@ -67,6 +67,19 @@ final class GuardedKey: Sendable {
         }
     }
 
+    /// A copy of some of the key's bytes, in new guarded memory.
+    func slice(_ range: Range<Int>) throws -> GuardedKey {
+        try withBytes { bytes in
+            try GuardedKey(count: range.count) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[range])) }
+        }
+    }
+
+    /// A public check value of the key: a keyed hash of a fixed label, which tells keys apart without revealing
+    /// them.
+    func check() throws -> [UInt8] {
+        try withBytes { Sodium.keyedHash(Array("strata key check".utf8), key: $0, length: 16) }
+    }
+
     /// Zeroes and frees the key now. Calling it again does nothing.
     func wipe() {
         storage.withLock { address in

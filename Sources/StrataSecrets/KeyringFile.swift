@@ -4,13 +4,18 @@ import StrataCore
 /// `keyring.json`: which provider wraps the data key, the Argon2id parameters for passphrases, and the wrapped
 /// data key itself.
 ///
+/// Version 2 wraps the name key beside the data key (a rotation replaces the data key but keeps the item file
+/// names), and marks a keyring whose item manifest must exist (see ``ItemManifest``). Version 1 wraps the data
+/// key only; the name key is derived from it. New keyrings, and every rotated one, are version 2.
+///
 /// The file is canonical: the reader re-serializes what it parsed and refuses the file unless the bytes are
 /// identical, and every field but the wrapped key is the associated data of the wrap. So any edit — of a
 /// parameter, the name, the id, even white space — is refused with a typed error, never silently accepted.
 struct KeyringFile: Sendable, Hashable {
     static let format = "strata-keyring"
-    static let version = 1
+    static let version = 2
 
+    var version = Self.version
     var name: String
     var id: [UInt8]
     var provider: String
@@ -27,7 +32,7 @@ struct KeyringFile: Sendable, Hashable {
         var lines = [
             "{",
             "  \"format\": \"\(Self.format)\",",
-            "  \"version\": \(Self.version),",
+            "  \"version\": \(version),",
             "  \"name\": \"\(name)\",",
             "  \"id\": \"\(hex(id))\",",
             "  \"provider\": \"\(provider)\",",
@@ -68,7 +73,7 @@ struct KeyringFile: Sendable, Hashable {
                 "the keyring has format version \(version); this program reads up to \(Self.version)",
                 tier: .secrets, path: path, recovery: "Open it with the newer program that wrote it")
         }
-        guard version == Self.version else { throw corrupt("unknown version \(version)") }
+        guard version >= 1 else { throw corrupt("unknown version \(version)") }
         guard let name = object["name"] as? String, name == expectedName else {
             throw corrupt("it names another keyring than the folder it is in")
         }
@@ -92,34 +97,42 @@ struct KeyringFile: Sendable, Hashable {
         }
         guard let nonce = (object["nonce"] as? String).flatMap(KeyProvider.hexBytes), nonce.count == Sodium.nonceBytes,
             let wrapped = (object["wrappedKey"] as? String).flatMap(KeyProvider.hexBytes),
-            wrapped.count == Sodium.keyBytes + Sodium.tagBytes
+            wrapped.count == (version == 1 ? 1 : 2) * Sodium.keyBytes + Sodium.tagBytes
         else { throw corrupt("a bad wrapped key") }
-        let file = KeyringFile(name: name, id: id, provider: provider, kdf: kdf, nonce: nonce, wrappedKey: wrapped)
+        let file = KeyringFile(
+            version: version, name: name, id: id, provider: provider, kdf: kdf, nonce: nonce, wrappedKey: wrapped)
         guard file.serialized == data else { throw corrupt("it is not in the canonical form Strata writes") }
         return file
     }
 
-    /// Wraps a data key under a wrapping key into a new keyring file.
+    /// Wraps a data key and a name key under a wrapping key into a new keyring file (version 2).
     static func wrapping(
-        _ dataKey: GuardedKey, name: String, id: [UInt8], provider: String, kdf: KDFParameters?,
+        _ dataKey: GuardedKey, names: GuardedKey, name: String, id: [UInt8], provider: String, kdf: KDFParameters?,
         with wrappingKey: GuardedKey
     ) throws -> KeyringFile {
         var file = KeyringFile(
             name: name, id: id, provider: provider, kdf: kdf, nonce: Sodium.random(Sodium.nonceBytes), wrappedKey: [])
         let associatedData = file.associatedData
+        let both = try GuardedKey(count: 2 * Sodium.keyBytes) { output in
+            try dataKey.withBytes { output.copyMemory(from: $0) }
+            try names.withBytes {
+                UnsafeMutableRawBufferPointer(rebasing: output[Sodium.keyBytes...]).copyMemory(from: $0)
+            }
+        }
+        defer { both.wipe() }
         file.wrappedKey = try wrappingKey.withBytes { wrapping in
-            try dataKey.withBytes { data in
+            try both.withBytes { data in
                 Sodium.seal(data, additionalData: associatedData, nonce: file.nonce, key: wrapping)
             }
         }
         return file
     }
 
-    /// Unwraps the data key.
+    /// Unwraps the data key and the name key (derived from the data key in version 1).
     /// - Throws: ``StorageError`` `.authenticationFailed`: the wrong passphrase or key, or a tampered keyring.
-    func unwrap(with wrappingKey: GuardedKey, path: String) throws -> GuardedKey {
+    func unwrap(with wrappingKey: GuardedKey, path: String) throws -> (data: GuardedKey, names: GuardedKey) {
         let associatedData = self.associatedData
-        return try GuardedKey(count: Sodium.keyBytes) { output in
+        let both = try GuardedKey(count: wrappedKey.count - Sodium.tagBytes) { output in
             let opened = try wrappingKey.withBytes { wrapping in
                 wrappedKey.withUnsafeBytes { sealed in
                     nonce.withUnsafeBytes { nonce in
@@ -134,6 +147,10 @@ struct KeyringFile: Sendable, Hashable {
                     tier: .secrets, path: path, recovery: "Check the passphrase or key; nothing was changed")
             }
         }
+        guard version >= 2 else { return (both, try both.derive("strata item names")) }
+        defer { both.wipe() }
+        let data = try both.slice(0..<Sodium.keyBytes)
+        return (data, try both.slice(Sodium.keyBytes..<(2 * Sodium.keyBytes)))
     }
 }
 

@@ -27,15 +27,16 @@ extension SecretStore {
     ) throws {
         let identity = try checkedIdentity(service: service, account: account)
         if let label { try checkAttribute("label", label, of: identity) }
-        let (keyringID, key) = try classKey(accessibility, writing: true)
+        let keyringID = try classKey(accessibility, writing: true).0
         let fileName = try self.fileName(identity)
         let folder = try keyringFolder()
-        try keyringLock(in: folder).withLock(.shared, timeout: configuration.lockTimeout) {
+        // Exclusive: the manifest is read, changed and written back after the item.
+        try keyringLock(in: folder).withLock(.exclusive, timeout: configuration.lockTimeout) {
             // Keep the creation date (and label) of an item being replaced, when its attributes can be read.
             let existing = try? locate(identity, in: folder, value: false)
             try store(
                 value, identity: identity, label: label, replacing: existing, accessibility: accessibility,
-                keyringID: keyringID, key: key, fileName: fileName, in: folder)
+                keyringID: keyringID, fileName: fileName, in: folder)
         }
     }
 
@@ -52,7 +53,7 @@ extension SecretStore {
         _ transform: (Secret?) throws -> Secret
     ) throws -> Secret {
         let identity = try checkedIdentity(service: service, account: account)
-        let (keyringID, key) = try classKey(accessibility, writing: true)
+        let keyringID = try classKey(accessibility, writing: true).0
         let fileName = try self.fileName(identity)
         let folder = try keyringFolder()
         return try keyringLock(in: folder).withLock(.exclusive, timeout: configuration.lockTimeout) {
@@ -60,7 +61,7 @@ extension SecretStore {
             let value = try transform(existing?.secret)
             try store(
                 value, identity: identity, label: nil, replacing: existing, accessibility: accessibility,
-                keyringID: keyringID, key: key, fileName: fileName, in: folder)
+                keyringID: keyringID, fileName: fileName, in: folder)
             return value
         }
     }
@@ -75,9 +76,11 @@ extension SecretStore {
 
     /// The secret stored for a service and account.
     /// - Returns: The value, or `nil` only when there is no such item.
-    /// - Throws: ``StorageError``: `.locked` (the item's class key is not in memory), `.corrupt` (edited,
-    ///   truncated or swapped file), `.deviceMismatch` (a `ThisDeviceOnly` item from another machine),
-    ///   `.unsupportedVersion`, or an I/O error. Never `nil` for any of these.
+    /// - Throws: ``StorageError``: `.locked` (the item's class key is not in memory, or another process rotated
+    ///   the keyring's key since this one unlocked), `.corrupt` (edited, truncated or swapped file),
+    ///   `.rolledBack` (an older copy of the item put back over the current one), `.deviceMismatch` (a
+    ///   `ThisDeviceOnly` item from another machine), `.unsupportedVersion`, or an I/O error. Never `nil` for any
+    ///   of these.
     public func get(service: String, account: String) throws -> Secret? {
         try item(service: service, account: account, value: true).map { $0.1! }
     }
@@ -108,12 +111,18 @@ extension SecretStore {
         let identity = try checkedIdentity(service: service, account: account)
         let name = try fileName(identity)
         let folder = try keyringFolder()
-        return try keyringLock(in: folder).withLock(.shared, timeout: configuration.lockTimeout) {
-            var deleted = try removeItemFile(name, in: folder)
-            if identity.legacyNameMessage != nil, let legacy = try locate(identity, in: folder, value: false) {
-                deleted = try removeItemFile(legacy.fileName, in: folder) || deleted
+        return try keyringLock(in: folder).withLock(.exclusive, timeout: configuration.lockTimeout) {
+            // The manifest first: a process whose key was rotated away deletes nothing it cannot record.
+            _ = try currentManifest(in: folder)
+            var removed: [String] = []
+            if try removeItemFile(name, in: folder) { removed.append(name) }
+            if identity.legacyNameMessage != nil, let legacy = try locate(identity, in: folder, value: false),
+                try removeItemFile(legacy.fileName, in: folder)
+            {
+                removed.append(legacy.fileName)
             }
-            return deleted
+            try recordDeletions(removed, in: folder)
+            return !removed.isEmpty
         }
     }
 
@@ -202,18 +211,12 @@ extension SecretStore {
     }
 
     private func hashedFileName(_ message: [UInt8], key: GuardedKey?) throws -> String {
-        guard let names = key else {
-            throw StorageError(
-                .locked, "the keyring has not been unlocked in this process", tier: .secrets, path: directory,
-                recovery: "Call unlock(with:) first")
-        }
+        guard let names = key else { throw notUnlocked() }
         return hex(try names.withBytes { Sodium.keyedHash(message, key: $0, length: 16) }) + Self.itemSuffix
     }
 
     func classKey(_ accessibility: SecretAccessibility, writing: Bool) throws -> ([UInt8], GuardedKey) {
-        let (id, key) = keyMaterial.withLock { keys in
-            (keys.keyringID, accessibility.survivesLock ? keys.afterFirstUnlock : keys.whenUnlocked)
-        }
+        let (id, key) = keyMaterial.withLock { keys in (keys.keyringID, keys.current?.classKey(accessibility)) }
         guard let id, let key, !key.isWiped else {
             throw StorageError(
                 .locked,
@@ -258,6 +261,8 @@ extension SecretStore {
         -> (ItemEnvelope.Record, SecretAccessibility, Secret?)?
     {
         let path = folder.path(of: fileName)
+        // The manifest before the item (see ``currentManifest(in:)``).
+        let manifest = try currentManifest(in: folder).manifest
         // Item files are only ever replaced by rename, never appended to: read exactly what fstat reports.
         guard
             let file = try AtomicFile.read(
@@ -265,11 +270,34 @@ extension SecretStore {
         else { return nil }
         let (accessibility, version) = try ItemEnvelope.header(of: file, path: path)
         let (keyringID, key) = try classKey(accessibility, writing: false)
-        let (record, secret) = try ItemEnvelope.open(
-            file, accessibility: accessibility, version: version, keyringID: keyringID, fileName: fileName, key: key,
-            path: path,
-            value: value)
+        func open(with key: GuardedKey) throws -> (ItemEnvelope.Record, Secret?) {
+            try ItemEnvelope.open(
+                file, accessibility: accessibility, version: version, keyringID: keyringID, fileName: fileName,
+                key: key, path: path, value: value)
+        }
+        let record: ItemEnvelope.Record
+        let secret: Secret?
+        do {
+            (record, secret) = try open(with: key)
+        } catch let error as StorageError where error.code == .corrupt || error.code == .deviceMismatch {
+            // During a rotation an item may be sealed under the other data key already.
+            guard let other = try nextKeys(in: folder)?.classKey(accessibility), !other.isWiped,
+                let opened = try? open(with: other)
+            else { throw error }
+            (record, secret) = opened
+        }
+        try checkNotRolledBack(record, fileName: fileName, in: manifest, path: path)
         return (record, accessibility, secret)
+    }
+
+    /// Records deleted item files in the manifest as tombstones, after they are gone (a crash before leaves the
+    /// old entry, which a missing file never trips). The caller holds the keyring's lock exclusively.
+    func recordDeletions(_ fileNames: [String], in folder: DirectoryHandle) throws {
+        guard !fileNames.isEmpty else { return }
+        let now = Date()
+        try advanceManifest(in: folder) { manifest in
+            for name in fileNames { manifest.entries[name] = manifest.tombstone(name, now: now) }
+        }
     }
 
     /// Unlinks one item file and flushes the folder.

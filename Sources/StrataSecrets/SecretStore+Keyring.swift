@@ -25,7 +25,7 @@ extension SecretStore {
     /// Runs under the keyring's exclusive lock and checks again there: two processes must not make two data
     /// keys, and a keyring is never made over item files (see ``refuseMissingKeyringOverItems()``).
     /// - Returns: The keyring file, and the data key (that of a keyring another process made meanwhile, if so).
-    func createKeyring(with provider: KeyProvider) throws -> (KeyringFile, GuardedKey) {
+    func createKeyring(with provider: KeyProvider) throws -> (KeyringFile, (data: GuardedKey, names: GuardedKey)) {
         // The wrapping key first: a key file that cannot be read (or an empty passphrase) creates nothing.
         let kdf = provider.isPassphrase ? newKDFParameters() : nil
         let wrapping = try provider.wrappingKey(kdf: kdf)
@@ -35,10 +35,16 @@ extension SecretStore {
             if let raced = try readKeyring() { return (raced, try unwrap(raced, with: provider)) }
             try refuseMissingKeyringOverItems()
             let dataKey = try GuardedKey.random()
+            let names = try GuardedKey.random()
+            let id = Sodium.random(16)
+            // The empty manifest first: a keyring file of version 2 requires it.
+            try AtomicFile.write(
+                ItemManifest(keyCheck: dataKey.check()).serialized(keyringID: id, key: DataKeys(dataKey).manifest),
+                in: folder, name: ItemManifest.fileName)
             let file = try KeyringFile.wrapping(
-                dataKey, name: keyring, id: Sodium.random(16), provider: provider.kind, kdf: kdf, with: wrapping)
+                dataKey, names: names, name: keyring, id: id, provider: provider.kind, kdf: kdf, with: wrapping)
             try AtomicFile.write(file.serialized, in: folder, name: "keyring.json")
-            return (file, dataKey)
+            return (file, (dataKey, names))
         }
     }
 

@@ -41,10 +41,14 @@ extension SecretStore {
         }
         let wanted = ExactString(service)
         let folder = try keyringFolder()
-        try keyringLock(in: folder).withLock(.shared, timeout: configuration.lockTimeout) {
+        try keyringLock(in: folder).withLock(.exclusive, timeout: configuration.lockTimeout) {
+            _ = try currentManifest(in: folder)  // As `delete`: nothing removed that cannot be recorded.
+            var removed: [String] = []
             for skipped in listing.otherDeviceItems where skipped.item.map({ ExactString($0.service) }) == wanted {
-                if try removeItemFile(skipped.fileName, in: folder) { deleted += 1 }
+                if try removeItemFile(skipped.fileName, in: folder) { removed.append(skipped.fileName) }
             }
+            try recordDeletions(removed, in: folder)
+            deleted += removed.count
         }
         return deleted
     }

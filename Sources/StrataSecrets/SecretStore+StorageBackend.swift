@@ -19,7 +19,7 @@ extension SecretStore: StorageBackend {
     /// Every item is written with fsync before `put` returns.
     public var durability: Durability { .durable }
 
-    /// The keyring folder: `keyring.json`, its lock, and one sealed file per item.
+    /// The keyring folder: `keyring.json`, its lock, the item manifest, and one sealed file per item.
     public var layout: [StorageLayoutEntry] { facts.layout }
 
     /// The facts a store opened on `keyring` reports, without opening it (nor unlocking it).
@@ -32,11 +32,16 @@ extension SecretStore: StorageBackend {
             durability: .durable,
             layout: [
                 StorageLayoutEntry(
-                    .folder, directory, role: "keyring '\(keyring)': one sealed file per item (names hide accounts)"),
+                    .folder, directory,
+                    role:
+                        "keyring '\(keyring)': one sealed file per item (names hide accounts); rotation.key while a "
+                        + "rotation is under way"),
                 StorageLayoutEntry(
-                    .file, directory + "/keyring.json", role: "key derivation parameters, wrapped data key"),
+                    .file, directory + "/keyring.json", role: "key derivation parameters, wrapped data and name keys"),
                 StorageLayoutEntry(
                     .file, directory + "/keyring.lock", role: "lock file, held while the keyring changes"),
+                StorageLayoutEntry(
+                    .file, directory + "/items.manifest", role: "authenticated item generations (rollback detection)"),
             ])
     }
 

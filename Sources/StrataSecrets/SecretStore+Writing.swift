@@ -4,7 +4,10 @@ import StrataCore
 extension SecretStore {
     /// Stores `value` as the item `identity`, replacing `existing` (whose creation date, and label unless a new
     /// one is given, it keeps): the path of ``set(_:service:account:label:accessibility:)``,
-    /// ``update(service:account:accessibility:_:)`` and imports. The caller holds the keyring's lock.
+    /// ``update(service:account:accessibility:_:)`` and imports. The caller holds the keyring's lock exclusively.
+    ///
+    /// The item's modification time is its generation (see ``ItemManifest``): strictly after the manifest's
+    /// entry, and recorded there once the item file is durable.
     ///
     /// When the item it replaces lay under the first format's name (an identity with a NUL), that file is
     /// removed once the new one is durable: a crash in between leaves both, and the new name wins.
@@ -13,18 +16,35 @@ extension SecretStore {
         replacing existing: (
             fileName: String, record: ItemEnvelope.Record, accessibility: SecretAccessibility, secret: Secret?
         )?,
-        accessibility: SecretAccessibility, keyringID: [UInt8], key: GuardedKey, fileName: String,
-        in folder: DirectoryHandle
+        accessibility: SecretAccessibility, keyringID: [UInt8], fileName: String, in folder: DirectoryHandle
     ) throws {
         let now = Date()
+        // Sealed under the key the manifest is tagged under: the keyring's current key, also during a rotation.
+        let (manifest, owner) = try currentManifest(in: folder)
+        let key = owner.classKey(accessibility)
+        guard !key.isWiped else {
+            throw StorageError(
+                .locked, "storing a \(accessibility.rawValue) item needs the store unlocked", tier: .secrets,
+                path: directory, recovery: "Call unlock(with:) first")
+        }
+        // The generation: strictly after the one the manifest holds, so an older copy can be told apart.
+        let modified = manifest.nextGeneration(fileName, now: now)
         let record = ItemEnvelope.Record(
             service: identity.service.string, account: identity.account.string,
-            label: label ?? existing?.record.label ?? "", created: existing?.record.created ?? now, modified: now,
-            valueSize: value.count)
+            label: label ?? existing?.record.label ?? "", created: existing?.record.created ?? now,
+            modified: modified, valueSize: value.count)
         try seal(
             value, as: record, accessibility: accessibility, keyringID: keyringID, key: key, fileName: fileName,
             in: folder)
-        if let existing, existing.fileName != fileName { _ = try removeItemFile(existing.fileName, in: folder) }
+        var removed: String?
+        if let existing, existing.fileName != fileName, try removeItemFile(existing.fileName, in: folder) {
+            removed = existing.fileName
+        }
+        // After the item is durable: a crash before this leaves an item newer than its entry, which reads.
+        try advanceManifest(in: folder) { manifest in
+            manifest.entries[fileName] = ItemManifest.Entry(modified: modified.timeIntervalSince1970, deleted: false)
+            if let removed { manifest.entries[removed] = manifest.tombstone(removed, now: now) }
+        }
     }
 
     /// The one sealing path: checks the value against ``SecretsConfiguration/valueLimit``, seals the attributes

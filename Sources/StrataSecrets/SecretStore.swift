@@ -13,8 +13,10 @@ import Synchronization
 /// Items are addressed like keychain items, by service and account, and live in a keyring: a folder
 /// (`<root>/secrets/<keyring>/`) that several programs can share, like an access group. Each keyring has one
 /// random 256-bit data key, wrapped by a key from a ``KeyProvider``; changing the passphrase rewraps that key
-/// only. Each item is sealed with XChaCha20-Poly1305 under a random nonce, bound to its identity, in a file
-/// whose name is a keyed hash that reveals neither service nor account.
+/// only, while ``rotate(with:)`` replaces it and re-seals every item. Each item is sealed with XChaCha20-Poly1305
+/// under a random nonce, bound to its identity, in a file whose name is a keyed hash that reveals neither service
+/// nor account; an authenticated manifest of item generations refuses an older item file put back
+/// (`rolled-back`).
 ///
 /// ```swift
 /// let store = try SecretStore(keyring: "default", paths: paths, unlockingWith: .passphrase("correct horse"))
@@ -65,17 +67,23 @@ public final class SecretStore: Sendable {
 
     struct Keys {
         var keyringID: [UInt8]?
-        var dataKey: GuardedKey?
-        var whenUnlocked: GuardedKey?
-        var afterFirstUnlock: GuardedKey?
+        /// The data key `keyring.json` gave, and its derived keys.
+        var current: DataKeys?
+        /// During a rotation, the other data key (see ``SecretStore/rotate(with:)``): readers try it when the
+        /// current one does not open an item.
+        var next: DataKeys?
         var names: GuardedKey?
+        /// The manifest last read, by the stamp of its file.
+        var manifestCache: (stamp: [Int], manifest: ItemManifest)?
+        /// Whether `keyring.json` requires the item manifest (version 2).
+        var requiresManifest = false
         var providerKind: String?
         /// Item file names already computed, so warm reads skip the keyed hash.
         var fileNames: [ItemIdentity: String] = [:]
     }
 
-    // Key material, all in guarded memory. `lock()` wipes the data key and the `whenUnlocked` class key; the
-    // name key and the `afterFirstUnlock` class key live until the store is released.
+    // Key material, all in guarded memory. `lock()` wipes the data keys and the `whenUnlocked` class keys; the
+    // name key, the manifest keys and the `afterFirstUnlock` class keys live until the store is released.
     let keyMaterial = Mutex(Keys())
 
     /// Opens a keyring, locked. Creates nothing: the keyring (its folder, 0700, and `keyring.json`) is created by
@@ -121,10 +129,12 @@ public final class SecretStore: Sendable {
     }
 
     /// Whether the data key is out of memory (never unlocked, or locked since).
-    public var isLocked: Bool { keyMaterial.withLock { $0.dataKey == nil } }
+    public var isLocked: Bool { keyMaterial.withLock { $0.current?.isLocked ?? true } }
 
     /// Unlocks the keyring, and creates it (with a new random data key) if it does not exist yet and
     /// `createIfMissing`.
+    ///
+    /// When a crash interrupted a rotation (``rotate(with:)``), unlocking finishes it first.
     ///
     /// A keyring is never created over item files: when `keyring.json` is missing but items are there, they were
     /// sealed under a key that only that file can give back, so a new keyring would silently hide them.
@@ -139,26 +149,33 @@ public final class SecretStore: Sendable {
     ///   names them) or a bad keyring file, `.limitExceeded` for Argon2id costs over
     ///   ``SecretsConfiguration/passwordHashLimit`` (refused before deriving), `.unsupportedVersion`.
     public func unlock(with provider: KeyProvider, createIfMissing: Bool = true) throws {
+        try unlock(with: provider, createIfMissing: createIfMissing, afterRotation: false)
+    }
+
+    /// ``unlock(with:createIfMissing:)``, once more when another process finished a rotation meanwhile.
+    private func unlock(with provider: KeyProvider, createIfMissing: Bool, afterRotation: Bool) throws {
         let file: KeyringFile
-        let dataKey: GuardedKey
+        let unwrapped: (data: GuardedKey, names: GuardedKey)
         if let existing = try readKeyring() {
             file = existing
-            dataKey = try unwrap(existing, with: provider)
+            unwrapped = try unwrap(existing, with: provider)
         } else {
             guard createIfMissing else { throw try missingKeyring() }
-            (file, dataKey) = try createKeyring(with: provider)
+            (file, unwrapped) = try createKeyring(with: provider)
         }
-        let whenUnlocked = try dataKey.derive("strata item key: when unlocked")
-        let afterFirstUnlock = try dataKey.derive("strata item key: after first unlock")
-        let names = try dataKey.derive("strata item names")
+        let current = try DataKeys(unwrapped.data)
         keyMaterial.withLock { keys in
             keys.keyringID = file.id
-            keys.dataKey = dataKey
-            keys.whenUnlocked = whenUnlocked
-            keys.afterFirstUnlock = afterFirstUnlock
-            keys.names = names
+            keys.current = current
+            keys.next = nil
+            keys.names = unwrapped.names
+            keys.manifestCache = nil
+            keys.requiresManifest = file.version >= 2
             keys.fileNames = [:]
             keys.providerKind = file.provider
+        }
+        if try finishInterruptedRotation(with: provider, keyring: file), !afterRotation {
+            try unlock(with: provider, createIfMissing: false, afterRotation: true)
         }
     }
 
@@ -166,18 +183,18 @@ public final class SecretStore: Sendable {
     /// writable) until the store is released, as on Apple's keychain.
     public func lock() {
         keyMaterial.withLock { keys in
-            keys.dataKey?.wipe()
-            keys.whenUnlocked?.wipe()
-            keys.dataKey = nil
-            keys.whenUnlocked = nil
+            keys.current?.lock()
+            keys.next?.lock()
         }
     }
 
     /// Rewraps the data key under a new provider (a new passphrase, or another kind of key). Items are not
-    /// touched: this is one atomic write of `keyring.json`.
+    /// touched: this is one atomic write of `keyring.json` (and of the item manifest). An old copy of
+    /// `keyring.json` with the old passphrase still opens every item: ``rotate(with:)`` replaces the data key.
     /// - Throws: ``StorageError`` `.locked` when the store is locked, or a write error (the old key still works).
     public func changeKey(to provider: KeyProvider) throws {
-        guard let dataKey = keyMaterial.withLock({ $0.dataKey }) else {
+        let (current, names) = keyMaterial.withLock { ($0.current, $0.names) }
+        guard let dataKey = current?.data, !dataKey.isWiped, let names else {
             throw StorageError(.locked, "changing the key needs the store unlocked", tier: .secrets, path: keyringPath)
         }
         let folder = try keyringFolder()
@@ -188,11 +205,18 @@ public final class SecretStore: Sendable {
             let kdf = provider.isPassphrase ? newKDFParameters() : nil
             let wrapping = try provider.wrappingKey(kdf: kdf)
             defer { wrapping.wipe() }
+            // The file written is version 2, which requires the manifest: a keyring made before manifests gets
+            // one first (empty when it has none: no item is older than an entry it lacks).
+            try advanceManifest(in: folder) { _ in }
             let file = try KeyringFile.wrapping(
-                dataKey, name: keyring, id: current.id, provider: provider.kind, kdf: kdf, with: wrapping)
+                dataKey, names: names, name: keyring, id: current.id, provider: provider.kind, kdf: kdf,
+                with: wrapping)
             try AtomicFile.write(file.serialized, in: folder, name: "keyring.json")
         }
-        keyMaterial.withLock { $0.providerKind = provider.kind }
+        keyMaterial.withLock { keys in
+            keys.providerKind = provider.kind
+            keys.requiresManifest = true
+        }
     }
 
     func newKDFParameters() -> KDFParameters {
@@ -208,7 +232,7 @@ public final class SecretStore: Sendable {
         return try KeyringFile.parse(data, expectedName: keyring, path: keyringPath)
     }
 
-    func unwrap(_ file: KeyringFile, with provider: KeyProvider) throws -> GuardedKey {
+    func unwrap(_ file: KeyringFile, with provider: KeyProvider) throws -> (data: GuardedKey, names: GuardedKey) {
         let isPassphrase = file.provider == KeyProvider.passphraseKind
         guard isPassphrase == provider.isPassphrase else {
             throw StorageError(

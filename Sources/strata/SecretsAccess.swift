@@ -20,6 +20,13 @@ enum SecretsAccess {
     /// Opens and unlocks the keyring named by `--keyring` (the default is the store configuration's, `default` unless
     /// `strata.conf` names another: the one `Storage` uses).
     static func open(_ parsed: ParsedArguments, for use: Use) throws -> SecretStore {
+        try unlocked(parsed, for: use).store
+    }
+
+    /// Opens and unlocks the keyring as ``open(_:for:)`` does, and returns the key or passphrase that unlocked it
+    /// (a rotation wraps the new data key under it, without asking again).
+    static func unlocked(_ parsed: ParsedArguments, for use: Use) throws -> (store: SecretStore, provider: KeyProvider)
+    {
         let paths = try StoreAccess.paths(parsed, create: use == .write)
         let keyring = try parsed.value("--keyring") ?? StoreAccess.configuration(paths).secrets.keyring
         let store = try SecretStore(keyring: keyring, paths: paths)
@@ -31,8 +38,9 @@ enum SecretsAccess {
                 if use == .read { throw error }
             }
         }
-        try store.unlock(with: try provider(parsed, for: store, creating: !exists), createIfMissing: use == .write)
-        return store
+        let provider = try provider(parsed, for: store, creating: !exists)
+        try store.unlock(with: provider, createIfMissing: use == .write)
+        return (store, provider)
     }
 
     /// The key or passphrase to unlock with, in this order: `--key-file`, `--passphrase-file`, then the

@@ -135,6 +135,10 @@ enum SecretsCommands {
                 name: "delete", summary: "Delete an item.", usage: "secrets delete SERVICE ACCOUNT --root DIR",
                 options: common),
             CommandSpec(
+                name: "rotate",
+                summary: "Replace the keyring's data key and re-seal every item (after a leak; passwd only rewraps).",
+                usage: "secrets rotate --root DIR", options: common),
+            CommandSpec(
                 name: "passwd", summary: "Change the keyring's passphrase (rewraps one key).",
                 usage: "secrets passwd --root DIR [--new-passphrase-file FILE]",
                 options: common + [
@@ -196,6 +200,16 @@ enum SecretsCommands {
             let arguments = try parsed.positionals(2, "SERVICE ACCOUNT")
             guard try SecretsAccess.open(parsed, for: .read).delete(service: arguments[0], account: arguments[1]) else {
                 throw CommandFailure("no item for \(arguments[0]) / \(arguments[1])")
+            }
+        case "rotate":
+            _ = try parsed.positionals(0, "")
+            let (store, provider) = try SecretsAccess.unlocked(parsed, for: .read)
+            let rotation = try store.rotate(with: provider)
+            print("data key rotated; \(rotation.resealed) item(s) re-sealed")
+            guard rotation.unreadable.isEmpty else {
+                throw CommandFailure(
+                    "\(rotation.unreadable.count) item file(s) opened under neither key and were left as they were: "
+                        + rotation.unreadable.joined(separator: ", "))
             }
         case "passwd":
             _ = try parsed.positionals(0, "")

@@ -306,7 +306,7 @@ do {
         }
     default:
         if try runStorageMode(arguments) || runStorageStallMode(arguments) || runSecretsMode(arguments)
-            || runSharedSuiteMode(arguments)
+            || runSharedSuiteMode(arguments) || runSecretsRotationMode(arguments)
         {
             break
         }

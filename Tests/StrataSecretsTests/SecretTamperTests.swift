@@ -79,7 +79,7 @@ struct SecretTamperTests {
         _ = try fixture.store()
         let path = fixture.keyringFolder() + "/keyring.json"
         let text = try String(contentsOfFile: path, encoding: .utf8).replacingOccurrences(
-            of: "\"version\": 1", with: "\"version\": 2")
+            of: "\"version\": 2", with: "\"version\": 3")
         try Data(text.utf8).write(to: URL(fileURLWithPath: path))
         let error = #expect(throws: StorageError.self) { try fixture.store() }
         #expect(error?.code == .unsupportedVersion)
