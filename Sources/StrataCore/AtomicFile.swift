@@ -92,6 +92,10 @@ public enum AtomicFile {
         } catch {
             throw error.storageError("cannot create a temporary file beside the target", path: path)
         }
+        // Held until the temporary is renamed or removed (closing the descriptor drops it): a clean-up in any
+        // process, whatever pid namespace or machine it runs on, sees that this temporary is being written.
+        // Advisory: a file system without flock(2) falls back on the pid rule of removeStaleTemporaries.
+        try? Sys.flock(fd, LOCK_EX | LOCK_NB, path: folder.path(of: temporary))
         var isOpen = true
         var renamed = false
         defer {
@@ -293,7 +297,16 @@ public enum AtomicFile {
         }
     }
 
-    /// Deletes temporary files left in `folder` by processes that died mid-write (their process id is gone).
+    /// Deletes temporary files left in `folder` by processes that died mid-write (killed with `SIGKILL`, or by a
+    /// crash or a power cut).
+    ///
+    /// A file is removed only when all of these hold: its name is one this type makes
+    /// (`.strata-tmp-<pid>-<suffix>`, never anything else in the folder); the process `<pid>` is gone (so never one of
+    /// this process's own); and no process holds the exclusive lock
+    /// every write keeps on its temporary from its creation to its rename or removal. The lock covers what the
+    /// pid cannot: a writer in another pid namespace or on another machine sharing the folder, whose pid means
+    /// nothing here. A file of a process that was killed loses its lock with the process, so a later run
+    /// removes it at once; one still being written is never touched, however old.
     /// - Returns: How many were removed.
     @discardableResult
     public static func removeStaleTemporaries(in folder: String) -> Int {
@@ -301,7 +314,8 @@ public enum AtomicFile {
         return removeStaleTemporaries(in: handle)
     }
 
-    /// Deletes temporary files left in an open folder by processes that died mid-write.
+    /// Deletes temporary files left in an open folder by processes that died mid-write, by the rule of
+    /// ``removeStaleTemporaries(in:)``.
     /// - Returns: How many were removed.
     @discardableResult
     package static func removeStaleTemporaries(in folder: DirectoryHandle) -> Int {
@@ -311,9 +325,12 @@ public enum AtomicFile {
             let rest = name.dropFirst(temporaryPrefix.count)
             guard let pid = rest.split(separator: "-").first.flatMap({ Int32($0) }) else { continue }
             if pid == getpid() { continue }
-            if kill(pid, 0) == -1 && errno == ESRCH {
-                if (try? folder.unlink(name)) != nil { removed += 1 }
-            }
+            guard kill(pid, 0) == -1 && errno == ESRCH else { continue }
+            // Not a link (O_NOFOLLOW), never waiting on a FIFO put in its place (O_NONBLOCK).
+            guard let fd = try? folder.openFile(name, O_RDONLY | O_NONBLOCK) else { continue }
+            defer { Sys.close(fd) }
+            guard (try? Sys.flock(fd, LOCK_EX | LOCK_NB, path: folder.path(of: name))) != nil else { continue }
+            if (try? folder.unlink(name)) != nil { removed += 1 }
         }
         return removed
     }

@@ -9,7 +9,15 @@ import StrataCore
 
 /// Talking to a person at a terminal: passphrases without echo, progress bars on stderr.
 enum Terminal {
-    static var stderrIsTerminal: Bool { isatty(2) == 1 }
+    /// Whether standard error is a terminal that understands escape codes (not `TERM=dumb`).
+    static var stderrIsTerminal: Bool {
+        isatty(2) == 1 && ProcessInfo.processInfo.environment["TERM"] != "dumb"
+    }
+
+    /// The width of the terminal on standard error: as it reports it, else `COLUMNS`, else 80.
+    static var stderrColumns: Int {
+        Sys.terminalColumns(2) ?? ProcessInfo.processInfo.environment["COLUMNS"].flatMap { Int($0) } ?? 80
+    }
 
     /// Reads a line from the controlling terminal with echo off. Echo comes back however the read ends: on
     /// return, on an error, and on Ctrl-C (or Ctrl-\, a hang-up, a kill), which then ends the program as usual.
@@ -47,30 +55,5 @@ enum Terminal {
             throw CommandFailure("the two passphrases differ; nothing was changed")
         }
         return first
-    }
-}
-
-/// Progress on stderr: a bar on a terminal, plain lines otherwise (at most one per 10%).
-final class ProgressReporter: @unchecked Sendable {
-    // Only called from the one thread doing the transfer.
-    private let label: String
-    private var lastTenth = -1
-
-    init(_ label: String) { self.label = label }
-
-    func update(done: Int, total: Int) {
-        let fraction = total > 0 ? min(1, Double(done) / Double(total)) : 1
-        if Terminal.stderrIsTerminal {
-            let width = 30
-            let filled = Int(fraction * Double(width))
-            let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
-            FileHandle.standardError.write(Data(String(format: "\r%@ [%@] %3.0f%%", label, bar, fraction * 100).utf8))
-            if fraction >= 1 { FileHandle.standardError.write(Data("\n".utf8)) }
-        } else {
-            let tenth = Int(fraction * 10)
-            guard tenth != lastTenth else { return }
-            lastTenth = tenth
-            FileHandle.standardError.write(Data("\(label): \(tenth * 10)% (\(done) of \(total) bytes)\n".utf8))
-        }
     }
 }

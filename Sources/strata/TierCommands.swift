@@ -400,13 +400,12 @@ enum FilesCommands {
             guard let handle = FileHandle(forReadingAtPath: arguments[1]) else {
                 throw CommandFailure("cannot read '\(arguments[1])'")
             }
-            try files.write(to: arguments[0], from: handle)
+            try Interruption.trapping { try copyIn(handle, to: arguments[0], files: files) }
         case "get":
             let key = try parsed.positionals(1, "KEY")[0]
             if let output = parsed.value("--output") {
-                try AtomicFile.write(to: output) { writer in  // 0600: store content stays private
-                    try files.read(key) { try writer.write($0) }
-                }
+                removeStaleTemporaries(besides: output)
+                try Interruption.trapping { try copyOut(key, to: output, files: files) }
             } else {
                 try files.read(key) { FileHandle.standardOutput.write($0) }
             }
@@ -416,16 +415,21 @@ enum FilesCommands {
         case "export":
             guard let output = parsed.value("--output") else { throw UsageError("'--output FILE' is required") }
             let progress = ProgressReporter("export")
-            let options = ExportOptions(progress: { step in
-                progress.update(done: step.bytesDone, total: step.bytesTotal)
-            })
+            let options = ExportOptions(
+                progress: { progress.update(done: $0.bytesDone, total: $0.bytesTotal, entry: $0.currentKey) },
+                isCancelled: { Interruption.isRequested })
+            removeStaleTemporaries(besides: output)
             if output.hasSuffix(".gz") {
                 let key = try parsed.positionals(1, "one KEY for a .gz")[0]
-                let size = try files.exportGzip(key, to: output, options: options)
+                let size = try Interruption.trapping(progress) {
+                    try files.exportGzip(key, to: output, options: options)
+                }
                 print("wrote \(output): \(size) bytes")
             } else if output.hasSuffix(".zip") {
-                let result = try files.exportZip(
-                    parsed.positionals.isEmpty ? [""] : parsed.positionals, to: output, options: options)
+                let result = try Interruption.trapping(progress) {
+                    try files.exportZip(
+                        parsed.positionals.isEmpty ? [""] : parsed.positionals, to: output, options: options)
+                }
                 print("wrote \(output): \(result.entries) entries, \(result.bytes) bytes")
             } else {
                 throw UsageError("the output must end in .zip or .gz")

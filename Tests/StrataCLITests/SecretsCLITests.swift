@@ -30,23 +30,11 @@ struct SecretsCLITests {
     }
 
     /// Runs `strata` on a pseudo-terminal, typing each response after the next prompt (a line ending in ": ").
-    /// Returns the exit status (or the signal), whether echo was on once it ended, and what the terminal showed.
-    func onTerminal(_ responses: [String], _ arguments: [String]) throws -> (
-        status: Int?, signal: Int?, echoAfter: Bool, output: String
-    ) {
-        let driver = directory.appending("terminal_driver.py")
-        try Data(Self.terminalDriver.utf8).write(to: URL(fileURLWithPath: driver))
-        let encoded = String(decoding: try JSONSerialization.data(withJSONObject: responses), as: UTF8.self)
-        let result = try ChildProcess.run(
-            URL(fileURLWithPath: "/usr/bin/env"),
-            ["python3", driver, encoded, try TestExecutables.url(named: "strata").path] + arguments,
-            environment: ["STRATA_ROOT": "", "STRATA_PASSPHRASE": "", "STRATA_SECRETS_KEY": ""], timeout: 60)
-        let object =
-            try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any] ?? [:]
-        return (
-            object["exit"] as? Int, object["signal"] as? Int, object["echoAfter"] as? Bool ?? false,
-            object["output"] as? String ?? result.standardError
-        )
+    func onTerminal(_ responses: [String], _ arguments: [String]) throws -> PseudoTerminal.Outcome {
+        try PseudoTerminal.run(
+            try TestExecutables.url(named: "strata"), arguments, steps: responses.map { .type($0) },
+            environment: ["STRATA_ROOT": "", "STRATA_PASSPHRASE": "", "STRATA_SECRETS_KEY": ""], in: directory,
+            timeout: 60)
     }
 
     func privateFile(_ name: String, _ content: String, mode: mode_t = 0o600) throws -> String {
@@ -154,47 +142,4 @@ struct SecretsCLITests {
         #expect(withPassphrase.status == 1)
         #expect(withPassphrase.standardError.contains("--key-file"), "\(withPassphrase.standardError)")
     }
-
-    static let terminalDriver = """
-        import json, os, pty, select, signal, sys, termios, time
-        responses = json.loads(sys.argv[1])
-        pid, fd = pty.fork()
-        if pid == 0:
-            # As a login shell would: the keyboard's signals take their default course (the test runner may ignore them).
-            for number in (signal.SIGINT, signal.SIGQUIT):
-                signal.signal(number, signal.SIG_DFL)
-            signal.pthread_sigmask(signal.SIG_SETMASK, [])
-            os.execv(sys.argv[2], sys.argv[2:])
-        output = b""
-        def read_some(deadline):
-            global output
-            while time.time() < deadline:
-                ready, _, _ = select.select([fd], [], [], 0.05)
-                if ready:
-                    try:
-                        chunk = os.read(fd, 1024)
-                    except OSError:
-                        return False
-                    if not chunk:
-                        return False
-                    output += chunk
-                    return True
-            return True
-        for response in responses:
-            seen = output.count(b": ")
-            deadline = time.time() + 20
-            while output.count(b": ") == seen and time.time() < deadline:
-                if not read_some(deadline):
-                    break
-            time.sleep(0.2)
-            os.write(fd, response.encode())
-        deadline = time.time() + 20
-        while read_some(deadline):
-            pass
-        _, status = os.waitpid(pid, 0)
-        echo_after = bool(termios.tcgetattr(fd)[3] & termios.ECHO)
-        print(json.dumps({"exit": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
-                          "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
-                          "echoAfter": echo_after, "output": output.decode(errors="replace")}))
-        """
 }

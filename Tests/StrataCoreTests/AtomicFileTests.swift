@@ -99,6 +99,18 @@ struct AtomicFileTests {
         #expect(FileManager.default.fileExists(atPath: live))
     }
 
+    @Test func aTemporarySomeoneHoldsIsKeptWhateverItsPid() throws {
+        // A writer in another pid namespace, or on another machine sharing the folder: its pid means nothing
+        // here, its lock does.
+        let held = directory.appending(AtomicFile.temporaryPrefix + "999999998-held")
+        _ = FileManager.default.createFile(atPath: held, contents: Data("x".utf8))
+        let fd = open(held, O_RDONLY)
+        defer { close(fd) }
+        #expect(flock(fd, LOCK_EX) == 0)
+        #expect(AtomicFile.removeStaleTemporaries(in: directory.path) == 0)
+        #expect(FileManager.default.fileExists(atPath: held))
+    }
+
     /// The acceptance test: a child replaces one file over and over and is killed with SIGKILL at random
     /// moments; every time, the file holds exactly one complete version.
     @Test func killedWriterNeverLeavesATornFile() throws {

@@ -30,6 +30,19 @@ static inline void strata_prefetch(const void *address) { __builtin_prefetch(add
 int strata_terminal_echo_off(int fd);
 int strata_terminal_restore(void);
 
+// Trapping SIGINT, SIGTERM and SIGHUP while a long command runs (see Interrupt.c). `strata_interrupt_trap`
+// installs the handlers (0, or -1 with errno set); `strata_interrupt_caught` is the first signal caught since, or
+// 0; `strata_interrupt_release` puts the previous handlers back. `strata_interrupt_set_restore` sets the bytes
+// (at most 64) a second signal writes to `fd` before it ends the process (length 0: none).
+// `strata_interrupt_raise` puts the default action back and raises the signal (the process ends by it).
+int strata_interrupt_trap(void);
+int strata_interrupt_caught(void);
+int strata_interrupt_release(void);
+int strata_interrupt_set_restore(int fd, const void *bytes, size_t length);
+int strata_interrupt_raise(int signal_number);
+// The width of the terminal `fd` in columns (0 when it does not say), or -1 with errno set.
+int strata_terminal_columns(int fd);
+
 // libFuzzer's entry point, declared for the fuzz targets (defined only when they are built with
 // -sanitize=fuzzer; nothing references it otherwise).
 int LLVMFuzzerRunDriver(int *argc, char ***argv, int (*callback)(const uint8_t *data, size_t size));
