@@ -5,10 +5,11 @@ set -euo pipefail
 
 # C libraries (the -dev packages the system-library targets link), the outside tools the interop tests use, and
 # the PostgreSQL server the tests of the PostgreSQL records engine start on loopback (Scripts/postgres.sh), and the
-# comparison tools and chart renderer of the benchmarks (pigz, rsvg-convert).
+# comparison tools and chart renderer of the benchmarks (pigz, rsvg-convert), and the shells whose syntax the
+# completion scripts of `strata completions` are checked against (zsh, fish).
 packages=(
     pkg-config zlib1g-dev libsqlite3-dev libsodium-dev libpq-dev sqlite3 unzip zip poppler-utils qpdf sox
-    postgresql postgresql-client openssl libdeflate-dev pigz librsvg2-bin
+    postgresql postgresql-client openssl libdeflate-dev pigz librsvg2-bin zsh fish
 )
 
 if ! command -v dpkg-query >/dev/null 2>&1; then

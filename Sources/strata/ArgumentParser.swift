@@ -19,20 +19,39 @@ struct OptionSpec {
 struct CommandSpec {
     var name: String
     var summary: String
+    /// The usage line after `strata `, naming the verb's words, its positionals (upper case: `KEY`, `[PREFIX]`,
+    /// `PATH...`) and its options; ``arguments`` is read from it.
     var usage: String
     var options: [OptionSpec] = []
     var details: String = ""
+    /// The group the verb belongs to (`files` for `files ls`), or `nil` for a top-level verb.
+    var group: String? = nil
 
-    /// The text of `strata <verb> --help`.
+    /// The words that call the verb after `strata`: `files ls`, `inspect`.
+    var path: String { group.map { "\($0) \(name)" } ?? name }
+
+    /// The positional arguments, as the usage line names them.
+    var arguments: [PositionalArgument] {
+        PositionalArgument.parse(usage: usage, commandWords: group == nil ? 1 : 2, options: options)
+    }
+
+    /// The text of `strata <verb> --help`: usage, summary, details, then the ARGUMENTS and OPTIONS sections.
     var help: String {
         var lines = ["Usage: strata \(usage)", "", summary]
         if !details.isEmpty { lines += ["", details] }
         let shown = options + [.flag("--help", "Show this help.")]
-        lines += ["", "Options:"]
-        let width = shown.map { label($0).count }.max() ?? 0
-        for option in shown {
-            lines.append("  " + label(option).padding(toLength: width + 2, withPad: " ", startingAt: 0) + option.help)
+        let arguments = self.arguments
+        let width = (arguments.map(\.label.count) + shown.map { label($0).count }).max() ?? 0
+        func row(_ label: String, _ help: String) -> String {
+            "  " + label.padding(toLength: width + 2, withPad: " ", startingAt: 0) + help
         }
+        lines += ["", "Arguments:"]
+        if arguments.isEmpty { lines.append("  (none)") }
+        for argument in arguments {
+            lines.append(row(argument.label, PositionalArgument.help(for: argument.name, group: group) ?? ""))
+        }
+        lines += ["", "Options:"]
+        for option in shown { lines.append(row(label(option), option.help)) }
         return lines.joined(separator: "\n")
     }
 
@@ -57,7 +76,13 @@ struct ParsedArguments {
 /// A mistake in how the tool was called: printed with a pointer to `--help`, exit code 2.
 struct UsageError: Error, CustomStringConvertible {
     var description: String
-    init(_ description: String) { self.description = description }
+    /// The command the message already names (`files ls`), or `nil`: the tool then puts the verb it was
+    /// running in front of the message.
+    var command: String?
+    init(_ description: String, command: String? = nil) {
+        self.description = description
+        self.command = command
+    }
 }
 
 /// A failure while doing the work: printed on stderr, exit code 1.
@@ -95,7 +120,10 @@ extension CommandSpec {
                 inline = String(argument[argument.index(after: equals)...])
             }
             guard let spec = options.first(where: { $0.name == name }) else {
-                throw UsageError("unknown option '\(name)' for 'strata \(self.name)'")
+                let known = options.map(\.name) + ["--help"]
+                throw UsageError(
+                    "unknown option '\(name)' for 'strata \(path)'" + Suggestion.phrase(for: name, in: known),
+                    command: path)
             }
             if spec.valueName == nil {
                 if inline != nil { throw UsageError("'\(name)' is a flag and takes no value") }

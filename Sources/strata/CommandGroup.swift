@@ -7,6 +7,21 @@ struct CommandGroup {
     var commands: [CommandSpec]
     var run: @Sendable (CommandSpec, ParsedArguments) throws -> Void
 
+    /// A group of `commands`, each told it belongs to `name` (for its help, its errors and the completions).
+    init(
+        name: String, summary: String, commands: [CommandSpec],
+        run: @escaping @Sendable (CommandSpec, ParsedArguments) throws -> Void
+    ) {
+        self.name = name
+        self.summary = summary
+        self.commands = commands.map { command in
+            var command = command
+            command.group = name
+            return command
+        }
+        self.run = run
+    }
+
     var help: String {
         var lines = ["Usage: strata \(name) <command> [options]", "", summary, "", "Commands:"]
         let width = commands.map(\.name.count).max() ?? 0
@@ -21,7 +36,9 @@ struct CommandGroup {
     func dispatch(_ arguments: [String]) throws {
         guard let verb = arguments.first, verb != "--help", verb != "-h" else { return print(help) }
         guard let spec = commands.first(where: { $0.name == verb }) else {
-            throw UsageError("unknown command '\(verb)' for 'strata \(name)'")
+            throw UsageError(
+                "unknown command '\(verb)' for 'strata \(name)'"
+                    + Suggestion.phrase(for: verb, in: commands.map(\.name) + ["--help"]), command: name)
         }
         let parsed = try spec.parse(Array(arguments.dropFirst()))
         if parsed.wantsHelp { return print(spec.help) }

@@ -3,7 +3,12 @@ import Strata
 
 /// Dispatches `strata <verb> ...` and turns errors into messages and exit codes.
 enum CommandLineTool {
-    static let version = "0.1.0"
+    /// The tool's version: what `strata --version` prints. Policy (checked by a test against CHANGELOG.md): while
+    /// the changelog's newest section is `[Unreleased]`, it is the version being prepared with `-dev` (above every
+    /// released one); a release renames that section `[X.Y.Z] - date` and sets this to `X.Y.Z` in one commit.
+    static let version = "0.1.0-dev"
+
+    static let versionSpec = CommandSpec(name: "version", summary: "Print the version.", usage: "version")
 
     static let groups: [CommandGroup] = [
         DefaultsCommands.group, SecretsCommands.group, RecordsCommands.group, FilesCommands.group,
@@ -11,7 +16,7 @@ enum CommandLineTool {
     static let commands: [CommandSpec] =
         [
             DemoCommand.spec, InitCommand.spec, SelectCommand.spec, InspectCommand.inspect, InspectCommand.verify,
-            LintCommand.spec,
+            LintCommand.spec, CompletionCommand.spec, versionSpec,
         ]
         + groups.map { CommandSpec(name: $0.name, summary: $0.summary, usage: "\($0.name) <command>") }
 
@@ -27,7 +32,8 @@ enum CommandLineTool {
         }
         lines += [
             "", "Run 'strata <command> --help' for a command's options.",
-            "Exit codes: 0 success, 1 failure, 2 usage error.",
+            "Exit codes: 0 success, 1 failure, 2 usage error; 130 after Ctrl-C and 143 after SIGTERM (a shell's "
+                + "128 + the signal: the tool ends by the signal, after removing what it had not finished).",
         ]
         return lines.joined(separator: "\n")
     }
@@ -61,26 +67,41 @@ enum CommandLineTool {
             case InspectCommand.inspect.name: try InspectCommand.runInspect(rest)
             case InspectCommand.verify.name: try InspectCommand.runVerify(rest)
             case LintCommand.spec.name: try LintCommand.run(rest)
+            case CompletionCommand.spec.name: try CompletionCommand.run(rest)
+            case versionSpec.name:
+                let parsed = try versionSpec.parse(rest)
+                _ = try parsed.positionals(0, "")
+                print(parsed.wantsHelp ? versionSpec.help : version)
             default:
                 guard let group = groups.first(where: { $0.name == verb }) else {
-                    throw UsageError("unknown command '\(verb)'")
+                    let known = commands.map(\.name) + ["help", "--help", "--version"]
+                    throw UsageError(
+                        "unknown command '\(verb)'" + Suggestion.phrase(for: verb, in: known), command: "")
                 }
                 try group.dispatch(rest)
             }
             return 0
         } catch let error as UsageError {
-            var command = commands.contains { $0.name == verb } ? " \(verb)" : ""
-            if let group = groups.first(where: { $0.name == verb }), rest.count > 0,
-                group.commands.contains(where: { $0.name == rest[0] })
-            {
-                command += " \(rest[0])"
-            }
-            printError("strata: \(error)\nRun 'strata\(command) --help' for usage.")
+            let command = commandPath(verb, rest)
+            let named = error.command != nil || command.isEmpty ? "strata" : "strata \(command)"
+            printError("\(named): \(error)\nRun 'strata\(command.isEmpty ? "" : " " + command) --help' for usage.")
             return 2
         } catch {
-            printError("strata: error: \(error)")
+            let command = commandPath(verb, rest)
+            printError("strata\(command.isEmpty ? "" : " " + command): error: \(error)")
             return 1
         }
+    }
+
+    /// The words of the verb being run (`files ls`, `inspect`), or `""` when the first word is no verb.
+    static func commandPath(_ verb: String, _ rest: [String]) -> String {
+        guard commands.contains(where: { $0.name == verb }) else { return "" }
+        if let group = groups.first(where: { $0.name == verb }), let sub = rest.first,
+            group.commands.contains(where: { $0.name == sub })
+        {
+            return "\(verb) \(sub)"
+        }
+        return verb
     }
 
     /// Writes a message to standard error, each line escaped for display: a message can quote an archive entry, a

@@ -95,7 +95,7 @@ struct CommandLineToolTests {
         #expect(help.standardOutput.contains("demo"))
         let none = try ChildProcess.run(try TestExecutables.url(named: "strata"), [])
         #expect(none.status == 2)
-        #expect(try Self.strata("--version").standardOutput == "0.1.0\n")
+        #expect(try Self.strata("--version").standardOutput == "0.1.0-dev\n")
     }
 
     @Test func demoRoutesEveryValueThroughTheSelector() throws {
@@ -127,7 +127,7 @@ struct CommandLineToolTests {
         _ = FileManager.default.createFile(atPath: root.appending("file"), contents: Data())
         let result = try Self.strata("demo", "--root", root.appending("file"))
         #expect(result.status == 1)
-        #expect(result.standardError.hasPrefix("strata: error: invalid-argument"))
+        #expect(result.standardError.hasPrefix("strata demo: error: invalid-argument"))
         #expect(result.standardError.contains(root.appending("file")))
     }
 }
