@@ -119,7 +119,9 @@ final class ProgressReporter: @unchecked Sendable {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
+    /// Writes to standard error, ignoring failures: after a hang-up the terminal is gone, and the clean-up that
+    /// follows must still run.
     private func write(_ text: String) {
-        FileHandle.standardError.write(Data(text.utf8))
+        try? Sys.writeAll(2, Data(text.utf8))
     }
 }

@@ -57,7 +57,9 @@ struct InterruptCLITests {
             after.contains(Self.showCursor + "\r\n"), "cursor and line restored: \(after.suffix(300).debugDescription)")
     }
 
-    @Test(arguments: [(Int(SIGINT), "zip"), (Int(SIGINT), "gz"), (Int(SIGTERM), "zip"), (Int(SIGTERM), "gz")])
+    @Test(arguments: [
+        (Int(SIGINT), "zip"), (Int(SIGINT), "gz"), (Int(SIGTERM), "zip"), (Int(SIGTERM), "gz"), (Int(SIGHUP), "zip"),
+    ])
     func aSignalDuringAnExportRemovesItsTemporaryAndEndsTheLine(signal: Int, format: String) throws {
         try bigTree(count: format == "zip" ? 6 : 1, megabytes: format == "zip" ? 16 : 96)
         let output = outputFolder + "/archive." + format
@@ -65,7 +67,7 @@ struct InterruptCLITests {
         // Ctrl-C is typed (the terminal sends SIGINT); SIGTERM is sent as a service manager would.
         let step: PseudoTerminal.Step =
             signal == Int(SIGINT)
-            ? .type("\u{3}", after: "%", delay: 0.3) : .signal(Int32(signal), after: "%", delay: 0.3)
+            ? .type("\u{3}", after: "%", delay: 0) : .signal(Int32(signal), after: "%", delay: 0)
         let run = try strataOnTerminal(["files", "export", source, "--output", output, "--root", root], [step])
         #expect(run.signal == signal, "ended by the signal: \(run.output.suffix(400).debugDescription)")
         #expect(run.shellStatus == 128 + signal, "a shell sees \(128 + signal)")
@@ -100,7 +102,7 @@ struct InterruptCLITests {
         try bigTree(count: 4, megabytes: 16)
         let output = outputFolder + "/archive.zip"
         let killed = try strataOnTerminal(
-            ["files", "export", "big", "--output", output, "--root", root], [.signal(SIGKILL, after: "%", delay: 0.3)])
+            ["files", "export", "big", "--output", output, "--root", root], [.signal(SIGKILL, after: "%", delay: 0)])
         #expect(killed.signal == Int(SIGKILL))
         let left = try temporaries(in: outputFolder)
         try #require(left.count == 1, "a SIGKILL leaves its temporary: \(left)")
