@@ -55,7 +55,8 @@ struct KeyringFile: Sendable, Hashable {
     }
 
     /// Parses and checks a keyring file.
-    /// - Throws: ``StorageError`` `.unsupportedVersion` for a newer format, `.corrupt` for anything else wrong.
+    /// - Throws: ``/StrataCore/StorageError`` `.unsupportedVersion` for a newer format, `.corrupt` for anything else
+    ///   wrong.
     static func parse(_ data: Data, expectedName: String, path: String) throws -> KeyringFile {
         func corrupt(_ why: String) -> StorageError {
             StorageError(
@@ -129,7 +130,8 @@ struct KeyringFile: Sendable, Hashable {
     }
 
     /// Unwraps the data key and the name key (derived from the data key in version 1).
-    /// - Throws: ``StorageError`` `.authenticationFailed`: the wrong passphrase or key, or a tampered keyring.
+    /// - Throws: ``/StrataCore/StorageError`` `.authenticationFailed`: the wrong passphrase or key, or a tampered
+    ///   keyring.
     func unwrap(with wrappingKey: GuardedKey, path: String) throws -> (data: GuardedKey, names: GuardedKey) {
         let associatedData = self.associatedData
         let both = try GuardedKey(count: wrappedKey.count - Sodium.tagBytes) { output in
