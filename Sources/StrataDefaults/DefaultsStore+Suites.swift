@@ -6,8 +6,7 @@ import Synchronization
 // their state in this process (``SuiteTable``), so that store sees, and is seen by, every other store on it.
 extension DefaultsStore {
     /// The store that holds `key`: this one, unless the key names another suite.
-    /// - Throws: ``/StrataCore/StorageError`` `.invalidArgument` for a bad suite name, or what opening the suite
-    ///   throws.
+    /// - Throws: ``StorageError`` `.invalidArgument` for a bad suite name, or what opening the suite throws.
     func home<Value>(of key: DefaultsKey<Value>) throws(StorageError) -> DefaultsStore {
         guard let name = key.suite else { return self }
         let suite = ExactString(name)

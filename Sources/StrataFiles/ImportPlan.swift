@@ -5,8 +5,8 @@ import StrataCore
 ///
 /// Refused here, each with a typed error naming the entry (in `key`) and the archive (in `path`):
 /// - a name that is not a valid key under the destination (`..`, absolute, `a//b`, `./a`, ...): `.invalidKey`;
-/// - two entries with the same name, compared by Unicode scalars (``/StrataCore/ExactString``: `café` spelled NFC and
-///   NFD are two different names, stored as two files): `.invalidArgument`;
+/// - two entries with the same name, compared by Unicode scalars (``ExactString``: `café` spelled NFC and NFD
+///   are two different names, stored as two files): `.invalidArgument`;
 /// - an entry that is a file where another needs a folder (`sub` and `sub/`, `a` and `a/b`, at any depth, in
 ///   either order): `.invalidArgument`;
 /// - a total size past ``ImportLimits/maximumTotalSize`` (summed without overflow): `.limitExceeded`.

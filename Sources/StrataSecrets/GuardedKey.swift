@@ -47,7 +47,7 @@ final class GuardedKey: Sendable {
     }
 
     /// Lends the key's bytes to `body`.
-    /// - Throws: ``/StrataCore/StorageError`` `.locked` when the key was wiped, or what `body` throws.
+    /// - Throws: ``StorageError`` `.locked` when the key was wiped, or what `body` throws.
     func withBytes<T>(_ body: (UnsafeRawBufferPointer) throws -> T) throws -> T {
         try storage.withLock { address in
             guard let address else {
@@ -74,7 +74,8 @@ final class GuardedKey: Sendable {
         }
     }
 
-    /// A public check value of the key: a keyed hash of a fixed label, which tells keys apart without revealing them.
+    /// A public check value of the key: a keyed hash of a fixed label, which tells keys apart without revealing
+    /// them.
     func check() throws -> [UInt8] {
         try withBytes { Sodium.keyedHash(Array("strata key check".utf8), key: $0, length: 16) }
     }

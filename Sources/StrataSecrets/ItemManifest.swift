@@ -62,9 +62,9 @@ struct ItemManifest: Sendable, Equatable {
 
     /// Parses and authenticates a manifest with the one of `keys` whose check value it names.
     /// - Returns: The manifest and the keys it is tagged under.
-    /// - Throws: ``/StrataCore/StorageError`` `.locked` when it names none of `keys` (another process rotated the
-    ///   keyring's key since this one was unlocked), `.corrupt` when it does not authenticate (edited, truncated, or
-    ///   from another keyring), `.unsupportedVersion` for a newer format.
+    /// - Throws: ``StorageError`` `.locked` when it names none of `keys` (another process rotated the keyring's
+    ///   key since this one was unlocked), `.corrupt` when it does not authenticate (edited, truncated, or from
+    ///   another keyring), `.unsupportedVersion` for a newer format.
     static func parse(_ data: Data, keyringID: [UInt8], keys: [DataKeys], path: String) throws -> (
         ItemManifest, DataKeys
     ) {

@@ -55,8 +55,7 @@ struct KeyringFile: Sendable, Hashable {
     }
 
     /// Parses and checks a keyring file.
-    /// - Throws: ``/StrataCore/StorageError`` `.unsupportedVersion` for a newer format, `.corrupt` for anything else
-    ///   wrong.
+    /// - Throws: ``StorageError`` `.unsupportedVersion` for a newer format, `.corrupt` for anything else wrong.
     static func parse(_ data: Data, expectedName: String, path: String) throws -> KeyringFile {
         func corrupt(_ why: String) -> StorageError {
             StorageError(
@@ -130,8 +129,7 @@ struct KeyringFile: Sendable, Hashable {
     }
 
     /// Unwraps the data key and the name key (derived from the data key in version 1).
-    /// - Throws: ``/StrataCore/StorageError`` `.authenticationFailed`: the wrong passphrase or key, or a tampered
-    ///   keyring.
+    /// - Throws: ``StorageError`` `.authenticationFailed`: the wrong passphrase or key, or a tampered keyring.
     func unwrap(with wrappingKey: GuardedKey, path: String) throws -> (data: GuardedKey, names: GuardedKey) {
         let associatedData = self.associatedData
         let both = try GuardedKey(count: wrappedKey.count - Sodium.tagBytes) { output in

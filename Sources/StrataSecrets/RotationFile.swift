@@ -36,7 +36,7 @@ struct RotationFile: Sendable, Equatable {
     }
 
     /// Parses the file (its authenticity is checked by ``open(keyringID:with:path:)``).
-    /// - Throws: ``/StrataCore/StorageError`` `.corrupt` for a file of the wrong shape or keyring.
+    /// - Throws: ``StorageError`` `.corrupt` for a file of the wrong shape or keyring.
     static func parse(_ data: Data, keyringID: [UInt8], path: String) throws -> RotationFile {
         let bytes = [UInt8](data)
         let headerSize = magic.count + 1 + keyringID.count + 16
@@ -55,7 +55,7 @@ struct RotationFile: Sendable, Equatable {
     }
 
     /// Opens the next data key with the current one.
-    /// - Throws: ``/StrataCore/StorageError`` `.corrupt` when it does not open (edited, or sealed under another key).
+    /// - Throws: ``StorageError`` `.corrupt` when it does not open (edited, or sealed under another key).
     func open(keyringID: [UInt8], with current: DataKeys, path: String) throws -> GuardedKey {
         let associated = Self.associatedData(keyringID: keyringID, nextCheck: nextCheck)
         let key = try GuardedKey(count: Sodium.keyBytes) { output in

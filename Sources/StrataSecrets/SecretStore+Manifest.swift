@@ -18,8 +18,8 @@ extension SecretStore {
     ///
     /// Readers call this before reading an item file: a writer makes the item durable before it advances the
     /// manifest, so the item a reader then finds is never older than the entry it saw (no false rollback).
-    /// - Throws: ``/StrataCore/StorageError`` `.rolledBack` when a keyring that requires its manifest has none,
-    ///   `.locked` when another process rotated the key since this one unlocked, `.corrupt` for a damaged manifest.
+    /// - Throws: ``StorageError`` `.rolledBack` when a keyring that requires its manifest has none, `.locked`
+    ///   when another process rotated the key since this one unlocked, `.corrupt` for a damaged manifest.
     func currentManifest(in folder: DirectoryHandle) throws -> (manifest: ItemManifest, owner: DataKeys) {
         let (keyringID, current, next, requiresManifest, cached) = keyMaterial.withLock {
             ($0.keyringID, $0.current, $0.next, $0.requiresManifest, $0.manifestCache)
@@ -83,7 +83,7 @@ extension SecretStore {
     }
 
     /// Refuses an item older than its manifest entry.
-    /// - Throws: ``/StrataCore/StorageError`` `.rolledBack`, naming the item's file.
+    /// - Throws: ``StorageError`` `.rolledBack`, naming the item's file.
     func checkNotRolledBack(
         _ record: ItemEnvelope.Record, fileName: String, in manifest: ItemManifest, path: String
     ) throws {

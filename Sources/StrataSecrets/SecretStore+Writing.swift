@@ -51,8 +51,8 @@ extension SecretStore {
     /// and the value under `key` and replaces the file `fileName` atomically (temporary file, `fsync`, rename,
     /// folder `fsync`). Every write of an item ends here, so limits and errors cannot drift between callers; a
     /// re-sealing under a new key goes through it with the record it read.
-    /// - Throws: ``/StrataCore/StorageError`` `.tooLarge` (naming the item, with the way out), or a write error (the
-    ///   previous file stays).
+    /// - Throws: ``StorageError`` `.tooLarge` (naming the item, with the way out), or a write error (the previous
+    ///   file stays).
     func seal(
         _ value: Secret, as record: ItemEnvelope.Record, accessibility: SecretAccessibility, keyringID: [UInt8],
         key: GuardedKey, fileName: String, in folder: DirectoryHandle
