@@ -14,7 +14,6 @@ struct DocumentationSnippetPackage: Sendable {
     struct Build: Sendable {
         var succeeded: Bool
         var output: String
-        var seconds: Double
     }
 
     /// The checkout the snippets are taken from and depend on.
@@ -108,14 +107,13 @@ struct DocumentationSnippetPackage: Sendable {
 
     /// Builds every target and test target, once.
     func build() throws -> Build {
-        let start = Date()
         let result = try ChildProcess.run(
             URL(fileURLWithPath: "/usr/bin/env"),
             ["swift", "build", "--build-tests", "--package-path", folder.path, "--scratch-path", scratch.path],
             timeout: 1800)
         return Build(
             succeeded: result.status == 0 && !result.wasSignalled,
-            output: result.standardOutput + result.standardError, seconds: Date().timeIntervalSince(start))
+            output: result.standardOutput + result.standardError)
     }
 
     /// The compiler's errors in a snippet: the lines of the build's output whose location is one of its

@@ -35,6 +35,35 @@ struct DocumentationSnippetTests {
         #expect(snippets.contains { $0.document == "README.md" && $0.mode == .packageManifest })
     }
 
+    /// The markers: an unmarked block runs, `continues` joins the block before, `setup` and `defaults-keys` feed
+    /// the next block, and a mistyped or misplaced marker is an error rather than a block that escapes the test.
+    @Test func markersAreReadStrictly() throws {
+        let fence = "```"
+        let text = [
+            "<!-- snippet: setup -->", "\(fence)sh", "touch key", fence, "", "\(fence)swift", "let a = 1", fence,
+            "<!-- snippet: continues -->", "\(fence)swift", "print(a)", fence, "<!-- snippet: compile-only -->",
+            "\(fence)swift", "let b = 2", fence, "\(fence)sh", "echo not a snippet", fence,
+        ].joined(separator: "\n")
+        let snippets = try DocumentationSnippet.extract(from: text, document: "Guide.md")
+        #expect(snippets.map(\.line) == [6, 14])
+        #expect(snippets.map(\.mode) == [.run, .compileOnly])
+        #expect(snippets[0].parts.map(\.firstLine) == [7, 11])
+        #expect(snippets[0].setup == ["touch key"])
+        #expect(snippets[1].setup.isEmpty)
+        for bad in [
+            "<!-- snippet: compile-onyl -->\n\(fence)swift\nlet a = 1\n\(fence)",
+            "<!-- snippet: setup -->\n\(fence)swift\nlet a = 1\n\(fence)",
+            "<!-- snippet: continues -->\n\(fence)swift\nlet a = 1\n\(fence)",
+            "<!-- snippet:compile-only\n\(fence)swift\nlet a = 1\n\(fence)",
+            "\(fence)swift\nlet a = 1",
+            "<!-- snippet: setup -->\n\(fence)sh\ntouch key\n\(fence)",
+        ] {
+            #expect(throws: DocumentationSnippet.ExtractionError.self, "\(bad)") {
+                try DocumentationSnippet.extract(from: bad, document: "Guide.md")
+            }
+        }
+    }
+
     @Test(arguments: snippets)
     func snippet(_ snippet: DocumentationSnippet) async throws {
         if snippet.mode == .packageManifest {
