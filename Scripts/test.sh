@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the whole test suite (starting a throwaway PostgreSQL server for it). With CI=true it also checks
-# formatting and storage-lint first.
+# formatting, storage-lint and the DocC documentation first. The suite builds and runs every Swift block of the
+# README and Documentation/ (DocumentationSnippetTests); under CI=true its PostgreSQL blocks must run too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash Scripts/install-deps.sh
@@ -17,6 +18,8 @@ if [ "${CI:-}" = "true" ]; then
     # The torture harness makes its keys up on purpose (key-N), so it is left out.
     "$(swift build --show-bin-path)/strata" lint $(ls -d Sources/*/ | grep -v strata-torture) Samples --strict
     swift package storage-lint --target KeysSample --strict
+    echo "== documentation (DocC, warnings as errors; a broken symbol link fails)"
+    time STRATA_DOCS_SKIP_BUILD=1 bash Scripts/docs.sh --self-test
 fi
 echo "== test"
 # The records tests run every shared body on SQLite and on PostgreSQL: start a throwaway server on loopback

@@ -2,8 +2,10 @@
 // The README's Quick start, byte for byte from the next line on, built so that it compiles as written.
 import Strata
 
-let storage = try Storage(appID: "com.example.notes",       // ~/.local/share/com.example.notes, mode 0700
-                          secretsKey: .keyFile("/etc/notes/secrets.key"))
+// A store in a folder of its own, created with mode 0700 (Storage(appID:) puts it under ~/.local/share/<app-id>),
+// its secrets sealed with the key made above.
+let root = FileManager.default.temporaryDirectory.appending(path: "notes-store").path
+let storage = try Storage(root: root, secretsKey: .keyFile("notes.key"))
 
 // Ask where a value belongs: the design note's decision table, as named rules.
 let selection = storage.select(DataDescriptor(kind: .credential, estimatedSize: 40))
@@ -14,7 +16,7 @@ print(selection.reason)
 // a Secret in secrets, a PDF in files, any other Codable as JSON in records.
 try storage.set("dark", for: "selectedTheme")
 try storage.set(Secret("tok_live_8c1f"), for: "api/token")
-let report = try Data(contentsOf: URL(fileURLWithPath: "report.pdf"))
+let report = Data("%PDF-1.7\n%%EOF\n".utf8)                          // the bytes of a PDF your app made
 try storage.set(report, for: "exports/report.pdf", contentType: "application/pdf")
 
 // The store's catalog remembers where each key went: read, locate, list and delete without a descriptor.

@@ -17,11 +17,10 @@ public struct CatalogProblem: Sendable, Hashable, CustomStringConvertible {
         /// The catalog says `tier` holds the key, and it does not: reads return nothing. `foundIn` lists the
         /// tiers that do hold a copy (empty when none does).
         case missingValue(tier: Tier, foundIn: [Tier])
-        /// Several tiers hold a copy of the key, in the order of ``Tier/allCases``; reads go to the catalogued
-        /// one (or, for a key the catalog does not know, are refused as a conflict).
+        /// Several tiers hold a copy of the key, in the order of `Tier.allCases`; reads go to the
+        /// catalogued one (or, for a key the catalog does not know, are refused as a conflict).
         case copiesInSeveralTiers([Tier])
-        /// The catalog records the key under a backend that is not registered for its tier: nothing can read it
-        /// there.
+        /// The catalog records the key under a backend that is not registered for its tier: nothing can read it there.
         case unregisteredBackend(tier: Tier, name: String)
         /// The catalog records the key under a registered backend that is not the tier's active one (`active`):
         /// reads go to the active backend, which does not hold it.

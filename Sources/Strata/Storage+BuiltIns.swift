@@ -17,7 +17,7 @@ extension Storage {
         var factory: BackendRegistry.Factory
     }
 
-    /// Strata's persistent backends. Each tier module adds its entry when it lands.
+    /// Strata's persistent backends, one entry per tier.
     static func builtInBackends(
         secretsKey: KeyProvider?, recordsURL: String? = nil, configuration: StoreConfiguration = StoreConfiguration()
     ) -> [BuiltIn] {
@@ -74,8 +74,8 @@ extension Storage {
     /// The facts of the backend a configuration makes active for each tier, known without opening anything: what
     /// `strata inspect` reports of a store it must not change. A tier whose configured backend is not built in is
     /// left out.
-    /// - Throws: ``StorageError`` for a records tier on PostgreSQL without a connection string (see
-    ///   ``StoreConfiguration/recordsURL(environment:)``).
+    /// - Throws: ``/StrataCore/StorageError`` for a records tier on PostgreSQL without a connection string (see
+    ///   ``/StrataCore/StoreConfiguration/recordsURL(environment:)``).
     public static func configuredBackendFacts(
         _ configuration: StoreConfiguration, paths: StoragePaths,
         environment: [String: String] = ProcessInfo.processInfo.environment

@@ -5,7 +5,8 @@ extension Storage {
     /// A key the catalog does not know (written through a tier's own API, for example `storage.defaults`) is looked
     /// for in every tier and, when exactly one holds it, recorded where it was found.
     /// - Returns: The value, or `nil` when no tier has one.
-    /// - Throws: ``StorageError`` from the tier, or `.conflict` when several tiers hold uncatalogued copies.
+    /// - Throws: ``/StrataCore/StorageError`` from the tier, or `.conflict` when several tiers hold uncatalogued
+    ///   copies.
     public func data(for key: String) throws -> Data? {
         // Optimistic: read where the catalog points, and accept the value only if the catalog did not change
         // meanwhile (a move commits in the catalog before it removes the old copy). Under a storm of changes,
@@ -49,7 +50,7 @@ extension Storage {
 
     /// Every key of the store that starts with `prefix`, across all tiers, sorted by the keys' UTF-8 bytes (the
     /// order of `sort` under the C locale). Keys written through a tier's own API are included.
-    /// - Throws: ``StorageError`` from a tier's listing; a locked secrets tier is skipped.
+    /// - Throws: ``/StrataCore/StorageError`` from a tier's listing; a locked secrets tier is skipped.
     public func keys(prefix: String = "") throws -> [String] {
         var keys = Set(try catalog.locations(prefix: prefix).map { ExactString($0.key) })
         for tier in Tier.allCases where registry.hasBackend(for: tier) {

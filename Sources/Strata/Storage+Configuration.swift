@@ -42,8 +42,8 @@ extension Storage {
 
     /// The PostgreSQL connection string of a store opened with `configuration` and no explicit records URL, or
     /// `nil` when its records stay in SQLite under the root.
-    /// - Throws: ``StorageError`` (naming the configuration file and line) for a `postgres` records tier without
-    ///   a connection string.
+    /// - Throws: ``/StrataCore/StorageError`` (naming the configuration file and line) for a `postgres` records tier
+    ///   without a connection string.
     public static func recordsURL(_ configuration: StoreConfiguration, environment: [String: String]) throws
         -> String?
     {
@@ -52,8 +52,8 @@ extension Storage {
     }
 
     /// Makes the backend the configuration names the active one of each tier.
-    /// - Throws: ``StorageError`` `.noBackend`, naming the configuration file and line, for a name nothing is
-    ///   registered under.
+    /// - Throws: ``/StrataCore/StorageError`` `.noBackend`, naming the configuration file and line, for a name nothing
+    ///   is registered under.
     static func activateConfiguredBackends(_ configuration: StoreConfiguration, in registry: BackendRegistry) throws {
         for tier in Tier.allCases {
             let name = configuration.backend(for: tier)

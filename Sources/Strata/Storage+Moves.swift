@@ -28,8 +28,8 @@ extension Storage {
     /// recorded before the old one is removed, so a crash leaves exactly one of them. A plaintext preference that
     /// becomes a credential is removed from the defaults suite file, not merely unlisted.
     /// - Returns: The selection that routed it.
-    /// - Throws: ``StorageError`` from the selector's tier: `.noBackend` when that tier has no backend, or the
-    ///   backend's own error; nothing changed then.
+    /// - Throws: ``/StrataCore/StorageError`` from the selector's tier: `.noBackend` when that tier has no backend, or
+    ///   the backend's own error; nothing changed then.
     @discardableResult
     public func put(_ value: Data, for key: String, as descriptor: DataDescriptor) throws -> Selection {
         try put(value, for: key, as: descriptor, contentType: descriptor.contentType)
@@ -72,8 +72,8 @@ extension Storage {
 
     /// Moves a key's value to another tier, whatever the selector would say.
     /// - Returns: The key's new location (rule `move`).
-    /// - Throws: ``StorageError`` `.notFound` when no tier holds the key, or the new tier's refusal (a key that
-    ///   looks like a credential refused by defaults, a value too large for it); nothing changed then.
+    /// - Throws: ``/StrataCore/StorageError`` `.notFound` when no tier holds the key, or the new tier's refusal (a key
+    ///   that looks like a credential refused by defaults, a value too large for it); nothing changed then.
     @discardableResult
     public func move(_ key: String, to tier: Tier) throws -> StorageLocation {
         try StoragePaths.validateKey(key)
@@ -113,9 +113,9 @@ extension Storage {
         }
     }
 
-    /// Writes `value` where `location` says, moving it from another tier if the key lives elsewhere. The caller
-    /// holds the key's lock, and any earlier move of the key is settled. The tier sees `descriptor` when there is
-    /// one (a name allowed by ``DataDescriptor/allowsSensitiveName``).
+    /// Writes `value` where `location` says, moving it from another tier if the key lives elsewhere. The caller holds
+    /// the key's lock, and any earlier move of the key is settled. The tier sees `descriptor` when there is one (a name
+    /// allowed by ``/StrataCore/DataDescriptor/allowsSensitiveName``).
     func write(_ value: Data, to location: StorageLocation, as descriptor: DataDescriptor? = nil) throws {
         let key = location.key
         let target = try backend(for: location.tier, key: key)
@@ -202,8 +202,8 @@ extension Storage {
     }
 
     /// Removes `key` from `tier` and makes the removal durable.
-    /// - Parameter securely: Whether to erase the copy's bytes too (``StorageBackend/deleteSecurely(_:)``): for
-    ///   the plaintext copy of a value that moved to secrets. A secure removal is flushed even when the copy was
+    /// - Parameter securely: Whether to erase the copy's bytes too (``/StrataCore/StorageBackend/deleteSecurely(_:)``):
+    ///   for the plaintext copy of a value that moved to secrets. A secure removal is flushed even when the copy was
     ///   already gone, so a retried settle finishes erasing what an interrupted one began.
     /// - Returns: Whether there was a copy.
     @discardableResult

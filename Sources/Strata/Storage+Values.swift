@@ -10,9 +10,9 @@ extension Storage {
     /// Stores a typed value in the tier the selector picks for it, moving it there if the key lives in another tier.
     ///
     /// Without a descriptor, one is inferred from the type: `String`, `Int`, `Bool`, `Double`, `Date`, `Data`, `URL`
-    /// and arrays and dictionaries of them are preferences; any other `Codable` is structured (JSON). A ``Secret`` is
-    /// a credential (the `set(_:for:as:)` that takes a ``Secret``), and `Data` with a content type a file
-    /// (``set(_:for:contentType:)``).
+    /// and arrays and dictionaries of them are preferences; any other `Codable` is structured (JSON). A
+    /// ``/StrataSecrets/Secret`` is a credential (the `set(_:for:as:)` that takes a ``/StrataSecrets/Secret``), and
+    /// `Data` with a content type a file (``set(_:for:contentType:)``).
     ///
     /// ```swift
     /// try storage.set("dark", for: "selectedTheme")                 // a plist string in defaults
@@ -21,17 +21,17 @@ extension Storage {
     /// let theme = try storage.value(String.self, for: "selectedTheme")
     /// ```
     ///
-    /// In defaults the value is stored natively, so ``DefaultsKey``s and `strata defaults get` read it; elsewhere its
-    /// byte form is stored (a string's UTF-8, an integer's digits, JSON for a structured value), which is also what
-    /// ``data(for:)`` returns for it in any tier.
+    /// In defaults the value is stored natively, so ``/StrataDefaults/DefaultsKey``s and `strata defaults get` read it;
+    /// elsewhere its byte form is stored (a string's UTF-8, an integer's digits, JSON for a structured value), which is
+    /// also what ``data(for:)`` returns for it in any tier.
     /// - Parameters:
     ///   - value: The value.
     ///   - key: The key.
     ///   - descriptor: What the selector is told. The default (`nil`) infers it from the type; its estimated size is
     ///     raised to the stored size when smaller.
     /// - Returns: The selection that routed it.
-    /// - Throws: ``StorageError``: `.invalidArgument` when the value does not encode, or what ``put(_:for:as:)``
-    ///   throws.
+    /// - Throws: ``/StrataCore/StorageError``: `.invalidArgument` when the value does not encode, or what
+    ///   ``put(_:for:as:)`` throws.
     @discardableResult
     public func set<Value: Codable & Sendable>(
         _ value: Value, for key: String, as descriptor: DataDescriptor? = nil
@@ -73,11 +73,11 @@ extension Storage {
     /// The value under `key` as `type`, from whichever tier holds it.
     ///
     /// A value written through a tier's own API is read too (`storage.defaults.set(42, for: .launchCount)` reads back
-    /// as `42`). Conversions are those of ``DefaultsStore/value(for:)``: an integer reads as a `Double`, `0` and `1` as
-    /// a `Bool`; nothing else is converted.
+    /// as `42`). Conversions are those of ``/StrataDefaults/DefaultsStore/value(for:)``: an integer reads as a
+    /// `Double`, `0` and `1` as a `Bool`; nothing else is converted.
     /// - Returns: The value, or `nil` when no tier holds one.
-    /// - Throws: ``StorageError`` `.typeMismatch` naming the stored type when the value is of another type (never a
-    ///   default in its place), `.corrupt` when stored bytes are not their type's form, or the tier's error.
+    /// - Throws: ``/StrataCore/StorageError`` `.typeMismatch` naming the stored type when the value is of another type
+    ///   (never a default in its place), `.corrupt` when stored bytes are not their type's form, or the tier's error.
     public func value<Value: Codable & Sendable>(_ type: Value.Type, for key: String) throws -> Value? {
         guard let (stored, tier) = try storedValue(for: key) else { return nil }
         do {
@@ -89,7 +89,7 @@ extension Storage {
 
     /// The secret under `key`: the byte form of whatever is stored there (a string's UTF-8 bytes).
     /// - Returns: The secret, or `nil` when no tier holds the key.
-    /// - Throws: ``StorageError`` from the tier.
+    /// - Throws: ``/StrataCore/StorageError`` from the tier.
     public func value(_ type: Secret.Type, for key: String) throws -> Secret? {
         try data(for: key).map { Secret($0) }
     }
@@ -125,9 +125,9 @@ extension Storage {
         }
     }
 
-    /// Writes `bytes` to `target` as `location` describes: a typed byte form becomes the native value in a
-    /// preference suite (a string moved back to defaults is a plist string again); anything else is put as bytes.
-    /// The tier sees `descriptor` when there is one (a name allowed by ``DataDescriptor/allowsSensitiveName``).
+    /// Writes `bytes` to `target` as `location` describes: a typed byte form becomes the native value in a preference
+    /// suite (a string moved back to defaults is a plist string again); anything else is put as bytes. The tier sees
+    /// `descriptor` when there is one (a name allowed by ``/StrataCore/DataDescriptor/allowsSensitiveName``).
     func store(
         _ bytes: Data, in target: any StorageBackend, at location: StorageLocation, as descriptor: DataDescriptor?
     ) throws {

@@ -21,7 +21,7 @@ extension Storage {
     /// if !report.isSound { exit(1) }
     /// ```
     /// - Returns: The report.
-    /// - Throws: ``StorageError`` when the catalog cannot be read.
+    /// - Throws: ``/StrataCore/StorageError`` when the catalog cannot be read.
     public func verifyCatalog() throws -> CatalogReport {
         var report = try settleInterruptedMoves()
         report.settled = settledMoves.withLock { moves in

@@ -3,7 +3,7 @@
 import Synchronization
 
 /// The front door: one store root, the built-in backends registered, and every value routed to its tier by the
-/// ``StorageSelector``.
+/// ``/StrataCore/StorageSelector``.
 ///
 /// ```swift
 /// let storage = try Storage(root: "/var/lib/myapp")
@@ -33,13 +33,13 @@ public final class Storage: Sendable {
     /// Opens (creating if needed) a store.
     ///
     /// The store's configuration file (`<root>/strata.conf`, written by `strata init` or
-    /// ``StoreConfiguration/write(to:)``) names each tier's active backend and its settings; explicit arguments
-    /// win over it.
+    /// ``/StrataCore/StoreConfiguration/write(to:)``) names each tier's active backend and its settings; explicit
+    /// arguments win over it.
     /// - Parameters:
     ///   - root: The root folder, created with mode 0700.
-    ///   - selector: The decision table. The default (`nil`) is the configuration's thresholds, else the design
-    ///     note's table with a 64 KiB defaults value limit. The defaults tier is opened with the selector's
-    ///     ``SelectorConfiguration/defaults`` limits, so the two always agree.
+    ///   - selector: The decision table. The default (`nil`) is the configuration's thresholds, else the design note's
+    ///     table with a 64 KiB defaults value limit. The defaults tier is opened with the selector's
+    ///     ``/StrataCore/SelectorConfiguration/defaults`` limits, so the two always agree.
     ///   - secretsKey: What unlocks the secrets tier's keyring. The default (`nil`) reads the key from the
     ///     environment variable `STRATA_SECRETS_KEY` when it is set; without either, the secrets tier reports
     ///     `.locked` when first used.
@@ -49,9 +49,9 @@ public final class Storage: Sendable {
     ///     anything else, or `nil` with no `STRATA_RECORDS_URL` in the environment, keeps the SQLite file under
     ///     the root. The default (`nil`) is the configuration's, else `STRATA_RECORDS_URL`.
     ///   - configuration: The store configuration. The default (`nil`) reads the root's `strata.conf`.
-    /// - Throws: ``StorageError`` when the root cannot be created or is not a folder; `.corrupt` or
-    ///   `.unsupportedVersion` (with path and line) for a bad or newer configuration file, `.noBackend` for a
-    ///   backend it names that is not registered.
+    /// - Throws: ``/StrataCore/StorageError`` when the root cannot be created or is not a folder; `.corrupt` or
+    ///   `.unsupportedVersion` (with path and line) for a bad or newer configuration file, `.noBackend` for a backend
+    ///   it names that is not registered.
     public init(
         root: String, selector: StorageSelector? = nil, secretsKey: KeyProvider? = nil,
         registerBuiltIns: Bool = true, recordsURL: String? = nil, configuration: StoreConfiguration? = nil
@@ -85,12 +85,17 @@ public final class Storage: Sendable {
 
     /// Registers every persistent backend Strata ships into `registry`.
     ///
-    /// Each tier module adds its backend here as it lands; a tier without one reports ``StorageError/Code/noBackend``
-    /// rather than pretending to store anything.
-    /// With a PostgreSQL `recordsURL`, the records tier's active backend is `postgres` (the SQLite one stays
-    /// registered as `sqlite`).
-    /// - Parameter configuration: The suite, keyring, record store and defaults limits the backends open with.
-    ///   The default is the built-in configuration.
+    /// One backend per tier: plist suites, libsodium keyrings, SQLite (or PostgreSQL), the file store. A tier without a
+    /// registered backend reports ``/StrataCore/StorageError/Code/noBackend`` rather than pretending to store anything.
+    /// With a PostgreSQL `recordsURL`, the records tier's active backend is `postgres` (the SQLite one stays registered
+    /// as `sqlite`).
+    /// - Parameters:
+    ///   - registry: Where the backends are registered, each made the active one of its tier.
+    ///   - secretsKey: What unlocks the secrets tier's keyring. The default (`nil`) reads `STRATA_SECRETS_KEY`.
+    ///   - recordsURL: A `postgresql://` connection string puts the records tier on PostgreSQL. The default
+    ///     (`nil`) keeps it in SQLite under the root.
+    ///   - configuration: The suite, keyring, record store and defaults limits the backends open with.
+    ///     The default is the built-in configuration.
     public static func registerBuiltInBackends(
         in registry: BackendRegistry, secretsKey: KeyProvider? = nil, recordsURL: String? = nil,
         configuration: StoreConfiguration = StoreConfiguration()
@@ -126,7 +131,7 @@ public final class Storage: Sendable {
     }
 
     /// The active backend of a tier.
-    /// - Throws: ``StorageError`` `.noBackend` when the tier has none.
+    /// - Throws: ``/StrataCore/StorageError`` `.noBackend` when the tier has none.
     public func backend(for tier: Tier) throws -> any StorageBackend {
         try registry.backend(for: tier)
     }

@@ -47,7 +47,7 @@ public enum AtomicFile {
     ///
     /// Memory stays flat whatever the size. If `body` throws, the target is untouched. The target's folder is
     /// opened once (following links in `path`, which the caller chose) and every later step is relative to
-    /// it: see ``write(in:name:permissions:durability:_:)``.
+    /// it: see `write(in:name:permissions:durability:_:)`.
     /// - Throws: ``StorageError`` from any step, or what `body` throws.
     public static func write(
         to path: String, permissions: Int = 0o600, durability: Durability = .durable,
@@ -60,7 +60,7 @@ public enum AtomicFile {
         }
     }
 
-    /// Replaces the file `name` in `folder` with `data` (see ``write(in:name:permissions:durability:_:)``).
+    /// Replaces the file `name` in `folder` with `data` (see `write(in:name:permissions:durability:_:)`).
     package static func write(
         _ data: Data, in folder: DirectoryHandle, name: String, permissions: Int = 0o600,
         durability: Durability = .durable
@@ -212,7 +212,8 @@ public enum AtomicFile {
         return try read(in: folder, name: name, maximumSize: maximumSize, followGrowth: followGrowth)
     }
 
-    /// Reads the whole file `name` of an open folder, never following a link (see ``read(_:maximumSize:followGrowth:)``).
+    /// Reads the whole file `name` of an open folder, never following a link (see
+    /// ``read(_:maximumSize:followGrowth:)``).
     /// - Returns: The content, or `nil` when there is no such file.
     package static func read(
         in folder: DirectoryHandle, name: String, maximumSize: Int? = nil, followGrowth: Bool = true

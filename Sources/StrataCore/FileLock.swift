@@ -16,7 +16,7 @@ import Synchronization
 /// so the lock also excludes other threads of the same process, and the kernel releases it when the holder's
 /// descriptor closes, including when the process dies (even by `SIGKILL`).
 ///
-/// Cross-process rule for lock files that are reclaimed (``init(in:name:reclaimsFile:)``): a lock file is
+/// Cross-process rule for lock files that are reclaimed (`init(in:name:reclaimsFile:)`): a lock file is
 /// unlinked only by a holder of its exclusive lock, after checking that the name still leads to the file it
 /// locked; and every acquirer, once its `flock` succeeds, checks (`fstat` against `fstatat`) that the file it
 /// locked is still the one at the name, and starts over if not. So a waiter on a file that was unlinked under

@@ -138,7 +138,7 @@ extension SelectionRule {
         ),
     ]
 
-    /// The rule ``Storage`` applies instead of ``standard``'s choice of defaults when the defaults suite has no
+    /// The rule `Storage` applies instead of ``standard``'s choice of defaults when the defaults suite has no
     /// room left for the value: it goes to files, and moves back to defaults when it is put again and fits.
     /// The selector alone never picks it (it cannot see the suite); `strata select --table` lists it.
     public static let suiteFull = SelectionRule(

@@ -6,7 +6,7 @@
 /// let selector = StorageSelector(configuration: configuration)
 /// ```
 ///
-/// The defaults tier's limits are part of it (``defaults``): ``Storage`` gives the very same limits to its
+/// The defaults tier's limits are part of it (``defaults``): `Storage` gives the very same limits to its
 /// defaults backend, so a preference the selector sends to defaults is never refused there for its size.
 public struct SelectorConfiguration: Sendable, Hashable, Codable {
     /// The defaults tier's limits: a preference over ``DefaultsLimits/valueLimit`` goes to files instead. The

@@ -6,8 +6,7 @@ public import Foundation
 /// Each tier also has a richer typed API of its own; this protocol is the common ground.
 ///
 /// Requirements every implementation must meet:
-/// - Safe to call from many threads at once (`Sendable`), and from several processes when the backend is
-///   persistent.
+/// - Safe to call from many threads at once (`Sendable`), and from several processes when the backend is persistent.
 /// - `data(for:)` returns `nil` only when the key is absent; every other failure throws.
 /// - `put` replaces atomically: a reader sees the old value or the new one, never a mix or nothing.
 /// - Keys are validated: a key the backend cannot store throws ``StorageError`` with code `.invalidKey`.
@@ -21,10 +20,9 @@ public protocol StorageBackend: Sendable {
     /// - Throws: ``StorageError`` when the key is refused, the value is too large for the tier, or I/O fails.
     func put(_ value: Data, for key: String) throws
 
-    /// Stores `value` as `descriptor` describes it, replacing any previous value atomically. A backend that
-    /// refuses some keys by their name (defaults refuses credential-looking names) honours
-    /// ``DataDescriptor/allowsSensitiveName`` here. ``Storage`` calls this form; the default calls
-    /// ``put(_:for:)``.
+    /// Stores `value` as `descriptor` describes it, replacing any previous value atomically. A backend that refuses
+    /// some keys by their name (defaults refuses credential-looking names) honours
+    /// ``DataDescriptor/allowsSensitiveName`` here. `Storage` calls this form; the default calls ``put(_:for:)``.
     /// - Throws: As ``put(_:for:)``.
     func put(_ value: Data, for key: String, as descriptor: DataDescriptor) throws
 
@@ -38,7 +36,7 @@ public protocol StorageBackend: Sendable {
     func delete(_ key: String) throws -> Bool
 
     /// Removes the value under `key` and every copy of its bytes the backend keeps beside it: freed database
-    /// pages and journals, the blocks of a deleted file (overwritten before it is unlinked). ``Storage`` calls it
+    /// pages and journals, the blocks of a deleted file (overwritten before it is unlinked). `Storage` calls it
     /// to remove the plaintext copy of a value that became a credential. The default implementation calls
     /// ``delete(_:)``: right for a backend that keeps no such copies (one that rewrites its whole file, or
     /// encrypts every value).
@@ -56,7 +54,7 @@ public protocol StorageBackend: Sendable {
     func metadata(for key: String) throws -> StorageMetadata?
 
     /// Makes every write and delete this backend has acknowledged durable, for a backend that coalesces them
-    /// (the defaults tier writes a suite file after a short delay). ``Storage`` calls it before it records that
+    /// (the defaults tier writes a suite file after a short delay). `Storage` calls it before it records that
     /// a value moved here, and after it removed the old copy of a moved value, so that a crash can neither lose
     /// the new copy nor bring the old one back. The default implementation does nothing: every write is
     /// durable when `put` returns.

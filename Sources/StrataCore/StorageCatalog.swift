@@ -9,7 +9,7 @@ import Synchronization
     import Darwin
 #endif
 
-/// Where every key put through ``Storage`` lives: its tier, backend, rule, kind, content type, size and time.
+/// Where every key put through `Storage` lives: its tier, backend, rule, kind, content type, size and time.
 ///
 /// The catalog is the single answer to "where is this key". It is kept under the store root, shared by every
 /// thread and process that opens the store:
@@ -27,7 +27,7 @@ import Synchronization
 /// crash is dropped by the next writer. When the log is much larger than what it describes, it is rewritten
 /// (compacted) atomically.
 ///
-/// The catalog records; it does not move values. ``Storage`` holds a key's stripe lock while it writes a tier
+/// The catalog records; it does not move values. `Storage` holds a key's stripe lock while it writes a tier
 /// and records the result, and writes an `intent` record before a value changes tier, so that a crash at any
 /// instant leaves the key readable as exactly the old value or the new one (see `Documentation/Storage.md`).
 public final class StorageCatalog: Sendable {
@@ -99,7 +99,7 @@ public final class StorageCatalog: Sendable {
     }
 
     /// The keys whose move was started and not finished: by a process that is still moving them, or by one that
-    /// died. ``Storage`` finishes or undoes them when it opens the store.
+    /// died. `Storage` finishes or undoes them when it opens the store.
     public func unsettledKeys() throws -> [String] {
         try current { $0.intents.keys.sorted().map(\.string) }
     }

@@ -142,7 +142,7 @@ public struct StorageError: Error, Sendable, Hashable, CustomStringConvertible {
     /// One line: what failed, where, the system's reason, and what to do.
     ///
     /// Every part that may carry outside text (the message, which can name an archive entry or a key, the
-    /// quoted fields, the recovery) is escaped with ``Swift/String/escapedForDisplay``, so printing an error can
+    /// quoted fields, the recovery) is escaped with `escapedForDisplay`, so printing an error can
     /// never send control sequences to a terminal or reorder the line with bidirectional overrides.
     public var description: String {
         var text = "\(code): \(message.escapedForDisplay)"

@@ -15,7 +15,7 @@ public struct StorageLocation: Sendable, Hashable, CustomStringConvertible {
     public var tier: Tier
     /// The name of the backend that holds it (for example `plist`, `sqlite`, `postgres`).
     public var backend: String
-    /// The id of the selector rule that chose the tier, `move` for an explicit ``Storage/move(_:to:)``, or
+    /// The id of the selector rule that chose the tier, `move` for an explicit `Storage/move(_:to:)`, or
     /// `found` for a value the catalog found in a tier without having stored it (written through a tier's own API).
     public var ruleID: String
     /// The kind the value was described as, or `nil` when it was found rather than put.

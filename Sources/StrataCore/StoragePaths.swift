@@ -58,8 +58,7 @@ public struct StoragePaths: Sendable, Hashable {
     /// Opens (and by default creates, mode 0700) a store root.
     /// - Parameters:
     ///   - root: The root folder; a relative path is taken from the current directory.
-    ///   - create: Whether to create the folder (and missing parents) when it does not exist. The default is
-    ///     `true`.
+    ///   - create: Whether to create the folder (and missing parents) when it does not exist. The default is `true`.
     ///   - sharing: Whether the root's group may share it. The default is ``Sharing/private``.
     /// - Throws: ``StorageError`` when the root exists but is not a folder, or cannot be created;
     ///   `.unsafePermissions` when it belongs to another user or is writable by others (see ``Sharing``).
@@ -111,7 +110,7 @@ public struct StoragePaths: Sendable, Hashable {
     public func directoryPath(for tier: Tier) -> String { root + "/" + tier.directoryName }
 
     /// The folder of a tier (`<root>/<tier>`), created with mode 0700 when `create` is `true`.
-    /// - Returns: Its path, for messages and display: operations go through ``openDirectory(for:create:)``.
+    /// - Returns: Its path, for messages and display: operations go through `openDirectory(for:create:)`.
     /// - Throws: ``StorageError`` when it is a symbolic link or not a folder, cannot be created, or fails the
     ///   ownership checks (`.unsafePermissions`).
     public func directory(for tier: Tier, create: Bool = true) throws -> String {
@@ -177,7 +176,7 @@ public struct StoragePaths: Sendable, Hashable {
 
     /// Opens the folder `key` itself in a tier (for listing, or a folder a tier keeps per name).
     /// - Returns: The folder, or `nil` when it (or a folder on the way) is missing and `create` is `false`.
-    /// - Throws: What ``openParent(of:in:createParents:)`` throws.
+    /// - Throws: What `openParent(of:in:createParents:)` throws.
     package func openFolder(_ key: String, in tier: Tier, create: Bool = false) throws(StorageError)
         -> DirectoryHandle?
     {
@@ -248,7 +247,7 @@ public struct StoragePaths: Sendable, Hashable {
     /// Maps a key to its path inside a tier's folder, refusing every key that could lead elsewhere.
     ///
     /// The path is for display: file operations open the key's folder by descriptor
-    /// (``openParent(of:in:createParents:)``), so a neighbour who swaps a folder for a link after this returns
+    /// (`openParent(of:in:createParents:)`), so a neighbour who swaps a folder for a link after this returns
     /// redirects nothing.
     /// - Parameters:
     ///   - key: A relative path such as `exports/report.pdf`.

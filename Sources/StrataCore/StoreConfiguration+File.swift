@@ -27,8 +27,7 @@ extension StoreConfiguration {
         return try parse(data, path: root.path(of: fileName))
     }
 
-    /// Writes the configuration as the store's file, atomically and durably (mode 0600, 0640 in a group-shared
-    /// root).
+    /// Writes the configuration as the store's file, atomically and durably (mode 0600, 0640 in a group-shared root).
     /// - Throws: ``StorageError`` `.invalidArgument` for a value the file cannot hold (a line break, a name with
     ///   spaces), or the I/O error.
     public func write(to paths: StoragePaths) throws {
@@ -38,7 +37,9 @@ extension StoreConfiguration {
     }
 
     /// Reads a configuration from the file's content.
-    /// - Parameter path: The file, for errors.
+    /// - Parameters:
+    ///   - data: The file's bytes (UTF-8 text).
+    ///   - path: The file, for errors.
     /// - Throws: As ``read(from:)``.
     public static func parse(_ data: Data, path: String? = nil) throws -> StoreConfiguration {
         var parser = StoreConfigurationParser(path: path)

@@ -37,7 +37,7 @@ extension String {
 }
 
 extension Unicode.Scalar {
-    /// Whether ``Swift/String/escapedForDisplay`` writes this scalar escaped.
+    /// Whether `escapedForDisplay` writes this scalar escaped.
     var needsDisplayEscape: Bool {
         self == "\\" || isControlOrDirectionality
     }

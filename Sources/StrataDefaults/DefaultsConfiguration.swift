@@ -2,21 +2,21 @@ public import StrataCore
 
 /// How a ``DefaultsStore`` persists and what it accepts. A `Sendable` struct of `var`s; change what you need.
 public struct DefaultsConfiguration: Sendable {
-    /// When a set reaches the disk: Strata's one ``StrataCore/Durability``.
+    /// When a set reaches the disk: Strata's one ``/StrataCore/Durability``.
     ///
-    /// - ``StrataCore/Durability/coalesced(_:)``: sets apply in memory at once and are written together after
-    ///   the delay (a burst makes one write). ``DefaultsStore/flush()`` forces the write, and pending sets are
-    ///   written at normal process exit.
-    /// - ``StrataCore/Durability/durable``: every set is written durably (fsync) before it returns.
-    /// - ``StrataCore/Durability/atomicOnly``: every set is written before it returns, without fsync.
+    /// - ``/StrataCore/Durability/coalesced(_:)``: sets apply in memory at once and are written together after the
+    ///   delay (a burst makes one write). ``DefaultsStore/flush()`` forces the write, and pending sets are written at
+    ///   normal process exit.
+    /// - ``/StrataCore/Durability/durable``: every set is written durably (fsync) before it returns.
+    /// - ``/StrataCore/Durability/atomicOnly``: every set is written before it returns, without fsync.
     public typealias Durability = StrataCore.Durability
 
-    /// When sets reach the disk. The default is ``StrataCore/Durability/coalesced(_:)`` with 50 ms.
+    /// When sets reach the disk. The default is ``/StrataCore/Durability/coalesced(_:)`` with 50 ms.
     public var durability: Durability
     /// The format of the suite file. The default is ``PropertyListFormat/binary``; both formats are always read.
     public var format: PropertyListFormat
-    /// The value limit and suite budget, shared with the selector when ``Storage`` opens the suite. The default
-    /// is ``StrataCore/DefaultsLimits/init(valueLimit:suiteBudget:)``: 64 KiB a value, 1 MiB a suite.
+    /// The value limit and suite budget, shared with the selector when `Storage` opens the suite. The default is
+    /// ``/StrataCore/DefaultsLimits/init(valueLimit:suiteBudget:)``: 64 KiB a value, 1 MiB a suite.
     public var limits: DefaultsLimits
     /// Key names allowed even though they look like credentials, matched by their exact Unicode scalars. The
     /// default is none.
@@ -45,15 +45,15 @@ public struct DefaultsConfiguration: Sendable {
         self.watchesExternalChanges = watchesExternalChanges
     }
 
-    /// The largest single value (``StrataCore/DefaultsLimits/valueLimit``): the length of a data or string
-    /// value, the encoded size less its header for others; the key is not counted. The default is 64 KiB.
+    /// The largest single value (``/StrataCore/DefaultsLimits/valueLimit``): the length of a data or string value, the
+    /// encoded size less its header for others; the key is not counted. The default is 64 KiB.
     public var valueLimit: Int {
         get { limits.valueLimit }
         set { limits.valueLimit = newValue }
     }
 
-    /// The largest the whole suite may grow, in encoded bytes (``StrataCore/DefaultsLimits/suiteBudget``). The
-    /// default is 1 MiB, the design note's budget.
+    /// The largest the whole suite may grow, in encoded bytes (``/StrataCore/DefaultsLimits/suiteBudget``). The default
+    /// is 1 MiB, the design note's budget.
     public var suiteBudget: Int {
         get { limits.suiteBudget }
         set { limits.suiteBudget = newValue }

@@ -9,10 +9,10 @@ extension DefaultsStore {
         format.encode(state.withLock { $0.values })
     }
 
-    /// Sets every top-level key of a property list (binary or XML), checking each as ``set(_:forKey:allowingSensitiveName:)``
-    /// does, all in one change.
+    /// Sets every top-level key of a property list (binary or XML), checking each as
+    /// ``set(_:forKey:allowingSensitiveName:)`` does, all in one change.
     /// - Returns: How many keys were set.
-    /// - Throws: ``StorageError`` `.corrupt` for unreadable data, a key twice, or a value over
+    /// - Throws: ``/StrataCore/StorageError`` `.corrupt` for unreadable data, a key twice, or a value over
     ///   ``PropertyListLimits/default`` (nothing is set), or the first key the rules refuse (nothing is set).
     @discardableResult
     public func importData(_ data: Data) throws -> Int {

@@ -75,7 +75,7 @@ extension DefaultsStore {
 
     /// Writes pending changes now, durably (fsync), merging with other processes' changes; the same for the
     /// suites that this store's keys name (``DefaultsKey/suite``).
-    /// - Throws: ``StorageError``: `.lockTimeout` when another process holds the suite's lock too long,
+    /// - Throws: ``/StrataCore/StorageError``: `.lockTimeout` when another process holds the suite's lock too long,
     ///   `.noSpace` or another I/O error. Pending changes stay pending and are retried by the next flush.
     public func flush() throws {
         try flushSuiteStores()
@@ -106,8 +106,8 @@ extension DefaultsStore {
     ///   - key: The key.
     ///   - transform: Computes the new value from the current one (set, else registered, else default).
     /// - Returns: The value written (for an optional key, `nil` removes the key).
-    /// - Throws: ``StorageError`` `.typeMismatch` naming the stored type when the set or registered value has
-    ///   another type (`transform` is not called and nothing is written), what ``set(_:for:)`` throws, what
+    /// - Throws: ``/StrataCore/StorageError`` `.typeMismatch` naming the stored type when the set or registered value
+    ///   has another type (`transform` is not called and nothing is written), what ``set(_:for:)`` throws, what
     ///   `transform` throws, or a lock or I/O error. The change is durable when this returns.
     @discardableResult
     public func update<Value>(_ key: DefaultsKey<Value>, _ transform: (Value) throws -> Value) throws -> Value {
@@ -225,8 +225,8 @@ extension DefaultsStore {
     var readLimit: Int { max(configuration.suiteBudget * 8, PropertyListLimits.defaultMaximumExpandedSize) }
 
     /// Decodes a suite file into its top-level dictionary.
-    /// - Throws: ``PropertyListError`` for unreadable content or a value that expands beyond ``readLimit``
-    ///   (shared references) or nests too deep; ``StorageError`` `.unsupportedVersion` for a binary plist newer
+    /// - Throws: ``PropertyListError`` for unreadable content or a value that expands beyond ``readLimit`` (shared
+    ///   references) or nests too deep; ``/StrataCore/StorageError`` `.unsupportedVersion` for a binary plist newer
     ///   than `bplist00` (not moved aside: a newer program's data must not be disturbed).
     func decodeSuite(_ data: Data) throws -> [ExactString: PropertyListValue] {
         if data.isEmpty { throw PropertyListError("the file is empty", offset: 0) }

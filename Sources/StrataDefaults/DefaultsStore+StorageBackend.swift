@@ -2,9 +2,9 @@ public import Foundation
 public import StrataCore
 import Synchronization
 
-/// The byte-level view of a suite, so ``BackendRegistry`` and the selector can route preferences here.
+/// The byte-level view of a suite, so ``/StrataCore/BackendRegistry`` and the selector can route preferences here.
 ///
-/// Keys follow ``StoragePaths/validateKey(_:)`` like every backend's. Values put here are stored as plist
+/// Keys follow ``/StrataCore/StoragePaths/validateKey(_:)`` like every backend's. Values put here are stored as plist
 /// `<data>`; reading a key that holds another type returns its byte form (``PropertyListValue/byteForm()``: a string's
 /// UTF-8, an integer's digits, ...), and its metadata names that form's content type
 /// (``PropertyListValue/byteFormContentType``), so the value can move to another tier and back as the same type.
@@ -18,7 +18,7 @@ extension DefaultsStore: StorageBackend {
     }
 
     /// Stores `value`; a credential-looking key name is accepted when the descriptor
-    /// ``StrataCore/DataDescriptor/allowsSensitiveName``.
+    /// ``/StrataCore/DataDescriptor/allowsSensitiveName``.
     public func put(_ value: Data, for key: String, as descriptor: DataDescriptor) throws {
         try StoragePaths.validateKey(key, for: .defaults)
         try set(.data(value), forKey: key, allowingSensitiveName: descriptor.allowsSensitiveName)

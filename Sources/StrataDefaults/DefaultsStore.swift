@@ -48,8 +48,8 @@ public final class DefaultsStore: Sendable {
     }
 
     /// What every store open on the suite file in this process shares (see ``SuiteTable``). Keys are held by their
-    /// exact scalars (``ExactString``): two canonically equivalent spellings are two keys, never merged, in memory
-    /// as in the file.
+    /// exact scalars (``/StrataCore/ExactString``): two canonically equivalent spellings are two keys, never merged, in
+    /// memory as in the file.
     struct State {
         /// What the file held when last read or written.
         var persisted: [ExactString: PropertyListValue] = [:]
@@ -96,9 +96,10 @@ public final class DefaultsStore: Sendable {
     /// - Parameters:
     ///   - suite: The suite's name: one file name, such as `standard` or `group.com.example.shared`.
     ///   - paths: The store root; the suite lives in its `defaults/` folder.
-    ///   - configuration: Durability, format and limits. The default is ``DefaultsConfiguration/init(durability:format:valueLimit:suiteBudget:allowedSensitiveKeys:lockTimeout:watchesExternalChanges:)``.
-    /// - Throws: ``StorageError``: `.invalidArgument` for a bad suite name, `.unsupportedVersion` for a plist
-    ///   format newer than `bplist00`, or an I/O error.
+    ///   - configuration: Durability, format and limits. The default is
+    ///     ``DefaultsConfiguration/init(durability:format:valueLimit:suiteBudget:allowedSensitiveKeys:lockTimeout:watchesExternalChanges:)``.
+    /// - Throws: ``/StrataCore/StorageError``: `.invalidArgument` for a bad suite name, `.unsupportedVersion` for a
+    ///   plist format newer than `bplist00`, or an I/O error.
     public init(
         suite: String = "standard", paths: StoragePaths, configuration: DefaultsConfiguration = DefaultsConfiguration()
     ) throws {
@@ -198,8 +199,8 @@ public final class DefaultsStore: Sendable {
     }
 
     /// The key's set or registered value, or `nil` when it has neither: "unset" is not "false" or "0".
-    /// - Throws: ``StorageError`` `.typeMismatch` when the stored value has another type, `.invalidArgument` for a
-    ///   bad ``DefaultsKey/suite``.
+    /// - Throws: ``/StrataCore/StorageError`` `.typeMismatch` when the stored value has another type,
+    ///   `.invalidArgument` for a bad ``DefaultsKey/suite``.
     public func value<Value>(for key: DefaultsKey<Value>) throws(StorageError) -> Value? {
         let store = try home(of: key)
         guard let stored = store.object(forKey: key.name) else { return nil }
@@ -207,12 +208,11 @@ public final class DefaultsStore: Sendable {
     }
 
     /// Sets the key's value, in the key's ``DefaultsKey/suite`` when it names one. For an optional key
-    /// (`DefaultsKey<String?>`), a value is stored as the wrapped value itself (as a `DefaultsKey<String>` stores
-    /// it) and `nil` removes the key, like ``reset(_:)``: reads then return the registered value or the key's
-    /// default.
-    /// - Throws: ``StorageError``: `.sensitiveKey` (a credential-looking name: use the secrets tier),
-    ///   `.tooLarge` (over the value limit or the suite budget: use the files tier), `.invalidArgument` (a bad
-    ///   suite name), or a write error when the durability is ``StrataCore/Durability/durable``.
+    /// (`DefaultsKey<String?>`), a value is stored as the wrapped value itself (as a `DefaultsKey<String>` stores it)
+    /// and `nil` removes the key, like ``reset(_:)``: reads then return the registered value or the key's default.
+    /// - Throws: ``/StrataCore/StorageError``: `.sensitiveKey` (a credential-looking name: use the secrets tier),
+    ///   `.tooLarge` (over the value limit or the suite budget: use the files tier), `.invalidArgument` (a bad suite
+    ///   name), or a write error when the durability is ``/StrataCore/Durability/durable``.
     public func set<Value>(_ value: Value, for key: DefaultsKey<Value>) throws {
         guard let encoded = try DefaultsCoding.encode(value, key: key.name) else {
             try reset(key)
@@ -277,7 +277,10 @@ public final class DefaultsStore: Sendable {
     }
 
     /// Sets a property-list value.
-    /// - Parameter allowingSensitiveName: Permit a credential-looking key name.
+    /// - Parameters:
+    ///   - value: The value to store.
+    ///   - key: The key, kept exactly as given.
+    ///   - allowingSensitiveName: Permit a credential-looking key name.
     /// - Throws: See ``set(_:for:)``.
     public func set(_ value: PropertyListValue, forKey key: String, allowingSensitiveName: Bool = false) throws {
         try checkKey(key, allowingSensitiveName: allowingSensitiveName)
@@ -362,9 +365,9 @@ public final class DefaultsStore: Sendable {
 
     /// What a new entry adds to the suite's size, measured in bounded time whatever the value: a value built in
     /// memory may nest deeper than any walk should recurse, or share subtrees that expand beyond any budget.
-    /// - Throws: ``StorageError`` `.invalidArgument` for nesting deeper than
-    ///   ``PropertyListLimits/defaultMaximumDepth`` minus one (the suite's dictionary is the first level). A value with more entries than its size could hold under
-    ///   the value limit returns a size over it.
+    /// - Throws: ``/StrataCore/StorageError`` `.invalidArgument` for nesting deeper than
+    ///   ``PropertyListLimits/defaultMaximumDepth`` minus one (the suite's dictionary is the first level). A value with
+    ///   more entries than its size could hold under the value limit returns a size over it.
     func checkedEntrySize(_ key: ExactString, _ value: PropertyListValue?) throws(StorageError) -> Int {
         guard let value else { return 0 }
         // Every value adds at least one byte to the estimate, so counting past the value limit is never needed.

@@ -121,9 +121,9 @@ extension Array: PropertyListConvertible where Element: PropertyListConvertible 
     }
 }
 
-/// A `[String: Value]` cannot hold two keys that are canonically equivalent (`"caf\u{E9}"`, `"cafe\u{301}"`): a
-/// stored dictionary with such twins does not convert to one (`nil`, a type mismatch) rather than silently losing
-/// an entry. Read it as a ``PropertyListValue``, whose keys are ``ExactString``s, to see both.
+/// A `[String: Value]` cannot hold two keys that are canonically equivalent (`"caf\u{E9}"`, `"cafe\u{301}"`): a stored
+/// dictionary with such twins does not convert to one (`nil`, a type mismatch) rather than silently losing an entry.
+/// Read it as a ``PropertyListValue``, whose keys are ``/StrataCore/ExactString``s, to see both.
 extension Dictionary: PropertyListConvertible where Key == String, Value: PropertyListConvertible {
     public var propertyListValue: PropertyListValue {
         .dictionary(

@@ -27,7 +27,7 @@ extension PropertyListValue {
     }
 
     /// The value's byte form (see the table at the top of this file).
-    /// - Throws: ``StorageError`` `.invalidArgument` for an array or dictionary nested deeper than
+    /// - Throws: ``/StrataCore/StorageError`` `.invalidArgument` for an array or dictionary nested deeper than
     ///   ``PropertyListLimits/defaultMaximumDepth``, `.tooLarge` for one that expands beyond
     ///   ``PropertyListLimits/defaultMaximumExpandedSize``.
     public func byteForm() throws(StorageError) -> Data {
@@ -60,7 +60,7 @@ extension PropertyListValue {
     ///   - byteForm: The bytes.
     ///   - contentType: What ``byteFormContentType`` said when they were written. `nil`, or any type that is not
     ///     one of ``byteFormContentTypePrefix``'s (`application/pdf`), means raw bytes: the value is `.data`.
-    /// - Throws: ``StorageError`` `.corrupt` when the bytes are not that type's form.
+    /// - Throws: ``/StrataCore/StorageError`` `.corrupt` when the bytes are not that type's form.
     public init(byteForm: Data, contentType: String?) throws(StorageError) {
         guard let contentType, contentType.hasPrefix(Self.byteFormContentTypePrefix) else {
             self = .data(byteForm)

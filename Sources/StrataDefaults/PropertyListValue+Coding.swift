@@ -6,8 +6,8 @@ extension PropertyListValue {
     /// A typed value as a suite stores it: a ``PropertyListConvertible`` natively (`String` as `.string`, `Int` as
     /// `.integer`, ...), any other `Codable` as its JSON encoding (keys sorted) in `.data`.
     /// An `Optional` is stored as its wrapped value.
-    /// - Throws: ``StorageError`` `.invalidArgument` when the value does not encode as JSON, or is an `Optional`
-    ///   that is `nil` (no value to store: remove the key instead).
+    /// - Throws: ``/StrataCore/StorageError`` `.invalidArgument` when the value does not encode as JSON, or is an
+    ///   `Optional` that is `nil` (no value to store: remove the key instead).
     public init<Value: Codable & Sendable>(encoding value: Value) throws {
         guard let encoded = try DefaultsCoding.encode(value, key: "") else {
             throw StorageError(
@@ -18,8 +18,8 @@ extension PropertyListValue {
     }
 
     /// Reads a typed value back, with the rules of ``DefaultsStore/value(for:)``.
-    /// - Throws: ``StorageError`` `.typeMismatch` naming the stored type when it is not `type` (no default is ever
-    ///   returned in its place).
+    /// - Throws: ``/StrataCore/StorageError`` `.typeMismatch` naming the stored type when it is not `type` (no default
+    ///   is ever returned in its place).
     public func decoded<Value: Codable & Sendable>(as type: Value.Type) throws -> Value {
         try DefaultsCoding.decode(type, from: self, key: "")
     }

@@ -3,8 +3,8 @@ public import StrataCore
 
 /// A property-list value: what a defaults suite holds, in both Apple plist formats.
 ///
-/// Dictionary keys are ``ExactString``s: two keys that differ only in Unicode normalization (`"caf\u{E9}"` and
-/// `"cafe\u{301}"`) are two entries, as they are in the file. String literals work as keys:
+/// Dictionary keys are ``/StrataCore/ExactString``s: two keys that differ only in Unicode normalization (`"caf\u{E9}"`
+/// and `"cafe\u{301}"`) are two entries, as they are in the file. String literals work as keys:
 ///
 /// ```swift
 /// let value: PropertyListValue = .dictionary(["theme": .string("dark")])

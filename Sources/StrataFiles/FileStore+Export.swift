@@ -48,7 +48,7 @@ extension FileStore {
     /// Compresses one file to a gzip file at `destination` (a path outside or inside the store's folder),
     /// replacing it atomically. The output is one gzip member (RFC 1952), compressed on every core.
     /// - Returns: The compressed size.
-    /// - Throws: ``StorageError``: `.notFound`, `.cancelled` (no output left), or an I/O error.
+    /// - Throws: ``/StrataCore/StorageError``: `.notFound`, `.cancelled` (no output left), or an I/O error.
     @discardableResult
     public func exportGzip(_ key: String, to destination: String, options: ExportOptions = ExportOptions()) throws
         -> Int

@@ -11,14 +11,14 @@ extension FileStore {
     /// Deletes a file after overwriting its bytes with zeros and forcing them to disk, so that neither the file's
     /// blocks nor another name of the same file keeps its content.
     ///
-    /// ``Storage`` calls it to remove the plaintext copy of a value that became a credential. It holds the file's
+    /// `Storage` calls it to remove the plaintext copy of a value that became a credential. It holds the file's
     /// exclusive lock throughout, so no reader sees the zeros. A crash after the overwrite and before the unlink
     /// leaves a file of zeros under `key` (its value has already moved); the move's settling deletes it.
     ///
     /// On a copy-on-write or log-structured file system (Btrfs, ZFS) or an SSD that remaps blocks, the overwrite
     /// goes to new blocks and the old ones may survive until reused: only encryption at rest covers that.
     /// - Returns: Whether there was a file.
-    /// - Throws: ``StorageError`` when the file cannot be overwritten or deleted; it is kept then.
+    /// - Throws: ``/StrataCore/StorageError`` when the file cannot be overwritten or deleted; it is kept then.
     @discardableResult
     public func deleteSecurely(_ key: String) throws -> Bool {
         guard let (folder, name) = try parent(of: key) else { return false }

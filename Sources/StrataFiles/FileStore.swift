@@ -7,8 +7,7 @@ public import StrataCore
     import Darwin
 #endif
 
-/// A file store under `<root>/files`, addressed by relative paths, safe to share between threads and
-/// processes.
+/// A file store under `<root>/files`, addressed by relative paths, safe to share between threads and processes.
 ///
 /// ```swift
 /// let files = try FileStore(paths: paths)
@@ -18,14 +17,14 @@ public import StrataCore
 /// let archive = try files.exportZip(["exports", "recordings"], to: "/tmp/backup.zip")
 /// ```
 ///
-/// Every file has a lock that holds across processes (`<root>/files/.strata-locks/`): readers share it, writers
-/// take it alone. A lock file is removed by its last exclusive holder (see ``FileLock``), so the lock folder
-/// holds only the locks in use. Every operation opens the key's folder from the root down by descriptor, never
-/// through a symbolic link, and works relative to it: a neighbour who swaps a folder for a link cannot
-/// redirect a read or a write. Writes replace the file atomically (temporary file, `fsync`, `rename(2)`), so a reader never
-/// sees a half-written file and a writer killed at any moment leaves the old file or the new one. Each write
-/// records the content's CRC-32 and size in an extended attribute, renamed into place with the content, which
-/// ``verify(prefix:)`` checks.
+/// Every file has a lock that holds across processes (`<root>/files/.strata-locks/`): readers share it, writers take it
+/// alone. A lock file is removed by its last exclusive holder (see ``/StrataCore/FileLock``), so the lock folder holds
+/// only the locks in use. Every operation opens the key's folder from the root down by descriptor, never through a
+/// symbolic link, and works relative to it: a neighbour who swaps a folder for a link cannot redirect a read or a
+/// write. Writes replace the file atomically (temporary file, `fsync`, `rename(2)`), so a reader never sees a
+/// half-written file and a writer killed at any moment leaves the old file or the new one. Each write records the
+/// content's CRC-32 and size in an extended attribute, renamed into place with the content, which ``verify(prefix:)``
+/// checks.
 public final class FileStore: Sendable {
     /// The tier folder, `<root>/files`.
     public let directory: String
@@ -134,8 +133,8 @@ public final class FileStore: Sendable {
     // MARK: Writing
 
     /// Writes `data` to `key`, replacing any file there atomically.
-    /// - Throws: ``StorageError``: `.invalidKey` or `.symbolicLink` for a refused key, `.lockTimeout`, or an
-    ///   I/O error (`.noSpace`, ...) — the previous file is then unchanged.
+    /// - Throws: ``/StrataCore/StorageError``: `.invalidKey` or `.symbolicLink` for a refused key, `.lockTimeout`, or
+    ///   an I/O error (`.noSpace`, ...) — the previous file is then unchanged.
     public func write(_ data: Data, to key: String) throws {
         try write(to: key) { writer in try writer.write(data) }
     }
@@ -229,7 +228,9 @@ public final class FileStore: Sendable {
 
     /// Reads, transforms and replaces a file atomically across processes (the file's lock is held exclusively
     /// throughout).
-    /// - Parameter transform: Gets the current content (`nil` when absent) and returns the new one.
+    /// - Parameters:
+    ///   - key: The file's key.
+    ///   - transform: Gets the current content (`nil` when absent) and returns the new one.
     public func update(_ key: String, _ transform: (Data?) throws -> Data) throws {
         let (folder, name) = try parent(of: key, create: true)!
         try withLock(key, .exclusive) {
@@ -280,7 +281,7 @@ public final class FileStore: Sendable {
     // MARK: Reading
 
     /// The whole content of a file.
-    /// - Throws: ``StorageError`` `.notFound` when there is no file, `.symbolicLink`, or an I/O error.
+    /// - Throws: ``/StrataCore/StorageError`` `.notFound` when there is no file, `.symbolicLink`, or an I/O error.
     public func read(_ key: String) throws -> Data {
         guard let data = try readIfPresent(key) else {
             throw StorageError(.notFound, "there is no file with this key", tier: .files, key: key)
@@ -344,7 +345,7 @@ public final class FileStore: Sendable {
     }
 
     /// Opens a key's file for reading, from the root down by descriptor.
-    /// - Throws: ``StorageError`` `.notFound`, `.symbolicLink`, or an I/O error.
+    /// - Throws: ``/StrataCore/StorageError`` `.notFound`, `.symbolicLink`, or an I/O error.
     func openForReading(_ key: String) throws -> Int32 {
         guard let (folder, name) = try parent(of: key) else {
             throw StorageError(.notFound, "there is no file with this key", tier: .files, key: key)
@@ -394,7 +395,7 @@ public final class FileStore: Sendable {
     }
 
     /// Moves a file, replacing any file at the destination atomically. Moving a file onto itself does nothing.
-    /// - Throws: ``StorageError`` `.notFound` when there is no file at `source`, or what a write throws.
+    /// - Throws: ``/StrataCore/StorageError`` `.notFound` when there is no file at `source`, or what a write throws.
     public func move(_ source: String, to destination: String) throws {
         guard let (from, fromName) = try parent(of: source) else {
             throw StorageError(.notFound, "there is no file to move", tier: .files, key: source)
@@ -428,7 +429,7 @@ public final class FileStore: Sendable {
     ///
     /// Both locks are taken before anything is read, in the store's fixed order (see `withLocks`), so a copy
     /// never waits for itself and two copies in opposite directions never deadlock.
-    /// - Throws: ``StorageError`` `.notFound` when there is no file at `source`, or what a write throws.
+    /// - Throws: ``/StrataCore/StorageError`` `.notFound` when there is no file at `source`, or what a write throws.
     public func copy(_ source: String, to destination: String) throws {
         guard let (from, fromName) = try parent(of: source) else {
             throw StorageError(.notFound, "there is no file with this key", tier: .files, key: source)
@@ -565,8 +566,8 @@ public final class FileStore: Sendable {
 
 /// Streams the content of a file being written, computing its CRC-32 on the way.
 ///
-/// It owns the atomic write's ``AtomicFile/Writer`` for the duration of the write (nothing points into a value
-/// that could go away).
+/// It owns the atomic write's ``/StrataCore/AtomicFile/Writer`` for the duration of the write (nothing points into a
+/// value that could go away).
 public struct FileWriter: ~Copyable {
     var atomic: AtomicFile.Writer
     /// The CRC-32 of what was written so far.

@@ -2,7 +2,8 @@ public import StrataCore
 
 /// How a ``FileStore`` writes and waits. A `Sendable` struct of `var`s.
 public struct FilesConfiguration: Sendable {
-    /// Whether writes are forced to disk before they return. The default is ``StrataCore/Durability/durable`` (``StrataCore/Durability/coalesced(_:)`` is taken as durable: files are written at once).
+    /// Whether writes are forced to disk before they return. The default is ``/StrataCore/Durability/durable``
+    /// (``/StrataCore/Durability/coalesced(_:)`` is taken as durable: files are written at once).
     public var durability: Durability
     /// How long to wait for another reader or writer of the same file. The default is 30 seconds.
     public var lockTimeout: FileLock.Timeout

@@ -3,11 +3,10 @@ public import StrataCore
 
 /// A JSON value: what migration transforms edit and what imports validate.
 ///
-/// Object members are kept by the exact Unicode scalars of their names (``ExactString``): `"caf\u{E9}"` and
-/// `"cafe\u{301}"` are two members, as they are two distinct strings in the JSON text. An object whose text
-/// names the same member twice (the same scalars) is refused when parsed: SQLite's JSON functions would see the
-/// first and a decoder the last, so such a record could match a query on one value and read back with the
-/// other.
+/// Object members are kept by the exact Unicode scalars of their names (``/StrataCore/ExactString``): `"caf\u{E9}"` and
+/// `"cafe\u{301}"` are two members, as they are two distinct strings in the JSON text. An object whose text names the
+/// same member twice (the same scalars) is refused when parsed: SQLite's JSON functions would see the first and a
+/// decoder the last, so such a record could match a query on one value and read back with the other.
 public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
     case null
     case bool(Bool)

@@ -38,8 +38,8 @@ extension RecordCollection {
     ///   - replacingExisting: Whether a record whose id exists is replaced (upsert) or makes the import fail.
     ///     The default is `false`.
     /// - Returns: How many records were stored.
-    /// - Throws: ``StorageError`` `.invalidArgument` listing the bad lines by number (nothing is stored), or a
-    ///   database error (the transaction is rolled back: nothing is stored).
+    /// - Throws: ``/StrataCore/StorageError`` `.invalidArgument` listing the bad lines by number (nothing is stored),
+    ///   or a database error (the transaction is rolled back: nothing is stored).
     @discardableResult
     public func importJSONLines(from path: String, replacingExisting: Bool = false) throws -> Int {
         var problems: [String] = []

@@ -13,8 +13,8 @@ public struct RecordCollection<R: Record>: Sendable where R.ID: RecordIdentifier
     // MARK: Writes (each in its own transaction)
 
     /// Inserts a new record.
-    /// - Throws: ``StorageError`` `.constraintViolation` when a record with this id (or a unique field's value)
-    ///   exists.
+    /// - Throws: ``/StrataCore/StorageError`` `.constraintViolation` when a record with this id (or a unique field's
+    ///   value) exists.
     public func insert(_ record: R) throws { try writeOne(record, mode: .insert) }
 
     /// Inserts several records in one transaction: all or none.
@@ -29,7 +29,7 @@ public struct RecordCollection<R: Record>: Sendable where R.ID: RecordIdentifier
     public func upsert(_ record: R) throws { try writeOne(record, mode: .upsert) }
 
     /// Replaces an existing record.
-    /// - Throws: ``StorageError`` `.notFound` when there is no record with its id.
+    /// - Throws: ``/StrataCore/StorageError`` `.notFound` when there is no record with its id.
     public func update(_ record: R) throws { try writeOne(record, mode: .update) }
 
     /// One record in a transaction of its own: the engine's single-statement path.

@@ -12,14 +12,15 @@ public import StrataCore
 /// are letters, digits and `_`, field paths are such names joined by dots. Values always arrive separately, to
 /// be bound as parameters.
 public protocol RecordEngine: Sendable {
-    /// A short name for the engine, used as the backend's name in a ``BackendRegistry`` (`sqlite`, `postgres`).
+    /// A short name for the engine, used as the backend's name in a ``/StrataCore/BackendRegistry`` (`sqlite`,
+    /// `postgres`).
     var name: String { get }
     /// Where the data lives, for errors and display: a file path, or a server address without a password.
     var location: String { get }
-    /// What the engine guarantees about concurrent use, in one sentence (its locking or isolation): what the
-    /// store reports as ``StrataCore/StorageBackend/concurrencyGuarantee``. The default claims threads only.
+    /// What the engine guarantees about concurrent use, in one sentence (its locking or isolation): what the store
+    /// reports as ``/StrataCore/StorageBackend/concurrencyGuarantee``. The default claims threads only.
     var concurrencyGuarantee: String { get }
-    /// How far a commit goes before it returns. The default is ``StrataCore/Durability/durable``.
+    /// How far a commit goes before it returns. The default is ``/StrataCore/Durability/durable``.
     var durability: Durability { get }
     /// Where the engine keeps its data (files, a server). The default is the ``location`` as one entry, a
     /// server when it has a scheme (`postgresql://`), else a file.
@@ -60,7 +61,7 @@ public protocol RecordEngine: Sendable {
     /// How the engine would run a query, in its own words (`EXPLAIN`), for checking that indexes are used.
     func queryPlan(for query: Query, in collection: String) throws -> [String]
 
-    /// The byte-level key-value table behind ``RecordStore``'s ``StorageBackend`` conformance.
+    /// The byte-level key-value table behind ``RecordStore``'s ``/StrataCore/StorageBackend`` conformance.
     var keyValue: any RecordKeyValueTable { get }
 }
 
@@ -70,7 +71,7 @@ extension RecordEngine {
         "any thread (the '\(name)' engine states nothing about several processes)"
     }
 
-    /// The default: ``StrataCore/Durability/durable``.
+    /// The default: ``/StrataCore/Durability/durable``.
     public var durability: Durability { .durable }
 
     /// The default: the ``location``.

@@ -1,7 +1,8 @@
 public import Foundation
 public import StrataCore
 
-/// The byte-level view of a store (its engine's key-value table), so ``BackendRegistry`` can route values here.
+/// The byte-level view of a store (its engine's key-value table), so ``/StrataCore/BackendRegistry`` can route values
+/// here.
 extension RecordStore: StorageBackend {
     public var tier: Tier { .records }
     /// The engine's name: `sqlite`, `postgres`.

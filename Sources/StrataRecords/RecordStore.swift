@@ -41,8 +41,8 @@ public final class RecordStore: Sendable {
     ///   - engine: The database.
     ///   - migrations: The app's versioned migrations, in any order; those above the database's version run, in
     ///     one transaction, in version order.
-    /// - Throws: ``StorageError`` `.unsupportedVersion` for a store newer than the migrations given, or what a
-    ///   migration throws (the database is then unchanged).
+    /// - Throws: ``/StrataCore/StorageError`` `.unsupportedVersion` for a store newer than the migrations given, or
+    ///   what a migration throws (the database is then unchanged).
     public init(engine: any RecordEngine, migrations: [Migration] = []) throws {
         self.engine = engine
         try Self.migrate(engine, migrations: migrations)
@@ -53,10 +53,11 @@ public final class RecordStore: Sendable {
     /// Opens (creating if needed) the SQLite store at `path` and runs the migrations the file has not seen.
     /// - Parameters:
     ///   - path: The database file.
-    ///   - configuration: Durability, busy timeout, readers. The default is ``RecordsConfiguration/init(durability:busyTimeoutMilliseconds:readerCount:observationIntervalMilliseconds:)``.
+    ///   - configuration: Durability, busy timeout, readers. The default is
+    ///     ``RecordsConfiguration/init(durability:busyTimeoutMilliseconds:readerCount:observationIntervalMilliseconds:)``.
     ///   - migrations: The app's versioned migrations, in any order.
-    /// - Throws: ``StorageError``: `.corrupt` for a damaged or non-SQLite file, `.invalidArgument` for a SQLite
-    ///   file that is not a Strata store, `.unsupportedVersion` for a store newer than this code or than the
+    /// - Throws: ``/StrataCore/StorageError``: `.corrupt` for a damaged or non-SQLite file, `.invalidArgument` for a
+    ///   SQLite file that is not a Strata store, `.unsupportedVersion` for a store newer than this code or than the
     ///   migrations given, or what a migration throws (the file is then unchanged).
     public convenience init(
         path: String, configuration: RecordsConfiguration = RecordsConfiguration(), migrations: [Migration] = []
@@ -100,7 +101,7 @@ public final class RecordStore: Sendable {
     ///   - type: The record type.
     ///   - name: The collection's name: letters, digits and `_`. The default is the type's name.
     ///   - indexes: Indexes to create if missing (expression indexes over the JSON fields).
-    /// - Throws: ``StorageError`` `.invalidArgument` for a bad name or field, or a database error.
+    /// - Throws: ``/StrataCore/StorageError`` `.invalidArgument` for a bad name or field, or a database error.
     public func collection<R: Record>(_ type: R.Type, named name: String? = nil, indexes: [Index] = []) throws
         -> RecordCollection<R> where R.ID: RecordIdentifier
     {

@@ -2,12 +2,12 @@ public import StrataCore
 
 /// How a ``RecordStore`` opens its database. A `Sendable` struct of `var`s.
 public struct RecordsConfiguration: Sendable {
-    /// Durability of commits, Strata's one ``StrataCore/Durability``, as SQLite's `synchronous` setting in WAL
-    /// mode: ``StrataCore/Durability/durable`` is `FULL` (a commit that returned survives a power loss, a sync
-    /// per commit); ``StrataCore/Durability/atomicOnly`` is `NORMAL` (commits survive a crash of the process; a
-    /// power loss may roll back the last ones, never corrupting the database). SQLite does not coalesce commits:
-    /// ``StrataCore/Durability/coalesced(_:)`` is taken as `NORMAL`. The default is
-    /// ``StrataCore/Durability/durable``.
+    /// Durability of commits, Strata's one ``/StrataCore/Durability``, as SQLite's `synchronous` setting in WAL mode:
+    /// ``/StrataCore/Durability/durable`` is `FULL` (a commit that returned survives a power loss, a sync per commit);
+    /// ``/StrataCore/Durability/atomicOnly`` is `NORMAL` (commits survive a crash of the process; a power loss may roll
+    /// back the last ones, never corrupting the database). SQLite does not coalesce commits:
+    /// ``/StrataCore/Durability/coalesced(_:)`` is taken as `NORMAL`. The default is
+    /// ``/StrataCore/Durability/durable``.
     public var durability: Durability
     /// How long a connection waits for another process's lock before failing with `.lockTimeout`.
     /// The default is 10 000 ms.

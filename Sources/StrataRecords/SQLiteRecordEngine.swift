@@ -49,13 +49,13 @@ public final class SQLiteRecordEngine: RecordEngine {
 
     /// Opens (creating if needed) the database file and checks that it is a Strata record store.
     ///
-    /// The file is identified before anything can change it (``SQLiteFileProbe``): a file that is not a Strata
+    /// The file is identified before anything can change it (`SQLiteFileProbe`): a file that is not a Strata
     /// store is refused byte-for-byte unchanged, with no `-wal`, `-shm` or `-journal` file created. Only a
     /// Strata store, an empty database or a new file is then opened read-write and switched to WAL mode.
     /// With ``RecordsConfiguration/isReadOnly`` nothing is created or configured at all.
-    /// - Throws: ``StorageError``: `.notAStore` for a file that is not SQLite or is another program's SQLite
-    ///   database, `.corrupt` for a damaged store, `.unsupportedVersion` for a store format newer than this code,
-    ///   `.symbolicLink` when the file or its `-wal`/`-shm`/`-journal` is a symbolic link, `.notFound` for a
+    /// - Throws: ``/StrataCore/StorageError``: `.notAStore` for a file that is not SQLite or is another program's
+    ///   SQLite database, `.corrupt` for a damaged store, `.unsupportedVersion` for a store format newer than this
+    ///   code, `.symbolicLink` when the file or its `-wal`/`-shm`/`-journal` is a symbolic link, `.notFound` for a
     ///   read-only open of a missing file.
     public init(path: String, configuration: RecordsConfiguration = RecordsConfiguration()) throws {
         self.path = path

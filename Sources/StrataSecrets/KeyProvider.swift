@@ -26,8 +26,8 @@ public enum KeyProvider: Sendable, CustomStringConvertible {
 
     /// A passphrase read from a file, checked as key files are: a regular file (never a FIFO or a device, which
     /// could block the read), mode 0600 or stricter, owned by the current user. One final line break is dropped.
-    /// - Throws: ``StorageError`` `.invalidArgument`, `.symbolicLink`, `.permissionDenied`, `.tooLarge` (over
-    ///   4 KiB), or an I/O error; each names the path.
+    /// - Throws: ``/StrataCore/StorageError`` `.invalidArgument`, `.symbolicLink`, `.permissionDenied`, `.tooLarge`
+    ///   (over 4 KiB), or an I/O error; each names the path.
     public static func passphrase(contentsOf path: String) throws -> KeyProvider {
         var bytes = try readPrivateFile(path, what: "passphrase file", maximumSize: 4096)
         defer { bytes.withUnsafeMutableBytes { Sodium.memzero($0) } }
@@ -126,8 +126,8 @@ public enum KeyProvider: Sendable, CustomStringConvertible {
     /// The file is checked before anything blocks on it: `lstat` refuses a link, a FIFO, a socket or a device
     /// without opening it, and the open itself is non-blocking (a FIFO swapped in meanwhile opens at once
     /// instead of waiting for a writer) and its `fstat` is checked again before the first read.
-    /// - Throws: ``StorageError`` `.invalidArgument` (not a regular file), `.symbolicLink`, `.permissionDenied`
-    ///   (readable by others, or another owner), `.tooLarge`, or an I/O error; each names the path.
+    /// - Throws: ``/StrataCore/StorageError`` `.invalidArgument` (not a regular file), `.symbolicLink`,
+    ///   `.permissionDenied` (readable by others, or another owner), `.tooLarge`, or an I/O error; each names the path.
     static func readPrivateFile(_ path: String, what: String, maximumSize: Int) throws -> [UInt8] {
         func check(_ info: stat) throws {
             guard (info.st_mode & S_IFMT) != S_IFLNK else {

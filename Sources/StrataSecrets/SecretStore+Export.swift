@@ -12,7 +12,7 @@ extension SecretStore {
     /// parameters and the nonce, then one XChaCha20-Poly1305 box holding every item (attributes and value), whose
     /// associated data is the whole header.
     /// - Returns: The archive, how many items it holds, and the items of another machine that were left out.
-    /// - Throws: ``StorageError`` `.locked` unless the store is unlocked (so `whenUnlocked` items are not
+    /// - Throws: ``/StrataCore/StorageError`` `.locked` unless the store is unlocked (so `whenUnlocked` items are not
     ///   silently left out).
     public func exportItems(protectedBy passphrase: Secret) throws -> (
         archive: Data, count: Int, skipped: [SecretListing.Skipped]
@@ -55,10 +55,10 @@ extension SecretStore {
     ///   - passphrase: Its passphrase.
     ///   - replacingExisting: Whether an item that exists here is replaced. The default is `false` (kept).
     /// - Returns: How many items were stored.
-    /// - Throws: ``StorageError`` `.authenticationFailed` (wrong passphrase or damaged archive; nothing stored),
-    ///   `.limitExceeded` for Argon2id costs over ``SecretsConfiguration/passwordHashLimit`` (refused before
-    ///   deriving anything), `.unsupportedVersion`, `.corrupt`, `.tooLarge` for an item over a limit (checked for
-    ///   every item before any is stored), or a write error.
+    /// - Throws: ``/StrataCore/StorageError`` `.authenticationFailed` (wrong passphrase or damaged archive; nothing
+    ///   stored), `.limitExceeded` for Argon2id costs over ``SecretsConfiguration/passwordHashLimit`` (refused before
+    ///   deriving anything), `.unsupportedVersion`, `.corrupt`, `.tooLarge` for an item over a limit (checked for every
+    ///   item before any is stored), or a write error.
     @discardableResult
     public func importItems(_ archive: Data, passphrase: Secret, replacingExisting: Bool = false) throws -> Int {
         let bytes = [UInt8](archive)

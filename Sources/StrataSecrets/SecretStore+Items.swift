@@ -18,8 +18,8 @@ extension SecretStore {
     ///   - account: The account within it.
     ///   - label: A label for people. The default keeps the existing item's label, or is empty.
     ///   - accessibility: When it can be read. The default is ``SecretAccessibility/whenUnlocked``.
-    /// - Throws: ``StorageError``: `.locked` when the class key is not in memory, `.tooLarge` over the value
-    ///   limit or over an attribute's limit (``SecretItem/attributeLimit``; the error's `attribute` names it),
+    /// - Throws: ``/StrataCore/StorageError``: `.locked` when the class key is not in memory, `.tooLarge` over the
+    ///   value limit or over an attribute's limit (``SecretItem/attributeLimit``; the error's `attribute` names it),
     ///   `.invalidArgument` for an empty service or account, or a write error (the previous item stays).
     public func set(
         _ value: Secret, service: String, account: String, label: String? = nil,
@@ -43,10 +43,13 @@ extension SecretStore {
     /// Reads, transforms and writes one item atomically across processes: no other writer of the keyring can
     /// slip in between (the keyring's lock is held exclusively throughout).
     /// - Parameters:
+    ///   - service: The service, such as `api.example.com`.
+    ///   - account: The account within it.
+    ///   - accessibility: When it can be read. The default is ``SecretAccessibility/whenUnlocked``.
     ///   - transform: Gets the current value (`nil` when absent) and returns the new one.
     /// - Returns: The value written.
-    /// - Throws: What ``set(_:service:account:label:accessibility:)`` throws, what reading the current item
-    ///   throws, or what `transform` throws (nothing is written then).
+    /// - Throws: What ``set(_:service:account:label:accessibility:)-(Secret,_,_,_,_)`` throws, what reading the current
+    ///   item throws, or what `transform` throws (nothing is written then).
     @discardableResult
     public func update(
         service: String, account: String, accessibility: SecretAccessibility = .whenUnlocked,
@@ -66,7 +69,7 @@ extension SecretStore {
         }
     }
 
-    /// Stores a string secret. See ``set(_:service:account:label:accessibility:)``.
+    /// Stores a string secret. See ``set(_:service:account:label:accessibility:)-(Secret,_,_,_,_)``.
     public func set(
         _ value: String, service: String, account: String, label: String? = nil,
         accessibility: SecretAccessibility = .whenUnlocked
@@ -76,11 +79,10 @@ extension SecretStore {
 
     /// The secret stored for a service and account.
     /// - Returns: The value, or `nil` only when there is no such item.
-    /// - Throws: ``StorageError``: `.locked` (the item's class key is not in memory, or another process rotated
-    ///   the keyring's key since this one unlocked), `.corrupt` (edited, truncated or swapped file),
-    ///   `.rolledBack` (an older copy of the item put back over the current one), `.deviceMismatch` (a
-    ///   `ThisDeviceOnly` item from another machine), `.unsupportedVersion`, or an I/O error. Never `nil` for any
-    ///   of these.
+    /// - Throws: ``/StrataCore/StorageError``: `.locked` (the item's class key is not in memory, or another process
+    ///   rotated the keyring's key since this one unlocked), `.corrupt` (edited, truncated or swapped file),
+    ///   `.rolledBack` (an older copy of the item put back over the current one), `.deviceMismatch` (a `ThisDeviceOnly`
+    ///   item from another machine), `.unsupportedVersion`, or an I/O error. Never `nil` for any of these.
     public func get(service: String, account: String) throws -> Secret? {
         try item(service: service, account: account, value: true).map { $0.1! }
     }
@@ -235,8 +237,8 @@ extension SecretStore {
     /// Finds and opens an item: under its file name, or — for an identity with a NUL — under the name the first
     /// format gave it, when the item there is this one (that name may hold the other identity of a collision).
     /// - Returns: `nil` when there is no such item.
-    /// - Throws: ``StorageError`` `.corrupt` when the file under the item's name holds another identity, or what
-    ///   opening it throws.
+    /// - Throws: ``/StrataCore/StorageError`` `.corrupt` when the file under the item's name holds another identity, or
+    ///   what opening it throws.
     func locate(_ identity: ItemIdentity, in folder: DirectoryHandle, value: Bool) throws -> (
         fileName: String, record: ItemEnvelope.Record, accessibility: SecretAccessibility, secret: Secret?
     )? {

@@ -3,9 +3,9 @@ import StrataCore
 
 extension SecretStore {
     /// Checks that the keyring exists, without a key and without creating anything.
-    /// - Throws: ``StorageError`` `.notFound` when there is no keyring of this name, `.corrupt` when its
-    ///   `keyring.json` is missing but item files remain (the error names them and the way out), or what reading
-    ///   the keyring file throws.
+    /// - Throws: ``/StrataCore/StorageError`` `.notFound` when there is no keyring of this name, `.corrupt` when its
+    ///   `keyring.json` is missing but item files remain (the error names them and the way out), or what reading the
+    ///   keyring file throws.
     public func requireKeyring() throws {
         if try readKeyring() == nil { throw try missingKeyring() }
     }
@@ -50,8 +50,8 @@ extension SecretStore {
 
     /// Throws when the keyring folder holds item files but no `keyring.json`: the items were sealed under the
     /// data key that file wraps, so a new keyring would make any passphrase "work" and hide every item.
-    /// - Throws: ``StorageError`` `.corrupt`, naming the keyring file that is missing, the item files, and the
-    ///   two ways out.
+    /// - Throws: ``/StrataCore/StorageError`` `.corrupt`, naming the keyring file that is missing, the item files, and
+    ///   the two ways out.
     func refuseMissingKeyringOverItems() throws {
         guard let folder = try existingKeyringFolder() else { return }
         let items: [String]

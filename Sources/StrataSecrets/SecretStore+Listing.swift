@@ -13,8 +13,8 @@ extension SecretStore {
 
     /// The readable items of a service (or of every service), and every `...ThisDeviceOnly` item of another machine
     /// that was left out (of any service: those sealed by an earlier version cannot be attributed to one).
-    /// - Throws: ``StorageError`` `.locked` before the first unlock, `.corrupt` for a damaged or swapped item, or
-    ///   an I/O error.
+    /// - Throws: ``/StrataCore/StorageError`` `.locked` before the first unlock, `.corrupt` for a damaged or swapped
+    ///   item, or an I/O error.
     public func listing(service: String? = nil) throws -> SecretListing {
         let (found, skipped) = try allItems(values: false)
         let wanted = service.map { ExactString($0) }

@@ -24,10 +24,10 @@ extension SecretStore {
     /// - Parameter provider: The keyring's passphrase or key (checked against `keyring.json`); the new data key is
     ///   wrapped under it.
     /// - Returns: How many items were re-sealed, and the files that opened under neither key (left as they were).
-    /// - Throws: ``StorageError``: `.locked` when the store is locked or another process rotated the key since it
-    ///   was unlocked, `.authenticationFailed` for a wrong provider, `.deviceMismatch` when the keyring holds a
-    ///   `...ThisDeviceOnly` item of another machine (it could not be re-sealed here; nothing is changed), or a
-    ///   write error (the rotation then finishes on the next unlock or rotation).
+    /// - Throws: ``/StrataCore/StorageError``: `.locked` when the store is locked or another process rotated the key
+    ///   since it was unlocked, `.authenticationFailed` for a wrong provider, `.deviceMismatch` when the keyring holds
+    ///   a `...ThisDeviceOnly` item of another machine (it could not be re-sealed here; nothing is changed), or a write
+    ///   error (the rotation then finishes on the next unlock or rotation).
     @discardableResult
     public func rotate(with provider: KeyProvider) throws -> SecretRotation {
         guard let current = keyMaterial.withLock({ $0.current }), !current.isLocked else {

@@ -2,9 +2,9 @@ public import Foundation
 public import StrataCore
 
 /// The byte-level view of a keyring, so a value the selector calls a credential lands here through
-/// ``BackendRegistry``.
+/// ``/StrataCore/BackendRegistry``.
 ///
-/// Keys follow ``StoragePaths/validateKey(_:)``; each is stored as the account of the service
+/// Keys follow ``/StrataCore/StoragePaths/validateKey(_:)``; each is stored as the account of the service
 /// ``storageBackendService`` with ``SecretAccessibility/afterFirstUnlock``.
 extension SecretStore: StorageBackend {
     /// The service under which byte-level keys are stored.

@@ -11,12 +11,11 @@ import Synchronization
 /// Keychain-style secrets in encrypted files, sealed with libsodium.
 ///
 /// Items are addressed like keychain items, by service and account, and live in a keyring: a folder
-/// (`<root>/secrets/<keyring>/`) that several programs can share, like an access group. Each keyring has one
-/// random 256-bit data key, wrapped by a key from a ``KeyProvider``; changing the passphrase rewraps that key
-/// only, while ``rotate(with:)`` replaces it and re-seals every item. Each item is sealed with XChaCha20-Poly1305
-/// under a random nonce, bound to its identity, in a file whose name is a keyed hash that reveals neither service
-/// nor account; an authenticated manifest of item generations refuses an older item file put back
-/// (`rolled-back`).
+/// (`<root>/secrets/<keyring>/`) that several programs can share, like an access group. Each keyring has one random
+/// 256-bit data key, wrapped by a key from a ``KeyProvider``; changing the passphrase rewraps that key only, while
+/// ``rotate(with:)`` replaces it and re-seals every item. Each item is sealed with XChaCha20-Poly1305 under a random
+/// nonce, bound to its identity, in a file whose name is a keyed hash that reveals neither service nor account; an
+/// authenticated manifest of item generations refuses an older item file put back (`rolled-back`).
 ///
 /// ```swift
 /// let store = try SecretStore(keyring: "default", paths: paths, unlockingWith: .passphrase("correct horse"))
@@ -42,7 +41,7 @@ public final class SecretStore: Sendable {
     let paths: StoragePaths
 
     /// The keyring folder (0700 whatever the sharing), opened from the root, never through a link.
-    /// - Throws: ``StorageError`` `.notFound` when it does not exist (and `create` is `false`).
+    /// - Throws: ``/StrataCore/StorageError`` `.notFound` when it does not exist (and `create` is `false`).
     func keyringFolder(create: Bool = false) throws -> DirectoryHandle {
         guard let folder = try existingKeyringFolder(create: create) else {
             throw StorageError(
@@ -88,8 +87,8 @@ public final class SecretStore: Sendable {
 
     /// Opens a keyring, locked. Creates nothing: the keyring (its folder, 0700, and `keyring.json`) is created by
     /// the first ``unlock(with:createIfMissing:)`` that may create it.
-    /// - Throws: ``StorageError`` `.invalidArgument` for a bad keyring name, `.symbolicLink` when the folder is
-    ///   a link, or an I/O error.
+    /// - Throws: ``/StrataCore/StorageError`` `.invalidArgument` for a bad keyring name, `.symbolicLink` when the
+    ///   folder is a link, or an I/O error.
     public init(
         keyring: String = "default", paths: StoragePaths, configuration: SecretsConfiguration = SecretsConfiguration()
     ) throws {
@@ -123,7 +122,7 @@ public final class SecretStore: Sendable {
 
     /// Whether the keyring is protected by a passphrase (`true`), by a 32-byte key — key file, environment
     /// variable or in-memory key, which are interchangeable (`false`) — or does not exist yet (`nil`). Needs no key.
-    /// - Throws: ``StorageError`` `.corrupt` or `.unsupportedVersion` for a bad keyring file.
+    /// - Throws: ``/StrataCore/StorageError`` `.corrupt` or `.unsupportedVersion` for a bad keyring file.
     public var isPassphraseProtected: Bool? {
         get throws { try readKeyring().map { $0.provider == KeyProvider.passphraseKind } }
     }
@@ -131,8 +130,7 @@ public final class SecretStore: Sendable {
     /// Whether the data key is out of memory (never unlocked, or locked since).
     public var isLocked: Bool { keyMaterial.withLock { $0.current?.isLocked ?? true } }
 
-    /// Unlocks the keyring, and creates it (with a new random data key) if it does not exist yet and
-    /// `createIfMissing`.
+    /// Unlocks the keyring, and creates it (with a new random data key) if it does not exist yet and `createIfMissing`.
     ///
     /// When a crash interrupted a rotation (``rotate(with:)``), unlocking finishes it first.
     ///
@@ -143,10 +141,10 @@ public final class SecretStore: Sendable {
     ///     in-memory key opens with any of the three holding the same 32 bytes.
     ///   - createIfMissing: Whether a missing keyring is created. The default is `true`; read-only callers pass
     ///     `false`, so a mistyped keyring name is an error, not a new empty keyring.
-    /// - Throws: ``StorageError``: `.authenticationFailed` for a wrong passphrase or key (nothing changes),
+    /// - Throws: ``/StrataCore/StorageError``: `.authenticationFailed` for a wrong passphrase or key (nothing changes),
     ///   `.invalidArgument` for a passphrase on a key-protected keyring or the reverse, `.notFound` for a missing
-    ///   keyring when not `createIfMissing`, `.corrupt` for a missing `keyring.json` beside item files (the error
-    ///   names them) or a bad keyring file, `.limitExceeded` for Argon2id costs over
+    ///   keyring when not `createIfMissing`, `.corrupt` for a missing `keyring.json` beside item files (the error names
+    ///   them) or a bad keyring file, `.limitExceeded` for Argon2id costs over
     ///   ``SecretsConfiguration/passwordHashLimit`` (refused before deriving), `.unsupportedVersion`.
     public func unlock(with provider: KeyProvider, createIfMissing: Bool = true) throws {
         try unlock(with: provider, createIfMissing: createIfMissing, afterRotation: false)
@@ -191,7 +189,8 @@ public final class SecretStore: Sendable {
     /// Rewraps the data key under a new provider (a new passphrase, or another kind of key). Items are not
     /// touched: this is one atomic write of `keyring.json` (and of the item manifest). An old copy of
     /// `keyring.json` with the old passphrase still opens every item: ``rotate(with:)`` replaces the data key.
-    /// - Throws: ``StorageError`` `.locked` when the store is locked, or a write error (the old key still works).
+    /// - Throws: ``/StrataCore/StorageError`` `.locked` when the store is locked, or a write error (the old key still
+    ///   works).
     public func changeKey(to provider: KeyProvider) throws {
         let (current, names) = keyMaterial.withLock { ($0.current, $0.names) }
         guard let dataKey = current?.data, !dataKey.isWiped, let names else {

@@ -13,7 +13,9 @@ struct ReadmeTests {
             contentsOf: Self.repository.appending(path: "Samples/QuickStart/main.swift"), encoding: .utf8)
         // The file's first two lines (the formatter's opt-out and what the file is) are not in the README.
         let sample = file.split(separator: "\n", maxSplits: 2, omittingEmptySubsequences: false)[2]
-        let section = try #require(readme.range(of: "## Quick start\n\n```swift\n"), "the README has no Quick start")
+        let heading = try #require(readme.range(of: "## Quick start\n"), "the README has no Quick start")
+        let section = try #require(
+            readme.range(of: "```swift\n", range: heading.upperBound..<readme.endIndex), "the Quick start has no code")
         let end = try #require(readme.range(of: "```\n", range: section.upperBound..<readme.endIndex))
         #expect(readme[section.upperBound..<end.lowerBound] == sample)
     }
