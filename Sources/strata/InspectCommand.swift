@@ -6,25 +6,24 @@ enum InspectCommand {
     static let inspect = CommandSpec(
         name: "inspect",
         summary: "Show what a store holds: its configuration, each tier's backend and files, counts and sizes.",
-        usage: "inspect ROOT",
+        usage: "inspect [ROOT] [--root DIR]",
+        options: [StoreAccess.rootOption],
         details:
             "Reads the store's configuration (ROOT/strata.conf) and shows each tier's active backend as it reports "
             + "itself: its concurrency guarantee, durability and where it keeps its data. Records on PostgreSQL "
             + "are read from the server. Nothing is changed.")
     static let verify = CommandSpec(
         name: "verify", summary: "Check the integrity of every tier of a store (exit 1 on any problem).",
-        usage: "verify ROOT [--keyring NAME --passphrase-file FILE]",
-        options: StoreAccess.passphraseOptions,
+        usage: "verify [ROOT] [--root DIR] [--keyring NAME --passphrase-file FILE]",
+        options: [StoreAccess.rootOption] + StoreAccess.passphraseOptions,
         details:
             "The configuration (ROOT/strata.conf) must read; defaults suites must parse; keyrings and item headers must be sound (with a passphrase, every item is also opened); record stores pass PRAGMA integrity_check (on PostgreSQL, when the configuration puts them there, the server's table shapes); files match their recorded CRC-32."
     )
 
+    /// The store to read: ROOT, `--root` or `STRATA_ROOT`, as every verb finds it (``StoreRoot``); it must be a
+    /// store.
     static func root(_ parsed: ParsedArguments) throws -> StoragePaths {
-        let root = try parsed.positionals(1, "ROOT")[0]
-        guard FileManager.default.fileExists(atPath: root) else {
-            throw CommandFailure("the store root '\(root)' does not exist")
-        }
-        return try StoragePaths(root: root, create: false)
+        try StoreRoot.paths(parsed, for: .read, positional: try parsed.optionalPositional("ROOT"))
     }
 
     static func names(in folder: String, suffix: String) -> [String] {
