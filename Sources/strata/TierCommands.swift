@@ -13,9 +13,10 @@ enum DefaultsCommands {
                 options: [StoreAccess.rootOption, suite]),
             CommandSpec(
                 name: "set", summary: "Set a key (refuses credential-looking keys and oversize values).",
-                usage: "defaults set KEY VALUE --root DIR [--suite S] [--type string|int|double|bool]",
+                usage: "defaults set KEY VALUE --root DIR [--suite S] [--type string|int|double|bool] [--create]",
                 options: [
                     StoreAccess.rootOption, suite, .value("--type", "TYPE", "The value's type. The default is string."),
+                    StoreRoot.createOption,
                 ]),
             CommandSpec(
                 name: "delete", summary: "Remove a key.", usage: "defaults delete KEY --root DIR [--suite S]",
@@ -32,13 +33,13 @@ enum DefaultsCommands {
                 ]),
             CommandSpec(
                 name: "import", summary: "Set every key of a plist file (XML or binary).",
-                usage: "defaults import FILE --root DIR [--suite S]",
-                options: [StoreAccess.rootOption, suite]),
+                usage: "defaults import FILE --root DIR [--suite S] [--create]",
+                options: [StoreAccess.rootOption, suite, StoreRoot.createOption]),
         ],
         run: run)
 
-    static func open(_ parsed: ParsedArguments, create: Bool) throws -> DefaultsStore {
-        try StoreAccess.defaults(parsed, create: create)
+    static func open(_ parsed: ParsedArguments, for use: StoreRoot.Use) throws -> DefaultsStore {
+        try StoreAccess.defaults(parsed, for: use)
     }
 
     /// A value as its byte form (what `Storage.data(for:)` returns for it: a string as itself, a date in ISO 8601,
@@ -52,7 +53,7 @@ enum DefaultsCommands {
         switch spec.name {
         case "get":
             let key = try parsed.positionals(1, "KEY")[0]
-            guard let value = try open(parsed, create: false).object(forKey: key) else {
+            guard let value = try StoreAccess.defaultsSnapshot(parsed)[ExactString(key)] else {
                 throw CommandFailure("no value for '\(key)'")
             }
             print(try show(value))
@@ -78,21 +79,24 @@ enum DefaultsCommands {
                 value = .bool(flag)
             case let other: throw UsageError("unknown type '\(other)'; use string, int, double or bool")
             }
-            try open(parsed, create: true).set(value, forKey: arguments[0])
+            try open(parsed, for: .write).set(value, forKey: arguments[0])
         case "delete":
             let key = try parsed.positionals(1, "KEY")[0]
-            guard try open(parsed, create: false).removeObject(forKey: key) else {
+            guard try StoreAccess.defaultsSnapshot(parsed)[ExactString(key)] != nil,
+                try open(parsed, for: .read).removeObject(forKey: key)
+            else {
                 throw CommandFailure("no value for '\(key)'")
             }
         case "list":
             _ = try parsed.positionals(0, "")
-            let store = try open(parsed, create: false)
-            for key in store.allKeys {
-                print("\(key.escapedForDisplay) = \(try show(store.object(forKey: key)!).escapedForDisplay)")
+            let values = try StoreAccess.defaultsSnapshot(parsed)
+            for key in values.keys.sorted(by: { $0.string < $1.string }) {
+                print("\(key.string.escapedForDisplay) = \(try show(values[key]!).escapedForDisplay)")
             }
         case "export":
             _ = try parsed.positionals(0, "")
-            let data = try open(parsed, create: false).exportData(format: parsed.has("--binary") ? .binary : .xml)
+            let format: PropertyListFormat = parsed.has("--binary") ? .binary : .xml
+            let data = format.encode(try StoreAccess.defaultsSnapshot(parsed))
             if let output = parsed.value("--output") {
                 try AtomicFile.write(data, to: output)  // 0600: store content stays private
             } else {
@@ -104,7 +108,7 @@ enum DefaultsCommands {
             guard let data = FileManager.default.contents(atPath: file) else {
                 throw CommandFailure("cannot read '\(file)'")
             }
-            print("imported \(try open(parsed, create: true).importData(data)) key(s)")
+            print("imported \(try open(parsed, for: .write).importData(data)) key(s)")
         default: break
         }
     }
@@ -125,8 +129,10 @@ enum SecretsCommands {
                 options: common + [.flag("--show", "Print the secret value itself.")]),
             CommandSpec(
                 name: "set", summary: "Store a secret read from --value-file, or from standard input.",
-                usage: "secrets set SERVICE ACCOUNT --root DIR [--value-file FILE] [--label L] [--accessibility A]",
+                usage:
+                    "secrets set SERVICE ACCOUNT --root DIR [--value-file FILE] [--label L] [--accessibility A] [--create]",
                 options: common + [
+                    StoreRoot.createOption,
                     .value("--value-file", "FILE", "Read the value from FILE (else standard input)."),
                     .value("--label", "L", "A label."),
                     .value("--accessibility", "A", "whenUnlocked (default), afterFirstUnlock, ...ThisDeviceOnly."),
@@ -241,7 +247,8 @@ enum RecordsCommands {
                 options: [
                     StoreAccess.rootOption, StoreAccess.urlOption, store,
                     .value(
-                        "--where", "COND", "field OP value; OP is = != < <= > >= ^= (prefix) ~= (contains). Repeatable."
+                        "--where", "COND",
+                        "field OP value; OP is = (or ==) != < <= > >= ^= (prefix) ~= (contains); \"...\" for text. Repeatable."
                     ),
                     .value("--sort", "FIELDS", "Comma-separated fields; '-' for descending."),
                     .value("--limit", "N", "At most N records."),
@@ -255,10 +262,10 @@ enum RecordsCommands {
                 ]),
             CommandSpec(
                 name: "import", summary: "Import JSON Lines (all or nothing).",
-                usage: "records import COLLECTION FILE --root DIR [--replace]",
+                usage: "records import COLLECTION FILE --root DIR [--replace] [--create]",
                 options: [
                     StoreAccess.rootOption, StoreAccess.urlOption, store,
-                    .flag("--replace", "Replace records whose id exists."),
+                    .flag("--replace", "Replace records whose id exists."), StoreRoot.createOption,
                 ]),
             CommandSpec(
                 name: "verify",
@@ -268,32 +275,9 @@ enum RecordsCommands {
         ],
         run: run)
 
-    /// Parses `age>=18`, `name^=Ada`, `tags~=vip`, `deleted=null`.
+    /// Parses `age>=18`, `name==Ada`, `name^=Ada`, `tags~=vip`, `deleted=null` (see ``WhereClause``).
     static func condition(_ text: String) throws -> StrataRecords.Predicate {
-        for op in ["!=", "<=", ">=", "^=", "~=", "=", "<", ">"] {
-            guard let range = text.range(of: op) else { continue }
-            let field = Field(String(text[..<range.lowerBound]))
-            let raw = String(text[range.upperBound...])
-            let value: QueryValue =
-                raw == "null"
-                ? .null
-                : raw == "true"
-                    ? .bool(true)
-                    : raw == "false"
-                        ? .bool(false)
-                        : Int64(raw).map { .integer($0) } ?? Double(raw).map { .real($0) } ?? .text(raw)
-            switch op {
-            case "=": return field == value
-            case "!=": return field != value
-            case "<": return field < value
-            case "<=": return field <= value
-            case ">": return field > value
-            case ">=": return field >= value
-            case "^=": return field.hasPrefix(raw)
-            default: return field.contains(raw)
-            }
-        }
-        throw UsageError("cannot read the condition '\(text)'; write it like age>=18 or name^=A")
+        try WhereClause(text).predicate
     }
 
     static func run(_ spec: CommandSpec, _ parsed: ParsedArguments) throws {
@@ -331,7 +315,7 @@ enum RecordsCommands {
             print("exported \(count) record(s) to \(output)")
         case "import":
             let arguments = try parsed.positionals(2, "COLLECTION FILE")
-            let records = try StoreAccess.records(parsed, create: true)
+            let records = try StoreAccess.records(parsed, for: .write)
             let count = try records.collection(AnyRecord.self, named: arguments[0]).importJSONLines(
                 from: arguments[1], replacingExisting: parsed.has("--replace"))
             print("imported \(count) record(s)")
@@ -355,8 +339,8 @@ enum FilesCommands {
                 name: "ls", summary: "List files (under a prefix).", usage: "files ls [PREFIX] --root DIR [--long]",
                 options: [StoreAccess.rootOption, .flag("--long", "Show size, type and checksum.")]),
             CommandSpec(
-                name: "put", summary: "Copy a file into the store.", usage: "files put KEY FILE --root DIR",
-                options: [StoreAccess.rootOption]),
+                name: "put", summary: "Copy a file into the store.", usage: "files put KEY FILE --root DIR [--create]",
+                options: [StoreAccess.rootOption, StoreRoot.createOption]),
             CommandSpec(
                 name: "get", summary: "Copy a file out (to --output, else standard output).",
                 usage: "files get KEY --root DIR [--output FILE]",
@@ -370,10 +354,10 @@ enum FilesCommands {
                 options: [StoreAccess.rootOption, .value("--output", "FILE", "The archive.")]),
             CommandSpec(
                 name: "import", summary: "Import a .zip (or a .gz to --key), refusing hostile archives.",
-                usage: "files import ARCHIVE --root DIR [--into PREFIX] [--key KEY]",
+                usage: "files import ARCHIVE --root DIR [--into PREFIX] [--key KEY] [--create]",
                 options: [
                     StoreAccess.rootOption, .value("--into", "PREFIX", "Where zip entries go."),
-                    .value("--key", "KEY", "Where a .gz goes."),
+                    .value("--key", "KEY", "Where a .gz goes."), StoreRoot.createOption,
                 ]),
             CommandSpec(
                 name: "verify", summary: "Recompute checksums.", usage: "files verify [PREFIX] --root DIR",
@@ -382,11 +366,11 @@ enum FilesCommands {
         run: run)
 
     static func run(_ spec: CommandSpec, _ parsed: ParsedArguments) throws {
-        let files = try FileStore(
-            paths: try StoreAccess.paths(parsed, create: spec.name == "put" || spec.name == "import"))
+        let use: StoreRoot.Use = spec.name == "put" || spec.name == "import" ? .write : .read
+        guard let files = try StoreAccess.files(parsed, for: use) else { return try runWithoutFiles(spec, parsed) }
         switch spec.name {
         case "ls":
-            for key in try files.list(prefix: parsed.positionals.first ?? "") {
+            for key in try files.list(prefix: try parsed.optionalPositional("PREFIX") ?? "") {
                 if parsed.has("--long"), let meta = try files.metadata(key) {
                     print(
                         "\(meta.size)\t\(meta.contentType)\t\(meta.checksum.map { String(format: "%08x", $0) } ?? "-")\t\(key.escapedForDisplay)"
@@ -420,7 +404,8 @@ enum FilesCommands {
                 progress.update(done: step.bytesDone, total: step.bytesTotal)
             })
             if output.hasSuffix(".gz") {
-                let key = try parsed.positionals(1, "one KEY for a .gz")[0]
+                let key = try parsed.positionals(1, "KEY for a .gz")[0]
+                try FilesCommands.checkGzipSource(key, in: files)
                 let size = try files.exportGzip(key, to: output, options: options)
                 print("wrote \(output): \(size) bytes")
             } else if output.hasSuffix(".zip") {
@@ -441,7 +426,7 @@ enum FilesCommands {
                 print("imported \(keys.count) file(s)")
             }
         case "verify":
-            let problems = try files.verify(prefix: parsed.positionals.first ?? "")
+            let problems = try files.verify(prefix: try parsed.optionalPositional("PREFIX") ?? "")
             for problem in problems { print("\(problem)".escapedForDisplay) }
             if problems.contains(where: { $0.kind != .unrecorded }) {
                 throw CommandFailure("\(problems.count) problem(s) found")
