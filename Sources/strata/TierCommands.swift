@@ -13,9 +13,13 @@ enum DefaultsCommands {
                 options: [StoreAccess.rootOption, suite]),
             CommandSpec(
                 name: "set", summary: "Set a key (refuses credential-looking keys and oversize values).",
-                usage: "defaults set KEY VALUE --root DIR [--suite S] [--type string|int|double|bool] [--create]",
+                usage: "defaults set KEY VALUE --root DIR [--suite S] [--type string|int|double|bool|date] [--create]",
                 options: [
-                    StoreAccess.rootOption, suite, .value("--type", "TYPE", "The value's type. The default is string."),
+                    StoreAccess.rootOption, suite,
+                    .value(
+                        "--type", "TYPE",
+                        "The value's type. The default is the type of the key's value (JSON for a dictionary, an "
+                            + "array or JSON data), else string."),
                     StoreRoot.createOption,
                 ]),
             CommandSpec(
@@ -42,11 +46,9 @@ enum DefaultsCommands {
         try StoreAccess.defaults(parsed, for: use)
     }
 
-    /// A value as its byte form (what `Storage.data(for:)` returns for it: a string as itself, a date in ISO 8601,
-    /// an array or dictionary as an XML property list); data as its size.
+    /// A value as `get` and `list` print it (see ``DefaultsValueText/show(_:)``).
     static func show(_ value: PropertyListValue) throws -> String {
-        if case .data(let data) = value { return "<\(data.count) bytes>" }
-        return String(decoding: try value.byteForm(), as: UTF8.self)
+        try DefaultsValueText.show(value)
     }
 
     static func run(_ spec: CommandSpec, _ parsed: ParsedArguments) throws {
@@ -59,27 +61,18 @@ enum DefaultsCommands {
             print(try show(value))
         case "set":
             let arguments = try parsed.positionals(2, "KEY VALUE")
-            let text = arguments[1]
-            let value: PropertyListValue
-            switch parsed.value("--type") ?? "string" {
-            case "string": value = .string(text)
-            case "int":
-                guard let number = Int64(text) else { throw UsageError("'\(text)' is not an integer") }
-                value = .integer(number)
-            case "double":
-                guard let number = Double(text) else { throw UsageError("'\(text)' is not a number") }
-                value = .real(number)
-            case "bool":
-                guard
-                    let flag = ["true": true, "false": false, "yes": true, "no": false, "1": true, "0": false][
-                        text.lowercased()]
-                else {
-                    throw UsageError("'\(text)' is not true or false")
-                }
-                value = .bool(flag)
-            case let other: throw UsageError("unknown type '\(other)'; use string, int, double or bool")
+            // A value of the type --type names is read before the store is opened (or made, with --create).
+            let typed = try parsed.value("--type").map {
+                try DefaultsValueText.value(arguments[1], key: arguments[0], type: $0, existing: nil)
             }
-            try open(parsed, for: .write).set(value, forKey: arguments[0])
+            let store = try open(parsed, for: .write)
+            let value =
+                try typed
+                ?? DefaultsValueText.value(
+                    arguments[1], key: arguments[0], type: nil,
+                    existing: store.object(forKey: arguments[0], includingRegistered: false))
+            try store.set(value, forKey: arguments[0])
+            CommandLineTool.printError(try DefaultsValueText.note(key: arguments[0], value: value))
         case "delete":
             let key = try parsed.positionals(1, "KEY")[0]
             guard try StoreAccess.defaultsSnapshot(parsed)[ExactString(key)] != nil,
