@@ -8,7 +8,11 @@ extension FilesCommands {
         switch spec.name {
         case "ls", "verify":
             _ = try parsed.optionalPositional("PREFIX")
-            if spec.name == "verify" { print("ok") }
+            if parsed.has("--json") {
+                JSONOutput.print(spec.name == "ls" ? .object(["files": .array([])]) : JSONOutput.verdict([]))
+            } else if spec.name == "verify" {
+                print("ok")
+            }
         default:
             throw StorageError(
                 .notFound, "the store has no files yet", tier: .files,

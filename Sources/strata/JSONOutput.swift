@@ -52,3 +52,41 @@ enum JSONOutput {
         }
     }
 }
+
+extension JSONOutput {
+    /// A defaults entry: `{"key": K, "type": T, "value": V}`.
+    static func entry(_ key: String, _ value: PropertyListValue) -> JSONValue {
+        .object(["key": .string(key), "type": .string(value.typeName), "value": json(value)])
+    }
+
+    /// A secret item's attributes, never its value: `{"service", "account", "accessibility", "label", "size"}`.
+    static func item(_ item: SecretItem) -> JSONValue {
+        .object([
+            "service": .string(item.service), "account": .string(item.account),
+            "accessibility": .string(item.accessibility.rawValue), "label": .string(item.label),
+            "size": .integer(Int64(item.valueSize)),
+        ])
+    }
+
+    /// Bytes as a JSON string when they are UTF-8 text, else `{"base64": ...}`.
+    static func bytes(_ data: Data) -> JSONValue {
+        String(validating: data, as: UTF8.self).map { .string($0) }
+            ?? .object(["base64": .string(data.base64EncodedString())])
+    }
+
+    /// A stored file: `{"key", "size", "contentType", "checksum" (CRC-32 as 8 hex digits, or null), "modified"}`.
+    static func file(_ meta: FileMetadata) -> JSONValue {
+        .object([
+            "key": .string(meta.key), "size": .integer(Int64(meta.size)), "contentType": .string(meta.contentType),
+            "checksum": meta.checksum.map { .string(String(format: "%08x", $0)) } ?? .null,
+            "modified": .string(meta.modificationDate.formatted(.iso8601)),
+        ])
+    }
+
+    /// A verdict: `{"ok": Bool, "problems": [...]}`.
+    static func verdict(_ problems: [JSONValue], root: String? = nil) -> JSONValue {
+        var members: [ExactString: JSONValue] = ["ok": .bool(problems.isEmpty), "problems": .array(problems)]
+        if let root { members["root"] = .string(root) }
+        return .object(members)
+    }
+}

@@ -9,8 +9,8 @@ enum DefaultsCommands {
         name: "defaults", summary: "Read and change preference suites.",
         commands: [
             CommandSpec(
-                name: "get", summary: "Print a key's value.", usage: "defaults get KEY --root DIR [--suite S]",
-                options: [StoreAccess.rootOption, suite]),
+                name: "get", summary: "Print a key's value.", usage: "defaults get KEY --root DIR [--suite S] [--json]",
+                options: [StoreAccess.rootOption, suite, JSONOutput.option]),
             CommandSpec(
                 name: "set", summary: "Set a key (refuses credential-looking keys and oversize values).",
                 usage: "defaults set KEY VALUE --root DIR [--suite S] [--type string|int|double|bool|date] [--create]",
@@ -26,8 +26,9 @@ enum DefaultsCommands {
                 name: "delete", summary: "Remove a key.", usage: "defaults delete KEY --root DIR [--suite S]",
                 options: [StoreAccess.rootOption, suite]),
             CommandSpec(
-                name: "list", summary: "Print every key and value.", usage: "defaults list --root DIR [--suite S]",
-                options: [StoreAccess.rootOption, suite]),
+                name: "list", summary: "Print every key and value.",
+                usage: "defaults list --root DIR [--suite S] [--json]",
+                options: [StoreAccess.rootOption, suite, JSONOutput.option]),
             CommandSpec(
                 name: "export", summary: "Print the suite as a plist (XML, or binary to a file).",
                 usage: "defaults export --root DIR [--suite S] [--binary --output FILE]",
@@ -58,6 +59,7 @@ enum DefaultsCommands {
             guard let value = try StoreAccess.defaultsSnapshot(parsed)[ExactString(key)] else {
                 throw CommandFailure("no value for '\(key)'")
             }
+            if parsed.has("--json") { return JSONOutput.print(JSONOutput.entry(key, value)) }
             print(try show(value))
         case "set":
             let arguments = try parsed.positionals(2, "KEY VALUE")
@@ -83,6 +85,10 @@ enum DefaultsCommands {
         case "list":
             _ = try parsed.positionals(0, "")
             let values = try StoreAccess.defaultsSnapshot(parsed)
+            if parsed.has("--json") {
+                let entries = values.keys.sorted().map { JSONOutput.entry($0.string, values[$0]!) }
+                return JSONOutput.print(.object(["entries": .array(entries)]))
+            }
             for key in values.keys.sorted(by: { $0.string < $1.string }) {
                 print("\(key.string.escapedForDisplay) = \(try show(values[key]!).escapedForDisplay)")
             }
@@ -114,12 +120,13 @@ enum SecretsCommands {
         name: "secrets", summary: "Keychain-style secrets: values print only when asked.",
         commands: [
             CommandSpec(
-                name: "list", summary: "List items (attributes only).", usage: "secrets list --root DIR [--service S]",
-                options: common + [.value("--service", "S", "Only this service.")]),
+                name: "list", summary: "List items (attributes only).",
+                usage: "secrets list --root DIR [--service S] [--json]",
+                options: common + [.value("--service", "S", "Only this service."), JSONOutput.option]),
             CommandSpec(
                 name: "get", summary: "Show an item; its value only with --show.",
-                usage: "secrets get SERVICE ACCOUNT --root DIR [--show]",
-                options: common + [.flag("--show", "Print the secret value itself.")]),
+                usage: "secrets get SERVICE ACCOUNT --root DIR [--show] [--json]",
+                options: common + [.flag("--show", "Print the secret value itself."), JSONOutput.option]),
             CommandSpec(
                 name: "set", summary: "Store a secret read from --value-file, or from standard input.",
                 usage:
@@ -153,7 +160,9 @@ enum SecretsCommands {
         switch spec.name {
         case "list":
             _ = try parsed.positionals(0, "")
-            for item in try SecretsAccess.open(parsed, for: .read).items(service: parsed.value("--service")) {
+            let items = try SecretsAccess.open(parsed, for: .read).items(service: parsed.value("--service"))
+            if parsed.has("--json") { return JSONOutput.print(.object(["items": .array(items.map(JSONOutput.item))])) }
+            for item in items {
                 print(
                     "\(item.service.escapedForDisplay)\t\(item.account.escapedForDisplay)\t\(item.accessibility.rawValue)\t"
                         + "\(item.valueSize) bytes\t\(item.label.escapedForDisplay)"
@@ -165,6 +174,11 @@ enum SecretsCommands {
             guard let item = try store.attributes(service: arguments[0], account: arguments[1]),
                 let value = try store.get(service: arguments[0], account: arguments[1])
             else { throw CommandFailure("no item for \(arguments[0]) / \(arguments[1])") }
+            if parsed.has("--json") {
+                guard case .object(var members) = JSONOutput.item(item) else { return }
+                if parsed.has("--show") { members["value"] = JSONOutput.bytes(value.data) }  // only when asked
+                return JSONOutput.print(.object(members))
+            }
             if parsed.has("--show") {
                 FileHandle.standardOutput.write(value.data)
                 if value.stringValue != nil { print("") }
@@ -232,13 +246,18 @@ enum RecordsCommands {
         commands: [
             CommandSpec(
                 name: "list", summary: "List collections and their counts.",
-                usage: "records list --root DIR [--store NAME]",
-                options: [StoreAccess.rootOption, StoreAccess.urlOption, store]),
+                usage: "records list --root DIR [--store NAME] [--json]",
+                options: [StoreAccess.rootOption, StoreAccess.urlOption, store, JSONOutput.option]),
+            CommandSpec(
+                name: "get", summary: "Print one record as JSON.",
+                usage: "records get COLLECTION ID --root DIR [--json]",
+                options: [StoreAccess.rootOption, StoreAccess.urlOption, store, JSONOutput.option]),
             CommandSpec(
                 name: "query", summary: "Print matching records as JSON Lines.",
-                usage: "records query COLLECTION --root DIR [--where 'age>=18']... [--sort age,-name] [--limit N]",
+                usage:
+                    "records query COLLECTION --root DIR [--where 'age>=18']... [--sort age,-name] [--limit N] [--json]",
                 options: [
-                    StoreAccess.rootOption, StoreAccess.urlOption, store,
+                    StoreAccess.rootOption, StoreAccess.urlOption, store, JSONOutput.option,
                     .value(
                         "--where", "COND",
                         "field OP value; OP is = (or ==) != < <= > >= ^= (prefix) ~= (contains); \"...\" for text. Repeatable."
@@ -263,8 +282,8 @@ enum RecordsCommands {
             CommandSpec(
                 name: "verify",
                 summary: "Check the store's integrity (SQLite's integrity_check; PostgreSQL's table shapes).",
-                usage: "records verify --root DIR [--store NAME]",
-                options: [StoreAccess.rootOption, StoreAccess.urlOption, store]),
+                usage: "records verify --root DIR [--store NAME] [--json]",
+                options: [StoreAccess.rootOption, StoreAccess.urlOption, store, JSONOutput.option]),
         ],
         run: run)
 
@@ -278,6 +297,13 @@ enum RecordsCommands {
         case "list":
             _ = try parsed.positionals(0, "")
             let records = try StoreAccess.records(parsed)
+            if parsed.has("--json") {
+                let collections = try records.collectionNames().map { name -> JSONValue in
+                    let count = try records.collection(AnyRecord.self, named: name).count()
+                    return .object(["name": .string(name), "count": .integer(Int64(count))])
+                }
+                return JSONOutput.print(.object(["collections": .array(collections)]))
+            }
             for name in try records.collectionNames() {
                 print("\(name.escapedForDisplay)\t\(try records.collection(AnyRecord.self, named: name).count())")
             }
@@ -297,9 +323,20 @@ enum RecordsCommands {
                 return number
             }
             let query = Query(predicates.isEmpty ? .all : .and(predicates), sort: sort, limit: limit)
-            for record in try records.collection(AnyRecord.self, named: name).fetch(query) {
-                print(record.body.description)
+            let found = try records.collection(AnyRecord.self, named: name).fetch(query)
+            if parsed.has("--json") { return JSONOutput.print(.array(found.map(\.body))) }
+            for record in found { print(record.body.description) }
+        case "get":
+            let arguments = try parsed.positionals(2, "COLLECTION ID")
+            let records = try StoreAccess.records(parsed)
+            guard try records.collectionNames().contains(arguments[0]),
+                let record = try records.collection(AnyRecord.self, named: arguments[0]).get(id: arguments[1])
+            else {
+                throw StorageError(
+                    .notFound, "there is no record with this id", tier: .records, key: arguments[1],
+                    recovery: "List the ids with 'strata records query \(arguments[0])'")
             }
+            JSONOutput.print(record.body)
         case "export":
             let name = try parsed.positionals(1, "COLLECTION")[0]
             guard let output = parsed.value("--output") else { throw UsageError("'--output FILE' is required") }
@@ -315,6 +352,11 @@ enum RecordsCommands {
         case "verify":
             _ = try parsed.positionals(0, "")
             let problems = try StoreAccess.records(parsed).verify()
+            if parsed.has("--json") {
+                JSONOutput.print(JSONOutput.verdict(problems.map { .string($0) }))
+                if !problems.isEmpty { throw CommandFailure("\(problems.count) problem(s) found") }
+                return
+            }
             for problem in problems { print(problem.escapedForDisplay) }
             if !problems.isEmpty { throw CommandFailure("\(problems.count) problem(s) found") }
             print("ok")
@@ -329,8 +371,12 @@ enum FilesCommands {
         name: "files", summary: "The file store: list, copy in and out, archives, integrity.",
         commands: [
             CommandSpec(
-                name: "ls", summary: "List files (under a prefix).", usage: "files ls [PREFIX] --root DIR [--long]",
-                options: [StoreAccess.rootOption, .flag("--long", "Show size, type and checksum.")]),
+                name: "ls", summary: "List files (under a prefix).",
+                usage: "files ls [PREFIX] --root DIR [--long] [--json]",
+                options: [StoreAccess.rootOption, .flag("--long", "Show size, type and checksum."), JSONOutput.option]),
+            CommandSpec(
+                name: "stat", summary: "Show a file's size, type, checksum and dates.",
+                usage: "files stat KEY --root DIR [--json]", options: [StoreAccess.rootOption, JSONOutput.option]),
             CommandSpec(
                 name: "put", summary: "Copy a file into the store.", usage: "files put KEY FILE --root DIR [--create]",
                 options: [StoreAccess.rootOption, StoreRoot.createOption]),
@@ -353,8 +399,8 @@ enum FilesCommands {
                     .value("--key", "KEY", "Where a .gz goes."), StoreRoot.createOption,
                 ]),
             CommandSpec(
-                name: "verify", summary: "Recompute checksums.", usage: "files verify [PREFIX] --root DIR",
-                options: [StoreAccess.rootOption]),
+                name: "verify", summary: "Recompute checksums.", usage: "files verify [PREFIX] --root DIR [--json]",
+                options: [StoreAccess.rootOption, JSONOutput.option]),
         ],
         run: run)
 
@@ -363,7 +409,12 @@ enum FilesCommands {
         guard let files = try StoreAccess.files(parsed, for: use) else { return try runWithoutFiles(spec, parsed) }
         switch spec.name {
         case "ls":
-            for key in try files.list(prefix: try parsed.optionalPositional("PREFIX") ?? "") {
+            let keys = try files.list(prefix: try parsed.optionalPositional("PREFIX") ?? "")
+            if parsed.has("--json") {
+                let listed = try keys.compactMap { try files.metadata($0).map(JSONOutput.file) }
+                return JSONOutput.print(.object(["files": .array(listed)]))
+            }
+            for key in keys {
                 if parsed.has("--long"), let meta = try files.metadata(key) {
                     print(
                         "\(meta.size)\t\(meta.contentType)\t\(meta.checksum.map { String(format: "%08x", $0) } ?? "-")\t\(key.escapedForDisplay)"
@@ -372,6 +423,17 @@ enum FilesCommands {
                     print(key.escapedForDisplay)
                 }
             }
+        case "stat":
+            let key = try parsed.positionals(1, "KEY")[0]
+            guard let meta = try files.metadata(key) else {
+                throw StorageError(.notFound, "there is no file with this key", tier: .files, key: key)
+            }
+            if parsed.has("--json") { return JSONOutput.print(JSONOutput.file(meta)) }
+            print("key:          \(meta.key.escapedForDisplay)")
+            print("size:         \(meta.size) bytes")
+            print("content type: \(meta.contentType)")
+            print("checksum:     \(meta.checksum.map { String(format: "%08x", $0) } ?? "none recorded")")
+            print("modified:     \(meta.modificationDate.formatted(.iso8601))")
         case "put":
             let arguments = try parsed.positionals(2, "KEY FILE")
             guard let handle = FileHandle(forReadingAtPath: arguments[1]) else {
@@ -420,6 +482,19 @@ enum FilesCommands {
             }
         case "verify":
             let problems = try files.verify(prefix: try parsed.optionalPositional("PREFIX") ?? "")
+            if parsed.has("--json") {
+                JSONOutput.print(
+                    JSONOutput.verdict(
+                        problems.filter { $0.kind != .unrecorded }.map {
+                            .object([
+                                "key": .string($0.key), "kind": .string($0.kind.rawValue), "detail": .string($0.detail),
+                            ])
+                        }))
+                if problems.contains(where: { $0.kind != .unrecorded }) {
+                    throw CommandFailure("\(problems.count) problem(s) found")
+                }
+                return
+            }
             for problem in problems { print("\(problem)".escapedForDisplay) }
             if problems.contains(where: { $0.kind != .unrecorded }) {
                 throw CommandFailure("\(problems.count) problem(s) found")
