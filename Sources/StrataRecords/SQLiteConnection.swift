@@ -13,10 +13,12 @@ final class SQLiteConnection {
     enum Access {
         /// Read and write, creating the file if `create`.
         case readWrite(create: Bool)
-        /// Read only (`query_only`); reads the WAL, and removes the `-wal` and `-shm` files of a WAL database that it
-        /// made when it is the last to close, as a writer does (not when the file is not writable: SQLite then
-        /// leaves them).
+        /// Read only; SQLite may still create the `-wal` and `-shm` files of a WAL database, and reads the WAL.
         case readOnly
+        /// Read only for a file already identified as a Strata store: opened read-write without create and made
+        /// `query_only`, so that its last close removes the `-wal` and `-shm` files SQLite made, as a writer's does
+        /// (a reader leaves the store as it found it). A file it may not write is opened ``readOnly``.
+        case queryOnly
         /// Read only with `immutable=1`: no lock, no journal, no `-wal` or `-shm` is read or created, and nothing
         /// on disk is ever written. Sees the main file only. For identifying a file before trusting it.
         case immutable
@@ -35,15 +37,13 @@ final class SQLiteConnection {
         var flags = base
         switch access {
         case .readWrite(let create): flags |= SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0)
-        // A read-only open is read-write without create, made query-only below, where the file allows it: a
-        // read-only connection cannot remove the `-wal` and `-shm` it made when it closes, and a reader must leave
-        // the store as it found it. A file it may not write is opened truly read-only.
-        case .readOnly: flags |= SQLITE_OPEN_READWRITE
-        case .immutable: flags |= SQLITE_OPEN_READONLY
+        // A read-only connection cannot remove the `-wal` and `-shm` it made when it closes; a query-only one can.
+        case .queryOnly: flags |= SQLITE_OPEN_READWRITE
+        case .readOnly, .immutable: flags |= SQLITE_OPEN_READONLY
         }
         var db: OpaquePointer?
         var status = sqlite3_open_v2(Self.uri(path, immutable: access.isImmutable), &db, flags, nil)
-        if case .readOnly = access, status == SQLITE_READONLY || status == SQLITE_CANTOPEN || status == SQLITE_PERM {
+        if case .queryOnly = access, status == SQLITE_READONLY || status == SQLITE_CANTOPEN || status == SQLITE_PERM {
             sqlite3_close_v2(db)
             db = nil
             status = sqlite3_open_v2(Self.uri(path, immutable: false), &db, base | SQLITE_OPEN_READONLY, nil)
@@ -59,7 +59,7 @@ final class SQLiteConnection {
         sqlite3_busy_timeout(db, Int32(configuration.busyTimeoutMilliseconds))
         // Reading the schema is the first thing that touches the file: a foreign file fails here, typed.
         try execute("PRAGMA schema_version", operation: "open")
-        if case .readOnly = access { try execute("PRAGMA query_only=ON", operation: "open") }
+        if case .queryOnly = access { try execute("PRAGMA query_only=ON", operation: "open") }
         try execute("PRAGMA synchronous=\(configuration.sqliteSynchronous)", operation: "open")
         try execute("PRAGMA foreign_keys=OFF", operation: "open")
         // Deleted and replaced content is overwritten with zeros, in its page and in freed pages, so that a value
