@@ -200,12 +200,20 @@ extension DefaultsStore {
 
     /// The file's bytes and the identity of exactly the file they came from, or `nil` when it does not exist.
     func readFile() throws -> (Data, FileIdentity)? {
+        try Self.readFile(fileName, in: try Self.suiteFolder(paths), path: path, limit: readLimit)
+    }
+
+    /// The bytes of the suite file `fileName` in `folder` and the identity of exactly the file they came from, or
+    /// `nil` when it does not exist.
+    static func readFile(_ fileName: String, in folder: DirectoryHandle, path: String, limit: Int) throws -> (
+        Data, FileIdentity
+    )? {
         let fd: Int32
         do {
-            fd = try Self.suiteFolder(paths).openFile(fileName, O_RDONLY)
-        } catch let error as Errno where error.code == ENOENT {
+            fd = try folder.openFile(fileName, O_RDONLY)
+        } catch  where error.code == ENOENT {
             return nil
-        } catch let error as Errno {
+        } catch {
             throw error.storageError("cannot open the suite file", tier: .defaults, path: path)
         }
         defer { Sys.close(fd) }
@@ -215,20 +223,29 @@ extension DefaultsStore {
         } catch {
             throw error.storageError("cannot inspect the suite file", tier: .defaults, path: path)
         }
-        let limit = readLimit
         let data = try AtomicFile.readAll(fd, path: path, maximumSize: limit)
         return (data, FileIdentity(info))
     }
 
     /// The largest suite file read, and the largest its value may expand to: a suite is at most `suiteBudget`
     /// plus slack; anything far larger is not ours.
-    var readLimit: Int { max(configuration.suiteBudget * 8, PropertyListLimits.defaultMaximumExpandedSize) }
+    var readLimit: Int { Self.readLimit(configuration) }
+
+    /// ``readLimit`` for a configuration.
+    static func readLimit(_ configuration: DefaultsConfiguration) -> Int {
+        max(configuration.suiteBudget * 8, PropertyListLimits.defaultMaximumExpandedSize)
+    }
 
     /// Decodes a suite file into its top-level dictionary.
     /// - Throws: ``PropertyListError`` for unreadable content or a value that expands beyond ``readLimit`` (shared
     ///   references) or nests too deep; ``/StrataCore/StorageError`` `.unsupportedVersion` for a binary plist newer
     ///   than `bplist00` (not moved aside: a newer program's data must not be disturbed).
     func decodeSuite(_ data: Data) throws -> [ExactString: PropertyListValue] {
+        try Self.decodeSuite(data, path: path, limit: readLimit)
+    }
+
+    /// Decodes the suite file at `path` into its top-level dictionary, as ``decodeSuite(_:)`` does.
+    static func decodeSuite(_ data: Data, path: String, limit: Int) throws -> [ExactString: PropertyListValue] {
         if data.isEmpty { throw PropertyListError("the file is empty", offset: 0) }
         if data.starts(with: Array("bplist".utf8)), !data.starts(with: BinaryPropertyList.magic), data.count >= 8 {
             let version = String(decoding: data.prefix(8), as: UTF8.self)
@@ -236,7 +253,7 @@ extension DefaultsStore {
                 .unsupportedVersion, "the suite file is a \(version) property list; this version reads only bplist00",
                 tier: .defaults, path: path, recovery: "Open it with the newer program that wrote it")
         }
-        let value = try PropertyListFormat.decode(data, limits: PropertyListLimits(maximumExpandedSize: readLimit))
+        let value = try PropertyListFormat.decode(data, limits: PropertyListLimits(maximumExpandedSize: limit))
         guard case .dictionary(let dictionary) = value else {
             throw PropertyListError("the top level is a \(value.typeName), not a dictionary", offset: 0)
         }

@@ -103,18 +103,7 @@ public final class DefaultsStore: Sendable {
     public init(
         suite: String = "standard", paths: StoragePaths, configuration: DefaultsConfiguration = DefaultsConfiguration()
     ) throws {
-        do {
-            try StoragePaths.validateKey(suite)
-        } catch {
-            throw StorageError(
-                .invalidArgument, "the suite name is not a safe file name: \(error.message)", tier: .defaults,
-                key: suite)
-        }
-        guard !suite.contains("/"), suite.utf8.count <= 200 else {
-            throw StorageError(
-                .invalidArgument, "the suite name must be one file name of at most 200 bytes", tier: .defaults,
-                key: suite)
-        }
+        try Self.validateSuiteName(suite)
         let folder = try paths.directory(for: .defaults)
         self.suite = suite
         self.path = folder + "/" + suite + ".plist"

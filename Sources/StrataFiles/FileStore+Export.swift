@@ -101,13 +101,22 @@ extension FileStore {
     /// PDFs); names are UTF-8, timestamps are kept, and ZIP64 is used past 4 GiB or 65,535 entries. Large files
     /// are compressed block by block on every core; small ones several at a time.
     /// - Returns: The number of entries and the archive's size.
+    /// - Throws: ``StorageError`` `.notFound` (nothing is written) when a prefix matches no file, or `""` is given
+    ///   and the store has none: an empty archive is never a success.
     @discardableResult
     public func exportZip(
         _ prefixes: [String], to destination: String, options: ExportOptions = ExportOptions()
     ) throws -> (entries: Int, bytes: Int) {
         var keys: [String] = []
         for prefix in prefixes {
-            if !prefix.isEmpty, try exists(prefix) { keys.append(prefix) } else { keys += try list(prefix: prefix) }
+            let found = try !prefix.isEmpty && exists(prefix) ? [prefix] : list(prefix: prefix)
+            guard !found.isEmpty else {
+                // An archive of nothing is a mistake (a mistyped prefix), never a success.
+                throw StorageError(
+                    .notFound, prefix.isEmpty ? "there are no files to export" : "no file matches this prefix",
+                    tier: .files, key: prefix.isEmpty ? nil : prefix, recovery: "List the files with list(prefix:)")
+            }
+            keys += found
         }
         keys = Array(Set(keys)).sorted()
         var sizes: [String: Int] = [:]

@@ -32,7 +32,7 @@ final class ReaderPool: Sendable {
     }
 
     private func makeReader() throws -> ConnectionBox {
-        let access: SQLiteConnection.Access = configuration.isReadOnly ? .readOnly : .readWrite(create: false)
+        let access: SQLiteConnection.Access = configuration.isReadOnly ? .queryOnly : .readWrite(create: false)
         let connection = try SQLiteConnection(path: path, access: access, configuration: configuration)
         try connection.execute("PRAGMA query_only=1", operation: "open reader")
         return ConnectionBox(connection)

@@ -15,6 +15,10 @@ final class SQLiteConnection {
         case readWrite(create: Bool)
         /// Read only; SQLite may still create the `-wal` and `-shm` files of a WAL database, and reads the WAL.
         case readOnly
+        /// Read only for a file already identified as a Strata store: opened read-write without create and made
+        /// `query_only`, so that its last close removes the `-wal` and `-shm` files SQLite made, as a writer's does
+        /// (a reader leaves the store as it found it). A file it may not write is opened ``readOnly``.
+        case queryOnly
         /// Read only with `immutable=1`: no lock, no journal, no `-wal` or `-shm` is read or created, and nothing
         /// on disk is ever written. Sees the main file only. For identifying a file before trusting it.
         case immutable
@@ -29,13 +33,21 @@ final class SQLiteConnection {
     /// only once the file is known to be a Strata store (``SQLiteFileProbe``), never here.
     init(path: String, access: Access, configuration: RecordsConfiguration) throws {
         self.path = path
-        var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_URI
+        let base = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_URI
+        var flags = base
         switch access {
         case .readWrite(let create): flags |= SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0)
+        // A read-only connection cannot remove the `-wal` and `-shm` it made when it closes; a query-only one can.
+        case .queryOnly: flags |= SQLITE_OPEN_READWRITE
         case .readOnly, .immutable: flags |= SQLITE_OPEN_READONLY
         }
         var db: OpaquePointer?
-        let status = sqlite3_open_v2(Self.uri(path, immutable: access.isImmutable), &db, flags, nil)
+        var status = sqlite3_open_v2(Self.uri(path, immutable: access.isImmutable), &db, flags, nil)
+        if case .queryOnly = access, status == SQLITE_READONLY || status == SQLITE_CANTOPEN || status == SQLITE_PERM {
+            sqlite3_close_v2(db)
+            db = nil
+            status = sqlite3_open_v2(Self.uri(path, immutable: false), &db, base | SQLITE_OPEN_READONLY, nil)
+        }
         handle = db
         guard status == SQLITE_OK, db != nil else {
             let error = self.error(status, "cannot open the database", operation: "open")
@@ -47,6 +59,7 @@ final class SQLiteConnection {
         sqlite3_busy_timeout(db, Int32(configuration.busyTimeoutMilliseconds))
         // Reading the schema is the first thing that touches the file: a foreign file fails here, typed.
         try execute("PRAGMA schema_version", operation: "open")
+        if case .queryOnly = access { try execute("PRAGMA query_only=ON", operation: "open") }
         try execute("PRAGMA synchronous=\(configuration.sqliteSynchronous)", operation: "open")
         try execute("PRAGMA foreign_keys=OFF", operation: "open")
         // Deleted and replaced content is overwritten with zeros, in its page and in freed pages, so that a value

@@ -68,7 +68,7 @@ public final class SQLiteRecordEngine: RecordEngine {
                     .notFound, "there is no record store at this path", tier: .records, path: path,
                     recovery: "Check the path; a read-only open never creates a store")
             }
-            connection = try SQLiteConnection(path: path, access: .readOnly, configuration: configuration)
+            connection = try SQLiteConnection(path: path, access: .queryOnly, configuration: configuration)
         } else {
             connection = try SQLiteConnection(
                 path: path, access: .readWrite(create: true), configuration: configuration)
@@ -221,7 +221,7 @@ public final class SQLiteRecordEngine: RecordEngine {
         let thread = Thread {
             guard
                 let connection = try? SQLiteConnection(
-                    path: path, access: configuration.isReadOnly ? .readOnly : .readWrite(create: false),
+                    path: path, access: configuration.isReadOnly ? .queryOnly : .readWrite(create: false),
                     configuration: configuration),
                 var version = try? connection.dataVersion()
             else { return }

@@ -48,10 +48,27 @@ struct CommandGroup {
 
 extension ParsedArguments {
     /// The positional arguments, exactly `count` of them.
+    /// - Parameter names: Their placeholders (`KEY`, `SERVICE ACCOUNT`), for the message.
+    /// - Throws: ``UsageError`` that says how many were expected and how many were given.
     func positionals(_ count: Int, _ names: String) throws -> [String] {
         guard positionals.count == count else {
-            throw UsageError(count == 0 ? "unexpected argument '\(positionals[0])'" : "expected \(names)")
+            let expected =
+                switch count {
+                case 0: "no arguments"
+                case 1: "one \(names)"
+                default: "\(count) arguments, \(names)"
+                }
+            throw UsageError("expected \(expected), got \(positionals.count)")
         }
         return positionals
+    }
+
+    /// The positional argument, if one is given.
+    /// - Throws: ``UsageError`` when more than one is given.
+    func optionalPositional(_ name: String) throws -> String? {
+        guard positionals.count <= 1 else {
+            throw UsageError("expected at most one \(name), got \(positionals.count)")
+        }
+        return positionals.first
     }
 }

@@ -40,6 +40,7 @@ enum CommandLineTool {
 
     /// Runs the tool and returns its exit code.
     static func run(_ arguments: [String]) -> Int32 {
+        let arguments = StoreRoot.movingGlobalOptions(arguments, groups: groups.map(\.name))
         guard let verb = arguments.first else {
             printError(overview)
             return 2

@@ -6,25 +6,24 @@ enum InspectCommand {
     static let inspect = CommandSpec(
         name: "inspect",
         summary: "Show what a store holds: its configuration, each tier's backend and files, counts and sizes.",
-        usage: "inspect ROOT",
+        usage: "inspect [ROOT] [--root DIR] [--json]",
+        options: [StoreAccess.rootOption, JSONOutput.option],
         details:
             "Reads the store's configuration (ROOT/strata.conf) and shows each tier's active backend as it reports "
             + "itself: its concurrency guarantee, durability and where it keeps its data. Records on PostgreSQL "
             + "are read from the server. Nothing is changed.")
     static let verify = CommandSpec(
         name: "verify", summary: "Check the integrity of every tier of a store (exit 1 on any problem).",
-        usage: "verify ROOT [--keyring NAME --passphrase-file FILE]",
-        options: StoreAccess.passphraseOptions,
+        usage: "verify [ROOT] [--root DIR] [--keyring NAME --passphrase-file FILE] [--json]",
+        options: [StoreAccess.rootOption, JSONOutput.option] + StoreAccess.passphraseOptions,
         details:
             "The configuration (ROOT/strata.conf) must read; defaults suites must parse; keyrings and item headers must be sound (with a passphrase, every item is also opened); record stores pass PRAGMA integrity_check (on PostgreSQL, when the configuration puts them there, the server's table shapes); files match their recorded CRC-32."
     )
 
+    /// The store to read: ROOT, `--root` or `STRATA_ROOT`, as every verb finds it (``StoreRoot``); it must be a
+    /// store.
     static func root(_ parsed: ParsedArguments) throws -> StoragePaths {
-        let root = try parsed.positionals(1, "ROOT")[0]
-        guard FileManager.default.fileExists(atPath: root) else {
-            throw CommandFailure("the store root '\(root)' does not exist")
-        }
-        return try StoragePaths(root: root, create: false)
+        try StoreRoot.paths(parsed, for: .read, positional: try parsed.optionalPositional("ROOT"))
     }
 
     static func names(in folder: String, suffix: String) -> [String] {
@@ -51,9 +50,34 @@ enum InspectCommand {
 
     /// The collections of a record store and their counts, on one line.
     static func collectionCounts(_ store: RecordStore) throws -> String {
-        let collections = try store.collectionNames()
-        let counts = try collections.map { "\($0) \(try store.collection(AnyRecord.self, named: $0).count())" }
-        return collections.isEmpty ? "no collections" : counts.joined(separator: ", ")
+        let counts = try collections(store)
+        return counts.isEmpty ? "no collections" : counts.map { "\($0.name) \($0.count)" }.joined(separator: ", ")
+    }
+
+    /// The collections of a record store and their counts.
+    static func collections(_ store: RecordStore) throws -> [(name: String, count: Int)] {
+        try store.collectionNames().map { ($0, try store.collection(AnyRecord.self, named: $0).count()) }
+    }
+
+    /// A defaults suite file as inspect shows it: its name, its key count (`nil` when unreadable) and its size.
+    static func suite(_ file: String, in folder: String) -> (name: String, keys: Int?, bytes: Int) {
+        let data = FileManager.default.contents(atPath: folder + "/" + file) ?? Data()
+        var keys: Int?
+        if case .dictionary(let members)? = try? PropertyListFormat.decode(data) { keys = members.count }
+        return (String(file.dropLast(6)), keys, data.count)
+    }
+
+    /// The keyrings of the store (the folders under `secrets/`), by name.
+    static func keyrings(_ paths: StoragePaths) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: paths.directoryPath(for: .secrets))) ?? []).sorted()
+    }
+
+    /// The file tier's file count and bytes, or `nil` when the store has no file tier.
+    static func fileTotals(_ paths: StoragePaths) throws -> (count: Int, bytes: Int)? {
+        guard FileManager.default.fileExists(atPath: paths.directoryPath(for: .files)) else { return nil }
+        let files = try FileStore(paths: paths)
+        let keys = try files.list()
+        return (keys.count, try keys.reduce(0) { $0 + (try files.metadata($1)?.size ?? 0) })
     }
 
     /// Each tier's active backend as it reports itself, and whether what it lists is there.
@@ -89,6 +113,7 @@ enum InspectCommand {
         let parsed = try inspect.parse(arguments)
         if parsed.wantsHelp { return print(inspect.help) }
         let paths = try root(parsed)
+        if parsed.has("--json") { return JSONOutput.print(try summary(paths)) }
         print("store: \(paths.root)")
         let (configuration, configurationProblem) = self.configuration(paths)
         if let configurationProblem {
@@ -101,18 +126,12 @@ enum InspectCommand {
         let defaults = paths.directoryPath(for: .defaults)
         let suites = names(in: defaults, suffix: ".plist")
         print("defaults: \(suites.count) suite(s)")
-        for suite in suites {
-            let data = FileManager.default.contents(atPath: defaults + "/" + suite) ?? Data()
-            let count: String
-            if case .dictionary(let keys)? = try? PropertyListFormat.decode(data) {
-                count = "\(keys.count) keys"
-            } else {
-                count = "UNREADABLE"
-            }
-            print("  \(String(suite.dropLast(6)).escapedForDisplay): \(count), \(data.count) bytes")
+        for file in suites {
+            let suite = suite(file, in: defaults)
+            let count = suite.keys.map { "\($0) keys" } ?? "UNREADABLE"
+            print("  \(suite.name.escapedForDisplay): \(count), \(suite.bytes) bytes")
         }
-        let keyrings =
-            ((try? FileManager.default.contentsOfDirectory(atPath: paths.directoryPath(for: .secrets))) ?? []).sorted()
+        let keyrings = keyrings(paths)
         print("secrets: \(keyrings.count) keyring(s)")
         for keyring in keyrings {
             let store = try SecretStore(keyring: keyring, paths: paths)
@@ -142,11 +161,8 @@ enum InspectCommand {
                 print("  \(shown): UNREADABLE: \("\(error)".escapedForDisplay)")
             }
         }
-        if FileManager.default.fileExists(atPath: paths.directoryPath(for: .files)) {
-            let files = try FileStore(paths: paths)
-            let keys = try files.list()
-            let bytes = try keys.reduce(0) { $0 + (try files.metadata($1)?.size ?? 0) }
-            print("files: \(keys.count) file(s), \(bytes) bytes")
+        if let files = try fileTotals(paths) {
+            print("files: \(files.count) file(s), \(files.bytes) bytes")
         } else {
             print("files: none")
         }
@@ -172,10 +188,7 @@ enum InspectCommand {
                 problems.append("defaults/\(suite): \(error)")
             }
         }
-        for keyring
-            in ((try? FileManager.default.contentsOfDirectory(atPath: paths.directoryPath(for: .secrets))) ?? [])
-            .sorted()
-        {
+        for keyring in keyrings(paths) {
             let store = try SecretStore(keyring: keyring, paths: paths)
             problems += store.structuralProblems().map { "secrets/\(keyring): \($0)" }
             if parsed.value("--passphrase-file") != nil
@@ -213,6 +226,11 @@ enum InspectCommand {
             problems += try FileStore(paths: paths).verify().filter { $0.kind != .unrecorded }.map { "files/\($0)" }
         }
         problems += try catalogProblems(paths, parsed)
+        if parsed.has("--json") {
+            JSONOutput.print(JSONOutput.verdict(problems.map { .string($0) }, root: paths.root))
+            if !problems.isEmpty { throw CommandFailure("\(problems.count) problem(s) found") }
+            return
+        }
         if problems.isEmpty {
             print("ok: every tier of \(paths.root) is sound")
         } else {

@@ -27,7 +27,7 @@ enum SecretsAccess {
     /// (a rotation wraps the new data key under it, without asking again).
     static func unlocked(_ parsed: ParsedArguments, for use: Use) throws -> (store: SecretStore, provider: KeyProvider)
     {
-        let paths = try StoreAccess.paths(parsed, create: use == .write)
+        let paths = try StoreAccess.paths(parsed, for: use == .write ? .write : .read)
         let keyring = try parsed.value("--keyring") ?? StoreAccess.configuration(paths).secrets.keyring
         let store = try SecretStore(keyring: keyring, paths: paths)
         let exists = store.keyringExists

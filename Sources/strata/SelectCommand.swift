@@ -22,7 +22,8 @@ enum SelectCommand {
             .value("--defaults-budget", "SIZE", "The old name of --defaults-value-limit."),
             .value(
                 "--root", "DIR",
-                "A store: its configuration's thresholds, and the facts of the backend that would hold the value."),
+                "A store (or STRATA_ROOT): its configuration's thresholds, and the facts of the backend that would hold "
+                    + "the value."),
             .flag("--table", "Print the whole decision table and its rules."),
             .flag("--json", "Print the selection as JSON."),
         ],
@@ -34,12 +35,8 @@ enum SelectCommand {
         let parsed = try spec.parse(arguments)
         if parsed.wantsHelp { return print(spec.help) }
         guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
-        let store = try parsed.value("--root").map { root -> StoreConfiguration in
-            guard FileManager.default.fileExists(atPath: root) else {
-                throw CommandFailure("the store root '\(root)' does not exist")
-            }
-            return try StoreAccess.configuration(try StoragePaths(root: root, create: false))
-        }
+        let paths = try StoreRoot.path(parsed) == nil ? nil : try StoreRoot.paths(parsed, for: .read)
+        let store = try paths.map { try StoreAccess.configuration($0) }
         var configuration = store?.selector ?? SelectorConfiguration()
         if let limit = parsed.value("--defaults-value-limit") ?? parsed.value("--defaults-budget") {
             configuration.defaults.valueLimit = try parseSize(limit)
@@ -60,9 +57,9 @@ enum SelectCommand {
             contentType: parsed.value("--content-type"), isFlat: parsed.has("--flat"),
             isQueried: parsed.has("--queried"))
         var selection = selector.select(descriptor)
-        if let store, let root = parsed.value("--root") {
+        if let store, let paths {
             // The store's active backend reports its own facts; nothing is opened or changed to learn them.
-            let facts = try Storage.configuredBackendFacts(store, paths: try StoragePaths(root: root, create: false))
+            let facts = try Storage.configuredBackendFacts(store, paths: paths)
             if let backend = facts.first(where: { $0.tier == selection.tier }) {
                 selection.backend = backend.name
                 selection.concurrencyGuarantee = backend.concurrencyGuarantee

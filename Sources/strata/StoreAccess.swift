@@ -4,7 +4,7 @@ import Strata
 /// The options every tier verb shares, and how they open the store: as its configuration file
 /// (`<root>/strata.conf`) says, explicit options winning.
 enum StoreAccess {
-    static let rootOption = OptionSpec.value("--root", "DIR", "The store root (or set STRATA_ROOT).")
+    static let rootOption = StoreRoot.option
     static let passphraseOptions: [OptionSpec] = [
         .value("--keyring", "NAME", "The keyring. The default is the store configuration's, else 'default'."),
         .value(
@@ -12,20 +12,9 @@ enum StoreAccess {
             "Read the passphrase from FILE, mode 0600 (else STRATA_PASSPHRASE, else the terminal)."),
     ]
 
-    /// The root from `--root` or `STRATA_ROOT`, if either is given.
-    static func root(_ parsed: ParsedArguments) -> String? {
-        parsed.value("--root") ?? ProcessInfo.processInfo.environment["STRATA_ROOT"].flatMap { $0.isEmpty ? nil : $0 }
-    }
-
-    /// The root from `--root` or `STRATA_ROOT`; it must exist unless `create`.
-    static func paths(_ parsed: ParsedArguments, create: Bool = false) throws -> StoragePaths {
-        guard let root = root(parsed) else {
-            throw UsageError("'--root DIR' is required (or set STRATA_ROOT)")
-        }
-        guard create || FileManager.default.fileExists(atPath: root) else {
-            throw CommandFailure("the store root '\(root)' does not exist")
-        }
-        return try StoragePaths(root: root, create: create)
+    /// The store at `--root` or `STRATA_ROOT`, checked for `use` (see ``StoreRoot/paths(_:for:positional:)``).
+    static func paths(_ parsed: ParsedArguments, for use: StoreRoot.Use) throws -> StoragePaths {
+        try StoreRoot.paths(parsed, for: use)
     }
 
     /// The store's configuration: its `strata.conf`, else the built-in one.
@@ -36,14 +25,37 @@ enum StoreAccess {
 
     /// The defaults suite a tier verb works on: `--suite`, else the configuration's, with the configuration's
     /// limits and allowed names; every set durable before the verb returns.
-    static func defaults(_ parsed: ParsedArguments, create: Bool) throws -> DefaultsStore {
-        let paths = try self.paths(parsed, create: create)
+    static func defaults(_ parsed: ParsedArguments, for use: StoreRoot.Use) throws -> DefaultsStore {
+        let (suite, paths, configuration) = try defaultsSuite(parsed, for: use)
+        return try DefaultsStore(suite: suite, paths: paths, configuration: configuration)
+    }
+
+    /// The values of the defaults suite a read verb looks at (as ``defaults(_:for:)`` names it), read without
+    /// opening the suite: nothing is created or changed.
+    static func defaultsSnapshot(_ parsed: ParsedArguments) throws -> [ExactString: PropertyListValue] {
+        let (suite, paths, configuration) = try defaultsSuite(parsed, for: .read)
+        return try DefaultsStore.snapshot(suite: suite, paths: paths, configuration: configuration)
+    }
+
+    /// The suite's name, the store, and the defaults configuration for a tier verb.
+    static func defaultsSuite(_ parsed: ParsedArguments, for use: StoreRoot.Use) throws -> (
+        String, StoragePaths, DefaultsConfiguration
+    ) {
+        let paths = try self.paths(parsed, for: use)
         let configuration = try self.configuration(paths)
         var defaults = Storage.defaultsConfiguration(configuration)
         defaults.durability = .durable
         defaults.watchesExternalChanges = false
-        return try DefaultsStore(
-            suite: parsed.value("--suite") ?? configuration.defaults.suite, paths: paths, configuration: defaults)
+        return (parsed.value("--suite") ?? configuration.defaults.suite, paths, defaults)
+    }
+
+    /// The file tier of the store, or `nil` when a read verb finds none (it is not created for a read).
+    static func files(_ parsed: ParsedArguments, for use: StoreRoot.Use) throws -> FileStore? {
+        let paths = try self.paths(parsed, for: use)
+        guard use == .write || FileManager.default.fileExists(atPath: paths.directoryPath(for: .files)) else {
+            return nil
+        }
+        return try FileStore(paths: paths)
     }
 
     /// A passphrase from `fileOption` (a regular file of mode 0600, checked before it is read), else `variable`,
@@ -66,9 +78,9 @@ enum StoreAccess {
 
     /// The record store: on PostgreSQL when `--url` is a `postgresql://` string, or the root's configuration puts
     /// the records tier there, or (without a configuration that says otherwise) `STRATA_RECORDS_URL` is one; else
-    /// the SQLite store of the root (`--store`, else the configuration's), which must exist unless `create`, and
-    /// is then opened read-only.
-    static func records(_ parsed: ParsedArguments, create: Bool = false) throws -> RecordStore {
+    /// the SQLite store of the root (`--store`, else the configuration's), which must exist unless `use` is
+    /// `.write`, and is then opened read-only.
+    static func records(_ parsed: ParsedArguments, for use: StoreRoot.Use = .read) throws -> RecordStore {
         let environment = ProcessInfo.processInfo.environment
         if let url = parsed.value("--url"), !url.isEmpty {
             guard PostgresConfiguration.isPostgresURL(url) else {
@@ -77,13 +89,13 @@ enum StoreAccess {
             return try PostgresRecordEngine.store(PostgresConfiguration(connectionString: url))
         }
         var configuration = StoreConfiguration()
-        if root(parsed) != nil { configuration = try self.configuration(try paths(parsed, create: create)) }
+        if try StoreRoot.path(parsed) != nil { configuration = try self.configuration(try paths(parsed, for: use)) }
         if let url = try Storage.recordsURL(configuration, environment: environment) {
             return try PostgresRecordEngine.store(PostgresConfiguration(connectionString: url))
         }
-        let paths = try self.paths(parsed, create: create)
+        let paths = try self.paths(parsed, for: use)
         let name = parsed.value("--store") ?? configuration.records.store
-        if create { return try RecordStore(name: name, paths: paths) }
+        if use == .write { return try RecordStore(name: name, paths: paths) }
         let path = RecordStore.sqlitePath(name: name, paths: paths)
         guard FileManager.default.fileExists(atPath: path) else {
             throw CommandFailure("there is no record store '\(name)' at \(path)")

@@ -9,20 +9,26 @@ enum DefaultsCommands {
         name: "defaults", summary: "Read and change preference suites.",
         commands: [
             CommandSpec(
-                name: "get", summary: "Print a key's value.", usage: "defaults get KEY --root DIR [--suite S]",
-                options: [StoreAccess.rootOption, suite]),
+                name: "get", summary: "Print a key's value.", usage: "defaults get KEY --root DIR [--suite S] [--json]",
+                options: [StoreAccess.rootOption, suite, JSONOutput.option]),
             CommandSpec(
                 name: "set", summary: "Set a key (refuses credential-looking keys and oversize values).",
-                usage: "defaults set KEY VALUE --root DIR [--suite S] [--type string|int|double|bool]",
+                usage: "defaults set KEY VALUE --root DIR [--suite S] [--type string|int|double|bool|date] [--create]",
                 options: [
-                    StoreAccess.rootOption, suite, .value("--type", "TYPE", "The value's type. The default is string."),
+                    StoreAccess.rootOption, suite,
+                    .value(
+                        "--type", "TYPE",
+                        "The value's type. The default is the type of the key's value (JSON for a dictionary, an "
+                            + "array or JSON data), else string."),
+                    StoreRoot.createOption,
                 ]),
             CommandSpec(
                 name: "delete", summary: "Remove a key.", usage: "defaults delete KEY --root DIR [--suite S]",
                 options: [StoreAccess.rootOption, suite]),
             CommandSpec(
-                name: "list", summary: "Print every key and value.", usage: "defaults list --root DIR [--suite S]",
-                options: [StoreAccess.rootOption, suite]),
+                name: "list", summary: "Print every key and value.",
+                usage: "defaults list --root DIR [--suite S] [--json]",
+                options: [StoreAccess.rootOption, suite, JSONOutput.option]),
             CommandSpec(
                 name: "export", summary: "Print the suite as a plist (XML, or binary to a file).",
                 usage: "defaults export --root DIR [--suite S] [--binary --output FILE]",
@@ -32,67 +38,64 @@ enum DefaultsCommands {
                 ]),
             CommandSpec(
                 name: "import", summary: "Set every key of a plist file (XML or binary).",
-                usage: "defaults import FILE --root DIR [--suite S]",
-                options: [StoreAccess.rootOption, suite]),
+                usage: "defaults import FILE --root DIR [--suite S] [--create]",
+                options: [StoreAccess.rootOption, suite, StoreRoot.createOption]),
         ],
         run: run)
 
-    static func open(_ parsed: ParsedArguments, create: Bool) throws -> DefaultsStore {
-        try StoreAccess.defaults(parsed, create: create)
+    static func open(_ parsed: ParsedArguments, for use: StoreRoot.Use) throws -> DefaultsStore {
+        try StoreAccess.defaults(parsed, for: use)
     }
 
-    /// A value as its byte form (what `Storage.data(for:)` returns for it: a string as itself, a date in ISO 8601,
-    /// an array or dictionary as an XML property list); data as its size.
+    /// A value as `get` and `list` print it (see ``DefaultsValueText/show(_:)``).
     static func show(_ value: PropertyListValue) throws -> String {
-        if case .data(let data) = value { return "<\(data.count) bytes>" }
-        return String(decoding: try value.byteForm(), as: UTF8.self)
+        try DefaultsValueText.show(value)
     }
 
     static func run(_ spec: CommandSpec, _ parsed: ParsedArguments) throws {
         switch spec.name {
         case "get":
             let key = try parsed.positionals(1, "KEY")[0]
-            guard let value = try open(parsed, create: false).object(forKey: key) else {
+            guard let value = try StoreAccess.defaultsSnapshot(parsed)[ExactString(key)] else {
                 throw CommandFailure("no value for '\(key)'")
             }
+            if parsed.has("--json") { return JSONOutput.print(JSONOutput.entry(key, value)) }
             print(try show(value))
         case "set":
             let arguments = try parsed.positionals(2, "KEY VALUE")
-            let text = arguments[1]
-            let value: PropertyListValue
-            switch parsed.value("--type") ?? "string" {
-            case "string": value = .string(text)
-            case "int":
-                guard let number = Int64(text) else { throw UsageError("'\(text)' is not an integer") }
-                value = .integer(number)
-            case "double":
-                guard let number = Double(text) else { throw UsageError("'\(text)' is not a number") }
-                value = .real(number)
-            case "bool":
-                guard
-                    let flag = ["true": true, "false": false, "yes": true, "no": false, "1": true, "0": false][
-                        text.lowercased()]
-                else {
-                    throw UsageError("'\(text)' is not true or false")
-                }
-                value = .bool(flag)
-            case let other: throw UsageError("unknown type '\(other)'; use string, int, double or bool")
+            // A value of the type --type names is read before the store is opened (or made, with --create).
+            let typed = try parsed.value("--type").map {
+                try DefaultsValueText.value(arguments[1], key: arguments[0], type: $0, existing: nil)
             }
-            try open(parsed, create: true).set(value, forKey: arguments[0])
+            let store = try open(parsed, for: .write)
+            let value =
+                try typed
+                ?? DefaultsValueText.value(
+                    arguments[1], key: arguments[0], type: nil,
+                    existing: store.object(forKey: arguments[0], includingRegistered: false))
+            try store.set(value, forKey: arguments[0])
+            CommandLineTool.printError(try DefaultsValueText.note(key: arguments[0], value: value))
         case "delete":
             let key = try parsed.positionals(1, "KEY")[0]
-            guard try open(parsed, create: false).removeObject(forKey: key) else {
+            guard try StoreAccess.defaultsSnapshot(parsed)[ExactString(key)] != nil,
+                try open(parsed, for: .read).removeObject(forKey: key)
+            else {
                 throw CommandFailure("no value for '\(key)'")
             }
         case "list":
             _ = try parsed.positionals(0, "")
-            let store = try open(parsed, create: false)
-            for key in store.allKeys {
-                print("\(key.escapedForDisplay) = \(try show(store.object(forKey: key)!).escapedForDisplay)")
+            let values = try StoreAccess.defaultsSnapshot(parsed)
+            if parsed.has("--json") {
+                let entries = values.keys.sorted().map { JSONOutput.entry($0.string, values[$0]!) }
+                return JSONOutput.print(.object(["entries": .array(entries)]))
+            }
+            for key in values.keys.sorted(by: { $0.string < $1.string }) {
+                print("\(key.string.escapedForDisplay) = \(try show(values[key]!).escapedForDisplay)")
             }
         case "export":
             _ = try parsed.positionals(0, "")
-            let data = try open(parsed, create: false).exportData(format: parsed.has("--binary") ? .binary : .xml)
+            let format: PropertyListFormat = parsed.has("--binary") ? .binary : .xml
+            let data = format.encode(try StoreAccess.defaultsSnapshot(parsed))
             if let output = parsed.value("--output") {
                 try AtomicFile.write(data, to: output)  // 0600: store content stays private
             } else {
@@ -104,7 +107,7 @@ enum DefaultsCommands {
             guard let data = FileManager.default.contents(atPath: file) else {
                 throw CommandFailure("cannot read '\(file)'")
             }
-            print("imported \(try open(parsed, create: true).importData(data)) key(s)")
+            print("imported \(try open(parsed, for: .write).importData(data)) key(s)")
         default: break
         }
     }
@@ -117,16 +120,19 @@ enum SecretsCommands {
         name: "secrets", summary: "Keychain-style secrets: values print only when asked.",
         commands: [
             CommandSpec(
-                name: "list", summary: "List items (attributes only).", usage: "secrets list --root DIR [--service S]",
-                options: common + [.value("--service", "S", "Only this service.")]),
+                name: "list", summary: "List items (attributes only).",
+                usage: "secrets list --root DIR [--service S] [--json]",
+                options: common + [.value("--service", "S", "Only this service."), JSONOutput.option]),
             CommandSpec(
                 name: "get", summary: "Show an item; its value only with --show.",
-                usage: "secrets get SERVICE ACCOUNT --root DIR [--show]",
-                options: common + [.flag("--show", "Print the secret value itself.")]),
+                usage: "secrets get SERVICE ACCOUNT --root DIR [--show] [--json]",
+                options: common + [.flag("--show", "Print the secret value itself."), JSONOutput.option]),
             CommandSpec(
                 name: "set", summary: "Store a secret read from --value-file, or from standard input.",
-                usage: "secrets set SERVICE ACCOUNT --root DIR [--value-file FILE] [--label L] [--accessibility A]",
+                usage:
+                    "secrets set SERVICE ACCOUNT --root DIR [--value-file FILE] [--label L] [--accessibility A] [--create]",
                 options: common + [
+                    StoreRoot.createOption,
                     .value("--value-file", "FILE", "Read the value from FILE (else standard input)."),
                     .value("--label", "L", "A label."),
                     .value("--accessibility", "A", "whenUnlocked (default), afterFirstUnlock, ...ThisDeviceOnly."),
@@ -154,7 +160,9 @@ enum SecretsCommands {
         switch spec.name {
         case "list":
             _ = try parsed.positionals(0, "")
-            for item in try SecretsAccess.open(parsed, for: .read).items(service: parsed.value("--service")) {
+            let items = try SecretsAccess.open(parsed, for: .read).items(service: parsed.value("--service"))
+            if parsed.has("--json") { return JSONOutput.print(.object(["items": .array(items.map(JSONOutput.item))])) }
+            for item in items {
                 print(
                     "\(item.service.escapedForDisplay)\t\(item.account.escapedForDisplay)\t\(item.accessibility.rawValue)\t"
                         + "\(item.valueSize) bytes\t\(item.label.escapedForDisplay)"
@@ -166,6 +174,11 @@ enum SecretsCommands {
             guard let item = try store.attributes(service: arguments[0], account: arguments[1]),
                 let value = try store.get(service: arguments[0], account: arguments[1])
             else { throw CommandFailure("no item for \(arguments[0]) / \(arguments[1])") }
+            if parsed.has("--json") {
+                guard case .object(var members) = JSONOutput.item(item) else { return }
+                if parsed.has("--show") { members["value"] = JSONOutput.bytes(value.data) }  // only when asked
+                return JSONOutput.print(.object(members))
+            }
             if parsed.has("--show") {
                 FileHandle.standardOutput.write(value.data)
                 if value.stringValue != nil { print("") }
@@ -233,15 +246,21 @@ enum RecordsCommands {
         commands: [
             CommandSpec(
                 name: "list", summary: "List collections and their counts.",
-                usage: "records list --root DIR [--store NAME]",
-                options: [StoreAccess.rootOption, StoreAccess.urlOption, store]),
+                usage: "records list --root DIR [--store NAME] [--json]",
+                options: [StoreAccess.rootOption, StoreAccess.urlOption, store, JSONOutput.option]),
+            CommandSpec(
+                name: "get", summary: "Print one record as JSON.",
+                usage: "records get COLLECTION ID --root DIR [--json]",
+                options: [StoreAccess.rootOption, StoreAccess.urlOption, store, JSONOutput.option]),
             CommandSpec(
                 name: "query", summary: "Print matching records as JSON Lines.",
-                usage: "records query COLLECTION --root DIR [--where 'age>=18']... [--sort age,-name] [--limit N]",
+                usage:
+                    "records query COLLECTION --root DIR [--where 'age>=18']... [--sort age,-name] [--limit N] [--json]",
                 options: [
-                    StoreAccess.rootOption, StoreAccess.urlOption, store,
+                    StoreAccess.rootOption, StoreAccess.urlOption, store, JSONOutput.option,
                     .value(
-                        "--where", "COND", "field OP value; OP is = != < <= > >= ^= (prefix) ~= (contains). Repeatable."
+                        "--where", "COND",
+                        "field OP value; OP is = (or ==) != < <= > >= ^= (prefix) ~= (contains); \"...\" for text. Repeatable."
                     ),
                     .value("--sort", "FIELDS", "Comma-separated fields; '-' for descending."),
                     .value("--limit", "N", "At most N records."),
@@ -255,45 +274,22 @@ enum RecordsCommands {
                 ]),
             CommandSpec(
                 name: "import", summary: "Import JSON Lines (all or nothing).",
-                usage: "records import COLLECTION FILE --root DIR [--replace]",
+                usage: "records import COLLECTION FILE --root DIR [--replace] [--create]",
                 options: [
                     StoreAccess.rootOption, StoreAccess.urlOption, store,
-                    .flag("--replace", "Replace records whose id exists."),
+                    .flag("--replace", "Replace records whose id exists."), StoreRoot.createOption,
                 ]),
             CommandSpec(
                 name: "verify",
                 summary: "Check the store's integrity (SQLite's integrity_check; PostgreSQL's table shapes).",
-                usage: "records verify --root DIR [--store NAME]",
-                options: [StoreAccess.rootOption, StoreAccess.urlOption, store]),
+                usage: "records verify --root DIR [--store NAME] [--json]",
+                options: [StoreAccess.rootOption, StoreAccess.urlOption, store, JSONOutput.option]),
         ],
         run: run)
 
-    /// Parses `age>=18`, `name^=Ada`, `tags~=vip`, `deleted=null`.
+    /// Parses `age>=18`, `name==Ada`, `name^=Ada`, `tags~=vip`, `deleted=null` (see ``WhereClause``).
     static func condition(_ text: String) throws -> StrataRecords.Predicate {
-        for op in ["!=", "<=", ">=", "^=", "~=", "=", "<", ">"] {
-            guard let range = text.range(of: op) else { continue }
-            let field = Field(String(text[..<range.lowerBound]))
-            let raw = String(text[range.upperBound...])
-            let value: QueryValue =
-                raw == "null"
-                ? .null
-                : raw == "true"
-                    ? .bool(true)
-                    : raw == "false"
-                        ? .bool(false)
-                        : Int64(raw).map { .integer($0) } ?? Double(raw).map { .real($0) } ?? .text(raw)
-            switch op {
-            case "=": return field == value
-            case "!=": return field != value
-            case "<": return field < value
-            case "<=": return field <= value
-            case ">": return field > value
-            case ">=": return field >= value
-            case "^=": return field.hasPrefix(raw)
-            default: return field.contains(raw)
-            }
-        }
-        throw UsageError("cannot read the condition '\(text)'; write it like age>=18 or name^=A")
+        try WhereClause(text).predicate
     }
 
     static func run(_ spec: CommandSpec, _ parsed: ParsedArguments) throws {
@@ -301,6 +297,13 @@ enum RecordsCommands {
         case "list":
             _ = try parsed.positionals(0, "")
             let records = try StoreAccess.records(parsed)
+            if parsed.has("--json") {
+                let collections = try records.collectionNames().map { name -> JSONValue in
+                    let count = try records.collection(AnyRecord.self, named: name).count()
+                    return .object(["name": .string(name), "count": .integer(Int64(count))])
+                }
+                return JSONOutput.print(.object(["collections": .array(collections)]))
+            }
             for name in try records.collectionNames() {
                 print("\(name.escapedForDisplay)\t\(try records.collection(AnyRecord.self, named: name).count())")
             }
@@ -320,9 +323,20 @@ enum RecordsCommands {
                 return number
             }
             let query = Query(predicates.isEmpty ? .all : .and(predicates), sort: sort, limit: limit)
-            for record in try records.collection(AnyRecord.self, named: name).fetch(query) {
-                print(record.body.description)
+            let found = try records.collection(AnyRecord.self, named: name).fetch(query)
+            if parsed.has("--json") { return JSONOutput.print(.array(found.map(\.body))) }
+            for record in found { print(record.body.description) }
+        case "get":
+            let arguments = try parsed.positionals(2, "COLLECTION ID")
+            let records = try StoreAccess.records(parsed)
+            guard try records.collectionNames().contains(arguments[0]),
+                let record = try records.collection(AnyRecord.self, named: arguments[0]).get(id: arguments[1])
+            else {
+                throw StorageError(
+                    .notFound, "there is no record with this id", tier: .records, key: arguments[1],
+                    recovery: "List the ids with 'strata records query \(arguments[0])'")
             }
+            JSONOutput.print(record.body)
         case "export":
             let name = try parsed.positionals(1, "COLLECTION")[0]
             guard let output = parsed.value("--output") else { throw UsageError("'--output FILE' is required") }
@@ -331,13 +345,18 @@ enum RecordsCommands {
             print("exported \(count) record(s) to \(output)")
         case "import":
             let arguments = try parsed.positionals(2, "COLLECTION FILE")
-            let records = try StoreAccess.records(parsed, create: true)
+            let records = try StoreAccess.records(parsed, for: .write)
             let count = try records.collection(AnyRecord.self, named: arguments[0]).importJSONLines(
                 from: arguments[1], replacingExisting: parsed.has("--replace"))
             print("imported \(count) record(s)")
         case "verify":
             _ = try parsed.positionals(0, "")
             let problems = try StoreAccess.records(parsed).verify()
+            if parsed.has("--json") {
+                JSONOutput.print(JSONOutput.verdict(problems.map { .string($0) }))
+                if !problems.isEmpty { throw CommandFailure("\(problems.count) problem(s) found") }
+                return
+            }
             for problem in problems { print(problem.escapedForDisplay) }
             if !problems.isEmpty { throw CommandFailure("\(problems.count) problem(s) found") }
             print("ok")
@@ -352,11 +371,15 @@ enum FilesCommands {
         name: "files", summary: "The file store: list, copy in and out, archives, integrity.",
         commands: [
             CommandSpec(
-                name: "ls", summary: "List files (under a prefix).", usage: "files ls [PREFIX] --root DIR [--long]",
-                options: [StoreAccess.rootOption, .flag("--long", "Show size, type and checksum.")]),
+                name: "ls", summary: "List files (under a prefix).",
+                usage: "files ls [PREFIX] --root DIR [--long] [--json]",
+                options: [StoreAccess.rootOption, .flag("--long", "Show size, type and checksum."), JSONOutput.option]),
             CommandSpec(
-                name: "put", summary: "Copy a file into the store.", usage: "files put KEY FILE --root DIR",
-                options: [StoreAccess.rootOption]),
+                name: "stat", summary: "Show a file's size, type, checksum and dates.",
+                usage: "files stat KEY --root DIR [--json]", options: [StoreAccess.rootOption, JSONOutput.option]),
+            CommandSpec(
+                name: "put", summary: "Copy a file into the store.", usage: "files put KEY FILE --root DIR [--create]",
+                options: [StoreAccess.rootOption, StoreRoot.createOption]),
             CommandSpec(
                 name: "get", summary: "Copy a file out (to --output, else standard output).",
                 usage: "files get KEY --root DIR [--output FILE]",
@@ -370,23 +393,28 @@ enum FilesCommands {
                 options: [StoreAccess.rootOption, .value("--output", "FILE", "The archive.")]),
             CommandSpec(
                 name: "import", summary: "Import a .zip (or a .gz to --key), refusing hostile archives.",
-                usage: "files import ARCHIVE --root DIR [--into PREFIX] [--key KEY]",
+                usage: "files import ARCHIVE --root DIR [--into PREFIX] [--key KEY] [--create]",
                 options: [
                     StoreAccess.rootOption, .value("--into", "PREFIX", "Where zip entries go."),
-                    .value("--key", "KEY", "Where a .gz goes."),
+                    .value("--key", "KEY", "Where a .gz goes."), StoreRoot.createOption,
                 ]),
             CommandSpec(
-                name: "verify", summary: "Recompute checksums.", usage: "files verify [PREFIX] --root DIR",
-                options: [StoreAccess.rootOption]),
+                name: "verify", summary: "Recompute checksums.", usage: "files verify [PREFIX] --root DIR [--json]",
+                options: [StoreAccess.rootOption, JSONOutput.option]),
         ],
         run: run)
 
     static func run(_ spec: CommandSpec, _ parsed: ParsedArguments) throws {
-        let files = try FileStore(
-            paths: try StoreAccess.paths(parsed, create: spec.name == "put" || spec.name == "import"))
+        let use: StoreRoot.Use = spec.name == "put" || spec.name == "import" ? .write : .read
+        guard let files = try StoreAccess.files(parsed, for: use) else { return try runWithoutFiles(spec, parsed) }
         switch spec.name {
         case "ls":
-            for key in try files.list(prefix: parsed.positionals.first ?? "") {
+            let keys = try files.list(prefix: try parsed.optionalPositional("PREFIX") ?? "")
+            if parsed.has("--json") {
+                let listed = try keys.compactMap { try files.metadata($0).map(JSONOutput.file) }
+                return JSONOutput.print(.object(["files": .array(listed)]))
+            }
+            for key in keys {
                 if parsed.has("--long"), let meta = try files.metadata(key) {
                     print(
                         "\(meta.size)\t\(meta.contentType)\t\(meta.checksum.map { String(format: "%08x", $0) } ?? "-")\t\(key.escapedForDisplay)"
@@ -395,6 +423,17 @@ enum FilesCommands {
                     print(key.escapedForDisplay)
                 }
             }
+        case "stat":
+            let key = try parsed.positionals(1, "KEY")[0]
+            guard let meta = try files.metadata(key) else {
+                throw StorageError(.notFound, "there is no file with this key", tier: .files, key: key)
+            }
+            if parsed.has("--json") { return JSONOutput.print(JSONOutput.file(meta)) }
+            print("key:          \(meta.key.escapedForDisplay)")
+            print("size:         \(meta.size) bytes")
+            print("content type: \(meta.contentType)")
+            print("checksum:     \(meta.checksum.map { String(format: "%08x", $0) } ?? "none recorded")")
+            print("modified:     \(meta.modificationDate.formatted(.iso8601))")
         case "put":
             let arguments = try parsed.positionals(2, "KEY FILE")
             guard let handle = FileHandle(forReadingAtPath: arguments[1]) else {
@@ -420,7 +459,8 @@ enum FilesCommands {
                 isCancelled: { Interruption.isRequested })
             removeStaleTemporaries(besides: output)
             if output.hasSuffix(".gz") {
-                let key = try parsed.positionals(1, "one KEY for a .gz")[0]
+                let key = try parsed.positionals(1, "KEY for a .gz")[0]
+                try FilesCommands.checkGzipSource(key, in: files)
                 let size = try Interruption.trapping(progress) {
                     try files.exportGzip(key, to: output, options: options)
                 }
@@ -445,7 +485,20 @@ enum FilesCommands {
                 print("imported \(keys.count) file(s)")
             }
         case "verify":
-            let problems = try files.verify(prefix: parsed.positionals.first ?? "")
+            let problems = try files.verify(prefix: try parsed.optionalPositional("PREFIX") ?? "")
+            if parsed.has("--json") {
+                JSONOutput.print(
+                    JSONOutput.verdict(
+                        problems.filter { $0.kind != .unrecorded }.map {
+                            .object([
+                                "key": .string($0.key), "kind": .string($0.kind.rawValue), "detail": .string($0.detail),
+                            ])
+                        }))
+                if problems.contains(where: { $0.kind != .unrecorded }) {
+                    throw CommandFailure("\(problems.count) problem(s) found")
+                }
+                return
+            }
             for problem in problems { print("\(problem)".escapedForDisplay) }
             if problems.contains(where: { $0.kind != .unrecorded }) {
                 throw CommandFailure("\(problems.count) problem(s) found")

@@ -38,7 +38,7 @@ struct HostileOutputTests {
             """
         let made = try ChildProcess.run(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", script, suite])
         try #require(made.status == 0, "\(made.standardError)")
-        let imported = try strata(["defaults", "import", suite, "--root", root])
+        let imported = try strata(["defaults", "import", suite, "--root", root, "--create"])
         #expect(imported.status == 0, "\(imported.standardError)")
         let list = try strata(["defaults", "list", "--root", root])
         #expect(list.status == 0)
@@ -63,10 +63,10 @@ struct HostileOutputTests {
     }
 
     @Test func writtenOutputIsPrivateWhateverTheUmask() throws {
-        #expect(try strata(["defaults", "set", "theme", "dark", "--root", root]).status == 0)
+        #expect(try strata(["defaults", "set", "theme", "dark", "--root", root, "--create"]).status == 0)
         let source = directory.appending("note.txt")
         try Data("private note".utf8).write(to: URL(fileURLWithPath: source))
-        #expect(try strata(["files", "put", "note.txt", source, "--root", root]).status == 0)
+        #expect(try strata(["files", "put", "note.txt", source, "--root", root, "--create"]).status == 0)
         let outputs = [
             (["files", "get", "note.txt", "--root", root, "--output"], directory.appending("out.txt")),
             (["defaults", "export", "--root", root, "--output"], directory.appending("suite.plist")),

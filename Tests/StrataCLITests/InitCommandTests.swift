@@ -23,13 +23,14 @@ struct InitCommandTests {
         #expect(written.standardOutput.hasSuffix("/strata.conf\n"))
         // The allowed name reaches `defaults set`; other credential-looking names are still refused.
         #expect(
-            try strata(["defaults", "set", "showPasswordHint", "true", "--type", "bool", "--root", root]).status == 0)
-        let refused = try strata(["defaults", "set", "authToken", "x", "--root", root])
+            try strata(["defaults", "set", "showPasswordHint", "true", "--type", "bool", "--root", root, "--create"])
+                .status == 0)
+        let refused = try strata(["defaults", "set", "authToken", "x", "--root", root, "--create"])
         #expect(refused.status == 1)
         #expect(refused.standardError.contains("allowsSensitiveName"), "\(refused.standardError)")
         // The value limit reaches the tier and the selector.
         let big = String(repeating: "x", count: 2000)
-        #expect(try strata(["defaults", "set", "note", big, "--root", root]).status == 1)
+        #expect(try strata(["defaults", "set", "note", big, "--root", root, "--create"]).status == 1)
         let selected = try strata(["select", "--kind", "preference", "--size", "2000", "--root", root])
         #expect(
             selected.standardOutput.contains("rule:        large-preference-to-files"), "\(selected.standardOutput)")
@@ -61,7 +62,7 @@ struct InitCommandTests {
 
     /// Bad options are refused before anything is created.
     @Test(arguments: [
-        ([], "expected ROOT"),
+        ([], "expected one ROOT, got 0"),
         (["ROOT", "--records-url", "mysql://x"], "postgresql://"),
         (["ROOT", "--records-sqlite", "--records-url-variable", "X"], "give one of"),
         (["ROOT", "--defaults-value-limit", "lots"], "cannot read 'lots' as a size"),

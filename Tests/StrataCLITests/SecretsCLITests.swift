@@ -45,7 +45,8 @@ struct SecretsCLITests {
     }
 
     @Test func readOnlyVerbsNeverCreateAKeyring() throws {
-        #expect(try strata(["secrets", "set", "s", "a", "--root", root], input: Data("v".utf8)).status == 0)
+        #expect(
+            try strata(["secrets", "set", "s", "a", "--root", root, "--create"], input: Data("v".utf8)).status == 0)
         for verb in [["list"], ["get", "s", "a"], ["delete", "s", "a"], ["passwd"]] {
             let result = try strata(["secrets"] + verb + ["--root", root, "--keyring", "defualt"])
             #expect(result.status == 1, "\(verb)")
@@ -55,7 +56,8 @@ struct SecretsCLITests {
     }
 
     @Test func aLostKeyringFileIsReportedNeverReplaced() throws {
-        #expect(try strata(["secrets", "set", "s", "a", "--root", root], input: Data("v".utf8)).status == 0)
+        #expect(
+            try strata(["secrets", "set", "s", "a", "--root", root, "--create"], input: Data("v".utf8)).status == 0)
         try FileManager.default.removeItem(atPath: keyring + "/keyring.json")
         for arguments in [["get", "s", "a"], ["list"], ["set", "s", "b"]] {
             let result = try strata(
@@ -71,12 +73,12 @@ struct SecretsCLITests {
     @Test func aNewKeyringAndPasswdAskTwiceOnATerminal() throws {
         let value = try privateFile("value", "v")
         let differ = try onTerminal(
-            ["pw\n", "px\n"], ["secrets", "set", "s", "a", "--root", root, "--value-file", value])
+            ["pw\n", "px\n"], ["secrets", "set", "s", "a", "--root", root, "--create", "--value-file", value])
         #expect(differ.status == 1)
         #expect(differ.output.contains("differ"), "\(differ.output)")
         #expect(!FileManager.default.fileExists(atPath: keyring + "/keyring.json"))
         let made = try onTerminal(
-            ["pw\n", "pw\n"], ["secrets", "set", "s", "a", "--root", root, "--value-file", value])
+            ["pw\n", "pw\n"], ["secrets", "set", "s", "a", "--root", root, "--create", "--value-file", value])
         #expect(made.status == 0, "\(made.output)")
         #expect(made.output.contains("Repeat"))
         let passwd = try onTerminal(["pw\n", "new\n", "new\n"], ["secrets", "passwd", "--root", root])
@@ -87,7 +89,8 @@ struct SecretsCLITests {
     }
 
     @Test func ctrlCAtThePassphrasePromptRestoresEcho() throws {
-        #expect(try strata(["secrets", "set", "s", "a", "--root", root], input: Data("v".utf8)).status == 0)
+        #expect(
+            try strata(["secrets", "set", "s", "a", "--root", root, "--create"], input: Data("v".utf8)).status == 0)
         let interrupted = try onTerminal(["\u{3}"], ["secrets", "list", "--root", root])
         #expect(interrupted.signal == Int(SIGINT), "\(interrupted)")
         #expect(interrupted.echoAfter, "the terminal has echo back")
@@ -103,7 +106,9 @@ struct SecretsCLITests {
         #expect(!FileManager.default.fileExists(atPath: keyring), "a failed creation creates nothing")
         let key = try privateFile("key", Self.keyHex)
         #expect(
-            try strata(["secrets", "set", "s", "a", "--root", root, "--key-file", key], input: Data("v".utf8)).status
+            try strata(
+                ["secrets", "set", "s", "a", "--root", root, "--create", "--key-file", key], input: Data("v".utf8)
+            ).status
                 == 0)
         let cli = try strata(["secrets", "list", "--root", root, "--key-file", fifo])
         #expect(cli.status == 1)
@@ -116,14 +121,15 @@ struct SecretsCLITests {
     @Test func aPassphraseFileIsCheckedLikeAKeyFile() throws {
         let open = try privateFile("open", "pw\n", mode: 0o644)
         let refused = try strata(
-            ["secrets", "set", "s", "a", "--root", root, "--passphrase-file", open], input: Data())
+            ["secrets", "set", "s", "a", "--root", root, "--create", "--passphrase-file", open], input: Data())
         #expect(refused.status == 1)
         #expect(refused.standardError.contains("permission-denied"), "\(refused.standardError)")
         #expect(refused.standardError.contains("chmod 600"))
         let link = directory.appending("link")
         try FileManager.default.createSymbolicLink(
             atPath: link, withDestinationPath: try privateFile("private", "pw\n"))
-        let linked = try strata(["secrets", "set", "s", "a", "--root", root, "--passphrase-file", link], input: Data())
+        let linked = try strata(
+            ["secrets", "set", "s", "a", "--root", root, "--create", "--passphrase-file", link], input: Data())
         #expect(linked.standardError.contains("symbolic-link"), "\(linked.standardError)")
     }
 

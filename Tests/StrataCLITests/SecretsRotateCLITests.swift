@@ -34,7 +34,7 @@ struct SecretsRotateCLITests {
     func rotateResealsEveryItemWithTheKeyThatUnlocked(_ environment: [String: String]) throws {
         for account in ["a", "b", "c"] {
             let set = try strata(
-                ["secrets", "set", "s", account, "--root", root], environment: environment,
+                ["secrets", "set", "s", account, "--root", root, "--create"], environment: environment,
                 input: Data("v-\(account)".utf8))
             #expect(set.status == 0, "\(set.standardError)")
         }
@@ -52,7 +52,7 @@ struct SecretsRotateCLITests {
     @Test func rotateWithAWrongPassphraseChangesNothing() throws {
         #expect(
             try strata(
-                ["secrets", "set", "s", "a", "--root", root], environment: ["STRATA_PASSPHRASE": "pw"],
+                ["secrets", "set", "s", "a", "--root", root, "--create"], environment: ["STRATA_PASSPHRASE": "pw"],
                 input: Data("v".utf8)
             )
             .status == 0)

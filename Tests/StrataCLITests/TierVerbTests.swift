@@ -17,11 +17,12 @@ struct TierVerbTests {
     }
 
     @Test func defaultsVerbs() throws {
-        #expect(try strata(["defaults", "set", "theme", "dark", "--root", root]).status == 0)
-        #expect(try strata(["defaults", "set", "launches", "3", "--type", "int", "--root", root]).status == 0)
+        #expect(try strata(["defaults", "set", "theme", "dark", "--root", root, "--create"]).status == 0)
+        #expect(
+            try strata(["defaults", "set", "launches", "3", "--type", "int", "--root", root, "--create"]).status == 0)
         #expect(try strata(["defaults", "get", "theme", "--root", root]).standardOutput == "dark\n")
         #expect(try strata(["defaults", "list", "--root", root]).standardOutput == "launches = 3\ntheme = dark\n")
-        let refused = try strata(["defaults", "set", "apiToken", "x", "--root", root])
+        let refused = try strata(["defaults", "set", "apiToken", "x", "--root", root, "--create"])
         #expect(refused.status == 1)
         #expect(refused.standardError.contains("sensitive-key"))
         let export = directory.appending("suite.plist")
@@ -29,14 +30,16 @@ struct TierVerbTests {
         #expect(try ChildProcess.run(URL(fileURLWithPath: "/opt/swift/usr/bin/plutil"), ["-lint", export]).status == 0)
         #expect(try strata(["defaults", "delete", "theme", "--root", root]).status == 0)
         #expect(try strata(["defaults", "get", "theme", "--root", root]).status == 1)
-        #expect(try strata(["defaults", "import", export, "--root", root]).standardOutput == "imported 2 key(s)\n")
+        #expect(
+            try strata(["defaults", "import", export, "--root", root, "--create"]).standardOutput
+                == "imported 2 key(s)\n")
         #expect(try strata(["defaults", "get", "theme", "--root", root]).standardOutput == "dark\n")
-        #expect(try strata(["defaults", "set", "n", "x", "--type", "int", "--root", root]).status == 2)
+        #expect(try strata(["defaults", "set", "n", "x", "--type", "int", "--root", root, "--create"]).status == 2)
     }
 
     @Test func secretsVerbs() throws {
         let set = try strata(
-            ["secrets", "set", "api.example.com", "alice", "--root", root, "--label", "Alice"],
+            ["secrets", "set", "api.example.com", "alice", "--root", root, "--create", "--label", "Alice"],
             input: Data("s3cr3t-value".utf8))
         #expect(set.status == 0, "\(set.standardError)")
         let list = try strata(["secrets", "list", "--root", root])
@@ -74,7 +77,7 @@ struct TierVerbTests {
         let file = directory.appending("people.jsonl")
         try Data(lines.utf8).write(to: URL(fileURLWithPath: file))
         #expect(
-            try strata(["records", "import", "people", file, "--root", root]).standardOutput
+            try strata(["records", "import", "people", file, "--root", root, "--create"]).standardOutput
                 == "imported 20 record(s)\n")
         #expect(try strata(["records", "list", "--root", root]).standardOutput == "people\t20\n")
         let query = try strata([
@@ -85,7 +88,7 @@ struct TierVerbTests {
                 + #"{"age":38,"id":"p18","name":"Person 18"}"# + "\n")
         let bad = directory.appending("bad.jsonl")
         try Data("{\"id\":\"x\"}\nnot json\n".utf8).write(to: URL(fileURLWithPath: bad))
-        let refused = try strata(["records", "import", "people", bad, "--root", root])
+        let refused = try strata(["records", "import", "people", bad, "--root", root, "--create"])
         #expect(refused.status == 1)
         #expect(refused.standardError.contains("line 2"))
         let out = directory.appending("out.jsonl")
@@ -100,7 +103,7 @@ struct TierVerbTests {
     @Test func filesVerbs() throws {
         let source = directory.appending("report.pdf")
         try Data("%PDF-1.7\nhello".utf8).write(to: URL(fileURLWithPath: source))
-        #expect(try strata(["files", "put", "docs/report.pdf", source, "--root", root]).status == 0)
+        #expect(try strata(["files", "put", "docs/report.pdf", source, "--root", root, "--create"]).status == 0)
         #expect(try strata(["files", "ls", "--root", root]).standardOutput == "docs/report.pdf\n")
         #expect(try strata(["files", "ls", "--root", root, "--long"]).standardOutput.contains("application/pdf"))
         #expect(try strata(["files", "get", "docs/report.pdf", "--root", root]).standardOutput == "%PDF-1.7\nhello")
@@ -110,7 +113,7 @@ struct TierVerbTests {
         #expect(export.standardError.contains("export: 100%"), "plain progress lines when stderr is not a terminal")
         #expect(try ChildProcess.run(URL(fileURLWithPath: "/usr/bin/unzip"), ["-t", zip]).status == 0)
         #expect(
-            try strata(["files", "import", zip, "--into", "copy", "--root", root]).standardOutput
+            try strata(["files", "import", zip, "--into", "copy", "--root", root, "--create"]).standardOutput
                 == "imported 1 file(s)\n")
         #expect(try strata(["files", "verify", "--root", root]).standardOutput == "ok\n")
         let hostile = try strata(["files", "get", "../../etc/passwd", "--root", root])

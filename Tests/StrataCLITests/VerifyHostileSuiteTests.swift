@@ -23,7 +23,8 @@ struct VerifyHostileSuiteTests {
 
     @Test func verifyReportsAReferenceBombAsDamaged() throws {
         let strata = try TestExecutables.url(named: "strata")
-        #expect(try ChildProcess.run(strata, ["defaults", "set", "theme", "dark", "--root", root]).status == 0)
+        #expect(
+            try ChildProcess.run(strata, ["defaults", "set", "theme", "dark", "--root", root, "--create"]).status == 0)
         try Self.bomb.write(to: URL(fileURLWithPath: root + "/defaults/standard.plist"))
         let verify = try ChildProcess.run(strata, ["verify", root], environment: ["STRATA_ROOT": ""], timeout: 30)
         #expect(verify.status == 1)

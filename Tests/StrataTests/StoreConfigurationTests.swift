@@ -171,7 +171,7 @@ struct StoreConfigurationPostgresTests {
         let records = directory.appending("things.jsonl")
         try Data("{\"id\":\"a\",\"n\":1}\n{\"id\":\"b\",\"n\":2}\n".utf8).write(to: URL(fileURLWithPath: records))
         let imported = try ChildProcess.run(
-            strata, ["records", "import", "things", records, "--root", root], environment: environment)
+            strata, ["records", "import", "things", records, "--root", root, "--create"], environment: environment)
         #expect(imported.standardOutput == "imported 2 record(s)\n", "\(imported.standardError)")
 
         let inspect = try ChildProcess.run(strata, ["inspect", root], environment: environment)

@@ -1,0 +1,97 @@
+import Foundation
+import Strata
+
+/// How `strata defaults set` reads a value from the command line, and how `defaults get` and `list` show one.
+///
+/// With `--type`, the text is read as that type. Without it, a key that has a value keeps that value's type: an
+/// integer stays an integer, a real a real, a bool a bool (`true`/`false`/`yes`/`no`/`1`/`0`), a date a date
+/// (ISO 8601), a dictionary or an array is given as JSON, and data that holds JSON (a `Codable` preference) is
+/// given as JSON and stored as data again. A text that does not read as the type is a usage error naming both. A
+/// new key, or a key holding other data, stores a string, as before.
+enum DefaultsValueText {
+    /// The names `--type` accepts, and the property-list type each reads as.
+    static let types: [(name: String, typeName: String)] = [
+        ("string", "string"), ("int", "integer"), ("integer", "integer"), ("double", "real"), ("real", "real"),
+        ("bool", "bool"), ("date", "date"),
+    ]
+
+    /// The value to store for `text`.
+    /// - Parameters:
+    ///   - type: The `--type` option, if given.
+    ///   - existing: The key's value now, if it has one.
+    /// - Throws: ``UsageError`` for an unknown type, or a text that is not one of the type.
+    static func value(_ text: String, key: String, type: String?, existing: PropertyListValue?) throws
+        -> PropertyListValue
+    {
+        if let type {
+            guard let known = types.first(where: { $0.name == type }) else {
+                throw UsageError(
+                    "unknown type '\(type)'; use one of \(types.map(\.name).joined(separator: ", "))")
+            }
+            return try read(text, as: known.typeName, key: key, fix: "")
+        }
+        guard let existing else { return .string(text) }
+        let fix = "; or pass --type to store another type"
+        switch existing {
+        case .data(let data):
+            guard JSONOutput.jsonInData(data) != nil else { return .string(text) }
+            guard JSONOutput.jsonInData(Data(text.utf8)) != nil else {
+                throw UsageError("'\(text)' is not JSON, and '\(key)' holds JSON data\(fix)")
+            }
+            return .data(Data(text.utf8))
+        case .array, .dictionary:
+            let parsed: PropertyListValue
+            do {
+                parsed = try JSONOutput.propertyList(try JSONValue.parse(text))
+            } catch let error as UsageError {
+                throw UsageError("'\(text)' cannot be stored in '\(key)': \(error)")
+            } catch {
+                throw UsageError("'\(text)' is not JSON, and '\(key)' holds \(article(existing.typeName))\(fix)")
+            }
+            guard parsed.typeName == existing.typeName else {
+                throw UsageError(
+                    "'\(text)' is \(article(parsed.typeName)), and '\(key)' holds \(article(existing.typeName))\(fix)")
+            }
+            return parsed
+        default:
+            return try read(text, as: existing.typeName, key: key, fix: " holds \(article(existing.typeName))\(fix)")
+        }
+    }
+
+    /// Reads `text` as the scalar type `typeName`.
+    static func read(_ text: String, as typeName: String, key: String, fix: String) throws -> PropertyListValue {
+        if typeName == "bool" {
+            let flags = ["true": true, "false": false, "yes": true, "no": false, "1": true, "0": false]
+            guard let flag = flags[text.lowercased()] else {
+                throw UsageError("'\(text)' is not a bool (true or false)\(fix.isEmpty ? "" : ", and '\(key)'\(fix)")")
+            }
+            return .bool(flag)
+        }
+        do {
+            return try PropertyListValue(
+                byteForm: Data(text.utf8), contentType: PropertyListValue.byteFormContentTypePrefix + typeName)
+        } catch {
+            throw UsageError("'\(text)' is not \(article(typeName))\(fix.isEmpty ? "" : ", and '\(key)'\(fix)")")
+        }
+    }
+
+    /// A value as `get` and `list` print it: a scalar as its byte form (a string as itself, a date in ISO
+    /// 8601), a structured value (an array, a dictionary, data that holds JSON) as compact JSON, other data as
+    /// its size.
+    static func show(_ value: PropertyListValue) throws -> String {
+        switch value {
+        case .array, .dictionary: return JSONOutput.json(value).description
+        case .data(let data): return JSONOutput.jsonInData(data)?.description ?? "<\(data.count) bytes>"
+        default: return String(decoding: try value.byteForm(), as: UTF8.self)
+        }
+    }
+
+    /// The note `set` writes to standard error: `stored KEY = VALUE (TYPE)`.
+    static func note(key: String, value: PropertyListValue) throws -> String {
+        "stored \(key) = \(try show(value)) (\(value.typeName))"
+    }
+
+    static func article(_ typeName: String) -> String {
+        (["integer", "array"].contains(typeName) ? "an " : "a ") + typeName
+    }
+}
