@@ -64,7 +64,7 @@ extension AtomicFile {
         do {
             try Sys.syncFileSystem(folder.fd, path: folder.path)
             return
-        } catch where error.code == ENOSYS {
+        } catch  where error.code == ENOSYS {
             // No syncfs here: one fsync per file below.
         } catch {
             throw error.storageError("cannot flush the new files to disk", path: folder.path)

@@ -1,5 +1,5 @@
-package import Foundation
 internal import CStrataSystem
+package import Foundation
 
 #if canImport(Glibc)
     import Glibc

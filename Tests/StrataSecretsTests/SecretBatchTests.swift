@@ -56,7 +56,8 @@ struct SecretBatchTests {
     static let badItems: [(String, SecretWrite, StorageError.Code)] = [
         ("empty account", SecretWrite(Secret("v"), service: "batch", account: ""), .invalidArgument),
         (
-            "long label", SecretWrite(Secret("v"), service: "batch", account: "x", label: String(repeating: "l", count: 2000)),
+            "long label",
+            SecretWrite(Secret("v"), service: "batch", account: "x", label: String(repeating: "l", count: 2000)),
             .tooLarge
         ),
         ("named twice", SecretWrite(Secret("again"), service: "batch", account: "b0"), .invalidArgument),
