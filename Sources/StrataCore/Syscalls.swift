@@ -1,4 +1,3 @@
-internal import CStrataSystem
 package import Foundation
 
 #if canImport(Glibc)
@@ -127,12 +126,6 @@ package enum Sys {
 
     package static func fsync(_ fd: Int32, path: String? = nil) throws(Errno) {
         _ = try retrying(.fsync, path) { system_fsync(fd) }
-    }
-
-    /// `syncfs(2)`: flushes every file of the file system that holds `fd` — what one `fsync` per file would, in
-    /// one call. Linux only: elsewhere it throws `ENOSYS` and the caller `fsync`s each file.
-    package static func syncFileSystem(_ fd: Int32, path: String? = nil) throws(Errno) {
-        _ = try retrying(.fsync, path) { strata_syncfs(fd) }
     }
 
     package static func rename(_ from: String, _ to: String) throws(Errno) {

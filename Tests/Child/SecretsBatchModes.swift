@@ -21,7 +21,7 @@ func runSecretsBatchMode(_ arguments: [String]) throws -> Bool {
         }
     case "secrets-count-fsyncs":
         // secrets-count-fsyncs ROOT KEYHEX COUNT: the fsyncs (syncfs included) of one replacing set, and of one
-        // batch replacing COUNT items: says `set S batch B`.
+        // batch replacing COUNT items, and the opens of one warm get: says `set S batch B get-opens G`.
         let store = try SecretStore(
             paths: StoragePaths(root: arguments[1]), unlockingWith: .inMemory(key(arguments[2])))
         let count = Int(arguments[3]) ?? 1
@@ -33,7 +33,11 @@ func runSecretsBatchMode(_ arguments: [String]) throws -> Bool {
         let single = FaultInjector.shared.seenCount(of: .fsync)
         FaultInjector.shared.startCounting()
         try store.set(writes)
-        say("set \(single) batch \(FaultInjector.shared.seenCount(of: .fsync))")
+        let batch = FaultInjector.shared.seenCount(of: .fsync)
+        _ = try store.get(service: "count", account: "single")  // Reads the manifest the batch changed.
+        FaultInjector.shared.startCounting()
+        _ = try store.get(service: "count", account: "single")
+        say("set \(single) batch \(batch) get-opens \(FaultInjector.shared.seenCount(of: .open))")
     default:
         return false
     }
