@@ -39,7 +39,7 @@ export STRATA_BENCH_ROUNDS=1
 
 started=$(date +%s)
 echo "== build (release)"
-swift build -c release $(printf -- '--product strata-bench-%s ' "${selected[@]}") >/dev/null
+for name in "${selected[@]}"; do swift build -c release --product "strata-bench-$name" >/dev/null; done
 bin="$(swift build -c release --show-bin-path)"
 
 stop_postgres=false
@@ -55,7 +55,7 @@ for round in $(seq 1 "$rounds"); do
         echo "== round $round/$rounds: $name"
         export STRATA_BENCH_ROUND="$round"
         log="$out/logs/$name-$round.txt"
-        if ! "$bin/strata-bench-$name" "${quick[@]}" >"$log" 2>&1; then
+        if ! "$bin/strata-bench-$name" ${quick[@]+"${quick[@]}"} >"$log" 2>&1; then
             echo "   strata-bench-$name failed (see $log)" >&2
         fi
     done
