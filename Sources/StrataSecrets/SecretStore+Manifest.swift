@@ -82,7 +82,10 @@ extension SecretStore {
         try AtomicFile.write(
             manifest.serialized(keyringID: keyringID, key: owner.manifest), in: folder, name: ItemManifest.fileName,
             syncsFolder: syncsFolder)
-        keyMaterial.withLock { $0.manifestCache = nil }
+        // The caller holds the keyring's lock exclusively: the file there now is the one just written, so the
+        // next read (of this process) takes it from memory instead of parsing it again.
+        let stamp = try? folder.status(of: ItemManifest.fileName).map(Self.stamp)
+        keyMaterial.withLock { $0.manifestCache = stamp.map { ($0, manifest) } }
     }
 
     func manifestKeyringID() throws -> [UInt8] {
