@@ -16,6 +16,36 @@ public enum Bench {
         return best
     }
 
+    /// How many rounds a benchmark runs each side for, alternating baseline and Strata (see
+    /// ``interleaved(rounds:baseline:strata:)``): `--rounds N` on the command line, else the environment variable
+    /// `STRATA_BENCH_ROUNDS`, else 3 (1 with `--quick`).
+    public static var rounds: Int {
+        let arguments = CommandLine.arguments
+        if let flag = arguments.firstIndex(of: "--rounds"), flag + 1 < arguments.count,
+            let count = Int(arguments[flag + 1]), count > 0
+        {
+            return count
+        }
+        if let count = ProcessInfo.processInfo.environment["STRATA_BENCH_ROUNDS"].flatMap(Int.init), count > 0 {
+            return count
+        }
+        return arguments.contains("--quick") ? 1 : 3
+    }
+
+    /// Times the baseline and Strata alternately, `rounds` times each, and keeps the fastest time of each side
+    /// (the least disturbed run): neither side pays alone for a cold cache or a burst of other work.
+    /// - Returns: The best seconds of each side.
+    public static func interleaved(
+        rounds: Int = Bench.rounds, baseline: () throws -> Void, strata: () throws -> Void
+    ) rethrows -> (baseline: Double, strata: Double) {
+        var best = (baseline: Double.infinity, strata: Double.infinity)
+        for _ in 0..<max(rounds, 1) {
+            best.baseline = min(best.baseline, try time(baseline))
+            best.strata = min(best.strata, try time(strata))
+        }
+        return best
+    }
+
     /// A fresh temporary folder.
     public static func temporaryFolder(_ name: String) throws -> String {
         let path = NSTemporaryDirectory() + "/strata-bench-\(name)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
@@ -65,7 +95,10 @@ public struct Comparison {
     /// How many times faster Strata is (baseline time / Strata time).
     public var speedup: Double { baseline / strata }
 
+    /// Prints the rows as a table, and appends them as JSON lines to the file `STRATA_BENCH_JSON` names, when it
+    /// is set (see ``ResultLog``): what `Scripts/bench.sh` collects, so nothing is parsed from this text.
     public static func printTable(_ rows: [Comparison], baselineName: String, ratioName: String = "speedup") {
+        ResultLog.append(rows, baselineName: baselineName)
         let header = ["benchmark", "ops", "Strata/op", "\(baselineName)/op", ratioName, "target", "met"]
         let lines = rows.map { row -> [String] in
             [

@@ -60,12 +60,15 @@ public enum AtomicFile {
         }
     }
 
-    /// Replaces the file `name` in `folder` with `data` (see `write(in:name:permissions:durability:_:)`).
+    /// Replaces the file `name` in `folder` with `data` (see
+    /// ``write(in:name:permissions:durability:syncsFolder:_:)``).
     package static func write(
         _ data: Data, in folder: DirectoryHandle, name: String, permissions: Int = 0o600,
-        durability: Durability = .durable
+        durability: Durability = .durable, syncsFolder: Bool = true
     ) throws {
-        try write(in: folder, name: name, permissions: permissions, durability: durability) { writer in
+        try write(
+            in: folder, name: name, permissions: permissions, durability: durability, syncsFolder: syncsFolder
+        ) { writer in
             var writer = writer
             try writer.write(data)
         }
@@ -78,24 +81,20 @@ public enum AtomicFile {
     /// renamed over `name` with `renameat(2)` and the folder `fsync`ed, all relative to the folder's
     /// descriptor: no step looks a path up again, so a neighbour who swaps a folder for a link cannot move
     /// the write elsewhere. `body` owns the ``Writer`` (it may keep it in a value of its own until it returns).
+    /// - Parameters:
+    ///   - syncsFolder: Whether a durable write `fsync`s the folder after the rename. The default is `true`.
+    ///     With `false` the new content is on disk before the rename, and the rename becomes durable with the
+    ///     folder's next `fsync` (or the file system's next commit): a power loss before then leaves the old
+    ///     file, whole — never a torn or empty one. For a file whose latest replacement may be lost, but must
+    ///     never be half there.
     /// - Throws: ``StorageError`` from any step, or what `body` throws; the previous file is then untouched and
     ///   no temporary is left behind.
     package static func write(
         in folder: DirectoryHandle, name: String, permissions: Int = 0o600, durability: Durability = .durable,
-        _ body: (consuming Writer) throws -> Void
+        syncsFolder: Bool = true, _ body: (consuming Writer) throws -> Void
     ) throws {
         let path = folder.path(of: name)
-        let temporary = temporaryPrefix + "\(getpid())-" + randomSuffix()
-        let fd: Int32
-        do {
-            fd = try folder.openFile(temporary, O_WRONLY | O_CREAT | O_EXCL, permissions: mode_t(permissions))
-        } catch {
-            throw error.storageError("cannot create a temporary file beside the target", path: path)
-        }
-        // Held until the temporary is renamed or removed (closing the descriptor drops it): a clean-up in any
-        // process, whatever pid namespace or machine it runs on, sees that this temporary is being written.
-        // Advisory: a file system without flock(2) falls back on the pid rule of removeStaleTemporaries.
-        try? Sys.flock(fd, LOCK_EX | LOCK_NB, path: folder.path(of: temporary))
+        let (fd, temporary) = try createTemporary(in: folder, for: name, permissions: permissions)
         var isOpen = true
         var renamed = false
         defer {
@@ -103,22 +102,50 @@ public enum AtomicFile {
             if !renamed { try? folder.unlink(temporary) }
         }
         try body(Writer(fd: fd, path: path))
+        try seal(fd, permissions: permissions, syncing: durability.syncsToDisk, path: path)
+        Sys.close(fd)
+        isOpen = false
+        try moveIntoPlace(temporary, name, in: folder)
+        renamed = true
+        if durability.syncsToDisk, syncsFolder { try folder.sync() }
+    }
+
+    /// Creates the temporary file of a replacement of `name` in `folder` (exclusively, never through a link).
+    /// - Returns: Its descriptor and its name.
+    static func createTemporary(in folder: DirectoryHandle, for name: String, permissions: Int) throws -> (
+        fd: Int32, name: String
+    ) {
+        let temporary = temporaryPrefix + "\(getpid())-" + randomSuffix()
         do {
-            // The mode given to open(2) is filtered by the umask; set it exactly.
+            let fd = try folder.openFile(temporary, O_WRONLY | O_CREAT | O_EXCL, permissions: mode_t(permissions))
+            // Held until the temporary is renamed or removed (closing the descriptor drops it): a clean-up in any
+            // process, whatever pid namespace or machine it runs on, sees that this temporary is being written.
+            // Advisory: a file system without flock(2) falls back on the pid rule of removeStaleTemporaries.
+            try? Sys.flock(fd, LOCK_EX | LOCK_NB, path: folder.path(of: temporary))
+            return (fd, temporary)
+        } catch {
+            throw error.storageError("cannot create a temporary file beside the target", path: folder.path(of: name))
+        }
+    }
+
+    /// Gives a written temporary file its exact mode (open(2)'s is filtered by the umask) and, when `syncing`,
+    /// forces its content to disk.
+    static func seal(_ fd: Int32, permissions: Int, syncing: Bool, path: String) throws {
+        do {
             try Sys.fchmod(fd, mode_t(permissions))
-            if durability.syncsToDisk { try Sys.fsync(fd, path: path) }
+            if syncing { try Sys.fsync(fd, path: path) }
         } catch {
             throw error.storageError("cannot flush the new content to disk", path: path)
         }
-        Sys.close(fd)
-        isOpen = false
+    }
+
+    /// Renames a written temporary file over `name`.
+    static func moveIntoPlace(_ temporary: String, _ name: String, in folder: DirectoryHandle) throws {
         do {
             try folder.rename(temporary, to: name)
         } catch {
-            throw error.storageError("cannot move the new content into place", path: path)
+            throw error.storageError("cannot move the new content into place", path: folder.path(of: name))
         }
-        renamed = true
-        if durability.syncsToDisk { try folder.sync() }
     }
 
     /// Opens the folder of `path` (following links in it: the caller chose it) and splits off the file name.
@@ -336,7 +363,7 @@ public enum AtomicFile {
         return removed
     }
 
-    private static func randomSuffix() -> String {
+    static func randomSuffix() -> String {
         String(UInt64.random(in: 0...UInt64.max), radix: 36)
     }
 }

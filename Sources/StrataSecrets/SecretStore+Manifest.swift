@@ -63,8 +63,15 @@ extension SecretStore {
 
     /// Changes the manifest and replaces it atomically, tagged under `owner` (by default the key it is tagged
     /// under now). The caller holds the keyring's lock exclusively and has made the item change durable first.
+    ///
+    /// With `syncsFolder: false` (item writes) the new manifest is on disk before its rename, and the rename
+    /// becomes durable with the folder's next `fsync` — the next item write's — or the file system's next
+    /// commit: a power loss before then keeps the previous manifest, whole, whose entries the items on disk are
+    /// never older than. That is the crash between an item and its entry, which the manifest already tolerates;
+    /// it saves one `fsync` per write. Changes that other files depend on (a rotation, a new key) pass `true`.
     func advanceManifest(
-        in folder: DirectoryHandle, as owner: DataKeys? = nil, _ change: (inout ItemManifest) -> Void
+        in folder: DirectoryHandle, as owner: DataKeys? = nil, syncsFolder: Bool = true,
+        _ change: (inout ItemManifest) -> Void
     ) throws {
         let (current, currentOwner) = try currentManifest(in: folder)
         let owner = owner ?? currentOwner
@@ -73,8 +80,12 @@ extension SecretStore {
         change(&manifest)
         let keyringID = try manifestKeyringID()
         try AtomicFile.write(
-            manifest.serialized(keyringID: keyringID, key: owner.manifest), in: folder, name: ItemManifest.fileName)
-        keyMaterial.withLock { $0.manifestCache = nil }
+            manifest.serialized(keyringID: keyringID, key: owner.manifest), in: folder, name: ItemManifest.fileName,
+            syncsFolder: syncsFolder)
+        // The caller holds the keyring's lock exclusively: the file there now is the one just written, so the
+        // next read (of this process) takes it from memory instead of parsing it again.
+        let stamp = try? folder.status(of: ItemManifest.fileName).map(Self.stamp)
+        keyMaterial.withLock { $0.manifestCache = stamp.map { ($0, manifest) } }
     }
 
     func manifestKeyringID() throws -> [UInt8] {

@@ -52,13 +52,28 @@ public final class SecretStore: Sendable {
     }
 
     /// The keyring folder, or `nil` when it does not exist; only the creation of a keyring creates it.
+    ///
+    /// The folder opened last is kept, and given again while its path still names that very folder (same
+    /// device and inode, and not a link: one `lstat`) instead of opening the root, the tier's folder and the
+    /// keyring's again, with their checks, on every call. A folder moved away, replaced or swapped for a link
+    /// fails the comparison and is opened afresh, with every check.
     func existingKeyringFolder(create: Bool = false) throws -> DirectoryHandle? {
+        if let cached = openFolder.withLock({ $0 }), let now = try? Sys.lstat(directory),
+            UInt64(now.st_dev) == cached.device, UInt64(now.st_ino) == cached.inode
+        {
+            return cached.handle
+        }
+        let folder: DirectoryHandle?
         do throws(StorageError) {
             guard let tier = try paths.openDirectory(for: .secrets, create: create) else { return nil }
-            return try tier.openDirectory(keyring, create: create, permissions: 0o700)
+            folder = try tier.openDirectory(keyring, create: create, permissions: 0o700)
         } catch {
             throw error.attributed(tier: .secrets, key: nil)
         }
+        if let folder, let status = try? folder.status() {
+            openFolder.withLock { $0 = (folder, UInt64(status.st_dev), UInt64(status.st_ino)) }
+        }
+        return folder
     }
 
     /// The keyring's cross-process lock (`keyring.lock`, never deleted).
@@ -84,6 +99,9 @@ public final class SecretStore: Sendable {
     // Key material, all in guarded memory. `lock()` wipes the data keys and the `whenUnlocked` class keys; the
     // name key, the manifest keys and the `afterFirstUnlock` class keys live until the store is released.
     let keyMaterial = Mutex(Keys())
+
+    /// The keyring folder opened last, with its device and inode (see ``existingKeyringFolder(create:)``).
+    let openFolder = Mutex<(handle: DirectoryHandle, device: UInt64, inode: UInt64)?>(nil)
 
     /// Opens a keyring, locked. Creates nothing: the keyring (its folder, 0700, and `keyring.json`) is created by
     /// the first ``unlock(with:createIfMissing:)`` that may create it.

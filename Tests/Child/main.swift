@@ -306,7 +306,7 @@ do {
         }
     default:
         if try runStorageMode(arguments) || runStorageStallMode(arguments) || runSecretsMode(arguments)
-            || runSharedSuiteMode(arguments) || runSecretsRotationMode(arguments)
+            || runSharedSuiteMode(arguments) || runSecretsRotationMode(arguments) || runSecretsBatchMode(arguments)
         {
             break
         }

@@ -43,6 +43,21 @@ int strata_interrupt_raise(int signal_number);
 // The width of the terminal `fd` in columns (0 when it does not say), or -1 with errno set.
 int strata_terminal_columns(int fd);
 
+// syncfs(2): flushes every file of the file system that holds `fd` in one call (Linux; Glibc declares it only
+// under _GNU_SOURCE, so it is called by number). 0, or -1 with errno set (ENOSYS where there is no such call).
+#if defined(__linux__)
+#include <sys/syscall.h>
+#include <unistd.h>
+static inline int strata_syncfs(int fd) { return (int)syscall(SYS_syncfs, fd); }
+#else
+#include <errno.h>
+static inline int strata_syncfs(int fd) {
+    (void)fd;
+    errno = ENOSYS;
+    return -1;
+}
+#endif
+
 // libFuzzer's entry point, declared for the fuzz targets (defined only when they are built with
 // -sanitize=fuzzer; nothing references it otherwise).
 int LLVMFuzzerRunDriver(int *argc, char ***argv, int (*callback)(const uint8_t *data, size_t size));

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Runs every benchmark executable (Benchmarks/*) in release mode over several rounds and reports each ratio's
+# median and range, against its target:
+#
+#   Scripts/bench.sh                # 3 rounds of every benchmark (each round runs baseline and Strata, alternating)
+#   Scripts/bench.sh --quick        # 1 round, the benchmarks' own --quick sizes: a smoke run of a few minutes
+#   Scripts/bench.sh --rounds 5     # more rounds
+#   Scripts/bench.sh secrets files  # only these benchmarks (defaults files records secrets postgres storage)
+#
+# Writes, in Benchmarks/results/: benchmarks.jsonl (every row of every round, as BenchmarkKit emitted it),
+# benchmarks.json (per row: median, min, max, target, met), RESULTS.md (the table) and results.svg (each
+# ratio's median as a dot, its range as whiskers, its target as a mark; any browser opens it), plus each run's
+# printed output in logs/. The PostgreSQL benchmark gets a throwaway server from Scripts/postgres.sh.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+rounds=3
+quick=()
+selected=()
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --quick) quick=(--quick); rounds=1 ;;
+        --rounds) rounds="$2"; shift ;;
+        defaults|files|records|secrets|postgres|storage) selected+=("$1") ;;
+        *) echo "usage: Scripts/bench.sh [--quick] [--rounds N] [defaults files records secrets postgres storage]" >&2; exit 64 ;;
+    esac
+    shift
+done
+[ ${#selected[@]} -eq 0 ] && selected=(defaults files records secrets postgres storage)
+
+bash Scripts/install-deps.sh
+out=Benchmarks/results
+mkdir -p "$out/logs"
+rm -f "$out/benchmarks.jsonl" "$out"/logs/*.txt
+export STRATA_BENCH_JSON="$PWD/$out/benchmarks.jsonl"
+# The rounds are whole runs, one after another (each run alternates baseline and Strata inside): a benchmark's
+# own --rounds stays 1 so a full run keeps to its time budget.
+export STRATA_BENCH_ROUNDS=1
+
+started=$(date +%s)
+echo "== build (release)"
+for name in "${selected[@]}"; do swift build -c release --product "strata-bench-$name" >/dev/null; done
+bin="$(swift build -c release --show-bin-path)"
+
+stop_postgres=false
+if [[ " ${selected[*]} " == *" postgres "* ]] && [ -z "${STRATA_POSTGRES_URL:-}" ]; then
+    eval "$(bash Scripts/postgres.sh start)"
+    stop_postgres=true
+fi
+cleanup() { if $stop_postgres; then bash Scripts/postgres.sh stop >/dev/null 2>&1 || true; fi; }
+trap cleanup EXIT
+
+for round in $(seq 1 "$rounds"); do
+    for name in "${selected[@]}"; do
+        echo "== round $round/$rounds: $name"
+        export STRATA_BENCH_ROUND="$round"
+        log="$out/logs/$name-$round.txt"
+        if ! "$bin/strata-bench-$name" ${quick[@]+"${quick[@]}"} >"$log" 2>&1; then
+            echo "   strata-bench-$name failed (see $log)" >&2
+        fi
+    done
+done
+
+elapsed=$(( $(date +%s) - started ))
+python3 Scripts/bench-report.py "$out" --rounds "$rounds" --seconds "$elapsed" ${quick[@]+"${quick[@]}"}
+if command -v rsvg-convert >/dev/null 2>&1; then
+    rsvg-convert -w 1400 "$out/results.svg" -o "$out/results.png"
+fi
+echo "== $out/RESULTS.md, $out/benchmarks.json, $out/results.svg (${elapsed} s)"

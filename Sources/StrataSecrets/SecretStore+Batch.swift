@@ -1,0 +1,70 @@
+import Foundation
+import StrataCore
+
+extension SecretStore {
+    /// Stores many secrets at once: under one hold of the keyring's lock, with one flush of the new files to disk
+    /// and one `fsync` of the folder for the whole batch, and one update of the item manifest.
+    ///
+    /// Each item is replaced atomically, as by ``set(_:service:account:label:accessibility:)``; the batch as a
+    /// whole is not: a crash (or a power loss) in the middle leaves every item of it either with its old value or
+    /// its new one — never torn, never missing, never reported rolled back — but some may be new and others old.
+    /// Everything is checked before anything is written, so a bad item (an empty or oversized attribute, a value
+    /// over the limit, an item named twice) fails the batch with nothing changed.
+    ///
+    /// ```swift
+    /// try store.set(tokens.map { SecretWrite(Secret($0.value), service: "api.example.com", account: $0.user) })
+    /// ```
+    /// - Parameter writes: The items, each named once.
+    /// - Throws: ``StorageError``: what ``set(_:service:account:label:accessibility:)`` throws for an item (with
+    ///   its `key`; nothing is written then), `.invalidArgument` for an item named twice, or a write error (items
+    ///   renamed into place before it keep their new value, the others their old one).
+    public func set(_ writes: [SecretWrite]) throws {
+        guard !writes.isEmpty else { return }
+        var seen = Set<ItemIdentity>()
+        var items: [(write: SecretWrite, identity: ItemIdentity, fileName: String, keyringID: [UInt8])] = []
+        items.reserveCapacity(writes.count)
+        for write in writes {
+            let identity = try checkedIdentity(service: write.service, account: write.account)
+            if let label = write.label { try checkAttribute("label", label, of: identity) }
+            try checkValueSize(write.value.count, of: identity)
+            guard seen.insert(identity).inserted else {
+                throw StorageError(
+                    .invalidArgument, "the batch sets the same item twice", tier: .secrets,
+                    key: Self.displayKey(identity), recovery: "Set each item once per batch")
+            }
+            let keyringID = try classKey(write.accessibility, writing: true).0
+            items.append((write, identity, try fileName(identity), keyringID))
+        }
+        let folder = try keyringFolder()
+        // Exclusive, as for one item: the manifest is read, changed and written back after the items.
+        try keyringLock(in: folder).withLock(.exclusive, timeout: configuration.lockTimeout) {
+            let now = Date()
+            // Sealed under the key the manifest is tagged under (see ``store(_:identity:label:replacing:...)``).
+            let (manifest, owner) = try currentManifest(in: folder)
+            var generations: [String: Double] = [:]
+            var legacyNames: [String] = []
+            try AtomicFile.writeAll(in: folder, names: items.map(\.fileName)) { index in
+                let item = items[index]
+                // Keep the creation date (and label) of an item being replaced, when its attributes can be read.
+                let existing = try? locate(item.identity, in: folder, value: false)
+                if let existing, existing.fileName != item.fileName { legacyNames.append(existing.fileName) }
+                let record = newRecord(
+                    item.identity, size: item.write.value.count, label: item.write.label,
+                    replacing: existing?.record, fileName: item.fileName, in: manifest, now: now)
+                generations[item.fileName] = record.modified.timeIntervalSince1970
+                return try sealedFile(
+                    item.write.value, as: record, accessibility: item.write.accessibility, keyringID: item.keyringID,
+                    key: sealingKey(item.write.accessibility, of: owner), fileName: item.fileName)
+            }
+            // Items under the first format's name (an identity with a NUL) go once the new files are durable.
+            let removed = try legacyNames.filter { try removeItemFile($0, in: folder) }
+            // After the items are durable, once for the batch (see ``advanceManifest(in:as:syncsFolder:_:)``).
+            try advanceManifest(in: folder, syncsFolder: false) { manifest in
+                for (name, generation) in generations {
+                    manifest.entries[name] = ItemManifest.Entry(modified: generation, deleted: false)
+                }
+                for name in removed { manifest.entries[name] = manifest.tombstone(name, now: now) }
+            }
+        }
+    }
+}

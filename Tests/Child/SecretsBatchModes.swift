@@ -1,0 +1,45 @@
+import Foundation
+import StrataCore
+import StrataSecrets
+
+/// The child modes that write batches of secrets, to be killed in the middle or to count what a write costs;
+/// `false` when `arguments` names none of them.
+func runSecretsBatchMode(_ arguments: [String]) throws -> Bool {
+    switch arguments.first {
+    case "secrets-batch-loop":
+        // secrets-batch-loop ROOT KEYHEX COUNT START: set accounts b0..b<COUNT-1> of service `batch` to
+        // "value N" in one batch, for N = START, START+1, ..., saying `ack N` after each.
+        let store = try SecretStore(
+            paths: StoragePaths(root: arguments[1]), unlockingWith: .inMemory(key(arguments[2])))
+        let count = Int(arguments[3]) ?? 1
+        var generation = Int(arguments[4]) ?? 0
+        while true {
+            try store.set(
+                (0..<count).map { SecretWrite(Secret("value \(generation)"), service: "batch", account: "b\($0)") })
+            say("ack \(generation)")
+            generation += 1
+        }
+    case "secrets-count-fsyncs":
+        // secrets-count-fsyncs ROOT KEYHEX COUNT: the fsyncs (syncfs included) of one replacing set, and of one
+        // batch replacing COUNT items, and the opens of one warm get: says `set S batch B get-opens G`.
+        let store = try SecretStore(
+            paths: StoragePaths(root: arguments[1]), unlockingWith: .inMemory(key(arguments[2])))
+        let count = Int(arguments[3]) ?? 1
+        let writes = (0..<count).map { SecretWrite(Secret("value \($0)"), service: "count", account: "c\($0)") }
+        try store.set("first", service: "count", account: "single")
+        try store.set(writes)
+        FaultInjector.shared.startCounting()
+        try store.set("second", service: "count", account: "single")
+        let single = FaultInjector.shared.seenCount(of: .fsync)
+        FaultInjector.shared.startCounting()
+        try store.set(writes)
+        let batch = FaultInjector.shared.seenCount(of: .fsync)
+        _ = try store.get(service: "count", account: "single")  // Reads the manifest the batch changed.
+        FaultInjector.shared.startCounting()
+        _ = try store.get(service: "count", account: "single")
+        say("set \(single) batch \(batch) get-opens \(FaultInjector.shared.seenCount(of: .open))")
+    default:
+        return false
+    }
+    return true
+}

@@ -1,0 +1,70 @@
+import Foundation
+import StrataCore
+import StrataTestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `AtomicFile.writeAll`: several files of one folder, each replaced atomically, flushed together. Serialized:
+/// the fault injector is global to the process (each plan is limited to this test's own folder).
+@Suite("AtomicFile: several files at once", .serialized)
+struct AtomicFileBatchTests {
+    let directory: TemporaryDirectory
+    let names = (0..<5).map { "file-\($0)" }
+    init() throws { directory = try TemporaryDirectory(prefix: "strata-atomic-batch") }
+
+    func contents() throws -> [String] {
+        try names.map { try String(contentsOfFile: directory.appending($0), encoding: .utf8) }
+    }
+
+    func leftovers() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: directory.path).filter {
+            $0.hasPrefix(AtomicFile.temporaryPrefix)
+        }
+    }
+
+    @Test func everyFileIsReplaced() throws {
+        let folder = try DirectoryHandle.open(path: directory.path)
+        try AtomicFile.writeAll(in: folder, names: names) { Data("old \($0)".utf8) }
+        try AtomicFile.writeAll(in: folder, names: names) { Data("new \($0)".utf8) }
+        #expect(try contents() == (0..<5).map { "new \($0)" })
+        #expect(try leftovers().isEmpty)
+        let mode = try FileManager.default.attributesOfItem(atPath: directory.appending("file-0"))[.posixPermissions]
+        #expect(mode as? Int == 0o600)
+    }
+
+    @Test func aFailureBeforeTheRenamesChangesNothing() throws {
+        defer { FaultInjector.shared.reset() }
+        let folder = try DirectoryHandle.open(path: directory.path)
+        try AtomicFile.writeAll(in: folder, names: names) { Data("old \($0)".utf8) }
+        struct Refused: Error {}
+        #expect(throws: Refused.self) {
+            try AtomicFile.writeAll(in: folder, names: names) { index in
+                if index == 3 { throw Refused() }
+                return Data("new \(index)".utf8)
+            }
+        }
+        FaultInjector.shared.inject(.error(EIO), on: .fsync, pathContaining: directory.path)
+        let error = #expect(throws: StorageError.self) {
+            try AtomicFile.writeAll(in: folder, names: names) { Data("new \($0)".utf8) }
+        }
+        #expect(error?.errno == EIO)
+        #expect(try contents() == (0..<5).map { "old \($0)" })
+        #expect(try leftovers().isEmpty)
+    }
+
+    @Test func aFailedRenameKeepsTheFilesBeforeItNewAndTheRestOld() throws {
+        defer { FaultInjector.shared.reset() }
+        let folder = try DirectoryHandle.open(path: directory.path)
+        try AtomicFile.writeAll(in: folder, names: names) { Data("old \($0)".utf8) }
+        FaultInjector.shared.inject(.error(EIO), on: .rename, pathContaining: directory.path, after: 2)
+        let error = #expect(throws: StorageError.self) {
+            try AtomicFile.writeAll(in: folder, names: names) { Data("new \($0)".utf8) }
+        }
+        #expect(error?.errno == EIO)
+        #expect(try contents() == ["new 0", "new 1", "old 2", "old 3", "old 4"])
+        #expect(try leftovers().isEmpty)
+    }
+}

@@ -1,0 +1,167 @@
+import Foundation
+import StrataCore
+import StrataTestSupport
+import Testing
+
+@testable import StrataSecrets
+
+/// Issue 18 item 4: a batch of items under one lock and one flush, item by item atomic, and a single set that
+/// costs one `fsync` less.
+@Suite("SecretStore: batches")
+struct SecretBatchTests {
+    let fixture: SecretsFixture
+    init() throws { fixture = try SecretsFixture() }
+
+    func writes(_ count: Int, _ value: String) -> [SecretWrite] {
+        (0..<count).map { SecretWrite(Secret("\(value) \($0)"), service: "batch", account: "b\($0)") }
+    }
+
+    @Test func aBatchStoresEveryItemKeepingCreationDatesAndLabels() throws {
+        let store = try fixture.store()
+        try store.set("old", service: "batch", account: "b1", label: "kept label")
+        let created = try #require(try store.attributes(service: "batch", account: "b1")).creationDate
+        var batch = writes(3, "new")
+        batch[2].label = "given"
+        batch[2].accessibility = .afterFirstUnlockThisDeviceOnly
+        try store.set(batch)
+        for reader in [store, try fixture.store()] {
+            for index in 0..<3 {
+                #expect(try reader.get(service: "batch", account: "b\(index)")?.stringValue == "new \(index)")
+            }
+            let replaced = try #require(try reader.attributes(service: "batch", account: "b1"))
+            #expect(replaced.label == "kept label")
+            #expect(replaced.creationDate == created)
+            #expect(replaced.modificationDate > created)
+            let third = try #require(try reader.attributes(service: "batch", account: "b2"))
+            #expect(third.label == "given")
+            #expect(third.accessibility == .afterFirstUnlockThisDeviceOnly)
+        }
+        #expect(store.itemCount == 3)
+        #expect(store.structuralProblems().isEmpty)
+        try store.set([])  // Nothing to do, nothing changes.
+        #expect(store.itemCount == 3)
+    }
+
+    /// Canonically equivalent spellings are two items (keys are kept exactly as given), not a duplicate.
+    @Test func twoSpellingsOfOneNameAreTwoItems() throws {
+        let store = try fixture.store()
+        try store.set([
+            SecretWrite(Secret("composed"), service: "batch", account: "caf\u{E9}"),
+            SecretWrite(Secret("decomposed"), service: "batch", account: "cafe\u{301}"),
+        ])
+        #expect(try store.get(service: "batch", account: "caf\u{E9}")?.stringValue == "composed")
+        #expect(try store.get(service: "batch", account: "cafe\u{301}")?.stringValue == "decomposed")
+    }
+
+    static let badItems: [(String, SecretWrite, StorageError.Code)] = [
+        ("empty account", SecretWrite(Secret("v"), service: "batch", account: ""), .invalidArgument),
+        (
+            "long label",
+            SecretWrite(Secret("v"), service: "batch", account: "x", label: String(repeating: "l", count: 2000)),
+            .tooLarge
+        ),
+        ("named twice", SecretWrite(Secret("again"), service: "batch", account: "b0"), .invalidArgument),
+        (
+            "value over the limit", SecretWrite(Secret(Data(count: (16 << 20) + 1)), service: "batch", account: "big"),
+            .tooLarge
+        ),
+    ]
+
+    @Test(arguments: badItems.indices)
+    func aBadItemFailsTheBatchWithNothingWritten(_ index: Int) throws {
+        let (name, bad, code) = Self.badItems[index]
+        let store = try fixture.store()
+        try store.set(writes(3, "old"))
+        let before = filesUnder(fixture.keyringFolder()).map(\.data)
+        let refused = #expect(throws: StorageError.self, "\(name)") { try store.set(writes(3, "new") + [bad]) }
+        #expect(refused?.code == code, "\(name)")
+        #expect(filesUnder(fixture.keyringFolder()).map(\.data) == before, "\(name): nothing written")
+        for index in 0..<3 {
+            #expect(try store.get(service: "batch", account: "b\(index)")?.stringValue == "old \(index)")
+        }
+    }
+
+    @Test func aBatchAdvancesTheRollbackManifest() throws {
+        let store = try fixture.store()
+        try store.set(writes(4, "revoked"))
+        let path = fixture.keyringFolder() + "/" + (try store.fileName(ItemIdentity(service: "batch", account: "b2")))
+        let old = try Data(contentsOf: URL(fileURLWithPath: path))
+        try store.set(writes(4, "current"))
+        try old.write(to: URL(fileURLWithPath: path))
+        let refused = #expect(throws: StorageError.self) { try store.get(service: "batch", account: "b2") }
+        #expect(refused?.code == .rolledBack)
+        #expect(try store.get(service: "batch", account: "b3")?.stringValue == "current 3")
+    }
+
+    /// A batch writer killed at any point: every item has the value of the last batch acknowledged or of the one
+    /// under way, never none, never torn, never reported rolled back; later writes keep working.
+    @Test func aBatchKilledMidwayLeavesEveryItemOldOrNew() throws {
+        _ = try fixture.store()
+        let child = try TestExecutables.url(named: "strata-test-child")
+        let count = 40
+        var next = 0
+        let rounds = ProcessInfo.processInfo.environment["STRATA_TORTURE_ROUNDS"].flatMap(Int.init).map { $0 / 4 } ?? 20
+        for round in 0..<rounds {
+            let process = try ChildProcess(
+                child, ["secrets-batch-loop", fixture.paths.root, testKeyHex, "\(count)", "\(next)"])
+            try process.waitForLine { $0.hasPrefix("ack ") }
+            Thread.sleep(forTimeInterval: Double(round % 9) / 1000)
+            process.kill(SIGKILL)
+            _ = process.wait()
+            let acknowledged = process.lines.compactMap { $0.hasPrefix("ack ") ? Int($0.dropFirst(4)) : nil }.max()!
+            let store = try fixture.store()
+            var values = Set<String>()
+            for index in 0..<count {
+                let value = try store.get(service: "batch", account: "b\(index)")?.stringValue
+                #expect(
+                    value == "value \(acknowledged)" || value == "value \(acknowledged + 1)",
+                    "round \(round), item \(index): \(value ?? "none")")
+                values.insert(value ?? "none")
+            }
+            #expect(values.count <= 2)
+            #expect(store.structuralProblems().isEmpty)
+            next = acknowledged + 2
+        }
+        // The manifest still vouches for every item: a write after the kills reads back.
+        let store = try fixture.store()
+        try store.set(writes(count, "after"))
+        #expect(try store.get(service: "batch", account: "b7")?.stringValue == "after 7")
+    }
+
+    /// What a durable write costs, in `fsync`s: a set makes the item durable (file, folder) and the manifest's
+    /// content (its rename rides on the next folder `fsync`); a batch makes the same three whatever its size.
+    /// And what a warm get opens.
+    @Test func aSetCostsThreeFsyncsABatchNoMoreAndAGetOneOpen() throws {
+        _ = try fixture.store()
+        let child = try TestExecutables.url(named: "strata-test-child")
+        let process = try ChildProcess(child, ["secrets-count-fsyncs", fixture.paths.root, testKeyHex, "50"])
+        let line = try process.waitForLine { $0.hasPrefix("set ") }
+        _ = process.wait()
+        let numbers = line.split(separator: " ").compactMap { Int($0) }
+        #if os(Linux)
+            #expect(numbers.prefix(2) == [3, 3], "\(line)")
+        #else
+            #expect(numbers.first == 3, "\(line)")  // Without syncfs, a batch fsyncs each new file.
+        #endif
+        // A warm get opens the item file only: the keyring folder stays open between calls.
+        #expect(numbers.last == 1, "\(line)")
+    }
+
+    /// The keyring folder a store keeps open is given again only while its path still names it: moved away,
+    /// replaced or swapped for a link, it is opened afresh with every check, never read stale.
+    @Test func aKeyringFolderMovedOrSwappedIsNotReadStale() throws {
+        let store = try fixture.store()
+        try store.set("v", service: "s", account: "a")
+        #expect(try store.get(service: "s", account: "a")?.stringValue == "v")
+        let folder = fixture.keyringFolder()
+        try FileManager.default.moveItem(atPath: folder, toPath: folder + "-moved")
+        let missing = #expect(throws: StorageError.self) { try store.get(service: "s", account: "a") }
+        #expect(missing?.code == .notFound)
+        try FileManager.default.createSymbolicLink(atPath: folder, withDestinationPath: folder + "-moved")
+        let linked = #expect(throws: StorageError.self) { try store.get(service: "s", account: "a") }
+        #expect(linked?.code == .symbolicLink)
+        try FileManager.default.removeItem(atPath: folder)
+        try FileManager.default.moveItem(atPath: folder + "-moved", toPath: folder)
+        #expect(try store.get(service: "s", account: "a")?.stringValue == "v")
+    }
+}
