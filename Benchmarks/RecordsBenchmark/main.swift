@@ -6,7 +6,8 @@
 // The raw C side is the ceiling: the same schema and index, the same pragmas as every Strata connection
 // (`RawSQLite.pragmas`), the same `BEGIN IMMEDIATE` transactions, a statement prepared once; it is handed its JSON
 // already made and hands back the row's bytes, so Strata's Codable encoding and decoding are counted against it
-// and not on it. Inserts and point gets run in paired rounds, raw and Strata alternating (first one, then the
+// and not on it (a second table pits Strata against raw C with Foundation's JSONEncoder and JSONDecoder, Codable
+// on both sides). Inserts and point gets run in paired rounds, raw and Strata alternating (first one, then the
 // other), and each side's median round is reported: on a shared machine a burst of load then hits both sides.
 // `--core` runs only the paired rounds and the growth check (what the targets are about).
 import BenchmarkKit
@@ -114,6 +115,29 @@ final class RawSQLite {
                     UnsafeRawBufferPointer(
                         start: sqlite3_column_text(getStatement, 0), count: Int(sqlite3_column_bytes(getStatement, 0))))
                 total += bytes.count
+            }
+            sqlite3_reset(getStatement)
+        }
+        return total
+    }
+    /// What a program on the raw C API with Foundation's Codable does: encode each record, then insert it.
+    func insert(encoding records: [Person]) throws {
+        let encoder = JSONEncoder()
+        insert(try records.map { ($0.id, [UInt8](try encoder.encode($0))) }[...])
+    }
+    /// Point gets decoded with Foundation's `JSONDecoder`.
+    func get(decoding ids: [String]) throws -> Int {
+        let decoder = JSONDecoder()
+        var total = 0
+        for var id in ids {
+            id.withUTF8 { id in
+                _ = sqlite3_bind_text(getStatement, 1, id.baseAddress, Int32(id.count), strata_sqlite_transient())
+            }
+            if sqlite3_step(getStatement) == SQLITE_ROW {
+                let bytes = Data(
+                    UnsafeRawBufferPointer(
+                        start: sqlite3_column_text(getStatement, 0), count: Int(sqlite3_column_bytes(getStatement, 0))))
+                total += try decoder.decode(Person.self, from: bytes).age
             }
             sqlite3_reset(getStatement)
         }
@@ -347,6 +371,43 @@ func runExtras(_ folder: String, quick: Bool, main: Int, gets: Int, sides: Sides
             secureDeletes / plainDeletes))
 }
 
+/// Paired rounds of inserts (`records`, one transaction of `records.count / rounds` per round and side), then of
+/// point gets on ids spread below `records.upperBound`; `rawInsert` and `rawGet` time the raw side's round. Also
+/// returns the sum of the ages read, so that no read can be left out.
+func insertAndGetRounds(
+    _ sides: Sides, rounds: Int, records: Range<Int>, getsPerRound: Int,
+    rawInsert: (Range<Int>) throws -> Double, rawGet: ([String]) throws -> Double
+) throws -> (inserts: PairedRounds, gets: PairedRounds, sink: Int) {
+    let batch = records.count / rounds
+    func slice(_ round: Int) -> Range<Int> {
+        (records.lowerBound + round * batch)..<(records.lowerBound + (round + 1) * batch)
+    }
+    let inserts = try PairedRounds.run(
+        rounds: rounds, baseline: { try rawInsert(slice($0)) },
+        strata: { round in
+            let people = slice(round).map(person)
+            return try Bench.time { try sides.strata.insert(contentsOf: people) }
+        })
+    var total = 0
+    let gets = try PairedRounds.run(
+        rounds: rounds, baseline: { try rawGet(sampleIDs(getsPerRound, of: records.upperBound, round: $0)) },
+        strata: { round in
+            let ids = sampleIDs(getsPerRound, of: records.upperBound, round: round)
+            return try Bench.time { for id in ids { total &+= try sides.strata.get(id: id)?.age ?? 0 } }
+        })
+    return (inserts, gets, total)
+}
+
+/// The insert and get lines of one baseline, then the spread of their rounds.
+func printRounds(
+    _ insert: Comparison, _ inserts: PairedRounds, _ get: Comparison, _ gets: PairedRounds, baselineName: String,
+    ratioName: String
+) {
+    print("")
+    Comparison.printTable([insert, get], baselineName: baselineName, ratioName: ratioName)
+    print("  insert: \(inserts.ratioRange); point get: \(gets.ratioRange)")
+}
+
 func runBenchmark() throws {
     let arguments = CommandLine.arguments
     let quick = arguments.contains("--quick")
@@ -362,38 +423,29 @@ func runBenchmark() throws {
             + "of ~\(try JSONEncoder().encode(person(1)).count) bytes, \(rounds) paired rounds\(quick ? " (quick)" : "")"
     )
 
-    // Inserts: each round adds `batch` records to each side in one transaction.
+    // Inserts: each round adds `batch` records to each side in one transaction; then point gets on the whole
+    // collection, ids spread over it.
     let sides = try openSides(folder, "main")
     let rows = try encodedRows(0..<main)
-    let inserts = try PairedRounds.run(
-        rounds: rounds,
-        baseline: { round in
-            let slice = rows[(round * batch)..<((round + 1) * batch)]
-            return Bench.time { sides.raw.insert(slice) }
-        },
-        strata: { round in
-            let records = ((round * batch)..<((round + 1) * batch)).map(person)
-            return try Bench.time { try sides.strata.insert(contentsOf: records) }
-        })
-    // Point gets on the full collection, ids spread over it.
     var sink = 0
-    let gets = try PairedRounds.run(
-        rounds: rounds,
-        baseline: { round in
-            let ids = sampleIDs(getsPerRound, of: main, round: round)[...]
-            return Bench.time { sink &+= sides.raw.get(ids) }
-        },
-        strata: { round in
-            let ids = sampleIDs(getsPerRound, of: main, round: round)
-            return try Bench.time { for id in ids { sink &+= try sides.strata.get(id: id)?.age ?? 0 } }
-        })
-    print("")
-    Comparison.printTable(
-        [
-            inserts.comparison("insert, \(batch) per transaction", operations: batch, target: 0.75),
-            gets.comparison("point get (Codable decode)", operations: getsPerRound, target: 0.75),
-        ], baselineName: "raw C", ratioName: "raw/Strata")
-    print("  insert: \(inserts.ratioRange); point get: \(gets.ratioRange)")
+    let (inserts, gets, strataSink) = try insertAndGetRounds(
+        sides, rounds: rounds, records: 0..<main, getsPerRound: getsPerRound,
+        rawInsert: { range in Bench.time { sides.raw.insert(rows[range]) } },
+        rawGet: { ids in Bench.time { sink &+= sides.raw.get(ids[...]) } })
+    printRounds(
+        inserts.comparison("insert, \(batch) per transaction", operations: batch, target: 0.75), inserts,
+        gets.comparison("point get (Codable decode)", operations: getsPerRound, target: 0.75), gets,
+        baselineName: "raw C", ratioName: "raw/Strata")
+
+    // The same against a program that pays for Codable too: raw C with Foundation's JSONEncoder and JSONDecoder.
+    let (codableInserts, codableGets, codableSink) = try insertAndGetRounds(
+        sides, rounds: rounds, records: main..<(2 * main), getsPerRound: getsPerRound,
+        rawInsert: { range in try Bench.time { try sides.raw.insert(encoding: range.map(person)) } },
+        rawGet: { ids in try Bench.time { sink &+= try sides.raw.get(decoding: ids) } })
+    printRounds(
+        codableInserts.comparison("insert, \(batch) per transaction (+ encode)", operations: batch, target: 1),
+        codableInserts, codableGets.comparison("point get (+ decode)", operations: getsPerRound, target: 1),
+        codableGets, baselineName: "raw C + Foundation Codable", ratioName: "speedup")
 
     // Growth: a point get at `large` records against one at 10,000, paired rounds on two collections each side.
     if !(arguments.contains("--no-million") && !quick) {
@@ -440,7 +492,7 @@ func runBenchmark() throws {
             folder, quick: quick, main: main, gets: getsPerRound, sides: sides,
             strataGet: PairedRounds.median(gets.strata) / Double(getsPerRound))
     }
-    if sink == 42 { print("") }
+    if sink &+ strataSink &+ codableSink == 42 { print("") }
 }
 
 try runBenchmark()

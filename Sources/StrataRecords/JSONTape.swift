@@ -25,14 +25,15 @@ struct JSONTape {
 
     let bytes: UnsafeRawBufferPointer
     private(set) var entries: [Entry] = []
-    /// The name entries of the objects being read, innermost last (reused: one buffer for the whole document).
-    private var names: [Int] = []
 
     /// Reads the document's structure; the value must fill `bytes` but for white space around it.
     init(_ bytes: UnsafeRawBufferPointer) throws(JSONParseError) {
         self.bytes = bytes
         entries.reserveCapacity(16)
-        let end = try value(at: skipWhitespace(from: 0), depth: 0)
+        // The name entries of the objects being read, innermost last: one buffer for the whole document, kept out
+        // of the tape so that copying the tape retains one buffer.
+        var names: [Int] = []
+        let end = try value(at: skipWhitespace(from: 0), depth: 0, names: &names)
         guard skipWhitespace(from: end) == bytes.count else {
             throw JSONParseError(message: "unexpected text after the JSON value", offset: end)
         }
@@ -52,15 +53,15 @@ struct JSONTape {
     }
 
     /// Adds the value starting at `start` (which must not be white space) and its contents; returns its end.
-    private mutating func value(at start: Int, depth: Int) throws(JSONParseError) -> Int {
+    private mutating func value(at start: Int, depth: Int, names: inout [Int]) throws(JSONParseError) -> Int {
         guard depth < JSONParser.maximumDepth else { throw JSONParseError(message: "nesting too deep", offset: start) }
         guard start < bytes.count else { throw JSONParseError(message: "unexpected end of input", offset: start) }
         let index = entries.count
         entries.append(Entry(start: start, end: start, next: index + 1, isEscaped: false))
         let end: Int
         switch bytes[start] {
-        case UInt8(ascii: "{"): end = try object(at: start, depth: depth)
-        case UInt8(ascii: "["): end = try array(at: start, depth: depth)
+        case UInt8(ascii: "{"): end = try object(at: start, depth: depth, names: &names)
+        case UInt8(ascii: "["): end = try array(at: start, depth: depth, names: &names)
         case UInt8(ascii: "\""):
             let (stringEnd, escaped) = try string(at: start)
             entries[index].isEscaped = escaped
@@ -75,7 +76,7 @@ struct JSONTape {
         return end
     }
 
-    private mutating func object(at start: Int, depth: Int) throws(JSONParseError) -> Int {
+    private mutating func object(at start: Int, depth: Int, names: inout [Int]) throws(JSONParseError) -> Int {
         var position = skipWhitespace(from: start + 1)
         if position < bytes.count, bytes[position] == UInt8(ascii: "}") { return position + 1 }
         let firstName = names.count
@@ -85,16 +86,17 @@ struct JSONTape {
                 throw JSONParseError(message: "expected a member name", offset: position)
             }
             names.append(entries.count)
-            position = skipWhitespace(from: try value(at: position, depth: depth + 1))
+            position = skipWhitespace(from: try value(at: position, depth: depth + 1, names: &names))
             guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else {
                 throw JSONParseError(message: "expected ':'", offset: position)
             }
-            position = skipWhitespace(from: try value(at: skipWhitespace(from: position + 1), depth: depth + 1))
+            position = skipWhitespace(
+                from: try value(at: skipWhitespace(from: position + 1), depth: depth + 1, names: &names))
             guard position < bytes.count else {
                 throw JSONParseError(message: "unterminated object", offset: position)
             }
             if bytes[position] == UInt8(ascii: "}") {
-                if names.count - firstName > 1 { try refuseRepeatedNames(from: firstName) }
+                if names.count - firstName > 1 { try refuseRepeatedNames(names[firstName...]) }
                 return position + 1
             }
             guard bytes[position] == UInt8(ascii: ",") else {
@@ -104,11 +106,11 @@ struct JSONTape {
         }
     }
 
-    private mutating func array(at start: Int, depth: Int) throws(JSONParseError) -> Int {
+    private mutating func array(at start: Int, depth: Int, names: inout [Int]) throws(JSONParseError) -> Int {
         var position = skipWhitespace(from: start + 1)
         if position < bytes.count, bytes[position] == UInt8(ascii: "]") { return position + 1 }
         while true {
-            position = skipWhitespace(from: try value(at: position, depth: depth + 1))
+            position = skipWhitespace(from: try value(at: position, depth: depth + 1, names: &names))
             guard position < bytes.count else {
                 throw JSONParseError(message: "unterminated array", offset: position)
             }
@@ -206,8 +208,7 @@ struct JSONTape {
 
     /// A name given twice (the same scalars) is refused: SQLite's JSON functions read the first member and a
     /// last-wins decoder the other, so the record would match queries on a value it does not read back with.
-    private func refuseRepeatedNames(from first: Int) throws(JSONParseError) {
-        let names = self.names[first...]
+    private func refuseRepeatedNames(_ names: ArraySlice<Int>) throws(JSONParseError) {
         let base = names.startIndex
         // Escaped names (rare) are compared after resolving their escapes; others as they stand in the text.
         let anyEscaped = names.contains { entries[$0].isEscaped }
