@@ -1,67 +1,150 @@
-// StrataRecords against the raw SQLite C API (same schema, same pragmas, pre-serialized JSON), against a JSON
-// array file rewritten on every save, and against Python's sqlite3 + json, in one run on the same payloads.
+// StrataRecords against the raw SQLite C API, against a JSON array file rewritten on every save, and against
+// Python's sqlite3 + json, in one run on the same payloads.
 //
-//   swift run -c release strata-bench-records [--quick]
+//   swift run -c release strata-bench-records [--quick] [--core] [--no-million]
+//
+// The raw C side is the ceiling: the same schema and index, the same pragmas as every Strata connection
+// (`RawSQLite.pragmas`), the same `BEGIN IMMEDIATE` transactions, a statement prepared once; it is handed its JSON
+// already made and hands back the row's bytes, so Strata's Codable encoding and decoding are counted against it
+// and not on it (a second table pits Strata against raw C with Foundation's JSONEncoder and JSONDecoder, Codable
+// on both sides). Inserts and point gets run in paired rounds, raw and Strata alternating (first one, then the
+// other), and each side's median round is reported: on a shared machine a burst of load then hits both sides.
+// `--core` runs only the paired rounds and the growth check (what the targets are about).
 import BenchmarkKit
 import CSQLite
 import Foundation
 import StrataRecords
 
-let quick = CommandLine.arguments.contains("--quick")
+/// One side's seconds per round, paired with the other side's.
+struct PairedRounds {
+    var strata: [Double] = []
+    var baseline: [Double] = []
 
-let folder = try Bench.temporaryFolder("records")
-defer { try? FileManager.default.removeItem(atPath: folder) }
+    static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        guard !sorted.isEmpty else { return .nan }
+        return sorted.count % 2 == 1
+            ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+    }
 
-// MARK: Raw SQLite, the ceiling
+    /// Runs `rounds` pairs, alternating which side goes first.
+    static func run(rounds: Int, baseline: (Int) throws -> Double, strata: (Int) throws -> Double) rethrows
+        -> PairedRounds
+    {
+        var result = PairedRounds()
+        for round in 0..<rounds {
+            if round % 2 == 0 {
+                result.baseline.append(try baseline(round))
+                result.strata.append(try strata(round))
+            } else {
+                result.strata.append(try strata(round))
+                result.baseline.append(try baseline(round))
+            }
+        }
+        return result
+    }
 
-final class Raw {
+    /// The medians as one comparison line (`operations` per round).
+    func comparison(_ name: String, operations: Int, target: Double?) -> Comparison {
+        Comparison(
+            name, operations: operations, strata: Self.median(strata), baseline: Self.median(baseline), target: target)
+    }
+
+    /// The spread of the per-round ratios (baseline / Strata), for the note under the table.
+    var ratioRange: String {
+        let ratios = zip(baseline, strata).map { $0 / $1 }
+        return String(
+            format: "median %.2fx, range %.2f-%.2fx over %d rounds", Self.median(ratios), ratios.min() ?? .nan,
+            ratios.max() ?? .nan, ratios.count)
+    }
+}
+
+/// The raw SQLite C API, on the store's schema with the store's connection settings.
+final class RawSQLite {
+    /// What every Strata connection sets (`SQLiteConnection`, `SQLiteRecordEngine`), for a like-for-like ceiling.
+    static let pragmas =
+        "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=OFF; PRAGMA secure_delete=ON; "
+        + "PRAGMA mmap_size=\(RecordsConfiguration().memoryMapBytes); PRAGMA cache_size=-\(RecordsConfiguration().pageCacheKibibytes);"
+
     var db: OpaquePointer?
+    var insertStatement: OpaquePointer?
+    var getStatement: OpaquePointer?
+
     init(_ path: String) {
-        sqlite3_open(path, &db)
-        exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;")
+        sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
+        exec(Self.pragmas)
         exec("CREATE TABLE c_people (id TEXT PRIMARY KEY NOT NULL, body TEXT NOT NULL) WITHOUT ROWID")
         exec("CREATE INDEX i_people_age ON c_people(json_extract(body, '$.age'))")
+        insertStatement = prepare("INSERT INTO c_people (id, body) VALUES (?, ?)")
+        getStatement = prepare("SELECT body FROM c_people WHERE id = ?")
     }
-    deinit { sqlite3_close(db) }
+    deinit {
+        sqlite3_finalize(insertStatement)
+        sqlite3_finalize(getStatement)
+        sqlite3_close(db)
+    }
     func exec(_ sql: String) { sqlite3_exec(db, sql, nil, nil, nil) }
     func prepare(_ sql: String) -> OpaquePointer? {
         var statement: OpaquePointer?
         sqlite3_prepare_v2(db, sql, -1, &statement, nil)
         return statement
     }
-    func insert(_ rows: [(String, [UInt8])]) {
-        let statement = prepare("INSERT INTO c_people (id, body) VALUES (?, ?)")
-        exec("BEGIN")
+    func insert(_ rows: ArraySlice<(String, [UInt8])>) {
+        exec("BEGIN IMMEDIATE")
         for (id, body) in rows {
-            sqlite3_bind_text(statement, 1, id, -1, strata_sqlite_transient())
-            _ = body.withUnsafeBytes {
-                sqlite3_bind_text(statement, 2, $0.baseAddress, Int32($0.count), strata_sqlite_transient())
+            var id = id
+            id.withUTF8 { id in
+                _ = sqlite3_bind_text(insertStatement, 1, id.baseAddress, Int32(id.count), strata_sqlite_transient())
             }
-            sqlite3_step(statement)
-            sqlite3_reset(statement)
+            _ = body.withUnsafeBytes {
+                sqlite3_bind_text(insertStatement, 2, $0.baseAddress, Int32($0.count), strata_sqlite_transient())
+            }
+            sqlite3_step(insertStatement)
+            sqlite3_reset(insertStatement)
         }
         exec("COMMIT")
-        sqlite3_finalize(statement)
     }
-    func get(_ ids: [String]) -> Int {
-        let statement = prepare("SELECT body FROM c_people WHERE id = ?")
+    func get(_ ids: ArraySlice<String>) -> Int {
         var total = 0
-        for id in ids {
-            sqlite3_bind_text(statement, 1, id, -1, strata_sqlite_transient())
-            if sqlite3_step(statement) == SQLITE_ROW {
+        for var id in ids {
+            id.withUTF8 { id in
+                _ = sqlite3_bind_text(getStatement, 1, id.baseAddress, Int32(id.count), strata_sqlite_transient())
+            }
+            if sqlite3_step(getStatement) == SQLITE_ROW {
                 let bytes = [UInt8](
                     UnsafeRawBufferPointer(
-                        start: sqlite3_column_text(statement, 0), count: Int(sqlite3_column_bytes(statement, 0))))
+                        start: sqlite3_column_text(getStatement, 0), count: Int(sqlite3_column_bytes(getStatement, 0))))
                 total += bytes.count
             }
-            sqlite3_reset(statement)
+            sqlite3_reset(getStatement)
         }
-        sqlite3_finalize(statement)
         return total
     }
-    func query(_ sql: String, _ bind: Int64?) -> Int {
+    /// What a program on the raw C API with Foundation's Codable does: encode each record, then insert it.
+    func insert(encoding records: [Person]) throws {
+        let encoder = JSONEncoder()
+        insert(try records.map { ($0.id, [UInt8](try encoder.encode($0))) }[...])
+    }
+    /// Point gets decoded with Foundation's `JSONDecoder`.
+    func get(decoding ids: [String]) throws -> Int {
+        let decoder = JSONDecoder()
+        var total = 0
+        for var id in ids {
+            id.withUTF8 { id in
+                _ = sqlite3_bind_text(getStatement, 1, id.baseAddress, Int32(id.count), strata_sqlite_transient())
+            }
+            if sqlite3_step(getStatement) == SQLITE_ROW {
+                let bytes = Data(
+                    UnsafeRawBufferPointer(
+                        start: sqlite3_column_text(getStatement, 0), count: Int(sqlite3_column_bytes(getStatement, 0))))
+                total += try decoder.decode(Person.self, from: bytes).age
+            }
+            sqlite3_reset(getStatement)
+        }
+        return total
+    }
+    func query(_ sql: String) -> Int {
         let statement = prepare(sql)
-        if let bind { sqlite3_bind_int64(statement, 1, bind) }
         var rows = 0
         while sqlite3_step(statement) == SQLITE_ROW {
             _ = [UInt8](
@@ -74,54 +157,39 @@ final class Raw {
     }
 }
 
-struct Timing {
-    var insert = 0.0, get = 0.0, range = 0.0, scan = 0.0, rangeRows = 0, scanRows = 0
+/// `count` ids spread over a collection of `size` records, the `round`th such sample.
+func sampleIDs(_ count: Int, of size: Int, round: Int) -> [String] {
+    (0..<count).map { person(((round * count + $0) &* 7919) % size).id }
 }
 
-func runStrata(_ count: Int, gets: [String]) throws -> Timing {
-    let path = folder + "/strata-\(count)-\(UInt32.random(in: 0...UInt32.max)).sqlite"
-    let store = try RecordStore(path: path)
-    let people = try store.collection(Person.self, named: "people", indexes: [.field("age")])
-    let records = (0..<count).map(person)
-    var timing = Timing()
-    timing.insert = try Bench.time { try people.insert(contentsOf: records) }
-    var sink = 0
-    timing.get = try Bench.time { for id in gets { sink &+= try people.get(id: id)?.age ?? 0 } }
-    timing.range = try Bench.time {
-        timing.rangeRows = try people.fetch(where: Field("age") >= 30 && Field("age") < 32).count
-    }
-    timing.scan = try Bench.time {
-        timing.scanRows = try people.fetch(where: Field("name").hasPrefix("Person Number 1")).count
-    }
-    return timing
-}
-
-func runRaw(_ count: Int, gets: [String]) throws -> Timing {
-    let raw = Raw(folder + "/raw-\(count).sqlite")
-    // The raw ceiling is handed the JSON already made (Foundation's encoding is not timed).
+/// Pre-made JSON for the raw side (Foundation's encoder, not timed).
+func encodedRows(_ range: Range<Int>) throws -> [(String, [UInt8])] {
     let encoder = JSONEncoder()
-    let rows = try (0..<count).map { index -> (String, [UInt8]) in
-        let record = person(index)
-        return (record.id, [UInt8](try encoder.encode(record)))
-    }
-    var timing = Timing()
-    timing.insert = Bench.time { raw.insert(rows) }
-    var sink = 0
-    timing.get = Bench.time { sink &+= raw.get(gets) }
-    timing.range = Bench.time {
-        timing.rangeRows = raw.query(
-            "SELECT body FROM c_people WHERE json_extract(body, '$.age') >= 30 AND json_extract(body, '$.age') < 32 ORDER BY id",
-            nil)
-    }
-    timing.scan = Bench.time {
-        timing.scanRows = raw.query(
-            "SELECT body FROM c_people WHERE json_extract(body, '$.name') >= 'Person Number 1' AND json_extract(body, '$.name') < 'Person Number 1\u{10FFFF}' ORDER BY id",
-            nil)
-    }
-    return timing
+    return try range.map { (person($0).id, [UInt8](try encoder.encode(person($0)))) }
 }
 
-func runPython(_ count: Int, gets: Int) throws -> Timing? {
+struct Sides {
+    let strata: RecordCollection<Person>
+    let raw: RawSQLite
+}
+
+func openSides(_ folder: String, _ label: String) throws -> Sides {
+    let store = try RecordStore(path: folder + "/strata-\(label).sqlite")
+    return Sides(
+        strata: try store.collection(Person.self, named: "people", indexes: [.field("age")]),
+        raw: RawSQLite(folder + "/raw-\(label).sqlite"))
+}
+
+/// Fills both sides with `count` records in transactions of 50,000 (untimed).
+func fill(_ sides: Sides, count: Int) throws {
+    for start in stride(from: 0, to: count, by: 50_000) {
+        let range = start..<min(count, start + 50_000)
+        try sides.strata.insert(contentsOf: range.map(person))
+        sides.raw.insert(try encodedRows(range)[...])
+    }
+}
+
+func runPython(_ folder: String, _ count: Int, gets: Int) -> (insert: Double, get: Double, range: Double)? {
     let script = """
         import json, sqlite3, sys, time
         n, g, path = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
@@ -153,19 +221,14 @@ func runPython(_ count: Int, gets: Int) throws -> Timing? {
     let pipe = Pipe()
     process.standardOutput = pipe
     do { try process.run() } catch { return nil }
-    process.waitUntilExit()
     let output = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
     guard let object = try? JSONSerialization.jsonObject(with: output) as? [String: Any] else { return nil }
-    var timing = Timing()
-    timing.insert = object["insert"] as? Double ?? 0
-    timing.get = object["get"] as? Double ?? 0
-    timing.range = object["range"] as? Double ?? 0
-    timing.rangeRows = object["rows"] as? Int ?? 0
-    return timing
+    return (object["insert"] as? Double ?? 0, object["get"] as? Double ?? 0, object["range"] as? Double ?? 0)
 }
 
 /// What many apps do instead: keep every record in one JSON array file and rewrite it on each save.
-func runJSONFile(existing: Int, saves: Int) throws -> (perSave: Double, coldFind: Double) {
+func runJSONFile(_ folder: String, existing: Int, saves: Int) throws -> (perSave: Double, coldFind: Double) {
     let path = folder + "/people.json"
     var people = (0..<existing).map(person)
     try JSONEncoder().encode(people).write(to: URL(fileURLWithPath: path), options: .atomic)
@@ -183,88 +246,20 @@ func runJSONFile(existing: Int, saves: Int) throws -> (perSave: Double, coldFind
     return (perSave, coldFind)
 }
 
-let main = quick ? 20_000 : 100_000
-let getCount = quick ? 20_000 : 100_000
-let gets = (0..<getCount).map { person(($0 * 7919) % main).id }
-print(
-    "StrataRecords vs raw SQLite C API vs Python sqlite3+json, \(main) records of ~\(try JSONEncoder().encode(person(1)).count) bytes\(quick ? " (quick)" : "")"
-)
-let strata = try runStrata(main, gets: gets)
-let raw = try runRaw(main, gets: gets)
-let python = try runPython(main, gets: getCount)
-print("")
-var rows = [
-    Comparison(
-        "\(main) inserts, one transaction", operations: main, strata: strata.insert, baseline: raw.insert, target: 0.5),
-    Comparison("\(getCount) point gets", operations: getCount, strata: strata.get, baseline: raw.get, target: 0.5),
-    Comparison("indexed range (\(strata.rangeRows) rows)", operations: 1, strata: strata.range, baseline: raw.range),
-    Comparison("full-scan prefix (\(strata.scanRows) rows)", operations: 1, strata: strata.scan, baseline: raw.scan),
-]
-Comparison.printTable(rows, baselineName: "raw C", ratioName: "raw/Strata")
-if let python {
-    print("")
-    rows = [
-        Comparison(
-            "\(main) inserts, one transaction", operations: main, strata: strata.insert, baseline: python.insert,
-            target: 1),
-        Comparison(
-            "\(getCount) point gets (+ decode)", operations: getCount, strata: strata.get, baseline: python.get,
-            target: 1),
-        Comparison("indexed range (+ decode)", operations: 1, strata: strata.range, baseline: python.range, target: 1),
-    ]
-    Comparison.printTable(rows, baselineName: "Python", ratioName: "speedup")
-}
-
-// Per-operation cost as the collection grows.
-print("")
-print("per-operation cost as N grows (Strata):")
-var sizes = quick ? [10_000, 50_000] : [10_000, 100_000, 1_000_000]
-if CommandLine.arguments.contains("--no-million") { sizes.removeAll { $0 > 100_000 } }
-for size in sizes {
-    let sample = (0..<20_000).map { person(($0 * 7919) % size).id }
-    let timing = try runStrata(size, gets: sample)
-    print(
-        String(
-            format: "  N = %8d: insert %@/record, get %@/record", size,
-            Bench.perOperation(timing.insert, size), Bench.perOperation(timing.get, sample.count)))
-}
-
-// The JSON-array-file approach.
-let existing = quick ? 2_000 : 10_000
-let saves = quick ? 20 : 50
-let json = try runJSONFile(existing: existing, saves: saves)
-let strataSingles = try RecordStore(path: folder + "/singles.sqlite")
-let singles = try strataSingles.collection(Person.self, named: "people")
-try singles.insert(contentsOf: (0..<existing).map(person))
-let strataSave =
-    try Bench.time { for index in 0..<saves { try singles.insert(person(existing + index)) } } / Double(saves)
-let strataFind = try Bench.time { _ = try singles.get(id: person(existing / 2).id) }
-print("")
-print("JSON array file rewritten on save (\(existing) records):")
-print(
-    String(
-        format: "  save one record: file %.2f ms, Strata %.3f ms (durable commit): %.0fx", json.perSave * 1000,
-        strataSave * 1000, json.perSave / strataSave))
-print(
-    String(
-        format: "  load + find one: file %.2f ms, Strata %.3f ms: %.0fx", json.coldFind * 1000, strataFind * 1000,
-        json.coldFind / strataFind))
-
 // What erasing removed values costs: `PRAGMA secure_delete` (every Strata connection has it on) on raw SQLite,
 // off then on, for a statement that rewrites every row and one that deletes every row; and the key-value
 // delete that a move to secrets makes (`deleteSecurely`: the delete, then the write-ahead log checkpointed and
 // truncated) beside a plain delete.
-func runChurn(_ count: Int, secureDelete: Bool) throws -> (update: Double, delete: Double) {
-    let raw = Raw(folder + "/churn-\(secureDelete)-\(count)-\(UInt32.random(in: 0...UInt32.max)).sqlite")
+func runChurn(_ folder: String, _ count: Int, secureDelete: Bool) throws -> (update: Double, delete: Double) {
+    let raw = RawSQLite(folder + "/churn-\(secureDelete)-\(count)-\(UInt32.random(in: 0...UInt32.max)).sqlite")
     raw.exec("PRAGMA secure_delete=\(secureDelete ? "ON" : "OFF")")
-    let encoder = JSONEncoder()
-    raw.insert(try (0..<count).map { (person($0).id, [UInt8](try encoder.encode(person($0)))) })
+    raw.insert(try encodedRows(0..<count)[...])
     let update = Bench.time { raw.exec("UPDATE c_people SET body = json_set(body, '$.name', 'Renamed')") }
     let delete = Bench.time { raw.exec("DELETE FROM c_people") }
     return (update, delete)
 }
 
-func runKeyValueDeletes(_ count: Int, securely: Bool) throws -> Double {
+func runKeyValueDeletes(_ folder: String, _ count: Int, securely: Bool) throws -> Double {
     let store = try RecordStore(path: folder + "/kv-\(securely)-\(count).sqlite")
     let value = Data(repeating: 0x61, count: 200)
     for index in 0..<count { try store.put(value, for: "k\(index)") }
@@ -275,35 +270,229 @@ func runKeyValueDeletes(_ count: Int, securely: Bool) throws -> Double {
     }
 }
 
-let churnRows = quick ? 20_000 : 100_000
-// Alternated three times, the best of each kept, so neither side pays for a cold cache alone.
-var plain = (update: Double.infinity, delete: Double.infinity)
-var erasing = plain
-for _ in 0..<3 {
-    for secureDelete in [false, true] {
-        let run = try runChurn(churnRows, secureDelete: secureDelete)
-        if secureDelete {
-            erasing = (min(erasing.update, run.update), min(erasing.delete, run.delete))
-        } else {
-            plain = (min(plain.update, run.update), min(plain.delete, run.delete))
+func runExtras(_ folder: String, quick: Bool, main: Int, gets: Int, sides: Sides, strataGet: Double) throws {
+    // One query of each kind, on the collections the paired rounds filled.
+    var rangeRows = 0
+    var scanRows = 0
+    let strataRange = try Bench.time {
+        rangeRows = try sides.strata.fetch(where: Field("age") >= 30 && Field("age") < 32).count
+    }
+    let rawRange = Bench.time {
+        _ = sides.raw.query(
+            "SELECT body FROM c_people WHERE json_extract(body, '$.age') >= 30 AND json_extract(body, '$.age') < 32 ORDER BY id"
+        )
+    }
+    let strataScan = try Bench.time {
+        scanRows = try sides.strata.fetch(where: Field("name").hasPrefix("Person Number 1")).count
+    }
+    let rawScan = Bench.time {
+        _ = sides.raw.query(
+            "SELECT body FROM c_people WHERE json_extract(body, '$.name') >= 'Person Number 1' AND json_extract(body, '$.name') < 'Person Number 1\u{10FFFF}' ORDER BY id"
+        )
+    }
+    print("")
+    Comparison.printTable(
+        [
+            Comparison("indexed range (\(rangeRows) rows)", operations: 1, strata: strataRange, baseline: rawRange),
+            Comparison("full-scan prefix (\(scanRows) rows)", operations: 1, strata: strataScan, baseline: rawScan),
+        ], baselineName: "raw C", ratioName: "raw/Strata")
+
+    let strataInsert = try Bench.time {
+        let store = try RecordStore(path: folder + "/strata-python-side.sqlite")
+        try store.collection(Person.self, named: "people", indexes: [.field("age")]).insert(
+            contentsOf: (0..<main).map(person))
+    }
+    if let python = runPython(folder, main, gets: gets) {
+        print("")
+        Comparison.printTable(
+            [
+                Comparison(
+                    "\(main) inserts, one transaction", operations: main, strata: strataInsert,
+                    baseline: python.insert, target: 1),
+                Comparison(
+                    "\(gets) point gets (+ decode)", operations: gets, strata: strataGet * Double(gets),
+                    baseline: python.get, target: 1),
+                Comparison(
+                    "indexed range (+ decode)", operations: 1, strata: strataRange, baseline: python.range, target: 1),
+            ], baselineName: "Python", ratioName: "speedup")
+    }
+
+    let existing = quick ? 2_000 : 10_000
+    let saves = quick ? 20 : 50
+    let json = try runJSONFile(folder, existing: existing, saves: saves)
+    let strataSingles = try RecordStore(path: folder + "/singles.sqlite")
+    let singles = try strataSingles.collection(Person.self, named: "people")
+    try singles.insert(contentsOf: (0..<existing).map(person))
+    let strataSave =
+        try Bench.time { for index in 0..<saves { try singles.insert(person(existing + index)) } } / Double(saves)
+    let strataFind = try Bench.time { _ = try singles.get(id: person(existing / 2).id) }
+    print("")
+    print("JSON array file rewritten on save (\(existing) records):")
+    print(
+        String(
+            format: "  save one record: file %.2f ms, Strata %.3f ms (durable commit): %.0fx", json.perSave * 1000,
+            strataSave * 1000, json.perSave / strataSave))
+    print(
+        String(
+            format: "  load + find one: file %.2f ms, Strata %.3f ms: %.0fx", json.coldFind * 1000, strataFind * 1000,
+            json.coldFind / strataFind))
+
+    let churnRows = quick ? 20_000 : 100_000
+    // Alternated three times, the best of each kept, so neither side pays for a cold cache alone.
+    var plain = (update: Double.infinity, delete: Double.infinity)
+    var erasing = plain
+    for _ in 0..<3 {
+        for secureDelete in [false, true] {
+            let run = try runChurn(folder, churnRows, secureDelete: secureDelete)
+            if secureDelete {
+                erasing = (min(erasing.update, run.update), min(erasing.delete, run.delete))
+            } else {
+                plain = (min(plain.update, run.update), min(plain.delete, run.delete))
+            }
         }
     }
+    print("")
+    print("erasing removed values (raw SQLite, \(churnRows) rows, one statement each):")
+    print(
+        String(
+            format: "  rewrite every row: secure_delete off %.1f ms, on %.1f ms (%.2fx)", plain.update * 1000,
+            erasing.update * 1000, erasing.update / plain.update))
+    print(
+        String(
+            format: "  delete every row:  secure_delete off %.1f ms, on %.1f ms (%.2fx)", plain.delete * 1000,
+            erasing.delete * 1000, erasing.delete / plain.delete))
+    let kvDeletes = quick ? 200 : 1_000
+    let plainDeletes = try runKeyValueDeletes(folder, kvDeletes, securely: false)
+    let secureDeletes = try runKeyValueDeletes(folder, kvDeletes, securely: true)
+    print(
+        String(
+            format: "  key-value delete (Strata, %d keys): plain %@/key, deleteSecurely %@/key (%.1fx)", kvDeletes,
+            Bench.perOperation(plainDeletes, kvDeletes), Bench.perOperation(secureDeletes, kvDeletes),
+            secureDeletes / plainDeletes))
 }
-print("")
-print("erasing removed values (raw SQLite, \(churnRows) rows, one statement each):")
-print(
-    String(
-        format: "  rewrite every row: secure_delete off %.1f ms, on %.1f ms (%.2fx)", plain.update * 1000,
-        erasing.update * 1000, erasing.update / plain.update))
-print(
-    String(
-        format: "  delete every row:  secure_delete off %.1f ms, on %.1f ms (%.2fx)", plain.delete * 1000,
-        erasing.delete * 1000, erasing.delete / plain.delete))
-let kvDeletes = quick ? 200 : 1_000
-let plainDeletes = try runKeyValueDeletes(kvDeletes, securely: false)
-let secureDeletes = try runKeyValueDeletes(kvDeletes, securely: true)
-print(
-    String(
-        format: "  key-value delete (Strata, %d keys): plain %@/key, deleteSecurely %@/key (%.1fx)", kvDeletes,
-        Bench.perOperation(plainDeletes, kvDeletes), Bench.perOperation(secureDeletes, kvDeletes),
-        secureDeletes / plainDeletes))
+
+/// Paired rounds of inserts (`records`, one transaction of `records.count / rounds` per round and side), then of
+/// point gets on ids spread below `records.upperBound`; `rawInsert` and `rawGet` time the raw side's round. Also
+/// returns the sum of the ages read, so that no read can be left out.
+func insertAndGetRounds(
+    _ sides: Sides, rounds: Int, records: Range<Int>, getsPerRound: Int,
+    rawInsert: (Range<Int>) throws -> Double, rawGet: ([String]) throws -> Double
+) throws -> (inserts: PairedRounds, gets: PairedRounds, sink: Int) {
+    let batch = records.count / rounds
+    func slice(_ round: Int) -> Range<Int> {
+        (records.lowerBound + round * batch)..<(records.lowerBound + (round + 1) * batch)
+    }
+    let inserts = try PairedRounds.run(
+        rounds: rounds, baseline: { try rawInsert(slice($0)) },
+        strata: { round in
+            let people = slice(round).map(person)
+            return try Bench.time { try sides.strata.insert(contentsOf: people) }
+        })
+    var total = 0
+    let gets = try PairedRounds.run(
+        rounds: rounds, baseline: { try rawGet(sampleIDs(getsPerRound, of: records.upperBound, round: $0)) },
+        strata: { round in
+            let ids = sampleIDs(getsPerRound, of: records.upperBound, round: round)
+            return try Bench.time { for id in ids { total &+= try sides.strata.get(id: id)?.age ?? 0 } }
+        })
+    return (inserts, gets, total)
+}
+
+/// The insert and get lines of one baseline, then the spread of their rounds.
+func printRounds(
+    _ insert: Comparison, _ inserts: PairedRounds, _ get: Comparison, _ gets: PairedRounds, baselineName: String,
+    ratioName: String
+) {
+    print("")
+    Comparison.printTable([insert, get], baselineName: baselineName, ratioName: ratioName)
+    print("  insert: \(inserts.ratioRange); point get: \(gets.ratioRange)")
+}
+
+func runBenchmark() throws {
+    let arguments = CommandLine.arguments
+    let quick = arguments.contains("--quick")
+    let folder = try Bench.temporaryFolder("records")
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+
+    let main = quick ? 20_000 : 100_000
+    let rounds = quick ? 6 : 10
+    let batch = main / rounds
+    let getsPerRound = quick ? 4_000 : 10_000
+    print(
+        "StrataRecords vs raw SQLite C API (same schema and pragmas, JSON pre-made on the raw side), \(main) records "
+            + "of ~\(try JSONEncoder().encode(person(1)).count) bytes, \(rounds) paired rounds\(quick ? " (quick)" : "")"
+    )
+
+    // Inserts: each round adds `batch` records to each side in one transaction; then point gets on the whole
+    // collection, ids spread over it.
+    let sides = try openSides(folder, "main")
+    let rows = try encodedRows(0..<main)
+    var sink = 0
+    let (inserts, gets, strataSink) = try insertAndGetRounds(
+        sides, rounds: rounds, records: 0..<main, getsPerRound: getsPerRound,
+        rawInsert: { range in Bench.time { sides.raw.insert(rows[range]) } },
+        rawGet: { ids in Bench.time { sink &+= sides.raw.get(ids[...]) } })
+    printRounds(
+        inserts.comparison("insert, \(batch) per transaction", operations: batch, target: 0.75), inserts,
+        gets.comparison("point get (Codable decode)", operations: getsPerRound, target: 0.75), gets,
+        baselineName: "raw C", ratioName: "raw/Strata")
+
+    // The same against a program that pays for Codable too: raw C with Foundation's JSONEncoder and JSONDecoder.
+    let (codableInserts, codableGets, codableSink) = try insertAndGetRounds(
+        sides, rounds: rounds, records: main..<(2 * main), getsPerRound: getsPerRound,
+        rawInsert: { range in try Bench.time { try sides.raw.insert(encoding: range.map(person)) } },
+        rawGet: { ids in try Bench.time { sink &+= try sides.raw.get(decoding: ids) } })
+    printRounds(
+        codableInserts.comparison("insert, \(batch) per transaction (+ encode)", operations: batch, target: 1),
+        codableInserts, codableGets.comparison("point get (+ decode)", operations: getsPerRound, target: 1),
+        codableGets, baselineName: "raw C + Foundation Codable", ratioName: "speedup")
+
+    // Growth: a point get at `large` records against one at 10,000, paired rounds on two collections each side.
+    if !(arguments.contains("--no-million") && !quick) {
+        let large = quick ? 100_000 : 1_000_000
+        let small = try openSides(folder, "small")
+        let big = try openSides(folder, "large")
+        try fill(small, count: 10_000)
+        try fill(big, count: large)
+        let growthGets = quick ? 4_000 : 20_000
+        var strataGrowth = PairedRounds()
+        var rawGrowth = PairedRounds()
+        for round in 0..<rounds {
+            let smallIDs = sampleIDs(growthGets, of: 10_000, round: round)
+            let largeIDs = sampleIDs(growthGets, of: large, round: round)
+            let pair = try PairedRounds.run(
+                rounds: 2,
+                baseline: { _ in
+                    try Bench.time { for id in smallIDs { sink &+= try small.strata.get(id: id)?.age ?? 0 } }
+                },
+                strata: { _ in try Bench.time { for id in largeIDs { sink &+= try big.strata.get(id: id)?.age ?? 0 } } }
+            )
+            strataGrowth.baseline.append(PairedRounds.median(pair.baseline))
+            strataGrowth.strata.append(PairedRounds.median(pair.strata))
+            rawGrowth.baseline.append(Bench.time { sink &+= small.raw.get(smallIDs[...]) })
+            rawGrowth.strata.append(Bench.time { sink &+= big.raw.get(largeIDs[...]) })
+        }
+        print("")
+        Comparison.printTable(
+            [
+                strataGrowth.comparison(
+                    "point get at \(large) vs 10000 records", operations: growthGets, target: 1 / 1.3)
+            ], baselineName: "10k", ratioName: "10k/large")
+        print("  Strata: \(strataGrowth.ratioRange)")
+        print(
+            String(
+                format: "  raw C (same pragmas): %@ at 10000, %@ at %d (%.2fx)",
+                Bench.perOperation(PairedRounds.median(rawGrowth.baseline), growthGets),
+                Bench.perOperation(PairedRounds.median(rawGrowth.strata), growthGets), large,
+                PairedRounds.median(rawGrowth.strata) / PairedRounds.median(rawGrowth.baseline)))
+    }
+
+    if !arguments.contains("--core") {
+        try runExtras(
+            folder, quick: quick, main: main, gets: getsPerRound, sides: sides,
+            strataGet: PairedRounds.median(gets.strata) / Double(getsPerRound))
+    }
+    if sink &+ strataSink &+ codableSink == 42 { print("") }
+}
+
+try runBenchmark()

@@ -1,164 +1,17 @@
 import Foundation
 import StrataCore
 
-/// A `Codable` decoder that reads JSON bytes in place: no tree is built. A keyed container scans its object
-/// once, noting where each member's key and value are; values are parsed only when asked for, straight from
-/// the bytes. It matches ``FastJSONEncoder``'s choices (`Data` as base64, `URL` as a string, `Date` as seconds
+/// A `Codable` decoder that reads JSON bytes in place: no tree is built. One validating pass notes where every
+/// value is (``JSONTape``); containers find their members there, and values are parsed only when asked for,
+/// straight from the bytes. It matches ``FastJSONEncoder``'s choices (`Data` as base64, `URL` as a string, `Date` as seconds
 /// since 2001) and is strict RFC 8259.
 enum FastJSONDecoder {
     static func decode<T: Decodable>(_ type: T.Type, from bytes: UnsafeRawBufferPointer) throws -> T {
-        let scanner = JSONScanner(bytes: bytes)
-        let start = scanner.skipWhitespace(from: 0)
-        let end = try scanner.skipValue(at: start, depth: 0)
-        guard scanner.skipWhitespace(from: end) == bytes.count else {
-            throw JSONParseError(message: "unexpected text after the JSON value", offset: end)
-        }
-        return try ByteDecoder(bytes: bytes, offset: start, path: nil).decodeValue(type)
+        try ByteDecoder(tape: try JSONTape(bytes), entry: 0, path: nil).decodeValue(type)
     }
 
     static func decode<T: Decodable>(_ type: T.Type, from value: JSONValue) throws -> T {
         try value.serialized().withUnsafeBytes { try decode(type, from: $0) }
-    }
-}
-
-/// Structural scanning: where a value ends, validating it on the way.
-struct JSONScanner {
-    let bytes: UnsafeRawBufferPointer
-
-    func skipWhitespace(from start: Int) -> Int {
-        var position = start
-        while position < bytes.count {
-            switch bytes[position] {
-            case 0x20, 0x09, 0x0A, 0x0D: position += 1
-            default: return position
-            }
-        }
-        return position
-    }
-
-    /// The offset just past the value starting at `start` (which must not be white space).
-    func skipValue(at start: Int, depth: Int) throws(JSONParseError) -> Int {
-        guard depth < JSONParser.maximumDepth else { throw JSONParseError(message: "nesting too deep", offset: start) }
-        guard start < bytes.count else { throw JSONParseError(message: "unexpected end of input", offset: start) }
-        switch bytes[start] {
-        case UInt8(ascii: "{"):
-            var position = skipWhitespace(from: start + 1)
-            if position < bytes.count, bytes[position] == UInt8(ascii: "}") { return position + 1 }
-            while true {
-                guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else {
-                    throw JSONParseError(message: "expected a member name", offset: position)
-                }
-                position = skipWhitespace(from: try skipString(at: position))
-                guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else {
-                    throw JSONParseError(message: "expected ':'", offset: position)
-                }
-                position = skipWhitespace(from: try skipValue(at: skipWhitespace(from: position + 1), depth: depth + 1))
-                guard position < bytes.count else {
-                    throw JSONParseError(message: "unterminated object", offset: position)
-                }
-                if bytes[position] == UInt8(ascii: "}") { return position + 1 }
-                guard bytes[position] == UInt8(ascii: ",") else {
-                    throw JSONParseError(message: "expected ',' or '}'", offset: position)
-                }
-                position = skipWhitespace(from: position + 1)
-            }
-        case UInt8(ascii: "["):
-            var position = skipWhitespace(from: start + 1)
-            if position < bytes.count, bytes[position] == UInt8(ascii: "]") { return position + 1 }
-            while true {
-                position = skipWhitespace(from: try skipValue(at: position, depth: depth + 1))
-                guard position < bytes.count else {
-                    throw JSONParseError(message: "unterminated array", offset: position)
-                }
-                if bytes[position] == UInt8(ascii: "]") { return position + 1 }
-                guard bytes[position] == UInt8(ascii: ",") else {
-                    throw JSONParseError(message: "expected ',' or ']'", offset: position)
-                }
-                position = skipWhitespace(from: position + 1)
-            }
-        case UInt8(ascii: "\""):
-            return try skipString(at: start)
-        case UInt8(ascii: "t"): return try literal("true", at: start)
-        case UInt8(ascii: "f"): return try literal("false", at: start)
-        case UInt8(ascii: "n"): return try literal("null", at: start)
-        default: return try skipNumber(at: start)
-        }
-    }
-
-    func literal(_ word: StaticString, at start: Int) throws(JSONParseError) -> Int {
-        let count = word.utf8CodeUnitCount
-        guard start + count <= bytes.count else {
-            throw JSONParseError(message: "unexpected end of input", offset: start)
-        }
-        for index in 0..<count where bytes[start + index] != word.utf8Start[index] {
-            throw JSONParseError(message: "invalid literal", offset: start)
-        }
-        return start + count
-    }
-
-    /// Checks RFC 8259 number grammar without converting anything.
-    func skipNumber(at start: Int) throws(JSONParseError) -> Int {
-        var position = start
-        func digit(_ at: Int) -> Bool { at < bytes.count && bytes[at] >= 48 && bytes[at] <= 57 }
-        if position < bytes.count, bytes[position] == UInt8(ascii: "-") { position += 1 }
-        guard digit(position) else { throw JSONParseError(message: "invalid value", offset: start) }
-        if bytes[position] == 48 {
-            position += 1
-        } else {
-            while digit(position) { position += 1 }
-        }
-        if position < bytes.count, bytes[position] == UInt8(ascii: ".") {
-            position += 1
-            guard digit(position) else { throw JSONParseError(message: "invalid number", offset: start) }
-            while digit(position) { position += 1 }
-        }
-        if position < bytes.count, bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E") {
-            position += 1
-            if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") {
-                position += 1
-            }
-            guard digit(position) else { throw JSONParseError(message: "invalid number", offset: start) }
-            while digit(position) { position += 1 }
-        }
-        return position
-    }
-
-    /// The offset past the closing quote of the string at `start`, checking escapes and control characters.
-    func skipString(at start: Int) throws(JSONParseError) -> Int {
-        var position = start + 1
-        while position < bytes.count {
-            let byte = bytes[position]
-            if byte == UInt8(ascii: "\"") { return position + 1 }
-            if byte == UInt8(ascii: "\\") {
-                var parser = JSONParser(bytes: bytes)
-                parser.position = start
-                _ = try parser.string()  // Validates every escape; rare in stored records.
-                return parser.position
-            }
-            if byte < 0x20 { throw JSONParseError(message: "a control character in a string", offset: position) }
-            position += 1
-        }
-        throw JSONParseError(message: "unterminated string", offset: start)
-    }
-
-    /// Reads the string at `start` (validating UTF-8), resolving escapes only when there are any.
-    func string(at start: Int) throws(JSONParseError) -> String {
-        var position = start + 1
-        while position < bytes.count {
-            let byte = bytes[position]
-            if byte == UInt8(ascii: "\"") {
-                guard
-                    let text = String(
-                        validating: UnsafeRawBufferPointer(rebasing: bytes[(start + 1)..<position]), as: UTF8.self)
-                else { throw JSONParseError(message: "invalid UTF-8 in a string", offset: start) }
-                return text
-            }
-            if byte == UInt8(ascii: "\\") { break }
-            position += 1
-        }
-        var parser = JSONParser(bytes: bytes)
-        parser.position = start
-        return try parser.string()
     }
 }
 
@@ -190,8 +43,9 @@ struct IndexKey: CodingKey {
 }
 
 struct ByteDecoder: Decoder {
-    let bytes: UnsafeRawBufferPointer
-    let offset: Int
+    let tape: JSONTape
+    /// The tape entry of this value.
+    let entry: Int
     /// The path of the container this value is in.
     let path: PathNode?
     /// This value's own key, not yet linked into a path node (made only when a nested container needs it).
@@ -201,7 +55,8 @@ struct ByteDecoder: Decoder {
     /// The path node for containers opened on this value.
     var ownPath: PathNode? { pendingKey.map { PathNode($0, parent: path) } ?? path }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
-    var scanner: JSONScanner { JSONScanner(bytes: bytes) }
+    var bytes: UnsafeRawBufferPointer { tape.bytes }
+    var offset: Int { tape[entry].start }
 
     var first: UInt8 { bytes[offset] }
 
@@ -229,7 +84,7 @@ struct ByteDecoder: Decoder {
 
     func string() throws -> String {
         guard first == UInt8(ascii: "\"") else { throw mismatch(String.self) }
-        return try scanner.string(at: offset)
+        return try tape.text(entry)
     }
 
     func number() throws -> JSONValue {
@@ -250,23 +105,20 @@ struct ByteDecoder: Decoder {
 
     func integer<I: FixedWidthInteger>(_ type: I.Type) throws -> I {
         // Fast path: a plain non-negative or negative decimal that fits.
-        var position = offset
+        let (start, end) = (offset, tape[entry].end)
+        var position = start
         var negative = false
-        if first == UInt8(ascii: "-") {
+        if bytes[position] == UInt8(ascii: "-") {
             negative = true
             position += 1
         }
         var value: Int64 = 0
-        var digits = 0
-        while position < bytes.count, bytes[position] >= 48, bytes[position] <= 57, digits < 18 {
-            value = value * 10 + Int64(bytes[position] - 48)
+        while position < end, bytes[position] >= 48, bytes[position] <= 57 {
+            value = value &* 10 &+ Int64(bytes[position] &- 48)
             position += 1
-            digits += 1
         }
-        let next = position < bytes.count ? bytes[position] : 0
-        if digits > 0, digits < 18, next != UInt8(ascii: "."), next != UInt8(ascii: "e"), next != UInt8(ascii: "E"),
-            !(next >= 48 && next <= 57)
-        {
+        let digits = position - start - (negative ? 1 : 0)
+        if digits > 0, digits < 18, position == end {
             guard let exact = I(exactly: negative ? -value : value) else { throw mismatch(type) }
             return exact
         }
@@ -314,174 +166,121 @@ struct ByteDecoder: Decoder {
     func elements<Element>(_ read: (ByteDecoder) throws -> Element) throws -> [Element] {
         guard first == UInt8(ascii: "[") else { throw mismatch([Element].self) }
         var result: [Element] = []
-        let scanner = self.scanner
-        var position = scanner.skipWhitespace(from: offset + 1)
-        if bytes[position] == UInt8(ascii: "]") { return result }
+        let end = tape[entry].next
+        var element = entry + 1
         var index = 0
-        let parent = ownPath  // One path node for the array, made once.
-        while true {
-            result.append(
-                try read(ByteDecoder(bytes: bytes, offset: position, path: parent, pendingKey: IndexKey(index))))
+        let parent = element < end ? ownPath : nil  // One path node for the array, made once.
+        while element < end {
+            result.append(try read(ByteDecoder(tape: tape, entry: element, path: parent, pendingKey: IndexKey(index))))
             index += 1
-            position = scanner.skipWhitespace(from: try scanner.skipValue(at: position, depth: 1))
-            if bytes[position] == UInt8(ascii: "]") { return result }
-            position = scanner.skipWhitespace(from: position + 1)
+            element = tape[element].next
         }
+        return result
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         guard first == UInt8(ascii: "{") else { throw mismatch([String: String].self) }
-        return KeyedDecodingContainer(try Keyed<Key>(decoder: ByteDecoder(bytes: bytes, offset: offset, path: ownPath)))
+        return KeyedDecodingContainer(Keyed<Key>(decoder: ByteDecoder(tape: tape, entry: entry, path: ownPath)))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         guard first == UInt8(ascii: "[") else { throw mismatch([String].self) }
-        return try Unkeyed(decoder: ByteDecoder(bytes: bytes, offset: offset, path: ownPath))
+        return Unkeyed(decoder: ByteDecoder(tape: tape, entry: entry, path: ownPath))
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer { Single(decoder: self) }
 
-    func child(at offset: Int, key: any CodingKey) -> ByteDecoder {
-        ByteDecoder(bytes: bytes, offset: offset, path: path, pendingKey: key)
+    func child(_ entry: Int, key: any CodingKey) -> ByteDecoder {
+        ByteDecoder(tape: tape, entry: entry, path: path, pendingKey: key)
     }
 
     struct Keyed<Key: CodingKey>: KeyedDecodingContainerProtocol {
+        /// The decoder of the object; its members are the name and value entries after it on the tape (names are
+        /// unique: the tape refuses a repeated one).
         let decoder: ByteDecoder
-        /// Each member: where its key's characters are (between the quotes), whether the key has escapes, and
-        /// where its value starts.
-        var members: [(keyStart: Int, keyEnd: Int, escaped: Bool, value: Int)] = []
         var codingPath: [any CodingKey] { decoder.codingPath }
+        var tape: JSONTape { decoder.tape }
 
-        init(decoder: ByteDecoder) throws {
-            self.decoder = decoder
-            let scanner = decoder.scanner
-            let bytes = decoder.bytes
-            var position = scanner.skipWhitespace(from: decoder.offset + 1)
-            if bytes[position] == UInt8(ascii: "}") { return }
-            while true {
-                let keyEnd = try scanner.skipString(at: position)
-                var escaped = false
-                for index in (position + 1)..<(keyEnd - 1) where bytes[index] == UInt8(ascii: "\\") {
-                    escaped = true
-                    break
-                }
-                let value = scanner.skipWhitespace(from: scanner.skipWhitespace(from: keyEnd) + 1)
-                members.append((position + 1, keyEnd - 1, escaped, value))
-                position = scanner.skipWhitespace(from: try scanner.skipValue(at: value, depth: 1))
-                if bytes[position] == UInt8(ascii: "}") { break }
-                position = scanner.skipWhitespace(from: position + 1)
-            }
-            try refuseRepeatedNames()
-        }
-
-        /// A name given twice (the same scalars) is refused: SQLite's JSON functions read the first member and a
-        /// last-wins decoder the other, so the record would match queries on a value it does not read back with.
-        func refuseRepeatedNames() throws {
-            guard members.count > 1 else { return }
-            let bytes = decoder.bytes
-            // Escaped names (rare) are compared after resolving their escapes; others as they stand in the text.
-            let anyEscaped = members.contains { $0.escaped }
-            let escapedNames = anyEscaped ? members.map { $0.escaped ? Array(keyString($0).utf8) : nil } : []
-            let repeated = DuplicateMemberNames.firstRepeat(
-                count: members.count,
-                length: { (anyEscaped ? escapedNames[$0]?.count : nil) ?? (members[$0].keyEnd - members[$0].keyStart) },
-                equal: { first, second in
-                    if anyEscaped, escapedNames[first] != nil || escapedNames[second] != nil {
-                        return name(first, escapedNames) == name(second, escapedNames)
-                    }
-                    let count = members[first].keyEnd - members[first].keyStart
-                    return memcmp(
-                        bytes.baseAddress! + members[first].keyStart, bytes.baseAddress! + members[second].keyStart,
-                        count) == 0
-                },
-                name: { name($0, escapedNames) })
-            if let repeated {
-                throw JSONParseError(
-                    message: "the member name '\(keyString(members[repeated]))' appears twice in one object",
-                    offset: members[repeated].keyStart - 1)
+        /// Calls `body` with each member's name and value entries until it returns `false`.
+        func forEachMember(_ body: (_ name: Int, _ value: Int) -> Bool) {
+            let end = tape[decoder.entry].next
+            var name = decoder.entry + 1
+            while name < end {
+                guard body(name, name + 1) else { return }
+                name = tape[name + 1].next
             }
         }
 
-        func name(_ index: Int, _ escapedNames: [[UInt8]?]) -> ExactString {
-            if !escapedNames.isEmpty, let decoded = escapedNames[index] {
-                return ExactString(String(decoding: decoded, as: UTF8.self))
+        var allKeys: [Key] {
+            var keys: [Key] = []
+            forEachMember { name, _ in
+                if let key = Key(stringValue: tape.name(name)) { keys.append(key) }
+                return true
             }
-            return ExactString(keyString(members[index]))
+            return keys
         }
 
-        func keyString(_ member: (keyStart: Int, keyEnd: Int, escaped: Bool, value: Int)) -> String {
-            if member.escaped { return (try? decoder.scanner.string(at: member.keyStart - 1)) ?? "" }
-            return String(
-                decoding: UnsafeRawBufferPointer(rebasing: decoder.bytes[member.keyStart..<member.keyEnd]),
-                as: UTF8.self)
-        }
-
-        var allKeys: [Key] { members.compactMap { Key(stringValue: keyString($0)) } }
-
-        /// The value offset of the member whose name has exactly the scalars of `key` (names are unique: see
-        /// `refuseRepeatedNames`).
+        /// The value entry of the member whose name has exactly the scalars of `key`.
         func find(_ key: Key) -> Int? {
             let name = key.stringValue
             var found: Int?
             var name8 = name
             name8.withUTF8 { wanted in
-                for member in members {
-                    if member.escaped {
+                forEachMember { member, value in
+                    if tape[member].isEscaped {
                         // By the exact scalars: `String ==` would match a canonically equivalent name.
-                        if keyString(member).isScalarIdentical(to: name) { found = member.value }
-                        continue
+                        if tape.name(member).isScalarIdentical(to: name) { found = value }
+                    } else {
+                        let quoted = tape.quoted(member)
+                        if quoted.count == wanted.count,
+                            quoted.count == 0 || memcmp(quoted.baseAddress!, wanted.baseAddress!, wanted.count) == 0
+                        {
+                            found = value
+                        }
                     }
-                    guard member.keyEnd - member.keyStart == wanted.count else { continue }
-                    if memcmp(decoder.bytes.baseAddress! + member.keyStart, wanted.baseAddress!, wanted.count) == 0 {
-                        found = member.value
-                    }
+                    return found == nil
                 }
             }
             return found
         }
 
-        func offset(of key: Key) throws -> Int {
-            guard let offset = find(key) else {
+        func entry(of key: Key) throws -> Int {
+            guard let entry = find(key) else {
                 throw DecodingError.keyNotFound(
                     key,
                     DecodingError.Context(codingPath: codingPath, debugDescription: "no value for '\(key.stringValue)'")
                 )
             }
-            return offset
+            return entry
         }
-
-        func child(_ key: Key) throws -> ByteDecoder { decoder.child(at: try offset(of: key), key: key) }
 
         /// A decoder for the member's value that carries no path of its own: primitives read through it, and a
-        /// path is made only if an error needs one.
-        func bare(_ key: Key) throws -> ByteDecoder {
-            ByteDecoder(bytes: decoder.bytes, offset: try offset(of: key), path: decoder.path, pendingKey: key)
-        }
+        /// path is made only if an error or a nested container needs one.
+        func child(_ key: Key) throws -> ByteDecoder { decoder.child(try entry(of: key), key: key) }
 
         func contains(_ key: Key) -> Bool { find(key) != nil }
         func decodeNil(forKey key: Key) throws -> Bool {
-            guard let offset = find(key) else { return true }
-            return decoder.bytes[offset] == UInt8(ascii: "n")
+            guard let entry = find(key) else { return true }
+            return decoder.bytes[tape[entry].start] == UInt8(ascii: "n")
         }
-        func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try bare(key).bool() }
-        func decode(_ type: String.Type, forKey key: Key) throws -> String { try bare(key).string() }
-        func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try bare(key).double() }
-        func decode(_ type: Float.Type, forKey key: Key) throws -> Float { Float(try bare(key).double()) }
-        func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try bare(key).integer(type) }
-        func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try bare(key).integer(type) }
-        func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try bare(key).integer(type) }
-        func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try bare(key).integer(type) }
-        func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try bare(key).integer(type) }
-        func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try bare(key).integer(type) }
-        func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try bare(key).integer(type) }
-        func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try bare(key).integer(type) }
-        func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try bare(key).integer(type) }
-        func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try bare(key).integer(type) }
-        func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try bare(key).decodeValue(type) }
+        func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try child(key).bool() }
+        func decode(_ type: String.Type, forKey key: Key) throws -> String { try child(key).string() }
+        func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try child(key).double() }
+        func decode(_ type: Float.Type, forKey key: Key) throws -> Float { Float(try child(key).double()) }
+        func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try child(key).integer(type) }
+        func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try child(key).integer(type) }
+        func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try child(key).integer(type) }
+        func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try child(key).integer(type) }
+        func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try child(key).integer(type) }
+        func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try child(key).integer(type) }
+        func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try child(key).integer(type) }
+        func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try child(key).integer(type) }
+        func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try child(key).integer(type) }
+        func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try child(key).integer(type) }
+        func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try child(key).decodeValue(type) }
         func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-            guard let offset = find(key), decoder.bytes[offset] != UInt8(ascii: "n") else { return nil }
-            return try ByteDecoder(bytes: decoder.bytes, offset: offset, path: decoder.path, pendingKey: key)
-                .decodeValue(type)
+            guard let entry = find(key), decoder.bytes[tape[entry].start] != UInt8(ascii: "n") else { return nil }
+            return try decoder.child(entry, key: key).decodeValue(type)
         }
         func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
             -> KeyedDecodingContainer<NestedKey>
@@ -490,31 +289,31 @@ struct ByteDecoder: Decoder {
             try child(key).unkeyedContainer()
         }
         func superDecoder() throws -> any Decoder {
-            guard let key = Key(stringValue: "super"), let offset = find(key) else { return decoder }
-            return decoder.child(at: offset, key: key)
+            guard let key = Key(stringValue: "super"), let entry = find(key) else { return decoder }
+            return decoder.child(entry, key: key)
         }
         func superDecoder(forKey key: Key) throws -> any Decoder { try child(key) }
     }
 
     struct Unkeyed: UnkeyedDecodingContainer {
         let decoder: ByteDecoder
-        var elements: [Int] = []
+        /// The entry of the next element.
+        var element: Int
         var currentIndex = 0
+        let count: Int?
         var codingPath: [any CodingKey] { decoder.codingPath }
-        var count: Int? { elements.count }
-        var isAtEnd: Bool { currentIndex >= elements.count }
+        var isAtEnd: Bool { element >= decoder.tape[decoder.entry].next }
 
-        init(decoder: ByteDecoder) throws {
+        init(decoder: ByteDecoder) {
             self.decoder = decoder
-            let scanner = decoder.scanner
-            var position = scanner.skipWhitespace(from: decoder.offset + 1)
-            if decoder.bytes[position] == UInt8(ascii: "]") { return }
-            while true {
-                elements.append(position)
-                position = scanner.skipWhitespace(from: try scanner.skipValue(at: position, depth: 1))
-                if decoder.bytes[position] == UInt8(ascii: "]") { return }
-                position = scanner.skipWhitespace(from: position + 1)
+            element = decoder.entry + 1
+            var count = 0
+            var entry = element
+            while entry < decoder.tape[decoder.entry].next {
+                count += 1
+                entry = decoder.tape[entry].next
             }
+            self.count = count
         }
 
         mutating func next() throws -> ByteDecoder {
@@ -522,13 +321,17 @@ struct ByteDecoder: Decoder {
                 throw DecodingError.valueNotFound(
                     Any.self, DecodingError.Context(codingPath: codingPath, debugDescription: "the array ended"))
             }
-            defer { currentIndex += 1 }
-            return decoder.child(at: elements[currentIndex], key: IndexKey(currentIndex))
+            defer {
+                currentIndex += 1
+                element = decoder.tape[element].next
+            }
+            return decoder.child(element, key: IndexKey(currentIndex))
         }
 
         mutating func decodeNil() throws -> Bool {
-            guard !isAtEnd, decoder.bytes[elements[currentIndex]] == UInt8(ascii: "n") else { return false }
+            guard !isAtEnd, decoder.bytes[decoder.tape[element].start] == UInt8(ascii: "n") else { return false }
             currentIndex += 1
+            element = decoder.tape[element].next
             return true
         }
         mutating func decode(_ type: String.Type) throws -> String { try next().string() }

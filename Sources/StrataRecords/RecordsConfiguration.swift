@@ -20,6 +20,15 @@ public struct RecordsConfiguration: Sendable {
     /// is `.notFound` instead of being created, an empty database gets no tables, the journal mode is left as
     /// it is, and every write fails with `.permissionDenied`. The default is `false`.
     public var isReadOnly = false
+    /// How much of the database file each connection reads through a memory map instead of `read` calls, in
+    /// bytes (SQLite's `mmap_size`, capped by SQLite at 2 GiB); 0 reads everything with `read` calls into each
+    /// connection's page cache. Mapped pages are the system's file cache itself, shared by every connection and
+    /// process, so a point get in a large store costs about what it costs in a small one. Writes never go
+    /// through the map. The default is 1 GiB.
+    public var memoryMapBytes = 1 << 30
+    /// The page cache of each connection, in KiB (SQLite's `cache_size`): what a write transaction keeps of the
+    /// pages it changes and reads before spilling them. The default is 8,192 (8 MiB).
+    public var pageCacheKibibytes = 8_192
 
     /// Creates a configuration with the defaults described on each property.
     public init(

@@ -8,6 +8,14 @@ final class SQLiteConnection {
     let path: String
     private var handle: OpaquePointer?
     private var statements: [String: SQLiteStatement] = [:]
+    /// The statements of the per-record paths, by collection, indexed by ``RecordStatement``: found without
+    /// building or hashing their SQL.
+    private var recordStatements: [String: [SQLiteStatement?]] = [:]
+
+    /// A statement every collection has, run once per record.
+    enum RecordStatement: Int, CaseIterable {
+        case insert, upsert, update, get
+    }
 
     /// How a connection opens its file.
     enum Access {
@@ -62,6 +70,9 @@ final class SQLiteConnection {
         if case .queryOnly = access { try execute("PRAGMA query_only=ON", operation: "open") }
         try execute("PRAGMA synchronous=\(configuration.sqliteSynchronous)", operation: "open")
         try execute("PRAGMA foreign_keys=OFF", operation: "open")
+        try execute(
+            "PRAGMA mmap_size=\(max(0, configuration.memoryMapBytes)); "
+                + "PRAGMA cache_size=-\(max(1, configuration.pageCacheKibibytes))", operation: "open")
         // Deleted and replaced content is overwritten with zeros, in its page and in freed pages, so that a value
         // removed from the store (a record, a credential moved to secrets) does not stay in the file.
         try execute("PRAGMA secure_delete=ON", operation: "open")
@@ -81,6 +92,8 @@ final class SQLiteConnection {
     func close() {
         for statement in statements.values { statement.finalize() }
         statements.removeAll()
+        for statement in recordStatements.values.joined() { statement?.finalize() }
+        recordStatements.removeAll()
         if let handle { sqlite3_close_v2(handle) }
         handle = nil
     }
@@ -116,9 +129,29 @@ final class SQLiteConnection {
         return statement
     }
 
+    /// The statement `kind` of `collection`, reset; `sql` makes its SQL the first time.
+    func statement(_ kind: RecordStatement, collection: String, operation: String, sql: () -> String) throws
+        -> SQLiteStatement
+    {
+        if let cached = recordStatements[collection]?[kind.rawValue] {
+            cached.reset()
+            return cached
+        }
+        var raw: OpaquePointer?
+        let status = sqlite3_prepare_v3(handle, sql(), -1, UInt32(SQLITE_PREPARE_PERSISTENT), &raw, nil)
+        guard status == SQLITE_OK, let raw else {
+            throw error(status, "cannot prepare a statement", operation: operation, collection: collection)
+        }
+        let statement = SQLiteStatement(raw, connection: self, operation: operation, collection: collection)
+        recordStatements[collection, default: Array(repeating: nil, count: RecordStatement.allCases.count)][
+            kind.rawValue] = statement
+        return statement
+    }
+
     /// Resets every cached statement, so none keeps a read snapshot or lock open.
     func resetStatements() {
         for statement in statements.values { statement.reset() }
+        for statement in recordStatements.values.joined() { statement?.reset() }
     }
 
     /// Rows changed by the last statement.

@@ -6,16 +6,21 @@ struct SQLiteSession: RecordSession {
     let connection: SQLiteConnection
 
     func write(_ collection: String, id: String, body: UnsafeRawBufferPointer, mode: RecordWriteMode) throws -> Bool {
-        let sql: String
+        let statement: SQLiteStatement
         switch mode {
-        case .insert: sql = "INSERT INTO c_\(collection) (id, body) VALUES (?, ?)"
+        case .insert:
+            statement = try connection.statement(.insert, collection: collection, operation: "insert") {
+                "INSERT INTO c_\(collection) (id, body) VALUES (?, ?)"
+            }
         case .upsert:
-            sql =
+            statement = try connection.statement(.upsert, collection: collection, operation: "upsert") {
                 "INSERT INTO c_\(collection) (id, body) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET body = excluded.body"
-        case .update: sql = "UPDATE c_\(collection) SET body = ?2 WHERE id = ?1"
+            }
+        case .update:
+            statement = try connection.statement(.update, collection: collection, operation: "update") {
+                "UPDATE c_\(collection) SET body = ?2 WHERE id = ?1"
+            }
         }
-        let operation = mode == .insert ? "insert" : mode == .upsert ? "upsert" : "update"
-        let statement = try connection.statement(sql, operation: operation, collection: collection)
         statement.bind(.text(id), at: 1)
         statement.bindText(body, at: 2)
         do {
@@ -31,8 +36,9 @@ struct SQLiteSession: RecordSession {
     }
 
     func body<T>(_ collection: String, id: String, _ decode: (UnsafeRawBufferPointer) throws -> T) throws -> T? {
-        let statement = try connection.statement(
-            "SELECT body FROM c_\(collection) WHERE id = ?", operation: "get", collection: collection)
+        let statement = try connection.statement(.get, collection: collection, operation: "get") {
+            "SELECT body FROM c_\(collection) WHERE id = ?"
+        }
         defer { statement.reset() }
         statement.bind(.text(id), at: 1)
         guard try statement.step() else { return nil }

@@ -1,0 +1,239 @@
+import Foundation
+import StrataCore
+
+/// The structure of one JSON document, found in one validating pass (strict RFC 8259): every value's byte range in
+/// document order, each container followed by its contents. ``FastJSONDecoder``'s containers find their members
+/// and elements here instead of scanning the text again, and a string is read from its range without looking for
+/// its end a second time.
+///
+/// An object's contents are its members' names and values, alternating; an array's, its elements. Every entry
+/// knows where the entry after its own contents is (``Entry/next``), so a container's children are walked by
+/// jumping over their contents. A member name that appears twice in one object is refused here, for every object
+/// of the document.
+struct JSONTape {
+    /// One value (or member name).
+    struct Entry {
+        /// The offset of its first byte (`{`, `[`, `"`, a digit, ...).
+        var start: Int
+        /// The offset just past its last byte.
+        var end: Int
+        /// The index of the entry after this one's contents.
+        var next: Int
+        /// For a string, whether it has escapes (its bytes between the quotes are then not its text).
+        var isEscaped: Bool
+    }
+
+    let bytes: UnsafeRawBufferPointer
+    private(set) var entries: [Entry] = []
+
+    /// Reads the document's structure; the value must fill `bytes` but for white space around it.
+    init(_ bytes: UnsafeRawBufferPointer) throws(JSONParseError) {
+        self.bytes = bytes
+        entries.reserveCapacity(16)
+        // The name entries of the objects being read, innermost last: one buffer for the whole document, kept out
+        // of the tape so that copying the tape retains one buffer.
+        var names: [Int] = []
+        let end = try value(at: skipWhitespace(from: 0), depth: 0, names: &names)
+        guard skipWhitespace(from: end) == bytes.count else {
+            throw JSONParseError(message: "unexpected text after the JSON value", offset: end)
+        }
+    }
+
+    subscript(index: Int) -> Entry { entries[index] }
+
+    func skipWhitespace(from start: Int) -> Int {
+        var position = start
+        while position < bytes.count {
+            switch bytes[position] {
+            case 0x20, 0x09, 0x0A, 0x0D: position += 1
+            default: return position
+            }
+        }
+        return position
+    }
+
+    /// Adds the value starting at `start` (which must not be white space) and its contents; returns its end.
+    private mutating func value(at start: Int, depth: Int, names: inout [Int]) throws(JSONParseError) -> Int {
+        guard depth < JSONParser.maximumDepth else { throw JSONParseError(message: "nesting too deep", offset: start) }
+        guard start < bytes.count else { throw JSONParseError(message: "unexpected end of input", offset: start) }
+        let index = entries.count
+        entries.append(Entry(start: start, end: start, next: index + 1, isEscaped: false))
+        let end: Int
+        switch bytes[start] {
+        case UInt8(ascii: "{"): end = try object(at: start, depth: depth, names: &names)
+        case UInt8(ascii: "["): end = try array(at: start, depth: depth, names: &names)
+        case UInt8(ascii: "\""):
+            let (stringEnd, escaped) = try string(at: start)
+            entries[index].isEscaped = escaped
+            end = stringEnd
+        case UInt8(ascii: "t"): end = try literal("true", at: start)
+        case UInt8(ascii: "f"): end = try literal("false", at: start)
+        case UInt8(ascii: "n"): end = try literal("null", at: start)
+        default: end = try number(at: start)
+        }
+        entries[index].end = end
+        entries[index].next = entries.count
+        return end
+    }
+
+    private mutating func object(at start: Int, depth: Int, names: inout [Int]) throws(JSONParseError) -> Int {
+        var position = skipWhitespace(from: start + 1)
+        if position < bytes.count, bytes[position] == UInt8(ascii: "}") { return position + 1 }
+        let firstName = names.count
+        defer { names.removeLast(names.count - firstName) }
+        while true {
+            guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else {
+                throw JSONParseError(message: "expected a member name", offset: position)
+            }
+            names.append(entries.count)
+            position = skipWhitespace(from: try value(at: position, depth: depth + 1, names: &names))
+            guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else {
+                throw JSONParseError(message: "expected ':'", offset: position)
+            }
+            position = skipWhitespace(
+                from: try value(at: skipWhitespace(from: position + 1), depth: depth + 1, names: &names))
+            guard position < bytes.count else {
+                throw JSONParseError(message: "unterminated object", offset: position)
+            }
+            if bytes[position] == UInt8(ascii: "}") {
+                if names.count - firstName > 1 { try refuseRepeatedNames(names[firstName...]) }
+                return position + 1
+            }
+            guard bytes[position] == UInt8(ascii: ",") else {
+                throw JSONParseError(message: "expected ',' or '}'", offset: position)
+            }
+            position = skipWhitespace(from: position + 1)
+        }
+    }
+
+    private mutating func array(at start: Int, depth: Int, names: inout [Int]) throws(JSONParseError) -> Int {
+        var position = skipWhitespace(from: start + 1)
+        if position < bytes.count, bytes[position] == UInt8(ascii: "]") { return position + 1 }
+        while true {
+            position = skipWhitespace(from: try value(at: position, depth: depth + 1, names: &names))
+            guard position < bytes.count else {
+                throw JSONParseError(message: "unterminated array", offset: position)
+            }
+            if bytes[position] == UInt8(ascii: "]") { return position + 1 }
+            guard bytes[position] == UInt8(ascii: ",") else {
+                throw JSONParseError(message: "expected ',' or ']'", offset: position)
+            }
+            position = skipWhitespace(from: position + 1)
+        }
+    }
+
+    private func literal(_ word: StaticString, at start: Int) throws(JSONParseError) -> Int {
+        let count = word.utf8CodeUnitCount
+        guard start + count <= bytes.count else {
+            throw JSONParseError(message: "unexpected end of input", offset: start)
+        }
+        for index in 0..<count where bytes[start + index] != word.utf8Start[index] {
+            throw JSONParseError(message: "invalid literal", offset: start)
+        }
+        return start + count
+    }
+
+    /// Checks RFC 8259 number grammar without converting anything.
+    private func number(at start: Int) throws(JSONParseError) -> Int {
+        var position = start
+        func digit(_ at: Int) -> Bool { at < bytes.count && bytes[at] >= 48 && bytes[at] <= 57 }
+        if position < bytes.count, bytes[position] == UInt8(ascii: "-") { position += 1 }
+        guard digit(position) else { throw JSONParseError(message: "invalid value", offset: start) }
+        if bytes[position] == 48 {
+            position += 1
+        } else {
+            while digit(position) { position += 1 }
+        }
+        if position < bytes.count, bytes[position] == UInt8(ascii: ".") {
+            position += 1
+            guard digit(position) else { throw JSONParseError(message: "invalid number", offset: start) }
+            while digit(position) { position += 1 }
+        }
+        if position < bytes.count, bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E") {
+            position += 1
+            if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") {
+                position += 1
+            }
+            guard digit(position) else { throw JSONParseError(message: "invalid number", offset: start) }
+            while digit(position) { position += 1 }
+        }
+        return position
+    }
+
+    /// The offset past the closing quote of the string at `start`, and whether it has escapes (each checked).
+    private func string(at start: Int) throws(JSONParseError) -> (end: Int, escaped: Bool) {
+        var position = start + 1
+        while position < bytes.count {
+            let byte = bytes[position]
+            if byte == UInt8(ascii: "\"") { return (position + 1, false) }
+            if byte == UInt8(ascii: "\\") {
+                var parser = JSONParser(bytes: bytes)
+                parser.position = start
+                _ = try parser.string()  // Validates every escape; rare in stored records.
+                return (parser.position, true)
+            }
+            if byte < 0x20 { throw JSONParseError(message: "a control character in a string", offset: position) }
+            position += 1
+        }
+        throw JSONParseError(message: "unterminated string", offset: start)
+    }
+
+    // MARK: Reading
+
+    /// The text of the string entry `index` (its UTF-8 checked), escapes resolved.
+    func text(_ index: Int) throws(JSONParseError) -> String {
+        let entry = entries[index]
+        guard !entry.isEscaped else {
+            var parser = JSONParser(bytes: bytes)
+            parser.position = entry.start
+            return try parser.string()
+        }
+        guard
+            let text = String(
+                validating: UnsafeRawBufferPointer(rebasing: bytes[(entry.start + 1)..<(entry.end - 1)]), as: UTF8.self)
+        else { throw JSONParseError(message: "invalid UTF-8 in a string", offset: entry.start) }
+        return text
+    }
+
+    /// The bytes between the quotes of the string entry `index`.
+    func quoted(_ index: Int) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(rebasing: bytes[(entries[index].start + 1)..<(entries[index].end - 1)])
+    }
+
+    /// The name of member entry `index` as its exact scalars (escapes resolved; invalid UTF-8 repaired).
+    func name(_ index: Int) -> String {
+        if entries[index].isEscaped { return (try? text(index)) ?? "" }
+        return String(decoding: quoted(index), as: UTF8.self)
+    }
+
+    /// A name given twice (the same scalars) is refused: SQLite's JSON functions read the first member and a
+    /// last-wins decoder the other, so the record would match queries on a value it does not read back with.
+    private func refuseRepeatedNames(_ names: ArraySlice<Int>) throws(JSONParseError) {
+        let base = names.startIndex
+        // Escaped names (rare) are compared after resolving their escapes; others as they stand in the text.
+        let anyEscaped = names.contains { entries[$0].isEscaped }
+        let escapedNames = anyEscaped ? names.map { entries[$0].isEscaped ? Array(name($0).utf8) : nil } : []
+        func exact(_ member: Int) -> ExactString {
+            if anyEscaped, let decoded = escapedNames[member] {
+                return ExactString(String(decoding: decoded, as: UTF8.self))
+            }
+            return ExactString(name(names[base + member]))
+        }
+        let repeated = DuplicateMemberNames.firstRepeat(
+            count: names.count,
+            length: { (anyEscaped ? escapedNames[$0]?.count : nil) ?? quoted(names[base + $0]).count },
+            equal: { first, second in
+                if anyEscaped, escapedNames[first] != nil || escapedNames[second] != nil {
+                    return exact(first) == exact(second)
+                }
+                let one = quoted(names[base + first])
+                return memcmp(one.baseAddress!, quoted(names[base + second]).baseAddress!, one.count) == 0
+            },
+            name: exact)
+        if let repeated {
+            throw JSONParseError(
+                message: "the member name '\(name(names[base + repeated]))' appears twice in one object",
+                offset: entries[names[base + repeated]].start)
+        }
+    }
+}
