@@ -9,13 +9,20 @@ import Testing
 /// A server that crashes or stops answering while a transaction's writes are in the pipeline (sent, not yet
 /// answered): the same typed errors as outside a pipeline, within the call deadline, and nothing committed.
 extension PostgresServerLossTests {
-    @Test func aServerCrashMidPipelineIsTypedAndCommitsNothing() throws {
-        let server = try OwnServer()
-        var configuration = PostgresConfiguration(connectionString: server.url, schema: "loss")
+    /// A store on `server` whose calls and connections wait at most 2 s, and its `counters` collection.
+    static func countersWithShortDeadlines(on server: OwnServer, schema: String) throws
+        -> (RecordStore, RecordCollection<Counter>)
+    {
+        var configuration = PostgresConfiguration(connectionString: server.url, schema: schema)
         configuration.callTimeoutMilliseconds = 2_000
         configuration.connectTimeoutSeconds = 2
         let store = try RecordStore(engine: PostgresRecordEngine(configuration))
-        let counters = try store.collection(Counter.self, named: "counters")
+        return (store, try store.collection(Counter.self, named: "counters"))
+    }
+
+    @Test func aServerCrashMidPipelineIsTypedAndCommitsNothing() throws {
+        let server = try OwnServer()
+        let (store, counters) = try Self.countersWithShortDeadlines(on: server, schema: "loss")
         try counters.insert(contentsOf: (0..<10).map { Counter(id: "c\($0)", value: $0) })
         var runs = 0
         let error = expectBoundedFailure("a transaction whose server crashed", deadline: .seconds(2)) {
@@ -35,11 +42,7 @@ extension PostgresServerLossTests {
 
     @Test func aServerThatStopsAnsweringMidPipelineTimesOutAndCommitsNothing() throws {
         let server = try OwnServer()
-        var configuration = PostgresConfiguration(connectionString: server.url, schema: "hang")
-        configuration.callTimeoutMilliseconds = 2_000
-        configuration.connectTimeoutSeconds = 2
-        let store = try RecordStore(engine: PostgresRecordEngine(configuration))
-        let counters = try store.collection(Counter.self, named: "counters")
+        let (store, counters) = try Self.countersWithShortDeadlines(on: server, schema: "hang")
         try counters.insert(Counter(id: "a", value: 1))
         var runs = 0
         let error: StorageError?
