@@ -1,7 +1,11 @@
 // The records workload on PostgreSQL over loopback, beside the same workload on SQLite, and beside raw libpq
 // (prepared statements, the same table and pre-serialized JSON: the ceiling for any PostgreSQL client), in one run.
 //
-//   swift run -c release strata-bench-postgres [--quick]
+//   swift run -c release strata-bench-postgres [--quick] [--rounds N]
+//
+// The inserts in one transaction and the JSON Lines import run N rounds (default 5), Strata and its baselines
+// interleaved, and report the median and the range: the import against `psql \copy` of the same rows, the tool a
+// user would otherwise pick.
 //
 // It uses the server in STRATA_POSTGRES_URL, or starts a throwaway one with Scripts/postgres.sh and stops it.
 import BenchmarkKit
@@ -10,34 +14,19 @@ import Foundation
 import StrataPostgres
 import StrataRecords
 
-let quick = CommandLine.arguments.contains("--quick")
-let count = quick ? 5_000 : 20_000
-let durableCount = quick ? 200 : 1_000
-
-// MARK: The server
-
-var startedServer: [String: String] = [:]
-var url = ProcessInfo.processInfo.environment["STRATA_POSTGRES_URL"] ?? ""
-if url.isEmpty {
-    let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
-        "../../Scripts/postgres.sh"
-    ).standardized.path
-    for line in try Bench.shell("bash '\(script)' start").split(separator: "\n") {
-        // export NAME='value'
-        let parts = line.dropFirst("export ".count).split(separator: "=", maxSplits: 1)
-        guard parts.count == 2 else { continue }
-        startedServer[String(parts[0])] = String(parts[1].dropFirst().dropLast())
-    }
-    url = startedServer["STRATA_POSTGRES_URL"] ?? ""
-    guard !url.isEmpty else { fatalError("could not start a PostgreSQL server (see Scripts/postgres.sh)") }
-    startedServer["script"] = script
-}
-@MainActor func stopServer() {
-    guard let script = startedServer["script"], let dir = startedServer["STRATA_POSTGRES_DIR"] else { return }
-    _ = try? Bench.shell("STRATA_POSTGRES_DIR='\(dir)' bash '\(script)' stop")
-}
-
 // MARK: Raw libpq, the ceiling
+
+/// The workload's sizes, from the command line.
+struct Sizes {
+    let quick = CommandLine.arguments.contains("--quick")
+    var count: Int { quick ? 5_000 : 20_000 }
+    var durableCount: Int { quick ? 200 : 1_000 }
+    var rounds: Int {
+        CommandLine.arguments.firstIndex(of: "--rounds").flatMap {
+            CommandLine.arguments.indices.contains($0 + 1) ? Int(CommandLine.arguments[$0 + 1]) : nil
+        } ?? 5
+    }
+}
 
 final class RawPostgres {
     let connection: OpaquePointer
@@ -80,22 +69,34 @@ final class RawPostgres {
     }
 }
 
+// MARK: The server
+
+/// The server in STRATA_POSTGRES_URL, or a throwaway one started with Scripts/postgres.sh: its URL, and how to
+/// stop it (nothing for a server that was already running).
+func startServer() throws -> (url: String, stop: () -> Void) {
+    let url = ProcessInfo.processInfo.environment["STRATA_POSTGRES_URL"] ?? ""
+    if !url.isEmpty { return (url, {}) }
+    let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+        "../../Scripts/postgres.sh"
+    ).standardized.path
+    var started: [String: String] = [:]
+    for line in try Bench.shell("bash '\(script)' start").split(separator: "\n") {
+        // export NAME='value'
+        let parts = line.dropFirst("export ".count).split(separator: "=", maxSplits: 1)
+        guard parts.count == 2 else { continue }
+        started[String(parts[0])] = String(parts[1].dropFirst().dropLast())
+    }
+    guard let startedURL = started["STRATA_POSTGRES_URL"], let dir = started["STRATA_POSTGRES_DIR"] else {
+        fatalError("could not start a PostgreSQL server (see Scripts/postgres.sh)")
+    }
+    return (startedURL, { _ = try? Bench.shell("STRATA_POSTGRES_DIR='\(dir)' bash '\(script)' stop") })
+}
+
 // MARK: The workload
 
-let bodies = try (0..<count).map {
-    (person($0).id, String(decoding: try JSONEncoder().encode(person($0)), as: UTF8.self))
-}
-let folder = try Bench.temporaryFolder("postgres")
-let schema = "bench_\(getpid())"
-let postgres = try PostgresRecordEngine.store(PostgresConfiguration(connectionString: url, schema: schema))
-let sqlite = try RecordStore(path: folder + "/bench.sqlite")
-let pgPeople = try postgres.collection(Person.self, named: "people", indexes: [.field("age")])
-let sqlitePeople = try sqlite.collection(Person.self, named: "people", indexes: [.field("age")])
-let raw = RawPostgres(url)
-let people = (0..<count).map(person)
-let ids = (0..<count).map { person(($0 * 7919) % count).id }
-
-func measure(_ collection: RecordCollection<Person>, store: RecordStore) throws -> [String: Double] {
+func measure(_ collection: RecordCollection<Person>, people: [Person], ids: [String], sizes: Sizes) throws
+    -> [String: Double]
+{
     var times: [String: Double] = [:]
     times["insert"] = try Bench.time { try collection.insert(contentsOf: people) }
     times["get"] = try Bench.best(of: 3) { for id in ids { _ = try collection.get(id: id) } }
@@ -104,7 +105,7 @@ func measure(_ collection: RecordCollection<Person>, store: RecordStore) throws 
     }
     times["count"] = try Bench.best(of: 5) { _ = try collection.count(where: Field("tags").contains("even")) }
     times["durable"] = try Bench.time {
-        for index in 0..<durableCount {
+        for index in 0..<sizes.durableCount {
             var changed = people[index]
             changed.age += 1
             try collection.upsert(changed)
@@ -113,8 +114,8 @@ func measure(_ collection: RecordCollection<Person>, store: RecordStore) throws 
     // Four threads, each upserting its own records in single-record transactions.
     times["concurrent"] = Bench.time {
         DispatchQueue.concurrentPerform(iterations: 4) { thread in
-            for index in 0..<(durableCount / 4) {
-                var changed = people[thread * 10_000 % count + index]
+            for index in 0..<(sizes.durableCount / 4) {
+                var changed = people[thread * 10_000 % sizes.count + index]
                 changed.name = "writer \(thread)"
                 try! collection.upsert(changed)
             }
@@ -123,54 +124,143 @@ func measure(_ collection: RecordCollection<Person>, store: RecordStore) throws 
     return times
 }
 
-print(
-    "Strata records on PostgreSQL (loopback) vs raw libpq vs Strata on SQLite, \(count) records\(quick ? " (quick)" : "")\n"
-)
-print("connections \((postgres.engine as? PostgresRecordEngine)?.usesTLS == true ? "over TLS" : "in plain text")\n")
-let pg = try measure(pgPeople, store: postgres)
-let lite = try measure(sqlitePeople, store: sqlite)
-
-var rawTimes: [String: Double] = [:]
-rawTimes["insert"] = Bench.time {
-    raw.exec("BEGIN")
-    for (id, body) in bodies { _ = raw.run("insert", [id, body]) }
-    raw.exec("COMMIT")
-}
-rawTimes["get"] = Bench.best(of: 3) { for id in ids { _ = raw.run("get", [id]) } }
-rawTimes["durable"] = Bench.time {
-    for (id, body) in bodies.prefix(durableCount) { _ = raw.run("upsert", [id, body]) }
+/// Median and range of repeated timings.
+struct Rounds {
+    var times: [Double] = []
+    var median: Double {
+        let sorted = times.sorted()
+        return sorted.count % 2 == 1
+            ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+    }
+    func describe(per count: Int) -> String {
+        "median \(Bench.perOperation(median, count)) per record, range \(Bench.perOperation(times.min() ?? 0, count))"
+            + " – \(Bench.perOperation(times.max() ?? 0, count)) over \(times.count) rounds"
+    }
 }
 
-Comparison.printTable(
-    [
-        Comparison(
-            "\(count) inserts, one transaction", operations: count, strata: pg["insert"]!, baseline: rawTimes["insert"]!
-        ),
-        Comparison("\(count) point gets", operations: count, strata: pg["get"]!, baseline: rawTimes["get"]!),
-        Comparison(
-            "\(durableCount) upserts, one transaction each", operations: durableCount, strata: pg["durable"]!,
-            baseline: rawTimes["durable"]!),
-    ], baselineName: "raw libpq", ratioName: "raw/Strata")
-print()
-Comparison.printTable(
-    [
-        Comparison(
-            "\(count) inserts, one transaction", operations: count, strata: pg["insert"]!, baseline: lite["insert"]!),
-        Comparison("\(count) point gets", operations: count, strata: pg["get"]!, baseline: lite["get"]!),
-        Comparison("indexed range (age 30-31)", operations: 1, strata: pg["range"]!, baseline: lite["range"]!),
-        Comparison("count, array contains (full scan)", operations: 1, strata: pg["count"]!, baseline: lite["count"]!),
-        Comparison(
-            "\(durableCount) upserts, one transaction each", operations: durableCount, strata: pg["durable"]!,
-            baseline: lite["durable"]!),
-        Comparison(
-            "4 threads x \(durableCount / 4) upserts", operations: durableCount, strata: pg["concurrent"]!,
-            baseline: lite["concurrent"]!),
-    ], baselineName: "SQLite", ratioName: "SQLite/PG")
+/// A CSV field, quoted.
+func csvField(_ text: String) -> String { "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
 
-print("\n(SQLite/PG above 1.0x: PostgreSQL is faster. Every PostgreSQL operation is a round trip over loopback,")
-print("and every commit waits for the server's WAL flush, as SQLite's synchronous=FULL waits for its fsync.)")
+func run() throws {
+    let sizes = Sizes()
+    let count = sizes.count
+    let (url, stopServer) = try startServer()
+    defer { stopServer() }
+    let bodies = try (0..<count).map {
+        (person($0).id, String(decoding: try JSONEncoder().encode(person($0)), as: UTF8.self))
+    }
+    let folder = try Bench.temporaryFolder("postgres")
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let schema = "bench_\(getpid())"
+    let configuration = PostgresConfiguration(connectionString: url, schema: schema)
+    let postgres = try PostgresRecordEngine.store(configuration)
+    let sqlite = try RecordStore(path: folder + "/bench.sqlite")
+    let pgPeople = try postgres.collection(Person.self, named: "people", indexes: [.field("age")])
+    let sqlitePeople = try sqlite.collection(Person.self, named: "people", indexes: [.field("age")])
+    let raw = RawPostgres(url)
+    defer { raw.close() }
+    let people = (0..<count).map(person)
+    let ids = (0..<count).map { person(($0 * 7919) % count).id }
 
-raw.close()
-_ = try PostgresRecordEngine.dropStore(PostgresConfiguration(connectionString: url, schema: schema))
-try? FileManager.default.removeItem(atPath: folder)
-stopServer()
+    print(
+        "Strata records on PostgreSQL (loopback) vs raw libpq vs Strata on SQLite, \(count) records\(sizes.quick ? " (quick)" : "")\n"
+    )
+    print("connections \((postgres.engine as? PostgresRecordEngine)?.usesTLS == true ? "over TLS" : "in plain text")\n")
+    let pg = try measure(pgPeople, people: people, ids: ids, sizes: sizes)
+    let lite = try measure(sqlitePeople, people: people, ids: ids, sizes: sizes)
+
+    var rawTimes: [String: Double] = [:]
+    rawTimes["insert"] = Bench.time {
+        raw.exec("BEGIN")
+        for (id, body) in bodies { _ = raw.run("insert", [id, body]) }
+        raw.exec("COMMIT")
+    }
+    rawTimes["get"] = Bench.best(of: 3) { for id in ids { _ = raw.run("get", [id]) } }
+    rawTimes["durable"] = Bench.time {
+        for (id, body) in bodies.prefix(sizes.durableCount) { _ = raw.run("upsert", [id, body]) }
+    }
+
+    // Rounds, interleaved: inserts in one transaction (Strata, raw libpq one statement at a time), and the JSON
+    // Lines import (Strata, psql's \copy of the same rows).
+    let lines = folder + "/people.jsonl"
+    try pgPeople.exportJSONLines(to: lines)
+    let csv = folder + "/people.csv"
+    try bodies.map { csvField($0.0) + "," + csvField($0.1) + "\n" }.joined().write(
+        toFile: csv, atomically: true, encoding: .utf8)
+    var strataInsert = Rounds()
+    var rawInsert = Rounds()
+    var strataImport = Rounds()
+    var psqlCopy = Rounds()
+    for round in 0..<sizes.rounds {
+        let inserted = try postgres.collection(Person.self, named: "insert\(round)", indexes: [.field("age")])
+        strataInsert.times.append(try Bench.time { try inserted.insert(contentsOf: people) })
+        raw.exec("TRUNCATE c_people")
+        rawInsert.times.append(
+            Bench.time {
+                raw.exec("BEGIN")
+                for (id, body) in bodies { _ = raw.run("insert", [id, body]) }
+                raw.exec("COMMIT")
+            })
+        let imported = try postgres.collection(Person.self, named: "import\(round)", indexes: [.field("age")])
+        strataImport.times.append(try Bench.time { try imported.importJSONLines(from: lines) })
+        raw.exec(#"CREATE TABLE c_copy\#(round) (id text COLLATE "C" PRIMARY KEY, body jsonb NOT NULL)"#)
+        raw.exec("CREATE INDEX i_copy\(round)_age ON c_copy\(round) ((NULLIF(body->'age', 'null'::jsonb)))")
+        psqlCopy.times.append(
+            try Bench.time {
+                try Bench.shell(
+                    "psql -q -X '\(url)' -c \"\\\\copy raw_bench.c_copy\(round) (id, body) FROM '\(csv)' WITH (FORMAT csv)\""
+                )
+            })
+    }
+    guard try postgres.collection(Person.self, named: "import0").count() == count,
+        (try Bench.shell("psql -At -X '\(url)' -c 'SELECT count(*) FROM raw_bench.c_copy0'")).hasPrefix(String(count))
+    else { fatalError("the import or the \\copy did not store every row") }
+
+    Comparison.printTable(
+        [
+            Comparison(
+                "\(count) inserts, one transaction (median)", operations: count, strata: strataInsert.median,
+                baseline: rawInsert.median),
+            Comparison("\(count) point gets", operations: count, strata: pg["get"]!, baseline: rawTimes["get"]!),
+            Comparison(
+                "\(sizes.durableCount) upserts, one transaction each", operations: sizes.durableCount,
+                strata: pg["durable"]!, baseline: rawTimes["durable"]!),
+        ], baselineName: "raw libpq", ratioName: "raw/Strata")
+    print()
+    Comparison.printTable(
+        [
+            Comparison(
+                "JSON Lines import, \(count) records (median)", operations: count, strata: strataImport.median,
+                baseline: psqlCopy.median)
+        ], baselineName: "psql \\copy", ratioName: "psql/Strata")
+    print()
+    print("inserts, one transaction:   Strata     \(strataInsert.describe(per: count))")
+    print("                            raw libpq  \(rawInsert.describe(per: count))")
+    print("JSON Lines import:          Strata     \(strataImport.describe(per: count))")
+    print("                            psql \\copy \(psqlCopy.describe(per: count))")
+    print()
+    Comparison.printTable(
+        [
+            Comparison(
+                "\(count) inserts, one transaction", operations: count, strata: pg["insert"]!, baseline: lite["insert"]!
+            ),
+            Comparison("\(count) point gets", operations: count, strata: pg["get"]!, baseline: lite["get"]!),
+            Comparison("indexed range (age 30-31)", operations: 1, strata: pg["range"]!, baseline: lite["range"]!),
+            Comparison(
+                "count, array contains (full scan)", operations: 1, strata: pg["count"]!, baseline: lite["count"]!),
+            Comparison(
+                "\(sizes.durableCount) upserts, one transaction each", operations: sizes.durableCount,
+                strata: pg["durable"]!, baseline: lite["durable"]!),
+            Comparison(
+                "4 threads x \(sizes.durableCount / 4) upserts", operations: sizes.durableCount,
+                strata: pg["concurrent"]!,
+                baseline: lite["concurrent"]!),
+        ], baselineName: "SQLite", ratioName: "SQLite/PG")
+
+    print("\n(SQLite/PG above 1.0x: PostgreSQL is faster. A transaction's writes go out in libpq's pipeline mode,")
+    print("one round trip per read and one for the commit; every commit waits for the server's WAL flush, as")
+    print("SQLite's synchronous=FULL waits for its fsync.)")
+    _ = try PostgresRecordEngine.dropStore(configuration)
+}
+
+try run()

@@ -15,18 +15,23 @@ public import StrataCore
 /// the configuration's per-call deadline: a server that stops answering (stopped, overloaded, behind a dead
 /// network) costs the caller at most that long, then `.timeout`, and the connection is closed.
 final class PostgresConnection {
-    private var handle: OpaquePointer?
+    private(set) var handle: OpaquePointer?
     /// Where the connection goes, for errors: `postgresql://user@host:port/db`, never the password.
     private(set) var location: String
     /// Statements prepared on this connection, by SQL text; at most ``preparedLimit``, then all are dropped.
-    private var prepared: [String: String] = [:]
-    private var preparedCount = 0
+    var prepared: [String: String] = [:]
+    var preparedCount = 0
     static let preparedLimit = 256
     /// Set when the server or the network dropped the connection, or a call to it timed out; the pool then
     /// throws it away.
-    private(set) var isBroken = false
+    var isBroken = false
     /// The longest one call may take, in milliseconds (0: no deadline).
-    private let callTimeoutMilliseconds: Int
+    let callTimeoutMilliseconds: Int
+    /// The statements sent and not yet answered, while the connection is in pipeline mode (see
+    /// `PostgresConnection+Pipeline.swift`); `nil` outside it.
+    var pipeline: PostgresPipeline?
+    /// How many times this connection waited for the server's answers (for tests that count round trips).
+    var roundTrips = 0
 
     /// Connects with a libpq connection string (`postgresql://…` or `key=value …`; libpq's `PG…` environment
     /// variables fill in what it leaves out), then sets the session up for Strata: UTF-8, the store's schema
@@ -101,6 +106,7 @@ final class PostgresConnection {
     func close() {
         if let handle { PQfinish(handle) }
         handle = nil
+        pipeline = nil
     }
 
     /// Closes the connection and marks it broken, so that the pool never hands it out again.
@@ -125,8 +131,13 @@ final class PostgresConnection {
     /// Whether a statement failed inside the open transaction, which the server has therefore aborted.
     var transactionFailed: Bool { handle.map { PQtransactionStatus($0) == PQTRANS_INERROR } ?? false }
 
-    /// Runs SQL without parameters (several statements allowed), ignoring any rows.
+    /// Runs SQL without parameters (several statements allowed, but one only in pipeline mode), ignoring any rows.
     func execute(_ sql: String, operation: String, collection: String? = nil) throws {
+        if pipeline != nil {
+            try send(sql, operation: operation, collection: collection, prepared: false)
+            try sync()
+            return
+        }
         let result = try exchange(operation: operation, collection: collection) { PQsendQuery($0, sql) }
         defer { PQclear(result) }
         try check(result, operation: operation, collection: collection)
@@ -137,6 +148,9 @@ final class PostgresConnection {
     func query(_ sql: String, _ parameters: [PostgresParameter] = [], operation: String, collection: String? = nil)
         throws -> PostgresResult
     {
+        if pipeline != nil {
+            return try pipelinedQuery(sql, parameters, operation: operation, collection: collection)
+        }
         let name: String
         if let known = prepared[sql] {
             name = known
@@ -183,6 +197,7 @@ final class PostgresConnection {
         let started = ContinuousClock.now
         let deadline = callTimeoutMilliseconds > 0 ? started + .milliseconds(callTimeoutMilliseconds) : nil
         guard send(handle) == 1 else { throw failure(nil, operation: operation, collection: collection) }
+        roundTrips += 1
         // Send what libpq buffered; while the server's answer may also need reading.
         var flushed = PQflush(handle)
         while flushed == 1 {
@@ -218,7 +233,7 @@ final class PostgresConnection {
     }
 
     /// Waits for the socket; 0 when the deadline passed first.
-    private func wait(_ handle: OpaquePointer, for events: Int16, until deadline: ContinuousClock.Instant?) throws
+    func wait(_ handle: OpaquePointer, for events: Int16, until deadline: ContinuousClock.Instant?) throws
         -> Int16
     {
         do {
@@ -235,7 +250,7 @@ final class PostgresConnection {
     /// Gives up on a call past its deadline: asks the server to cancel the statement (on a thread of its own,
     /// since libpq's cancel request waits for the server's answer, which a hung server never gives), and closes
     /// the connection, whose state is now unknown.
-    private func abandon(_ operation: String, collection: String?, started: ContinuousClock.Instant) -> StorageError {
+    func abandon(_ operation: String, collection: String?, started: ContinuousClock.Instant) -> StorageError {
         if let handle { PostgresCancelRequest(handle)?.sendInBackground() }
         discard()
         var error = StorageError(
@@ -285,14 +300,14 @@ final class PostgresConnection {
 
     // MARK: Errors
 
-    private func closedError(_ operation: String) -> StorageError {
+    func closedError(_ operation: String) -> StorageError {
         var error = StorageError(.closed, "the connection is closed", tier: .records, path: location)
         error.operation = operation
         return error
     }
 
     /// Throws the typed error for a failed result (or a failed call that returned none).
-    private func check(_ result: OpaquePointer?, operation: String, collection: String?) throws {
+    func check(_ result: OpaquePointer?, operation: String, collection: String?) throws {
         if let result {
             let status = PQresultStatus(result)
             if status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK || status == PGRES_EMPTY_QUERY { return }
@@ -300,7 +315,7 @@ final class PostgresConnection {
         throw failure(result, operation: operation, collection: collection)
     }
 
-    private func failure(_ result: OpaquePointer?, operation: String, collection: String?) -> StorageError {
+    func failure(_ result: OpaquePointer?, operation: String, collection: String?) -> StorageError {
         func field(_ code: Int32) -> String? {
             guard let result, let value = PQresultErrorField(result, code) else { return nil }
             return String(cString: value)

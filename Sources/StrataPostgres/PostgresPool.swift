@@ -35,7 +35,7 @@ final class PostgresPool: Sendable {
         let box = try idle.withLock { $0.popLast() } ?? ConnectionBox(PostgresConnection(configuration))
         defer {
             // A broken connection, or one left inside a transaction, is not handed out again.
-            if !box.connection.isBroken && !box.connection.isInTransaction {
+            if !box.connection.isBroken && !box.connection.isInTransaction && !box.connection.isPipelining {
                 idle.withLock { $0.append(box) }
             }
         }
@@ -44,6 +44,9 @@ final class PostgresPool: Sendable {
 
     /// The server process ids of the idle connections (for tests that make the server drop them).
     func idleServerProcessIDs() -> [Int32] { idle.withLock { $0.map(\.connection.serverProcessID) } }
+
+    /// The round trips the idle connections made so far (for tests that count them).
+    func idleRoundTrips() -> Int { idle.withLock { $0.reduce(0) { $0 + $1.connection.roundTrips } } }
 
     func drain() {
         let boxes = idle.withLock { idle in

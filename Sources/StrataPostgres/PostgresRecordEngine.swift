@@ -195,12 +195,12 @@ public final class PostgresRecordEngine: RecordEngine {
                                 // token and collection names are letters, digits and `_`, safe as literals.
                                 beforeCommit: { (_, changed: Set<String>) in
                                     changed.sorted().map {
-                                        "SELECT pg_notify('\(configuration.channel)', '\(token) \($0)'); "
-                                    }.joined()
+                                        "SELECT pg_notify('\(configuration.channel)', '\(token) \($0)')"
+                                    }
                                 },
                                 // Locks go in the COMMIT's round trip too, so that the next writer waits no longer
                                 // than it must. (A COMMIT that fails skips it: the locks stay for the rerun.)
-                                afterCommit: { locked.isEmpty ? "" : "; SELECT pg_advisory_unlock_all()" }
+                                afterCommit: { locked.isEmpty ? [] : ["SELECT pg_advisory_unlock_all()"] }
                             ) {
                                 session = $0
                                 return try body($0)
@@ -307,7 +307,7 @@ public final class PostgresRecordEngine: RecordEngine {
                     return try connection.query(sql, parameters, operation: operation, collection: collection)
                         .rowCount > 0
                 } catch let error as StorageError {
-                    throw PostgresSession.explain(error, collection: collection, mode: mode)
+                    throw PostgresSession.explain(error)
                 }
             }
         }
@@ -337,7 +337,9 @@ public final class PostgresRecordEngine: RecordEngine {
     private func readOnce<T>(snapshot: Bool, _ body: (any RecordSession) throws -> T) throws -> T {
         try pool.with { connection in
             guard snapshot else { return try body(PostgresSession(connection: connection, engine: self)) }
-            return try transaction(on: connection, begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") {
+            return try transaction(
+                on: connection, begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", deferringBegin: true
+            ) {
                 try body($0)
             }
         }
@@ -355,16 +357,25 @@ public final class PostgresRecordEngine: RecordEngine {
     }
 
     /// Runs `body` between `begin` and COMMIT on `connection`, rolling back when anything fails.
+    ///
+    /// A transaction whose `begin` is deferred runs in libpq's pipeline mode: `BEGIN`, the writes that need no
+    /// answer, and the `COMMIT` go out without waiting for each other, so that a transaction of many writes costs
+    /// one round trip (plus one per read). The first statement that fails is reported, at the next read or at the
+    /// commit, naming its record; the server skips everything after it, and the transaction is rolled back.
     /// - Parameters:
     ///   - deferringBegin: Whether to send `begin` only before the first statement (see
-    ///     ``PostgresSession/deferredBegin``), calling `beforeBegin` with that statement's record.
+    ///     ``PostgresSession/deferredBegin``), calling `beforeBegin` with that statement's record; such a
+    ///     transaction is pipelined.
+    ///   - beforeCommit: Statements sent just before `COMMIT`, one each.
+    ///   - afterCommit: Statements sent just after `COMMIT` (skipped if it fails), one each.
     func transaction<T>(
         on connection: PostgresConnection, begin: String, deferringBegin: Bool = false,
-        beforeBegin: ((Int64) throws -> Void)? = nil, beforeCommit: (T) -> String = { _ in "" },
-        afterCommit: () -> String = { "" }, _ body: (PostgresSession) throws -> T
+        beforeBegin: ((Int64) throws -> Void)? = nil, beforeCommit: (T) -> [String] = { _ in [] },
+        afterCommit: () -> [String] = { [] }, _ body: (PostgresSession) throws -> T
     ) throws -> T {
         let session = PostgresSession(connection: connection, engine: self)
         if deferringBegin {
+            try connection.enterPipeline()
             session.deferredBegin = begin
             session.beforeBegin = beforeBegin
         } else {
@@ -374,21 +385,45 @@ public final class PostgresRecordEngine: RecordEngine {
             let result = try body(session)
             try session.beginIfDeferred(first: nil)
             try session.throwIfAborted()
-            do {
-                try connection.execute(beforeCommit(result) + "COMMIT" + afterCommit(), operation: "commit")
-            } catch var error as StorageError where error.code == .connectionFailed || error.code == .timeout {
-                error.message =
-                    (error.code == .timeout
-                        ? "the server did not answer the commit in time" : "the connection was lost while committing")
-                    + "; the transaction may or may not have been applied: " + error.message
-                error.uncertainCommit = true
-                throw error
-            }
+            try commit(on: connection, before: beforeCommit(result), after: afterCommit())
             return result
         } catch {
+            connection.leavePipeline()
             if connection.isInTransaction && !connection.isBroken {
                 try? connection.execute("ROLLBACK", operation: "rollback")
             }
+            // A pipelined write's failure may surface at the commit: say what it means there too.
+            throw (error as? StorageError).map(PostgresSession.explain) ?? error
+        }
+    }
+
+    /// Sends `before`, `COMMIT` and `after` (in one round trip), and leaves pipeline mode.
+    /// - Throws: The error of a statement of the transaction that failed (nothing was committed), or, when the
+    ///   connection is lost or the server stops answering after `COMMIT` was sent, the error marked
+    ///   ``StorageError/uncertainCommit``.
+    private func commit(on connection: PostgresConnection, before: [String], after: [String]) throws {
+        do {
+            if connection.isPipelining {
+                for statement in before { try connection.send(statement, operation: "commit", prepared: false) }
+                try connection.send("COMMIT", operation: "commit", prepared: false, isCommit: true)
+                for statement in after { try connection.send(statement, operation: "commit", prepared: false) }
+                try connection.sync()
+                connection.leavePipeline()
+            } else {
+                try connection.execute((before + ["COMMIT"] + after).joined(separator: "; "), operation: "commit")
+            }
+        } catch var error as StorageError where error.isConnectionLoss {
+            if connection.pipeline?.commitSucceeded == true {
+                // Lost after the server answered the COMMIT: committed. (Its locks went with the connection.)
+                connection.discard()
+                return
+            }
+            error.operation = "commit"
+            error.message =
+                (error.code == .timeout
+                    ? "the server did not answer the commit in time" : "the connection was lost while committing")
+                + "; the transaction may or may not have been applied: " + error.message
+            error.uncertainCommit = true
             throw error
         }
     }

@@ -21,6 +21,8 @@ final class PostgresSession: RecordSession {
     /// A statement that failed inside the transaction leaves it aborted, and COMMIT would then quietly roll
     /// back: this reports the failure instead (the closure may have caught it).
     func throwIfAborted() throws {
+        // In pipeline mode a failure is known once its answer is read, whatever the server's state says now.
+        if connection.isPipelining, let failure { throw failure }
         guard connection.transactionFailed else { return }
         throw failure
             ?? StorageError(
@@ -41,7 +43,22 @@ final class PostgresSession: RecordSession {
         guard let begin = deferredBegin else { return }
         deferredBegin = nil
         if let record, let beforeBegin { try beforeBegin(record) }
-        try connection.execute(begin, operation: "begin")
+        if connection.isPipelining {
+            try remembering { try connection.send(begin, operation: "begin", prepared: false) }
+        } else {
+            try connection.execute(begin, operation: "begin")
+        }
+    }
+
+    /// Runs `body`, remembering the first error it throws as the session's ``failure``.
+    private func remembering<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as StorageError {
+            let explained = Self.explain(error)
+            if failure == nil { failure = explained }
+            throw explained
+        }
     }
 
     /// Remembers records read by id or written; returns the lock key of the first.
@@ -61,25 +78,26 @@ final class PostgresSession: RecordSession {
         _ sql: String, _ parameters: [PostgresParameter] = [], operation: String, collection: String? = nil,
         record: Int64? = nil
     ) throws -> PostgresResult {
-        do {
-            try beginIfDeferred(first: record)
-            return try connection.query(sql, parameters, operation: operation, collection: collection)
-        } catch let error as StorageError {
-            if failure == nil { failure = error }
-            throw error
-        }
+        try beginIfDeferred(first: record)
+        return try remembering { try connection.query(sql, parameters, operation: operation, collection: collection) }
     }
 
     func write(_ collection: String, id: String, body: UnsafeRawBufferPointer, mode: RecordWriteMode) throws -> Bool {
         let (sql, operation) = Self.writeSQL(collection, mode: mode)
         let record = touch(collection, [id])
-        do {
-            let result = try query(
-                sql, [.text(id), .bytes(body)], operation: operation, collection: collection, record: record)
-            return mode != .update || result.changedRows > 0
-        } catch let error as StorageError {
-            throw Self.explain(error, collection: collection, mode: mode)
+        if connection.isPipelining && mode != .update {
+            // Nothing to wait for: the statement goes out in the pipeline, and a failure is reported at the next
+            // read or at the commit, naming this record (the server skips every statement after it).
+            try beginIfDeferred(first: record)
+            try remembering {
+                try connection.send(
+                    sql, [.text(id), .bytes(body)], operation: operation, collection: collection, key: id)
+            }
+            return true
         }
+        let result = try query(
+            sql, [.text(id), .bytes(body)], operation: operation, collection: collection, record: record)
+        return mode != .update || result.changedRows > 0
     }
 
     /// The statement writing one record: `$1` is the id, `$2` the JSON body.
@@ -96,8 +114,9 @@ final class PostgresSession: RecordSession {
     }
 
     /// Says "a record with this id already exists" for an insert that hit the id's primary key.
-    static func explain(_ error: StorageError, collection: String, mode: RecordWriteMode) -> StorageError {
-        guard error.code == .constraintViolation, mode == .insert, error.message.contains("c_\(collection)_pkey")
+    static func explain(_ error: StorageError) -> StorageError {
+        guard error.code == .constraintViolation, error.operation == "insert", let collection = error.collection,
+            error.message.contains("c_\(collection)_pkey")
         else { return error }
         var explained = error
         explained.message = "a record with this id already exists [SQLSTATE 23505]"

@@ -168,7 +168,9 @@ public struct TransactionalCollection<R: Record> where R.ID: RecordIdentifier {
         do {
             found = try body.withUnsafeBytes { try session.write(name, id: key, body: $0, mode: mode) }
         } catch var error as StorageError {
-            error.key = key
+            // An engine that sends writes without waiting for their answers (PostgreSQL's pipeline) may report
+            // an earlier record's failure here, already naming that record.
+            if error.key == nil { error.key = key }
             throw error
         }
         guard found else { throw Self.notFound(key, collection: name) }

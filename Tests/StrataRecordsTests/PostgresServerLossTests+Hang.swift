@@ -74,10 +74,7 @@ extension PostgresServerLossTests {
     /// A COMMIT the server never answered has an unknown outcome: reported as such, never run again.
     @Test func aCommitThatTimesOutIsOfUnknownOutcome() async throws {
         let server = try OwnServer()
-        var configuration = PostgresConfiguration(connectionString: server.url, schema: "hang")
-        configuration.callTimeoutMilliseconds = 2_000
-        let store = try RecordStore(engine: PostgresRecordEngine(configuration))
-        let counters = try store.collection(Counter.self, named: "counters")
+        let (store, counters) = try Self.countersWithShortDeadlines(on: server, schema: "hang")
         var runs = 0
         let error: StorageError?
         do {
