@@ -190,8 +190,7 @@ func run() throws {
     }
     var zipRounds = Rounds(name: "zip export (vs zip -6 -r)", target: 3.0)
     try zipRounds.run(
-        rounds, prepare: { try Bench.shell("rm -f '\(folder)/tool.zip'") },
-        baseline: { try Bench.shell("cd '\(folder)' && zip -6 -r -q tool.zip media") },
+        rounds, baseline: { try Bench.shell("cd '\(folder)' && rm -f tool.zip && zip -6 -r -q tool.zip media") },
         strata: { try store.exportZip(["media"], to: folder + "/ours.zip") })
     let zipOK = try Bench.shell("unzip -tq '\(folder)/ours.zip'").contains("No errors")
     let zipInput = try store.list(prefix: "media").reduce(0) { $0 + (try store.metadata($1)?.size ?? 0) }
