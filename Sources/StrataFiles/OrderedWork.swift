@@ -2,7 +2,7 @@ import Dispatch
 import Synchronization
 
 /// Runs jobs on up to `threads` workers while the submitting thread goes on (reading the next input, writing
-/// finished output), and hands the results back in submission order. At most `2 × threads` jobs, and jobs
+/// finished output), and hands the results back in submission order. At most `threads` jobs, and jobs
 /// costing at most `budget` bytes together (one job alone may exceed it), are in flight, so memory stays bounded
 /// whatever the input size.
 ///
@@ -24,13 +24,14 @@ struct OrderedWork<Output>: ~Copyable {
     private var inFlightCost = 0
     private let limit: Int
     private let budget: Int
-    private let workers: DispatchSemaphore
 
+    /// - Parameters:
+    ///   - threads: Jobs in flight at most. None waits for another inside the queue (a blocked worker would make
+    ///     Dispatch start more threads, each keeping its own allocator arena of freed buffers).
+    ///   - budget: The bytes jobs in flight may hold together. The default is 64 MiB.
     init(threads: Int, budget: Int = 64 << 20) {
-        let threads = max(1, threads)
-        limit = threads * 2
+        limit = max(1, threads)
         self.budget = budget
-        workers = DispatchSemaphore(value: threads)
     }
 
     deinit {
@@ -48,11 +49,8 @@ struct OrderedWork<Output>: ~Copyable {
         let job = Job(cost: cost)
         inFlightCost += cost
         pending.append(job)
-        let workers = workers
         DispatchQueue.global().async {
-            workers.wait()
             job.result = Result { try work() }
-            workers.signal()
             job.done.signal()
         }
     }
