@@ -26,6 +26,12 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
         ),
+        // Whole-buffer deflate, several times zlib's speed: the export blocks (gzip members, zip entries).
+        .systemLibrary(
+            name: "CDeflate",
+            pkgConfig: "libdeflate",
+            providers: [.apt(["libdeflate-dev"]), .brew(["libdeflate"])]
+        ),
         .systemLibrary(
             name: "CSQLite",
             pkgConfig: "sqlite3",
@@ -48,7 +54,7 @@ let package = Package(
         .target(name: "StrataDefaults", dependencies: ["StrataCore"]),
         .target(name: "StrataSecrets", dependencies: ["StrataCore", "CSodium"]),
         .target(name: "StrataRecords", dependencies: ["StrataCore", "CSQLite"]),
-        .target(name: "StrataFiles", dependencies: ["StrataCore", "CZlib"]),
+        .target(name: "StrataFiles", dependencies: ["StrataCore", "CZlib", "CDeflate"]),
         // The records tier on PostgreSQL: a second RecordEngine, over the system libpq.
         .target(name: "StrataPostgres", dependencies: ["StrataCore", "StrataRecords", "CLibPQ"]),
         .target(

@@ -6,6 +6,7 @@ package enum SystemCall: String, Sendable, Hashable, CaseIterable {
     case link
     case map
     case terminal
+    case writeback
 }
 
 /// A fault that ``FaultInjector`` makes a system call suffer.

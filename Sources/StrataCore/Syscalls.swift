@@ -128,6 +128,21 @@ package enum Sys {
         _ = try retrying(.fsync, path) { system_fsync(fd) }
     }
 
+    /// `fdatasync(2)`: forces the file's data, and the metadata needed to read it back (its size), to disk; not
+    /// its times. Where the call does not exist (Darwin), `fsync`.
+    package static func fdatasync(_ fd: Int32, path: String? = nil) throws(Errno) {
+        _ = try retrying(.fsync, path) { system_fdatasync(fd) }
+    }
+
+    /// `posix_fadvise(POSIX_FADV_SEQUENTIAL)`: the whole file will be read in order, so the kernel may read
+    /// further ahead. Advice only: a failure changes nothing and is ignored; nothing happens where the call does
+    /// not exist (Darwin).
+    package static func adviseSequential(_ fd: Int32) {
+        #if canImport(Glibc) || canImport(Musl)
+            _ = system_fadvise(fd, POSIX_FADV_SEQUENTIAL)
+        #endif
+    }
+
     package static func rename(_ from: String, _ to: String) throws(Errno) {
         _ = try retrying(.rename, to) { from.withCString { f in to.withCString { t in system_rename(f, t) } } }
     }
@@ -184,6 +199,13 @@ private func system_pread(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ cou
 }
 private func system_write(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int { write(fd, buffer, count) }
 private func system_fsync(_ fd: Int32) -> Int32 { fsync(fd) }
+#if canImport(Glibc) || canImport(Musl)
+    private func system_fdatasync(_ fd: Int32) -> Int32 { fdatasync(fd) }
+    private func system_fadvise(_ fd: Int32, _ advice: Int32) -> Int32 { posix_fadvise(fd, 0, 0, advice) }
+#else
+    private func system_fdatasync(_ fd: Int32) -> Int32 { fsync(fd) }
+#endif
+
 private func system_rename(_ from: UnsafePointer<CChar>, _ to: UnsafePointer<CChar>) -> Int32 { rename(from, to) }
 private func system_unlink(_ path: UnsafePointer<CChar>) -> Int32 { unlink(path) }
 private func system_mkdir(_ path: UnsafePointer<CChar>, _ mode: mode_t) -> Int32 { mkdir(path, mode) }

@@ -30,6 +30,8 @@ public struct ExportOptions: Sendable {
     public var isCancelled: (@Sendable () -> Bool)?
     /// Entries at least this large, or starting this far in, get ZIP64 fields (lowered by tests).
     var zip64Threshold = 0xFFFF_0000
+    /// The input each gzip member holds (lowered by tests).
+    var gzipMemberSize = 1 << 20
 
     public init(
         level: Int32 = 6, threads: Int = ProcessInfo.processInfo.activeProcessorCount,
@@ -46,7 +48,8 @@ extension FileStore {
     // MARK: gzip
 
     /// Compresses one file to a gzip file at `destination` (a path outside or inside the store's folder),
-    /// replacing it atomically. The output is one gzip member (RFC 1952), compressed on every core.
+    /// replacing it atomically. The output is a series of gzip members (RFC 1952), one per MiB of input, each
+    /// compressed with libdeflate on its own core; `gzip -d` and every gzip reader join them.
     /// - Returns: The compressed size.
     /// - Throws: ``/StrataCore/StorageError``: `.notFound`, `.cancelled` (no output left), or an I/O error.
     @discardableResult
@@ -57,39 +60,45 @@ extension FileStore {
         return try withLock(key, .shared) {
             let fd = try openForReading(key)
             defer { Sys.close(fd) }
-            let total = Int((try? Sys.fstat(fd))?.st_size ?? 0)
+            Sys.adviseSequential(fd)
+            let info = try? Sys.fstat(fd)
+            let total = Int(info?.st_size ?? 0)
             let modified = UInt32(
-                truncatingIfNeeded: Int(
-                    (try? Sys.fstat(fd)).map { Self.date($0, modification: true).timeIntervalSince1970 } ?? 0))
+                truncatingIfNeeded: Int(info.map { Self.date($0, modification: true).timeIntervalSince1970 } ?? 0))
             var written = 0
             try AtomicFile.write(to: destination, permissions: 0o600) { writer in
                 var header: [UInt8] = [0x1F, 0x8B, 8, 0]
                 header += littleEndian(modified, 4)
                 header += [options.level >= 9 ? 2 : options.level <= 1 ? 4 : 0, 3]  // XFL, OS = Unix
-                try writer.write(Data(header))
-                let deflater = ParallelDeflater(level: options.level, threads: options.threads)
-                let (crc, size) = try deflater.deflate(
-                    read: { buffer in try Self.readChunk(fd, into: &buffer, path: path, key: key) },
-                    sink: { compressed in try compressed.withUnsafeBytes { try writer.write($0) } },
+                let members = GzipMembers(
+                    blockSize: options.gzipMemberSize, level: options.level, threads: options.threads, header: header)
+                _ = try members.compress(
+                    read: { buffer in try Self.readChunk(fd, into: buffer, path: path, key: key) },
+                    sink: { member in try writer.write(member) },
                     progress: { done in
                         if options.isCancelled?() == true {
                             throw StorageError(.cancelled, "the export was cancelled", tier: .files, key: key)
                         }
                         options.progress?(TransferProgress(bytesDone: done, bytesTotal: total, currentKey: key))
                     })
-                try writer.write(Data(littleEndian(crc, 4) + littleEndian(UInt32(truncatingIfNeeded: size), 4)))
                 written = writer.count
             }
             return written
         }
     }
 
-    static func readChunk(_ fd: Int32, into buffer: inout [UInt8], path: String, key: String) throws -> Int {
+    static func readChunk(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, path: String, key: String) throws
+        -> Int
+    {
         do {
-            return try Sys.read(fd, into: &buffer)
+            return try Sys.read(fd, buffer)
         } catch {
             throw error.storageError("cannot read the file", tier: .files, key: key, path: path)
         }
+    }
+
+    static func readChunk(_ fd: Int32, into buffer: inout [UInt8], path: String, key: String) throws -> Int {
+        try buffer.withUnsafeMutableBytes { try readChunk(fd, into: $0, path: path, key: key) }
     }
 
     // MARK: zip
@@ -126,37 +135,33 @@ extension FileStore {
         var done = 0
         var archiveSize = 0
         try AtomicFile.write(to: destination, permissions: 0o600) { writer in
-            var index = 0
-            while index < keys.count {
+            // Files under `wholeEntryLimit` are compressed whole, each on a worker, while this thread writes the
+            // finished ones in order; a larger file streams through the block-parallel deflater.
+            var work = OrderedWork<SmallEntry>(threads: options.threads)
+            func consume(_ entry: SmallEntry) throws {
+                central.append(try writeSmallEntry(entry, into: &writer, threshold: options.zip64Threshold))
+                done += entry.size
+                options.progress?(TransferProgress(bytesDone: done, bytesTotal: total, currentKey: entry.key))
+            }
+            for key in keys {
                 if options.isCancelled?() == true {
                     throw StorageError(.cancelled, "the export was cancelled", tier: .files)
                 }
-                // A batch of small files compressed in parallel, or one large file compressed block-parallel.
-                var batch: [String] = []
-                var batchBytes = 0
-                while index < keys.count, batch.count < options.threads * 4 {
-                    let size = sizes[keys[index]] ?? 0
-                    if size >= 1 << 20 && !batch.isEmpty { break }
-                    batch.append(keys[index])
-                    batchBytes += size
-                    index += 1
-                    if size >= 1 << 20 || batchBytes >= 8 << 20 { break }
+                let size = sizes[key] ?? 0
+                if size < Self.wholeEntryLimit {
+                    let level = options.level
+                    try work.submit(
+                        cost: 2 * size, { [self] in try compressSmall(key, level: level) }, consume: consume)
+                    continue
                 }
-                if batch.count == 1, (sizes[batch[0]] ?? 0) >= 1 << 20 {
-                    central.append(
-                        try writeLargeEntry(batch[0], into: &writer, options: options) { bytes in
-                            options.progress?(
-                                TransferProgress(bytesDone: done + bytes, bytesTotal: total, currentKey: batch[0]))
-                        })
-                    done += sizes[batch[0]] ?? 0
-                } else {
-                    for entry in try compressSmall(batch, options: options) {
-                        central.append(try writeSmallEntry(entry, into: &writer, threshold: options.zip64Threshold))
-                        done += entry.size
-                        options.progress?(TransferProgress(bytesDone: done, bytesTotal: total, currentKey: entry.key))
-                    }
-                }
+                try work.finish(consume: consume)
+                central.append(
+                    try writeLargeEntry(key, into: &writer, options: options) { bytes in
+                        options.progress?(TransferProgress(bytesDone: done + bytes, bytesTotal: total, currentKey: key))
+                    })
+                done += size
             }
+            try work.finish(consume: consume)
             try writeCentralDirectory(central, into: &writer, threshold: options.zip64Threshold)
             archiveSize = writer.count
         }
@@ -173,42 +178,35 @@ extension FileStore {
         var modified: Int
     }
 
+    /// Files smaller than this are compressed whole (one libdeflate call on one core); larger ones stream.
+    static let wholeEntryLimit = 8 << 20
+
     struct SmallEntry {
         var key: String
         var size: Int
         var modified: Int
         var crc: UInt32
         var stored: Bool
-        var payload: [UInt8]
+        var payload: Data
     }
 
-    /// Reads and compresses a batch of small files concurrently.
-    func compressSmall(_ keys: [String], options: ExportOptions) throws -> [SmallEntry] {
-        let results = Mutex<[SmallEntry?]>(Array(repeating: nil, count: keys.count))
-        let failure = Mutex<(any Error)?>(nil)
-        DispatchQueue.concurrentPerform(iterations: keys.count) { index in
-            do {
-                let key = keys[index]
-                let data = try read(key)
-                let metadata = try metadata(key)
-                let bytes = [UInt8](data)
-                let crc = bytes.withUnsafeBytes { Zlib.crc32($0) }
-                let compressed = try bytes.withUnsafeBytes {
-                    try Zlib.deflateBlock($0, dictionary: nil, level: options.level, isLast: true)
-                }
-                let store =
-                    ContentType.isCompressed(metadata?.contentType ?? "") && compressed.count > bytes.count * 97 / 100
-                    || compressed.count >= bytes.count
-                let entry = SmallEntry(
-                    key: key, size: bytes.count, modified: Int(metadata?.modificationDate.timeIntervalSince1970 ?? 0),
-                    crc: crc, stored: store, payload: store ? bytes : compressed)
-                results.withLock { $0[index] = entry }
-            } catch {
-                failure.withLock { $0 = error }
+    /// Reads and compresses one file whole with libdeflate. It is stored instead when deflate would not make it
+    /// smaller, or, for a content type that is compressed already, not at least 3% smaller.
+    func compressSmall(_ key: String, level: Int32) throws -> SmallEntry {
+        let data = try read(key)
+        let metadata = try metadata(key)
+        let crc = data.withUnsafeBytes { LibDeflate.crc32($0) }
+        let room = ContentType.isCompressed(metadata?.contentType ?? "") ? data.count * 97 / 100 : data.count - 1
+        var compressed = Data(count: max(room, 0))
+        let produced = try data.withUnsafeBytes { input in
+            try compressed.withUnsafeMutableBytes { output in
+                try LibDeflate.Compressor(level: level).compress(input, into: output)
             }
         }
-        if let error = failure.withLock({ $0 }) { throw error }
-        return results.withLock { $0.map { $0! } }
+        if let produced { compressed.count = produced }
+        return SmallEntry(
+            key: key, size: data.count, modified: Int(metadata?.modificationDate.timeIntervalSince1970 ?? 0),
+            crc: crc, stored: produced == nil, payload: produced == nil ? data : compressed)
     }
 
     func writeSmallEntry(_ entry: SmallEntry, into writer: inout AtomicFile.Writer, threshold: Int) throws -> ZipEntry {
@@ -262,7 +260,7 @@ extension FileStore {
                     if count == 0 { break }
                     try buffer.withUnsafeBytes { bytes in
                         let slice = UnsafeRawBufferPointer(rebasing: bytes[0..<count])
-                        crc = Zlib.crc32(slice, continuing: crc)
+                        crc = LibDeflate.crc32(slice, continuing: crc)
                         try writer.write(slice)
                     }
                     done += count

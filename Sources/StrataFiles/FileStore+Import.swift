@@ -95,7 +95,7 @@ extension FileStore {
                 sink: { output in
                     produced += output.count
                     try Self.checkExpansion(produced, compressed: compressedSize, limits: limits, path: archive)
-                    crc = Zlib.crc32(output, continuing: crc)
+                    crc = LibDeflate.crc32(output, continuing: crc)
                     try writer.write(output)
                 })
             _ = try writer.setExtendedAttribute(Self.integrityAttribute, Self.integrityRecord(crc: crc, size: produced))

@@ -139,12 +139,11 @@ public final class FileStore: Sendable {
         try write(to: key) { writer in try writer.write(data) }
     }
 
-    /// Writes a file streamed from an open file handle, in chunks (memory stays flat).
+    /// Writes a file streamed from an open file handle, from its current offset to its end, through one reused
+    /// buffer of ``FilesConfiguration/chunkSize`` (memory stays flat).
     public func write(to key: String, from handle: FileHandle) throws {
         try write(to: key) { writer in
-            while let chunk = try handle.read(upToCount: configuration.chunkSize), !chunk.isEmpty {
-                try writer.write(chunk)
-            }
+            try writer.write(contentsOf: handle.fileDescriptor, chunkSize: configuration.chunkSize)
         }
     }
 
@@ -262,7 +261,7 @@ public final class FileStore: Sendable {
             let size = Int((try? Sys.fstat(fd))?.st_size ?? 0)
             do throws(Errno) {
                 try Sys.writeAll(fd, data, path: path)
-                let added = data.withUnsafeBytes { Zlib.crc32($0) }
+                let added = data.withUnsafeBytes { LibDeflate.crc32($0) }
                 if let previous, previous.size == size {
                     let crc = Zlib.crc32Combine(previous.crc, added, secondLength: data.count)
                     try? Sys.setAttribute(
@@ -303,24 +302,67 @@ public final class FileStore: Sendable {
 
     /// Streams a file to `body` in chunks of ``FilesConfiguration/chunkSize`` under the shared lock (memory
     /// stays flat whatever the size).
+    ///
+    /// Each chunk is read straight into the memory of the `Data` handed out (no copy); `body` may keep it.
     /// - Returns: The number of bytes read.
     @discardableResult
     public func read(_ key: String, chunks body: (Data) throws -> Void) throws -> Int {
+        let chunkSize = max(configuration.chunkSize, 1)
+        return try streamFile(key) { fd, path in
+            guard let memory = malloc(chunkSize) else {
+                throw StorageError(.io, "cannot allocate a read buffer", tier: .files, key: key, path: path)
+            }
+            let count: Int
+            do throws(Errno) {
+                count = try Sys.read(fd, UnsafeMutableRawBufferPointer(start: memory, count: chunkSize))
+            } catch {
+                free(memory)
+                throw error.storageError("cannot read the file", tier: .files, key: key, path: path)
+            }
+            if count == 0 {
+                free(memory)
+                return 0
+            }
+            try body(Data(bytesNoCopy: memory, count: count, deallocator: .free))
+            return count
+        }
+    }
+
+    /// Streams a file to `body` through one buffer of ``FilesConfiguration/chunkSize`` reused for every chunk,
+    /// under the shared lock: the fastest way to read a file whole, for a consumer that does not keep the bytes.
+    ///
+    /// - Parameter body: Gets each chunk; the memory is valid only until it returns.
+    /// - Returns: The number of bytes read.
+    @discardableResult
+    public func forEachChunk(of key: String, _ body: (UnsafeRawBufferPointer) throws -> Void) throws -> Int {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(
+            byteCount: max(configuration.chunkSize, 1), alignment: 4096)
+        defer { buffer.deallocate() }
+        return try streamFile(key) { fd, path in
+            let count: Int
+            do throws(Errno) {
+                count = try Sys.read(fd, buffer)
+            } catch {
+                throw error.storageError("cannot read the file", tier: .files, key: key, path: path)
+            }
+            if count > 0 { try body(UnsafeRawBufferPointer(rebasing: buffer[0..<count])) }
+            return count
+        }
+    }
+
+    /// Opens a key's file under its shared lock, advises the kernel it will be read in order, and calls `step`
+    /// (which reads one chunk and returns its size) until it returns 0.
+    /// - Returns: The total of the sizes.
+    private func streamFile(_ key: String, _ step: (Int32, String) throws -> Int) throws -> Int {
         let path = try path(for: key)
         return try withLock(key, .shared) {
             let fd = try openForReading(key)
             defer { Sys.close(fd) }
+            Sys.adviseSequential(fd)
             var total = 0
-            var buffer = [UInt8](repeating: 0, count: configuration.chunkSize)
             while true {
-                let count: Int
-                do throws(Errno) {
-                    count = try Sys.read(fd, into: &buffer)
-                } catch {
-                    throw error.storageError("cannot read the file", tier: .files, key: key, path: path)
-                }
+                let count = try step(fd, path)
                 if count == 0 { return total }
-                try body(Data(buffer[0..<count]))
                 total += count
             }
         }
@@ -441,10 +483,12 @@ public final class FileStore: Sendable {
         let (to, toName) = try parent(of: destination, create: true)!
         try withLocks([(source, .shared), (destination, .exclusive)]) {
             let fd = try open(fromName, in: from, key: source)
-            let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+            defer { Sys.close(fd) }
             try writeLocked(in: to, name: toName, key: destination) { writer in
-                while let chunk = try handle.read(upToCount: configuration.chunkSize), !chunk.isEmpty {
-                    try writer.write(chunk)
+                do {
+                    try writer.write(contentsOf: fd, chunkSize: configuration.chunkSize)
+                } catch let error as StorageError {
+                    throw error.attributed(tier: .files, key: source)
                 }
             }
         }
@@ -542,7 +586,7 @@ public final class FileStore: Sendable {
                     }
                     if count == 0 { break }
                     crc = buffer.withUnsafeBytes {
-                        Zlib.crc32(UnsafeRawBufferPointer(rebasing: $0[0..<count]), continuing: crc)
+                        LibDeflate.crc32(UnsafeRawBufferPointer(rebasing: $0[0..<count]), continuing: crc)
                     }
                     size += count
                 }
@@ -587,7 +631,25 @@ public struct FileWriter: ~Copyable {
     /// Appends the bytes of `buffer`.
     public mutating func write(_ buffer: UnsafeRawBufferPointer) throws {
         try atomic.write(buffer)
-        crc = Zlib.crc32(buffer, continuing: crc)
+        crc = LibDeflate.crc32(buffer, continuing: crc)
         count += buffer.count
+    }
+
+    /// Appends what `fd` reads from its current offset to its end, through one buffer of `chunkSize` bytes
+    /// reused for every read (no allocation or copy per chunk).
+    /// - Throws: ``StorageError``: an I/O error reading `fd` or writing the new file.
+    mutating func write(contentsOf fd: Int32, chunkSize: Int) throws {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(chunkSize, 4096), alignment: 4096)
+        defer { buffer.deallocate() }
+        while true {
+            let count: Int
+            do throws(Errno) {
+                count = try Sys.read(fd, buffer)
+            } catch {
+                throw error.storageError("cannot read the file being copied in", tier: .files)
+            }
+            if count == 0 { return }
+            try write(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+        }
     }
 }

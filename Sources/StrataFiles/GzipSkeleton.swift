@@ -39,7 +39,7 @@ package struct GzipSkeleton: Sendable {
     package var isHonest: Bool {
         trailing.isEmpty
             && members.allSatisfy { member in
-                member.crc.map { $0 == member.content.withUnsafeBytes { Zlib.crc32($0) } } ?? true
+                member.crc.map { $0 == member.content.withUnsafeBytes { LibDeflate.crc32($0) } } ?? true
                     && member.size.map { $0 == UInt32(truncatingIfNeeded: member.content.count) } ?? true
             }
     }
@@ -60,7 +60,7 @@ package struct GzipSkeleton: Sendable {
                 (try? member.content.withUnsafeBytes {
                     try Zlib.deflateBlock($0, dictionary: nil, level: 6, isLast: true)
                 }) ?? []
-            out += littleEndian(member.crc ?? member.content.withUnsafeBytes { Zlib.crc32($0) }, 4)
+            out += littleEndian(member.crc ?? member.content.withUnsafeBytes { LibDeflate.crc32($0) }, 4)
             out += littleEndian(member.size ?? UInt32(truncatingIfNeeded: member.content.count), 4)
         }
         return out + trailing

@@ -90,7 +90,7 @@ struct ParallelDeflater {
             if let error = failure.withLock({ $0 }) { throw error }
             let compressed = outputs.withLock { $0 }
             for (index, block) in blocks.enumerated() {
-                crc = block.withUnsafeBytes { Zlib.crc32($0, continuing: crc) }
+                crc = block.withUnsafeBytes { LibDeflate.crc32($0, continuing: crc) }
                 total += block.count
                 try sink(compressed[index]!)
             }

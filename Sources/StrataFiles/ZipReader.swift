@@ -274,7 +274,7 @@ final class ZipReader {
                             .limitExceeded, "an archive entry expands past its declared size (a decompression bomb?)",
                             tier: .files, key: name, path: self.path)
                     }
-                    crc = Zlib.crc32(output, continuing: crc)
+                    crc = LibDeflate.crc32(output, continuing: crc)
                     try sink(output)
                 }
                 if let inflater {

@@ -54,7 +54,7 @@ package struct ZipSkeleton: Sendable {
                 ? (try? entry.content.withUnsafeBytes {
                     try Zlib.deflateBlock($0, dictionary: nil, level: 6, isLast: true)
                 }) ?? entry.content : entry.content
-            let crc = entry.crc ?? entry.content.withUnsafeBytes { Zlib.crc32($0) }
+            let crc = entry.crc ?? entry.content.withUnsafeBytes { LibDeflate.crc32($0) }
             let size = entry.size ?? UInt64(entry.content.count)
             let compressed = entry.compressedSize ?? UInt64(payload.count)
             let offset = entry.offset ?? UInt64(out.count)

@@ -2,21 +2,9 @@ internal import CZlib
 import Foundation
 import StrataCore
 
-/// The only file that calls zlib: raw deflate of independent blocks, inflate, and CRC-32.
+/// The only file that calls zlib: dictionary-primed deflate blocks that continue one stream, streaming inflate,
+/// and combining CRC-32s. (Whole-buffer deflate and CRC-32 itself are libdeflate's: see ``LibDeflate``.)
 enum Zlib {
-    /// CRC-32 of `bytes`, continuing from `crc`.
-    static func crc32(_ bytes: UnsafeRawBufferPointer, continuing crc: UInt32 = 0) -> UInt32 {
-        guard let base = bytes.baseAddress, bytes.count > 0 else { return crc }
-        var value = UInt(crc)
-        var offset = 0
-        while offset < bytes.count {
-            let count = min(bytes.count - offset, Int(Int32.max))
-            value = CZlib.crc32(value, base.advanced(by: offset).assumingMemoryBound(to: Bytef.self), uInt(count))
-            offset += count
-        }
-        return UInt32(truncatingIfNeeded: value)
-    }
-
     /// The CRC-32 of two concatenated pieces from their CRCs and the second's length.
     static func crc32Combine(_ first: UInt32, _ second: UInt32, secondLength: Int) -> UInt32 {
         UInt32(truncatingIfNeeded: CZlib.crc32_combine(UInt(first), UInt(second), off_t(secondLength)))

@@ -21,6 +21,10 @@ static inline uint64_t strata_shared_increment(void *address) {
 int strata_crc32c_accelerated(void);
 uint32_t strata_crc32c_update(uint32_t crc, const void *data, size_t length);
 
+// Starts writing the dirty pages of a byte range of `fd` to disk without waiting (`sync_file_range` with
+// SYNC_FILE_RANGE_WRITE on Linux; nothing elsewhere). Makes nothing durable. 0, or -1 with errno set.
+int strata_start_writeback(int fd, int64_t offset, int64_t count);
+
 // Asks the processor to start loading the cache line at `address` (a hint; never faults).
 static inline void strata_prefetch(const void *address) { __builtin_prefetch(address); }
 

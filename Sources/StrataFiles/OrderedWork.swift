@@ -1,0 +1,74 @@
+import Dispatch
+import Synchronization
+
+/// Runs jobs on up to `threads` workers while the submitting thread goes on (reading the next input, writing
+/// finished output), and hands the results back in submission order. At most `threads` jobs, and jobs
+/// costing at most `budget` bytes together (one job alone may exceed it), are in flight, so memory stays bounded
+/// whatever the input size.
+///
+/// The submitting thread owns it; jobs own what they capture. Waits for every job still running when it is
+/// dropped after a failure, so nothing outlives the operation that started it.
+struct OrderedWork<Output>: ~Copyable {
+    /// One job's result, written by its worker before `done` is signalled.
+    private final class Job: @unchecked Sendable {
+        // Safe without a lock: the worker writes `result` before `done.signal()`; the owner reads it only after
+        // `done.wait()`.
+        var result: Result<Output, any Error>?
+        let done = DispatchSemaphore(value: 0)
+        let cost: Int
+        init(cost: Int) { self.cost = cost }
+    }
+
+    private var pending: [Job] = []
+    private var head = 0
+    private var inFlightCost = 0
+    private let limit: Int
+    private let budget: Int
+
+    /// - Parameters:
+    ///   - threads: Jobs in flight at most. None waits for another inside the queue (a blocked worker would make
+    ///     Dispatch start more threads, each keeping its own allocator arena of freed buffers).
+    ///   - budget: The bytes jobs in flight may hold together. The default is 64 MiB.
+    init(threads: Int, budget: Int = 64 << 20) {
+        limit = max(1, threads)
+        self.budget = budget
+    }
+
+    deinit {
+        for job in pending[head...] { job.done.wait() }
+    }
+
+    /// Starts `work` on a worker, first handing `consume` the oldest results while the limits are reached.
+    /// - Parameter cost: The bytes the job holds while it runs.
+    mutating func submit(
+        cost: Int = 0, _ work: @escaping @Sendable () throws -> Output, consume: (Output) throws -> Void
+    ) throws {
+        while head < pending.count, pending.count - head >= limit || inFlightCost + cost > budget {
+            try consume(takeOldest())
+        }
+        let job = Job(cost: cost)
+        inFlightCost += cost
+        pending.append(job)
+        DispatchQueue.global().async {
+            job.result = Result { try work() }
+            job.done.signal()
+        }
+    }
+
+    /// Hands `consume` every remaining result, in order.
+    mutating func finish(consume: (Output) throws -> Void) throws {
+        while head < pending.count { try consume(takeOldest()) }
+    }
+
+    private mutating func takeOldest() throws -> Output {
+        let job = pending[head]
+        job.done.wait()
+        inFlightCost -= job.cost
+        head += 1
+        if head > 64 {
+            pending.removeFirst(head)
+            head = 0
+        }
+        return try job.result!.get()
+    }
+}
