@@ -52,4 +52,35 @@ struct CLIReviewTests {
         #expect(
             result.standardOutput.contains("stored 8 of 8 values; every tier answered."), "\(result.standardOutput)")
     }
+
+    /// A bad `--where`, `--sort` or `--limit` is a usage error whatever the store holds: the query is read before
+    /// the store is opened.
+    @Test(arguments: [["--where", "a="], ["--where", "n<>3"], ["--limit", "-1"]])
+    func aBadQueryIsAUsageErrorBeforeTheStoreIsOpened(options: [String]) throws {
+        let root = directory.appending("store")
+        #expect(try strata(["init", root]).status == 0)
+        let result = try strata(["records", "query", "notes", "--root", root] + options)
+        #expect(result.status == 2, "\(result.standardError)")
+        #expect(result.standardError.hasPrefix("strata records query: "), "\(result.standardError)")
+    }
+
+    /// A missing record store or collection is a typed `not-found`, printed with its code and its fix.
+    @Test(arguments: [["records", "query", "notes"], ["records", "get", "notes", "n1"], ["records", "list"]])
+    func aMissingRecordStoreIsNotFound(arguments: [String]) throws {
+        let root = directory.appending("store")
+        #expect(try strata(["init", root]).status == 0)
+        let result = try strata(arguments + ["--root", root])
+        #expect(result.status == 1, "\(result.standardError)")
+        #expect(result.standardError.contains(": error: not-found: "), "\(result.standardError)")
+    }
+
+    @Test func aMissingCollectionIsNotFound() throws {
+        let root = directory.appending("store")
+        let lines = directory.appending("notes.jsonl")
+        try Data(#"{"id":"n1","title":"a"}"#.utf8).write(to: URL(fileURLWithPath: lines))
+        #expect(try strata(["records", "import", "notes", lines, "--root", root, "--create"]).status == 0)
+        let result = try strata(["records", "query", "note", "--root", root])
+        #expect(result.status == 1, "\(result.standardError)")
+        #expect(result.standardError.contains(": error: not-found: "), "\(result.standardError)")
+    }
 }
