@@ -15,9 +15,9 @@ extension DefaultsStore {
     ///   - configuration: Its ``DefaultsConfiguration/suiteBudget`` bounds what is read. The default is the
     ///     built-in configuration.
     /// - Returns: The values, by exact key; empty when the suite or the defaults folder does not exist.
-    /// - Throws: ``StorageError``: `.invalidArgument` for a bad suite name; `.corrupt` (with the path) for a file
-    ///   that is not a suite, left where it is (the next ``DefaultsStore`` that opens the suite moves it aside);
-    ///   `.unsupportedVersion` for a newer plist format; `.symbolicLink` or an I/O error.
+    /// - Throws: ``/StrataCore/StorageError``: `.invalidArgument` for a bad suite name; `.corrupt` (with the
+    ///   path) for a file that is not a suite, left where it is (the next ``DefaultsStore`` that opens the suite
+    ///   moves it aside); `.unsupportedVersion` for a newer plist format; `.symbolicLink` or an I/O error.
     public static func snapshot(
         suite: String = "standard", paths: StoragePaths, configuration: DefaultsConfiguration = DefaultsConfiguration()
     ) throws -> [ExactString: PropertyListValue] {

@@ -110,8 +110,8 @@ extension FileStore {
     /// PDFs); names are UTF-8, timestamps are kept, and ZIP64 is used past 4 GiB or 65,535 entries. Large files
     /// are compressed block by block on every core; small ones several at a time.
     /// - Returns: The number of entries and the archive's size.
-    /// - Throws: ``StorageError`` `.notFound` (nothing is written) when a prefix matches no file, or `""` is given
-    ///   and the store has none: an empty archive is never a success.
+    /// - Throws: ``/StrataCore/StorageError`` `.notFound` (nothing is written) when a prefix matches no file, or
+    ///   `""` is given and the store has none: an empty archive is never a success.
     @discardableResult
     public func exportZip(
         _ prefixes: [String], to destination: String, options: ExportOptions = ExportOptions()

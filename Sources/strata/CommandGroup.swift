@@ -24,11 +24,13 @@ struct CommandGroup {
 
     var help: String {
         var lines = ["Usage: strata \(name) <command> [options]", "", summary, "", "Commands:"]
-        let width = commands.map(\.name.count).max() ?? 0
-        for command in commands {
-            lines.append(
-                "  " + command.name.padding(toLength: width + 2, withPad: " ", startingAt: 0) + command.summary)
+        let width = max(commands.map(\.name.count).max() ?? 0, "<command>".count)
+        func row(_ label: String, _ help: String) -> String {
+            "  " + label.padding(toLength: width + 2, withPad: " ", startingAt: 0) + help
         }
+        lines += commands.map { row($0.name, $0.summary) }
+        lines += ["", "Arguments:", row("<command>", "One of the commands above; its own options follow it.")]
+        lines += ["", "Options:", row("--help", "Show this help.")]
         lines += ["", "Run 'strata \(name) <command> --help' for a command's options."]
         return lines.joined(separator: "\n")
     }

@@ -74,6 +74,10 @@ enum CommandLineTool {
                 _ = try parsed.positionals(0, "")
                 print(parsed.wantsHelp ? versionSpec.help : version)
             default:
+                if StoreRoot.isGlobalOption(verb) {
+                    throw UsageError(
+                        "'\(verb)' must be followed by a command (strata --root DIR <command>)", command: "")
+                }
                 guard let group = groups.first(where: { $0.name == verb }) else {
                     let known = commands.map(\.name) + ["help", "--help", "--version"]
                     throw UsageError(

@@ -60,6 +60,7 @@ struct PositionalArgument: Equatable {
         "secrets SERVICE": "The item's service (as a keychain item has).",
         "secrets ACCOUNT": "The item's account within the service.",
         "records COLLECTION": "The collection's name.",
+        "records ID": "The record's id (its \"id\" member).",
         "records FILE": "A JSON Lines file: one record per line.",
         "files KEY": "The file's key: its path in the store (exports/report.pdf).",
         "files FILE": "The file to copy in (outside the store; a pipe works too).",

@@ -98,7 +98,9 @@ enum StoreAccess {
         if use == .write { return try RecordStore(name: name, paths: paths) }
         let path = RecordStore.sqlitePath(name: name, paths: paths)
         guard FileManager.default.fileExists(atPath: path) else {
-            throw CommandFailure("there is no record store '\(name)' at \(path)")
+            throw StorageError(
+                .notFound, "there is no record store '\(name)'", tier: .records, path: path,
+                recovery: "Check --store and --root; 'strata records import COLLECTION FILE' makes the store")
         }
         return try readOnlyRecords(at: path)
     }

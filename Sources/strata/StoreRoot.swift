@@ -72,6 +72,11 @@ enum StoreRoot {
         return try StoragePaths(root: root, create: creates)
     }
 
+    /// Whether `argument` is one of ``globalOptions``, alone (`--root`) or with its value (`--root=DIR`).
+    static func isGlobalOption(_ argument: String) -> Bool {
+        globalOptions.contains { argument == $0 || argument.hasPrefix($0 + "=") }
+    }
+
     /// `arguments` with the global options given before the verb moved after it (and after a group's sub-verb),
     /// where the verb's own parser reads them; an option the verb also gives itself is overridden by the verb's.
     static func movingGlobalOptions(_ arguments: [String], groups: [String]) -> [String] {
@@ -81,7 +86,7 @@ enum StoreRoot {
             if globalOptions.contains(first), rest.count > 1 {
                 global += rest.prefix(2)
                 rest = rest.dropFirst(2)
-            } else if globalOptions.contains(where: { first.hasPrefix($0 + "=") }) {
+            } else if isGlobalOption(first), first.contains("=") {
                 global.append(first)
                 rest = rest.dropFirst()
             } else {

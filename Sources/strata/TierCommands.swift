@@ -309,10 +309,6 @@ enum RecordsCommands {
             }
         case "query":
             let name = try parsed.positionals(1, "COLLECTION")[0]
-            let records = try StoreAccess.records(parsed)
-            guard try records.collectionNames().contains(name) else {
-                throw CommandFailure("there is no collection '\(name)'")
-            }
             let predicates = try parsed.allValues("--where").map { try condition($0) }
             let sort = (parsed.value("--sort") ?? "").split(separator: ",").map { part in
                 part.hasPrefix("-")
@@ -323,6 +319,12 @@ enum RecordsCommands {
                 return number
             }
             let query = Query(predicates.isEmpty ? .all : .and(predicates), sort: sort, limit: limit)
+            let records = try StoreAccess.records(parsed)
+            guard try records.collectionNames().contains(name) else {
+                throw StorageError(
+                    .notFound, "there is no collection '\(name)'", tier: .records, key: name,
+                    recovery: "'strata records list' names the collections")
+            }
             let found = try records.collection(AnyRecord.self, named: name).fetch(query)
             if parsed.has("--json") { return JSONOutput.print(.array(found.map(\.body))) }
             for record in found { print(record.body.description) }

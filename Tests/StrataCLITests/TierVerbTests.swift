@@ -157,9 +157,7 @@ struct TierVerbTests {
     func everyGroupAndVerbHasHelp(_ group: String) throws {
         let help = try strata([group, "--help"])
         #expect(help.status == 0)
-        let verbs = help.standardOutput.split(separator: "\n").filter { $0.hasPrefix("  ") }.compactMap {
-            $0.split(separator: " ").first
-        }
+        let verbs = CompletionAndHelpTests.commandNames(in: help.standardOutput)
         #expect(verbs.count >= 4)
         for verb in verbs {
             let verbHelp = try strata([group, String(verb), "--help"])
