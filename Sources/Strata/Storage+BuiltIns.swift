@@ -18,10 +18,14 @@ extension Storage {
     }
 
     /// Strata's persistent backends, one entry per tier.
+    /// With a `catalog`, the defaults tier checks its late writes against it (``/StrataCore/PlacementCheck``).
     static func builtInBackends(
-        secretsKey: KeyProvider?, recordsURL: String? = nil, configuration: StoreConfiguration = StoreConfiguration()
+        secretsKey: KeyProvider?, recordsURL: String? = nil, configuration: StoreConfiguration = StoreConfiguration(),
+        catalog: StorageCatalog? = nil
     ) -> [BuiltIn] {
-        let defaults = defaultsConfiguration(configuration)
+        var checked = defaultsConfiguration(configuration)
+        checked.placementCheck = catalog?.placementCheck(for: .defaults)
+        let defaults = checked
         let (suite, keyring, store) = (
             configuration.defaults.suite, configuration.secrets.keyring, configuration.records.store
         )

@@ -66,7 +66,8 @@ public final class Storage: Sendable {
         self.catalog = try StorageCatalog(root: paths.root)
         if registerBuiltIns {
             Self.registerBuiltInBackends(
-                in: registry, secretsKey: secretsKey, recordsURL: recordsURL, configuration: configuration)
+                in: registry, secretsKey: secretsKey, recordsURL: recordsURL, configuration: configuration,
+                catalog: catalog)
             try Self.activateConfiguredBackends(configuration, in: registry)
         }
         // Finish or undo the moves a crashed process left; what cannot be settled now (a locked tier) is
@@ -96,12 +97,15 @@ public final class Storage: Sendable {
     ///     (`nil`) keeps it in SQLite under the root.
     ///   - configuration: The suite, keyring, record store and defaults limits the backends open with.
     ///     The default is the built-in configuration.
+    ///   - catalog: The catalog of the store the backends serve: the defaults tier, which writes late, then drops a
+    ///     pending set whose key the catalog has since placed elsewhere or removed
+    ///     (``/StrataCore/StorageCatalog/placementCheck(for:)``). The default is `nil` (every pending set is written).
     public static func registerBuiltInBackends(
         in registry: BackendRegistry, secretsKey: KeyProvider? = nil, recordsURL: String? = nil,
-        configuration: StoreConfiguration = StoreConfiguration()
+        configuration: StoreConfiguration = StoreConfiguration(), catalog: StorageCatalog? = nil
     ) {
         for registration in builtInBackends(
-            secretsKey: secretsKey, recordsURL: recordsURL, configuration: configuration)
+            secretsKey: secretsKey, recordsURL: recordsURL, configuration: configuration, catalog: catalog)
         {
             registry.register(
                 registration.tier, name: registration.name, makeActive: true,

@@ -43,6 +43,8 @@ public final class StorageCatalog: Sendable {
     let locks: CatalogLocks
     let sequence: CatalogSequence
     let state: Mutex<CatalogState>
+    /// The keys whose stripe lock this instance holds now (``withKeyLock(_:_:)``), for ``placementCheck(for:)``.
+    let keysLockedHere = Mutex<Set<ExactString>>([])
 
     /// Opens the catalog of a store, creating it when absent.
     /// - Parameter root: The store root.
@@ -109,12 +111,41 @@ public final class StorageCatalog: Sendable {
 
     /// Runs `body` holding `key`'s stripe lock (threads and processes).
     package func withKeyLock<T>(_ key: String, _ body: () throws -> T) throws -> T {
-        try locks.withKey(key, body)
+        try locks.withKey(key) { try holding(key, body) }
     }
 
     /// Runs `body` holding `key`'s stripe lock if nobody holds it now; `nil` without running it otherwise.
     package func withKeyLockIfFree<T>(_ key: String, _ body: () throws -> T) throws -> T? {
-        try locks.withKeyIfFree(key, body)
+        try locks.withKeyIfFree(key) { try holding(key, body) }
+    }
+
+    /// Runs `body` with `key` listed in ``keysLockedHere``; the caller holds its stripe lock.
+    private func holding<T>(_ key: String, _ body: () throws -> T) throws -> T {
+        let exact = ExactString(key)
+        keysLockedHere.withLock { _ = $0.insert(exact) }
+        defer { keysLockedHere.withLock { _ = $0.remove(exact) } }
+        return try body()
+    }
+
+    /// The check a backend of `tier` that writes late (coalesces) asks before a late write (see
+    /// ``PlacementCheck``): a change is claimed when this instance holds the key's lock (a put, move or delete
+    /// through it is writing the key), and a claimed change may still be written while the key is locked here, is
+    /// placed in `tier`, or is moving into `tier`. A key placed in another tier or no longer catalogued (moved or
+    /// deleted by another process since) is not: its late write would be a stale copy.
+    ///
+    /// Answered from this process's copy of the catalog, caught up with the log; no key's lock is taken, so a
+    /// backend may ask while it holds its own file lock (which a process moving the key may be waiting for while
+    /// it holds the key's lock).
+    /// - Parameter tier: The tier of the backend that asks.
+    public func placementCheck(for tier: Tier) -> PlacementCheck {
+        PlacementCheck(
+            claims: { [self] key in keysLockedHere.withLock { $0.contains(ExactString(key)) } },
+            isPlaced: { [self] key in
+                if keysLockedHere.withLock({ $0.contains(ExactString(key)) }) { return true }
+                return try current { state in
+                    state.entries[key]?.tier == tier || state.intents[ExactString(key)]?.to == tier
+                }
+            })
     }
 
     /// Runs `body` on the catalog state, caught up with every other process's appends.

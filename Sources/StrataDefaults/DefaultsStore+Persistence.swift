@@ -283,27 +283,46 @@ extension DefaultsStore {
 
     /// Writes `persisted` plus every pending change as the new file. Call with `io` and the file lock held,
     /// after ``reloadIfChangedLocked()``.
+    ///
+    /// A set claimed by the configuration's ``DefaultsConfiguration/placementCheck`` is asked about again here,
+    /// under the file lock: when its key is no longer placed with this tier (another process moved it to another
+    /// tier or deleted it after the set was made), the set is dropped, not written. A process moving the key
+    /// removes it from the file under this same lock after recording the move, so a set written before that is
+    /// removed by it, and a set checked after it is dropped: the stale value never stays.
     func writePendingLocked() throws {
         let (persisted, pending) = state.withLock { ($0.persisted, $0.pending) }
         guard !pending.isEmpty else { return }
-        var merged = persisted
-        for (key, change) in pending { merged[key] = change.value }
-        let data = configuration.format.encode(merged)
-        let folder = try Self.suiteFolder(paths)
-        do {
-            try AtomicFile.write(
-                data, in: folder, name: fileName, permissions: paths.filePermissions,
-                durability: configuration.durability)
-        } catch let error as StorageError {
-            throw error.attributed(tier: .defaults, key: nil)
+        var stale: Set<ExactString> = []
+        for (key, change) in pending {
+            if let placement = change.placement, try !placement.isPlaced(key.string) { stale.insert(key) }
         }
-        let identity = FileIdentity.of(fileName, in: folder)
-        state.withLock { state in
-            state.persisted = merged
-            state.identity = identity
-            for (key, change) in pending where state.pending[key]?.sequence == change.sequence {
-                state.pending.removeValue(forKey: key)
+        var merged = persisted
+        for (key, change) in pending where !stale.contains(key) { merged[key] = change.value }
+        let folder = try Self.suiteFolder(paths)
+        if stale.count < pending.count {
+            do {
+                try AtomicFile.write(
+                    configuration.format.encode(merged), in: folder, name: fileName,
+                    permissions: paths.filePermissions, durability: configuration.durability)
+            } catch let error as StorageError {
+                throw error.attributed(tier: .defaults, key: nil)
             }
         }
+        let identity = FileIdentity.of(fileName, in: folder)
+        let dropped = state.withLock { state -> Set<String> in
+            state.persisted = merged
+            state.identity = identity
+            var dropped: Set<String> = []
+            for (key, change) in pending where state.pending[key]?.sequence == change.sequence {
+                state.pending.removeValue(forKey: key)
+                guard stale.contains(key) else { continue }
+                // What this process reads now is what the file holds.
+                state.encodedSize += Self.entrySize(key, merged[key]) - Self.entrySize(key, state.values[key])
+                state.values[key] = merged[key]
+                dropped.insert(key.string)
+            }
+            return dropped
+        }
+        if !dropped.isEmpty { notify(DefaultsChange(keys: dropped, isExternal: true)) }
     }
 }

@@ -38,6 +38,9 @@ public final class DefaultsStore: Sendable {
     struct Pending {
         var value: PropertyListValue?
         var sequence: UInt64
+        /// The configuration's ``DefaultsConfiguration/placementCheck`` when it claimed this set: asked again
+        /// just before the set is written. `nil` for a removal and for a set the owner did not make.
+        var placement: PlacementCheck? = nil
     }
 
     struct Observer {
@@ -279,7 +282,19 @@ public final class DefaultsStore: Sendable {
     /// Removes a key's set value.
     /// - Returns: Whether there was one.
     @discardableResult
+    ///
+    /// A key this process has not seen yet (another process set it since this one last read the file) is looked
+    /// for in the file, under the suite's lock, before the answer is given: a removal never misses a value that is
+    /// on disk.
     public func removeObject(forKey key: String) throws -> Bool {
+        if !containsValue(forKey: key) {
+            try io.withLock { _ in
+                let held = try suiteLock(in: Self.suiteFolder(paths)).acquire(
+                    .exclusive, timeout: configuration.lockTimeout)
+                defer { held.release() }
+                try reloadIfChangedLocked()
+            }
+        }
         let existed = containsValue(forKey: key)
         if existed { try apply([ExactString(key): nil]) }
         return existed
@@ -334,7 +349,10 @@ public final class DefaultsStore: Sendable {
             var changed: Set<String> = []
             for (key, value) in changes where state.values[key] != value {
                 state.sequence += 1
-                state.pending[key] = Pending(value: value, sequence: state.sequence)
+                let placement = configuration.placementCheck.flatMap { check in
+                    value != nil && check.claims(key.string) ? check : nil
+                }
+                state.pending[key] = Pending(value: value, sequence: state.sequence, placement: placement)
                 state.values[key] = value
                 changed.insert(key.string)
             }

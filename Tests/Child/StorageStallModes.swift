@@ -19,6 +19,10 @@ func runStorageStallMode(_ arguments: [String]) throws -> Bool {
         sleep(2)
         return true
     }
+    if arguments.first == "storage-put-late", arguments.count == 5 {
+        try runLateDefaultsWrite(root: arguments[1], key: arguments[2], value: arguments[3], go: arguments[4])
+        return true
+    }
     guard arguments.first == "storage-stall", (3...4).contains(arguments.count),
         let step = StallingBackend.Step(rawValue: arguments[2])
     else { return false }
@@ -39,4 +43,24 @@ func runStorageStallMode(_ arguments: [String]) throws -> Bool {
     try storage.put(Data("new".utf8), for: "stall", as: new)
     say("the move finished without stalling")
     return true
+}
+
+/// `storage-put-late ROOT KEY VALUE GO`: puts VALUE as a preference through a defaults tier whose writes are delayed
+/// a minute, says `put`, waits (up to a minute) for the file GO to exist, then makes its delayed write now (as the
+/// coalescing timer would), says `written` and exits. The write is certainly later than whatever the other process
+/// did to the key before it created GO.
+func runLateDefaultsWrite(root: String, key: String, value: String, go: String) throws {
+    let storage = try Storage(root: root)
+    var configuration = Storage.defaultsConfiguration(storage.configuration)
+    configuration.durability = .coalesced(.seconds(60))
+    configuration.placementCheck = storage.catalog.placementCheck(for: .defaults)
+    let (paths, suite, late) = (storage.paths, storage.configuration.defaults.suite, configuration)
+    storage.registry.register(.defaults, name: "plist") { _ in
+        try DefaultsStore(suite: suite, paths: paths, configuration: late)
+    }
+    try storage.put(Data(value.utf8), for: key, as: DataDescriptor(kind: .preference, estimatedSize: 0))
+    say("put")
+    for _ in 0..<600 where !FileManager.default.fileExists(atPath: go) { usleep(100_000) }
+    try storage.backend(for: .defaults).flush()
+    say("written")
 }

@@ -41,6 +41,20 @@ struct DefaultsFileTests {
         #expect(try fixture.store().object(forKey: "fresh") == .integer(2))
     }
 
+    /// Another process wrote a key this store has not read yet (it does not watch the file): removing the key looks
+    /// in the file first, under the suite's lock, so the removal is not missed and the value does not stay.
+    @Test func removingAKeyWrittenElsewhereAndNotYetReadRemovesItFromTheFile() throws {
+        let store = try fixture.store()
+        try store.set(.integer(1), forKey: "kept")
+        try store.flush()
+        try plant(PropertyListFormat.binary.encode(["kept": .integer(1), "late": .string("LATE-VALUE-3b7e")]))
+        #expect(try store.removeObject(forKey: "late"))
+        try store.flush()
+        let file = try Data(contentsOf: URL(fileURLWithPath: fixture.suitePath()))
+        #expect(file.range(of: Data("LATE-VALUE-3b7e".utf8)) == nil, "the removal missed the value in the file")
+        #expect(try fixture.store().object(forKey: "kept") == .integer(1))
+    }
+
     @Test func newerBinaryVersionIsRefusedAndLeftAlone() throws {
         var content = Self.validFile
         content.replaceSubrange(6..<8, with: Array("15".utf8))

@@ -85,4 +85,49 @@ struct StorageSecureRemovalTests {
         #expect(leaks(of: marker).isEmpty, "the plaintext came back in \(leaks(of: marker))")
         #expect(try storage.verifyCatalog().isSound)
     }
+
+    /// What another process does to a key while this one's write of it is still pending (coalesced): the late write
+    /// must not bring the value back. Deterministic: the other process writes only once this one is done.
+    enum ChangeElsewhere: String, CaseIterable, Sendable {
+        case moveToSecrets, moveToFiles, delete
+    }
+
+    /// `existing`: the key was already a preference (the other process's put stays in its tier), else it is new.
+    @Test(arguments: ChangeElsewhere.allCases, [false, true])
+    func aLateWriteOfAPreferenceChangedElsewhereIsDropped(_ change: ChangeElsewhere, _ existing: Bool) throws {
+        let marker = "LATE-PLAINTEXT-\(change.rawValue)-91c2"
+        let storage = try openStorage(root)
+        try storage.put(Data("x".utf8), for: "other", as: descriptorForTier[.defaults]!)
+        if existing { try storage.put(Data("before".utf8), for: "session", as: descriptorForTier[.defaults]!) }
+        try storage.backend(for: .defaults).flush()
+        let go = directory.appending("go")
+        let child = try ChildProcess(
+            try TestExecutables.url(named: "strata-test-child"), ["storage-put-late", root, "session", marker, go],
+            environment: ["STRATA_SECRETS_KEY": testSecretsKeyHex])
+        _ = try child.waitForLine(timeout: 60) { $0 == "put" }
+        #expect(try storage.location(of: "session")?.tier == .defaults)
+        switch change {
+        case .moveToSecrets: try storage.put(Data("s3cr3t".utf8), for: "session", as: descriptorForTier[.secrets]!)
+        case .moveToFiles:
+            try storage.put(Data("%PDF".utf8), for: "session", as: descriptorForTier[.files]!)
+        case .delete: _ = try storage.delete("session")
+        }
+        FileManager.default.createFile(atPath: go, contents: nil)
+        _ = try child.waitForLine(timeout: 60) { $0 == "written" }
+        #expect(child.wait().status == 0)
+        let suite = try String(contentsOfFile: root + "/defaults/standard.plist", encoding: .isoLatin1)
+        #expect(!suite.contains(marker), "the late write brought the value back into the suite")
+        #expect(suite.contains("other"), "the late write lost a neighbour")
+        let reopened = try openStorage(root)
+        switch change {
+        case .moveToSecrets: #expect(try reopened.data(for: "session") == Data("s3cr3t".utf8))
+        case .moveToFiles: #expect(try reopened.data(for: "session") == Data("%PDF".utf8))
+        case .delete: #expect(try reopened.data(for: "session") == nil)
+        }
+        #expect(
+            try tiersHolding("session", in: reopened)
+                == (change == .delete ? [] : [reopened.location(of: "session")!.tier]))
+        #expect(leaks(of: marker).isEmpty, "the old value is in \(leaks(of: marker))")
+        #expect(try reopened.verifyCatalog().isSound)
+    }
 }
