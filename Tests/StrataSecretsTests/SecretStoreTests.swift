@@ -255,12 +255,15 @@ struct SecretKeyTests {
             try fixture.store(provider: .environment("STRATA_TEST_KEY_THAT_IS_NOT_SET"))
         }
         #expect(missing?.message.contains("STRATA_TEST_KEY_THAT_IS_NOT_SET") == true)
-        setenv("STRATA_TEST_SECRETS_KEY", testKeyHex, 1)
-        let store = try fixture.store("env", provider: .environment("STRATA_TEST_SECRETS_KEY"))
+        // A variable of this test's own: the process environment is shared by every test running in parallel,
+        // and this key is not theirs (it once replaced the facade tests' key under them: `authentication-failed`).
+        setenv("STRATA_TEST_ENVIRONMENT_KEY_PROVIDER", testKeyHex, 1)
+        let variable = "STRATA_TEST_ENVIRONMENT_KEY_PROVIDER"
+        let store = try fixture.store("env", provider: .environment(variable))
         try store.set("v", service: "s", account: "a")
         #expect(
-            try fixture.store("env", provider: .environment("STRATA_TEST_SECRETS_KEY")).get(service: "s", account: "a")?
-                .stringValue == "v")
+            try fixture.store("env", provider: .environment(variable)).get(service: "s", account: "a")?.stringValue
+                == "v")
     }
 }
 

@@ -11,7 +11,6 @@ struct BackendFactsTests {
     let directory: TemporaryDirectory
     var root: String { directory.appending("store") }
     init() throws {
-        setenv("STRATA_TEST_SECRETS_KEY", testSecretsKeyHex, 1)
         directory = try TemporaryDirectory(prefix: "strata-facts")
     }
 
@@ -45,7 +44,7 @@ struct BackendFactsTests {
     /// connection string (its password hidden), even when nothing listens there.
     @Test func selectingForAServerDoesNotConnect() throws {
         let storage = try Storage(
-            root: root, secretsKey: .environment("STRATA_TEST_SECRETS_KEY"),
+            root: root, secretsKey: testSecretsKey,
             recordsURL: "postgresql://app:hunter2@127.0.0.1:1/app?connect_timeout=30")
         let started = ContinuousClock.now
         let selection = storage.select(DataDescriptor(kind: .structured, estimatedSize: 10))

@@ -9,7 +9,6 @@ import Testing
 struct StorageDecisionTableTests {
     let directory: TemporaryDirectory
     init() throws {
-        setenv("STRATA_TEST_SECRETS_KEY", testSecretsKeyHex, 1)
         directory = try TemporaryDirectory(prefix: "strata-storage-table")
     }
 
@@ -66,7 +65,7 @@ struct StorageDecisionTableTests {
             Self.example(of: rule), "no descriptor the test tries is routed by rule \(ruleID): add one that is")
         let root = directory.appending(ruleID)
         let storage = try Storage(
-            root: root, selector: selector, secretsKey: .environment("STRATA_TEST_SECRETS_KEY"))
+            root: root, selector: selector, secretsKey: testSecretsKey)
         // The real size stays small (the estimate alone carries a large preference over the budget).
         let value = Data((0..<min(descriptor.estimatedSize, 8_192)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
         let key = "table/\(ruleID)"
@@ -79,7 +78,7 @@ struct StorageDecisionTableTests {
         #expect(try tiersHolding(key, in: storage) == [rule.tier])
         #expect(try storage.keys(prefix: "table/") == [key])
         // Another process sees the same.
-        let other = try Storage(root: root, selector: selector, secretsKey: .environment("STRATA_TEST_SECRETS_KEY"))
+        let other = try Storage(root: root, selector: selector, secretsKey: testSecretsKey)
         #expect(try other.location(of: key)?.ruleID == ruleID)
         #expect(try other.data(for: key) == value)
         #expect(try storage.delete(key))

@@ -9,7 +9,7 @@ import Testing
 struct StorageInstancesTests {
     let directory: TemporaryDirectory
     var root: String { directory.appending("store") }
-    init() throws { directory = try storageTestDirectory("strata-instances") }
+    init() throws { directory = try TemporaryDirectory(prefix: "strata-instances") }
 
     @Test func eachTierPropertyIsTheInstanceTheFacadeUses() throws {
         let storage = try openStorage(root)

@@ -10,7 +10,6 @@ struct StorageLimitsTests {
     let directory: TemporaryDirectory
     var root: String { directory.appending("store") }
     init() throws {
-        setenv("STRATA_TEST_SECRETS_KEY", testSecretsKeyHex, 1)
         directory = try TemporaryDirectory(prefix: "strata-limits")
     }
 
@@ -69,7 +68,7 @@ struct StorageLimitsTests {
         let limits = DefaultsLimits(valueLimit: valueLimit, suiteBudget: 1 << 20)
         let storage = try Storage(
             root: root, selector: StorageSelector(configuration: SelectorConfiguration(defaults: limits)),
-            secretsKey: .environment("STRATA_TEST_SECRETS_KEY"))
+            secretsKey: testSecretsKey)
         let defaults = try #require(try storage.backend(for: .defaults) as? DefaultsStore)
         #expect(defaults.configuration.limits == limits, "the tier opened with the selector's limits")
         let longKey = "prefs/" + String(repeating: "k", count: 200) + "/" + String(repeating: "k", count: 200) + "/"
@@ -104,7 +103,7 @@ struct StorageLimitsTests {
         configuration.smallStructuredLimit = 4000
         let storage = try Storage(
             root: root, selector: StorageSelector(configuration: configuration),
-            secretsKey: .environment("STRATA_TEST_SECRETS_KEY"))
+            secretsKey: testSecretsKey)
         let value = Data(repeating: 0x7B, count: 2000)
         let selection = try storage.put(
             value, for: "layout", as: DataDescriptor(kind: .structured, estimatedSize: 2000, isFlat: true))

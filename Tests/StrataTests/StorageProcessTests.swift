@@ -10,7 +10,6 @@ struct StorageProcessTests {
     var root: String { directory.appending("store") }
     let environment = ["STRATA_SECRETS_KEY": testSecretsKeyHex]
     init() throws {
-        setenv("STRATA_TEST_SECRETS_KEY", testSecretsKeyHex, 1)
         directory = try TemporaryDirectory(prefix: "strata-storage-process")
     }
 

@@ -13,7 +13,6 @@ struct StorageSecureRemovalTests {
     let directory: TemporaryDirectory
     var root: String { directory.appending("store") }
     init() throws {
-        setenv("STRATA_TEST_SECRETS_KEY", testSecretsKeyHex, 1)
         directory = try TemporaryDirectory(prefix: "strata-storage-secure")
     }
 

@@ -10,7 +10,6 @@ struct StorageSensitiveNameTests {
     let directory: TemporaryDirectory
     var root: String { directory.appending("store") }
     init() throws {
-        setenv("STRATA_TEST_SECRETS_KEY", testSecretsKeyHex, 1)
         directory = try TemporaryDirectory(prefix: "strata-sensitive")
     }
 

@@ -3,8 +3,16 @@ import Strata
 import StrataTestSupport
 import Testing
 
-/// A 32-byte secrets key for the tests, as `STRATA_SECRETS_KEY` carries it to child processes.
-let testSecretsKeyHex = String(repeating: "5a", count: 32)
+/// The 32 bytes of the tests' secrets key.
+let testSecretsKeyBytes = Data(repeating: 0x5a, count: 32)
+
+/// The tests' secrets key as `STRATA_SECRETS_KEY` carries it to a child process (in the child's own environment).
+let testSecretsKeyHex = Hex.encode(testSecretsKeyBytes)
+
+/// The tests' secrets key in this process: held in memory, never read from the process environment. That
+/// environment is one for every test of every suite running in parallel in this process, so a test that set a key
+/// there changed the key of every test reading it (`authentication-failed` at random).
+let testSecretsKey = KeyProvider.inMemory(Secret(testSecretsKeyBytes))
 
 /// One descriptor per tier, small enough for every tier's limits.
 let descriptorForTier: [Tier: DataDescriptor] = [
@@ -14,9 +22,9 @@ let descriptorForTier: [Tier: DataDescriptor] = [
     .files: DataDescriptor(kind: .file, estimatedSize: 16, contentType: "application/pdf"),
 ]
 
-/// Opens a store whose secrets tier is unlocked with the test key.
+/// Opens a store whose secrets tier is unlocked with the test key (``testSecretsKey``).
 func openStorage(_ root: String) throws -> Storage {
-    try Storage(root: root, secretsKey: .environment("STRATA_TEST_SECRETS_KEY"))
+    try Storage(root: root, secretsKey: testSecretsKey)
 }
 
 /// Which tiers hold a value under `key`, asked of each backend directly.
@@ -29,7 +37,6 @@ struct StorageTests {
     let directory: TemporaryDirectory
     var root: String { directory.appending("store") }
     init() throws {
-        setenv("STRATA_TEST_SECRETS_KEY", testSecretsKeyHex, 1)
         directory = try TemporaryDirectory(prefix: "strata-storage")
     }
 
@@ -48,7 +55,7 @@ struct StorageTests {
         selector.configuration.context = DeploymentContext(
             minimumOS: PlatformVersion(.iOS, ruleID.hasSuffix("coredata") ? 16 : 17))
         let storage = try Storage(
-            root: root, selector: selector, secretsKey: .environment("STRATA_TEST_SECRETS_KEY"))
+            root: root, selector: selector, secretsKey: testSecretsKey)
         let value = Data(repeating: 0x61, count: min(descriptor.estimatedSize, 4096))
         let selection = try storage.put(value, for: "rule/\(ruleID)", as: descriptor)
         #expect(selection.ruleID == ruleID)

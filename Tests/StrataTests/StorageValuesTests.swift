@@ -51,7 +51,7 @@ enum Sample: String, CaseIterable, Sendable {
 struct StorageValuesTests {
     let directory: TemporaryDirectory
     var root: String { directory.appending("store") }
-    init() throws { directory = try storageTestDirectory("strata-values") }
+    init() throws { directory = try TemporaryDirectory(prefix: "strata-values") }
 
     @Test func aStringSetThroughTheFacadeIsAPlistStringForEveryAPI() async throws {
         let storage = try openStorage(root)

@@ -11,7 +11,6 @@ struct StorageVerifyTests {
     var root: String { directory.appending("store") }
     let environment = ["STRATA_SECRETS_KEY": testSecretsKeyHex]
     init() throws {
-        setenv("STRATA_TEST_SECRETS_KEY", testSecretsKeyHex, 1)
         directory = try TemporaryDirectory(prefix: "strata-storage-verify")
     }
 

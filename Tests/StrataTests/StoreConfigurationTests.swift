@@ -10,7 +10,6 @@ struct StoreConfigurationTests {
     let directory: TemporaryDirectory
     var root: String { directory.appending("store") }
     init() throws {
-        setenv("STRATA_TEST_SECRETS_KEY", testSecretsKeyHex, 1)
         directory = try TemporaryDirectory(prefix: "strata-configuration")
     }
 
@@ -93,7 +92,7 @@ struct StoreConfigurationTests {
                 .tier == .files)
 
         let explicit = try Storage(
-            root: root, selector: StorageSelector(), secretsKey: .environment("STRATA_TEST_SECRETS_KEY"))
+            root: root, selector: StorageSelector(), secretsKey: testSecretsKey)
         #expect(explicit.selector.configuration.defaults.valueLimit == 64 << 10)
         let explicitDefaults = try #require(try explicit.backend(for: .defaults) as? DefaultsStore)
         #expect(explicitDefaults.configuration.limits.valueLimit == 64 << 10)
@@ -141,7 +140,6 @@ struct StoreConfigurationPostgresTests {
     let directory: TemporaryDirectory
     var root: String { directory.appending("store") }
     init() throws {
-        setenv("STRATA_TEST_SECRETS_KEY", testSecretsKeyHex, 1)
         location = try RecordStoreLocation(.postgres)
         directory = try TemporaryDirectory(prefix: "strata-configuration-pg")
     }
