@@ -86,8 +86,9 @@ enum DemoCommand {
             try storage.put(sample.value, for: sample.key, as: sample.descriptor)
             let back = try storage.data(for: sample.key, as: sample.descriptor.sized(sample.value.count))
             guard back == sample.value else {
-                throw CommandFailure(
-                    "the \(selection.tier.rawValue) tier read back different bytes for '\(sample.key)'")
+                throw StorageError(
+                    .corrupt, "the tier read back different bytes", tier: selection.tier, key: sample.key,
+                    recovery: "Report this as a bug in Strata")
             }
             let backend = try storage.backend(for: selection.tier)
             print(
@@ -130,7 +131,8 @@ enum DemoCommand {
             NSTemporaryDirectory().hasSuffix("/") ? String(NSTemporaryDirectory().dropLast()) : NSTemporaryDirectory()
         var template = Array((base + "/strata-demo-XXXXXX").utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-            throw CommandFailure("cannot create a temporary folder in \(NSTemporaryDirectory())")
+            throw StorageError.system(
+                errno, "cannot create a temporary folder for the demo store", path: NSTemporaryDirectory())
         }
         return String(cString: made)
     }

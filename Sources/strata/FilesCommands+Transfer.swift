@@ -13,7 +13,7 @@ import StrataCore
 extension FilesCommands {
     /// Copies what `handle` reads (a file, a pipe, a FIFO) into the store under `key`, replacing any file there
     /// only once the input ends. A read that waits for input (a pipe) wakes every 100 ms to notice a stop.
-    /// - Throws: ``StorageError``, or ``CommandFailure`` when a signal stopped the copy (nothing is changed then).
+    /// - Throws: ``StorageError``, `cancelled` when a signal stopped the copy (nothing is changed then).
     static func copyIn(_ handle: FileHandle, to key: String, files: FileStore) throws {
         let fd = handle.fileDescriptor
         let source = "the input of '\(key)'"
@@ -42,7 +42,7 @@ extension FilesCommands {
 
     /// Copies the file `key` to `output` (0600: store content stays private), replacing it atomically once
     /// complete.
-    /// - Throws: ``StorageError``, or ``CommandFailure`` when a signal stopped the copy (`output` is unchanged).
+    /// - Throws: ``StorageError``, `cancelled` when a signal stopped the copy (`output` is unchanged).
     static func copyOut(_ key: String, to output: String, files: FileStore) throws {
         try AtomicFile.write(to: output) { writer in
             try files.read(key) { chunk in
@@ -59,6 +59,6 @@ extension FilesCommands {
     }
 
     private static func stopIfInterrupted() throws {
-        if Interruption.isRequested { throw CommandFailure("stopped by a signal") }
+        if Interruption.isRequested { throw StorageError(.cancelled, "stopped by a signal", tier: .files) }
     }
 }

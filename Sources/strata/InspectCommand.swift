@@ -228,14 +228,14 @@ enum InspectCommand {
         problems += try catalogProblems(paths, parsed)
         if parsed.has("--json") {
             JSONOutput.print(JSONOutput.verdict(problems.map { .string($0) }, root: paths.root))
-            if !problems.isEmpty { throw CommandFailure("\(problems.count) problem(s) found") }
+            if !problems.isEmpty { throw Verdict.failed(problems.count, tier: nil) }
             return
         }
         if problems.isEmpty {
             print("ok: every tier of \(paths.root) is sound")
         } else {
             for problem in problems { print(problem.escapedForDisplay) }
-            throw CommandFailure("\(problems.count) problem(s) found")
+            throw Verdict.failed(problems.count, tier: nil)
         }
     }
 }

@@ -3,7 +3,7 @@ import StrataCore
 
 /// Stopping a long verb (an export, a copy in or out) cleanly on Ctrl-C, SIGTERM or a hang-up.
 ///
-/// While ``trapping(_:_:)`` runs its body, the first such signal is only recorded: the body polls
+/// While ``trapping(_:_:_:)`` runs its body, the first such signal is only recorded: the body polls
 /// ``isRequested`` (an export through `ExportOptions.isCancelled`), stops by throwing, and its own clean-up runs
 /// as the error unwinds (an atomic write removes its temporary file). Then the progress line is ended, the cursor
 /// shown again, a note printed, and the process ends by the same signal with its default action: the shell sees
@@ -16,13 +16,16 @@ enum Interruption {
 
     /// Runs `body` with the signals trapped; ends the process by the signal if one came (see the type's notes).
     /// - Parameters:
+    ///   - command: The command being run (`files export`): the note names it, as every error line does.
     ///   - progress: The progress shown while `body` runs; its line is ended however `body` ends.
     ///   - body: The work; it polls ``isRequested`` and throws to stop.
-    static func trapping<T>(_ progress: ProgressReporter? = nil, _ body: () throws -> T) throws -> T {
+    static func trapping<T>(
+        _ command: String, _ progress: ProgressReporter? = nil, _ body: () throws -> T
+    ) throws -> T {
         do {
             try Sys.trapInterrupts()
         } catch {
-            throw CommandFailure("cannot set up the handling of Ctrl-C: errno \(error.code)")
+            throw StorageError.system(error.code, "cannot set up the handling of Ctrl-C")
         }
         let result: Result<T, any Error>
         do {
@@ -36,7 +39,7 @@ enum Interruption {
         Sys.releaseInterrupts()
         if let signal {
             CommandLineTool.printError(
-                "strata: stopped by \(name(of: signal)); "
+                "strata \(command): stopped by \(name(of: signal)); "
                     + (completed ? "the work had just finished" : "what was unfinished was removed"))
             Sys.raiseDefault(signal)
         }

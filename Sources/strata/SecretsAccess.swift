@@ -23,6 +23,23 @@ enum SecretsAccess {
         try unlocked(parsed, for: use).store
     }
 
+    /// Opens and unlocks the keyring for a read as ``open(_:for:)`` does, or returns `nil` when the store's own
+    /// keyring (no `--keyring` given) does not exist yet and no item was left without it: the secrets tier is empty
+    /// and reads as empty, without asking for a passphrase. A `--keyring` name given that does not exist stays
+    /// `not-found` (a mistyped name never reads as an empty keyring).
+    static func openIfPresent(_ parsed: ParsedArguments) throws -> SecretStore? {
+        if parsed.value("--keyring") == nil {
+            let paths = try StoreAccess.paths(parsed, for: .read)
+            let store = try SecretStore(keyring: StoreAccess.configuration(paths).secrets.keyring, paths: paths)
+            if !store.keyringExists {
+                do { try store.requireKeyring() } catch let error as StorageError where error.code == .notFound {
+                    return nil
+                }
+            }
+        }
+        return try open(parsed, for: .read)
+    }
+
     /// Opens and unlocks the keyring as ``open(_:for:)`` does, and returns the key or passphrase that unlocked it
     /// (a rotation wraps the new data key under it, without asking again).
     static func unlocked(_ parsed: ParsedArguments, for use: Use) throws -> (store: SecretStore, provider: KeyProvider)
@@ -60,9 +77,9 @@ enum SecretsAccess {
         let isPassphrase = creating ? !hasKey : try store.isPassphraseProtected ?? !hasKey
         guard isPassphrase else {
             guard hasKey else {
-                throw CommandFailure(
-                    "the keyring is protected by a key, not a passphrase: pass --key-file FILE or set "
-                        + KeyProvider.environmentVariable)
+                throw StorageError(
+                    .locked, "the keyring is protected by a key, not a passphrase", tier: .secrets,
+                    recovery: "Pass --key-file FILE or set \(KeyProvider.environmentVariable)")
             }
             return .environment(KeyProvider.environmentVariable)
         }

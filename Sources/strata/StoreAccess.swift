@@ -81,6 +81,19 @@ enum StoreAccess {
     /// the SQLite store of the root (`--store`, else the configuration's), which must exist unless `use` is
     /// `.write`, and is then opened read-only.
     static func records(_ parsed: ParsedArguments, for use: StoreRoot.Use = .read) throws -> RecordStore {
+        try records(parsed, for: use, missingIsEmpty: false)!
+    }
+
+    /// The record store as ``records(_:for:)`` opens it, or `nil` when a read finds no SQLite record store where
+    /// the root's configuration puts it: the tier is empty, and a read verb shows it empty. A `--store` name given
+    /// that does not exist stays `not-found` (a mistyped name never reads as an empty store).
+    static func recordsIfPresent(_ parsed: ParsedArguments) throws -> RecordStore? {
+        try records(parsed, for: .read, missingIsEmpty: true)
+    }
+
+    private static func records(_ parsed: ParsedArguments, for use: StoreRoot.Use, missingIsEmpty: Bool) throws
+        -> RecordStore?
+    {
         let environment = ProcessInfo.processInfo.environment
         if let url = parsed.value("--url"), !url.isEmpty {
             guard PostgresConfiguration.isPostgresURL(url) else {
@@ -98,6 +111,7 @@ enum StoreAccess {
         if use == .write { return try RecordStore(name: name, paths: paths) }
         let path = RecordStore.sqlitePath(name: name, paths: paths)
         guard FileManager.default.fileExists(atPath: path) else {
+            if missingIsEmpty && parsed.value("--store") == nil { return nil }
             throw StorageError(
                 .notFound, "there is no record store '\(name)'", tier: .records, path: path,
                 recovery: "Check --store and --root; 'strata records import COLLECTION FILE' makes the store")

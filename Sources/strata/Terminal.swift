@@ -26,14 +26,15 @@ enum Terminal {
         do {
             fd = try Sys.open("/dev/tty", O_RDWR)
         } catch {
-            throw CommandFailure(
-                "no terminal to ask for the passphrase; use --passphrase-file, --key-file, STRATA_PASSPHRASE or "
-                    + "STRATA_SECRETS_KEY")
+            throw StorageError(
+                .locked, "there is no terminal to ask for the passphrase", tier: .secrets,
+                recovery: "Use --passphrase-file, --key-file, STRATA_PASSPHRASE or STRATA_SECRETS_KEY")
         }
         defer { Sys.close(fd) }
         try? Sys.writeAll(fd, Data(prompt.utf8))
         do { try Sys.echoOff(fd) } catch {
-            throw CommandFailure("cannot turn off echo on the terminal to read the passphrase: \(error.code)")
+            throw StorageError.system(
+                error.code, "cannot turn off echo on the terminal to read the passphrase", tier: .secrets)
         }
         defer {
             Sys.restoreEcho()
@@ -46,13 +47,19 @@ enum Terminal {
     }
 
     /// Asks for a new passphrase twice and returns it when both agree.
-    /// - Throws: ``CommandFailure`` when they differ or it is empty (nothing is changed then).
+    /// - Throws: ``StorageError`` `invalid-argument` when they differ or it is empty (nothing is changed then).
     static func readNewSecret(prompt: String) throws -> String {
         let first = try readSecret(prompt: prompt)
-        guard !first.isEmpty else { throw CommandFailure("the passphrase is empty; nothing was changed") }
+        guard !first.isEmpty else {
+            throw StorageError(
+                .invalidArgument, "the passphrase is empty; nothing was changed", tier: .secrets,
+                recovery: "Type a passphrase")
+        }
         // Compared byte for byte: two canonically equivalent spellings are two passphrases to Argon2id.
         guard Array(try readSecret(prompt: "Repeat to confirm: ").utf8) == Array(first.utf8) else {
-            throw CommandFailure("the two passphrases differ; nothing was changed")
+            throw StorageError(
+                .invalidArgument, "the two passphrases differ; nothing was changed", tier: .secrets,
+                recovery: "Type the same passphrase twice")
         }
         return first
     }

@@ -52,12 +52,19 @@ enum DefaultsCommands {
         try DefaultsValueText.show(value)
     }
 
+    /// The error for a key the suite has no value for.
+    static func noValue(_ key: String) -> StorageError {
+        StorageError(
+            .notFound, "there is no value for this key", tier: .defaults, key: key,
+            recovery: "'strata defaults list' prints the keys (check --suite)")
+    }
+
     static func run(_ spec: CommandSpec, _ parsed: ParsedArguments) throws {
         switch spec.name {
         case "get":
             let key = try parsed.positionals(1, "KEY")[0]
             guard let value = try StoreAccess.defaultsSnapshot(parsed)[ExactString(key)] else {
-                throw CommandFailure("no value for '\(key)'")
+                throw DefaultsCommands.noValue(key)
             }
             if parsed.has("--json") { return JSONOutput.print(JSONOutput.entry(key, value)) }
             print(try show(value))
@@ -80,7 +87,7 @@ enum DefaultsCommands {
             guard try StoreAccess.defaultsSnapshot(parsed)[ExactString(key)] != nil,
                 try open(parsed, for: .read).removeObject(forKey: key)
             else {
-                throw CommandFailure("no value for '\(key)'")
+                throw DefaultsCommands.noValue(key)
             }
         case "list":
             _ = try parsed.positionals(0, "")
@@ -104,9 +111,7 @@ enum DefaultsCommands {
             }
         case "import":
             let file = try parsed.positionals(1, "FILE")[0]
-            guard let data = FileManager.default.contents(atPath: file) else {
-                throw CommandFailure("cannot read '\(file)'")
-            }
+            let data = try InputFile.contents(file, tier: .defaults)
             print("imported \(try open(parsed, for: .write).importData(data)) key(s)")
         default: break
         }
@@ -156,11 +161,18 @@ enum SecretsCommands {
         ],
         run: run)
 
+    /// The error for a service and account the keyring holds no item for.
+    static func noItem(service: String, account: String) -> StorageError {
+        StorageError(
+            .notFound, "the service '\(service)' has no item for this account", tier: .secrets, key: account,
+            recovery: "'strata secrets list' lists the items (check --keyring)")
+    }
+
     static func run(_ spec: CommandSpec, _ parsed: ParsedArguments) throws {
         switch spec.name {
         case "list":
             _ = try parsed.positionals(0, "")
-            let items = try SecretsAccess.open(parsed, for: .read).items(service: parsed.value("--service"))
+            let items = try SecretsAccess.openIfPresent(parsed)?.items(service: parsed.value("--service")) ?? []
             if parsed.has("--json") { return JSONOutput.print(.object(["items": .array(items.map(JSONOutput.item))])) }
             for item in items {
                 print(
@@ -170,10 +182,10 @@ enum SecretsCommands {
             }
         case "get":
             let arguments = try parsed.positionals(2, "SERVICE ACCOUNT")
-            let store = try SecretsAccess.open(parsed, for: .read)
-            guard let item = try store.attributes(service: arguments[0], account: arguments[1]),
+            guard let store = try SecretsAccess.openIfPresent(parsed),
+                let item = try store.attributes(service: arguments[0], account: arguments[1]),
                 let value = try store.get(service: arguments[0], account: arguments[1])
-            else { throw CommandFailure("no item for \(arguments[0]) / \(arguments[1])") }
+            else { throw SecretsCommands.noItem(service: arguments[0], account: arguments[1]) }
             if parsed.has("--json") {
                 guard case .object(var members) = JSONOutput.item(item) else { return }
                 if parsed.has("--show") { members["value"] = JSONOutput.bytes(value.data) }  // only when asked
@@ -192,10 +204,7 @@ enum SecretsCommands {
             let arguments = try parsed.positionals(2, "SERVICE ACCOUNT")
             let value: Data
             if let file = parsed.value("--value-file") {
-                guard let data = FileManager.default.contents(atPath: file) else {
-                    throw CommandFailure("cannot read '\(file)'")
-                }
-                value = data
+                value = try InputFile.contents(file, tier: .secrets, key: arguments[1])
             } else {
                 value = FileHandle.standardInput.readDataToEndOfFile()
             }
@@ -212,7 +221,7 @@ enum SecretsCommands {
         case "delete":
             let arguments = try parsed.positionals(2, "SERVICE ACCOUNT")
             guard try SecretsAccess.open(parsed, for: .read).delete(service: arguments[0], account: arguments[1]) else {
-                throw CommandFailure("no item for \(arguments[0]) / \(arguments[1])")
+                throw SecretsCommands.noItem(service: arguments[0], account: arguments[1])
             }
         case "rotate":
             _ = try parsed.positionals(0, "")
@@ -220,9 +229,11 @@ enum SecretsCommands {
             let rotation = try store.rotate(with: provider)
             print("data key rotated; \(rotation.resealed) item(s) re-sealed")
             guard rotation.unreadable.isEmpty else {
-                throw CommandFailure(
+                throw StorageError(
+                    .corrupt,
                     "\(rotation.unreadable.count) item file(s) opened under neither key and were left as they were: "
-                        + rotation.unreadable.joined(separator: ", "))
+                        + rotation.unreadable.joined(separator: ", "),
+                    tier: .secrets, recovery: "Restore those items from a backup, or delete them")
             }
         case "passwd":
             _ = try parsed.positionals(0, "")
@@ -287,6 +298,13 @@ enum RecordsCommands {
         ],
         run: run)
 
+    /// The error for a collection the record store does not hold (or a store whose records tier is empty).
+    static func noCollection(_ name: String) -> StorageError {
+        StorageError(
+            .notFound, "there is no collection '\(name)'", tier: .records, key: name,
+            recovery: "'strata records list' names the collections")
+    }
+
     /// Parses `age>=18`, `name==Ada`, `name^=Ada`, `tags~=vip`, `deleted=null` (see ``WhereClause``).
     static func condition(_ text: String) throws -> StrataRecords.Predicate {
         try WhereClause(text).predicate
@@ -296,16 +314,17 @@ enum RecordsCommands {
         switch spec.name {
         case "list":
             _ = try parsed.positionals(0, "")
-            let records = try StoreAccess.records(parsed)
+            let records = try StoreAccess.recordsIfPresent(parsed)
+            let names = try records?.collectionNames() ?? []
             if parsed.has("--json") {
-                let collections = try records.collectionNames().map { name -> JSONValue in
-                    let count = try records.collection(AnyRecord.self, named: name).count()
+                let collections = try names.map { name -> JSONValue in
+                    let count = try records?.collection(AnyRecord.self, named: name).count() ?? 0
                     return .object(["name": .string(name), "count": .integer(Int64(count))])
                 }
                 return JSONOutput.print(.object(["collections": .array(collections)]))
             }
-            for name in try records.collectionNames() {
-                print("\(name.escapedForDisplay)\t\(try records.collection(AnyRecord.self, named: name).count())")
+            for name in names {
+                print("\(name.escapedForDisplay)\t\(try records?.collection(AnyRecord.self, named: name).count() ?? 0)")
             }
         case "query":
             let name = try parsed.positionals(1, "COLLECTION")[0]
@@ -319,19 +338,15 @@ enum RecordsCommands {
                 return number
             }
             let query = Query(predicates.isEmpty ? .all : .and(predicates), sort: sort, limit: limit)
-            let records = try StoreAccess.records(parsed)
-            guard try records.collectionNames().contains(name) else {
-                throw StorageError(
-                    .notFound, "there is no collection '\(name)'", tier: .records, key: name,
-                    recovery: "'strata records list' names the collections")
-            }
+            guard let records = try StoreAccess.recordsIfPresent(parsed), try records.collectionNames().contains(name)
+            else { throw noCollection(name) }
             let found = try records.collection(AnyRecord.self, named: name).fetch(query)
             if parsed.has("--json") { return JSONOutput.print(.array(found.map(\.body))) }
             for record in found { print(record.body.description) }
         case "get":
             let arguments = try parsed.positionals(2, "COLLECTION ID")
-            let records = try StoreAccess.records(parsed)
-            guard try records.collectionNames().contains(arguments[0]),
+            guard let records = try StoreAccess.recordsIfPresent(parsed),
+                try records.collectionNames().contains(arguments[0]),
                 let record = try records.collection(AnyRecord.self, named: arguments[0]).get(id: arguments[1])
             else {
                 throw StorageError(
@@ -342,8 +357,8 @@ enum RecordsCommands {
         case "export":
             let name = try parsed.positionals(1, "COLLECTION")[0]
             guard let output = parsed.value("--output") else { throw UsageError("'--output FILE' is required") }
-            let count = try StoreAccess.records(parsed).collection(AnyRecord.self, named: name).exportJSONLines(
-                to: output)
+            guard let records = try StoreAccess.recordsIfPresent(parsed) else { throw noCollection(name) }
+            let count = try records.collection(AnyRecord.self, named: name).exportJSONLines(to: output)
             print("exported \(count) record(s) to \(output)")
         case "import":
             let arguments = try parsed.positionals(2, "COLLECTION FILE")
@@ -353,14 +368,14 @@ enum RecordsCommands {
             print("imported \(count) record(s)")
         case "verify":
             _ = try parsed.positionals(0, "")
-            let problems = try StoreAccess.records(parsed).verify()
+            let problems = try StoreAccess.recordsIfPresent(parsed)?.verify() ?? []
             if parsed.has("--json") {
                 JSONOutput.print(JSONOutput.verdict(problems.map { .string($0) }))
-                if !problems.isEmpty { throw CommandFailure("\(problems.count) problem(s) found") }
+                if !problems.isEmpty { throw Verdict.failed(problems.count, tier: .records) }
                 return
             }
             for problem in problems { print(problem.escapedForDisplay) }
-            if !problems.isEmpty { throw CommandFailure("\(problems.count) problem(s) found") }
+            if !problems.isEmpty { throw Verdict.failed(problems.count, tier: .records) }
             print("ok")
         default: break
         }
@@ -438,21 +453,23 @@ enum FilesCommands {
             print("modified:     \(meta.modificationDate.formatted(.iso8601))")
         case "put":
             let arguments = try parsed.positionals(2, "KEY FILE")
-            guard let handle = FileHandle(forReadingAtPath: arguments[1]) else {
-                throw CommandFailure("cannot read '\(arguments[1])'")
-            }
-            try Interruption.trapping { try copyIn(handle, to: arguments[0], files: files) }
+            let handle = try InputFile.handle(arguments[1], tier: .files, key: arguments[0])
+            try Interruption.trapping(spec.path) { try copyIn(handle, to: arguments[0], files: files) }
         case "get":
             let key = try parsed.positionals(1, "KEY")[0]
             if let output = parsed.value("--output") {
                 removeStaleTemporaries(besides: output)
-                try Interruption.trapping { try copyOut(key, to: output, files: files) }
+                try Interruption.trapping(spec.path) { try copyOut(key, to: output, files: files) }
             } else {
                 try files.read(key) { FileHandle.standardOutput.write($0) }
             }
         case "rm":
             let key = try parsed.positionals(1, "KEY")[0]
-            guard try files.delete(key) else { throw CommandFailure("there is no file '\(key)'") }
+            guard try files.delete(key) else {
+                throw StorageError(
+                    .notFound, "there is no file with this key", tier: .files, key: key,
+                    recovery: "'strata files ls' lists the keys")
+            }
         case "export":
             guard let output = parsed.value("--output") else { throw UsageError("'--output FILE' is required") }
             let progress = ProgressReporter("export")
@@ -463,12 +480,12 @@ enum FilesCommands {
             if output.hasSuffix(".gz") {
                 let key = try parsed.positionals(1, "KEY for a .gz")[0]
                 try FilesCommands.checkGzipSource(key, in: files)
-                let size = try Interruption.trapping(progress) {
+                let size = try Interruption.trapping(spec.path, progress) {
                     try files.exportGzip(key, to: output, options: options)
                 }
                 print("wrote \(output): \(size) bytes")
             } else if output.hasSuffix(".zip") {
-                let result = try Interruption.trapping(progress) {
+                let result = try Interruption.trapping(spec.path, progress) {
                     try files.exportZip(
                         parsed.positionals.isEmpty ? [""] : parsed.positionals, to: output, options: options)
                 }
@@ -497,13 +514,13 @@ enum FilesCommands {
                             ])
                         }))
                 if problems.contains(where: { $0.kind != .unrecorded }) {
-                    throw CommandFailure("\(problems.count) problem(s) found")
+                    throw Verdict.failed(problems.count, tier: .files)
                 }
                 return
             }
             for problem in problems { print("\(problem)".escapedForDisplay) }
             if problems.contains(where: { $0.kind != .unrecorded }) {
-                throw CommandFailure("\(problems.count) problem(s) found")
+                throw Verdict.failed(problems.count, tier: .files)
             }
             print("ok")
         default: break
