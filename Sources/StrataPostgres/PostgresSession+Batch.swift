@@ -24,14 +24,8 @@ extension PostgresSession {
         batch = nil
         let operation = pending.operation
         let collection = pending.collection
-        if pending.rows.count == 1, let row = pending.rows.first {
-            try remembering {
-                try row.body.withUnsafeBytes { body in
-                    try connection.send(
-                        PostgresSession.writeSQL(collection, mode: pending.mode).sql, [.text(row.id), .bytes(body)],
-                        operation: operation, collection: collection, key: row.id)
-                }
-            }
+        if pending.rows.count == 1 {
+            try remembering { try sendEach(of: pending) }
             return
         }
         chunkCount += 1
@@ -61,7 +55,7 @@ extension PostgresSession {
         connection.pipeline?.failedChunk = nil
         guard let failed = sentChunks[chunk] else { return error }
         sentChunks = [:]
-        let (sql, operation) = Self.writeSQL(failed.collection, mode: failed.mode)
+        let operation = failed.operation
         do {
             if connection.pipeline?.isSynchronized == false {
                 // Reads up to the synchronization point, past the statements the server skipped.
@@ -74,17 +68,23 @@ extension PostgresSession {
             try connection.send(
                 "ROLLBACK TO SAVEPOINT strata_bulk", operation: operation, collection: failed.collection,
                 prepared: false)
-            for row in failed.rows {
-                try row.body.withUnsafeBytes { body in
-                    try connection.send(
-                        sql, [.text(row.id), .bytes(body)], operation: operation, collection: failed.collection,
-                        key: row.id)
-                }
-            }
+            try sendEach(of: failed)
             try connection.sync(operation: operation, collection: failed.collection)
         } catch let named as StorageError {
             return named
         } catch {}
         return error
+    }
+
+    /// Sends the records of `batch` one statement each, each naming its record if it fails.
+    private func sendEach(of batch: PostgresWriteBatch) throws {
+        let (sql, operation) = Self.writeSQL(batch.collection, mode: batch.mode)
+        for row in batch.rows {
+            try row.body.withUnsafeBytes { body in
+                try connection.send(
+                    sql, [.text(row.id), .bytes(body)], operation: operation, collection: batch.collection,
+                    key: row.id)
+            }
+        }
     }
 }
