@@ -56,11 +56,13 @@ extension PostgresConnection {
     ///   - key: The record the statement writes or reads, named in its error.
     ///   - keepsResult: Whether its rows are kept (see ``pipelinedQuery(_:_:operation:collection:)``).
     ///   - isCommit: Whether it is the transaction's `COMMIT`.
+    ///   - chunk: The number of the chunk of records it writes, for a multi-row write.
     /// - Throws: The error of a statement sent earlier that the server already reported failed (this one is then
     ///   not sent: the server would skip it), `.connectionFailed`, or `.timeout`.
     func send(
         _ sql: String, _ parameters: [PostgresParameter] = [], operation: String, collection: String? = nil,
-        key: String? = nil, prepared isPrepared: Bool = true, keepsResult: Bool = false, isCommit: Bool = false
+        key: String? = nil, prepared isPrepared: Bool = true, keepsResult: Bool = false, isCommit: Bool = false,
+        chunk: Int? = nil
     ) throws {
         guard let handle else { throw closedError(operation) }
         if let failure = pipeline?.failure { throw failure }
@@ -91,7 +93,10 @@ extension PostgresConnection {
         }
         guard sent == 1 else { throw failure(nil, operation: operation, collection: collection) }
         pipeline?.append(
-            .init(operation: operation, collection: collection, key: key, keepsResult: keepsResult, isCommit: isCommit))
+            .init(
+                operation: operation, collection: collection, key: key, keepsResult: keepsResult, isCommit: isCommit,
+                chunk: chunk))
+        statementsSent += 1
         pipeline?.sentSinceFlush += 1
         pipeline?.bytesSinceFlush += parameters.reduce(sql.utf8.count) { $0 + $1.byteCount }
         if let pipeline, pipeline.sentSinceFlush >= Self.flushStatements || pipeline.bytesSinceFlush >= Self.flushBytes
@@ -217,10 +222,12 @@ extension PostgresConnection {
                 var error = failure(result, operation: statement.operation, collection: statement.collection)
                 error.key = statement.key
                 pipeline?.failure = error
+                pipeline?.failedChunk = statement.chunk
             }
             PQclear(result)
         case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
             if statement.isCommit { pipeline?.commitSucceeded = true }
+            if let chunk = statement.chunk { pipeline?.answeredChunk = chunk }
             if statement.keepsResult {
                 pipeline?.kept = PostgresResult(result)
             } else {

@@ -32,6 +32,8 @@ final class PostgresConnection {
     var pipeline: PostgresPipeline?
     /// How many times this connection waited for the server's answers (for tests that count round trips).
     var roundTrips = 0
+    /// How many statements this connection sent (for tests that count them).
+    var statementsSent = 0
 
     /// Connects with a libpq connection string (`postgresql://…` or `key=value …`; libpq's `PG…` environment
     /// variables fill in what it leaves out), then sets the session up for Strata: UTF-8, the store's schema
@@ -198,6 +200,7 @@ final class PostgresConnection {
         let deadline = callTimeoutMilliseconds > 0 ? started + .milliseconds(callTimeoutMilliseconds) : nil
         guard send(handle) == 1 else { throw failure(nil, operation: operation, collection: collection) }
         roundTrips += 1
+        statementsSent += 1
         // Send what libpq buffered; while the server's answer may also need reading.
         var flushed = PQflush(handle)
         while flushed == 1 {

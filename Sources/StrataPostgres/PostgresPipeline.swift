@@ -23,6 +23,8 @@ struct PostgresPipeline {
         var isSync = false
         /// The SQL it prepares, when it prepares a statement: forgotten unless the server answers.
         var prepares: String?
+        /// The number of the chunk of records it writes, for a multi-row write (see ``PostgresWriteBatch``).
+        var chunk: Int?
     }
 
     /// The statements not answered yet; those before `head` are answered.
@@ -34,6 +36,10 @@ struct PostgresPipeline {
     var bytesSinceFlush = 0
     /// The first statement that failed since the last synchronization point, as its typed error.
     var failure: StorageError?
+    /// The chunk of records whose statement is that first failure, until the session replays it record by record.
+    var failedChunk: Int?
+    /// The last chunk of records the server stored (chunks are answered in order).
+    var answeredChunk = 0
     /// The rows of the statement that asked to keep them.
     var kept: PostgresResult?
     /// Whether the server answered the `COMMIT` without an error: the transaction is committed, whatever happens

@@ -48,6 +48,9 @@ final class PostgresPool: Sendable {
     /// The round trips the idle connections made so far (for tests that count them).
     func idleRoundTrips() -> Int { idle.withLock { $0.reduce(0) { $0 + $1.connection.roundTrips } } }
 
+    /// The statements the idle connections sent (for tests).
+    func idleStatementsSent() -> Int { idle.withLock { $0.reduce(0) { $0 + $1.connection.statementsSent } } }
+
     func drain() {
         let boxes = idle.withLock { idle in
             defer { idle.removeAll() }

@@ -297,6 +297,7 @@ public final class PostgresRecordEngine: RecordEngine {
         throws -> Bool
     {
         let (write, operation) = PostgresSession.writeSQL(collection, mode: mode)
+        try PostgresSession.checkID(id, collection: collection, operation: operation)
         let sql = "WITH w AS (\(write) RETURNING 1) SELECT pg_notify($3::text, $4::text) FROM w"
         let parameters: [PostgresParameter] = [
             .text(id), .bytes(body), .text(configuration.channel), .text(token + " " + collection),
@@ -384,10 +385,13 @@ public final class PostgresRecordEngine: RecordEngine {
         do {
             let result = try body(session)
             try session.beginIfDeferred(first: nil)
+            try session.remembering { try session.sendBatch() }
             try session.throwIfAborted()
             try commit(on: connection, before: beforeCommit(result), after: afterCommit())
             return result
         } catch {
+            // A chunk of records the server refused at the commit is replayed to name the record.
+            let error = (error as? StorageError).map(session.nameFailedRecord) ?? error
             connection.leavePipeline()
             if connection.isInTransaction && !connection.isBroken {
                 try? connection.execute("ROLLBACK", operation: "rollback")

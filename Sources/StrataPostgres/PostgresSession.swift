@@ -12,6 +12,11 @@ final class PostgresSession: RecordSession {
     /// ``touchedRecordLimit``): a transaction that conflicted locks them before it runs again.
     private(set) var touchedRecords: Set<Int64> = []
     static let touchedRecordLimit = 64
+    /// Inserts or upserts not sent yet, to go out as one statement (see `PostgresSession+Batch.swift`).
+    var batch: PostgresWriteBatch?
+    /// The chunks of records sent and not yet known stored, by number, for a replay.
+    var sentChunks: [Int: PostgresWriteBatch] = [:]
+    var chunkCount = 0
 
     init(connection: PostgresConnection, engine: PostgresRecordEngine) {
         self.connection = connection
@@ -50,12 +55,13 @@ final class PostgresSession: RecordSession {
         }
     }
 
-    /// Runs `body`, remembering the first error it throws as the session's ``failure``.
-    private func remembering<T>(_ body: () throws -> T) throws -> T {
+    /// Runs `body`, remembering the first error it throws as the session's ``failure`` (a chunk of records the
+    /// server refused is replayed first, to name the record that failed).
+    func remembering<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as StorageError {
-            let explained = Self.explain(error)
+            let explained = Self.explain(nameFailedRecord(error))
             if failure == nil { failure = explained }
             throw explained
         }
@@ -79,20 +85,19 @@ final class PostgresSession: RecordSession {
         record: Int64? = nil
     ) throws -> PostgresResult {
         try beginIfDeferred(first: record)
+        try sendBatch()
         return try remembering { try connection.query(sql, parameters, operation: operation, collection: collection) }
     }
 
     func write(_ collection: String, id: String, body: UnsafeRawBufferPointer, mode: RecordWriteMode) throws -> Bool {
         let (sql, operation) = Self.writeSQL(collection, mode: mode)
+        try Self.checkID(id, collection: collection, operation: operation)
         let record = touch(collection, [id])
         if connection.isPipelining && mode != .update {
-            // Nothing to wait for: the statement goes out in the pipeline, and a failure is reported at the next
-            // read or at the commit, naming this record (the server skips every statement after it).
+            // Nothing to wait for: the record goes out in the pipeline with others, and a failure is reported at
+            // the next read or at the commit, naming this record (the server skips every statement after it).
             try beginIfDeferred(first: record)
-            try remembering {
-                try connection.send(
-                    sql, [.text(id), .bytes(body)], operation: operation, collection: collection, key: id)
-            }
+            try queue(collection, id: id, body: body, mode: mode)
             return true
         }
         let result = try query(
@@ -111,6 +116,17 @@ final class PostgresSession: RecordSession {
             )
         case .update: ("UPDATE c_\(collection) SET body = $2::jsonb WHERE id = $1::text", "update")
         }
+    }
+
+    /// Refuses an id PostgreSQL's `text` cannot hold (U+0000), which libpq would otherwise cut short at the NUL.
+    static func checkID(_ id: String, collection: String, operation: String) throws {
+        guard id.utf8.contains(0) else { return }
+        var error = StorageError(
+            .invalidArgument, "the id contains U+0000 (NUL), which PostgreSQL text cannot hold", tier: .records,
+            key: id, recovery: "Use ids without NUL characters")
+        error.collection = collection
+        error.operation = operation
+        throw error
     }
 
     /// Says "a record with this id already exists" for an insert that hit the id's primary key.

@@ -31,8 +31,11 @@ extension RecordCollection {
         return written
     }
 
-    /// Imports JSON Lines: every line is checked first (valid JSON, decodes as a record), and only if all are
-    /// good are they stored, in one transaction.
+    /// Imports JSON Lines: every line is checked (valid JSON, decodes as a record), and only if all are good are
+    /// they stored, in one transaction.
+    ///
+    /// Each line is decoded once: the records are written as they are checked, and the transaction is rolled
+    /// back if a later line is bad. Bad lines are reported before any error of the store.
     /// - Parameters:
     ///   - path: The file; empty lines are skipped.
     ///   - replacingExisting: Whether a record whose id exists is replaced (upsert) or makes the import fail.
@@ -42,42 +45,48 @@ extension RecordCollection {
     ///   or a database error (the transaction is rolled back: nothing is stored).
     @discardableResult
     public func importJSONLines(from path: String, replacingExisting: Bool = false) throws -> Int {
-        var problems: [String] = []
-        var badCount = 0
-        var good = 0
-        var seen = Set<ExactString>()  // Ids are store keys, kept exactly: two spellings are two ids.
-        try JSONLinesReader.forEachLine(in: path) { number, line in
-            guard !line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) else { return }
-            do {
-                let record = try line.withUnsafeBytes { try FastJSONDecoder.decode(R.self, from: $0) }
-                if !seen.insert(ExactString(record.id.recordKey)).inserted {
-                    throw StorageError(
-                        .invalidArgument, "the id '\(record.id.recordKey)' appears twice in the file", tier: .records)
-                }
-                good += 1
-            } catch {
-                badCount += 1
-                if problems.count < 20 { problems.append("line \(number): \(Self.explain(error))") }
-            }
-        }
-        guard badCount == 0 else {
-            throw StorageError(
-                .invalidArgument,
-                "\(badCount) bad line(s), nothing imported: " + problems.joined(separator: "; ")
-                    + (badCount > problems.count ? "; …" : ""),
-                tier: .records, path: path, collection: name, operation: "import")
-        }
-        var stored = 0
         try store.write { transaction in
+            // The closure may run again (a transaction retried after a conflict): everything starts afresh.
+            var problems: [String] = []
+            var badCount = 0
+            var stored = 0
+            var refused: (any Error)?  // the store's error for a good line, reported if no line is bad
+            var seen = Set<ExactString>()  // Ids are store keys, kept exactly: two spellings are two ids.
             let bound = transaction(self)
-            try JSONLinesReader.forEachLine(in: path) { _, line in
+            try JSONLinesReader.forEachLine(in: path) { number, line in
                 guard !line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) else { return }
-                let record = try line.withUnsafeBytes { try FastJSONDecoder.decode(R.self, from: $0) }
-                if replacingExisting { try bound.upsert(record) } else { try bound.insert(record) }
-                stored += 1
+                let record: R
+                do {
+                    record = try line.withUnsafeBytes { try FastJSONDecoder.decode(R.self, from: $0) }
+                    if !seen.insert(ExactString(record.id.recordKey)).inserted {
+                        throw StorageError(
+                            .invalidArgument, "the id '\(record.id.recordKey)' appears twice in the file",
+                            tier: .records)
+                    }
+                } catch {
+                    badCount += 1
+                    if problems.count < 20 { problems.append("line \(number): \(Self.explain(error))") }
+                    return
+                }
+                // Once a line is bad or a write failed, the rest is only checked.
+                guard badCount == 0, refused == nil else { return }
+                do {
+                    if replacingExisting { try bound.upsert(record) } else { try bound.insert(record) }
+                    stored += 1
+                } catch {
+                    refused = error
+                }
             }
+            guard badCount == 0 else {
+                throw StorageError(
+                    .invalidArgument,
+                    "\(badCount) bad line(s), nothing imported: " + problems.joined(separator: "; ")
+                        + (badCount > problems.count ? "; …" : ""),
+                    tier: .records, path: path, collection: name, operation: "import")
+            }
+            if let refused { throw refused }
+            return stored
         }
-        return stored
     }
 
     static func explain(_ error: any Error) -> String {

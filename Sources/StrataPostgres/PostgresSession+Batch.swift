@@ -1,0 +1,90 @@
+import StrataCore
+import StrataRecords
+
+/// The bulk path of a pipelined transaction: inserts and upserts gather into chunks of up to
+/// ``PostgresWriteBatch/maximumRows`` records, each sent as one multi-row statement between `SAVEPOINT` and
+/// `RELEASE`. A chunk the server refuses is rolled back to its savepoint and replayed one statement per record,
+/// so that the error names the record that failed, as it would without chunks; the transaction then fails as a
+/// whole. (`COPY … FROM STDIN` is not allowed in libpq's pipeline mode, and cannot upsert.)
+extension PostgresSession {
+    /// Adds a record to the chunk being gathered, sending the chunk first if the record cannot join it.
+    func queue(_ collection: String, id: String, body: UnsafeRawBufferPointer, mode: RecordWriteMode) throws {
+        if let pending = batch, pending.collection != collection || pending.mode != mode || pending.contains(id) {
+            try sendBatch()
+        }
+        if batch == nil { batch = PostgresWriteBatch(collection: collection, mode: mode) }
+        batch!.append(id: id, body: body)
+        // A failure the server already reported stops the writer at once.
+        if batch!.isFull || connection.pipeline?.failure != nil { try sendBatch() }
+    }
+
+    /// Sends the chunk being gathered, if any: a single record as its own statement, more as one statement.
+    func sendBatch() throws {
+        guard var pending = batch else { return }
+        batch = nil
+        let operation = pending.operation
+        let collection = pending.collection
+        if pending.rows.count == 1 {
+            try remembering { try sendEach(of: pending) }
+            return
+        }
+        chunkCount += 1
+        let (chunk, sql) = (chunkCount, pending.sql)
+        if let answered = connection.pipeline?.answeredChunk {
+            sentChunks = sentChunks.filter { $0.key > answered }
+        }
+        try remembering {
+            try connection.send("SAVEPOINT strata_bulk", operation: operation, collection: collection, prepared: false)
+            try pending.withLiterals { ids, bodies in
+                try connection.send(
+                    sql, [.bytes(ids), .bytes(bodies)], operation: operation, collection: collection,
+                    chunk: chunk)
+            }
+            pending.sent()
+            sentChunks[chunk] = pending
+            try connection.send(
+                "RELEASE SAVEPOINT strata_bulk", operation: operation, collection: collection, prepared: false)
+        }
+    }
+
+    /// When `error` is a chunk's failure, rolls the chunk back to its savepoint and replays it one statement per
+    /// record: returns the error of the record that failed (the transaction stays aborted), or a lost
+    /// connection's error. Any other error is returned as it is.
+    func nameFailedRecord(_ error: StorageError) -> StorageError {
+        guard let chunk = connection.pipeline?.failedChunk else { return error }
+        connection.pipeline?.failedChunk = nil
+        guard let failed = sentChunks[chunk] else { return error }
+        sentChunks = [:]
+        let operation = failed.operation
+        do {
+            if connection.pipeline?.isSynchronized == false {
+                // Reads up to the synchronization point, past the statements the server skipped.
+                do {
+                    try connection.sync(operation: operation, collection: failed.collection)
+                } catch let lost as StorageError where lost.isConnectionLoss {
+                    return lost
+                } catch {}
+            }
+            try connection.send(
+                "ROLLBACK TO SAVEPOINT strata_bulk", operation: operation, collection: failed.collection,
+                prepared: false)
+            try sendEach(of: failed)
+            try connection.sync(operation: operation, collection: failed.collection)
+        } catch let named as StorageError {
+            return named
+        } catch {}
+        return error
+    }
+
+    /// Sends the records of `batch` one statement each, each naming its record if it fails.
+    private func sendEach(of batch: PostgresWriteBatch) throws {
+        let (sql, operation) = Self.writeSQL(batch.collection, mode: batch.mode)
+        for row in batch.rows {
+            try row.body.withUnsafeBytes { body in
+                try connection.send(
+                    sql, [.text(row.id), .bytes(body)], operation: operation, collection: batch.collection,
+                    key: row.id)
+            }
+        }
+    }
+}
