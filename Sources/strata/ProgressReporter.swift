@@ -28,7 +28,8 @@ final class ProgressReporter: @unchecked Sendable {
         let fraction = total > 0 ? min(1, Double(done) / Double(total)) : 1
         let now = ContinuousClock.now
         let seconds = Self.seconds(started.duration(to: now))
-        let rate = seconds > 0.05 ? Double(done) / seconds : nil
+        // Too early for a rate to mean anything, except at the end: a fast job still reports the rate it had.
+        let rate = seconds > 0.05 || (fraction >= 1 && seconds > 0) ? Double(done) / seconds : nil
         if isTerminal {
             if let lastDraw, fraction < 1, Self.seconds(lastDraw.duration(to: now)) < 0.1 { return }
             lastDraw = now
