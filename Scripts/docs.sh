@@ -47,8 +47,11 @@ triple=$(basename "$(dirname "$bin")")
 # The C modules the Swift modules import, as the compiler saw them.
 c_flags=(-I "$bin/Modules" -Xcc "-fmodule-map-file=$bin/CStrataSystem.build/module.modulemap"
     -I Sources/CStrataSystem/include)
-for c in CZlib CSQLite CSodium CLibPQ; do c_flags+=(-I "Sources/$c"); done
-for flag in $(pkg-config --cflags-only-I zlib sqlite3 libsodium libpq); do c_flags+=(-Xcc "$flag"); done
+# Every system-library target (a folder under Sources/ with its own module map), so a new one is never missed.
+for map in Sources/C*/module.modulemap; do c_flags+=(-I "$(dirname "$map")"); done
+for flag in $(pkg-config --cflags-only-I zlib sqlite3 libsodium libpq libdeflate 2>/dev/null || true); do
+    c_flags+=(-Xcc "$flag")
+done
 
 # article SOURCE NAME TITLE: a guide from Documentation/, under a title of its own; the snippet test's markers go.
 article() {

@@ -331,7 +331,9 @@ public final class FileStore: Sendable {
     /// Streams a file to `body` through one buffer of ``FilesConfiguration/chunkSize`` reused for every chunk,
     /// under the shared lock: the fastest way to read a file whole, for a consumer that does not keep the bytes.
     ///
-    /// - Parameter body: Gets each chunk; the memory is valid only until it returns.
+    /// - Parameters:
+    ///   - key: The file to read.
+    ///   - body: Gets each chunk; the memory is valid only until it returns.
     /// - Returns: The number of bytes read.
     @discardableResult
     public func forEachChunk(of key: String, _ body: (UnsafeRawBufferPointer) throws -> Void) throws -> Int {

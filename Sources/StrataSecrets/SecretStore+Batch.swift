@@ -5,7 +5,7 @@ extension SecretStore {
     /// Stores many secrets at once: under one hold of the keyring's lock, with one flush of the new files to disk
     /// and one `fsync` of the folder for the whole batch, and one update of the item manifest.
     ///
-    /// Each item is replaced atomically, as by ``set(_:service:account:label:accessibility:)``; the batch as a
+    /// Each item is replaced atomically, as by ``set(_:service:account:label:accessibility:)-(Secret,_,_,_,_)``; the batch as a
     /// whole is not: a crash (or a power loss) in the middle leaves every item of it either with its old value or
     /// its new one — never torn, never missing, never reported rolled back — but some may be new and others old.
     /// Everything is checked before anything is written, so a bad item (an empty or oversized attribute, a value
@@ -15,7 +15,7 @@ extension SecretStore {
     /// try store.set(tokens.map { SecretWrite(Secret($0.value), service: "api.example.com", account: $0.user) })
     /// ```
     /// - Parameter writes: The items, each named once.
-    /// - Throws: ``StorageError``: what ``set(_:service:account:label:accessibility:)`` throws for an item (with
+    /// - Throws: ``/StrataCore/StorageError``: what ``set(_:service:account:label:accessibility:)-(Secret,_,_,_,_)`` throws for an item (with
     ///   its `key`; nothing is written then), `.invalidArgument` for an item named twice, or a write error (items
     ///   renamed into place before it keep their new value, the others their old one).
     public func set(_ writes: [SecretWrite]) throws {

@@ -1,4 +1,4 @@
-/// One item of a batch written by ``SecretStore/set(_:)``: what ``SecretStore/set(_:service:account:label:accessibility:)``
+/// One item of a batch written by ``SecretStore/set(_:)``: what ``SecretStore/set(_:service:account:label:accessibility:)-(Secret,_,_,_,_)``
 /// takes, as a value.
 ///
 /// ```swift
