@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "StrataRecords", targets: ["StrataRecords"]),
         .library(name: "StrataFiles", targets: ["StrataFiles"]),
         .library(name: "StrataPostgres", targets: ["StrataPostgres"]),
+        .library(name: "StrataBackup", targets: ["StrataBackup"]),
         .executable(name: "strata", targets: ["strata"]),
         .plugin(name: "DefaultsKeysPlugin", targets: ["DefaultsKeysPlugin"]),
         .plugin(name: "StorageLintPlugin", targets: ["StorageLintPlugin"]),
@@ -57,6 +58,8 @@ let package = Package(
         .target(name: "StrataFiles", dependencies: ["StrataCore", "CZlib", "CDeflate"]),
         // The records tier on PostgreSQL: a second RecordEngine, over the system libpq.
         .target(name: "StrataPostgres", dependencies: ["StrataCore", "StrataRecords", "CLibPQ"]),
+        // The backup repository: content-defined chunks, deduplicated, compressed and sealed, in packs.
+        .target(name: "StrataBackup", dependencies: ["StrataCore", "StrataSecrets", "StrataFiles"]),
         .target(
             name: "Strata",
             dependencies: [
@@ -112,7 +115,7 @@ let package = Package(
             name: "strata-test-child",
             dependencies: [
                 "StrataTestSupport", "StrataCore", "StrataDefaults", "StrataSecrets", "StrataRecords", "StrataFiles",
-                "Strata",
+                "Strata", "StrataBackup",
             ],
             path: "Tests/Child"),
 
@@ -161,6 +164,10 @@ let package = Package(
         .testTarget(
             name: "StrataFilesTests",
             dependencies: ["StrataFiles", "StrataConformance", "StrataTestSupport", "strata-test-child"]
+        ),
+        .testTarget(
+            name: "StrataBackupTests",
+            dependencies: ["StrataBackup", "StrataTestSupport", "strata-test-child"]
         ),
         .testTarget(
             name: "StrataLintTests",

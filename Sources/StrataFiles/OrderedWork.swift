@@ -8,7 +8,7 @@ import Synchronization
 ///
 /// The submitting thread owns it; jobs own what they capture. Waits for every job still running when it is
 /// dropped after a failure, so nothing outlives the operation that started it.
-struct OrderedWork<Output>: ~Copyable {
+package struct OrderedWork<Output>: ~Copyable {
     /// One job's result, written by its worker before `done` is signalled.
     private final class Job: @unchecked Sendable {
         // Safe without a lock: the worker writes `result` before `done.signal()`; the owner reads it only after
@@ -29,7 +29,7 @@ struct OrderedWork<Output>: ~Copyable {
     ///   - threads: Jobs in flight at most. None waits for another inside the queue (a blocked worker would make
     ///     Dispatch start more threads, each keeping its own allocator arena of freed buffers).
     ///   - budget: The bytes jobs in flight may hold together. The default is 64 MiB.
-    init(threads: Int, budget: Int = 64 << 20) {
+    package init(threads: Int, budget: Int = 64 << 20) {
         limit = max(1, threads)
         self.budget = budget
     }
@@ -40,7 +40,7 @@ struct OrderedWork<Output>: ~Copyable {
 
     /// Starts `work` on a worker, first handing `consume` the oldest results while the limits are reached.
     /// - Parameter cost: The bytes the job holds while it runs.
-    mutating func submit(
+    package mutating func submit(
         cost: Int = 0, _ work: @escaping @Sendable () throws -> Output, consume: (Output) throws -> Void
     ) throws {
         while head < pending.count, pending.count - head >= limit || inFlightCost + cost > budget {
@@ -56,7 +56,7 @@ struct OrderedWork<Output>: ~Copyable {
     }
 
     /// Hands `consume` every remaining result, in order.
-    mutating func finish(consume: (Output) throws -> Void) throws {
+    package mutating func finish(consume: (Output) throws -> Void) throws {
         while head < pending.count { try consume(takeOldest()) }
     }
 

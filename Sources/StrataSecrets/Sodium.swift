@@ -3,21 +3,21 @@ import Foundation
 import StrataCore
 
 /// The only file that calls libsodium: initialization, randomness, the AEAD, the password hash, keyed hashing
-/// and guarded memory. Nothing here is public, and no C type leaves this file.
-enum Sodium {
-    static let keyBytes = 32
-    static let nonceBytes = 24
-    static let tagBytes = 16
-    static let saltBytes = 16
+/// and guarded memory. Nothing here is public (`package`, for the backup repository), and no C type leaves this file.
+package enum Sodium {
+    package static let keyBytes = 32
+    package static let nonceBytes = 24
+    package static let tagBytes = 16
+    package static let saltBytes = 16
 
     /// `sodium_init` once per process; every entry point of the module calls this first.
     static let ready: Bool = sodium_init() >= 0
 
-    static func ensureReady() throws {
+    package static func ensureReady() throws {
         guard ready else { throw StorageError(.io, "libsodium failed to initialize", tier: .secrets) }
     }
 
-    static func random(_ count: Int) -> [UInt8] {
+    package static func random(_ count: Int) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
         if count > 0 { bytes.withUnsafeMutableBytes { randombytes_buf($0.baseAddress!, $0.count) } }
         return bytes
@@ -29,7 +29,7 @@ enum Sodium {
     }
 
     /// XChaCha20-Poly1305 (IETF): returns ciphertext followed by the 16-byte tag.
-    static func seal(
+    package static func seal(
         _ plaintext: UnsafeRawBufferPointer, additionalData: [UInt8], nonce: [UInt8], key: UnsafeRawBufferPointer
     ) -> [UInt8] {
         precondition(nonce.count == nonceBytes && key.count == keyBytes)
@@ -50,7 +50,7 @@ enum Sodium {
 
     /// Opens what ``seal(_:additionalData:nonce:key:)`` made, writing the plaintext into `output`.
     /// - Returns: `false` when authentication fails (wrong key, edited bytes, other associated data).
-    static func open(
+    package static func open(
         _ ciphertext: UnsafeRawBufferPointer, additionalData: [UInt8], nonce: UnsafeRawBufferPointer,
         key: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer
     ) -> Bool {
@@ -74,7 +74,7 @@ enum Sodium {
     }
 
     /// Argon2id13 into `output`. Fails only when the memory cannot be had.
-    static func passwordHash(
+    package static func passwordHash(
         _ password: UnsafeRawBufferPointer, salt: [UInt8], operations: UInt64, memory: Int,
         into output: UnsafeMutableRawBufferPointer
     ) -> Bool {
@@ -86,7 +86,7 @@ enum Sodium {
     }
 
     /// Keyed BLAKE2b (`crypto_generichash`).
-    static func keyedHash(_ message: [UInt8], key: UnsafeRawBufferPointer, length: Int) -> [UInt8] {
+    package static func keyedHash(_ message: [UInt8], key: UnsafeRawBufferPointer, length: Int) -> [UInt8] {
         var output = [UInt8](repeating: 0, count: length)
         output.withUnsafeMutableBufferPointer { out in
             _ = crypto_generichash(
@@ -97,18 +97,18 @@ enum Sodium {
     }
 
     /// Keyed BLAKE2b straight into guarded memory (for deriving subkeys).
-    static func keyedHash(_ message: [UInt8], key: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) {
+    package static func keyedHash(_ message: [UInt8], key: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) {
         _ = crypto_generichash(
             output.baseAddress!.assumingMemoryBound(to: UInt8.self), output.count, message, UInt64(message.count),
             key.baseAddress!.assumingMemoryBound(to: UInt8.self), key.count)
     }
 
-    static func memzero(_ buffer: UnsafeMutableRawBufferPointer) {
+    package static func memzero(_ buffer: UnsafeMutableRawBufferPointer) {
         guard let base = buffer.baseAddress else { return }
         sodium_memzero(base, buffer.count)
     }
 
-    static func constantTimeEqual(_ left: [UInt8], _ right: [UInt8]) -> Bool {
+    package static func constantTimeEqual(_ left: [UInt8], _ right: [UInt8]) -> Bool {
         left.count == right.count && sodium_memcmp(left, right, left.count) == 0
     }
 

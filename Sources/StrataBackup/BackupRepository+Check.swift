@@ -1,0 +1,81 @@
+import Foundation
+import StrataCore
+
+// check: verifies the repository without restoring.
+extension BackupRepository {
+    /// Verifies the repository: every index and snapshot opens, every chunk a snapshot needs is listed, every
+    /// listed pack exists and its own header agrees with the index; with `readData`, the blobs of every pack (or
+    /// of a random share of them) are opened, decompressed and checked against their ids.
+    /// - Parameter readData: How much pack data to read. The default is ``CheckReport/DataRead/none``.
+    /// - Returns: What was checked and every damage found.
+    /// - Throws: ``StorageError`` only when the check itself cannot run (the lock, an unreadable folder).
+    public func check(readData: CheckReport.DataRead = .none) throws -> CheckReport {
+        let held = try acquire(.shared)
+        defer { held.release() }
+        var report = CheckReport()
+        var damaged: [StorageError] = []
+        let index = try RepositoryIndex.load(from: indexFolder, keys: keys) { damaged.append($0) }
+        report.problems += damaged
+        for name in try BackupRepository.names(in: snapshotFolder) {
+            let manifest: SnapshotManifest
+            do {
+                manifest = try SnapshotManifest.read(name, in: snapshotFolder, keys: keys)
+            } catch let error as StorageError {
+                report.problems.append(error)
+                continue
+            }
+            report.snapshots += 1
+            var missing = Set<String>()
+            for entry in manifest.files {
+                for hex in entry.chunks where BlobID(hex: hex).flatMap({ index.blobs[$0] }) == nil {
+                    missing.insert(hex)
+                }
+            }
+            for hex in missing.sorted() {
+                var error = StorageError(
+                    .corrupt, "a chunk the snapshot needs is in no pack of the index (missing)", key: hex,
+                    path: snapshotFolder.path(of: name), recovery: "Restore the repository from a copy, or forget the snapshot")
+                error.collection = name
+                report.problems.append(error)
+            }
+        }
+        let onDisk = Set(try BackupRepository.names(in: data))
+        report.unindexedPacks = onDisk.subtracting(index.packs.keys).count
+        let packs = index.packs.values.sorted { $0.name < $1.name }
+        let reading: Set<String>
+        switch readData {
+        case .none: reading = []
+        case .all: reading = Set(packs.map(\.name))
+        case .fraction(let share):
+            let count = Int((Double(packs.count) * min(max(share, 0), 1)).rounded(.up))
+            reading = Set(packs.shuffled().prefix(count).map(\.name))
+        }
+        for pack in packs {
+            report.packs += 1
+            do {
+                let reader = try PackReader(name: pack.name, in: data, keys: keys)
+                guard reader.size == pack.size else {
+                    throw StorageError(
+                        .corrupt, "the pack is \(reader.size) bytes; the index says \(pack.size) (truncated?)",
+                        path: reader.path)
+                }
+                guard try reader.header() == pack.blobs else {
+                    throw StorageError(.corrupt, "the pack's header disagrees with the index", path: reader.path)
+                }
+                guard reading.contains(pack.name) else { continue }
+                for entry in pack.blobs {
+                    guard let id = BlobID(hex: entry.id) else { continue }
+                    do {
+                        _ = try reader.blob(entry, id: id)
+                        report.blobsRead += 1
+                    } catch let error as StorageError {
+                        report.problems.append(error)
+                    }
+                }
+            } catch let error as StorageError {
+                report.problems.append(error)
+            }
+        }
+        return report
+    }
+}

@@ -1,0 +1,93 @@
+public import StrataCore
+
+/// One snapshot read back: its files, and their content on request. A ``CaptureSource`` for a restore.
+///
+/// Holds the repository's shared lock while it exists, so a prune cannot remove a pack it reads.
+public final class SnapshotReader: CaptureSource {
+    /// The snapshot's summary (its id, time, metadata).
+    public let summary: SnapshotSummary
+    /// Every file of the snapshot, in the order they were added.
+    public let files: [CapturedFile]
+    private let entries: [ExactString: SnapshotManifest.Entry]
+    private let repository: BackupRepository
+    private let index: RepositoryIndex
+    private let heldLock: HeldLock
+    private var pack: PackReader?
+
+    init(
+        repository: BackupRepository, id: String, manifest: SnapshotManifest, index: RepositoryIndex, lock: HeldLock
+    ) {
+        self.repository = repository
+        summary = manifest.summary(id: id)
+        files = manifest.files.map(\.file)
+        var entries: [ExactString: SnapshotManifest.Entry] = [:]
+        for entry in manifest.files { entries[ExactString(entry.path)] = entry }
+        self.entries = entries
+        self.index = index
+        heldLock = lock
+    }
+
+    deinit { heldLock.release() }
+
+    /// Writes the content of `file` to `descriptor` at its current offset.
+    /// - Throws: ``StorageError`` `.corrupt` or `.authenticationFailed` naming the pack (`path`), the blob (`key`)
+    ///   and the snapshot (`collection`); `.notFound` when the file is not in the snapshot; or an error writing.
+    public func write(_ file: CapturedFile, to descriptor: Int32) throws {
+        try forEachChunk(of: file) { chunk in
+            do throws(Errno) {
+                try ByteIO.write(descriptor, chunk, path: nil)
+            } catch {
+                throw error.storageError("cannot write a restored file", tier: file.tier, key: file.path)
+            }
+        }
+    }
+
+    /// The whole content of `file`, in memory.
+    /// - Throws: What ``write(_:to:)`` throws.
+    public func contents(of file: CapturedFile) throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        try forEachChunk(of: file) { bytes += $0 }
+        return bytes
+    }
+
+    private func forEachChunk(of file: CapturedFile, _ body: ([UInt8]) throws -> Void) throws {
+        guard let entry = entries[ExactString(file.path)] else {
+            throw StorageError(
+                .notFound, "the snapshot holds no such file", tier: file.tier, key: file.path)
+        }
+        var total: Int64 = 0
+        for hex in entry.chunks {
+            do {
+                let chunk = try blob(hex)
+                total += Int64(chunk.count)
+                try body(chunk)
+            } catch var error as StorageError {
+                error.collection = summary.id
+                throw error
+            }
+        }
+        guard total == entry.size else {
+            var error = StorageError(
+                .corrupt, "the file's chunks add up to \(total) bytes, not its size \(entry.size)", tier: file.tier,
+                key: file.path)
+            error.collection = summary.id
+            throw error
+        }
+    }
+
+    private func blob(_ hex: String) throws -> [UInt8] {
+        guard let id = BlobID(hex: hex), let location = index.blobs[id] else {
+            var error = StorageError(
+                .corrupt, "a chunk of the snapshot is in no pack of the index (missing)", key: hex,
+                path: repository.indexFolder.path,
+                recovery: "Run `check`; restore the repository's index and packs from a copy, or forget the snapshot")
+            error.operation = "read blob"
+            throw error
+        }
+        if pack?.name != location.pack {
+            pack = nil
+            pack = try PackReader(name: location.pack, in: repository.data, keys: repository.keys)
+        }
+        return try pack!.blob(location.entry, id: id)
+    }
+}

@@ -1,0 +1,218 @@
+import Foundation
+public import StrataCore
+import StrataFiles
+
+/// A snapshot being written: a ``CaptureSink`` that chunks, deduplicates, compresses and seals what the tiers
+/// hand it, and a commit point.
+///
+/// Nothing of the snapshot is visible until ``commit(metadata:)``: packs are made durable first, then the index
+/// file listing them, then the snapshot file. A process killed before the snapshot file is renamed into place
+/// leaves at most packs and an index that no snapshot references (removed by the next ``BackupRepository/prune()``)
+/// and temporaries (removed by the next operation).
+///
+/// **Reuse of the parent.** A file whose path (exactly), tier, size and modification time (to the nanosecond)
+/// equal a file of the parent snapshot takes the parent's chunks without being read; pass `readsEverything` to
+/// ``BackupRepository/beginSnapshot(parent:host:readsEverything:)`` to read every file anyway.
+///
+/// Not thread-safe: one capture writes into it at a time. Holds the repository's shared lock from
+/// ``BackupRepository/beginSnapshot(parent:host:readsEverything:)`` to the commit or ``abandon()``.
+public final class SnapshotWriter: CaptureSink {
+    /// One chunk after its worker: its id, and the sealed blob unless the repository holds it already.
+    private struct Processed {
+        var file: Int
+        var id: BlobID
+        var rawLength: Int
+        var sealed: [UInt8]?
+    }
+
+    private let repository: BackupRepository
+    private var heldLock: HeldLock?
+    private let parentID: String?
+    private let parentFiles: [ExactString: SnapshotManifest.Entry]
+    private let host: String
+    private let known: KnownBlobs
+    private var work: OrderedWork<Processed>
+    private var files: [SnapshotManifest.Entry] = []
+    private var pack: PackWriter?
+    private var records: [PackRecord] = []
+    private var reusedFiles = 0
+    private var addedBlobs = 0
+    private var addedBytes: Int64 = 0
+    private var buffer: [UInt8] = []
+    private var isOpen = true
+
+    init(
+        repository: BackupRepository, lock: HeldLock, index: RepositoryIndex, parent: (String, SnapshotManifest)?,
+        host: String, readsEverything: Bool
+    ) {
+        self.repository = repository
+        heldLock = lock
+        parentID = parent?.0
+        var parentFiles: [ExactString: SnapshotManifest.Entry] = [:]
+        if let manifest = parent?.1, !readsEverything {
+            for entry in manifest.files { parentFiles[ExactString(entry.path)] = entry }
+        }
+        self.parentFiles = parentFiles
+        self.host = host
+        known = KnownBlobs(indexed: Set(index.blobs.keys))
+        let threads = max(1, ProcessInfo.processInfo.activeProcessorCount)
+        // Each job holds its chunk and its sealed copy: twice the largest chunk.
+        work = OrderedWork(threads: threads, budget: max(24 << 20, 4 * repository.chunker.maximum))
+    }
+
+    deinit {
+        if isOpen { abandon() }
+    }
+
+    /// Stores one file, reading `descriptor` with `pread` from offset 0 for exactly `file.size` bytes.
+    /// - Throws: ``StorageError`` `.corruptData`-like `.corrupt` naming the path when the file ends early, or
+    ///   an error writing the repository.
+    public func add(_ file: CapturedFile, contentsOf descriptor: Int32) throws {
+        try ensureOpen()
+        if reuse(file) { return }
+        let maximum = repository.chunker.maximum
+        if buffer.count < 2 * maximum { buffer = [UInt8](repeating: 0, count: 2 * maximum) }
+        var filled = 0
+        var offset: Int64 = 0
+        files.append(SnapshotManifest.Entry(file))
+        let index = files.count - 1
+        while true {
+            // Fill the buffer to twice the largest chunk, or to the end of the file.
+            while filled < buffer.count, offset < file.size {
+                let want = Int(min(Int64(buffer.count - filled), file.size - offset))
+                let got: Int
+                do {
+                    got = try ByteIO.pread(descriptor, into: &buffer, filled..<(filled + want), at: offset)
+                } catch {
+                    throw error.storageError("cannot read a file being backed up", tier: file.tier, key: file.path)
+                }
+                if got == 0 {
+                    throw StorageError(
+                        .corrupt, "the file ended at \(offset) bytes, before its size of \(file.size)", tier: file.tier,
+                        key: file.path, recovery: "The capture must hold the file unchanged while it is read")
+                }
+                filled += got
+                offset += Int64(got)
+            }
+            let isEnd = offset >= file.size
+            var start = 0
+            while start < filled, isEnd || filled - start >= maximum {
+                let length = buffer.withUnsafeBytes {
+                    repository.chunker.cut(UnsafeRawBufferPointer(rebasing: $0[start..<filled]), isEnd: isEnd)
+                }
+                try submit(Array(buffer[start..<(start + length)]), file: index)
+                start += length
+            }
+            if isEnd { break }
+            buffer.withUnsafeMutableBytes { bytes in
+                bytes.baseAddress!.copyMemory(from: bytes.baseAddress! + start, byteCount: filled - start)
+            }
+            filled -= start
+        }
+    }
+
+    /// Stores one file whose content is in memory.
+    /// - Throws: ``StorageError`` `.invalidArgument` when `file.size` is not `contents.count`, or an error writing
+    ///   the repository.
+    public func add(_ file: CapturedFile, contents: [UInt8]) throws {
+        try ensureOpen()
+        guard file.size == Int64(contents.count) else {
+            throw StorageError(
+                .invalidArgument, "the file's size \(file.size) is not its content's \(contents.count) bytes",
+                tier: file.tier, key: file.path)
+        }
+        if reuse(file) { return }
+        files.append(SnapshotManifest.Entry(file))
+        let index = files.count - 1
+        var start = 0
+        while start < contents.count {
+            let length = contents.withUnsafeBytes {
+                repository.chunker.cut(UnsafeRawBufferPointer(rebasing: $0[start...]), isEnd: true)
+            }
+            try submit(Array(contents[start..<(start + length)]), file: index)
+            start += length
+        }
+    }
+
+    /// Makes the snapshot durable and visible: the commit point.
+    /// - Parameter metadata: What the capture records beside the files (the store's catalog, the items left out).
+    /// - Returns: The snapshot's summary.
+    /// - Throws: ``StorageError`` when the repository cannot be written; the snapshot does not exist then.
+    public func commit(metadata: [String: String] = [:]) throws -> SnapshotSummary {
+        try ensureOpen()
+        defer { abandon() }
+        try work.finish { try consume($0) }
+        try closePack()
+        if !records.isEmpty {
+            _ = try RepositoryIndex.write(records, in: repository.indexFolder, keys: repository.keys)
+            KillPoint.reach("index written")
+        }
+        let manifest = SnapshotManifest(
+            version: 1, time: Date(), host: host, parent: parentID, metadata: metadata, files: files,
+            reusedFiles: reusedFiles, addedBlobs: addedBlobs, addedBytes: addedBytes)
+        let id = BackupRepository.randomName()
+        try manifest.write(as: id, in: repository.snapshotFolder, keys: repository.keys)
+        KillPoint.reach("snapshot written")
+        return manifest.summary(id: id)
+    }
+
+    /// Gives the snapshot up: nothing of it becomes visible. Packs already written stay until the next prune.
+    public func abandon() {
+        isOpen = false
+        try? work.finish { _ in }
+        pack = nil
+        heldLock?.release()
+        heldLock = nil
+    }
+
+    private func ensureOpen() throws {
+        guard isOpen else {
+            throw StorageError(.closed, "the snapshot was committed or abandoned", recovery: "Begin a new snapshot")
+        }
+    }
+
+    private func reuse(_ file: CapturedFile) -> Bool {
+        guard let previous = parentFiles[ExactString(file.path)], previous.matches(file) else { return false }
+        var entry = SnapshotManifest.Entry(file)
+        entry.chunks = previous.chunks
+        files.append(entry)
+        reusedFiles += 1
+        return true
+    }
+
+    private func submit(_ chunk: [UInt8], file: Int) throws {
+        let keys = repository.keys
+        let known = known
+        try work.submit(
+            cost: chunk.count * 2,
+            {
+                let id = chunk.withUnsafeBytes { keys.id(of: $0) }
+                if known.contains(id) { return Processed(file: file, id: id, rawLength: chunk.count, sealed: nil) }
+                let compressor = try LibDeflate.Compressor(level: 3)
+                let sealed = chunk.withUnsafeBytes {
+                    BlobCodec.seal($0, id: id, type: 0, keys: keys, compressor: compressor)
+                }
+                return Processed(file: file, id: id, rawLength: chunk.count, sealed: sealed)
+            }, consume: { try consume($0) })
+    }
+
+    private func consume(_ chunk: Processed) throws {
+        files[chunk.file].chunks.append(chunk.id.description)
+        guard let sealed = chunk.sealed else { return }
+        // Another job may have sealed the same content before the first copy reached the pack.
+        if known.contains(chunk.id) { return }
+        if pack == nil { pack = try PackWriter(in: repository.data, keys: repository.keys) }
+        try pack!.add(sealed, id: chunk.id, type: 0, rawLength: chunk.rawLength)
+        known.insert(chunk.id)
+        addedBlobs += 1
+        if pack!.size >= repository.configuration.packSize { try closePack() }
+    }
+
+    private func closePack() throws {
+        guard let current = pack else { return }
+        pack = nil
+        let record = try current.finish()
+        addedBytes += Int64(record.size)
+        records.append(record)
+    }
+}
