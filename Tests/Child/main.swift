@@ -307,6 +307,7 @@ do {
     default:
         if try runStorageMode(arguments) || runStorageStallMode(arguments) || runSecretsMode(arguments)
             || runSharedSuiteMode(arguments) || runSecretsRotationMode(arguments) || runSecretsBatchMode(arguments)
+            || runBackupMode(arguments)
         {
             break
         }

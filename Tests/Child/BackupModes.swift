@@ -1,0 +1,46 @@
+import Foundation
+import StrataBackup
+import StrataCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The child modes that write to a backup repository and are killed mid-way (`STRATA_BACKUP_KILL_AT=N` stops the
+/// N-th write step with SIGKILL); `false` when `arguments` names none of them. The passphrase uses the minimum
+/// Argon2id cost the tests create repositories with.
+func runBackupMode(_ arguments: [String]) throws -> Bool {
+    switch arguments.first {
+    case "backup-folder":
+        // backup-folder REPO PASSPHRASE FOLDER: back up every regular file of FOLDER (one level); prints `snapshot ID`.
+        let repository = try BackupRepository.open(
+            at: arguments[1], key: .passphrase(arguments[2], cost: .minimumForTests))
+        let writer = try repository.beginSnapshot()
+        let folder = arguments[3]
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder).sorted() {
+            let path = folder + "/" + name
+            let fd = open(path, O_RDONLY)
+            guard fd >= 0 else { continue }
+            defer { close(fd) }
+            var info = stat()
+            fstat(fd, &info)
+            let file = CapturedFile(
+                path: name, tier: .files, mode: UInt32(info.st_mode & 0o777), size: Int64(info.st_size),
+                modificationTime: .init(seconds: Int64(info.st_mtim.tv_sec), nanoseconds: Int32(info.st_mtim.tv_nsec)))
+            try writer.add(file, contentsOf: fd)
+        }
+        let summary = try writer.commit()
+        say("snapshot \(summary.id)")
+    case "backup-prune":
+        // backup-prune REPO PASSPHRASE: prune; prints `pruned DELETED WRITTEN`.
+        let repository = try BackupRepository.open(
+            at: arguments[1], key: .passphrase(arguments[2], cost: .minimumForTests))
+        let report = try repository.prune()
+        say("pruned \(report.packsDeleted) \(report.packsWritten)")
+    default:
+        return false
+    }
+    return true
+}
