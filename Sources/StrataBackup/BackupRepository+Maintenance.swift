@@ -92,6 +92,7 @@ extension BackupRepository {
                 if writer == nil { writer = try PackWriter(in: data, keys: keys) }
                 try writer!.add(sealed, id: id, type: entry.type, rawLength: entry.rawLength)
                 placed.insert(id)
+                KillPoint.reach("prune copied a blob")
                 if writer!.size >= configuration.packSize {
                     kept.append(try writer!.finish())
                     writer = nil

@@ -14,7 +14,7 @@ import StrataCore
 func runBackupMode(_ arguments: [String]) throws -> Bool {
     switch arguments.first {
     case "backup-folder":
-        // backup-folder REPO PASSPHRASE FOLDER: back up every regular file of FOLDER (one level); prints `snapshot ID`.
+        // backup-folder REPO PASSPHRASE FOLDER: back up every regular file of FOLDER (one level); prints `snapshot ID points N`.
         let repository = try BackupRepository.open(
             at: arguments[1], key: .passphrase(arguments[2], cost: .minimumForTests))
         let writer = try repository.beginSnapshot()
@@ -32,13 +32,13 @@ func runBackupMode(_ arguments: [String]) throws -> Bool {
             try writer.add(file, contentsOf: fd)
         }
         let summary = try writer.commit()
-        say("snapshot \(summary.id)")
+        say("snapshot \(summary.id) points \(KillPoint.count)")
     case "backup-prune":
-        // backup-prune REPO PASSPHRASE: prune; prints `pruned DELETED WRITTEN`.
+        // backup-prune REPO PASSPHRASE: prune; prints `pruned DELETED WRITTEN points N` (N kill points passed).
         let repository = try BackupRepository.open(
             at: arguments[1], key: .passphrase(arguments[2], cost: .minimumForTests))
         let report = try repository.prune()
-        say("pruned \(report.packsDeleted) \(report.packsWritten)")
+        say("pruned \(report.packsDeleted) \(report.packsWritten) points \(KillPoint.count)")
     default:
         return false
     }
