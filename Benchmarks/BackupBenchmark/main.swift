@@ -109,7 +109,8 @@ func run() throws {
         small += 1
     }
     let treeBytes = folderSize(tree)
-    print("tree: \(treeBytes >> 20) MiB in \(index + small) files; \(ProcessInfo.processInfo.activeProcessorCount) cores")
+    print(
+        "tree: \(treeBytes >> 20) MiB in \(index + small) files; \(ProcessInfo.processInfo.activeProcessorCount) cores")
 
     let repository = work + "/repo"
     let keyFile = work + "/key"
@@ -118,7 +119,9 @@ func run() throws {
     let me = arguments[0]
     func backup(_ label: String, full: Bool = false) throws -> [Double] {
         let output = try Bench.shell("'\(me)' backup '\(repository)' '\(keyFile)' '\(tree)'" + (full ? " full" : ""))
-        let fields = output.split(separator: " ").compactMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        let fields = output.split(separator: " ").compactMap {
+            Double($0.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
         guard fields.count == 5 else { throw StorageError(.io, "the backup child failed: \(output)") }
         print(
             String(

@@ -34,7 +34,8 @@ extension BackupRepository {
             for hex in missing.sorted() {
                 var error = StorageError(
                     .corrupt, "a chunk the snapshot needs is in no pack of the index (missing)", key: hex,
-                    path: snapshotFolder.path(of: name), recovery: "Restore the repository from a copy, or forget the snapshot")
+                    path: snapshotFolder.path(of: name),
+                    recovery: "Restore the repository from a copy, or forget the snapshot")
                 error.collection = name
                 report.problems.append(error)
             }

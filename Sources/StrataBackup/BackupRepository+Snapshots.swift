@@ -91,6 +91,8 @@ extension BackupRepository {
 
     /// Every snapshot's id and manifest, in name order.
     func manifests() throws -> [(String, SnapshotManifest)] {
-        try BackupRepository.names(in: snapshotFolder).map { ($0, try SnapshotManifest.read($0, in: snapshotFolder, keys: keys)) }
+        try BackupRepository.names(in: snapshotFolder).map {
+            ($0, try SnapshotManifest.read($0, in: snapshotFolder, keys: keys))
+        }
     }
 }

@@ -48,7 +48,8 @@ public final class BackupRepository: Sendable {
         let configPath = folder.path(of: "config")
         guard let bytes = try AtomicFile.read(in: folder, name: "config", maximumSize: 1 << 20, followGrowth: false)
         else { throw StorageError(.notAStore, "the folder is not a backup repository (no config)", path: configPath) }
-        let body = try SealedFile.open(Array(bytes), kind: .configuration, name: "config", key: keys.seal, path: configPath)
+        let body = try SealedFile.open(
+            Array(bytes), kind: .configuration, name: "config", key: keys.seal, path: configPath)
         guard let configuration = try? JSONDecoder().decode(RepositoryConfiguration.self, from: Data(body)),
             let chunker = configuration.chunker(keys: keys)
         else { throw StorageError(.corrupt, "the repository configuration does not decode", path: configPath) }
@@ -117,9 +118,12 @@ public final class BackupRepository: Sendable {
         let configPath = folder.path(of: "config")
         guard let config = try AtomicFile.read(in: folder, name: "config", maximumSize: 1 << 20, followGrowth: false)
         else { throw StorageError(.notAStore, "the folder is not a backup repository (no config)", path: configPath) }
-        if config.count > 5, Array(config.prefix(4)) == SealedFile.magic, config[config.startIndex + 4] != SealedFile.version {
+        if config.count > 5, Array(config.prefix(4)) == SealedFile.magic,
+            config[config.startIndex + 4] != SealedFile.version
+        {
             throw StorageError(
-                .unsupportedVersion, "the repository has format version \(config[config.startIndex + 4]); this "
+                .unsupportedVersion,
+                "the repository has format version \(config[config.startIndex + 4]); this "
                     + "Strata reads version \(SealedFile.version)", path: configPath,
                 recovery: "Use a Strata that knows this repository format")
         }

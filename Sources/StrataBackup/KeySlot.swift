@@ -13,8 +13,10 @@ struct KeySlot: Codable {
     var kind: String
     /// The Argon2id salt (16 bytes, hex); empty for a key file.
     var salt: String
-    /// The Argon2id cost; `nil` for a key file.
-    var cost: PasswordHashCost?
+    /// The Argon2id passes; `nil` for a key file.
+    var operations: UInt64?
+    /// The Argon2id memory in bytes; `nil` for a key file.
+    var memory: Int?
     /// The nonce of `sealedKey` (24 bytes, hex).
     var nonce: String
     /// The master key sealed with XChaCha20-Poly1305 under the derived key (48 bytes, hex); the associated data
@@ -34,7 +36,8 @@ struct KeySlot: Codable {
         let isPassphrase = if case .passphrase = key.source { true } else { false }
         return KeySlot(
             version: 1, kind: isPassphrase ? "passphrase" : "key-file", salt: isPassphrase ? Hex.encode(salt) : "",
-            cost: isPassphrase ? key.cost : nil, nonce: Hex.encode(nonce), sealedKey: Hex.encode(sealed))
+            operations: isPassphrase ? key.cost.operations : nil, memory: isPassphrase ? key.cost.memory : nil,
+            nonce: Hex.encode(nonce), sealedKey: Hex.encode(sealed))
     }
 
     /// The key that seals the master key: Argon2id of the passphrase, or the keyed BLAKE2b of the key file.
@@ -71,8 +74,10 @@ struct KeySlot: Codable {
         encoder.outputFormatting = [.sortedKeys]
         let body = Array(try encoder.encode(self))
         let sum = CRC32C.checksum(body)
-        return [UInt8(sum >> 24), UInt8(truncatingIfNeeded: sum >> 16), UInt8(truncatingIfNeeded: sum >> 8),
-            UInt8(truncatingIfNeeded: sum)] + body
+        return [
+            UInt8(sum >> 24), UInt8(truncatingIfNeeded: sum >> 16), UInt8(truncatingIfNeeded: sum >> 8),
+            UInt8(truncatingIfNeeded: sum),
+        ] + body
     }
 
     /// Reads a slot file.
@@ -102,9 +107,14 @@ struct KeySlot: Codable {
         guard let nonce = Hex.decode(nonce), nonce.count == Sodium.nonceBytes, let sealed = Hex.decode(sealedKey),
             sealed.count == Sodium.keyBytes + Sodium.tagBytes, let salt = Hex.decode(salt)
         else { throw StorageError(.corrupt, "the key slot has malformed fields", path: path) }
-        let cost = cost ?? .interactive
+        let cost = PasswordHashCost(
+            operations: operations ?? PasswordHashCost.interactive.operations,
+            memory: memory ?? PasswordHashCost.interactive.memory)
         if isPassphrase {
-            guard cost.isAccepted, salt.count == Sodium.saltBytes else {
+            let (least, most) = (PasswordHashCost.minimumForTests, PasswordHashCost.moderate)
+            guard (least.operations...most.operations).contains(cost.operations),
+                (least.memory...most.memory).contains(cost.memory), salt.count == Sodium.saltBytes
+            else {
                 throw StorageError(
                     .corrupt, "the key slot asks for an Argon2id cost outside the accepted range", path: path)
             }
@@ -115,7 +125,8 @@ struct KeySlot: Codable {
             nonce.withUnsafeBytes { nonceBytes in
                 derived.withUnsafeBytes { keyBytes in
                     master.withUnsafeMutableBytes {
-                        Sodium.open(text, additionalData: Self.additionalData, nonce: nonceBytes, key: keyBytes, into: $0)
+                        Sodium.open(
+                            text, additionalData: Self.additionalData, nonce: nonceBytes, key: keyBytes, into: $0)
                     }
                 }
             }

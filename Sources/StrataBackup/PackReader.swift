@@ -82,7 +82,8 @@ final class PackReader {
         case .failure(.unauthentic):
             var error = StorageError(
                 .authenticationFailed, "a blob fails its authentication: the pack was edited, damaged or swapped",
-                key: id.description, path: path, recovery: "Run `check`; restore the pack from a copy of the repository")
+                key: id.description, path: path, recovery: "Run `check`; restore the pack from a copy of the repository"
+            )
             error.operation = "read blob"
             throw error
         case .failure(.damaged):

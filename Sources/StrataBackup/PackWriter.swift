@@ -47,7 +47,8 @@ final class PackWriter {
 
     /// Appends one sealed blob.
     func add(_ sealed: [UInt8], id: BlobID, type: UInt8, rawLength: Int) throws {
-        entries.append(PackEntry(id: id.description, type: type, offset: size, length: sealed.count, rawLength: rawLength))
+        entries.append(
+            PackEntry(id: id.description, type: type, offset: size, length: sealed.count, rawLength: rawLength))
         try append(sealed)
     }
 

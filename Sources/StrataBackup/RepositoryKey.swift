@@ -1,6 +1,6 @@
 public import Foundation
 import StrataCore
-import StrataSecrets
+public import StrataSecrets
 
 /// What unlocks a backup repository: a passphrase (stretched with Argon2id) or a key file of 32 random bytes.
 ///

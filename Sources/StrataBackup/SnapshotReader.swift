@@ -29,6 +29,13 @@ public final class SnapshotReader: CaptureSource {
 
     deinit { heldLock.release() }
 
+    /// Releases the repository's shared lock (a prune may run then); reads after it fail with `.closed`.
+    /// Dropping the reader does the same.
+    public func close() {
+        heldLock.release()
+        pack = nil
+    }
+
     /// Writes the content of `file` to `descriptor` at its current offset.
     /// - Throws: ``StorageError`` `.corrupt` or `.authenticationFailed` naming the pack (`path`), the blob (`key`)
     ///   and the snapshot (`collection`); `.notFound` when the file is not in the snapshot; or an error writing.
@@ -51,6 +58,9 @@ public final class SnapshotReader: CaptureSource {
     }
 
     private func forEachChunk(of file: CapturedFile, _ body: ([UInt8]) throws -> Void) throws {
+        guard heldLock.isHeld else {
+            throw StorageError(.closed, "the snapshot reader was closed", recovery: "Open the snapshot again")
+        }
         guard let entry = entries[ExactString(file.path)] else {
             throw StorageError(
                 .notFound, "the snapshot holds no such file", tier: file.tier, key: file.path)

@@ -97,7 +97,9 @@ package enum Sodium {
     }
 
     /// Keyed BLAKE2b straight into guarded memory (for deriving subkeys).
-    package static func keyedHash(_ message: [UInt8], key: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) {
+    package static func keyedHash(
+        _ message: [UInt8], key: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer
+    ) {
         _ = crypto_generichash(
             output.baseAddress!.assumingMemoryBound(to: UInt8.self), output.count, message, UInt64(message.count),
             key.baseAddress!.assumingMemoryBound(to: UInt8.self), key.count)
