@@ -138,6 +138,9 @@ let package = Package(
         .executableTarget(
             name: "strata-bench-files", dependencies: ["BenchmarkKit", "StrataFiles"], path: "Benchmarks/FilesBenchmark"
         ),
+        .executableTarget(
+            name: "strata-bench-backup", dependencies: ["BenchmarkKit", "StrataBackup", "StrataCore"],
+            path: "Benchmarks/BackupBenchmark"),
 
         .testTarget(
             name: "StrataTests",
