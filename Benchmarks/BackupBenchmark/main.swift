@@ -57,7 +57,7 @@ func generate(_ path: String, bytes: Int, seed: UInt64, text: Bool) throws {
             if state % 7 == 0 {
                 for shift in stride(from: 0, to: 64, by: 8) { out.append(UInt8(truncatingIfNeeded: state >> shift)) }
             } else {
-                let start = Int(state % UInt64(words.count - 16))
+                let start = Int(state % UInt64(words.count - 24))
                 out += words[start..<(start + 8 + Int(state >> 60))]
             }
         } else {
