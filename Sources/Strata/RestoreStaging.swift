@@ -66,9 +66,7 @@ final class RestoreStaging {
         let components = try Self.checkedComponents(of: file)
         var directory = folder
         for component in components.dropLast() {
-            guard let next = try directory.openDirectory(component, create: true, permissions: 0o700) else {
-                throw hostile(file, "a folder on its path cannot be created")
-            }
+            let next = try openFolder(component, in: directory, for: file)
             synced[next.path] = next
             directory = next
         }
@@ -99,6 +97,18 @@ final class RestoreStaging {
         } catch let error as Errno {
             throw error.storageError("cannot finish a restored file", tier: file.tier, path: path)
         }
+    }
+
+    /// Opens (creating) the folder `component` of `file`'s path inside `directory`, never through a link.
+    private func openFolder(_ component: String, in directory: DirectoryHandle, for file: CapturedFile) throws
+        -> DirectoryHandle
+    {
+        do throws(StorageError) {
+            if let next = try directory.openDirectory(component, create: true, permissions: 0o700) { return next }
+        } catch {
+            guard error.code == .invalidArgument || error.code == .symbolicLink else { throw error }
+        }
+        throw hostile(file, "a folder on its path is a file the capture holds")
     }
 
     /// Makes every folder written durable.
