@@ -11,7 +11,9 @@ public struct RestoreReport: Sendable, Hashable {
     public var omissions: [CaptureOmission]
 
     /// Creates a report.
-    public init(fileCount: Int = 0, verifiedKeys: Int = 0, uncheckedKeys: [String] = [], omissions: [CaptureOmission] = []) {
+    public init(
+        fileCount: Int = 0, verifiedKeys: Int = 0, uncheckedKeys: [String] = [], omissions: [CaptureOmission] = []
+    ) {
         self.fileCount = fileCount
         self.verifiedKeys = verifiedKeys
         self.uncheckedKeys = uncheckedKeys

@@ -23,12 +23,7 @@ extension DefaultsStore: TierCapturing {
         try flush()
         let folder = try Self.suiteFolder(paths)
         let relative = try CapturedFile.relativePath(folder.path, root: root, tier: .defaults)
-        let names: [String]
-        do throws(Errno) {
-            names = try folder.entries()
-        } catch {
-            throw error.storageError("cannot list the defaults folder", tier: .defaults, path: folder.path)
-        }
+        let names = try folder.entries(of: .defaults)
         var report = CaptureReport()
         for name in names.sorted()
         where name.hasSuffix(".plist") && !name.hasPrefix(StoragePaths.reservedPrefix) && name != ".plist" {

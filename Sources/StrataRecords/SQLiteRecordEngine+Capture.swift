@@ -26,7 +26,8 @@ extension SQLiteRecordEngine: TierCapturing {
         }
         do {
             let source = try SQLiteConnection(path: path, access: .queryOnly, configuration: configuration)
-            let copy = try SQLiteConnection(path: copyPath, access: .readWrite(create: true), configuration: configuration)
+            let copy = try SQLiteConnection(
+                path: copyPath, access: .readWrite(create: true), configuration: configuration)
             try source.backup(into: copy)
             copy.close()
             source.close()

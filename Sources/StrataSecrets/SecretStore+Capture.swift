@@ -26,12 +26,7 @@ extension SecretStore: TierCapturing {
         var report = CaptureReport()
         guard let tier = try paths.openDirectory(for: .secrets, create: false) else { return report }
         let relative = try CapturedFile.relativePath(tier.path, root: root, tier: .secrets)
-        let names: [String]
-        do throws(Errno) {
-            names = try tier.entries()
-        } catch {
-            throw error.storageError("cannot list the secrets folder", tier: .secrets, path: tier.path)
-        }
+        let names = try tier.entries(of: .secrets)
         for name in names.sorted() where !name.hasPrefix(StoragePaths.reservedPrefix) {
             guard let info = try? tier.status(of: name), (info.st_mode & S_IFMT) == S_IFDIR,
                 let folder = try? tier.openDirectory(name, create: false)
@@ -48,12 +43,7 @@ extension SecretStore: TierCapturing {
     private func captureKeyring(
         _ folder: DirectoryHandle, path: String, isThisStore: Bool, into sink: any CaptureSink
     ) throws -> CaptureReport {
-        let names: [String]
-        do throws(Errno) {
-            names = try folder.entries()
-        } catch {
-            throw error.storageError("cannot list the keyring folder", tier: .secrets, path: folder.path)
-        }
+        let names = try folder.entries(of: .secrets)
         var report = CaptureReport()
         let kept = ["keyring.json", ItemManifest.fileName, RotationFile.fileName]
         for name in names.sorted() where kept.contains(name) || name.hasSuffix(Self.itemSuffix) {

@@ -96,7 +96,8 @@ public final class FolderCapture: CaptureSink, CaptureSource, @unchecked Sendabl
             entries.append(
                 Entry(
                     path: file.path, tier: file.tier, mode: file.mode, size: file.size,
-                    modificationTime: file.modificationTime, extendedAttributes: file.extendedAttributes, content: name))
+                    modificationTime: file.modificationTime, extendedAttributes: file.extendedAttributes, content: name)
+            )
             try save()
         }
     }

@@ -83,7 +83,9 @@ struct CaptureProcessTests {
         #expect(child.wait().wasSignalled)
         #expect(!FileManager.default.fileExists(atPath: target))
         func leftovers() throws -> [String] {
-            try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix(".strata-restore-") }
+            try FileManager.default.contentsOfDirectory(atPath: directory.path).filter {
+                $0.hasPrefix(".strata-restore-")
+            }
         }
         #expect(try leftovers().count == 1)
 

@@ -48,7 +48,9 @@ struct CaptureRestoreTests {
         #expect(try copy.value(String.self, for: "theme") == "dark")
         #expect(try copy.verifyCatalog().isSound)
         // No staging folder is left beside it.
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix(".strata-") }.isEmpty)
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix(".strata-") }
+                .isEmpty)
     }
 
     /// A file keeps its checksum attribute and its real modification time, so a repository can skip it unchanged.
@@ -144,7 +146,9 @@ struct CaptureRestoreTests {
         try storage.put(Data("moved".utf8), for: "k/files", as: descriptorForTier[.defaults]!)
         try storage.put(Data("kept".utf8), for: "other", as: descriptorForTier[.records]!)
 
-        #expect(try storage.restore(keysWithPrefix: "k/records", from: capture, secretsKey: testSecretsKey) == ["k/records"])
+        #expect(
+            try storage.restore(keysWithPrefix: "k/records", from: capture, secretsKey: testSecretsKey) == ["k/records"]
+        )
         #expect(try storage.data(for: "k/records") == Data("value of records".utf8))
         #expect(try storage.data(for: "k/files") == Data("moved".utf8))
         let all = try storage.restore(keysWithPrefix: "k/", from: capture, secretsKey: testSecretsKey)
@@ -153,6 +157,8 @@ struct CaptureRestoreTests {
         #expect(try tiersHolding("k/files", in: storage) == [.files])
         #expect(try storage.data(for: "other") == Data("kept".utf8))
         #expect(try storage.verifyCatalog().isSound)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix(".strata-") }.isEmpty)
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix(".strata-") }
+                .isEmpty)
     }
 }
