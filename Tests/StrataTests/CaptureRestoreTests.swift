@@ -161,4 +161,17 @@ struct CaptureRestoreTests {
             try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix(".strata-") }
                 .isEmpty)
     }
+
+    /// A process without the secrets key captures the keyring all the same: its files are copied sealed.
+    @Test func capturesALockedKeyring() throws {
+        _ = try filledStore()
+        let locked = try Storage(root: root, secretsKey: nil)
+        let capture = try FolderCapture(folder: directory.appending("capture"))
+        try locked.capture(into: capture)
+        #expect(capture.files.contains { $0.path.hasPrefix("secrets/default/") && $0.path.hasSuffix(".item") })
+        let target = directory.appending("restored")
+        let report = try Storage.restore(from: capture, to: target, secretsKey: testSecretsKey)
+        #expect(report.verifiedKeys == 5)
+        #expect(try openStorage(target).data(for: "k/secrets") == Data("value of secrets".utf8))
+    }
 }
