@@ -49,6 +49,16 @@ final class CatalogLocks: Sendable {
         try with(slot: Self.stripe(of: key), name: Self.name(of: Self.stripe(of: key)), wait: false, body)
     }
 
+    /// Runs `body` holding every key stripe, taken in stripe order (a put, move or delete holds one stripe at a
+    /// time, so taking them in order cannot deadlock with one): no key is put, moved or deleted while it runs.
+    func withEveryStripe<T>(_ body: () throws -> T) throws -> T {
+        func hold(from stripe: Int) throws -> T {
+            guard stripe < Self.stripeCount else { return try body() }
+            return try with(slot: stripe, name: Self.name(of: stripe), wait: true) { try hold(from: stripe + 1) }!
+        }
+        return try hold(from: 0)
+    }
+
     /// Runs `body` holding the log lock.
     func withLog<T>(_ body: () throws -> T) throws -> T {
         try with(slot: Self.stripeCount, name: "log", wait: true, body)!

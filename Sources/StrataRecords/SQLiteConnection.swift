@@ -6,7 +6,7 @@ import StrataCore
 /// hands each connection to one thread at a time under a lock.
 final class SQLiteConnection {
     let path: String
-    private var handle: OpaquePointer?
+    private(set) var handle: OpaquePointer?
     private var statements: [String: SQLiteStatement] = [:]
     /// The statements of the per-record paths, by collection, indexed by ``RecordStatement``: found without
     /// building or hashing their SQL.

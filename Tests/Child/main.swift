@@ -305,7 +305,8 @@ do {
             say("refused \(error.code)")
         }
     default:
-        if try runStorageMode(arguments) || runStorageStallMode(arguments) || runSecretsMode(arguments)
+        if try runStorageMode(arguments) || runStorageStallMode(arguments) || runCaptureMode(arguments)
+            || runSecretsMode(arguments)
             || runSharedSuiteMode(arguments) || runSecretsRotationMode(arguments) || runSecretsBatchMode(arguments)
             || runBackupMode(arguments)
         {

@@ -1,0 +1,174 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The folder a restore builds a store in, beside its target: `.strata-restore-<target>-<random>`, held with an
+/// exclusive `flock` on the folder itself for as long as the restore runs. A folder whose lock is free is a dead
+/// restore's: the next restore into the same parent removes it.
+///
+/// Every file of the capture is checked before anything is written for it (a relative path of plain components
+/// inside its tier's folder, a store-level file only where the store keeps one, `user.` attributes only), created
+/// with `O_EXCL` through folders opened without following links, and checked against its recorded size; nothing is
+/// ever written outside the staging folder.
+final class RestoreStaging {
+    static let namePrefix = StoragePaths.reservedPrefix + "restore-"
+    /// The store-level files a capture may hold (their tier is `nil`).
+    static let storeFiles: Set<String> = [
+        StoreConfiguration.fileName, StorageCatalog.capturedLogPath, CaptureDescription.path,
+    ]
+
+    let parent: DirectoryHandle
+    let name: String
+    let folder: DirectoryHandle
+    var path: String { parent.path(of: name) }
+    private var synced: [String: DirectoryHandle] = [:]
+    private var isFinished = false
+
+    /// Creates the staging folder beside `target` (after removing dead restores' folders there) and locks it.
+    init(besides target: String, parent: DirectoryHandle) throws {
+        self.parent = parent
+        let base = String(target.split(separator: "/").last ?? "store")
+        Self.removeDead(in: parent, target: base)
+        name = Self.namePrefix + base + "-" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
+        guard let created = try parent.openDirectory(name, create: true, permissions: 0o700) else {
+            throw StorageError(.io, "cannot create the restore's staging folder", path: parent.path(of: name))
+        }
+        folder = created
+        do {
+            try Sys.flock(folder.fd, LOCK_EX | LOCK_NB, path: parent.path(of: name))
+        } catch {
+            throw error.storageError("cannot lock the restore's staging folder", path: parent.path(of: name))
+        }
+    }
+
+    deinit {
+        if !isFinished { parent.removeTree(name) }
+    }
+
+    /// Removes the staging folders of restores into `target` that died (their lock is free).
+    static func removeDead(in parent: DirectoryHandle, target: String) {
+        let prefix = namePrefix + target + "-"
+        for entry in (try? parent.entries()) ?? [] where entry.hasPrefix(prefix) {
+            guard let folder = try? parent.openDirectory(entry, create: false) else { continue }
+            guard (try? Sys.flock(folder.fd, LOCK_EX | LOCK_NB, path: parent.path(of: entry))) != nil else { continue }
+            parent.removeTree(entry)
+        }
+    }
+
+    /// Checks `file`'s description and writes it from `source`: mode, attributes, modification time, fsync.
+    func write(_ file: CapturedFile, from source: some CaptureSource) throws {
+        let components = try Self.checkedComponents(of: file)
+        var directory = folder
+        for component in components.dropLast() {
+            let next = try openFolder(component, in: directory, for: file)
+            synced[next.path] = next
+            directory = next
+        }
+        let name = components.last!
+        let fd: Int32
+        do throws(Errno) {
+            fd = try directory.openFile(name, O_WRONLY | O_CREAT | O_EXCL, permissions: 0o600)
+        } catch let error where error.code == EEXIST || error.code == ELOOP || error.code == EISDIR {
+            throw hostile(file, "the capture names this path twice, or as a file and a folder")
+        } catch {
+            throw error.storageError("cannot create a restored file", tier: file.tier, path: directory.path(of: name))
+        }
+        defer { Sys.close(fd) }
+        let path = directory.path(of: name)
+        try source.write(file, to: fd)
+        do {
+            let size = Int64(try Sys.fstat(fd).st_size)
+            guard size == file.size else {
+                throw hostile(file, "its content is \(size) bytes where the capture records \(file.size)")
+            }
+            try Sys.fchmod(fd, mode_t(file.mode & 0o777))
+            for (attribute, value) in file.extendedAttributes.sorted(by: { $0.key < $1.key }) {
+                try Sys.setAttribute(fd, attribute, value)
+            }
+            try Sys.setModificationTime(
+                fd, seconds: file.modificationTime.seconds, nanoseconds: file.modificationTime.nanoseconds, path: path)
+            try Sys.fsync(fd, path: path)
+        } catch let error as Errno {
+            throw error.storageError("cannot finish a restored file", tier: file.tier, path: path)
+        }
+    }
+
+    /// Opens (creating) the folder `component` of `file`'s path inside `directory`, never through a link.
+    private func openFolder(_ component: String, in directory: DirectoryHandle, for file: CapturedFile) throws
+        -> DirectoryHandle
+    {
+        do throws(StorageError) {
+            if let next = try directory.openDirectory(component, create: true, permissions: 0o700) { return next }
+        } catch {
+            guard error.code == .invalidArgument || error.code == .symbolicLink else { throw error }
+        }
+        throw hostile(file, "a folder on its path is a file the capture holds")
+    }
+
+    /// Makes every folder written durable.
+    func syncFolders() throws {
+        for (_, directory) in synced.sorted(by: { $0.key > $1.key }) { try directory.sync() }
+        try folder.sync()
+    }
+
+    /// Moves the staging folder to `target` (absent, or an empty folder that is removed first) with rename(2).
+    func move(to target: String) throws {
+        let base = String(target.split(separator: "/").last ?? "")
+        do throws(Errno) {
+            if let info = try parent.status(of: base) {
+                guard (info.st_mode & S_IFMT) == S_IFDIR else { throw Errno(EEXIST) }
+                try parent.removeDirectory(base)
+            }
+            try parent.rename(name, to: base)
+        } catch let error where error.code == ENOTEMPTY || error.code == EEXIST {
+            throw StorageError(
+                .conflict, "the restore's target exists and is not an empty folder", path: target,
+                recovery: "Restore into a new folder, or remove this one first")
+        } catch {
+            throw error.storageError("cannot move the restored store into place", path: target)
+        }
+        isFinished = true
+        try parent.sync()
+    }
+
+    /// The components of `file`'s path, checked: relative, plain components, inside its tier's folder.
+    static func checkedComponents(of file: CapturedFile) throws -> [String] {
+        let components = file.path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        func refuse(_ why: String) -> StorageError { hostileError(file, why) }
+        guard !file.path.isEmpty, !file.path.hasPrefix("/") else { throw refuse("its path is empty or absolute") }
+        for component in components {
+            guard !component.isEmpty, component != ".", component != "..", !component.contains("\0"),
+                component.utf8.count <= StoragePaths.maximumComponentLength
+            else { throw refuse("its path has an empty, '.', '..' or over-long component") }
+        }
+        if let attribute = file.extendedAttributes.keys.first(where: { !$0.hasPrefix("user.") }) {
+            throw refuse("it carries the attribute '\(attribute)' outside the user namespace")
+        }
+        if file.size < 0 || file.mode & ~0o777 != 0 { throw refuse("its size or permission bits are invalid") }
+        guard let tier = file.tier else {
+            guard storeFiles.contains(file.path) else { throw refuse("it is not one of the store's own files") }
+            return components
+        }
+        guard components.count >= 2, components[0] == tier.directoryName else {
+            throw refuse("it claims the \(tier.rawValue) tier but lies outside its folder")
+        }
+        if components.contains(where: { $0.hasPrefix(StoragePaths.reservedPrefix) }) {
+            throw refuse("its path uses the reserved prefix \(StoragePaths.reservedPrefix)")
+        }
+        return components
+    }
+
+    private func hostile(_ file: CapturedFile, _ why: String) -> StorageError { Self.hostileError(file, why) }
+
+    static func hostileError(_ file: CapturedFile, _ why: String) -> StorageError {
+        StorageError(
+            .corrupt, "the capture's file cannot be restored: \(why)", tier: file.tier, path: file.path,
+            recovery: "The snapshot is damaged or was made by hand; nothing was written outside the staging folder")
+    }
+}

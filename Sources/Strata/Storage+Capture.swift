@@ -1,0 +1,74 @@
+import Foundation
+
+// A capture of the whole store at one point in time (see `Documentation/BackupCapture.md`).
+//
+// Cross-process rule: the capture holds every catalog key stripe (taken in stripe order) from before the first
+// tier is read until the catalog log has been copied. Every put, move and delete through a `Storage` holds its
+// key's stripe while it changes a tier and records the result, so none is half-way while the capture runs: the
+// catalog and the tiers it copies describe the same instant. Writes that bypass `Storage` (a tier's own API) are
+// not catalogued; each tier's own lock keeps them whole, and a restored store adopts such keys when read.
+extension Storage {
+    /// Copies the whole store, consistently, into `sink`, while other threads and processes keep using it: its
+    /// configuration file, every tier (each through its backend's ``/StrataCore/TierCapturing`` conformance), the
+    /// catalog, and a description of what was left out.
+    ///
+    /// Puts, moves and deletes through any `Storage` on this root wait until the capture ends (reads go on). A
+    /// write is in the capture when it was acknowledged before the capture began; for the defaults tier, whose
+    /// writes another process coalesces, when it was flushed.
+    ///
+    /// ```swift
+    /// let report = try storage.capture(into: repository.newSnapshot())
+    /// report.omissions.forEach { print($0) }   // secrets: … left out: this-device-only
+    /// ```
+    /// - Parameter sink: Where the files go.
+    /// - Returns: What was copied and what was left out.
+    /// - Throws: ``/StrataCore/StorageError`` `.notBuiltIn` when a tier's backend cannot capture itself, or a tier's
+    ///   or the sink's error.
+    @discardableResult
+    public func capture(into sink: some CaptureSink) throws -> CaptureReport {
+        var report = CaptureReport()
+        try catalog.withEveryKeyLock {
+            // Writes this process coalesced go to their files first, so the catalog never names a value the
+            // capture of its tier lacks.
+            for tier in Tier.allCases { try? capturingBackend(for: tier)?.flush() }
+            if let file = try sink.add(
+                StoreConfiguration.fileName, in: paths.openRoot(), path: StoreConfiguration.fileName, tier: nil)
+            {
+                report.count(file)
+            }
+            for tier in Tier.allCases {
+                guard let backend = try capturingBackend(for: tier) else { continue }
+                guard let capturing = backend as? any TierCapturing else {
+                    throw StorageError(
+                        .notBuiltIn, "the '\(backend.name)' backend cannot capture itself", tier: tier,
+                        recovery: "Make the backend adopt TierCapturing, or back its data up with its own tools")
+                }
+                report.merge(try capturing.capture(into: sink, root: paths.root))
+            }
+            report.count(try catalog.capture(into: sink))
+        }
+        let description = CaptureDescription(
+            version: CaptureDescription.formatVersion, created: Date().timeIntervalSince1970,
+            omissions: report.omissions)
+        let bytes = [UInt8](try JSONEncoder().encode(description))
+        let now = Date().timeIntervalSince1970
+        try sink.add(
+            CapturedFile(
+                path: CaptureDescription.path, tier: nil, mode: 0o600, size: Int64(bytes.count),
+                modificationTime: .init(seconds: Int64(now), nanoseconds: Int32((now - now.rounded(.down)) * 1e9))),
+            contents: bytes)
+        return report
+    }
+
+    /// The backend whose files a capture copies for `tier`: the active one; for a secrets tier without a key, the
+    /// configured keyring opened locked (its files are copied sealed, so no key is needed). `nil` when the tier has
+    /// no backend.
+    func capturingBackend(for tier: Tier) throws -> (any StorageBackend)? {
+        guard registry.hasBackend(for: tier) else { return nil }
+        do {
+            return try registry.backend(for: tier)
+        } catch let error as StorageError where error.code == .locked && tier == .secrets {
+            return try SecretStore(keyring: configuration.secrets.keyring, paths: paths)
+        }
+    }
+}

@@ -1,0 +1,177 @@
+import Foundation
+
+// Restoring a capture (see `Documentation/BackupCapture.md`): all-or-nothing into a new root, or some keys into
+// this store. Either way the whole capture is first written into a staging folder and opened and verified there.
+extension Storage {
+    /// Restores a capture of a whole store into a new root, all-or-nothing.
+    ///
+    /// The store is built in a staging folder beside `root` (`.strata-restore-…`): every file written with its
+    /// mode, extended attributes and modification time and made durable; the staged store opened, its catalog
+    /// verified and every catalogued key read back; only then moved to `root` with one rename(2). A restore that
+    /// fails or is killed leaves no store at `root`; its staging folder is removed by the next restore beside it.
+    ///
+    /// Secrets are restored sealed: reading them, here or on another machine, needs the key provider the store used
+    /// (the same passphrase, key file or key).
+    ///
+    /// ```swift
+    /// let report = try Storage.restore(from: snapshot, to: "/var/lib/myapp-restored",
+    ///                                  secretsKey: .passphrase("correct horse"))
+    /// ```
+    /// - Parameters:
+    ///   - source: The capture.
+    ///   - root: The new root: it must not exist, or be an empty folder.
+    ///   - secretsKey: What unlocks the restored keyring, to read its keys back. The default (`nil`) reads
+    ///     `STRATA_SECRETS_KEY`; without either, catalogued secrets are checked for presence only.
+    /// - Returns: What was written and checked, and what the capture had left out.
+    /// - Throws: ``/StrataCore/StorageError``: `.conflict` when `root` exists and is not an empty folder, `.corrupt`
+    ///   naming the file for hostile or damaged capture content (a path outside its tier, `..`, a size that does not
+    ///   match) or a restored store that does not verify, the source's errors, or an I/O error.
+    @discardableResult
+    public static func restore(
+        from source: some CaptureSource, to root: String, secretsKey: KeyProvider? = nil
+    ) throws -> RestoreReport {
+        let (parent, base) = try restoreTarget(root)
+        if let info = try? parent.status(of: base) {
+            let isEmptyFolder =
+                (info.st_mode & S_IFMT) == S_IFDIR
+                && ((try? parent.openDirectory(base, create: false)?.entries().isEmpty) ?? false)
+            guard isEmptyFolder else {
+                throw StorageError(
+                    .conflict, "the restore's target exists and is not an empty folder", path: root,
+                    recovery: "Restore into a new folder, or remove this one first")
+            }
+        }
+        let (staging, report) = try stage(source, besides: root, parent: parent, secretsKey: secretsKey)
+        try staging.move(to: root)
+        return report
+    }
+
+    /// Restores the keys of a capture that start with `prefix` into this store, each into the tier the capture's
+    /// catalog places it in (moving it there when this store keeps it elsewhere), replacing what this store holds
+    /// under the same key. Keys of this store that the capture does not hold are left alone.
+    ///
+    /// The whole capture is first restored into a private staging folder beside this store's root and verified
+    /// (as ``restore(from:to:secretsKey:)`` does); the keys are then copied through the tiers' APIs, each under its
+    /// catalog lock, and the staging folder is removed.
+    /// - Parameters:
+    ///   - prefix: The keys to restore (`""` for all; a full key for one).
+    ///   - source: The capture.
+    ///   - secretsKey: What unlocks the captured keyring. The default (`nil`) reads `STRATA_SECRETS_KEY`.
+    /// - Returns: The keys restored, sorted.
+    /// - Throws: ``/StrataCore/StorageError`` as ``restore(from:to:secretsKey:)``, `.locked` for a captured secret
+    ///   with no key to read it, or a tier's error.
+    @discardableResult
+    public func restore(keysWithPrefix prefix: String, from source: some CaptureSource, secretsKey: KeyProvider? = nil)
+        throws -> [String]
+    {
+        let (parent, _) = try Self.restoreTarget(paths.root)
+        let (staging, _) = try Self.stage(source, besides: paths.root, parent: parent, secretsKey: secretsKey)
+        let captured = try Storage(root: staging.path, secretsKey: secretsKey)
+        var restored: [String] = []
+        for location in try captured.catalog.locations(prefix: prefix) {
+            guard let value = try captured.data(for: location.key) else { continue }
+            try place(value, at: location)
+            restored.append(location.key)
+        }
+        return restored
+    }
+
+    /// Writes `value` where `location` says, under the key's lock, recording it in the catalog; a copy in another
+    /// tier is removed once the new one is recorded.
+    func place(_ value: Data, at location: StorageLocation) throws {
+        try catalog.withKeyLock(location.key) {
+            let previous = try catalog.location(of: location.key)
+            let target = try backend(for: location.tier, key: location.key)
+            var placed = location
+            placed.backend = target.name
+            try store(value, in: target, at: placed, as: nil)
+            try target.flush()
+            try catalog.append([.set(key: placed.key, entry: try catalog.entry(for: placed))], durable: true)
+            if let previous, previous.tier != placed.tier {
+                let old = try backend(for: previous.tier, key: location.key)
+                try old.delete(location.key)
+                try old.flush()
+            }
+        }
+    }
+
+    /// The folder that holds `root`, and `root`'s last component.
+    static func restoreTarget(_ root: String) throws -> (DirectoryHandle, String) {
+        let trimmed = root.hasSuffix("/") && root.count > 1 ? String(root.dropLast()) : root
+        let slash = trimmed.lastIndex(of: "/")
+        let parentPath = slash.map { $0 == trimmed.startIndex ? "/" : String(trimmed[..<$0]) } ?? "."
+        let base = slash.map { String(trimmed[trimmed.index(after: $0)...]) } ?? trimmed
+        guard !base.isEmpty, base != ".", base != ".." else {
+            throw StorageError(.invalidArgument, "the restore's target names no folder", path: root)
+        }
+        do throws(Errno) {
+            return (try DirectoryHandle.open(path: parentPath), base)
+        } catch {
+            throw error.storageError("cannot open the folder the store is restored into", path: parentPath)
+        }
+    }
+
+    /// Writes the whole capture into a new staging folder beside `target`, opens it as a store and verifies it.
+    static func stage(
+        _ source: some CaptureSource, besides target: String, parent: DirectoryHandle, secretsKey: KeyProvider?
+    ) throws -> (RestoreStaging, RestoreReport) {
+        let staging = try RestoreStaging(besides: target, parent: parent)
+        var report = RestoreReport()
+        for file in source.files {
+            try staging.write(file, from: source)
+            if file.path != CaptureDescription.path { report.fileCount += 1 }
+        }
+        if let data = try AtomicFile.read(in: staging.folder, name: CaptureDescription.path, maximumSize: 64 << 20) {
+            do {
+                report.omissions = try JSONDecoder().decode(CaptureDescription.self, from: data).omissions
+            } catch {
+                throw StorageError(
+                    .corrupt, "the capture's description does not decode: \(error)", path: CaptureDescription.path)
+            }
+            try? staging.folder.unlink(CaptureDescription.path)
+        }
+        try staging.syncFolders()
+        try verifyStaged(at: staging.path, secretsKey: secretsKey, report: &report)
+        return (staging, report)
+    }
+
+    /// Opens the staged store, drops the catalog entries of values its capture could not hold, verifies its catalog
+    /// and reads every catalogued key back.
+    ///
+    /// Two kinds of entry name a value that is rightly absent: a secret the capture left out (`ThisDeviceOnly`), and
+    /// a preference another process had coalesced and not yet flushed when the capture was taken (the catalog
+    /// records a defaults put before the suite file holds it; a crash of that process loses the write the same
+    /// way). Only those are dropped; any other disagreement fails the restore.
+    static func verifyStaged(at path: String, secretsKey: KeyProvider?, report: inout RestoreReport) throws {
+        let storage = try Storage(root: path, secretsKey: secretsKey)
+        let omitted = Set(
+            report.omissions.filter { $0.tier == .secrets }.map {
+                ExactString(String($0.key.dropFirst(SecretStore.storageBackendService.count + 1)))
+            })
+        let first = try storage.verifyCatalog()
+        let droppable = first.problems.compactMap { problem -> String? in
+            guard case .missingValue(let tier, let foundIn) = problem.kind, foundIn.isEmpty else { return nil }
+            return tier == .defaults || (tier == .secrets && omitted.contains(ExactString(problem.key)))
+                ? problem.key : nil
+        }
+        try storage.catalog.forget(droppable)
+        let verified = droppable.isEmpty ? first : try storage.verifyCatalog()
+        guard verified.isSound else {
+            throw StorageError(
+                .corrupt, "the restored store does not verify: " + verified.lines.joined(separator: "; "), path: path,
+                recovery: "The snapshot is inconsistent or damaged; restore another one")
+        }
+        for location in try storage.catalog.locations() {
+            if location.tier == .secrets, verified.uncheckedTiers[.secrets] != nil {
+                report.uncheckedKeys.append(location.key)
+                continue
+            }
+            guard try storage.data(for: location.key) != nil else {
+                throw StorageError(
+                    .corrupt, "a catalogued key of the restored store reads as absent", tier: location.tier,
+                    key: location.key, path: path, recovery: "The snapshot is inconsistent; restore another one")
+            }
+            report.verifiedKeys += 1
+        }
+    }
+}

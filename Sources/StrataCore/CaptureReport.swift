@@ -1,0 +1,29 @@
+/// What a capture copied, and what it left out on purpose.
+public struct CaptureReport: Sendable, Hashable, Codable {
+    /// How many files went to the sink.
+    public var fileCount: Int
+    /// Their total size in bytes.
+    public var byteCount: Int64
+    /// What was left out, one entry per key.
+    public var omissions: [CaptureOmission]
+
+    /// Creates a report.
+    public init(fileCount: Int = 0, byteCount: Int64 = 0, omissions: [CaptureOmission] = []) {
+        self.fileCount = fileCount
+        self.byteCount = byteCount
+        self.omissions = omissions
+    }
+
+    /// Counts one file handed to the sink.
+    public mutating func count(_ file: CapturedFile) {
+        fileCount += 1
+        byteCount += file.size
+    }
+
+    /// Adds what another capture (another tier's) copied and left out.
+    public mutating func merge(_ other: CaptureReport) {
+        fileCount += other.fileCount
+        byteCount += other.byteCount
+        omissions += other.omissions
+    }
+}

@@ -1,0 +1,177 @@
+import Foundation
+import Strata
+import StrataTestSupport
+import Testing
+
+/// Capturing a whole store into a `CaptureSink` and restoring it: every tier, the catalog, what is left out, and
+/// the all-or-nothing move into place.
+@Suite("Storage: capture and restore")
+struct CaptureRestoreTests {
+    let directory: TemporaryDirectory
+    var root: String { directory.appending("store") }
+    init() throws {
+        directory = try TemporaryDirectory(prefix: "strata-capture")
+    }
+
+    /// Puts one value in each tier, and a file with a known modification time.
+    func filledStore() throws -> Storage {
+        let storage = try openStorage(root)
+        for (tier, descriptor) in descriptorForTier {
+            try storage.put(Data("value of \(tier)".utf8), for: "k/\(tier)", as: descriptor)
+        }
+        try storage.set("dark", for: "theme")
+        return storage
+    }
+
+    @Test func restoredStoreHoldsEveryTierAndVerifies() throws {
+        let storage = try filledStore()
+        let capture = try FolderCapture(folder: directory.appending("capture"))
+        let report = try storage.capture(into: capture)
+        #expect(report.omissions.isEmpty)
+        let paths = Set(capture.files.map(\.path))
+        #expect(paths.contains("strata.conf") || !FileManager.default.fileExists(atPath: root + "/strata.conf"))
+        #expect(paths.isSuperset(of: ["catalog/log", "defaults/standard.plist", "records/main.sqlite"]))
+        #expect(paths.contains { $0.hasPrefix("secrets/default/") && $0.hasSuffix(".item") })
+        #expect(paths.contains("secrets/default/keyring.json"))
+        // The SQLite file is a copy, never the live file: no WAL or lock files are captured.
+        #expect(!paths.contains { $0.hasSuffix("-wal") || $0.hasSuffix("-shm") || $0.hasSuffix(".lock") })
+
+        let target = directory.appending("restored")
+        let restored = try Storage.restore(from: capture, to: target, secretsKey: testSecretsKey)
+        #expect(restored.verifiedKeys == 5)
+        #expect(restored.uncheckedKeys.isEmpty)
+        let copy = try openStorage(target)
+        for tier in Tier.allCases {
+            #expect(try copy.data(for: "k/\(tier)") == Data("value of \(tier)".utf8))
+            #expect(try copy.location(of: "k/\(tier)")?.tier == tier)
+        }
+        #expect(try copy.value(String.self, for: "theme") == "dark")
+        #expect(try copy.verifyCatalog().isSound)
+        // No staging folder is left beside it.
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix(".strata-") }
+                .isEmpty)
+    }
+
+    /// A file keeps its checksum attribute and its real modification time, so a repository can skip it unchanged.
+    @Test func fileKeepsAttributesAndModificationTime() throws {
+        let storage = try filledStore()
+        let key = "k/\(Tier.files)"
+        let before = try #require(try storage.files.metadata(key))
+        let capture = try FolderCapture(folder: directory.appending("capture"))
+        try storage.capture(into: capture)
+        let captured = try #require(capture.files.first { $0.path == "files/" + key })
+        #expect(captured.extendedAttributes.keys.contains("user.strata.integrity"))
+        let target = directory.appending("restored")
+        try Storage.restore(from: capture, to: target, secretsKey: testSecretsKey)
+        let after = try #require(try openStorage(target).files.metadata(key))
+        #expect(after.modificationDate == before.modificationDate)
+        #expect(after.checksum == before.checksum && after.checksum != nil)
+        let mode = try FileManager.default.attributesOfItem(atPath: target + "/files/" + key)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+    }
+
+    /// A `ThisDeviceOnly` secret is reported, not captured, and the restored keyring (its manifest still naming the
+    /// item) reads as if the item never existed.
+    @Test func thisDeviceOnlySecretIsReportedNotCaptured() throws {
+        let storage = try filledStore()
+        try storage.secrets.set(
+            Secret("bound"), service: "vpn", account: "device", accessibility: .afterFirstUnlockThisDeviceOnly)
+        try storage.secrets.set(Secret("portable"), service: "vpn", account: "user", accessibility: .afterFirstUnlock)
+        let capture = try FolderCapture(folder: directory.appending("capture"))
+        let report = try storage.capture(into: capture)
+        #expect(report.omissions.count == 1)
+        let omission = try #require(report.omissions.first)
+        #expect(omission.tier == .secrets && omission.key == "vpn/device" && omission.reason == .thisDeviceOnly)
+        #expect(!capture.files.contains { $0.path == omission.path })
+        // The sealed bytes of what was captured do not contain the value.
+        for file in capture.files {
+            let bytes = try #require(capture.contents(of: file.path))
+            #expect(bytes.range(of: Data("bound".utf8)) == nil)
+        }
+
+        let target = directory.appending("restored")
+        let restored = try Storage.restore(from: capture, to: target, secretsKey: testSecretsKey)
+        #expect(restored.omissions == [omission])
+        let copy = try openStorage(target)
+        #expect(try copy.secrets.get(service: "vpn", account: "device") == nil)
+        #expect(try copy.secrets.get(service: "vpn", account: "user")?.data == Data("portable".utf8))
+        // The keyring stays writable: the item can be stored again past its manifest entry.
+        try copy.secrets.set(Secret("again"), service: "vpn", account: "device", accessibility: .afterFirstUnlock)
+        #expect(try copy.secrets.get(service: "vpn", account: "device")?.data == Data("again".utf8))
+    }
+
+    /// Secrets are captured sealed and need the same key provider where they are restored: a passphrase keyring
+    /// restores with its passphrase; without a key its keys are checked for presence only.
+    @Test func secretsNeedTheSameKeyProvider() throws {
+        let passphrase = KeyProvider.passphrase("correct horse battery staple")
+        let storage = try Storage(root: root, secretsKey: passphrase)
+        try storage.put(Data("tok".utf8), for: "api/token", as: descriptorForTier[.secrets]!)
+        let capture = try FolderCapture(folder: directory.appending("capture"))
+        try storage.capture(into: capture)
+
+        let locked = try Storage.restore(from: capture, to: directory.appending("unkeyed"), secretsKey: nil)
+        #expect(locked.uncheckedKeys == ["api/token"])
+        let target = directory.appending("restored")
+        let report = try Storage.restore(from: capture, to: target, secretsKey: passphrase)
+        #expect(report.verifiedKeys == 1)
+        #expect(try Storage(root: target, secretsKey: passphrase).data(for: "api/token") == Data("tok".utf8))
+        #expect(throws: StorageError.self) {
+            _ = try Storage(root: target, secretsKey: .passphrase("wrong")).data(for: "api/token")
+        }
+    }
+
+    /// The target must be absent or an empty folder; a store there is never overwritten.
+    @Test func restoreRefusesANonEmptyTarget() throws {
+        let storage = try filledStore()
+        let capture = try FolderCapture(folder: directory.appending("capture"))
+        try storage.capture(into: capture)
+        let error = #expect(throws: StorageError.self) {
+            try Storage.restore(from: capture, to: root, secretsKey: testSecretsKey)
+        }
+        #expect(error?.code == .conflict)
+        #expect(try storage.data(for: "k/records") == Data("value of records".utf8))
+        let empty = directory.appending("empty")
+        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: false)
+        try Storage.restore(from: capture, to: empty, secretsKey: testSecretsKey)
+        #expect(try openStorage(empty).data(for: "k/files") == Data("value of files".utf8))
+    }
+
+    /// One key, or a prefix, restored into an existing store, into the tier the capture placed it in.
+    @Test func restoresKeysIntoAnExistingStore() throws {
+        let storage = try filledStore()
+        let capture = try FolderCapture(folder: directory.appending("capture"))
+        try storage.capture(into: capture)
+        try storage.put(Data("changed".utf8), for: "k/records", as: descriptorForTier[.records]!)
+        try storage.put(Data("moved".utf8), for: "k/files", as: descriptorForTier[.defaults]!)
+        try storage.put(Data("kept".utf8), for: "other", as: descriptorForTier[.records]!)
+
+        #expect(
+            try storage.restore(keysWithPrefix: "k/records", from: capture, secretsKey: testSecretsKey) == ["k/records"]
+        )
+        #expect(try storage.data(for: "k/records") == Data("value of records".utf8))
+        #expect(try storage.data(for: "k/files") == Data("moved".utf8))
+        let all = try storage.restore(keysWithPrefix: "k/", from: capture, secretsKey: testSecretsKey)
+        #expect(all.count == 4)
+        #expect(try storage.data(for: "k/files") == Data("value of files".utf8))
+        #expect(try tiersHolding("k/files", in: storage) == [.files])
+        #expect(try storage.data(for: "other") == Data("kept".utf8))
+        #expect(try storage.verifyCatalog().isSound)
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix(".strata-") }
+                .isEmpty)
+    }
+
+    /// A process without the secrets key captures the keyring all the same: its files are copied sealed.
+    @Test func capturesALockedKeyring() throws {
+        _ = try filledStore()
+        let locked = try Storage(root: root, secretsKey: nil)
+        let capture = try FolderCapture(folder: directory.appending("capture"))
+        try locked.capture(into: capture)
+        #expect(capture.files.contains { $0.path.hasPrefix("secrets/default/") && $0.path.hasSuffix(".item") })
+        let target = directory.appending("restored")
+        let report = try Storage.restore(from: capture, to: target, secretsKey: testSecretsKey)
+        #expect(report.verifiedKeys == 5)
+        #expect(try openStorage(target).data(for: "k/secrets") == Data("value of secrets".utf8))
+    }
+}
