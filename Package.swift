@@ -64,6 +64,7 @@ let package = Package(
             name: "Strata",
             dependencies: [
                 "StrataCore", "StrataDefaults", "StrataSecrets", "StrataRecords", "StrataFiles", "StrataPostgres",
+                "StrataBackup",
             ]),
         .executableTarget(name: "strata", dependencies: ["Strata", "StrataLint"]),
         .target(name: "StrataConformance", dependencies: ["StrataCore"]),

@@ -1,0 +1,68 @@
+@_exported public import StrataBackup
+
+// A whole store into a backup repository, and back: the capture (`Storage+Capture.swift`) written into a snapshot,
+// and a snapshot restored through `Storage.restore(from:to:secretsKey:)`.
+extension Storage {
+    /// The snapshot metadata key holding the root of the store that was backed up.
+    public static let backupRootMetadataKey = "strata.root"
+    /// The snapshot metadata key holding how many items the capture left out.
+    public static let backupOmissionsMetadataKey = "strata.omissions"
+
+    /// Backs the whole store up into a new snapshot of `repository`, while other threads and processes keep using
+    /// the store (see ``capture(into:)`` for what is consistent with what).
+    ///
+    /// ```swift
+    /// let repository = try BackupRepository.open(at: "/backups/notes", key: .keyFile("/etc/notes-backup.key"))
+    /// let backup = try storage.backup(to: repository)
+    /// print(backup.snapshot.id, backup.snapshot.addedBytes)
+    /// ```
+    /// - Parameters:
+    ///   - repository: The repository.
+    ///   - parent: The snapshot whose unchanged files are reused unread. The default is the latest of this host.
+    ///   - readsEverything: Whether to read every file even when the parent has it unchanged. The default is `false`.
+    ///   - metadata: More to record beside the store's own entries.
+    /// - Returns: The committed snapshot and the capture's report.
+    /// - Throws: ``/StrataCore/StorageError``: the capture's or the repository's. Nothing becomes visible then:
+    ///   the snapshot is abandoned, and packs it wrote are removed by the next prune.
+    @discardableResult
+    public func backup(
+        to repository: BackupRepository, parent: BackupRepository.Parent = .latest, readsEverything: Bool = false,
+        metadata: [String: String] = [:]
+    ) throws -> StoreBackup {
+        let writer = try repository.beginSnapshot(parent: parent, readsEverything: readsEverything)
+        do {
+            let report = try capture(into: writer)
+            var recorded = metadata
+            recorded[Self.backupRootMetadataKey] = paths.root
+            recorded[Self.backupOmissionsMetadataKey] = String(report.omissions.count)
+            return StoreBackup(snapshot: try writer.commit(metadata: recorded), capture: report)
+        } catch {
+            writer.abandon()
+            throw error
+        }
+    }
+
+    /// Restores a snapshot of `repository` into a new root, all-or-nothing (see ``restore(from:to:secretsKey:)``).
+    ///
+    /// ```swift
+    /// try Storage.restore(snapshot: "3f9a", from: repository, to: "/var/lib/notes-restored",
+    ///                     secretsKey: .passphrase("correct horse"))
+    /// ```
+    /// - Parameters:
+    ///   - snapshot: The snapshot's id or a unique prefix of it.
+    ///   - repository: The repository.
+    ///   - root: The new root: it must not exist, or be an empty folder.
+    ///   - secretsKey: What unlocks the restored keyring to read its keys back. The default (`nil`) reads
+    ///     `STRATA_SECRETS_KEY`.
+    /// - Returns: What was written and checked.
+    /// - Throws: ``/StrataCore/StorageError``: `.notFound` for an unknown snapshot, the repository's errors for damage,
+    ///   and the restore's.
+    @discardableResult
+    public static func restore(
+        snapshot: String, from repository: BackupRepository, to root: String, secretsKey: KeyProvider? = nil
+    ) throws -> RestoreReport {
+        let reader = try repository.snapshot(snapshot)
+        defer { reader.close() }
+        return try restore(from: reader, to: root, secretsKey: secretsKey)
+    }
+}
