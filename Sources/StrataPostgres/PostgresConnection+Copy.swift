@@ -83,7 +83,9 @@ extension PostgresConnection {
     }
 
     /// Hands what libpq holds to the socket, waiting while the socket takes no more (the server is behind).
-    private func flushCopy(_ handle: OpaquePointer, operation: String, collection: String, started: ContinuousClock.Instant)
+    private func flushCopy(
+        _ handle: OpaquePointer, operation: String, collection: String, started: ContinuousClock.Instant
+    )
         throws
     {
         var flushed = PQflush(handle)

@@ -78,7 +78,8 @@ extension PostgresSession {
         let (sql, operation, collection) = (pending.copySQL, pending.operation, pending.collection)
         try batch!.withUnsentCopyData(last: last) { data in
             if !connection.isCopying {
-                try connection.send("SAVEPOINT strata_bulk", operation: operation, collection: collection, prepared: false)
+                try connection.send(
+                    "SAVEPOINT strata_bulk", operation: operation, collection: collection, prepared: false)
                 try connection.beginCopy(sql, operation: operation, collection: collection)
             }
             try connection.putCopyData(data, operation: operation, collection: collection)
