@@ -188,7 +188,7 @@ extension PostgresConnection {
         guard flushed == 0 else { throw lost(operation: operation, collection: collection) }
     }
 
-    private func callDeadline(from instant: ContinuousClock.Instant) -> ContinuousClock.Instant? {
+    func callDeadline(from instant: ContinuousClock.Instant) -> ContinuousClock.Instant? {
         callTimeoutMilliseconds > 0 ? instant + .milliseconds(callTimeoutMilliseconds) : nil
     }
 
@@ -241,7 +241,7 @@ extension PostgresConnection {
 
     /// The connection went away in the middle of a pipeline: the first statement's failure, if the server
     /// reported one before (the rest was skipped, so that is what happened), else `.connectionFailed`.
-    private func lost(operation: String, collection: String?) -> StorageError {
+    func lost(operation: String, collection: String?) -> StorageError {
         isBroken = true
         if let failure = pipeline?.failure, !failure.isConnectionLoss { return failure }
         var error = failure(nil, operation: operation, collection: collection)

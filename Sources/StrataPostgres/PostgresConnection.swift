@@ -34,6 +34,9 @@ final class PostgresConnection {
     var roundTrips = 0
     /// How many statements this connection sent (for tests that count them).
     var statementsSent = 0
+    /// Whether a `COPY … FROM STDIN` is in progress (see `PostgresConnection+Copy.swift`): nothing else can be
+    /// sent until it ends.
+    var isCopying = false
 
     /// Connects with a libpq connection string (`postgresql://…` or `key=value …`; libpq's `PG…` environment
     /// variables fill in what it leaves out), then sets the session up for Strata: UTF-8, the store's schema
@@ -109,6 +112,7 @@ final class PostgresConnection {
         if let handle { PQfinish(handle) }
         handle = nil
         pipeline = nil
+        isCopying = false
     }
 
     /// Closes the connection and marks it broken, so that the pool never hands it out again.
@@ -189,10 +193,10 @@ final class PostgresConnection {
 
     /// Sends a command with `send` (one of libpq's `PQsend…`) and collects its results, every wait bounded by
     /// the call deadline. Returns the first failed result, or else the last one (as `PQexec` does); the caller
-    /// clears it.
+    /// clears it. A `COPY … FROM STDIN` stops at its start: its `PGRES_COPY_IN` result is returned.
     /// - Throws: `.connectionFailed` when the connection is lost; `.timeout` when the deadline passes, after
     ///   asking the server to cancel the statement and closing the connection.
-    private func exchange(operation: String, collection: String?, _ send: (OpaquePointer) -> Int32) throws
+    func exchange(operation: String, collection: String?, _ send: (OpaquePointer) -> Int32) throws
         -> OpaquePointer?
     {
         guard let handle else { throw closedError(operation) }
@@ -225,6 +229,11 @@ final class PostgresConnection {
                 }
             }
             guard let result = PQgetResult(handle) else { break }
+            if PQresultStatus(result) == PGRES_COPY_IN {
+                // The server waits for the rows (libpq would hand out this result again and again).
+                PQclear(kept)
+                return result
+            }
             if let previous = kept, PQresultStatus(previous) == PGRES_FATAL_ERROR {
                 PQclear(result)
             } else {

@@ -392,6 +392,7 @@ public final class PostgresRecordEngine: RecordEngine {
         } catch {
             // A chunk of records the server refused at the commit is replayed to name the record.
             let error = (error as? StorageError).map(session.nameFailedRecord) ?? error
+            connection.cancelCopy()
             connection.leavePipeline()
             if connection.isInTransaction && !connection.isBroken {
                 try? connection.execute("ROLLBACK", operation: "rollback")

@@ -17,6 +17,9 @@ final class PostgresSession: RecordSession {
     /// The chunks of records sent and not yet known stored, by number, for a replay.
     var sentChunks: [Int: PostgresWriteBatch] = [:]
     var chunkCount = 0
+    /// How many records the transaction queued in chunks: past ``PostgresWriteBatch/copyAfterRows``, inserts go
+    /// out as `COPY`.
+    var queuedRecords = 0
 
     init(connection: PostgresConnection, engine: PostgresRecordEngine) {
         self.connection = connection
@@ -90,16 +93,20 @@ final class PostgresSession: RecordSession {
     }
 
     func write(_ collection: String, id: String, body: UnsafeRawBufferPointer, mode: RecordWriteMode) throws -> Bool {
-        let (sql, operation) = Self.writeSQL(collection, mode: mode)
-        try Self.checkID(id, collection: collection, operation: operation)
-        let record = touch(collection, [id])
-        if connection.isPipelining && mode != .update {
+        try Self.checkID(id, collection: collection, operation: Self.operation(mode))
+        // Once the locks to remember are full, a record's lock key matters only to a deferred `BEGIN` (hashing
+        // every id of a bulk insert costs).
+        let record =
+            deferredBegin != nil || touchedRecords.count < Self.touchedRecordLimit ? touch(collection, [id]) : nil
+        // (A `COPY` in progress is the bulk path of a pipelined transaction.)
+        if (connection.isPipelining || connection.isCopying) && mode != .update {
             // Nothing to wait for: the record goes out in the pipeline with others, and a failure is reported at
             // the next read or at the commit, naming this record (the server skips every statement after it).
             try beginIfDeferred(first: record)
             try queue(collection, id: id, body: body, mode: mode)
             return true
         }
+        let (sql, operation) = Self.writeSQL(collection, mode: mode)
         let result = try query(
             sql, [.text(id), .bytes(body)], operation: operation, collection: collection, record: record)
         return mode != .update || result.changedRows > 0
@@ -108,13 +115,22 @@ final class PostgresSession: RecordSession {
     /// The statement writing one record: `$1` is the id, `$2` the JSON body.
     static func writeSQL(_ collection: String, mode: RecordWriteMode) -> (sql: String, operation: String) {
         switch mode {
-        case .insert: ("INSERT INTO c_\(collection) (id, body) VALUES ($1::text, $2::jsonb)", "insert")
+        case .insert: ("INSERT INTO c_\(collection) (id, body) VALUES ($1::text, $2::jsonb)", operation(mode))
         case .upsert:
             (
                 "INSERT INTO c_\(collection) (id, body) VALUES ($1::text, $2::jsonb) ON CONFLICT (id) DO UPDATE SET body = excluded.body",
-                "upsert"
+                operation(mode)
             )
-        case .update: ("UPDATE c_\(collection) SET body = $2::jsonb WHERE id = $1::text", "update")
+        case .update: ("UPDATE c_\(collection) SET body = $2::jsonb WHERE id = $1::text", operation(mode))
+        }
+    }
+
+    /// What a write does, for errors.
+    static func operation(_ mode: RecordWriteMode) -> String {
+        switch mode {
+        case .insert: "insert"
+        case .upsert: "upsert"
+        case .update: "update"
         }
     }
 

@@ -6,8 +6,9 @@ import Testing
 @testable import StrataPostgres
 @testable import StrataRecords
 
-/// The bulk path: inserts and upserts of a pipelined transaction go out as multi-row statements, each record's
-/// text kept exactly, and a failed chunk is replayed record by record to name the record that failed.
+/// The bulk path: inserts and upserts of a pipelined transaction go out as multi-row statements (the inserts of a
+/// large transaction as a `COPY`), each record's text kept exactly, and a failed chunk is replayed record by
+/// record to name the record that failed.
 @Suite("PostgreSQL engine: bulk writes", .enabled(if: engines.contains(.postgres)))
 struct PostgresBulkTests {
     let fixture: RecordsFixture
@@ -22,7 +23,8 @@ struct PostgresBulkTests {
     @Test func hostileTextSurvivesTheBulkPath() throws {
         let store = try fixture.store()
         let people = try store.collection(Person.self, named: "people")
-        let records = (0..<1_200).map { index in
+        // The first 1,000 go out as multi-row statements, the rest as a COPY.
+        let records = (0..<2_500).map { index in
             let text = Self.hostile[index % Self.hostile.count]
             return Person(
                 id: "\(text)#\(index)", name: text, email: "\(index)@\(text)", age: index, tags: [text, "\(index)"])
@@ -48,6 +50,53 @@ struct PostgresBulkTests {
         #expect(sent <= 50, "\(sent) statements for 5,000 inserts")
         #expect(try people.count() == 5_001)
         #expect(try people.get(id: person(4_321).id) == person(4_321))
+    }
+
+    /// A large transaction's inserts stream to the server as a `COPY`, not one statement per 500 records.
+    @Test func twentyThousandInsertsStreamAsACopy() throws {
+        let store = try fixture.store()
+        let people = try store.collection(Person.self, named: "people", indexes: [.field("age")])
+        try people.insert(person(0))
+        let records = (1...20_000).map(person)
+        let sent = try statements(store) { try people.insert(contentsOf: records) }
+        #expect(sent <= 15, "\(sent) statements for 20,000 inserts")
+        #expect(try people.count() == 20_001)
+        #expect(try people.fetch(where: Field("age") == 30).count == records.filter { $0.age == 30 }.count)
+        for index in stride(from: 1, through: 20_000, by: 997) {
+            #expect(try people.get(id: person(index).id) == person(index))
+        }
+    }
+
+    /// A read in the middle of a `COPY` ends it first and sees its records; the inserts after it start another.
+    @Test func aReadInTheMiddleOfACopySeesItsRecords() throws {
+        let store = try fixture.store()
+        let people = try store.collection(Person.self, named: "people")
+        try store.write { tx in
+            for index in 0..<3_000 { try tx(people).insert(person(index)) }
+            #expect(try tx(people).count() == 3_000)
+            #expect(try tx(people).get(id: person(2_999).id) == person(2_999))
+            for index in 3_000..<6_000 { try tx(people).insert(person(index)) }
+            try tx(people).upsert(person(10))
+        }
+        #expect(try people.count() == 6_000)
+        #expect(try people.get(id: person(5_999).id) == person(5_999))
+    }
+
+    struct Abandoned: Error {}
+
+    /// A closure that throws while a `COPY` is streaming stores nothing, and the connection is back in normal use.
+    @Test func aCopyAbandonedByTheClosureStoresNothing() throws {
+        let store = try fixture.store()
+        let people = try store.collection(Person.self, named: "people")
+        #expect(throws: Abandoned.self) {
+            try store.write { tx in
+                for index in 0..<5_000 { try tx(people).insert(person(index)) }
+                throw Abandoned()
+            }
+        }
+        #expect(try people.count() == 0)
+        try people.insert(contentsOf: (0..<3_000).map(person))
+        #expect(try people.count() == 3_000)
     }
 
     /// Upserting one id twice in a chunk keeps the last, as one statement each would.

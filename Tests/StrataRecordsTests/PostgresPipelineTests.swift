@@ -45,19 +45,20 @@ struct PostgresPipelineTests {
         case duplicateID, duplicateUniqueField, textTheServerCannotStore
     }
 
-    @Test(arguments: BadWrite.allCases)
-    func aFailedWriteNamesItsRecordAndNothingIsCommitted(_ bad: BadWrite) throws {
+    /// Each failure at 700 (a multi-row statement) and at 1,700 (in the `COPY` of the records after 1,000).
+    @Test(arguments: BadWrite.allCases, [700, 1_700])
+    func aFailedWriteNamesItsRecordAndNothingIsCommitted(_ bad: BadWrite, at position: Int) throws {
         let store = try fixture.store()
         let people = try store.collection(Person.self, named: "people", indexes: [.unique("email")])
         try people.insert(person(0))
         var records = (1...2_000).map(person)
         switch bad {
-        case .duplicateID: records[700] = person(0)
-        case .duplicateUniqueField: records[700].email = person(0).email
-        case .textTheServerCannotStore: records[700].name = "a\u{0}b"  // jsonb cannot hold U+0000
+        case .duplicateID: records[position] = person(0)
+        case .duplicateUniqueField: records[position].email = person(0).email
+        case .textTheServerCannotStore: records[position].name = "a\u{0}b"  // jsonb cannot hold U+0000
         }
         let error = #expect(throws: StorageError.self) { try people.insert(contentsOf: records) }
-        #expect(error?.key == records[700].id, "\(error.map { "\($0)" } ?? "")")
+        #expect(error?.key == records[position].id, "\(error.map { "\($0)" } ?? "")")
         #expect(error?.code == (bad == .textTheServerCannotStore ? .invalidArgument : .constraintViolation))
         #expect(error?.operation == "insert")
         #expect(error?.collection == "people")
