@@ -70,27 +70,26 @@ struct JSONTape {
     }
 
     private mutating func append(_ entry: Entry) {
-        if count == capacity {
-            let larger = UnsafeMutablePointer<Entry>.allocate(capacity: capacity * 2)
-            larger.moveInitialize(from: entries, count: count)
-            entries.deallocate()
-            entries = larger
-            capacity *= 2
-        }
-        (entries + count).initialize(to: entry)
-        count += 1
+        Self.append(entry, to: &entries, count: &count, capacity: &capacity)
     }
 
     private mutating func appendName(_ index: Int) {
-        if nameCount == nameCapacity {
-            let larger = UnsafeMutablePointer<Int>.allocate(capacity: nameCapacity * 2)
-            larger.moveInitialize(from: names, count: nameCount)
-            names.deallocate()
-            names = larger
-            nameCapacity *= 2
+        Self.append(index, to: &names, count: &nameCount, capacity: &nameCapacity)
+    }
+
+    /// Appends to a buffer of `count` elements in storage of `capacity`, doubling the storage when it is full.
+    private static func append<Element>(
+        _ element: Element, to buffer: inout UnsafeMutablePointer<Element>, count: inout Int, capacity: inout Int
+    ) {
+        if count == capacity {
+            let larger = UnsafeMutablePointer<Element>.allocate(capacity: capacity * 2)
+            larger.moveInitialize(from: buffer, count: count)
+            buffer.deallocate()
+            buffer = larger
+            capacity *= 2
         }
-        names[nameCount] = index
-        nameCount += 1
+        (buffer + count).initialize(to: element)
+        count += 1
     }
 
     subscript(index: Int) -> Entry { entries[index] }
