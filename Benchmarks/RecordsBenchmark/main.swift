@@ -9,7 +9,8 @@
 // and not on it (a second table pits Strata against raw C with Foundation's JSONEncoder and JSONDecoder, Codable
 // on both sides). Inserts and point gets run in paired rounds, raw and Strata alternating (first one, then the
 // other), and each side's median round is reported: on a shared machine a burst of load then hits both sides.
-// `--core` runs only the paired rounds and the growth check (what the targets are about).
+// `--core` runs only the paired rounds and the growth check (what the targets are about). `--profile` runs one
+// operation alone for an instruction counter (see Profile.swift).
 import BenchmarkKit
 import CSQLite
 import Foundation
