@@ -9,7 +9,8 @@
 // and not on it (a second table pits Strata against raw C with Foundation's JSONEncoder and JSONDecoder, Codable
 // on both sides). Inserts and point gets run in paired rounds, raw and Strata alternating (first one, then the
 // other), and each side's median round is reported: on a shared machine a burst of load then hits both sides.
-// `--core` runs only the paired rounds and the growth check (what the targets are about).
+// `--core` runs only the paired rounds and the growth check (what the targets are about). `--profile` runs one
+// operation alone for an instruction counter (see Profile.swift).
 import BenchmarkKit
 import CSQLite
 import Foundation
@@ -143,6 +144,10 @@ final class RawSQLite {
         }
         return total
     }
+    /// The indexed range query of the benchmarks, written as a C programmer would (constants in the SQL).
+    static let rangeSQL =
+        "SELECT body FROM c_people WHERE json_extract(body, '$.age') >= 30 AND json_extract(body, '$.age') < 32 ORDER BY id"
+
     func query(_ sql: String) -> Int {
         let statement = prepare(sql)
         var rows = 0
@@ -277,11 +282,7 @@ func runExtras(_ folder: String, quick: Bool, main: Int, gets: Int, sides: Sides
     let strataRange = try Bench.time {
         rangeRows = try sides.strata.fetch(where: Field("age") >= 30 && Field("age") < 32).count
     }
-    let rawRange = Bench.time {
-        _ = sides.raw.query(
-            "SELECT body FROM c_people WHERE json_extract(body, '$.age') >= 30 AND json_extract(body, '$.age') < 32 ORDER BY id"
-        )
-    }
+    let rawRange = Bench.time { _ = sides.raw.query(RawSQLite.rangeSQL) }
     let strataScan = try Bench.time {
         scanRows = try sides.strata.fetch(where: Field("name").hasPrefix("Person Number 1")).count
     }
@@ -410,6 +411,7 @@ func printRounds(
 
 func runBenchmark() throws {
     let arguments = CommandLine.arguments
+    if let profile = ProfileRun(arguments) { return try profile.run() }
     let quick = arguments.contains("--quick")
     let folder = try Bench.temporaryFolder("records")
     defer { try? FileManager.default.removeItem(atPath: folder) }

@@ -7,7 +7,7 @@ import StrataCore
 /// since 2001) and is strict RFC 8259.
 enum FastJSONDecoder {
     static func decode<T: Decodable>(_ type: T.Type, from bytes: UnsafeRawBufferPointer) throws -> T {
-        try ByteDecoder(tape: try JSONTape(bytes), entry: 0, path: nil).decodeValue(type)
+        try JSONTape.read(bytes) { try ByteDecoder(tape: $0, entry: 0, path: nil).decodeValue(type) }
     }
 
     static func decode<T: Decodable>(_ type: T.Type, from value: JSONValue) throws -> T {
@@ -77,35 +77,69 @@ struct ByteDecoder: Decoder {
     var isNull: Bool { first == UInt8(ascii: "n") }
 
     func bool() throws -> Bool {
-        if first == UInt8(ascii: "t") { return true }
-        if first == UInt8(ascii: "f") { return false }
-        throw mismatch(Bool.self)
+        guard let value = Self.bool(tape, entry) else { throw mismatch(Bool.self) }
+        return value
     }
 
     func string() throws -> String {
-        guard first == UInt8(ascii: "\"") else { throw mismatch(String.self) }
-        return try tape.text(entry)
-    }
-
-    func number() throws -> JSONValue {
-        guard first == UInt8(ascii: "-") || (first >= 48 && first <= 57) else { throw mismatch(Double.self) }
-        var parser = JSONParser(bytes: bytes)
-        parser.position = offset
-        return try parser.number()
+        guard let value = try Self.string(tape, entry) else { throw mismatch(String.self) }
+        return value
     }
 
     func double() throws -> Double {
-        switch try number() {
-        case .integer(let value): return Double(value)
-        case .unsignedInteger(let value): return Double(value)
-        case .number(let value): return value
-        default: throw mismatch(Double.self)
-        }
+        guard let value = try Self.double(tape, entry) else { throw mismatch(Double.self) }
+        return value
     }
 
     func integer<I: FixedWidthInteger>(_ type: I.Type) throws -> I {
+        guard let value = try Self.integer(tape, entry, as: type) else { throw mismatch(type) }
+        return value
+    }
+
+    func number() throws -> JSONValue {
+        guard let value = try Self.number(tape, entry) else { throw mismatch(Double.self) }
+        return value
+    }
+
+    // MARK: Scalars, read straight from the tape: `nil` when the value is of another type (the caller, which
+    // knows the path, makes the error), `JSONParseError` when its text is not valid.
+
+    static func bool(_ tape: JSONTape, _ entry: Int) -> Bool? {
+        switch tape.bytes[tape[entry].start] {
+        case UInt8(ascii: "t"): true
+        case UInt8(ascii: "f"): false
+        default: nil
+        }
+    }
+
+    static func string(_ tape: JSONTape, _ entry: Int) throws(JSONParseError) -> String? {
+        guard tape.bytes[tape[entry].start] == UInt8(ascii: "\"") else { return nil }
+        return try tape.text(entry)
+    }
+
+    static func number(_ tape: JSONTape, _ entry: Int) throws(JSONParseError) -> JSONValue? {
+        let first = tape.bytes[tape[entry].start]
+        guard first == UInt8(ascii: "-") || (first >= 48 && first <= 57) else { return nil }
+        var parser = JSONParser(bytes: tape.bytes)
+        parser.position = tape[entry].start
+        return try parser.number()
+    }
+
+    static func double(_ tape: JSONTape, _ entry: Int) throws(JSONParseError) -> Double? {
+        switch try number(tape, entry) {
+        case .integer(let value): Double(value)
+        case .unsignedInteger(let value): Double(value)
+        case .number(let value): value
+        default: nil
+        }
+    }
+
+    static func integer<I: FixedWidthInteger>(_ tape: JSONTape, _ entry: Int, as type: I.Type) throws(JSONParseError)
+        -> I?
+    {
         // Fast path: a plain non-negative or negative decimal that fits.
-        let (start, end) = (offset, tape[entry].end)
+        let bytes = tape.bytes
+        let (start, end) = (tape[entry].start, tape[entry].end)
         var position = start
         var negative = false
         if bytes[position] == UInt8(ascii: "-") {
@@ -118,19 +152,13 @@ struct ByteDecoder: Decoder {
             position += 1
         }
         let digits = position - start - (negative ? 1 : 0)
-        if digits > 0, digits < 18, position == end {
-            guard let exact = I(exactly: negative ? -value : value) else { throw mismatch(type) }
-            return exact
+        if digits > 0, digits < 18, position == end { return I(exactly: negative ? -value : value) }
+        switch try number(tape, entry) {
+        case .integer(let number): return I(exactly: number)
+        case .unsignedInteger(let number): return I(exactly: number)
+        case .number(let number): return I(exactly: number)
+        default: return nil
         }
-        let exact: I?
-        switch try number() {
-        case .integer(let number): exact = I(exactly: number)
-        case .unsignedInteger(let number): exact = I(exactly: number)
-        case .number(let number): exact = I(exactly: number)
-        default: exact = nil
-        }
-        guard let exact else { throw mismatch(type) }
-        return exact
     }
 
     func decodeValue<T: Decodable>(_ type: T.Type) throws -> T {
@@ -168,6 +196,13 @@ struct ByteDecoder: Decoder {
         var result: [Element] = []
         let end = tape[entry].next
         var element = entry + 1
+        var count = 0
+        while element < end {
+            count += 1
+            element = tape[element].next
+        }
+        result.reserveCapacity(count)
+        element = entry + 1
         var index = 0
         let parent = element < end ? ownPath : nil  // One path node for the array, made once.
         while element < end {
@@ -220,28 +255,40 @@ struct ByteDecoder: Decoder {
             return keys
         }
 
-        /// The value entry of the member whose name has exactly the scalars of `key`.
+        /// The value entry of the member whose name has exactly the scalars of `key`. The search starts at the
+        /// object's cursor, just past the member found last, and wraps around: members read in the order they
+        /// were written (what synthesized `Codable` does with what it wrote) are each found at the first try.
         func find(_ key: Key) -> Int? {
-            let name = key.stringValue
-            var found: Int?
-            var name8 = name
-            name8.withUTF8 { wanted in
-                forEachMember { member, value in
-                    if tape[member].isEscaped {
-                        // By the exact scalars: `String ==` would match a canonically equivalent name.
-                        if tape.name(member).isScalarIdentical(to: name) { found = value }
-                    } else {
-                        let quoted = tape.quoted(member)
-                        if quoted.count == wanted.count,
-                            quoted.count == 0 || memcmp(quoted.baseAddress!, wanted.baseAddress!, wanted.count) == 0
-                        {
-                            found = value
-                        }
+            let object = decoder.entry
+            let first = object + 1
+            let end = tape[object].next
+            guard first < end else { return nil }
+            let cursor = tape[object].cursor < end ? tape[object].cursor : first
+            var name8 = key.stringValue
+            return name8.withUTF8 { wanted -> Int? in
+                var member = cursor
+                repeat {
+                    if matches(member, wanted) {
+                        let next = tape[member + 1].next
+                        tape.setCursor(of: object, to: next)
+                        return member + 1
                     }
-                    return found == nil
-                }
+                    member = tape[member + 1].next
+                    if member >= end { member = first }
+                } while member != cursor
+                return nil
             }
-            return found
+        }
+
+        /// Whether name entry `member` has exactly the bytes `wanted` (the scalars, escapes resolved).
+        func matches(_ member: Int, _ wanted: UnsafeBufferPointer<UInt8>) -> Bool {
+            if tape[member].isEscaped {
+                // By the exact scalars: `String ==` would match a canonically equivalent name.
+                return tape.name(member).isScalarIdentical(to: String(decoding: wanted, as: UTF8.self))
+            }
+            let quoted = tape.quoted(member)
+            return quoted.count == wanted.count
+                && (quoted.count == 0 || memcmp(quoted.baseAddress!, wanted.baseAddress!, wanted.count) == 0)
         }
 
         func entry(of key: Key) throws -> Int {
@@ -263,20 +310,35 @@ struct ByteDecoder: Decoder {
             guard let entry = find(key) else { return true }
             return decoder.bytes[tape[entry].start] == UInt8(ascii: "n")
         }
-        func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try child(key).bool() }
-        func decode(_ type: String.Type, forKey key: Key) throws -> String { try child(key).string() }
-        func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try child(key).double() }
-        func decode(_ type: Float.Type, forKey key: Key) throws -> Float { Float(try child(key).double()) }
-        func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try child(key).integer(type) }
-        func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try child(key).integer(type) }
-        func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try child(key).integer(type) }
-        func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try child(key).integer(type) }
-        func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try child(key).integer(type) }
-        func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try child(key).integer(type) }
-        func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try child(key).integer(type) }
-        func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try child(key).integer(type) }
-        func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try child(key).integer(type) }
-        func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try child(key).integer(type) }
+        /// The member's value read by `read`, with no child decoder made unless the value is of another type.
+        func scalar<T>(_ type: T.Type, _ key: Key, _ read: (JSONTape, Int) throws(JSONParseError) -> T?) throws -> T {
+            let entry = try entry(of: key)
+            guard let value = try read(tape, entry) else { throw decoder.child(entry, key: key).mismatch(type) }
+            return value
+        }
+        func integer<I: FixedWidthInteger>(_ type: I.Type, _ key: Key) throws -> I {
+            try scalar(type, key) { tape, entry throws(JSONParseError) in
+                try ByteDecoder.integer(tape, entry, as: type)
+            }
+        }
+        func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
+            try scalar(type, key) { tape, entry in ByteDecoder.bool(tape, entry) }
+        }
+        func decode(_ type: String.Type, forKey key: Key) throws -> String { try scalar(type, key, ByteDecoder.string) }
+        func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try scalar(type, key, ByteDecoder.double) }
+        func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
+            Float(try scalar(Double.self, key, ByteDecoder.double))
+        }
+        func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try integer(type, key) }
+        func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try integer(type, key) }
+        func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try integer(type, key) }
+        func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try integer(type, key) }
+        func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try integer(type, key) }
+        func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try integer(type, key) }
+        func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try integer(type, key) }
+        func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try integer(type, key) }
+        func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try integer(type, key) }
+        func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try integer(type, key) }
         func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try child(key).decodeValue(type) }
         func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
             guard let entry = find(key), decoder.bytes[tape[entry].start] != UInt8(ascii: "n") else { return nil }

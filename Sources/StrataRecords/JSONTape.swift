@@ -10,6 +10,9 @@ import StrataCore
 /// knows where the entry after its own contents is (``Entry/next``), so a container's children are walked by
 /// jumping over their contents. A member name that appears twice in one object is refused here, for every object
 /// of the document.
+///
+/// The entries live in storage lent by ``read(_:_:)`` for one decode (no array, no reference counting on the way):
+/// a tape, like the bytes it reads, must not be used after `read` returns.
 struct JSONTape {
     /// One value (or member name).
     struct Entry {
@@ -19,24 +22,74 @@ struct JSONTape {
         var end: Int
         /// The index of the entry after this one's contents.
         var next: Int
+        /// For an object, the name entry where the next member lookup starts: just past the member found last, so
+        /// that members read in the order they were written are each found at the first try.
+        var cursor: Int
         /// For a string, whether it has escapes (its bytes between the quotes are then not its text).
         var isEscaped: Bool
     }
 
     let bytes: UnsafeRawBufferPointer
-    private(set) var entries: [Entry] = []
+    /// The entries, `count` of them, in storage of `capacity`.
+    private(set) var entries: UnsafeMutablePointer<Entry>
+    private(set) var count = 0
+    private var capacity: Int
+    /// The name entries of the objects being read, innermost last: one buffer for the whole document.
+    private var names: UnsafeMutablePointer<Int>
+    private var nameCount = 0
+    private var nameCapacity: Int
 
-    /// Reads the document's structure; the value must fill `bytes` but for white space around it.
-    init(_ bytes: UnsafeRawBufferPointer) throws(JSONParseError) {
+    /// Reads the document's structure and lends it to `body`; the value must fill `bytes` but for white space
+    /// around it.
+    static func read<T>(_ bytes: UnsafeRawBufferPointer, _ body: (JSONTape) throws -> T) throws -> T {
+        var tape = JSONTape(bytes: bytes)
+        defer { tape.deallocate() }
+        try tape.parse()
+        return try body(tape)
+    }
+
+    private init(bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes
-        entries.reserveCapacity(16)
-        // The name entries of the objects being read, innermost last: one buffer for the whole document, kept out
-        // of the tape so that copying the tape retains one buffer.
-        var names: [Int] = []
-        let end = try value(at: skipWhitespace(from: 0), depth: 0, names: &names)
+        // About one entry per 8 bytes of a typical record; the buffers grow when a document needs more.
+        capacity = max(16, bytes.count / 6)
+        entries = .allocate(capacity: capacity)
+        nameCapacity = 16
+        names = .allocate(capacity: nameCapacity)
+    }
+
+    private func deallocate() {
+        entries.deallocate()
+        names.deallocate()
+    }
+
+    private mutating func parse() throws(JSONParseError) {
+        let end = try value(at: skipWhitespace(from: 0), depth: 0)
         guard skipWhitespace(from: end) == bytes.count else {
             throw JSONParseError(message: "unexpected text after the JSON value", offset: end)
         }
+    }
+
+    private mutating func append(_ entry: Entry) {
+        Self.append(entry, to: &entries, count: &count, capacity: &capacity)
+    }
+
+    private mutating func appendName(_ index: Int) {
+        Self.append(index, to: &names, count: &nameCount, capacity: &nameCapacity)
+    }
+
+    /// Appends to a buffer of `count` elements in storage of `capacity`, doubling the storage when it is full.
+    private static func append<Element>(
+        _ element: Element, to buffer: inout UnsafeMutablePointer<Element>, count: inout Int, capacity: inout Int
+    ) {
+        if count == capacity {
+            let larger = UnsafeMutablePointer<Element>.allocate(capacity: capacity * 2)
+            larger.moveInitialize(from: buffer, count: count)
+            buffer.deallocate()
+            buffer = larger
+            capacity *= 2
+        }
+        (buffer + count).initialize(to: element)
+        count += 1
     }
 
     subscript(index: Int) -> Entry { entries[index] }
@@ -53,15 +106,15 @@ struct JSONTape {
     }
 
     /// Adds the value starting at `start` (which must not be white space) and its contents; returns its end.
-    private mutating func value(at start: Int, depth: Int, names: inout [Int]) throws(JSONParseError) -> Int {
+    private mutating func value(at start: Int, depth: Int) throws(JSONParseError) -> Int {
         guard depth < JSONParser.maximumDepth else { throw JSONParseError(message: "nesting too deep", offset: start) }
         guard start < bytes.count else { throw JSONParseError(message: "unexpected end of input", offset: start) }
-        let index = entries.count
-        entries.append(Entry(start: start, end: start, next: index + 1, isEscaped: false))
+        let index = count
+        append(Entry(start: start, end: start, next: index + 1, cursor: index + 1, isEscaped: false))
         let end: Int
         switch bytes[start] {
-        case UInt8(ascii: "{"): end = try object(at: start, depth: depth, names: &names)
-        case UInt8(ascii: "["): end = try array(at: start, depth: depth, names: &names)
+        case UInt8(ascii: "{"): end = try object(at: start, depth: depth)
+        case UInt8(ascii: "["): end = try array(at: start, depth: depth)
         case UInt8(ascii: "\""):
             let (stringEnd, escaped) = try string(at: start)
             entries[index].isEscaped = escaped
@@ -72,31 +125,32 @@ struct JSONTape {
         default: end = try number(at: start)
         }
         entries[index].end = end
-        entries[index].next = entries.count
+        entries[index].next = count
         return end
     }
 
-    private mutating func object(at start: Int, depth: Int, names: inout [Int]) throws(JSONParseError) -> Int {
+    private mutating func object(at start: Int, depth: Int) throws(JSONParseError) -> Int {
         var position = skipWhitespace(from: start + 1)
         if position < bytes.count, bytes[position] == UInt8(ascii: "}") { return position + 1 }
-        let firstName = names.count
-        defer { names.removeLast(names.count - firstName) }
+        let firstName = nameCount
+        defer { nameCount = firstName }
         while true {
             guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else {
                 throw JSONParseError(message: "expected a member name", offset: position)
             }
-            names.append(entries.count)
-            position = skipWhitespace(from: try value(at: position, depth: depth + 1, names: &names))
+            appendName(count)
+            position = skipWhitespace(from: try value(at: position, depth: depth + 1))
             guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else {
                 throw JSONParseError(message: "expected ':'", offset: position)
             }
-            position = skipWhitespace(
-                from: try value(at: skipWhitespace(from: position + 1), depth: depth + 1, names: &names))
+            position = skipWhitespace(from: try value(at: skipWhitespace(from: position + 1), depth: depth + 1))
             guard position < bytes.count else {
                 throw JSONParseError(message: "unterminated object", offset: position)
             }
             if bytes[position] == UInt8(ascii: "}") {
-                if names.count - firstName > 1 { try refuseRepeatedNames(names[firstName...]) }
+                if nameCount - firstName > 1 {
+                    try refuseRepeatedNames(UnsafeBufferPointer(start: names + firstName, count: nameCount - firstName))
+                }
                 return position + 1
             }
             guard bytes[position] == UInt8(ascii: ",") else {
@@ -106,11 +160,11 @@ struct JSONTape {
         }
     }
 
-    private mutating func array(at start: Int, depth: Int, names: inout [Int]) throws(JSONParseError) -> Int {
+    private mutating func array(at start: Int, depth: Int) throws(JSONParseError) -> Int {
         var position = skipWhitespace(from: start + 1)
         if position < bytes.count, bytes[position] == UInt8(ascii: "]") { return position + 1 }
         while true {
-            position = skipWhitespace(from: try value(at: position, depth: depth + 1, names: &names))
+            position = skipWhitespace(from: try value(at: position, depth: depth + 1))
             guard position < bytes.count else {
                 throw JSONParseError(message: "unterminated array", offset: position)
             }
@@ -163,6 +217,21 @@ struct JSONTape {
     /// The offset past the closing quote of the string at `start`, and whether it has escapes (each checked).
     private func string(at start: Int) throws(JSONParseError) -> (end: Int, escaped: Bool) {
         var position = start + 1
+        // Eight bytes at a time past plain text: none is a quote, a backslash or a control character. A word with
+        // any of them is left to the byte loop below, which decides.
+        if let base = bytes.baseAddress {
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            let highs: UInt64 = 0x8080_8080_8080_8080
+            while position + 8 <= bytes.count {
+                let word = base.loadUnaligned(fromByteOffset: position, as: UInt64.self)
+                let quote = word ^ (ones &* 0x22)
+                let backslash = word ^ (ones &* 0x5C)
+                let special =
+                    ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word)
+                if special & highs != 0 { break }
+                position += 8
+            }
+        }
         while position < bytes.count {
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") { return (position + 1, false) }
@@ -188,12 +257,32 @@ struct JSONTape {
             parser.position = entry.start
             return try parser.string()
         }
-        guard
-            let text = String(
-                validating: UnsafeRawBufferPointer(rebasing: bytes[(entry.start + 1)..<(entry.end - 1)]), as: UTF8.self)
-        else { throw JSONParseError(message: "invalid UTF-8 in a string", offset: entry.start) }
+        let quoted = UnsafeRawBufferPointer(rebasing: bytes[(entry.start + 1)..<(entry.end - 1)])
+        // ASCII, nearly every stored string, is valid UTF-8 as it stands: no validating decoder to run.
+        if Self.isASCII(quoted) { return String(decoding: quoted.assumingMemoryBound(to: UInt8.self), as: UTF8.self) }
+        guard let text = String(validating: quoted, as: UTF8.self) else {
+            throw JSONParseError(message: "invalid UTF-8 in a string", offset: entry.start)
+        }
         return text
     }
+
+    /// Whether every byte is below 0x80, eight at a time.
+    static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        var offset = 0
+        while offset + 8 <= bytes.count {
+            if base.loadUnaligned(fromByteOffset: offset, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { return false }
+            offset += 8
+        }
+        while offset < bytes.count {
+            if base.load(fromByteOffset: offset, as: UInt8.self) >= 0x80 { return false }
+            offset += 1
+        }
+        return true
+    }
+
+    /// Starts the next member lookup in object entry `object` at name entry `name`.
+    func setCursor(of object: Int, to name: Int) { entries[object].cursor = name }
 
     /// The bytes between the quotes of the string entry `index`.
     func quoted(_ index: Int) -> UnsafeRawBufferPointer {
@@ -208,7 +297,7 @@ struct JSONTape {
 
     /// A name given twice (the same scalars) is refused: SQLite's JSON functions read the first member and a
     /// last-wins decoder the other, so the record would match queries on a value it does not read back with.
-    private func refuseRepeatedNames(_ names: ArraySlice<Int>) throws(JSONParseError) {
+    private func refuseRepeatedNames(_ names: UnsafeBufferPointer<Int>) throws(JSONParseError) {
         let base = names.startIndex
         // Escaped names (rare) are compared after resolving their escapes; others as they stand in the text.
         let anyEscaped = names.contains { entries[$0].isEscaped }

@@ -122,6 +122,9 @@ public final class RecordTransaction {
     let store: RecordStore
     let session: any RecordSession
     var changedCollections: Set<String> = []
+    /// The collection noted last by ``noteChanged(_:)``, so that a run of writes to one does not hash its name
+    /// each time.
+    private var lastChanged: String?
     var isFinished = false
 
     init(store: RecordStore, session: any RecordSession) {
@@ -132,6 +135,13 @@ public final class RecordTransaction {
     /// The collection, bound to this transaction.
     public func callAsFunction<R: Record>(_ collection: RecordCollection<R>) -> TransactionalCollection<R> {
         TransactionalCollection(transaction: self, collection: collection)
+    }
+
+    /// Notes that `collection` changed in this transaction (observers hear of it at the commit).
+    func noteChanged(_ collection: String) {
+        guard collection != lastChanged else { return }
+        changedCollections.insert(collection)
+        lastChanged = collection
     }
 
     func checkOpen(_ collection: String) throws {
@@ -174,7 +184,7 @@ public struct TransactionalCollection<R: Record> where R.ID: RecordIdentifier {
             throw error
         }
         guard found else { throw Self.notFound(key, collection: name) }
-        transaction.changedCollections.insert(name)
+        transaction.noteChanged(name)
     }
 
     static func notFound(_ key: String, collection: String) -> StorageError {

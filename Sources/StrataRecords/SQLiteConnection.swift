@@ -11,6 +11,9 @@ final class SQLiteConnection {
     /// The statements of the per-record paths, by collection, indexed by ``RecordStatement``: found without
     /// building or hashing their SQL.
     private var recordStatements: [String: [SQLiteStatement?]] = [:]
+    /// The collection whose record statements were asked for last, and its entry of `recordStatements`.
+    private var lastCollection: String?
+    private var lastStatements: [SQLiteStatement?] = []
 
     /// A statement every collection has, run once per record.
     enum RecordStatement: Int, CaseIterable {
@@ -94,6 +97,8 @@ final class SQLiteConnection {
         statements.removeAll()
         for statement in recordStatements.values.joined() { statement?.finalize() }
         recordStatements.removeAll()
+        lastCollection = nil
+        lastStatements = []
         if let handle { sqlite3_close_v2(handle) }
         handle = nil
     }
@@ -133,7 +138,15 @@ final class SQLiteConnection {
     func statement(_ kind: RecordStatement, collection: String, operation: String, sql: () -> String) throws
         -> SQLiteStatement
     {
+        // The collection used last is compared first (the same string: no hashing), as a run of inserts or gets
+        // on one collection asks for it again and again.
+        if collection == lastCollection, let cached = lastStatements[kind.rawValue] {
+            cached.reset()
+            return cached
+        }
         if let cached = recordStatements[collection]?[kind.rawValue] {
+            lastCollection = collection
+            lastStatements = recordStatements[collection] ?? []
             cached.reset()
             return cached
         }
@@ -145,6 +158,8 @@ final class SQLiteConnection {
         let statement = SQLiteStatement(raw, connection: self, operation: operation, collection: collection)
         recordStatements[collection, default: Array(repeating: nil, count: RecordStatement.allCases.count)][
             kind.rawValue] = statement
+        lastCollection = collection
+        lastStatements = recordStatements[collection] ?? []
         return statement
     }
 

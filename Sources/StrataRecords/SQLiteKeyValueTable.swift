@@ -16,9 +16,11 @@ struct SQLiteKeyValueTable: RecordKeyValueTable {
     }
 
     func value(for key: String) throws -> [UInt8]? {
-        try engine.read(snapshot: true) { session in
+        // One statement reads consistently by itself: no BEGIN and COMMIT around it.
+        try engine.read(snapshot: false) { session in
             let statement = try (session as! SQLiteSession).connection.statement(
                 "SELECT value FROM strata_kv WHERE key = ?", operation: "get")
+            defer { statement.reset() }
             statement.bind(.text(key), at: 1)
             return try statement.step() ? statement.withBytes(0) { [UInt8]($0) } : nil
         }
