@@ -96,13 +96,13 @@ extension SecretStore {
     /// Refuses an item older than its manifest entry.
     /// - Throws: ``StorageError`` `.rolledBack`, naming the item's file.
     func checkNotRolledBack(
-        _ record: ItemEnvelope.Record, fileName: String, in manifest: ItemManifest, path: String
+        _ record: ItemEnvelope.Record, fileName: String, in manifest: ItemManifest, path: @autoclosure () -> String
     ) throws {
         guard manifest.isRolledBack(fileName, modified: record.modified) else { return }
         throw StorageError(
             .rolledBack,
             "the item file is older than the keyring's manifest records: an earlier copy was put back, so its value may "
-                + "be a revoked one", tier: .secrets, key: Self.displayKey(ItemIdentity(record)), path: path,
+                + "be a revoked one", tier: .secrets, key: Self.displayKey(ItemIdentity(record)), path: path(),
             recovery: "Store the item again with its current value (or delete it); do not trust the value in this file")
     }
 
