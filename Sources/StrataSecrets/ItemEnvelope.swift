@@ -97,7 +97,9 @@ enum ItemEnvelope {
     static func header(of file: Data, path: @autoclosure () -> String) throws -> (
         accessibility: SecretAccessibility, version: UInt8
     ) {
-        guard file.count >= headerSize + 2 * (Sodium.nonceBytes + Sodium.tagBytes) + 4, file.starts(with: magic) else {
+        guard file.count >= headerSize + 2 * (Sodium.nonceBytes + Sodium.tagBytes) + 4,
+            file.withUnsafeBytes({ $0.prefix(magic.count).elementsEqual(magic) })
+        else {
             throw StorageError(
                 .corrupt, "the item file is truncated or not a Strata item (\(file.count) bytes)", tier: .secrets,
                 path: path(), recovery: "Delete the item and store it again")

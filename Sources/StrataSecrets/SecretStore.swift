@@ -88,7 +88,7 @@ public final class SecretStore: Sendable {
         var next: DataKeys?
         var names: GuardedKey?
         /// The manifest last read, by the stamp of its file.
-        var manifestCache: (stamp: [Int], manifest: ItemManifest)?
+        var manifestCache: (stamp: SIMD4<Int>, manifest: ItemManifest)?
         /// Whether `keyring.json` requires the item manifest (version 2).
         var requiresManifest = false
         var providerKind: String?
