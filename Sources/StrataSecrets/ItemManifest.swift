@@ -50,8 +50,11 @@ struct ItemManifest: Sendable, Equatable {
     func serialized(keyringID: [UInt8], key: GuardedKey) throws -> Data {
         var body = Self.magic + [Self.version] + keyringID + keyCheck
         ItemEnvelope.appendUInt64(UInt64(entries.count), to: &body, width: 4)
-        for name in entries.keys.sorted() {
-            guard let raw = Self.rawName(name), let entry = entries[name] else { continue }
+        // Item file names are ASCII: their bytes sort as the strings do, without Unicode comparison (a set
+        // serializes the whole manifest, so this runs once per entry per write).
+        let sorted = entries.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+        for (name, entry) in sorted {
+            guard let raw = Self.rawName(name) else { continue }
             body += raw
             ItemEnvelope.appendUInt64(entry.modified.bitPattern, to: &body)
             body.append(entry.deleted ? 1 : 0)
