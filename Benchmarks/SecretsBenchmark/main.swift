@@ -5,6 +5,7 @@
 // `--rounds N` times, alternating, and keeps its best.
 //
 //   swift run -c release strata-bench-secrets [--quick] [--rounds N]
+//   strata-bench-secrets --profile set|get|batch [--raw]   # only that operation, for callgrind and strace -c
 import BenchmarkKit
 import CSodium
 import Foundation
@@ -56,7 +57,46 @@ struct RawSecrets {
     }
 }
 
+/// Runs one kind of operation, Strata's (or with `--raw` the baseline's), and nothing else: no unlock at the
+/// default Argon2id cost, no timing, so `valgrind --tool=callgrind` and `strace -c -f` count that operation alone.
+func profile(_ operation: String, raw useRaw: Bool) throws {
+    guard sodium_init() >= 0 else { fatalError("libsodium failed to initialize") }
+    let root = try Bench.temporaryFolder("secrets-profile")
+    defer { try? FileManager.default.removeItem(atPath: root) }
+    let raw = try RawSecrets(folder: root + "/raw")
+    let store = try SecretStore(
+        paths: try StoragePaths(root: root + "/store"), unlockingWith: .inMemory(Secret(Data(raw.key))))
+    let value = (0..<64).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+    let secret = Secret(Data(value))
+    let count = operation == "batch" ? 1000 : 100
+    // The items exist before the operation measured: a set replaces, a get reads one that is there.
+    raw.set(value, name: "a0")
+    try store.set(secret, service: "bench", account: "a0")
+    var sink = 0
+    switch operation {
+    case "set" where useRaw: for _ in 0..<count { raw.set(value, name: "a0") }
+    case "set": for _ in 0..<count { try store.set(secret, service: "bench", account: "a0") }
+    case "get" where useRaw: for _ in 0..<count * 100 { sink &+= raw.get(name: "a0", size: 64).count }
+    case "get":
+        for _ in 0..<count * 100 { sink &+= try store.get(service: "bench", account: "a0")!.count }
+    case "batch":
+        let batch = (0..<count).map {
+            SecretWrite(Secret("token-\($0)-0123456789abcdef0123456789abcdef"), service: "batch", account: "user-\($0)")
+        }
+        if useRaw {
+            for write in batch { try store.set(write.value, service: write.service, account: write.account) }
+        } else {
+            try store.set(batch)
+        }
+    default: fatalError("--profile set|get|batch")
+    }
+    if sink == 42 { print("") }
+}
+
 func run() throws {
+    if let index = CommandLine.arguments.firstIndex(of: "--profile"), index + 1 < CommandLine.arguments.count {
+        return try profile(CommandLine.arguments[index + 1], raw: CommandLine.arguments.contains("--raw"))
+    }
     let quick = CommandLine.arguments.contains("--quick")
     guard sodium_init() >= 0 else { fatalError("libsodium failed to initialize") }
     let root = try Bench.temporaryFolder("secrets")
@@ -95,7 +135,7 @@ func run() throws {
     }
 
     // A batch against the same items set one by one (Strata against Strata): one lock, one flush, one manifest.
-    let batchSize = quick ? 200 : 1000
+    let batchSize = 1000  // The size, quick or not.
     let batch = (0..<batchSize).map {
         SecretWrite(Secret("token-\($0)-0123456789abcdef0123456789abcdef"), service: "batch", account: "user-\($0)")
     }

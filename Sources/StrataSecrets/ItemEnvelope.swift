@@ -94,30 +94,52 @@ enum ItemEnvelope {
     }
 
     /// Reads the clear header: checks the format version and returns the accessibility class and the version.
-    static func header(of file: Data, path: String) throws -> (accessibility: SecretAccessibility, version: UInt8) {
-        guard file.count >= headerSize + 2 * (Sodium.nonceBytes + Sodium.tagBytes) + 4, file.starts(with: magic) else {
+    static func header(of file: Data, path: @autoclosure () -> String) throws -> (
+        accessibility: SecretAccessibility, version: UInt8
+    ) {
+        guard file.count >= headerSize + 2 * (Sodium.nonceBytes + Sodium.tagBytes) + 4,
+            file.withUnsafeBytes({ $0.prefix(magic.count).elementsEqual(magic) })
+        else {
             throw StorageError(
                 .corrupt, "the item file is truncated or not a Strata item (\(file.count) bytes)", tier: .secrets,
-                path: path, recovery: "Delete the item and store it again")
+                path: path(), recovery: "Delete the item and store it again")
         }
         let version = file[file.startIndex + 8]
         guard version <= Self.version else {
             throw StorageError(
                 .unsupportedVersion, "the item has format version \(version); this program reads up to \(Self.version)",
-                tier: .secrets, path: path)
+                tier: .secrets, path: path())
         }
         guard let accessibility = SecretAccessibility(code: file[file.startIndex + 9]),
             version == 1 || (version == 2 && accessibility.isThisDeviceOnly)
         else {
-            throw StorageError(.corrupt, "the item header is damaged", tier: .secrets, path: path)
+            throw StorageError(.corrupt, "the item header is damaged", tier: .secrets, path: path())
         }
         return (accessibility, version)
     }
 
-    /// Opens a sealed file: always the attributes, and the value when asked (into a ``Secret``'s wiped buffer).
+    /// The length of the file's clear header and sealed attributes — the bytes the attributes box depends on,
+    /// with its associated data (``associatedData(version:accessibility:keyringID:fileName:)``) — or `nil` when
+    /// the file is too short to hold them.
+    static func attributesEnd(of file: Data) -> Int? {
+        let lengthStart = headerSize + Sodium.nonceBytes
+        guard file.count >= lengthStart + 4 else { return nil }
+        let length = file[(file.startIndex + lengthStart)..<(file.startIndex + lengthStart + 4)].reduce(0) {
+            $0 << 8 | Int($1)
+        }
+        let end = lengthStart + 4 + length
+        return end <= file.count ? end : nil
+    }
+
+    /// Opens a sealed file: the attributes, and the value when asked (into a ``Secret``'s wiped buffer).
+    ///
+    /// `attributes` is the record these very bytes opened to before, under the same key, name and keyring (the
+    /// caller compares the bytes up to ``attributesEnd(of:)``): the attributes box is then not opened again —
+    /// the same ciphertext, nonce, associated data and key open to the same plaintext. The value box is opened
+    /// in full either way, and its associated data holds the attributes' tag read from this file.
     static func open(
         _ file: Data, accessibility: SecretAccessibility, version: UInt8, keyringID: [UInt8], fileName: String,
-        key: GuardedKey, path: String, value wantsValue: Bool
+        key: GuardedKey, path: @autoclosure () -> String, value wantsValue: Bool, attributes known: Record? = nil
     ) throws -> (Record, Secret?) {
         let (associated, deviceSuffix) = associatedData(
             version: version, accessibility: accessibility, keyringID: keyringID, fileName: fileName)
@@ -130,7 +152,8 @@ enum ItemEnvelope {
                 : "it was edited, truncated, or moved from another item or keyring"
             return StorageError(
                 deviceBound ? .deviceMismatch : .corrupt, "the item failed authentication: \(why)",
-                tier: .secrets, path: path, recovery: "Delete the item and store it again; its value cannot be trusted")
+                tier: .secrets, path: path(),
+                recovery: "Delete the item and store it again; its value cannot be trusted")
         }
         let attributesBindDevice = accessibility.isThisDeviceOnly && deviceSuffix.isEmpty
         func failure() -> StorageError { failure(deviceBound: attributesBindDevice) }
@@ -146,30 +169,34 @@ enum ItemEnvelope {
             else { throw failure() }
             let sealedAttributes = UnsafeRawBufferPointer(rebasing: bytes[cursor..<(cursor + attributesLength)])
             cursor += attributesLength
-            let attributes = UnsafeMutableRawBufferPointer.allocate(byteCount: attributesLength, alignment: 16)
-            defer {
-                Sodium.memzero(attributes)
-                attributes.deallocate()
-            }
-            let record: Record = try key.withBytes { key in
-                guard
-                    Sodium.open(
-                        sealedAttributes, additionalData: associated, nonce: attributesNonce, key: key, into: attributes
-                    )
-                else { throw failure() }
-                var reader = FieldReader(
-                    bytes: UnsafeRawBufferPointer(rebasing: attributes[0..<(attributesLength - Sodium.tagBytes)]))
-                guard let service = reader.field(), let account = reader.field(), let label = reader.field(),
-                    let created = reader.uint64(), let modified = reader.uint64(), let size = reader.uint64(),
-                    reader.offset == reader.bytes.count
-                else {
-                    throw StorageError(.corrupt, "the item's attributes are malformed", tier: .secrets, path: path)
+            let record: Record =
+                try known
+                ?? key.withBytes { key in
+                    let attributes = UnsafeMutableRawBufferPointer.allocate(byteCount: attributesLength, alignment: 16)
+                    defer {
+                        Sodium.memzero(attributes)
+                        attributes.deallocate()
+                    }
+                    guard
+                        Sodium.open(
+                            sealedAttributes, additionalData: associated, nonce: attributesNonce, key: key,
+                            into: attributes
+                        )
+                    else { throw failure() }
+                    var reader = FieldReader(
+                        bytes: UnsafeRawBufferPointer(rebasing: attributes[0..<(attributesLength - Sodium.tagBytes)]))
+                    guard let service = reader.field(), let account = reader.field(), let label = reader.field(),
+                        let created = reader.uint64(), let modified = reader.uint64(), let size = reader.uint64(),
+                        reader.offset == reader.bytes.count
+                    else {
+                        throw StorageError(
+                            .corrupt, "the item's attributes are malformed", tier: .secrets, path: path())
+                    }
+                    return Record(
+                        service: service, account: account, label: label,
+                        created: Date(timeIntervalSince1970: Double(bitPattern: created)),
+                        modified: Date(timeIntervalSince1970: Double(bitPattern: modified)), valueSize: Int(size))
                 }
-                return Record(
-                    service: service, account: account, label: label,
-                    created: Date(timeIntervalSince1970: Double(bitPattern: created)),
-                    modified: Date(timeIntervalSince1970: Double(bitPattern: modified)), valueSize: Int(size))
-            }
             let valueNonce = UnsafeRawBufferPointer(rebasing: bytes[cursor..<(cursor + Sodium.nonceBytes)])
             cursor += Sodium.nonceBytes
             let sealedValue = UnsafeRawBufferPointer(rebasing: bytes[cursor...])

@@ -50,8 +50,20 @@ struct ItemManifest: Sendable, Equatable {
     func serialized(keyringID: [UInt8], key: GuardedKey) throws -> Data {
         var body = Self.magic + [Self.version] + keyringID + keyCheck
         ItemEnvelope.appendUInt64(UInt64(entries.count), to: &body, width: 4)
-        for name in entries.keys.sorted() {
-            guard let raw = Self.rawName(name), let entry = entries[name] else { continue }
+        // Sorted by the names' 16 bytes, read as two big-endian integers: the order of the lowercase hex names,
+        // without comparing strings (a set serializes the whole manifest, so this runs per entry per write).
+        var rows: [(order: (UInt64, UInt64), raw: [UInt8], entry: Entry)] = []
+        rows.reserveCapacity(entries.count)
+        for (name, entry) in entries {
+            guard let raw = Self.rawName(name) else { continue }
+            let order = (
+                raw[0..<8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) },
+                raw[8..<16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            )
+            rows.append((order, raw, entry))
+        }
+        rows.sort { $0.order < $1.order }
+        for (_, raw, entry) in rows {
             body += raw
             ItemEnvelope.appendUInt64(entry.modified.bitPattern, to: &body)
             body.append(entry.deleted ? 1 : 0)

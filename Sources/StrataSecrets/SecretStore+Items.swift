@@ -262,7 +262,8 @@ extension SecretStore {
     func readItem(in folder: DirectoryHandle, fileName: String, value: Bool) throws
         -> (ItemEnvelope.Record, SecretAccessibility, Secret?)?
     {
-        let path = folder.path(of: fileName)
+        // The path only for errors: a warm read does not build it.
+        func path() -> String { folder.path(of: fileName) }
         // The manifest before the item (see ``currentManifest(in:)``).
         let manifest = try currentManifest(in: folder).manifest
         // Item files are only ever replaced by rename, never appended to: read exactly what fstat reports.
@@ -270,17 +271,20 @@ extension SecretStore {
             let file = try AtomicFile.read(
                 in: folder, name: fileName, maximumSize: configuration.valueLimit + (64 << 10), followGrowth: false)
         else { return nil }
-        let (accessibility, version) = try ItemEnvelope.header(of: file, path: path)
+        let (accessibility, version) = try ItemEnvelope.header(of: file, path: path())
         let (keyringID, key) = try classKey(accessibility, writing: false)
-        func open(with key: GuardedKey) throws -> (ItemEnvelope.Record, Secret?) {
+        func open(with key: GuardedKey, attributes: ItemEnvelope.Record? = nil) throws -> (ItemEnvelope.Record, Secret?)
+        {
             try ItemEnvelope.open(
                 file, accessibility: accessibility, version: version, keyringID: keyringID, fileName: fileName,
-                key: key, path: path, value: value)
+                key: key, path: path(), value: value, attributes: attributes)
         }
         let record: ItemEnvelope.Record
         let secret: Secret?
         do {
-            (record, secret) = try open(with: key)
+            let known = knownAttributes(of: file, fileName: fileName, key: key)
+            (record, secret) = try open(with: key, attributes: known)
+            if known == nil { rememberAttributes(record, of: file, fileName: fileName, key: key) }
         } catch let error as StorageError where error.code == .corrupt || error.code == .deviceMismatch {
             // During a rotation an item may be sealed under the other data key already.
             guard let other = try nextKeys(in: folder)?.classKey(accessibility), !other.isWiped,
@@ -288,8 +292,36 @@ extension SecretStore {
             else { throw error }
             (record, secret) = opened
         }
-        try checkNotRolledBack(record, fileName: fileName, in: manifest, path: path)
+        try checkNotRolledBack(record, fileName: fileName, in: manifest, path: path())
         return (record, accessibility, secret)
+    }
+
+    /// How many sealed boxes this process tried to open so far (an item holds two: its attributes and its
+    /// value), for tests that count what a read costs.
+    package static var boxesOpened: Int { Sodium.boxesOpened.load(ordering: .relaxed) }
+
+    /// What the attributes of `file` opened to before, when its bytes up to the end of its sealed attributes are
+    /// those that opened under `key` as `fileName` (the keyring's id is this unlock's: the memory is cleared by
+    /// every unlock). `nil` otherwise: the attributes box is then opened.
+    func knownAttributes(of file: Data, fileName: String, key: GuardedKey) -> ItemEnvelope.Record? {
+        guard let end = ItemEnvelope.attributesEnd(of: file),
+            let opened = keyMaterial.withLock({ $0.openedAttributes[fileName] }),
+            opened.key === key, opened.sealed.count == end
+        else { return nil }
+        let same = file.withUnsafeBytes { bytes in
+            opened.sealed.withUnsafeBytes { sealed in memcmp(bytes.baseAddress!, sealed.baseAddress!, end) == 0 }
+        }
+        return same ? opened.record : nil
+    }
+
+    /// Remembers what the attributes of `file` opened to under `key` (see ``knownAttributes(of:fileName:key:)``).
+    func rememberAttributes(_ record: ItemEnvelope.Record, of file: Data, fileName: String, key: GuardedKey) {
+        guard let end = ItemEnvelope.attributesEnd(of: file) else { return }
+        let sealed = [UInt8](file.prefix(end))
+        keyMaterial.withLock { keys in
+            if keys.openedAttributes.count >= 10_000 { keys.openedAttributes.removeAll(keepingCapacity: true) }
+            keys.openedAttributes[fileName] = (sealed, key, record)
+        }
     }
 
     /// Records deleted item files in the manifest as tombstones, after they are gone (a crash before leaves the

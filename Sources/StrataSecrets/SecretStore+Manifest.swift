@@ -25,16 +25,16 @@ extension SecretStore {
             ($0.keyringID, $0.current, $0.next, $0.requiresManifest, $0.manifestCache)
         }
         guard let keyringID, let current else { throw notUnlocked() }
-        let stamp: [Int]?
+        let stamp: SIMD4<Int>?
         do throws(Errno) {
             stamp = try folder.status(of: ItemManifest.fileName).map(Self.stamp)
         } catch {
             throw error.storageError("cannot inspect the item manifest", tier: .secrets, path: manifestPath)
         }
-        if let stamp, let cached, cached.stamp == stamp,
-            let owner = [current, next].compactMap({ $0 }).first(where: { $0.check == cached.manifest.keyCheck })
-        {
-            return (cached.manifest, owner)
+        if let stamp, let cached, cached.stamp == stamp {
+            // No array of the candidates: this is every warm read's path.
+            if cached.manifest.keyCheck == current.check { return (cached.manifest, current) }
+            if let next, cached.manifest.keyCheck == next.check { return (cached.manifest, next) }
         }
         guard let stamp,
             let data = try AtomicFile.read(in: folder, name: ItemManifest.fileName, maximumSize: 64 << 20)
@@ -96,23 +96,23 @@ extension SecretStore {
     /// Refuses an item older than its manifest entry.
     /// - Throws: ``StorageError`` `.rolledBack`, naming the item's file.
     func checkNotRolledBack(
-        _ record: ItemEnvelope.Record, fileName: String, in manifest: ItemManifest, path: String
+        _ record: ItemEnvelope.Record, fileName: String, in manifest: ItemManifest, path: @autoclosure () -> String
     ) throws {
         guard manifest.isRolledBack(fileName, modified: record.modified) else { return }
         throw StorageError(
             .rolledBack,
             "the item file is older than the keyring's manifest records: an earlier copy was put back, so its value may "
-                + "be a revoked one", tier: .secrets, key: Self.displayKey(ItemIdentity(record)), path: path,
+                + "be a revoked one", tier: .secrets, key: Self.displayKey(ItemIdentity(record)), path: path(),
             recovery: "Store the item again with its current value (or delete it); do not trust the value in this file")
     }
 
-    /// What identifies one version of a file: inode, size and change time.
-    static func stamp(_ status: stat) -> [Int] {
+    /// What identifies one version of a file: inode, size and change time (a vector: no allocation).
+    static func stamp(_ status: stat) -> SIMD4<Int> {
         #if canImport(Darwin)
             let changed = status.st_ctimespec
         #else
             let changed = status.st_ctim
         #endif
-        return [Int(status.st_ino), Int(status.st_size), Int(changed.tv_sec), Int(changed.tv_nsec)]
+        return SIMD4(Int(status.st_ino), Int(status.st_size), Int(changed.tv_sec), Int(changed.tv_nsec))
     }
 }

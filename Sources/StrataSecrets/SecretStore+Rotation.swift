@@ -116,6 +116,8 @@ extension SecretStore {
             keys.current = next
             keys.next = nil
             keys.manifestCache = nil
+            // Remembered attributes hold the old class keys: let them go, so the old keys are wiped now.
+            keys.openedAttributes = [:]
             keys.requiresManifest = true
             keys.providerKind = provider
         }

@@ -88,12 +88,16 @@ public final class SecretStore: Sendable {
         var next: DataKeys?
         var names: GuardedKey?
         /// The manifest last read, by the stamp of its file.
-        var manifestCache: (stamp: [Int], manifest: ItemManifest)?
+        var manifestCache: (stamp: SIMD4<Int>, manifest: ItemManifest)?
         /// Whether `keyring.json` requires the item manifest (version 2).
         var requiresManifest = false
         var providerKind: String?
         /// Item file names already computed, so warm reads skip the keyed hash.
         var fileNames: [ItemIdentity: String] = [:]
+        /// By item file name, the bytes up to the end of its sealed attributes that last opened, the class key
+        /// that opened them and what they opened to: a warm read of an unchanged file opens only the value box
+        /// (see ``ItemEnvelope/open(_:accessibility:version:keyringID:fileName:key:path:value:attributes:)``).
+        var openedAttributes: [String: (sealed: [UInt8], key: GuardedKey, record: ItemEnvelope.Record)] = [:]
     }
 
     // Key material, all in guarded memory. `lock()` wipes the data keys and the `whenUnlocked` class keys; the
@@ -188,6 +192,7 @@ public final class SecretStore: Sendable {
             keys.manifestCache = nil
             keys.requiresManifest = file.version >= 2
             keys.fileNames = [:]
+            keys.openedAttributes = [:]
             keys.providerKind = file.provider
         }
         if try finishInterruptedRotation(with: provider, keyring: file), !afterRotation {

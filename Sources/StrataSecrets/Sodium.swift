@@ -1,6 +1,7 @@
 internal import CSodium
 import Foundation
 import StrataCore
+import Synchronization
 
 /// The only file that calls libsodium: initialization, randomness, the AEAD, the password hash, keyed hashing
 /// and guarded memory. Nothing here is public (`package`, for the backup repository), and no C type leaves this file.
@@ -48,6 +49,10 @@ package enum Sodium {
         return output
     }
 
+    /// How many boxes ``open(_:additionalData:nonce:key:into:)`` tried to open in this process: the tests count a
+    /// warm read's work with it.
+    static let boxesOpened = Atomic<Int>(0)
+
     /// Opens what ``seal(_:additionalData:nonce:key:)`` made, writing the plaintext into `output`.
     /// - Returns: `false` when authentication fails (wrong key, edited bytes, other associated data).
     package static func open(
@@ -57,6 +62,7 @@ package enum Sodium {
         guard ciphertext.count >= tagBytes, output.count >= ciphertext.count - tagBytes, nonce.count == nonceBytes,
             key.count == keyBytes
         else { return false }
+        boxesOpened.add(1, ordering: .relaxed)
         var length: UInt64 = 0
         func decrypt(into target: UnsafeMutablePointer<UInt8>) -> Int32 {
             crypto_aead_xchacha20poly1305_ietf_decrypt(

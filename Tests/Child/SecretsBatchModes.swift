@@ -21,7 +21,7 @@ func runSecretsBatchMode(_ arguments: [String]) throws -> Bool {
         }
     case "secrets-count-fsyncs":
         // secrets-count-fsyncs ROOT KEYHEX COUNT: the fsyncs (syncfs included) of one replacing set, and of one
-        // batch replacing COUNT items, and the opens of one warm get: says `set S batch B get-opens G`.
+        // batch replacing COUNT items, and the opens of one warm get, and the sealed boxes it opens: says `set S batch B get-opens G get-boxes X`.
         let store = try SecretStore(
             paths: StoragePaths(root: arguments[1]), unlockingWith: .inMemory(key(arguments[2])))
         let count = Int(arguments[3]) ?? 1
@@ -36,8 +36,11 @@ func runSecretsBatchMode(_ arguments: [String]) throws -> Bool {
         let batch = FaultInjector.shared.seenCount(of: .fsync)
         _ = try store.get(service: "count", account: "single")  // Reads the manifest the batch changed.
         FaultInjector.shared.startCounting()
+        let boxes = SecretStore.boxesOpened
         _ = try store.get(service: "count", account: "single")
-        say("set \(single) batch \(batch) get-opens \(FaultInjector.shared.seenCount(of: .open))")
+        say(
+            "set \(single) batch \(batch) get-opens \(FaultInjector.shared.seenCount(of: .open)) "
+                + "get-boxes \(SecretStore.boxesOpened - boxes)")
     default:
         return false
     }

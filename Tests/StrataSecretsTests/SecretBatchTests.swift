@@ -143,8 +143,40 @@ struct SecretBatchTests {
         #else
             #expect(numbers.first == 3, "\(line)")  // Without syncfs, a batch fsyncs each new file.
         #endif
-        // A warm get opens the item file only: the keyring folder stays open between calls.
-        #expect(numbers.last == 1, "\(line)")
+        // A warm get opens the item file only: the keyring folder stays open between calls. And one sealed box,
+        // the value's: the attributes' bytes are those it opened last time.
+        #expect(numbers.suffix(2) == [1, 1], "\(line)")
+    }
+
+    /// A warm read skips the attributes box only while its bytes are those that opened: an item replaced (by this
+    /// process or another), tampered with in its attributes, or read after another unlock opens both boxes again.
+    @Test func rememberedAttributesNeverOutliveTheirBytes() throws {
+        let store = try fixture.store()
+        try store.set("one", service: "s", account: "a", label: "first")
+        _ = try store.get(service: "s", account: "a")
+        let before = SecretStore.boxesOpened
+        #expect(try store.get(service: "s", account: "a")?.stringValue == "one")
+        // Other tests run in parallel in this process: at least one box, the value's, and a warm read is checked
+        // exactly in a child process (aSetCostsThreeFsyncsABatchNoMoreAndAGetOneOpen).
+        #expect(SecretStore.boxesOpened - before >= 1)
+        // Replaced by another store (as by another process): new attributes, read and opened.
+        try fixture.store().set("two", service: "s", account: "a", label: "second")
+        #expect(try store.get(service: "s", account: "a")?.stringValue == "two")
+        #expect(try store.attributes(service: "s", account: "a")?.label == "second")
+        // A flipped byte in the sealed attributes is refused, even right after a good read.
+        let path = try #require(fixture.itemFiles().first)
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let good = bytes
+        bytes[ItemEnvelope.headerSize + Sodium.nonceBytes + 4 + 2] ^= 1
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let tampered = #expect(throws: StorageError.self) { try store.get(service: "s", account: "a") }
+        #expect(tampered?.code == .corrupt)
+        try Data(good).write(to: URL(fileURLWithPath: path))
+        #expect(try store.get(service: "s", account: "a")?.stringValue == "two")
+        // After lock() the whenUnlocked key is gone: nothing remembered opens the item.
+        store.lock()
+        let locked = #expect(throws: StorageError.self) { try store.get(service: "s", account: "a") }
+        #expect(locked?.code == .locked)
     }
 
     /// The keyring folder a store keeps open is given again only while its path still names it: moved away,
