@@ -40,13 +40,16 @@ def summarize(lines):
             "suite": SUITES.get(suite, suite), "name": name, "baseline": rows[-1].get("baselineName", ""),
             "rounds": len(ratios), "median": median, "min": min(ratios), "max": max(ratios), "target": target,
             "met": None if target is None else median >= target,
+            "unit": rows[-1].get("unit", "seconds"),
             "strataSecondsPerOp": statistics.median(r["strata"] / max(r["operations"], 1) for r in rows),
             "baselineSecondsPerOp": statistics.median(r["baseline"] / max(r["operations"], 1) for r in rows),
         })
     return results
 
 
-def per_op(seconds):
+def per_op(seconds, unit="seconds"):
+    if unit == "bytes":
+        return "%.2f MB" % (seconds / 1e6)
     if seconds < 1e-6:
         return "%.0f ns" % (seconds * 1e9)
     if seconds < 1e-3:
@@ -59,18 +62,19 @@ def per_op(seconds):
 def markdown(results, meta):
     out = ["# Benchmark results", "",
            "Written by `Scripts/bench.sh` on %s: %d round(s)%s, %s, %d cores, %d s in all. Ratio = baseline time / "
-           "Strata time (above 1, Strata is faster); median of the rounds, range min–max. The chart: "
+           "Strata time (above 1, Strata is faster; for a size row, baseline bytes / Strata bytes); median of the rounds, range min–max. The chart: "
            "[results.svg](results.svg)." % (meta["date"], meta["rounds"], " (quick sizes)" if meta["quick"] else "",
                                             meta["machine"], meta["cores"], meta["seconds"]),
            "",
            "| suite | benchmark | baseline | Strata/op | baseline/op | ratio (median) | range | target | met |",
            "|---|---|---|---|---|---|---|---|---|"]
     for r in results:
-        target = "≥ %.2g×" % r["target"] if r["target"] is not None else "–"
+        target = ("≥ %.4g×" if r["unit"] == "bytes" else "≥ %.2g×") % r["target"] if r["target"] is not None else "–"
         met = "–" if r["met"] is None else ("yes" if r["met"] else "**no**")
-        out.append("| %s | %s | %s | %s | %s | %.2f× | %.2f–%.2f× | %s | %s |" % (
-            r["suite"], r["name"].replace("|", "\\|"), r["baseline"], per_op(r["strataSecondsPerOp"]),
-            per_op(r["baselineSecondsPerOp"]), r["median"], r["min"], r["max"], target, met))
+        digits = 4 if r["unit"] == "bytes" else 2
+        out.append(("| %%s | %%s | %%s | %%s | %%s | %%.%df× | %%.%df–%%.%df× | %%s | %%s |" % (digits, digits, digits)) % (
+            r["suite"], r["name"].replace("|", "\\|"), r["baseline"], per_op(r["strataSecondsPerOp"], r["unit"]),
+            per_op(r["baselineSecondsPerOp"], r["unit"]), r["median"], r["min"], r["max"], target, met))
     return "\n".join(out) + "\n"
 
 

@@ -78,22 +78,43 @@ public enum Bench {
 
 /// One line of a comparison: Strata's time, the baseline's time, and the ratio.
 public struct Comparison {
+    /// What `strata` and `baseline` measure.
+    public enum Unit: String, Sendable {
+        /// Seconds for all operations: the ratio is how many times faster Strata is.
+        case seconds
+        /// Bytes of output (a compressed size): the ratio is how many times smaller Strata's is.
+        case bytes
+    }
+
     public var name: String
     public var operations: Int
     public var strata: Double
     public var baseline: Double
     public var target: Double?
+    /// The default is ``Unit/seconds``.
+    public var unit: Unit
 
-    public init(_ name: String, operations: Int, strata: Double, baseline: Double, target: Double? = nil) {
+    public init(
+        _ name: String, operations: Int, strata: Double, baseline: Double, target: Double? = nil, unit: Unit = .seconds
+    ) {
         self.name = name
         self.operations = operations
         self.strata = strata
         self.baseline = baseline
         self.target = target
+        self.unit = unit
     }
 
-    /// How many times faster Strata is (baseline time / Strata time).
+    /// How many times faster (or smaller) Strata is: baseline / Strata.
     public var speedup: Double { baseline / strata }
+
+    /// `value` (seconds or bytes for all operations) per operation, readable.
+    func perOperation(_ value: Double) -> String {
+        switch unit {
+        case .seconds: Bench.perOperation(value, operations)
+        case .bytes: String(format: "%.2f MB", value / Double(operations) / 1e6)
+        }
+    }
 
     /// Prints the rows as a table, and appends them as JSON lines to the file `STRATA_BENCH_JSON` names, when it
     /// is set (see ``ResultLog``): what `Scripts/bench.sh` collects, so nothing is parsed from this text.
@@ -102,9 +123,9 @@ public struct Comparison {
         let header = ["benchmark", "ops", "Strata/op", "\(baselineName)/op", ratioName, "target", "met"]
         let lines = rows.map { row -> [String] in
             [
-                row.name, "\(row.operations)", Bench.perOperation(row.strata, row.operations),
-                Bench.perOperation(row.baseline, row.operations), String(format: "%.1fx", row.speedup),
-                row.target.map { String(format: ">= %.1fx", $0) } ?? "-",
+                row.name, "\(row.operations)", row.perOperation(row.strata), row.perOperation(row.baseline),
+                String(format: row.unit == .bytes ? "%.4fx" : "%.1fx", row.speedup),
+                row.target.map { String(format: row.unit == .bytes ? ">= %.4fx" : ">= %.1fx", $0) } ?? "-",
                 row.target.map { row.speedup >= $0 ? "yes" : "NO" } ?? "-",
             ]
         }

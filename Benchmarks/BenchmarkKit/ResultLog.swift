@@ -5,7 +5,8 @@ import Foundation
 ///
 /// Each line holds `suite` (the executable's name, such as `strata-bench-secrets`), `name`, `operations`,
 /// `strata` and `baseline` (seconds for all operations), `ratio` (baseline time / Strata time: above 1, Strata is
-/// faster), `target` (the ratio to reach, or `null`), `baselineName`, and `round` (`STRATA_BENCH_ROUND`, or 0).
+/// faster), `target` (the ratio to reach, or `null`), `baselineName`, `round` (`STRATA_BENCH_ROUND`, or 0), and
+/// `unit` (`seconds`, or `bytes` for a row of compressed sizes, whose ratio is how many times smaller Strata's is).
 /// `Scripts/bench-report.py` turns the lines of several rounds into medians, ranges, a table and a chart.
 public enum ResultLog {
     /// The environment variable that names the file.
@@ -22,6 +23,7 @@ public enum ResultLog {
             var object: [String: Any] = [
                 "suite": suite, "name": row.name, "operations": row.operations, "strata": row.strata,
                 "baseline": row.baseline, "ratio": row.speedup, "baselineName": baselineName, "round": round,
+                "unit": row.unit.rawValue,
             ]
             object["target"] = row.target ?? NSNull()
             guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else {

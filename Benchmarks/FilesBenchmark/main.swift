@@ -195,27 +195,36 @@ func run() throws {
     let zipOK = try Bench.shell("unzip -tq '\(folder)/ours.zip'").contains("No errors")
     let zipInput = try store.list(prefix: "media").reduce(0) { $0 + (try store.metadata($1)?.size ?? 0) }
 
+    // Sizes as rows of their own (ratio = the tool's bytes / ours: at least 1/1.01 is within 1%).
+    let ours = Double(size(folder + "/ours.gz"))
+    let (gzipSize, pigzSize) = (Double(size(folder + "/tool.gz")), Double(size(folder + "/pigz.gz")))
+    let (oursZip, toolZip) = (Double(size(folder + "/ours.zip")), Double(size(folder + "/tool.zip")))
+    let sizes = [
+        Comparison(
+            "gzip export size (vs gzip -6)", operations: 1, strata: ours, baseline: gzipSize, target: 1 / 1.01,
+            unit: .bytes),
+        Comparison("gzip export size (vs pigz -6)", operations: 1, strata: ours, baseline: pigzSize, unit: .bytes),
+        Comparison(
+            "zip export size (vs zip -6 -r)", operations: 1, strata: oursZip, baseline: toolZip, target: 1 / 1.01,
+            unit: .bytes),
+    ]
     let all = [write, cached, cold, gzip, pigz, zipRounds]
-    Comparison.printTable(all.map(\.comparison), baselineName: "tool", ratioName: "speedup")
+    Comparison.printTable(all.map(\.comparison) + sizes, baselineName: "tool", ratioName: "speedup")
     print("")
     for rounds in all { print(rounds.summary) }
     print("")
-    let ours = Double(size(folder + "/ours.gz"))
     print(
         String(
             format:
-                "gzip: %.1f MB/s vs gzip %.1f MB/s, pigz %.1f MB/s; size %.0f vs gzip %d (%.4fx), pigz %d (%.4fx); gzip -t %@",
+                "gzip: %.1f MB/s vs gzip %.1f MB/s, pigz %.1f MB/s; size %.0f vs gzip %.0f (%.4fx), pigz %.0f (%.4fx); gzip -t %@",
             Double(megabytes << 20) / Rounds.median(gzip.strata) / 1e6,
             Double(megabytes << 20) / Rounds.median(gzip.baseline) / 1e6,
-            Double(megabytes << 20) / Rounds.median(pigz.baseline) / 1e6, ours, size(folder + "/tool.gz"),
-            ours / Double(size(folder + "/tool.gz")), size(folder + "/pigz.gz"),
-            ours / Double(size(folder + "/pigz.gz")),
-            gzipOK ? "ok" : "FAILED"))
+            Double(megabytes << 20) / Rounds.median(pigz.baseline) / 1e6, ours, gzipSize, ours / gzipSize, pigzSize,
+            ours / pigzSize, gzipOK ? "ok" : "FAILED"))
     print(
         String(
-            format: "zip: %d MiB in; size %d vs %d (%.4fx); unzip -t %@", zipInput >> 20, size(folder + "/ours.zip"),
-            size(folder + "/tool.zip"), Double(size(folder + "/ours.zip")) / Double(size(folder + "/tool.zip")),
-            zipOK ? "ok" : "FAILED"))
+            format: "zip: %d MiB in; size %.0f vs %.0f (%.4fx); unzip -t %@", zipInput >> 20, oursZip, toolZip,
+            oursZip / toolZip, zipOK ? "ok" : "FAILED"))
 
     // 5. Peak memory of a large export, in a fresh process.
     let peakSize = quick ? 256 : 1024

@@ -33,16 +33,41 @@ struct ExportTests {
         // And back in through our own importer.
         try store.importGzip(from: output, to: "docs/restored.pdf")
         #expect(try store.read("docs/restored.pdf") == content)
-        if size > 100_000 {
-            let gzipSize = try tool(
-                "/bin/sh", ["-c", "gzip -6 -c < '\(try store.path(for: "docs/report.pdf"))' | wc -c"])
-            let ours = try FileManager.default.attributesOfItem(atPath: output)[.size] as! Int
-            // libdeflate's level 6 trades some ratio on this 20-word vocabulary (about 8% over `gzip -6`; about 1%
-            // on the PDF-like data of the files benchmark) for two to three times zlib's speed.
-            #expect(
-                Double(ours) <= Double(Int(gzipSize.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines))!)
-                    * 1.10)
+    }
+
+    /// Level 6 against `gzip -6` on the same bytes. On PDF-like documents (the files benchmark's data) libdeflate's
+    /// level 6 alone came to 1.0115×; with one member in four at its level 7 the export stays within 1%. On a
+    /// 20-word vocabulary libdeflate's shorter match search falls further behind zlib's hash chains: 1.057×, where
+    /// level 6 alone gave 1.079×.
+    @Test(arguments: [("pdf", 1.01), ("text", 1.07)])
+    func gzipExportIsAboutAsSmallAsGzip6(_ kind: String, _ bound: Double) throws {
+        let content = kind == "pdf" ? pdfLike(4 << 20) : textLike(3 << 20 + 17)
+        try store.write(content, to: "docs/report.pdf")
+        let output = fixture.outside("report.pdf.gz")
+        try store.exportGzip("docs/report.pdf", to: output)
+        let gzip = try tool("/bin/sh", ["-c", "gzip -6 -c < '\(try store.path(for: "docs/report.pdf"))' | wc -c"])
+        let gzipSize = try #require(Int(gzip.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)))
+        let ours = try #require(FileManager.default.attributesOfItem(atPath: output)[.size] as? Int)
+        #expect(Double(ours) <= Double(gzipSize) * bound, "\(kind): \(ours) bytes vs gzip -6 \(gzipSize)")
+    }
+
+    /// A zip of PDF-like reports against `zip -6 -r` of the same files: within 1%.
+    @Test func zipExportIsAboutAsSmallAsZip6() throws {
+        let folder = fixture.outside("reports")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        for index in 0..<3 {
+            let content = pdfLike((index + 1) << 20)
+            try store.write(content, to: "reports/report-\(index).pdf")
+            try content.write(to: URL(fileURLWithPath: folder + "/report-\(index).pdf"))
         }
+        let archive = fixture.outside("ours.zip")
+        try store.exportZip(["reports"], to: archive)
+        let theirs = fixture.outside("theirs.zip")
+        let zip = try tool("/bin/sh", ["-c", "cd '\(fixture.outside(""))' && zip -6 -r -q '\(theirs)' reports"])
+        #expect(zip.status == 0, "\(zip.standardError)")
+        let ours = try #require(FileManager.default.attributesOfItem(atPath: archive)[.size] as? Int)
+        let zipSize = try #require(FileManager.default.attributesOfItem(atPath: theirs)[.size] as? Int)
+        #expect(Double(ours) <= Double(zipSize) * 1.01, "\(ours) bytes vs zip -6 \(zipSize)")
     }
 
     func populate() throws -> [String: Data] {
@@ -258,5 +283,25 @@ struct HostileArchiveTests {
         let refused = #expect(throws: StorageError.self) { try store.importGzip(from: bomb, to: "bomb.bin") }
         #expect(refused?.code == .limitExceeded)
         #expect(try !store.exists("bomb.bin"))
+    }
+}
+
+@Suite("LevelBlend: libdeflate levels that add up to zlib's ratio")
+struct LevelBlendTests {
+    @Test func levelSixRaisesAQuarterOfTheBytesStartingWithTheFirstPiece() {
+        var blend = LevelBlend(level: 6)
+        let levels = (0..<8).map { _ in blend.level(forNext: 1 << 20) }
+        #expect(levels == [7, 6, 6, 6, 7, 6, 6, 6])
+        // By bytes, not by count: one large piece at 7 carries the small ones after it.
+        var sized = LevelBlend(level: 6)
+        #expect(sized.level(forNext: 3 << 20) == 7)
+        #expect((0..<9).map { _ in sized.level(forNext: 1 << 20) } == [6, 6, 6, 6, 6, 6, 6, 6, 6])
+        #expect(sized.level(forNext: 1 << 20) == 7)
+    }
+
+    @Test(arguments: [Int32(0), 1, 5, 7, 9])
+    func otherLevelsAreLibdeflatesOwn(_ level: Int32) {
+        var blend = LevelBlend(level: level)
+        #expect((0..<8).map { _ in blend.level(forNext: 1 << 20) } == Array(repeating: level, count: 8))
     }
 }

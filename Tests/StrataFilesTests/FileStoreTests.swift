@@ -49,6 +49,31 @@ func textLike(_ count: Int) -> Data {
     return Data(out.prefix(count))
 }
 
+/// PDF-like content, the files benchmark's data: page-description words (text streams, compressible) with a short
+/// binary (image) run about one time in sixteen.
+func pdfLike(_ count: Int) -> Data {
+    let words = [
+        "BT", "/F1", "12", "Tf", "72", "712", "Td", "(Quarterly", "report)", "Tj", "ET", "q", "0.5", "0", "0",
+        "rg", "re", "f", "Q", "stream", "endstream", "obj", "endobj", "storage", "strata", "revenue", "2026",
+    ]
+    var out = [UInt8]()
+    out.reserveCapacity(count + 64)
+    var state: UInt64 = 11
+    while out.count < count {
+        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        if state >> 60 == 0 {
+            for _ in 0..<48 {
+                state = state &* 6_364_136_223_846_793_005 &+ 1
+                out.append(UInt8(truncatingIfNeeded: state >> 33))
+            }
+        } else {
+            out += Array(words[Int(state >> 40) % words.count].utf8)
+            out.append(state >> 58 == 1 ? 0x0A : 0x20)
+        }
+    }
+    return Data(out.prefix(count))
+}
+
 @Suite("FileStore: files")
 struct FileStoreTests {
     let fixture: FilesFixture
