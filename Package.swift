@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "StrataRecords", targets: ["StrataRecords"]),
         .library(name: "StrataFiles", targets: ["StrataFiles"]),
         .library(name: "StrataPostgres", targets: ["StrataPostgres"]),
+        .library(name: "StrataS3", targets: ["StrataS3"]),
         .executable(name: "strata", targets: ["strata"]),
         .plugin(name: "DefaultsKeysPlugin", targets: ["DefaultsKeysPlugin"]),
         .plugin(name: "StorageLintPlugin", targets: ["StorageLintPlugin"]),
@@ -47,6 +48,12 @@ let package = Package(
             pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
         ),
+        // HTTP for the S3 client.
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]
+        ),
 
         // System headers Glibc's Swift module leaves out (extended attributes). Headers only.
         .target(name: "CStrataSystem"),
@@ -57,6 +64,8 @@ let package = Package(
         .target(name: "StrataFiles", dependencies: ["StrataCore", "CZlib", "CDeflate"]),
         // The records tier on PostgreSQL: a second RecordEngine, over the system libpq.
         .target(name: "StrataPostgres", dependencies: ["StrataCore", "StrataRecords", "CLibPQ"]),
+        // An S3 client (libcurl, SigV4 signed with libsodium's SHA-256 through StrataSecrets), for the S3 files engine.
+        .target(name: "StrataS3", dependencies: ["StrataCore", "StrataSecrets", "CCurl"]),
         .target(
             name: "Strata",
             dependencies: [
@@ -161,6 +170,10 @@ let package = Package(
         .testTarget(
             name: "StrataFilesTests",
             dependencies: ["StrataFiles", "StrataConformance", "StrataTestSupport", "strata-test-child"]
+        ),
+        .testTarget(
+            name: "StrataS3Tests",
+            dependencies: ["StrataS3", "StrataTestSupport"]
         ),
         .testTarget(
             name: "StrataLintTests",
