@@ -16,6 +16,7 @@
 # test bucket is created with it), bounded by STRATA_S3_START_TIMEOUT seconds (default 180).
 #
 # The daemons stop in the order radosgw, OSD, monitor: a gateway whose OSD is gone waits ~2 minutes to give up.
+# `stop` leaves no process and no folder behind.
 set -Eeuo pipefail
 
 script_dir=$(cd "$(dirname "$0")" && pwd)
@@ -173,10 +174,12 @@ stop_daemon() {
     rm -f "$dir/run/$name.pid"
 }
 
+# The cluster is thrown away (memstore: nothing on disk to flush), so the daemons get SIGKILL at once instead of
+# a SIGTERM each spends ~2 s on (16 s measured for the three with a grace period); the order still matters.
 stop_cluster() {
-    stop_daemon client.rgw 10
-    stop_daemon osd.0 10
-    stop_daemon mon.a 10
+    stop_daemon client.rgw 0 KILL
+    stop_daemon osd.0 0 KILL
+    stop_daemon mon.a 0 KILL
 }
 
 stop() {

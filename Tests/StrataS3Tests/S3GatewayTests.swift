@@ -255,12 +255,7 @@ struct S3GatewayTests {
 
     @Test func theGatewayKilledMidUploadIsRetriedThrough() throws {
         let directory = try TemporaryDirectory()
-        let client = try S3TestGateway.client {
-            $0.partSize = 5 << 20
-            $0.concurrency = 1
-            $0.maxAttempts = 12
-            $0.maxRetryDelay = 2
-        }
+        let client = try S3TestGateway.partByPartClient(maxAttempts: 12)
         let (fd, bytes) = try S3TestGateway.file(directory, "in", count: 40 << 20, seed: 3)
         defer { close(fd) }
         let killer = Thread {
@@ -282,12 +277,7 @@ struct S3GatewayTests {
 
     @Test func theGatewayKilledWithoutRetriesIsATypedErrorAndCleanupFindsTheUpload() throws {
         let directory = try TemporaryDirectory()
-        let client = try S3TestGateway.client {
-            $0.partSize = 5 << 20
-            $0.concurrency = 1
-            $0.maxAttempts = 1
-            $0.connectTimeout = 2
-        }
+        let client = try S3TestGateway.partByPartClient(maxAttempts: 1)
         let (fd, bytes) = try S3TestGateway.file(directory, "in", count: 10 << 20, seed: 5)
         defer { close(fd) }
         let id = try client.createMultipartUpload("orphan")

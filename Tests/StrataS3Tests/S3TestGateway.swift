@@ -30,6 +30,18 @@ struct S3TestGateway {
         try S3Client(configuration(adjust))
     }
 
+    /// A client that uploads parts of 5 MiB one at a time, with short retry delays: for killing the gateway
+    /// between parts.
+    static func partByPartClient(maxAttempts: Int) throws -> S3Client {
+        try client {
+            $0.partSize = 5 << 20
+            $0.concurrency = 1
+            $0.maxAttempts = maxAttempts
+            $0.maxRetryDelay = 2
+            $0.connectTimeout = 2
+        }
+    }
+
     /// Runs `Scripts/s3.sh <command>` and waits for it (at most four minutes). Spawned and reaped directly:
     /// Foundation's `Process` never saw the exit of a script whose daemon (radosgw) outlived it.
     static func run(_ command: String) throws {
