@@ -25,6 +25,7 @@ struct DocumentationSnippetPackage: Sendable {
     /// The library products a snippet may import.
     static let products = [
         "Strata", "StrataCore", "StrataDefaults", "StrataSecrets", "StrataRecords", "StrataFiles", "StrataPostgres",
+        "StrataS3",
         "StrataConformance",
     ]
 
