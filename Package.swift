@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "StrataFiles", targets: ["StrataFiles"]),
         .library(name: "StrataPostgres", targets: ["StrataPostgres"]),
         .library(name: "StrataBackup", targets: ["StrataBackup"]),
+        .library(name: "StrataS3", targets: ["StrataS3"]),
         .executable(name: "strata", targets: ["strata"]),
         .plugin(name: "DefaultsKeysPlugin", targets: ["DefaultsKeysPlugin"]),
         .plugin(name: "StorageLintPlugin", targets: ["StorageLintPlugin"]),
@@ -48,6 +49,12 @@ let package = Package(
             pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
         ),
+        // HTTP for the S3 client.
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]
+        ),
 
         // System headers Glibc's Swift module leaves out (extended attributes). Headers only.
         .target(name: "CStrataSystem"),
@@ -60,6 +67,8 @@ let package = Package(
         .target(name: "StrataPostgres", dependencies: ["StrataCore", "StrataRecords", "CLibPQ"]),
         // The backup repository: content-defined chunks, deduplicated, compressed and sealed, in packs.
         .target(name: "StrataBackup", dependencies: ["StrataCore", "StrataSecrets", "StrataFiles"]),
+        // An S3 client (libcurl, SigV4 signed with libsodium's SHA-256 through StrataSecrets), for the S3 files engine.
+        .target(name: "StrataS3", dependencies: ["StrataCore", "StrataSecrets", "CCurl"]),
         .target(
             name: "Strata",
             dependencies: [
@@ -172,6 +181,10 @@ let package = Package(
         .testTarget(
             name: "StrataBackupTests",
             dependencies: ["StrataBackup", "StrataTestSupport", "strata-test-child"]
+        ),
+        .testTarget(
+            name: "StrataS3Tests",
+            dependencies: ["StrataS3", "StrataTestSupport"]
         ),
         .testTarget(
             name: "StrataLintTests",

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Runs the whole test suite (starting a throwaway PostgreSQL server for it). With CI=true it also checks
-# formatting, storage-lint and the DocC documentation first. The suite builds and runs every Swift block of the
-# README and Documentation/ (DocumentationSnippetTests); under CI=true its PostgreSQL blocks must run too.
+# Runs the whole test suite (starting a throwaway PostgreSQL server and a Ceph S3 gateway for it). With CI=true it
+# also checks formatting, storage-lint and the DocC documentation first. The suite builds and runs every Swift
+# block of the README and Documentation/ (DocumentationSnippetTests); under CI=true its PostgreSQL blocks must run
+# too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash Scripts/install-deps.sh
@@ -24,9 +25,27 @@ fi
 echo "== test"
 # The records tests run every shared body on SQLite and on PostgreSQL: start a throwaway server on loopback
 # (unless STRATA_POSTGRES_URL already names one), and stop it however the tests end.
+stops=()
+stop_servers() { for command in "${stops[@]}"; do $command || true; done; }
+trap stop_servers EXIT
 if [ -z "${STRATA_POSTGRES_URL:-}" ]; then
     eval "$(bash Scripts/postgres.sh start)"
-    trap 'bash Scripts/postgres.sh stop' EXIT
+    stops+=("bash Scripts/postgres.sh stop")
     echo "== PostgreSQL test server on ${STRATA_POSTGRES_URL##*@}"
+fi
+# The S3 client's live tests run against a throwaway single-node Ceph cluster with a RADOS Gateway on loopback
+# (unless STRATA_S3_URL already names one). Its daemons are installed on first use. Outside CI a gateway that does
+# not start only skips those tests; under CI=true it fails the run (and a test fails when they did not run).
+if [ -z "${STRATA_S3_URL:-}" ]; then
+    if exports=$(bash Scripts/s3.sh start); then
+        eval "$exports"
+        stops+=("bash Scripts/s3.sh stop")
+        echo "== S3 test gateway at ${AWS_ENDPOINT_URL}"
+    elif [ "${CI:-}" = "true" ]; then
+        echo "the S3 test gateway did not start (Scripts/s3.sh start); see its messages above" >&2
+        exit 1
+    else
+        echo "== no S3 test gateway (Scripts/s3.sh start failed): the live S3 tests are skipped" >&2
+    fi
 fi
 swift test

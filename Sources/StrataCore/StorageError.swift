@@ -117,6 +117,10 @@ public struct StorageError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The attribute of an item that broke a rule, when the error is about one (a secret's `label`, `service`,
     /// `account` or `value` over its size limit).
     public var attribute: String?
+    /// The error code a remote service answered with, verbatim (an S3 code such as `NoSuchKey` or `SlowDown`).
+    public var serviceCode: String?
+    /// The identifier a remote service gave the failed request (S3's `x-amz-request-id`), for its operator's logs.
+    public var requestID: String?
 
     /// Creates an error. Prefer the codes' static members for `code`.
     public init(
@@ -155,6 +159,8 @@ public struct StorageError: Error, Sendable, Hashable, CustomStringConvertible {
         if let line { places.append("line \(line)") }
         if let operation { places.append("during \(operation.escapedForDisplay)") }
         if let underlyingCode { places.append("code \(underlyingCode)") }
+        if let serviceCode { places.append("service code \(Self.quoted(serviceCode))") }
+        if let requestID { places.append("request \(Self.quoted(requestID))") }
         if let attempts { places.append("\(attempts) attempt(s)") }
         if let elapsed { places.append(String(format: "%.3f s", elapsed)) }
         if !places.isEmpty { text += " (" + places.joined(separator: ", ") + ")" }

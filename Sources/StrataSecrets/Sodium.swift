@@ -4,7 +4,8 @@ import StrataCore
 import Synchronization
 
 /// The only file that calls libsodium: initialization, randomness, the AEAD, the password hash, keyed hashing
-/// and guarded memory. Nothing here is public (`package`, for the backup repository), and no C type leaves this file.
+/// and guarded memory. No C type leaves this file; nothing is public. The wrappers the backup repository (AEAD,
+/// keyed hash, password hash) and the S3 client (SHA-256, HMAC-SHA-256 for SigV4) use have `package` access.
 package enum Sodium {
     package static let keyBytes = 32
     package static let nonceBytes = 24
@@ -109,6 +110,31 @@ package enum Sodium {
         _ = crypto_generichash(
             output.baseAddress!.assumingMemoryBound(to: UInt8.self), output.count, message, UInt64(message.count),
             key.baseAddress!.assumingMemoryBound(to: UInt8.self), key.count)
+    }
+
+    /// SHA-256 of the bytes `feed` hands over, in as many pieces as it likes (`crypto_hash_sha256`).
+    package static func sha256(feeding feed: ((UnsafeRawBufferPointer) -> Void) throws -> Void) rethrows -> [UInt8] {
+        _ = ready
+        var state = crypto_hash_sha256_state()
+        crypto_hash_sha256_init(&state)
+        try feed { piece in
+            guard let base = piece.baseAddress, piece.count > 0 else { return }
+            crypto_hash_sha256_update(&state, base.assumingMemoryBound(to: UInt8.self), UInt64(piece.count))
+        }
+        var digest = [UInt8](repeating: 0, count: Int(crypto_hash_sha256_BYTES))
+        crypto_hash_sha256_final(&state, &digest)
+        return digest
+    }
+
+    /// HMAC-SHA-256 of `message` under `key`, of any length (`crypto_auth_hmacsha256`).
+    package static func hmacSHA256(_ message: [UInt8], key: [UInt8]) -> [UInt8] {
+        _ = ready
+        var state = crypto_auth_hmacsha256_state()
+        crypto_auth_hmacsha256_init(&state, key, key.count)
+        crypto_auth_hmacsha256_update(&state, message, UInt64(message.count))
+        var tag = [UInt8](repeating: 0, count: Int(crypto_auth_hmacsha256_BYTES))
+        crypto_auth_hmacsha256_final(&state, &tag)
+        return tag
     }
 
     package static func memzero(_ buffer: UnsafeMutableRawBufferPointer) {

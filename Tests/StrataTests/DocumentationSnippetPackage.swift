@@ -25,8 +25,7 @@ struct DocumentationSnippetPackage: Sendable {
     /// The library products a snippet may import.
     static let products = [
         "Strata", "StrataCore", "StrataDefaults", "StrataSecrets", "StrataRecords", "StrataFiles", "StrataPostgres",
-        "StrataBackup",
-        "StrataConformance",
+        "StrataBackup", "StrataS3", "StrataConformance",
     ]
 
     init(repository: URL, snippets: [DocumentationSnippet]) {

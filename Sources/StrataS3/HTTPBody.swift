@@ -1,0 +1,15 @@
+/// What a request sends: nothing, bytes in memory, or a range of an open file read as it goes out.
+enum HTTPBody: Sendable {
+    case empty
+    case bytes([UInt8])
+    /// `length` bytes of the descriptor from `offset`, read with `pread` (the caller's file position is untouched).
+    case descriptor(Int32, offset: Int64, length: Int64)
+
+    var length: Int64 {
+        switch self {
+        case .empty: 0
+        case .bytes(let bytes): Int64(bytes.count)
+        case .descriptor(_, _, let length): length
+        }
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import StrataCore
+
+/// The state of one HTTP exchange while libcurl runs it: the body going out, the status and headers coming in,
+/// and the body coming in (to memory or to a file). Used by one thread at a time: the one in `curl_easy_perform`.
+final class HTTPTransfer {
+    /// The most an answer held in memory may be (an error document or an XML listing).
+    static let memoryLimit = 64 << 20
+
+    let body: HTTPBody
+    let sink: HTTPSink
+    private(set) var sent: Int64 = 0
+    private(set) var status = 0
+    private(set) var headers: [String: String] = [:]
+    private(set) var received: [UInt8] = []
+    /// Bytes written to the sink's file.
+    private(set) var written: Int64 = 0
+    /// Why a callback stopped the transfer: a failed read or write of the caller's file, an answer too large.
+    private(set) var localError: StorageError?
+
+    init(body: HTTPBody, sink: HTTPSink) {
+        self.body = body
+        self.sink = sink
+    }
+
+    /// Fills `buffer` with the next bytes of the body; nil stops the transfer (``localError`` says why).
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> Int? {
+        let remaining = body.length - sent
+        guard remaining > 0, buffer.count > 0 else { return 0 }
+        let count = Int(min(Int64(buffer.count), remaining))
+        switch body {
+        case .empty:
+            return 0
+        case .bytes(let bytes):
+            let start = Int(sent)
+            bytes.withUnsafeBytes { source in
+                buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: source[start..<start + count]))
+            }
+            sent += Int64(count)
+            return count
+        case .descriptor(let fd, let offset, _):
+            do throws(Errno) {
+                let got = try Sys.pread(
+                    fd, UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count]), at: offset + sent)
+                guard got > 0 else {
+                    localError = StorageError(
+                        .io, "the file being uploaded ended before its announced length", tier: .files,
+                        recovery: "Do not change a file while it is uploaded")
+                    return nil
+                }
+                sent += Int64(got)
+                return got
+            } catch {
+                localError = error.storageError("cannot read the file being uploaded", tier: .files)
+                return nil
+            }
+        }
+    }
+
+    /// Takes one header line; a status line starts a new set (after `100 Continue`, a redirect).
+    func header(_ line: String) {
+        if line.hasPrefix("HTTP/") {
+            let fields = line.split(separator: " ", maxSplits: 2)
+            status = fields.count > 1 ? Int(fields[1]) ?? 0 : 0
+            headers = [:]
+            return
+        }
+        guard let colon = line.firstIndex(of: ":") else { return }
+        let name = line[..<colon].lowercased()
+        let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
+        headers[name] = value
+    }
+
+    /// Takes the next bytes of the answer; false stops the transfer (``localError`` says why).
+    func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        if case .descriptor(let fd, let offset) = sink, (200..<300).contains(status) {
+            var done = 0
+            while done < bytes.count {
+                do throws(Errno) {
+                    let count = try Sys.pwrite(
+                        fd, UnsafeRawBufferPointer(rebasing: bytes[done...]), at: offset + written)
+                    guard count > 0 else { throw Errno(EIO) }
+                    done += count
+                    written += Int64(count)
+                } catch {
+                    localError = error.storageError("cannot write the file being downloaded", tier: .files)
+                    return false
+                }
+            }
+            return true
+        }
+        guard received.count + bytes.count <= Self.memoryLimit else {
+            localError = StorageError(
+                .limitExceeded, "the server's answer is larger than \(Self.memoryLimit) bytes", tier: .files)
+            return false
+        }
+        received.append(contentsOf: bytes)
+        return true
+    }
+}

@@ -1,0 +1,194 @@
+import Foundation
+public import StrataCore
+import Synchronization
+
+extension S3Client {
+    /// Writes an object of any size from a range of an open file: one PUT up to ``S3Configuration/partSize``,
+    /// above it a multipart upload whose parts go up ``S3Configuration/concurrency`` at a time. A failed multipart
+    /// upload is aborted, so no object appears and no parts are left behind (unless the server itself is gone; see
+    /// ``listMultipartUploads(prefix:)``).
+    /// - Returns: The new object's description.
+    @discardableResult
+    public func upload(
+        _ key: String, from fd: Int32, offset: Int64 = 0, length: Int64, contentType: String? = nil,
+        metadata: [String: String] = [:]
+    ) throws(StorageError) -> S3ObjectInfo {
+        guard length > configuration.partSize else {
+            return try put(
+                key, from: fd, offset: offset, length: length, contentType: contentType, metadata: metadata)
+        }
+        let uploadID = try createMultipartUpload(key, contentType: contentType, metadata: metadata)
+        do {
+            let parts = try uploadParts(key, uploadID: uploadID, from: fd, offset: offset, length: length)
+            var info = try completeMultipartUpload(key, uploadID: uploadID, parts: parts)
+            info.contentType = contentType
+            info.metadata = metadata
+            return info
+        } catch {
+            try? abortMultipartUpload(key, uploadID: uploadID)
+            throw error
+        }
+    }
+
+    /// The parts of `length` bytes from `offset`, uploaded by ``S3Configuration/concurrency`` workers; the first
+    /// failure stops the others (the parts under way finish).
+    private func uploadParts(
+        _ key: String, uploadID: String, from fd: Int32, offset: Int64, length: Int64
+    ) throws(StorageError) -> [S3CompletedPart] {
+        let size = configuration.partSize
+        let count = Int((length + size - 1) / size)
+        guard count <= 10_000 else {
+            throw StorageError(
+                .tooLarge, "the object needs more than 10,000 parts of \(size) bytes", tier: .files, key: key,
+                recovery: "Raise S3Configuration.partSize")
+        }
+        let state = Mutex<(next: Int, parts: [S3CompletedPart], failure: StorageError?)>((0, [], nil))
+        DispatchQueue.concurrentPerform(iterations: min(configuration.concurrency, count)) { _ in
+            while true {
+                let index: Int? = state.withLock { state in
+                    guard state.failure == nil, state.next < count else { return nil }
+                    defer { state.next += 1 }
+                    return state.next
+                }
+                guard let index else { return }
+                let start = Int64(index) * size
+                do throws(StorageError) {
+                    let part = try uploadPart(
+                        key, uploadID: uploadID, number: index + 1, from: fd, offset: offset + start,
+                        length: min(size, length - start))
+                    state.withLock { $0.parts.append(part) }
+                } catch {
+                    state.withLock { if $0.failure == nil { $0.failure = error } }
+                }
+            }
+        }
+        let (parts, failure) = state.withLock { ($0.parts, $0.failure) }
+        if let failure { throw failure }
+        return parts.sorted { $0.number < $1.number }
+    }
+
+    /// Starts a multipart upload.
+    /// - Returns: The upload's id, for the parts, the completion and the abort.
+    public func createMultipartUpload(
+        _ key: String, contentType: String? = nil, metadata: [String: String] = [:]
+    ) throws(StorageError) -> String {
+        try checkKey(key)
+        let headers = try objectHeaders(key, contentType: contentType, metadata: metadata)
+        let response = try send(
+            S3Request(
+                method: "POST", key: key, query: [("uploads", "")], headers: headers,
+                operation: "create multipart upload"))
+        guard let id = S3XMLElement.parse(response.body)?.text("UploadId"), !id.isEmpty else {
+            throw StorageError(.corrupt, "the server started a multipart upload without an id", tier: .files, key: key)
+        }
+        return id
+    }
+
+    /// Uploads one part (at least 5 MiB, except the last) from a range of an open file.
+    /// - Parameter number: The part number, 1 to 10,000.
+    /// - Returns: The part's number and entity tag, for the completion.
+    public func uploadPart(
+        _ key: String, uploadID: String, number: Int, from fd: Int32, offset: Int64, length: Int64
+    ) throws(StorageError) -> S3CompletedPart {
+        try checkKey(key)
+        let response = try send(
+            S3Request(
+                method: "PUT", key: key, query: [("partNumber", String(number)), ("uploadId", uploadID)],
+                body: .descriptor(fd, offset: offset, length: length), operation: "upload part \(number)"))
+        guard let etag = response.etag, !etag.isEmpty else {
+            throw StorageError(
+                .corrupt, "the server stored part \(number) without an entity tag", tier: .files, key: key)
+        }
+        return S3CompletedPart(number: number, etag: etag)
+    }
+
+    /// Completes a multipart upload: the object appears, whole, at once.
+    ///
+    /// Ceph 16.2 answers an empty entity tag here; the client then asks for it with a HEAD.
+    /// - Parameter parts: Every part, in increasing number order.
+    /// - Returns: The new object's description.
+    public func completeMultipartUpload(
+        _ key: String, uploadID: String, parts: [S3CompletedPart]
+    ) throws(StorageError) -> S3ObjectInfo {
+        try checkKey(key)
+        let xml =
+            "<CompleteMultipartUpload>"
+            + parts.map { "<Part><PartNumber>\($0.number)</PartNumber><ETag>\"\($0.etag)\"</ETag></Part>" }.joined()
+            + "</CompleteMultipartUpload>"
+        let request = S3Request(
+            method: "POST", key: key, query: [("uploadId", uploadID)], headers: [("Content-Type", "application/xml")],
+            body: .bytes(Array(xml.utf8)), operation: "complete multipart upload")
+        let response: S3Response
+        do {
+            response = try send(request)
+        } catch  where error.serviceCode == "NoSuchUpload" && (error.attempts ?? 1) > 1 {
+            // An earlier attempt completed it and its answer was lost: the object is there.
+            guard let info = try head(key) else { throw error }
+            return info
+        }
+        // Completing can fail after its 200 status line: the error is then the body.
+        let document = S3XMLElement.parse(response.body)
+        if document?.name == "Error" {
+            throw answerError(status: 500, headers: response.headers, body: response.body, request: request)
+        }
+        let etag = document?.text("ETag").map(S3Response.unquoted) ?? ""
+        guard let info = try head(key) else {
+            throw StorageError(
+                .notFound, "the completed multipart upload's object is not there", tier: .files, key: key,
+                recovery: "Another writer may have deleted it; upload it again")
+        }
+        return etag.isEmpty
+            ? info
+            : S3ObjectInfo(
+                key: key, size: info.size, etag: etag, lastModified: info.lastModified, contentType: info.contentType,
+                metadata: info.metadata)
+    }
+
+    /// Abandons a multipart upload: its parts are deleted and no object appears. Aborting one that is gone
+    /// succeeds.
+    public func abortMultipartUpload(_ key: String, uploadID: String) throws(StorageError) {
+        try checkKey(key)
+        do {
+            _ = try send(
+                S3Request(
+                    method: "DELETE", key: key, query: [("uploadId", uploadID)], operation: "abort multipart upload"))
+        } catch  where error.code == .notFound {
+            return
+        }
+    }
+
+    /// The multipart uploads still open under `prefix`: what a crash left behind. Abort them with
+    /// ``abortMultipartUpload(_:uploadID:)`` once no writer can still be completing them.
+    public func listMultipartUploads(prefix: String = "") throws(StorageError) -> [S3MultipartUpload] {
+        var uploads: [S3MultipartUpload] = []
+        var markers: (key: String, upload: String)?
+        let strip = configuration.prefix.count
+        repeat {
+            var query = [("uploads", ""), ("prefix", objectKey(prefix))]
+            if let markers { query += [("key-marker", markers.key), ("upload-id-marker", markers.upload)] }
+            let response = try send(
+                S3Request(method: "GET", key: nil, query: query, operation: "list multipart uploads"))
+            guard let document = S3XMLElement.parse(response.body), document.name == "ListMultipartUploadsResult"
+            else {
+                throw StorageError(
+                    .corrupt, "the server's upload listing is not a ListMultipartUploadsResult document", tier: .files)
+            }
+            for entry in document.all("Upload") {
+                guard let key = entry.text("Key"), key.hasPrefix(configuration.prefix), let id = entry.text("UploadId")
+                else { continue }
+                uploads.append(
+                    S3MultipartUpload(
+                        key: String(key.dropFirst(strip)), uploadID: id,
+                        initiated: entry.text("Initiated").flatMap(S3Timestamp.parseISO8601)))
+            }
+            if document.text("IsTruncated") == "true", let key = document.text("NextKeyMarker"),
+                let upload = document.text("NextUploadIdMarker"), markers.map({ $0 != (key, upload) }) ?? true
+            {
+                markers = (key, upload)
+            } else {
+                markers = nil
+            }
+        } while markers != nil
+        return uploads
+    }
+}
