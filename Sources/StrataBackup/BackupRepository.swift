@@ -36,6 +36,9 @@ public final class BackupRepository: Sendable {
     let lockTimeout: FileLock.Timeout
 
     static let folderNames = ["keys", "data", "index", "snapshots"]
+    /// The largest index file or snapshot file read (1 GiB): a larger one is refused before it is read, so a
+    /// damaged or hostile file cannot make a read allocate what it claims.
+    static let maximumMetadataFileSize = 1 << 30
 
     private init(path: String, folder: DirectoryHandle, keys: RepositoryKeys, lockTimeout: FileLock.Timeout) throws {
         self.path = path
