@@ -182,6 +182,17 @@ struct BackupHostileRepositoryTests {
         #expect(FileManager.default.fileExists(atPath: victim))
     }
 
+    @Test("a repository whose key slots were all removed is damaged, not a wrong passphrase")
+    func noKeySlotIsDamage() throws {
+        let fixture = try BackupFixture()
+        for slot in try fixture.files(in: "keys") {
+            try FileManager.default.removeItem(atPath: fixture.path + "/" + slot)
+        }
+        let error = try #require(throws: StorageError.self) { _ = try fixture.open() }
+        #expect(error.code == .corrupt)
+        #expect(error.path == fixture.path + "/keys")
+    }
+
     private func rewrite(_ records: [PackRecord], as name: String, in repository: BackupRepository) throws {
         let body = Array(try JSONEncoder().encode(records))
         try Data(SealedFile.seal(body, kind: .index, name: name, key: repository.keys.seal)).write(
