@@ -116,4 +116,22 @@ struct CaptureRestoreRaceTests {
         #expect(!FileManager.default.fileExists(atPath: target))
         #expect(try stagingLeft().isEmpty)
     }
+
+    @Test(
+        "a capture with an impossible modification time is corrupt, naming the file",
+        arguments: [Int32(-1), Int32(1_000_000_000), Int32((1 << 30) - 1), Int32((1 << 30) - 2)] as [Int32])
+    func impossibleModificationTime(_ nanoseconds: Int32) throws {
+        let (_, capture) = try capture()
+        try capture.rewrite { files in
+            let index = files.firstIndex { $0.tier == .files }!
+            files[index].modificationTime.nanoseconds = nanoseconds
+        }
+        let error = try #require(throws: StorageError.self) {
+            try Storage.restore(from: capture, to: target, secretsKey: testSecretsKey)
+        }
+        #expect(error.code == .corrupt, "\(error)")
+        #expect(error.tier == .files)
+        #expect(!FileManager.default.fileExists(atPath: target))
+        #expect(try stagingLeft().isEmpty)
+    }
 }
