@@ -127,7 +127,8 @@ final class RestoreStaging {
                 try parent.removeDirectory(base)
             }
             try parent.rename(name, to: base)
-        } catch let error where error.code == ENOTEMPTY || error.code == EEXIST {
+        } catch let error where error.code == ENOTEMPTY || error.code == EEXIST || error.code == ENOTDIR {
+            // ENOTDIR: a file or link appeared at the target after the check above (rename(2) onto a non-folder).
             throw StorageError(
                 .conflict, "the restore's target exists and is not an empty folder", path: target,
                 recovery: "Restore into a new folder, or remove this one first")

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataCore
 import StrataTestSupport
 import Testing
 
@@ -132,6 +133,20 @@ struct CaptureRestoreRaceTests {
         #expect(error.code == .corrupt, "\(error)")
         #expect(error.tier == .files)
         #expect(!FileManager.default.fileExists(atPath: target))
+        #expect(try stagingLeft().isEmpty)
+    }
+
+    @Test("a file appearing at the target between the last check and the rename is a conflict, not an I/O error")
+    func fileAppearsJustBeforeTheRename() throws {
+        let (_, capture) = try capture()
+        // What rename(2) of a folder onto a file that just appeared returns; the path is unique to this test.
+        let target = directory.appending("restored-racing-rename")
+        FaultInjector.shared.inject(.error(ENOTDIR), on: .rename, pathContaining: "restored-racing-rename")
+        let error = try #require(throws: StorageError.self) {
+            try Storage.restore(from: capture, to: target, secretsKey: testSecretsKey)
+        }
+        #expect(error.code == .conflict, "\(error)")
+        #expect(error.path == target)
         #expect(try stagingLeft().isEmpty)
     }
 }
