@@ -193,6 +193,41 @@ struct BackupHostileRepositoryTests {
         #expect(error.path == fixture.path + "/keys")
     }
 
+    @Test("a pack whose header claims a length past its start is corrupt, naming the pack, without reading it")
+    func packHeaderLengthLies() throws {
+        let fixture = try BackupFixture()
+        try fixture.backUp([("files/a", BackupFixture.bytes(3_000, seed: 6))])
+        let pack = try #require(try fixture.files(in: "data").first)
+        for length: UInt32 in [.max, 1 << 30, 0] {
+            let full = fixture.path + "/" + pack
+            var bytes = try Data(contentsOf: URL(fileURLWithPath: full))
+            bytes.replaceSubrange(
+                (bytes.count - 4)..., with: [0, 8, 16, 24].map { UInt8(truncatingIfNeeded: length >> $0) })
+            try bytes.write(to: URL(fileURLWithPath: full))
+            let problems = try fixture.open().check().problems
+            #expect(problems.contains { $0.code == .corrupt && $0.path == full })
+        }
+    }
+
+    @Test("a configuration with absurd chunk sizes is corrupt, naming it")
+    func absurdConfiguration() throws {
+        let fixture = try BackupFixture()
+        let repository = try fixture.open()
+        for (minimum, average, maximum, pack) in [
+            (64, 1 << 20, 1 << 40, 1), (0, 0, 0, 1), (1 << 20, 64, 64, 1), (64, 64, 64, 0),
+        ] {
+            let configuration = RepositoryConfiguration(
+                version: 1, id: "x", minimumChunk: minimum, averageChunk: average, maximumChunk: maximum, packSize: pack
+            )
+            let body = Array(try JSONEncoder().encode(configuration))
+            try Data(SealedFile.seal(body, kind: .configuration, name: "config", key: repository.keys.seal)).write(
+                to: URL(fileURLWithPath: fixture.path + "/config"))
+            let error = try #require(throws: StorageError.self) { _ = try fixture.open() }
+            #expect(error.code == .corrupt)
+            #expect(error.path == fixture.path + "/config")
+        }
+    }
+
     private func rewrite(_ records: [PackRecord], as name: String, in repository: BackupRepository) throws {
         let body = Array(try JSONEncoder().encode(records))
         try Data(SealedFile.seal(body, kind: .index, name: name, key: repository.keys.seal)).write(

@@ -139,14 +139,22 @@ struct CaptureRestoreRaceTests {
     @Test("a file appearing at the target between the last check and the rename is a conflict, not an I/O error")
     func fileAppearsJustBeforeTheRename() throws {
         let (_, capture) = try capture()
-        // What rename(2) of a folder onto a file that just appeared returns; the path is unique to this test.
-        let target = directory.appending("restored-racing-rename")
-        FaultInjector.shared.inject(.error(ENOTDIR), on: .rename, pathContaining: "restored-racing-rename")
-        let error = try #require(throws: StorageError.self) {
-            try Storage.restore(from: capture, to: target, secretsKey: testSecretsKey)
+        // rename(2) of a folder onto a file that just appeared fails with ENOTDIR. The injector is shared by the
+        // tests of this process, and another may reset it before the rename: a restore that went through is
+        // inconclusive and is tried again under a new name.
+        for attempt in 0..<5 {
+            let name = "restored-racing-rename-\(attempt)"
+            let target = directory.appending(name)
+            FaultInjector.shared.inject(.error(ENOTDIR), on: .rename, pathContaining: name)
+            do {
+                try Storage.restore(from: capture, to: target, secretsKey: testSecretsKey)
+            } catch let error as StorageError {
+                #expect(error.code == .conflict, "\(error)")
+                #expect(error.path == target)
+                #expect(try stagingLeft().isEmpty)
+                return
+            }
         }
-        #expect(error.code == .conflict, "\(error)")
-        #expect(error.path == target)
-        #expect(try stagingLeft().isEmpty)
+        Issue.record("the injected rename failure never reached the restore")
     }
 }
