@@ -13,7 +13,8 @@ import Foundation
 /// restore's: the next restore into the same parent removes it.
 ///
 /// Every file of the capture is checked before anything is written for it (a relative path of plain components
-/// inside its tier's folder, a store-level file only where the store keeps one, `user.` attributes only), created
+/// inside its tier's folder, a store-level file only where the store keeps one, `user.` attributes only, a
+/// modification time whose nanoseconds are under 10^9), created
 /// with `O_EXCL` through folders opened without following links, and checked against its recorded size; nothing is
 /// ever written outside the staging folder.
 final class RestoreStaging {
@@ -126,7 +127,8 @@ final class RestoreStaging {
                 try parent.removeDirectory(base)
             }
             try parent.rename(name, to: base)
-        } catch let error where error.code == ENOTEMPTY || error.code == EEXIST {
+        } catch let error where error.code == ENOTEMPTY || error.code == EEXIST || error.code == ENOTDIR {
+            // ENOTDIR: a file or link appeared at the target after the check above (rename(2) onto a non-folder).
             throw StorageError(
                 .conflict, "the restore's target exists and is not an empty folder", path: target,
                 recovery: "Restore into a new folder, or remove this one first")
@@ -151,6 +153,10 @@ final class RestoreStaging {
             throw refuse("it carries the attribute '\(attribute)' outside the user namespace")
         }
         if file.size < 0 || file.mode & ~0o777 != 0 { throw refuse("its size or permission bits are invalid") }
+        // Outside 0..<10^9, utimensat(2) fails, or reads UTIME_NOW / UTIME_OMIT and sets another time silently.
+        guard (0..<1_000_000_000).contains(file.modificationTime.nanoseconds) else {
+            throw refuse("its modification time has \(file.modificationTime.nanoseconds) nanoseconds")
+        }
         guard let tier = file.tier else {
             guard storeFiles.contains(file.path) else { throw refuse("it is not one of the store's own files") }
             return components

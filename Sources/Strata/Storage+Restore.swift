@@ -117,18 +117,32 @@ extension Storage {
     ) throws -> (RestoreStaging, RestoreReport) {
         let staging = try RestoreStaging(besides: target, parent: parent)
         var report = RestoreReport()
-        for file in source.files {
-            try staging.write(file, from: source)
-            if file.path != CaptureDescription.path { report.fileCount += 1 }
-        }
-        if let data = try AtomicFile.read(in: staging.folder, name: CaptureDescription.path, maximumSize: 64 << 20) {
+        // The description first: a capture of a newer format is refused before anything else is written.
+        let files = source.files
+        let descriptions = files.filter { $0.path == CaptureDescription.path }
+        for file in descriptions { try staging.write(file, from: source) }
+        if !descriptions.isEmpty {
+            let data = try AtomicFile.read(in: staging.folder, name: CaptureDescription.path, maximumSize: 64 << 20)
+            let description: CaptureDescription
             do {
-                report.omissions = try JSONDecoder().decode(CaptureDescription.self, from: data).omissions
+                description = try JSONDecoder().decode(CaptureDescription.self, from: data ?? Data())
             } catch {
                 throw StorageError(
                     .corrupt, "the capture's description does not decode: \(error)", path: CaptureDescription.path)
             }
+            guard description.version == CaptureDescription.formatVersion else {
+                throw StorageError(
+                    .unsupportedVersion,
+                    "the capture has format version \(description.version); this Strata restores version "
+                        + "\(CaptureDescription.formatVersion)", path: CaptureDescription.path,
+                    recovery: "Restore it with a Strata that knows this format")
+            }
+            report.omissions = description.omissions
             try? staging.folder.unlink(CaptureDescription.path)
+        }
+        for file in files where file.path != CaptureDescription.path {
+            try staging.write(file, from: source)
+            report.fileCount += 1
         }
         try staging.syncFolders()
         try verifyStaged(at: staging.path, secretsKey: secretsKey, report: &report)

@@ -14,7 +14,9 @@ extension BackupRepository {
         defer { held.release() }
         var report = CheckReport()
         var damaged: [StorageError] = []
-        let index = try RepositoryIndex.load(from: indexFolder, keys: keys) { damaged.append($0) }
+        let index = try RepositoryIndex.load(
+            from: indexFolder, keys: keys, maximumChunk: configuration.maximumChunk
+        ) { damaged.append($0) }
         report.problems += damaged
         for name in try BackupRepository.names(in: snapshotFolder) {
             let manifest: SnapshotManifest

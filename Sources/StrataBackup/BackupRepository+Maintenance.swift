@@ -43,7 +43,8 @@ extension BackupRepository {
         let held = try acquire(.exclusive)
         defer { held.release() }
         removeLeftovers()
-        let index = try RepositoryIndex.load(from: indexFolder, keys: keys)
+        let index = try RepositoryIndex.load(
+            from: indexFolder, keys: keys, maximumChunk: configuration.maximumChunk)
         var needed = Set<BlobID>()
         for (id, manifest) in try manifests() {
             for entry in manifest.files {

@@ -27,7 +27,8 @@ extension BackupRepository {
         let held = try acquire(.shared)
         do {
             removeLeftovers()
-            let index = try RepositoryIndex.load(from: indexFolder, keys: keys)
+            let index = try RepositoryIndex.load(
+                from: indexFolder, keys: keys, maximumChunk: configuration.maximumChunk)
             let chosen: (String, SnapshotManifest)?
             switch parent {
             case .none:
@@ -65,7 +66,8 @@ extension BackupRepository {
         do {
             let name = try resolve(id)
             let manifest = try SnapshotManifest.read(name, in: snapshotFolder, keys: keys)
-            let index = try RepositoryIndex.load(from: indexFolder, keys: keys)
+            let index = try RepositoryIndex.load(
+                from: indexFolder, keys: keys, maximumChunk: configuration.maximumChunk)
             return SnapshotReader(repository: self, id: name, manifest: manifest, index: index, lock: held)
         } catch {
             held.release()

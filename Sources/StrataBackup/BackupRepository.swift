@@ -36,6 +36,9 @@ public final class BackupRepository: Sendable {
     let lockTimeout: FileLock.Timeout
 
     static let folderNames = ["keys", "data", "index", "snapshots"]
+    /// The largest index file or snapshot file read (1 GiB): a larger one is refused before it is read, so a
+    /// damaged or hostile file cannot make a read allocate what it claims.
+    static let maximumMetadataFileSize = 1 << 30
 
     private init(path: String, folder: DirectoryHandle, keys: RepositoryKeys, lockTimeout: FileLock.Timeout) throws {
         self.path = path
@@ -107,8 +110,8 @@ public final class BackupRepository: Sendable {
     ///   - key: A passphrase or key file of one of its key slots.
     ///   - lockTimeout: How long operations wait for the repository lock. The default is 30 seconds.
     /// - Throws: ``StorageError``: `.authenticationFailed` when `key` opens no slot (a wrong passphrase),
-    ///   `.unsupportedVersion` for a newer format, `.corrupt` naming a damaged file, `.notAStore` when the folder
-    ///   is not a repository.
+    ///   `.unsupportedVersion` for a newer format, `.corrupt` naming a damaged file (or the keys folder when it
+    ///   holds no slot), `.notAStore` when the folder is not a repository.
     public static func open(
         at path: String, key: RepositoryKey, lockTimeout: FileLock.Timeout = .seconds(30)
     ) throws -> BackupRepository {
@@ -147,6 +150,11 @@ public final class BackupRepository: Sendable {
             }
         }
         if let damage, slotCount == 1 { throw damage }
+        guard slotCount > 0 else {
+            throw StorageError(
+                .corrupt, "the repository has no key slot: nothing can open it", path: keyFolder.path,
+                recovery: "Restore the keys folder from a copy of the repository")
+        }
         throw StorageError(
             .authenticationFailed, "the passphrase or key file opens none of the repository's \(slotCount) key slots",
             path: keyFolder.path, recovery: "Give the passphrase or key file the repository was made with")

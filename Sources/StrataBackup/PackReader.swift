@@ -45,7 +45,8 @@ final class PackReader {
     /// Reads `count` bytes at `offset`.
     /// - Throws: ``StorageError`` `.corrupt` when the pack ends first (it was truncated).
     func read(at offset: Int, count: Int) throws -> [UInt8] {
-        guard offset >= 0, count >= 0, offset + count <= size else {
+        // Subtraction, not `offset + count`: lengths from a file may be anything, and must not overflow.
+        guard offset >= 0, count >= 0, offset <= size, count <= size - offset else {
             throw StorageError(
                 .corrupt, "the pack is shorter than its index says (truncated)", path: path,
                 recovery: "Run `check`; restore the pack from a copy of the repository")

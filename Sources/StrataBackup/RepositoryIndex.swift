@@ -21,18 +21,18 @@ struct RepositoryIndex {
     /// - Throws: ``StorageError`` naming the damaged file (`.corrupt`, `.authenticationFailed`,
     ///   `.unsupportedVersion`) or an I/O error.
     static func load(
-        from folder: DirectoryHandle, keys: RepositoryKeys, onDamage: ((StorageError) -> Void)? = nil
+        from folder: DirectoryHandle, keys: RepositoryKeys, maximumChunk: Int,
+        onDamage: ((StorageError) -> Void)? = nil
     ) throws -> RepositoryIndex {
         var index = RepositoryIndex()
         for name in try BackupRepository.names(in: folder) {
             do {
-                let records = try read(name, in: folder, keys: keys)
+                let records = try read(name, in: folder, keys: keys, maximumChunk: maximumChunk)
                 index.files.append(name)
                 for record in records {
                     index.packs[record.name] = record
                     for entry in record.blobs {
-                        guard let id = BlobID(hex: entry.id) else { continue }
-                        index.blobs[id] = Location(pack: record.name, entry: entry)
+                        index.blobs[BlobID(hex: entry.id)!] = Location(pack: record.name, entry: entry)
                     }
                 }
             } catch let error as StorageError {
@@ -43,15 +43,24 @@ struct RepositoryIndex {
         return index
     }
 
-    static func read(_ name: String, in folder: DirectoryHandle, keys: RepositoryKeys) throws -> [PackRecord] {
+    /// Reads one index file and checks every record in it (see ``PackRecord/check(maximumChunk:path:)``).
+    /// - Throws: ``StorageError`` naming the file: `.tooLarge` over
+    ///   ``BackupRepository/maximumMetadataFileSize`` (refused unread), `.corrupt`, `.authenticationFailed`.
+    static func read(_ name: String, in folder: DirectoryHandle, keys: RepositoryKeys, maximumChunk: Int) throws
+        -> [PackRecord]
+    {
         let path = folder.path(of: name)
-        guard let data = try AtomicFile.read(in: folder, name: name, followGrowth: false) else {
+        guard
+            let data = try AtomicFile.read(
+                in: folder, name: name, maximumSize: BackupRepository.maximumMetadataFileSize, followGrowth: false)
+        else {
             throw StorageError(.corrupt, "an index file vanished while being read", path: path)
         }
         let body = try SealedFile.open(Array(data), kind: .index, name: name, key: keys.seal, path: path)
         guard let records = try? JSONDecoder().decode([PackRecord].self, from: Data(body)) else {
             throw StorageError(.corrupt, "the index file does not decode", path: path)
         }
+        for record in records { try record.check(maximumChunk: maximumChunk, path: path) }
         return records
     }
 

@@ -62,13 +62,21 @@ struct SnapshotManifest: Codable, Sendable {
             addedBytes: addedBytes)
     }
 
+    /// Reads and checks a snapshot file.
+    /// - Throws: ``StorageError`` naming the file (`path`, and the snapshot as `collection`): `.notFound`,
+    ///   `.tooLarge` over ``BackupRepository/maximumMetadataFileSize`` (refused unread), `.corrupt` (see
+    ///   ``check(path:)``), `.authenticationFailed`, `.unsupportedVersion`.
     static func read(_ name: String, in folder: DirectoryHandle, keys: RepositoryKeys) throws -> SnapshotManifest {
         let path = folder.path(of: name)
-        guard let data = try AtomicFile.read(in: folder, name: name, followGrowth: false) else {
-            throw StorageError(
-                .notFound, "no snapshot has this id", key: name, path: path, recovery: "List them with `snapshots`")
-        }
         do {
+            guard
+                let data = try AtomicFile.read(
+                    in: folder, name: name, maximumSize: BackupRepository.maximumMetadataFileSize, followGrowth: false)
+            else {
+                throw StorageError(
+                    .notFound, "no snapshot has this id", key: name, path: path,
+                    recovery: "List them with `snapshots`")
+            }
             let body = try SealedFile.open(Array(data), kind: .snapshot, name: name, key: keys.seal, path: path)
             guard let manifest = try? JSONDecoder.snapshots.decode(SnapshotManifest.self, from: Data(body)) else {
                 throw StorageError(.corrupt, "the snapshot does not decode", path: path)
@@ -78,10 +86,39 @@ struct SnapshotManifest: Codable, Sendable {
                     .unsupportedVersion, "the snapshot has format version \(manifest.version); this Strata reads 1",
                     path: path)
             }
+            try manifest.check(path: path)
             return manifest
         } catch var error as StorageError {
             error.collection = name
             throw error
+        }
+    }
+
+    /// Checks what the rest of the code relies on: each file's size is not negative and all of them add up without
+    /// overflow, no path is listed twice (exactly), every chunk is a blob id, and a file has no more chunks than
+    /// bytes (a chunk holds at least one) — so a damaged or hostile snapshot is refused before anything is read
+    /// or written by it.
+    /// - Throws: ``StorageError`` `.corrupt` naming the snapshot file (`path`) and the file (`key`).
+    func check(path: String) throws {
+        var total: Int64 = 0
+        var paths = Set<ExactString>()
+        for entry in files {
+            let why: String? =
+                if entry.size < 0 { "a negative size" } else if total.addingReportingOverflow(entry.size).overflow {
+                    "sizes that add up past 2^63 bytes"
+                } else if !paths.insert(ExactString(entry.path)).inserted {
+                    "a path listed twice"
+                } else if Int64(entry.chunks.count) > entry.size {
+                    "more chunks (\(entry.chunks.count)) than bytes"
+                } else if entry.chunks.contains(where: { BlobID(hex: $0) == nil }) {
+                    "a chunk that is not a blob id"
+                } else { nil }
+            if let why {
+                throw StorageError(
+                    .corrupt, "the snapshot gives a file \(why)", key: entry.path, path: path,
+                    recovery: "Run `check`; restore the snapshot file from a copy of the repository, or forget it")
+            }
+            total += entry.size
         }
     }
 

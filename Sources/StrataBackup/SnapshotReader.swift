@@ -65,10 +65,16 @@ public final class SnapshotReader: CaptureSource {
             throw StorageError(
                 .notFound, "the snapshot holds no such file", tier: file.tier, key: file.path)
         }
+        // Checked before each chunk is read: a chunk list that repeats or runs past the size (a loop) is refused
+        // before more than the file's size is written.
         var total: Int64 = 0
         for hex in entry.chunks {
             do {
-                let chunk = try blob(hex)
+                let (id, location) = try locate(hex)
+                guard Int64(location.entry.rawLength) <= entry.size - total else {
+                    throw sizeMismatch(file, size: entry.size, "more than")
+                }
+                let chunk = try pack(location.pack).blob(location.entry, id: id)
                 total += Int64(chunk.count)
                 try body(chunk)
             } catch var error as StorageError {
@@ -77,15 +83,20 @@ public final class SnapshotReader: CaptureSource {
             }
         }
         guard total == entry.size else {
-            var error = StorageError(
-                .corrupt, "the file's chunks add up to \(total) bytes, not its size \(entry.size)", tier: file.tier,
-                key: file.path)
+            var error = sizeMismatch(file, size: entry.size, "\(total) bytes, not")
             error.collection = summary.id
             throw error
         }
     }
 
-    private func blob(_ hex: String) throws -> [UInt8] {
+    private func sizeMismatch(_ file: CapturedFile, size: Int64, _ amount: String) -> StorageError {
+        StorageError(
+            .corrupt, "the file's chunks add up to \(amount) its size \(size)", tier: file.tier, key: file.path,
+            recovery: "Run `check`; the snapshot is damaged; restore another one")
+    }
+
+    /// Where the blob `hex` is.
+    private func locate(_ hex: String) throws -> (BlobID, RepositoryIndex.Location) {
         guard let id = BlobID(hex: hex), let location = index.blobs[id] else {
             var error = StorageError(
                 .corrupt, "a chunk of the snapshot is in no pack of the index (missing)", key: hex,
@@ -94,10 +105,15 @@ public final class SnapshotReader: CaptureSource {
             error.operation = "read blob"
             throw error
         }
-        if pack?.name != location.pack {
-            pack = nil
-            pack = try PackReader(name: location.pack, in: repository.data, keys: repository.keys)
-        }
-        return try pack!.blob(location.entry, id: id)
+        return (id, location)
+    }
+
+    /// The reader of the pack `name`, kept open for the next blob.
+    private func pack(_ name: String) throws -> PackReader {
+        if let pack, pack.name == name { return pack }
+        pack = nil
+        let opened = try PackReader(name: name, in: repository.data, keys: repository.keys)
+        pack = opened
+        return opened
     }
 }

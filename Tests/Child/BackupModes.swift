@@ -15,7 +15,9 @@ import StrataSecrets
 func runBackupMode(_ arguments: [String]) throws -> Bool {
     switch arguments.first {
     case "backup-folder":
-        // backup-folder REPO PASSPHRASE FOLDER: back up every regular file of FOLDER (one level); prints `snapshot ID points N`.
+        // backup-folder REPO PASSPHRASE FOLDER [HOLD]: back up every regular file of FOLDER (one level); prints
+        // `snapshot ID points N`. With HOLD, prints `written` once every file is in packs and waits for the file
+        // HOLD to exist before committing (the packs are not indexed until then).
         let repository = try BackupRepository.open(
             at: arguments[1], key: .passphrase(arguments[2], cost: .minimumForTests))
         let writer = try repository.beginSnapshot()
@@ -31,6 +33,10 @@ func runBackupMode(_ arguments: [String]) throws -> Bool {
                 path: name, tier: .files, mode: UInt32(info.st_mode & 0o777), size: Int64(info.st_size),
                 modificationTime: .init(seconds: Int64(info.st_mtim.tv_sec), nanoseconds: Int32(info.st_mtim.tv_nsec)))
             try writer.add(file, contentsOf: fd)
+        }
+        if arguments.count > 4 {
+            say("written")
+            while !FileManager.default.fileExists(atPath: arguments[4]) { usleep(10_000) }
         }
         let summary = try writer.commit()
         say("snapshot \(summary.id) points \(KillPoint.count)")
