@@ -108,7 +108,7 @@ struct FaultInjectionTests {
         let path = directory.appending("steps")
         try AtomicFile.write(Data("old".utf8), to: path)
         // Count the seam's calls for one replace, then fail each of them in turn.
-        FaultInjector.shared.startCounting()
+        FaultInjector.shared.startCounting(pathContaining: directory.path)
         try AtomicFile.write(Data("old".utf8), to: path)
         let counts = SystemCall.allCases.map { ($0, FaultInjector.shared.seenCount(of: $0)) }.filter { $0.1 > 0 }
         FaultInjector.shared.reset()

@@ -118,9 +118,9 @@ struct DiskPathTests {
         defer { FaultInjector.shared.reset() }
         let content = pseudoRandom(2 * AtomicFile.Writer.writebackWindow + 5, seed: 4)
         let handle = try source(content)
-        FaultInjector.shared.startCounting()
+        FaultInjector.shared.startCounting(pathContaining: fixture.directory.path)
         try store.write(to: "big.bin", from: handle)
-        // Two full windows went to the disk before the final fsync (other tests' writes only add to the count).
+        // Two full windows went to the disk before the final fsync.
         #expect(FaultInjector.shared.seenCount(of: .writeback) >= 2)
         FaultInjector.shared.reset()
         #expect(try store.read("big.bin") == content)
