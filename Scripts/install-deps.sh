@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Strata builds and tests with, when any is missing.
-# Safe to run again: it installs nothing when everything is present.
+# Safe to run again: it installs nothing when everything is present. Packages named as arguments are installed
+# too (Scripts/bench.sh adds restic and age, the backup benchmark's baselines, only when that benchmark runs).
 set -euo pipefail
 
 # C libraries (the -dev packages the system-library targets link), the outside tools the interop tests use, and
@@ -11,6 +12,7 @@ packages=(
     pkg-config zlib1g-dev libsqlite3-dev libsodium-dev libpq-dev sqlite3 unzip zip poppler-utils qpdf sox
     postgresql postgresql-client openssl libdeflate-dev pigz librsvg2-bin zsh fish
 )
+packages+=("$@")
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
     echo "install-deps: not a Debian-based system; install zlib, SQLite 3, libsodium and libpq development files (and a PostgreSQL server for the tests) yourself." >&2
