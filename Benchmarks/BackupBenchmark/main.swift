@@ -10,6 +10,12 @@ import Foundation
 import StrataBackup
 import StrataCore
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// `backup REPO KEYFILE TREE [full]`: one backup; prints `seconds written files reused peakKiB`.
 func backupChild(_ arguments: [String]) throws {
     let start = DispatchTime.now().uptimeNanoseconds
@@ -46,7 +52,18 @@ func restoreChild(_ arguments: [String]) throws {
         let path = arguments[4] + "/" + file.path
         try FileManager.default.createDirectory(
             atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        try Data(try reader.contents(of: file)).write(to: URL(fileURLWithPath: path))
+        // Written without fsync, as restic restores (Foundation's Data.write(to:) syncs every file: measured at
+        // 3.5 ms a file, 14 s of a 15 s restore of 4,135 files).
+        let bytes = try reader.contents(of: file)
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        guard fd >= 0 else { throw StorageError(.io, "cannot create \(path)") }
+        defer { close(fd) }
+        var written = 0
+        while written < bytes.count {
+            let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, bytes.count - written) }
+            guard count > 0 else { throw StorageError(.io, "cannot write \(path)") }
+            written += count
+        }
     }
     let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
     print(seconds, peakKiB())
