@@ -20,6 +20,7 @@ SUITES = {
     "strata-bench-secrets": "secrets",
     "strata-bench-postgres": "postgres",
     "strata-bench-storage": "storage",
+    "strata-bench-backup": "backup",
 }
 
 

@@ -5,7 +5,7 @@
 #   Scripts/bench.sh                # 3 rounds of every benchmark (each round runs baseline and Strata, alternating)
 #   Scripts/bench.sh --quick        # 1 round, the benchmarks' own --quick sizes: a smoke run of a few minutes
 #   Scripts/bench.sh --rounds 5     # more rounds
-#   Scripts/bench.sh secrets files  # only these benchmarks (defaults files records secrets postgres storage)
+#   Scripts/bench.sh secrets files  # only these benchmarks (defaults files records secrets postgres storage backup)
 #
 # Writes, in Benchmarks/results/: benchmarks.jsonl (every row of every round, as BenchmarkKit emitted it),
 # benchmarks.json (per row: median, min, max, target, met), RESULTS.md (the table) and results.svg (each
@@ -21,14 +21,17 @@ while [ $# -gt 0 ]; do
     case "$1" in
         --quick) quick=(--quick); rounds=1 ;;
         --rounds) rounds="$2"; shift ;;
-        defaults|files|records|secrets|postgres|storage) selected+=("$1") ;;
-        *) echo "usage: Scripts/bench.sh [--quick] [--rounds N] [defaults files records secrets postgres storage]" >&2; exit 64 ;;
+        defaults|files|records|secrets|postgres|storage|backup) selected+=("$1") ;;
+        *) echo "usage: Scripts/bench.sh [--quick] [--rounds N] [defaults files records secrets postgres storage backup]" >&2; exit 64 ;;
     esac
     shift
 done
-[ ${#selected[@]} -eq 0 ] && selected=(defaults files records secrets postgres storage)
+[ ${#selected[@]} -eq 0 ] && selected=(defaults files records secrets postgres storage backup)
 
-bash Scripts/install-deps.sh
+extra=()
+# The backup benchmark's baselines: restic, and age for `tar -cz | age`.
+[[ " ${selected[*]} " == *" backup "* ]] && extra=(restic age)
+bash Scripts/install-deps.sh ${extra[@]+"${extra[@]}"}
 out=Benchmarks/results
 mkdir -p "$out/logs"
 rm -f "$out/benchmarks.jsonl" "$out"/logs/*.txt

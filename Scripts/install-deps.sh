@@ -2,8 +2,9 @@
 # Installs the Debian packages Strata builds and tests with, when any is missing.
 # Safe to run again: it installs nothing when everything is present.
 #
-#   Scripts/install-deps.sh        # the packages every build and test needs
-#   Scripts/install-deps.sh s3     # only the Ceph daemons Scripts/s3.sh boots (big: not for every user)
+#   Scripts/install-deps.sh               # the packages every build and test needs
+#   Scripts/install-deps.sh s3            # only the Ceph daemons Scripts/s3.sh boots (big: not for every user)
+#   Scripts/install-deps.sh restic age    # those packages too (Scripts/bench.sh: the backup benchmark's baselines)
 set -euo pipefail
 
 # C libraries (the -dev packages the system-library targets link), the outside tools the interop tests use, and
@@ -15,7 +16,7 @@ packages=(
     postgresql postgresql-client openssl libdeflate-dev pigz librsvg2-bin zsh fish libcurl4-openssl-dev
 )
 # A single-node Ceph cluster with its S3 gateway (monitor, OSD, RADOS Gateway), for the S3 client's tests.
-if [ "${1:-}" = s3 ]; then packages=(ceph-mon ceph-osd radosgw); fi
+if [ "${1:-}" = s3 ]; then packages=(ceph-mon ceph-osd radosgw); else packages+=("$@"); fi
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
     echo "install-deps: not a Debian-based system; install zlib, SQLite 3, libsodium and libpq development files (and a PostgreSQL server for the tests) yourself." >&2

@@ -30,8 +30,24 @@ extension Storage {
         metadata: [String: String] = [:]
     ) throws -> StoreBackup {
         let writer = try repository.beginSnapshot(parent: parent, readsEverything: readsEverything)
+        return try backup(into: writer, through: writer, metadata: metadata)
+    }
+
+    /// Backs the whole store up into `writer`, a snapshot begun by the caller, handing every file to `sink` (which
+    /// passes it on to `writer`: a command-line tool's sink reports progress and stops on Ctrl-C), then commits it.
+    /// - Parameters:
+    ///   - writer: The snapshot being written.
+    ///   - sink: What the capture writes to; it forwards every file to `writer`.
+    ///   - metadata: More to record beside the store's own entries.
+    /// - Returns: The committed snapshot and the capture's report.
+    /// - Throws: ``/StrataCore/StorageError``: the capture's, the sink's or the repository's. The snapshot is
+    ///   abandoned then, and nothing becomes visible.
+    @discardableResult
+    public func backup(
+        into writer: SnapshotWriter, through sink: some CaptureSink, metadata: [String: String] = [:]
+    ) throws -> StoreBackup {
         do {
-            let report = try capture(into: writer)
+            let report = try capture(into: sink)
             var recorded = metadata
             recorded[Self.backupRootMetadataKey] = paths.root
             recorded[Self.backupOmissionsMetadataKey] = String(report.omissions.count)

@@ -205,6 +205,7 @@ public final class SnapshotWriter: CaptureSink {
         try pack!.add(sealed, id: chunk.id, type: 0, rawLength: chunk.rawLength)
         known.insert(chunk.id)
         addedBlobs += 1
+        KillPoint.reach("blob added to a pack")
         if pack!.size >= repository.configuration.packSize { try closePack() }
     }
 

@@ -53,6 +53,7 @@ struct PositionalArgument: Equatable {
     static let glossary: [String: String] = [
         "ROOT": "The store's root folder.",
         "SHELL": "bash, zsh or fish.",
+        "SNAPSHOT": "A snapshot's id, or any unique prefix of it (see 'strata snapshots').",
         "PATH": "A Swift source file, or a folder searched for them.",
         "defaults KEY": "The preference's key.",
         "defaults VALUE": "The new value (its type: see --type).",
