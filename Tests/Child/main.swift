@@ -306,6 +306,7 @@ do {
         }
     default:
         if try runStorageMode(arguments) || runStorageStallMode(arguments) || runCaptureMode(arguments)
+            || runCaptureWindowMode(arguments)
             || runSecretsMode(arguments)
             || runSharedSuiteMode(arguments) || runSecretsRotationMode(arguments) || runSecretsBatchMode(arguments)
             || runBackupMode(arguments)
