@@ -1,6 +1,6 @@
 import Foundation
 
-// Restoring a capture (see `Documentation/BackupCapture.md`): all-or-nothing into a new root, or some keys into
+// Restoring a capture (see `Documentation/Backup.md`, "Capture and restore"): all-or-nothing into a new root, or some keys into
 // this store. Either way the whole capture is first written into a staging folder and opened and verified there.
 extension Storage {
     /// Restores a capture of a whole store into a new root, all-or-nothing.
