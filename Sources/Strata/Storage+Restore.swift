@@ -115,9 +115,18 @@ extension Storage {
     static func stage(
         _ source: some CaptureSource, besides target: String, parent: DirectoryHandle, secretsKey: KeyProvider?
     ) throws -> (RestoreStaging, RestoreReport) {
+        let files = source.files
+        if let export = files.first(where: { $0.tier == .records && $0.path.hasPrefix(PostgresCapture.folder + "/") }) {
+            // The staged store's configuration names the captured server and schema: opening it would read (and
+            // verify) the live store, not the capture.
+            throw StorageError(
+                .notBuiltIn, "restoring a PostgreSQL records export into a store is not built in yet", tier: .records,
+                path: export.path,
+                recovery: "Read the export's JSON Lines (records/postgres/c/<collection>.jsonl) from the snapshot and "
+                    + "import them into a new, empty schema")
+        }
         let staging = try RestoreStaging(besides: target, parent: parent)
         var report = RestoreReport()
-        let files = source.files
         // The description first: it names the files copied ahead of the capture's instant to leave out.
         let describedAt = files.firstIndex { $0.tier == nil && $0.path == CaptureDescription.path }
         var skipped = Set<Int>()

@@ -84,26 +84,20 @@ public final class FilesCapture: TierCapture {
     private func copy(_ key: String, into sink: any CaptureSink) throws -> Identity? {
         try store.withLock(key, .shared) { () -> Identity? in
             // Gone since the listing: it was deleted before this point of the capture.
-            guard let (folder, name) = try store.parent(of: key) else { return nil }
-            let fd: Int32
-            do throws(Errno) {
-                fd = try folder.openFile(name, O_RDONLY | O_NOFOLLOW)
-            } catch let error where error.code == ENOENT {
-                return nil
-            } catch {
-                throw error.storageError("cannot open a file to capture", tier: .files, path: folder.path(of: name))
-            }
-            defer { Sys.close(fd) }
-            let integrity = (try? Sys.attribute(fd, FileStore.integrityAttribute)) ?? nil
-            let captured = try sink.add(
-                descriptor: fd, path: path(of: key), tier: .files,
-                extendedAttributes: integrity.map { [FileStore.integrityAttribute: $0] } ?? [:])
+            guard let (folder, name) = try store.parent(of: key),
+                let captured = try sink.add(
+                    name, in: folder, path: path(of: key), tier: .files,
+                    extendedAttributes: { fd in
+                        guard let value = (try? Sys.attribute(fd, FileStore.integrityAttribute)) ?? nil else {
+                            return [:]
+                        }
+                        return [FileStore.integrityAttribute: value]
+                    })
+            else { return nil }
             report.count(captured)
-            do throws(Errno) {
-                return Identity(try Sys.fstat(fd))
-            } catch {
-                throw error.storageError("cannot inspect a file to capture", tier: .files, path: path(of: key))
-            }
+            // Still under the lock: the file is the one just copied. (Unknown, it is copied again at the instant:
+            // an all-zero identity matches no file.)
+            return Identity(((try? folder.status(of: name)) ?? nil) ?? stat())
         }
     }
 }

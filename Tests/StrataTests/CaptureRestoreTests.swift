@@ -220,6 +220,28 @@ struct CaptureRestoreTests {
         #expect(error?.code == .corrupt && error?.path == "files/nope")
     }
 
+    /// A capture whose records tier is a PostgreSQL export is refused, typed, before anything is written: the
+    /// staged store would name the live server and schema, so verifying it would check the live store.
+    @Test func aPostgresExportIsRefusedNotRestoredAgainstTheLiveSchema() throws {
+        let storage = try filledStore()
+        let folder = try FolderCapture(folder: directory.appending("capture"))
+        try storage.capture(into: folder)
+        let export = Array("{}".utf8)
+        try folder.add(
+            CapturedFile(
+                path: "records/postgres/store.json", tier: .records, mode: 0o600, size: Int64(export.count),
+                modificationTime: .init(seconds: 0, nanoseconds: 0)), contents: export)
+        let target = directory.appending("restored")
+        let error = #expect(throws: StorageError.self) {
+            try Storage.restore(from: folder, to: target, secretsKey: testSecretsKey)
+        }
+        #expect(error?.code == .notBuiltIn && error?.path == "records/postgres/store.json")
+        #expect(!FileManager.default.fileExists(atPath: target))
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix(".strata-") }
+                .isEmpty)
+    }
+
     /// A process without the secrets key captures the keyring all the same: its files are copied sealed.
     @Test func capturesALockedKeyring() throws {
         _ = try filledStore()
