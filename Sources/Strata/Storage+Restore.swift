@@ -120,7 +120,8 @@ extension Storage {
             // The staged store's configuration names the captured server and schema: opening it would read (and
             // verify) the live store, not the capture.
             throw StorageError(
-                .notBuiltIn, "restoring a PostgreSQL records export into a store is not built in yet", tier: .records,
+                .notBuiltIn, "a capture holding a PostgreSQL records export cannot be restored into a store",
+                tier: .records,
                 path: export.path,
                 recovery: "Read the export's JSON Lines (records/postgres/c/<collection>.jsonl) from the snapshot and "
                     + "import them into a new, empty schema")
