@@ -1,10 +1,12 @@
 import Foundation
 
 /// The description a capture of a whole store ends with (`.strata-capture.json`, a store-level file of the
-/// capture that a restore reads and does not write into the store): its format version and what it left out.
+/// capture that a restore reads first and does not write into the store): its format version, what it left out,
+/// and which files copied ahead of its instant a restore leaves out.
 struct CaptureDescription: Codable, Sendable {
-    /// The version of this description and of the capture's layout.
-    static let formatVersion = 1
+    /// The version of this description and of the capture's layout. Version 2 added ``withdrawn`` (a path may
+    /// then appear twice in a capture: a file copied ahead of the instant and again at it).
+    static let formatVersion = 2
     /// Its path in a capture.
     static let path = StoragePaths.reservedPrefix + "capture.json"
 
@@ -13,4 +15,22 @@ struct CaptureDescription: Codable, Sendable {
     var created: Double
     /// The values the capture left out on purpose.
     var omissions: [CaptureOmission]
+    /// The paths whose first file in the capture a restore leaves out (``/StrataCore/CaptureReport/withdrawnPaths``).
+    var withdrawn: [String]
+
+    init(version: Int, created: Double, omissions: [CaptureOmission], withdrawn: [String]) {
+        self.version = version
+        self.created = created
+        self.omissions = omissions
+        self.withdrawn = withdrawn
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        version = try container.decode(Int.self, forKey: .version)
+        created = try container.decode(Double.self, forKey: .created)
+        omissions = try container.decode([CaptureOmission].self, forKey: .omissions)
+        // Version 1 had no withdrawn files.
+        withdrawn = try container.decodeIfPresent([String].self, forKey: .withdrawn) ?? []
+    }
 }

@@ -1,20 +1,26 @@
 import Foundation
 
-// A capture of the whole store at one point in time (see `Documentation/BackupCapture.md`).
+// A capture of the whole store at one point in time, its instant (see `Documentation/Backup.md`, "Capture and
+// restore").
 //
-// Cross-process rule: the capture holds every catalog key stripe (taken in stripe order) from before the first
-// tier is read until the catalog log has been copied. Every put, move and delete through a `Storage` holds its
-// key's stripe while it changes a tier and records the result, so none is half-way while the capture runs: the
-// catalog and the tiers it copies describe the same instant. Writes that bypass `Storage` (a tier's own API) are
-// not catalogued; each tier's own lock keeps them whole, and a restored store adopts such keys when read.
+// Cross-process rule: the capture holds every catalog key stripe (taken in stripe order) at its instant, briefly.
+// Every put, move and delete through a `Storage` holds its key's stripe while it changes a tier and records the
+// result, so none is half-way at the instant: the catalog and the tiers it copies describe the same instant. Each
+// tier's capture runs in three steps (`TierCapture`): ahead of the instant, with no stripe held, a tier copies its
+// bulk (the files tier, every file under its own lock); at the instant it copies what changed since, names the
+// copies no longer current, or holds its state still (a database's read transaction); after the instant, with the
+// stripes released, it copies the state it held. Writes that bypass `Storage` (a tier's own API) are not
+// catalogued; each tier's own lock keeps them whole, and a restored store adopts such keys when read.
 extension Storage {
     /// Copies the whole store, consistently, into `sink`, while other threads and processes keep using it: its
     /// configuration file, every tier (each through its backend's ``/StrataCore/TierCapturing`` conformance), the
     /// catalog, and a description of what was left out.
     ///
-    /// Puts, moves and deletes through any `Storage` on this root wait until the capture ends (reads go on). A
-    /// write is in the capture when it was acknowledged before the capture began; for the defaults tier, whose
-    /// writes another process coalesces, when it was flushed.
+    /// The capture describes one instant. Puts, moves and deletes through any `Storage` on this root wait only
+    /// while the capture takes that instant (the files written meanwhile are copied again, the databases hold a
+    /// read transaction, the small tiers are copied whole); reads never wait. A write is in the capture when it was
+    /// acknowledged before the instant; for the defaults tier, whose writes another process coalesces, when it was
+    /// flushed.
     ///
     /// ```swift
     /// let report = try storage.capture(into: repository.newSnapshot())
@@ -27,6 +33,18 @@ extension Storage {
     @discardableResult
     public func capture(into sink: some CaptureSink) throws -> CaptureReport {
         var report = CaptureReport()
+        // Ahead of the instant: no stripe held, writers go on.
+        var steps: [any TierCapture] = []
+        for tier in Tier.allCases {
+            guard let backend = try capturingBackend(for: tier) else { continue }
+            guard let capturing = backend as? any TierCapturing else {
+                throw StorageError(
+                    .notBuiltIn, "the '\(backend.name)' backend cannot capture itself", tier: tier,
+                    recovery: "Make the backend adopt TierCapturing, or back its data up with its own tools")
+            }
+            steps.append(try capturing.beginCapture(into: sink, root: paths.root))
+        }
+        // The instant: every stripe held.
         try catalog.withEveryKeyLock {
             // Writes this process coalesced go to their files first, so the catalog never names a value the
             // capture of its tier lacks.
@@ -36,20 +54,14 @@ extension Storage {
             {
                 report.count(file)
             }
-            for tier in Tier.allCases {
-                guard let backend = try capturingBackend(for: tier) else { continue }
-                guard let capturing = backend as? any TierCapturing else {
-                    throw StorageError(
-                        .notBuiltIn, "the '\(backend.name)' backend cannot capture itself", tier: tier,
-                        recovery: "Make the backend adopt TierCapturing, or back its data up with its own tools")
-                }
-                report.merge(try capturing.capture(into: sink, root: paths.root))
-            }
+            for step in steps { report.merge(try step.pin(into: sink)) }
             report.count(try catalog.capture(into: sink))
         }
+        // After the instant: the states the tiers held still.
+        for step in steps { report.merge(try step.finish(into: sink)) }
         let description = CaptureDescription(
             version: CaptureDescription.formatVersion, created: Date().timeIntervalSince1970,
-            omissions: report.omissions)
+            omissions: report.omissions, withdrawn: report.withdrawnPaths)
         let bytes = [UInt8](try JSONEncoder().encode(description))
         let now = Date().timeIntervalSince1970
         try sink.add(

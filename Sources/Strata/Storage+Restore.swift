@@ -1,6 +1,6 @@
 import Foundation
 
-// Restoring a capture (see `Documentation/BackupCapture.md`): all-or-nothing into a new root, or some keys into
+// Restoring a capture (see `Documentation/Backup.md`, "Capture and restore"): all-or-nothing into a new root, or some keys into
 // this store. Either way the whole capture is first written into a staging folder and opened and verified there.
 extension Storage {
     /// Restores a capture of a whole store into a new root, all-or-nothing.
@@ -115,38 +115,76 @@ extension Storage {
     static func stage(
         _ source: some CaptureSource, besides target: String, parent: DirectoryHandle, secretsKey: KeyProvider?
     ) throws -> (RestoreStaging, RestoreReport) {
+        let files = source.files
+        if let export = files.first(where: { $0.tier == .records && $0.path.hasPrefix(PostgresCapture.folder + "/") }) {
+            // The staged store's configuration names the captured server and schema: opening it would read (and
+            // verify) the live store, not the capture.
+            throw StorageError(
+                .notBuiltIn, "a capture holding a PostgreSQL records export cannot be restored into a store",
+                tier: .records,
+                path: export.path,
+                recovery: "Read the export's JSON Lines (records/postgres/c/<collection>.jsonl) from the snapshot and "
+                    + "import them into a new, empty schema")
+        }
         let staging = try RestoreStaging(besides: target, parent: parent)
         var report = RestoreReport()
-        // The description first: a capture of a newer format is refused before anything else is written.
-        let files = source.files
-        let descriptions = files.filter { $0.path == CaptureDescription.path }
-        for file in descriptions { try staging.write(file, from: source) }
-        if !descriptions.isEmpty {
-            let data = try AtomicFile.read(in: staging.folder, name: CaptureDescription.path, maximumSize: 64 << 20)
-            let description: CaptureDescription
-            do {
-                description = try JSONDecoder().decode(CaptureDescription.self, from: data ?? Data())
-            } catch {
-                throw StorageError(
-                    .corrupt, "the capture's description does not decode: \(error)", path: CaptureDescription.path)
-            }
-            guard description.version == CaptureDescription.formatVersion else {
-                throw StorageError(
-                    .unsupportedVersion,
-                    "the capture has format version \(description.version); this Strata restores version "
-                        + "\(CaptureDescription.formatVersion)", path: CaptureDescription.path,
-                    recovery: "Restore it with a Strata that knows this format")
-            }
+        // The description first: it names the files copied ahead of the capture's instant to leave out.
+        let describedAt = files.firstIndex { $0.tier == nil && $0.path == CaptureDescription.path }
+        var skipped = Set<Int>()
+        if let describedAt {
+            try staging.write(files[describedAt], from: source)
+            let description = try readDescription(in: staging)
             report.omissions = description.omissions
-            try? staging.folder.unlink(CaptureDescription.path)
+            skipped = try withdrawnIndices(description.withdrawn, in: files)
         }
-        for file in files where file.path != CaptureDescription.path {
+        for (index, file) in files.enumerated() where index != describedAt && !skipped.contains(index) {
             try staging.write(file, from: source)
             report.fileCount += 1
         }
         try staging.syncFolders()
         try verifyStaged(at: staging.path, secretsKey: secretsKey, report: &report)
         return (staging, report)
+    }
+
+    /// Reads and removes the capture's description written into the staging folder.
+    static func readDescription(in staging: RestoreStaging) throws -> CaptureDescription {
+        defer { try? staging.folder.unlink(CaptureDescription.path) }
+        let data = try AtomicFile.read(in: staging.folder, name: CaptureDescription.path, maximumSize: 64 << 20)
+        let description: CaptureDescription
+        do {
+            description = try JSONDecoder().decode(CaptureDescription.self, from: data ?? Data())
+        } catch {
+            throw StorageError(
+                .corrupt, "the capture's description does not decode: \(error)", path: CaptureDescription.path)
+        }
+        guard description.version <= CaptureDescription.formatVersion else {
+            throw StorageError(
+                .unsupportedVersion,
+                "the capture is of format \(description.version); this Strata reads up to "
+                    + "\(CaptureDescription.formatVersion)", path: CaptureDescription.path,
+                recovery: "Restore it with a newer Strata")
+        }
+        return description
+    }
+
+    /// The indices in `files` of the first file of each withdrawn path: copies made ahead of the capture's instant
+    /// that were no longer current at it.
+    /// - Throws: ``/StrataCore/StorageError`` `.corrupt` when a withdrawn path is not in the capture, or twice.
+    static func withdrawnIndices(_ withdrawn: [String], in files: [CapturedFile]) throws -> Set<Int> {
+        var first: [ExactString: Int] = [:]
+        for (index, file) in files.enumerated() where first[ExactString(file.path)] == nil {
+            first[ExactString(file.path)] = index
+        }
+        var indices = Set<Int>()
+        for path in withdrawn {
+            guard let index = first[ExactString(path)], files[index].tier == .files, indices.insert(index).inserted
+            else {
+                throw StorageError(
+                    .corrupt, "the capture's description withdraws a file it does not hold once", tier: .files,
+                    path: path, recovery: "The snapshot is damaged or was made by hand; restore another one")
+            }
+        }
+        return indices
     }
 
     /// Opens the staged store, drops the catalog entries of values its capture could not hold, verifies its catalog

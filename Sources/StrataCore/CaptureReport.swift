@@ -6,12 +6,20 @@ public struct CaptureReport: Sendable, Hashable, Codable {
     public var byteCount: Int64
     /// What was left out, one entry per key.
     public var omissions: [CaptureOmission]
+    /// Files handed to the sink ahead of the capture's instant that a restore must leave out, by path: for each, the
+    /// **first** file of the capture with that path. A file copied ahead that changed before the instant is copied
+    /// again (a later file of the same path, which a restore keeps); one that left its tier (deleted, or moved to
+    /// another tier) has no later copy.
+    public var withdrawnPaths: [String]
 
     /// Creates a report.
-    public init(fileCount: Int = 0, byteCount: Int64 = 0, omissions: [CaptureOmission] = []) {
+    public init(
+        fileCount: Int = 0, byteCount: Int64 = 0, omissions: [CaptureOmission] = [], withdrawnPaths: [String] = []
+    ) {
         self.fileCount = fileCount
         self.byteCount = byteCount
         self.omissions = omissions
+        self.withdrawnPaths = withdrawnPaths
     }
 
     /// Counts one file handed to the sink.
@@ -25,5 +33,6 @@ public struct CaptureReport: Sendable, Hashable, Codable {
         fileCount += other.fileCount
         byteCount += other.byteCount
         omissions += other.omissions
+        withdrawnPaths += other.withdrawnPaths
     }
 }

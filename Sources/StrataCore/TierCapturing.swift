@@ -20,4 +20,19 @@ public protocol TierCapturing: Sendable {
     /// - Returns: What was captured and what was left out, and why.
     /// - Throws: ``StorageError`` when a file cannot be read or locked, or from the sink.
     func capture(into sink: any CaptureSink, root: String) throws -> CaptureReport
+    /// Starts a capture in steps (``TierCapture``), copying ahead whatever can be copied before the store's
+    /// writers are held. The default copies nothing ahead: ``WholeTierCapture``.
+    /// - Parameters:
+    ///   - sink: Where the files go.
+    ///   - root: The store root the paths are made relative to.
+    /// - Returns: The remaining steps.
+    /// - Throws: ``StorageError`` when a file cannot be read, or from the sink.
+    func beginCapture(into sink: any CaptureSink, root: String) throws -> any TierCapture
+}
+
+extension TierCapturing {
+    /// Copies nothing ahead: the whole tier is copied by the returned steps' ``TierCapture/pin(into:)``.
+    public func beginCapture(into sink: any CaptureSink, root: String) throws -> any TierCapture {
+        WholeTierCapture(self, root: root)
+    }
 }

@@ -176,6 +176,21 @@ do {
             done.signal()
         }
         done.wait()
+    case "records-pair-loop":
+        // records-pair-loop LOCATION: transactions n = 1, 2, … forever, each setting counter `a` of collection
+        // `counters` and counter `b` of collection `mirror` to n together, saying `pair n` after each commit.
+        let store = try RecordStoreLocation.open(arguments[1])
+        let counters = try store.collection(Counter.self, named: "counters")
+        let mirror = try store.collection(Counter.self, named: "mirror")
+        var round = 1
+        while true {
+            try store.write { transaction in
+                try transaction(counters).upsert(Counter(id: "a", value: round))
+                try transaction(mirror).upsert(Counter(id: "b", value: round))
+            }
+            say("pair \(round)")
+            round += 1
+        }
     case "records-batch-loop":
         // records-batch-loop LOCATION START: transactions of 20 records each (batch N), saying `committed N`.
         let store = try RecordStoreLocation.open(arguments[1])
@@ -306,6 +321,7 @@ do {
         }
     default:
         if try runStorageMode(arguments) || runStorageStallMode(arguments) || runCaptureMode(arguments)
+            || runCaptureWindowMode(arguments)
             || runSecretsMode(arguments)
             || runSharedSuiteMode(arguments) || runSecretsRotationMode(arguments) || runSecretsBatchMode(arguments)
             || runBackupMode(arguments)

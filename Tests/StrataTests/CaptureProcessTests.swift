@@ -65,6 +65,48 @@ struct CaptureProcessTests {
         }
     }
 
+    /// Keys move files → defaults → secrets → records → files in a loop in another process while the store, with
+    /// 48 MiB of files to copy ahead, is captured three times. Each restored store verifies, and each key is in
+    /// exactly the tier its captured catalog names — the one its value says it was put in — never in two tiers or
+    /// none, though many moves ran while the files were being copied ahead of the capture's instant.
+    @Test func keysMovingBetweenTiersAreCapturedWhereTheCatalogSays() throws {
+        let storage = try openStorage(root)
+        let bulk = Data(repeating: 0x5A, count: 1 << 20)
+        for index in 0..<48 {
+            try storage.put(bulk, for: "bulk/\(index)", as: descriptorForTier[.files]!)
+        }
+        let count = 8
+        let mover = try ChildProcess(
+            try TestExecutables.url(named: "strata-test-child"), ["capture-mover", root, "\(count)"],
+            environment: environment)
+        defer { mover.kill(SIGKILL) }
+        _ = try mover.waitForLine(timeout: 120) { $0 == "moved 2" }
+        for attempt in 0..<3 {
+            let capture = try FolderCapture(folder: directory.appending("capture-\(attempt)"))
+            let report = try storage.capture(into: capture)
+            let target = directory.appending("restored-\(attempt)")
+            try Storage.restore(from: capture, to: target, secretsKey: testSecretsKey)
+            let restored = try openStorage(target)
+            #expect(try restored.verifyCatalog().isSound)
+            for index in 0..<count {
+                let key = "move/\(index)"
+                let value = try #require(try restored.data(for: key), "\(key) is missing")
+                let parts = String(decoding: value, as: UTF8.self).split(separator: ":")
+                let round = try #require(parts.count == 2 ? Int(parts[1]) : nil, "\(key) holds \(parts)")
+                let tier = captureMoverTiers[(index + round) % captureMoverTiers.count]
+                #expect(try restored.location(of: key)?.tier == tier, "\(key) round \(round)")
+                #expect(try tiersHolding(key, in: restored) == [tier], "\(key) round \(round)")
+            }
+            Self.log("capture \(attempt): \(report.withdrawnPaths.count) files withdrawn")
+        }
+        let moved = mover.lines.filter { $0.hasPrefix("moved ") }.count
+        #expect(moved > 2, "the mover made no move during the captures")
+    }
+
+    static func log(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+
     /// A restore killed half-way leaves no store at its target; the next restore there removes the dead one's
     /// staging folder and succeeds.
     @Test func sigkillMidRestoreLeavesNoHalfStore() throws {
@@ -98,3 +140,6 @@ struct CaptureProcessTests {
 
 /// The tiers a `capture-writer` child writes, in its order.
 let captureWriterTiers: [Tier] = [.defaults, .records, .files, .secrets]
+
+/// The tiers a `capture-mover` child moves its keys around, in its order.
+let captureMoverTiers: [Tier] = [.files, .defaults, .secrets, .records]

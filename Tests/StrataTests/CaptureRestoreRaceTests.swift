@@ -107,7 +107,7 @@ struct CaptureRestoreRaceTests {
         let (_, capture) = try capture()
         let description = ".strata-capture.json"
         #expect(capture.files.contains { $0.path == description })
-        let newer = Array(#"{"version":2,"created":0,"omissions":[]}"#.utf8)
+        let newer = Array(#"{"version":99,"created":0,"omissions":[]}"#.utf8)
         let source = Interfering(capture, replacing: [description: newer]) {}
         let error = try #require(throws: StorageError.self) {
             try Storage.restore(from: source, to: target, secretsKey: testSecretsKey)

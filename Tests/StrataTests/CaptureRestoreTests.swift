@@ -162,6 +162,86 @@ struct CaptureRestoreTests {
                 .isEmpty)
     }
 
+    /// Files are copied ahead of the capture's instant, without holding writers. Changes made meanwhile — a file
+    /// moved to defaults, a preference moved to files, a file rewritten, a file deleted — are in the capture as at
+    /// the instant: the restored store holds each key once, in the tier its captured catalog names, with its value
+    /// at the instant, and verifies.
+    @Test func changesWhileFilesAreCopiedAheadAreCapturedAsAtTheInstant() throws {
+        let storage = try filledStore()
+        let files = descriptorForTier[.files]!
+        for name in ["a-leaves", "b-rewritten", "c-deleted", "d-kept"] {
+            try storage.put(Data("first \(name)".utf8), for: name, as: files)
+        }
+        try storage.put(Data("first e-arrives".utf8), for: "e-arrives", as: descriptorForTier[.defaults]!)
+        let folder = try FolderCapture(folder: directory.appending("capture"))
+        let sink = HookedCaptureSink(folder, after: "files/k/files") {
+            try storage.put(Data("moved a-leaves".utf8), for: "a-leaves", as: descriptorForTier[.defaults]!)
+            try storage.put(Data("second b-rewritten, longer".utf8), for: "b-rewritten", as: files)
+            try storage.delete("c-deleted")
+            try storage.put(Data("moved e-arrives".utf8), for: "e-arrives", as: files)
+        }
+        let report = try storage.capture(into: sink)
+        #expect(report.withdrawnPaths == ["files/a-leaves", "files/b-rewritten", "files/c-deleted"])
+
+        let target = directory.appending("restored")
+        try Storage.restore(from: try FolderCapture(folder: folder.folder), to: target, secretsKey: testSecretsKey)
+        let restored = try openStorage(target)
+        #expect(try restored.verifyCatalog().isSound)
+        let expected: [(String, String?, [Tier])] = [
+            ("a-leaves", "moved a-leaves", [.defaults]), ("b-rewritten", "second b-rewritten, longer", [.files]),
+            ("c-deleted", nil, []), ("d-kept", "first d-kept", [.files]), ("e-arrives", "moved e-arrives", [.files]),
+        ]
+        for (key, value, tiers) in expected {
+            #expect(try restored.data(for: key) == value.map { Data($0.utf8) }, "\(key)")
+            #expect(try tiersHolding(key, in: restored) == tiers, "\(key)")
+        }
+    }
+
+    /// A description that withdraws a file the capture does not hold is a damaged capture, named as such.
+    @Test func withdrawingAFileTheCaptureLacksIsCorrupt() throws {
+        let storage = try filledStore()
+        let folder = try FolderCapture(folder: directory.appending("capture"))
+        try storage.capture(into: folder)
+        let described = try #require(folder.files.firstIndex { $0.path == ".strata-capture.json" })
+        let text = String(decoding: try #require(folder.contents(of: ".strata-capture.json")), as: UTF8.self)
+        let hostile = Array(
+            text.replacingOccurrences(of: "\"withdrawn\":[]", with: "\"withdrawn\":[\"files/nope\"]").utf8)
+        #expect(hostile.count != text.utf8.count)
+        let forged = try FolderCapture(folder: directory.appending("forged"))
+        for (index, file) in folder.files.enumerated() where index != described {
+            try forged.add(file, contents: Array(try #require(folder.contents(of: file.path))))
+        }
+        var description = folder.files[described]
+        description.size = Int64(hostile.count)
+        try forged.add(description, contents: hostile)
+        let error = #expect(throws: StorageError.self) {
+            try Storage.restore(from: forged, to: directory.appending("restored"), secretsKey: testSecretsKey)
+        }
+        #expect(error?.code == .corrupt && error?.path == "files/nope")
+    }
+
+    /// A capture whose records tier is a PostgreSQL export is refused, typed, before anything is written: the
+    /// staged store would name the live server and schema, so verifying it would check the live store.
+    @Test func aPostgresExportIsRefusedNotRestoredAgainstTheLiveSchema() throws {
+        let storage = try filledStore()
+        let folder = try FolderCapture(folder: directory.appending("capture"))
+        try storage.capture(into: folder)
+        let export = Array("{}".utf8)
+        try folder.add(
+            CapturedFile(
+                path: "records/postgres/store.json", tier: .records, mode: 0o600, size: Int64(export.count),
+                modificationTime: .init(seconds: 0, nanoseconds: 0)), contents: export)
+        let target = directory.appending("restored")
+        let error = #expect(throws: StorageError.self) {
+            try Storage.restore(from: folder, to: target, secretsKey: testSecretsKey)
+        }
+        #expect(error?.code == .notBuiltIn && error?.path == "records/postgres/store.json")
+        #expect(!FileManager.default.fileExists(atPath: target))
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix(".strata-") }
+                .isEmpty)
+    }
+
     /// A process without the secrets key captures the keyring all the same: its files are copied sealed.
     @Test func capturesALockedKeyring() throws {
         _ = try filledStore()
