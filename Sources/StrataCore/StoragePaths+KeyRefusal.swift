@@ -49,6 +49,7 @@ extension StoragePaths {
         private static let slash = UInt8(ascii: "/")
         private static let dot = UInt8(ascii: ".")
         private static let backslashByte = UInt8(ascii: "\\")
+        private static let reservedBytes = Array(reservedPrefix.utf8)
 
         /// The first rule `key` (valid UTF-8, as every Swift string's bytes are) breaks, or `nil` when it breaks
         /// none. Allocates nothing.
@@ -97,11 +98,10 @@ extension StoragePaths {
                 return .dotComponent(isParent: length == 2)
             }
             if length > maximumComponentLength { return .componentTooLong(bytes: length) }
-            let prefix = reservedPrefix.utf8
-            if length >= prefix.count, zip(key[start..<start + prefix.count], prefix).allSatisfy({ $0 == $1 }) {
-                return .reserved
-            }
-            return nil
+            // Most components do not start with a dot: only those are compared with the reserved prefix.
+            guard key[start] == dot, length >= reservedBytes.count else { return nil }
+            for offset in 1..<reservedBytes.count where key[start + offset] != reservedBytes[offset] { return nil }
+            return .reserved
         }
 
         /// The scalar value whose UTF-8 encoding starts at `key[index]` (a lead byte, 0xC2 or above), and the
