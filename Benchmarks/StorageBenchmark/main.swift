@@ -3,6 +3,7 @@
 //
 //   swift run -c release strata-bench-storage            # the full run (the 1M catalog takes a minute to build)
 //   swift run -c release strata-bench-storage --quick    # fewer keys, no 1M catalog
+//   strata-bench-storage profile ROOT records facade 200  # one read per key, for callgrind (see profiledReads)
 import BenchmarkKit
 import Foundation
 import Strata
@@ -57,6 +58,43 @@ if arguments.count >= 4, arguments[1] == "build" {
 
 // Child: `split ROOT` breaks a facade read of the records tier into its steps (catalog lookup, backend lookup,
 // the tier's read), per operation, to see where the facade's time goes.
+/// Reads every key once through `read`: the function a profiler collects (`valgrind --tool=callgrind
+/// --toggle-collect='*profiledReads*'`), so its instruction count divided by the keys is the cost of one read.
+@inline(never)
+func profiledReads(_ keys: [String], _ read: (String) throws -> Data?) throws {
+    for key in keys { _ = try read(key) }
+}
+
+/// Child: `profile ROOT TIER facade|tier [N]` puts N values (default 200) in TIER through the facade, reads them
+/// once untimed, then once more inside `profiledReads`, through the facade or the tier's own backend.
+func profileChild() throws {
+    setenv("STRATA_BENCH_SECRETS_KEY", String(repeating: "3c", count: 32), 1)
+    let storage = try Storage(root: arguments[2], secretsKey: .environment("STRATA_BENCH_SECRETS_KEY"))
+    guard let tier = Tier(rawValue: arguments[3]) else { throw StorageError(.invalidArgument, "no such tier") }
+    let count = arguments.count >= 6 ? Int(arguments[5]) ?? 200 : 200
+    let descriptor: DataDescriptor =
+        switch tier {
+        case .defaults: DataDescriptor(kind: .preference, estimatedSize: 32)
+        case .secrets: DataDescriptor(kind: .credential, estimatedSize: 32)
+        case .records: DataDescriptor(kind: .structured, estimatedSize: 32, isQueried: true)
+        case .files: DataDescriptor(kind: .file, estimatedSize: 4096, contentType: "application/pdf")
+        }
+    let keys = (0..<count).map { "bench-\(tier.rawValue)/item-\($0)" }
+    let value = Data(repeating: 0x42, count: descriptor.estimatedSize)
+    for key in keys { try storage.put(value, for: key, as: descriptor) }
+    let backend = try storage.backend(for: tier)
+    try backend.flush()
+    let read: (String) throws -> Data? =
+        arguments[4] == "tier" ? { try backend.data(for: $0) } : { try storage.data(for: $0) }
+    for key in keys { _ = try read(key) }
+    try profiledReads(keys, read)
+}
+
+if arguments.count >= 5, arguments[1] == "profile" {
+    try profileChild()
+    exit(0)
+}
+
 if arguments.count >= 3, arguments[1] == "split" {
     let storage = try Storage(root: arguments[2])
     let keys = (0..<500).map { "split/item-\($0)" }

@@ -36,6 +36,14 @@ public final class BackendRegistry: Sendable {
     private struct State {
         var entries: [Tier: [String: Entry]] = [:]
         var active: [Tier: String] = [:]
+        /// The open instance of each tier's active backend, by `Tier.catalogCode`: what a read through `Storage`
+        /// asks for, found without hashing a tier or a name. Refreshed by every change to `entries` or `active`.
+        var openActive = [(any StorageBackend)?](repeating: nil, count: Tier.allCases.count)
+
+        /// Brings `openActive` up to date for `tier`.
+        mutating func refreshOpenActive(_ tier: Tier) {
+            openActive[Int(tier.catalogCode)] = active[tier].flatMap { entries[tier]?[$0]?.instance }
+        }
     }
 
     /// The store's paths handed to every factory, or `nil` for a registry of purely in-memory backends.
@@ -66,6 +74,7 @@ public final class BackendRegistry: Sendable {
         state.withLock { state in
             state.entries[tier, default: [:]][name] = Entry(factory: factory, facts: facts, instance: nil)
             if makeActive || state.active[tier] == nil { state.active[tier] = name }
+            state.refreshOpenActive(tier)
         }
     }
 
@@ -77,6 +86,7 @@ public final class BackendRegistry: Sendable {
         state.withLock { state in
             guard state.entries[tier]?.removeValue(forKey: name) != nil else { return false }
             if state.active[tier] == name { state.active[tier] = state.entries[tier]?.keys.sorted().first }
+            state.refreshOpenActive(tier)
             return true
         }
     }
@@ -89,6 +99,7 @@ public final class BackendRegistry: Sendable {
                 throw Self.missing(tier, name: name, known: state.entries[tier].map { Array($0.keys) } ?? [])
             }
             state.active[tier] = name
+            state.refreshOpenActive(tier)
         }
     }
 
@@ -112,13 +123,10 @@ public final class BackendRegistry: Sendable {
     /// - Throws: ``StorageError`` `.noBackend` when no backend is registered for the tier, or
     ///   `.backendUnavailable` (or the factory's own ``StorageError``) when opening it fails.
     public func backend(for tier: Tier) throws -> any StorageBackend {
-        // One lock and one lookup when the active backend is open: the path every read through `Storage` takes.
-        let (name, instance) = state.withLock { state -> (String?, (any StorageBackend)?) in
-            guard let name = state.active[tier] else { return (nil, nil) }
-            return (name, state.entries[tier]?[name]?.instance)
-        }
-        if let instance { return instance }
-        guard let name else { throw Self.missing(tier, name: nil, known: []) }
+        // One lock and one array read when the active backend is open: the path every read through `Storage` takes.
+        let slot = Int(tier.catalogCode)
+        if let instance = state.withLock({ $0.openActive[slot] }) { return instance }
+        guard let name = state.withLock({ $0.active[tier] }) else { throw Self.missing(tier, name: nil, known: []) }
         return try backend(for: tier, named: name)
     }
 
@@ -165,6 +173,7 @@ public final class BackendRegistry: Sendable {
             if let existing = state.entries[tier]?[name]?.instance { return existing }
             state.entries[tier]?[name]?.facts = facts
             state.entries[tier]?[name]?.instance = opened
+            state.refreshOpenActive(tier)
             return opened
         }
     }

@@ -283,50 +283,29 @@ public struct StoragePaths: Sendable, Hashable {
     }
 
     /// Checks a key against the mapping's rules without touching the disk.
+    ///
+    /// One pass over the key's UTF-8 bytes, allocating nothing for a key it accepts: a `/` is the byte 0x2F and
+    /// never part of another scalar's encoding, so components are found by bytes; only a non-ASCII scalar is
+    /// decoded, to check it against the refused ones. Rules on characters are checked before rules on components:
+    /// when a key breaks several, the first refused character is reported, else the first refused component.
     /// - Throws: ``StorageError`` `.invalidKey` with a message that says which rule the key breaks.
     public static func validateKey(_ key: String) throws(StorageError) {
-        func refuse(_ why: String) -> StorageError {
-            StorageError(
-                .invalidKey, why, key: key,
-                recovery:
-                    "Use a relative path of non-empty components, without '..', '\\', control characters or "
-                    + "direction overrides")
-        }
-        if key.isEmpty { throw refuse("the key is empty") }
-        if key.utf8.count > maximumKeyLength {
-            throw refuse("the key is \(key.utf8.count) bytes long; the limit is \(maximumKeyLength)")
-        }
-        if key.utf8.first == UInt8(ascii: "/") { throw refuse("the key is an absolute path") }
-        for scalar in key.unicodeScalars {
-            if scalar == "\0" { throw refuse("the key contains a NUL byte") }
-            if scalar.isControlOrDirectionality {
-                throw refuse(
-                    "the key contains a control character or direction override (U+"
-                        + String(scalar.value, radix: 16, uppercase: true) + ")")
-            }
-            if scalar == "\\" { throw refuse("the key contains a backslash, a path separator on other systems") }
-        }
-        for component in components(of: key, omittingEmpty: false) {
-            if component.isEmpty { throw refuse("the key has an empty component ('//' or a trailing '/')") }
-            if component == "." || component == ".." {
-                throw refuse("the key has a '\(component)' component, which could lead out of the store")
-            }
-            if component.utf8.count > maximumComponentLength {
-                throw refuse(
-                    "a component of the key is \(component.utf8.count) bytes long; the limit is "
-                        + "\(maximumComponentLength)")
-            }
-            if component.utf8.starts(with: reservedPrefix.utf8) {
-                throw refuse("names starting with '\(reservedPrefix)' are reserved for Strata's own files")
-            }
-        }
+        var bytes = key
+        let refusal = bytes.withUTF8 { KeyRefusal.first(in: $0) }
+        guard let refusal else { return }
+        throw StorageError(
+            .invalidKey, refusal.message, key: key,
+            recovery:
+                "Use a relative path of non-empty components, without '..', '\\', control characters or "
+                + "direction overrides")
     }
 
-    /// The `/`-separated components of a path, split on Unicode scalars: a `/` followed by a combining mark is
-    /// one `Character` in Swift, and splitting on characters would miss it (and let `../\u{301}x` through).
+    /// The `/`-separated components of a path, split on the byte `/` (never on `Character`s: a `/` followed by a
+    /// combining mark is one `Character` in Swift, and splitting on characters would miss it and let
+    /// `../\u{301}x` through). A `/` byte always begins and ends a scalar, so each piece is valid UTF-8.
     static func components(of path: String, omittingEmpty: Bool = true) -> [String] {
-        path.unicodeScalars.split(separator: "/", omittingEmptySubsequences: omittingEmpty).map {
-            String(String.UnicodeScalarView($0))
+        path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: omittingEmpty).map {
+            String(Substring($0))
         }
     }
 

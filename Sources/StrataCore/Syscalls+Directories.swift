@@ -12,11 +12,12 @@ package import Foundation
 // the rest of the seam lacked. `path` is only for the fault injector's filters and for messages: the kernel
 // never sees it.
 extension Sys {
-    /// `openat(2)`: opens `name` inside the folder `directory`.
+    /// `openat(2)`: opens `name` inside the folder `directory`; `path` (for fault filters) is built only when the
+    /// fault injector is armed.
     package static func openat(
-        _ directory: Int32, _ name: String, _ flags: Int32, _ mode: mode_t = 0o600, path: String
+        _ directory: Int32, _ name: String, _ flags: Int32, _ mode: mode_t = 0o600, path: @autoclosure () -> String
     ) throws(Errno) -> Int32 {
-        try retrying(.open, path) { name.withCString { system_openat(directory, $0, flags | O_CLOEXEC, mode) } }
+        try retrying(.open, path()) { name.withCString { system_openat(directory, $0, flags | O_CLOEXEC, mode) } }
     }
 
     /// `mkdirat(2)`.
@@ -39,10 +40,13 @@ extension Sys {
         _ = try retrying(.unlink, path) { name.withCString { system_unlinkat(directory, $0, flags) } }
     }
 
-    /// `fstatat(2)` with `AT_SYMLINK_NOFOLLOW`: information about `name` itself, never a link's target.
-    package static func fstatat(_ directory: Int32, _ name: String, path: String) throws(Errno) -> stat {
+    /// `fstatat(2)` with `AT_SYMLINK_NOFOLLOW`: information about `name` itself, never a link's target; `path`
+    /// (for fault filters) is built only when the fault injector is armed.
+    package static func fstatat(_ directory: Int32, _ name: String, path: @autoclosure () -> String) throws(Errno)
+        -> stat
+    {
         var info = stat()
-        _ = try retrying(.stat, path) {
+        _ = try retrying(.stat, path()) {
             name.withCString { system_fstatat(directory, $0, &info, AT_SYMLINK_NOFOLLOW) }
         }
         return info

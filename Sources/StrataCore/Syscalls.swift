@@ -29,12 +29,16 @@ package struct Errno: Error, Sendable, Hashable {
 /// ``Errno``, and passes through ``FaultInjector`` so tests can make any call fail on purpose.
 package enum Sys {
     /// Runs `body` until it stops failing with `EINTR`, consulting the fault injector before each try.
+    ///
+    /// `path` names the file for the injector's filters only, so it is built only when the injector is armed: a
+    /// caller may pass `folder.path(of: name)` without paying for the string on every call.
     @inline(__always)
     static func retrying<T: BinaryInteger>(
-        _ call: SystemCall, _ path: String?, consultingFaults: Bool = true, _ body: () -> T
+        _ call: SystemCall, _ path: @autoclosure () -> String?, consultingFaults: Bool = true, _ body: () -> T
     ) throws(Errno) -> T {
         while true {
-            if consultingFaults, FaultInjector.isArmed, let fault = FaultInjector.shared.fault(for: call, path: path) {
+            if consultingFaults, FaultInjector.isArmed, let fault = FaultInjector.shared.fault(for: call, path: path())
+            {
                 switch fault {
                 case .error(let code):
                     throw Errno(code)

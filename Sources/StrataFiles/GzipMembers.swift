@@ -20,64 +20,46 @@ struct GzipMembers {
 
     /// Compresses everything `read` returns (it fills the buffer it is given and returns how many bytes, 0 at
     /// the end), handing the members to `sink` in order. Empty input still makes one (empty) member.
+    ///
+    /// Blocks are read into, and members compressed into, a pool of ``Buffer``s that holds one more than the jobs
+    /// in flight: its memory does not grow with the input.
     /// - Returns: The number of input bytes.
     func compress(
         read: (UnsafeMutableRawBufferPointer) throws -> Int, sink: (UnsafeRawBufferPointer) throws -> Void,
         progress: (Int) throws -> Void
     ) throws -> Int {
-        var work = OrderedWork<[UInt8]>(threads: threads)
+        var work = OrderedWork<Buffer>(threads: threads)
+        var pool: [Buffer] = []
         var total = 0
-        func consume(_ member: [UInt8]) throws { try member.withUnsafeBytes { try sink($0) } }
+        func consume(_ buffer: Buffer) throws {
+            try sink(buffer.member)
+            pool.append(buffer)
+        }
         var submitted = 0
         var levels = LevelBlend(level: level)
         while true {
-            var failure: (any Error)?
-            let block = [UInt8](unsafeUninitializedCapacity: blockSize) { buffer, count in
-                count = 0
-                do {
-                    while count < buffer.count {
-                        let got = try read(
-                            UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[count...])))
-                        if got == 0 { break }
-                        count += got
-                    }
-                } catch {
-                    failure = error
-                }
+            let buffer = pool.popLast() ?? Buffer(blockSize: blockSize)
+            buffer.inputCount = 0
+            while buffer.inputCount < blockSize {
+                let got = try read(UnsafeMutableRawBufferPointer(rebasing: buffer.input[buffer.inputCount...]))
+                if got == 0 { break }
+                buffer.inputCount += got
             }
-            if let failure { throw failure }
-            if block.isEmpty && submitted > 0 { break }
-            let (level, header) = (levels.level(forNext: block.count), header)
+            let count = buffer.inputCount
+            if count == 0 && submitted > 0 { break }
+            let (level, header) = (levels.level(forNext: count), header)
             try work.submit(
-                cost: 2 * block.count, { try Self.member(of: block, level: level, header: header) }, consume: consume)
+                cost: 2 * count,
+                {
+                    try buffer.compress(level: level, header: header)
+                    return buffer
+                }, consume: consume)
             submitted += 1
-            total += block.count
+            total += count
             try progress(total)
-            if block.count < blockSize { break }
+            if count < blockSize { break }
         }
         try work.finish(consume: consume)
         return total
-    }
-
-    /// One gzip member: the header, `block` as one raw deflate stream, its CRC-32 and size.
-    /// - Parameter level: libdeflate's level for this member.
-    static func member(of block: [UInt8], level: Int32, header: [UInt8]) throws -> [UInt8] {
-        let compressor = try LibDeflate.Compressor(level: level)
-        let crc = block.withUnsafeBytes { LibDeflate.crc32($0) }
-        let room = compressor.bound(block.count)
-        return try [UInt8](unsafeUninitializedCapacity: header.count + room + 8) { output, count in
-            let raw = UnsafeMutableRawBufferPointer(output)
-            raw.copyBytes(from: header)
-            let body = UnsafeMutableRawBufferPointer(rebasing: raw[header.count..<(header.count + room)])
-            guard let produced = block.withUnsafeBytes({ compressor.compress($0, into: body) }) else {
-                count = 0
-                throw StorageError(.io, "libdeflate overran its own bound", tier: .files)
-            }
-            count = header.count + produced
-            raw.storeBytes(of: crc.littleEndian, toByteOffset: count, as: UInt32.self)
-            raw.storeBytes(
-                of: UInt32(truncatingIfNeeded: block.count).littleEndian, toByteOffset: count + 4, as: UInt32.self)
-            count += 8
-        }
     }
 }

@@ -36,6 +36,32 @@ struct BackendRegistryTests {
         #expect(try registry.backend(for: .files).name == "two")
     }
 
+    /// The open active instance is kept for lookups by tier alone: every change to the registrations (a new
+    /// active name, a replaced or removed registration, an activation, a name opened by itself) must show at once.
+    @Test func lookupByTierFollowsEveryChangeAfterTheActiveBackendOpened() throws {
+        let registry = BackendRegistry()
+        registry.register(.records, name: "a") { _ in InMemoryBackend(tier: .records, name: "a1") }
+        #expect(try registry.backend(for: .records).name == "a1")
+        registry.register(.records, name: "b", makeActive: false) { _ in InMemoryBackend(tier: .records, name: "b1") }
+        #expect(try registry.backend(for: .records).name == "a1")
+        #expect(try registry.backend(for: .records, named: "b").name == "b1")
+        #expect(try registry.backend(for: .records).name == "a1")
+        try registry.activate(.records, name: "b")
+        #expect(try registry.backend(for: .records).name == "b1")
+        registry.register(.records, name: "b") { _ in InMemoryBackend(tier: .records, name: "b2") }
+        #expect(try registry.backend(for: .records).name == "b2")
+        try registry.activate(.records, name: "a")
+        #expect(try registry.backend(for: .records).name == "a1")
+        registry.unregister(.records, name: "a")
+        #expect(try registry.backend(for: .records).name == "b2")
+        registry.unregister(.records, name: "b")
+        #expect(throws: StorageError.self) { try registry.backend(for: .records) }
+        // Other tiers are untouched by all this.
+        registry.register(.files, name: "f") { _ in InMemoryBackend(tier: .files, name: "f1") }
+        #expect(try registry.backend(for: .files).name == "f1")
+        #expect(!registry.hasBackend(for: .records))
+    }
+
     @Test func activateChoosesAmongNames() throws {
         let registry = BackendRegistry()
         registry.register(.records, name: "sqlite") { _ in InMemoryBackend(tier: .records, name: "sqlite") }
