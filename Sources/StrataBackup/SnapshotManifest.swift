@@ -95,19 +95,16 @@ struct SnapshotManifest: Codable, Sendable {
     }
 
     /// Checks what the rest of the code relies on: each file's size is not negative and all of them add up without
-    /// overflow, no path is listed twice (exactly), every chunk is a blob id, and a file has no more chunks than
+    /// overflow, every chunk is a blob id, and a file has no more chunks than
     /// bytes (a chunk holds at least one) — so a damaged or hostile snapshot is refused before anything is read
     /// or written by it.
     /// - Throws: ``StorageError`` `.corrupt` naming the snapshot file (`path`) and the file (`key`).
     func check(path: String) throws {
         var total: Int64 = 0
-        var paths = Set<ExactString>()
         for entry in files {
             let why: String? =
                 if entry.size < 0 { "a negative size" } else if total.addingReportingOverflow(entry.size).overflow {
                     "sizes that add up past 2^63 bytes"
-                } else if !paths.insert(ExactString(entry.path)).inserted {
-                    "a path listed twice"
                 } else if Int64(entry.chunks.count) > entry.size {
                     "more chunks (\(entry.chunks.count)) than bytes"
                 } else if entry.chunks.contains(where: { BlobID(hex: $0) == nil }) {

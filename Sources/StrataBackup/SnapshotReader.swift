@@ -8,7 +8,9 @@ public final class SnapshotReader: CaptureSource {
     public let summary: SnapshotSummary
     /// Every file of the snapshot, in the order they were added.
     public let files: [CapturedFile]
-    private let entries: [ExactString: SnapshotManifest.Entry]
+    /// Each path's entries, in snapshot order: a capture may list a path twice (a copy made ahead of its instant,
+    /// then the copy at it, the first withdrawn in the capture's own description).
+    private let entries: [ExactString: [SnapshotManifest.Entry]]
     private let repository: BackupRepository
     private let index: RepositoryIndex
     private let heldLock: HeldLock
@@ -20,8 +22,8 @@ public final class SnapshotReader: CaptureSource {
         self.repository = repository
         summary = manifest.summary(id: id)
         files = manifest.files.map(\.file)
-        var entries: [ExactString: SnapshotManifest.Entry] = [:]
-        for entry in manifest.files { entries[ExactString(entry.path)] = entry }
+        var entries: [ExactString: [SnapshotManifest.Entry]] = [:]
+        for entry in manifest.files { entries[ExactString(entry.path), default: []].append(entry) }
         self.entries = entries
         self.index = index
         heldLock = lock
@@ -61,7 +63,10 @@ public final class SnapshotReader: CaptureSource {
         guard heldLock.isHeld else {
             throw StorageError(.closed, "the snapshot reader was closed", recovery: "Open the snapshot again")
         }
-        guard let entry = entries[ExactString(file.path)] else {
+        // The last entry described exactly as asked (the copy that stands when a path is listed twice), else the
+        // path's last entry.
+        let candidates = entries[ExactString(file.path)] ?? []
+        guard let entry = candidates.last(where: { $0.file == file }) ?? candidates.last else {
             throw StorageError(
                 .notFound, "the snapshot holds no such file", tier: file.tier, key: file.path)
         }

@@ -81,7 +81,7 @@ struct BackupHostileRepositoryTests {
 
     /// A lie a snapshot can tell about its files.
     enum ManifestLie: String, CaseIterable, Sendable {
-        case sizesOverflow, negativeSize, duplicatePath, moreChunksThanBytes, chunkIDNotHex
+        case sizesOverflow, negativeSize, moreChunksThanBytes, chunkIDNotHex
 
         func apply(_ manifest: inout SnapshotManifest) {
             switch self {
@@ -92,8 +92,6 @@ struct BackupHostileRepositoryTests {
                 manifest.files[1].size = .max
             case .negativeSize:
                 manifest.files[0].size = -1
-            case .duplicatePath:
-                manifest.files.append(manifest.files[0])
             case .moreChunksThanBytes:
                 manifest.files[0].size = 1
                 manifest.files[0].chunks += manifest.files[0].chunks
