@@ -1,5 +1,5 @@
 /// Media types from file extensions and, failing that, from the first bytes.
-enum ContentType {
+public enum ContentType {
     static let byExtension: [String: String] = [
         "pdf": "application/pdf", "png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg", "gif": "image/gif",
         "webp": "image/webp", "heic": "image/heic", "svg": "image/svg+xml", "wav": "audio/wav", "mp3": "audio/mpeg",
@@ -10,7 +10,9 @@ enum ContentType {
         "plist": "application/x-plist", "sqlite": "application/vnd.sqlite3",
     ]
 
-    static func of(key: String, head: [UInt8]) -> String {
+    /// The media type of a file named `key` whose first bytes (16 are enough) are `head`: by the key's
+    /// extension, else by the bytes, else `application/octet-stream`.
+    public static func of(key: String, head: [UInt8]) -> String {
         if let dot = key.lastIndex(of: "."), !key[dot...].contains("/") {
             if let type = byExtension[key[key.index(after: dot)...].lowercased()] { return type }
         }

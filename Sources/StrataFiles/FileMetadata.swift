@@ -15,6 +15,18 @@ public struct FileMetadata: Sendable, Hashable {
     /// The CRC-32 recorded when it was written, or `nil` when the file system keeps no extended attributes or
     /// the file was put there by something else.
     public var checksum: UInt32?
+
+    /// Creates the metadata of a file, for an engine implementing ``FileEngine/metadata(_:)``.
+    public init(
+        key: String, size: Int, modificationDate: Date, accessDate: Date, contentType: String, checksum: UInt32?
+    ) {
+        self.key = key
+        self.size = size
+        self.modificationDate = modificationDate
+        self.accessDate = accessDate
+        self.contentType = contentType
+        self.checksum = checksum
+    }
 }
 
 /// A file whose content no longer matches what was recorded when it was written.
@@ -31,6 +43,13 @@ public struct FileProblem: Sendable, Hashable, CustomStringConvertible {
     public var key: String
     public var kind: Kind
     public var detail: String
+
+    /// Creates a problem report, for an engine implementing ``FileEngine/verify(prefix:)``.
+    public init(key: String, kind: Kind, detail: String) {
+        self.key = key
+        self.kind = kind
+        self.detail = detail
+    }
 
     public var description: String { "\(key): \(kind.rawValue) (\(detail))" }
 }

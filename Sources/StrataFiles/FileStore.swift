@@ -202,11 +202,16 @@ public final class FileStore: Sendable {
         do {
             try AtomicFile.write(
                 in: folder, name: name, permissions: paths.filePermissions, durability: configuration.durability
-            ) { atomic in
-                var writer = FileWriter(atomic: atomic)
-                try body(&writer)
-                try writer.atomic.setExtendedAttribute(
-                    Self.integrityAttribute, Self.integrityRecord(crc: writer.crc, size: writer.count))
+            ) { writer in
+                var atomic = writer
+                let (crc, size) = try withoutActuallyEscaping({ (bytes: UnsafeRawBufferPointer) in
+                    try atomic.write(bytes)
+                }) { sink in
+                    var writer = FileWriter(sink: sink)
+                    try body(&writer)
+                    return (writer.crc, writer.count)
+                }
+                try atomic.setExtendedAttribute(Self.integrityAttribute, Self.integrityRecord(crc: crc, size: size))
             }
         } catch let error as StorageError {
             throw error.attributed(tier: .files, key: key)
@@ -607,51 +612,5 @@ public final class FileStore: Sendable {
             }
         }
         return problems
-    }
-}
-
-/// Streams the content of a file being written, computing its CRC-32 on the way.
-///
-/// It owns the atomic write's ``/StrataCore/AtomicFile/Writer`` for the duration of the write (nothing points into a
-/// value that could go away).
-public struct FileWriter: ~Copyable {
-    var atomic: AtomicFile.Writer
-    /// The CRC-32 of what was written so far.
-    public private(set) var crc: UInt32 = 0
-    /// How many bytes were written so far.
-    public private(set) var count = 0
-
-    init(atomic: consuming AtomicFile.Writer) {
-        self.atomic = atomic
-    }
-
-    /// Appends `data`.
-    public mutating func write(_ data: Data) throws {
-        try data.withUnsafeBytes { try write($0) }
-    }
-
-    /// Appends the bytes of `buffer`.
-    public mutating func write(_ buffer: UnsafeRawBufferPointer) throws {
-        try atomic.write(buffer)
-        crc = LibDeflate.crc32(buffer, continuing: crc)
-        count += buffer.count
-    }
-
-    /// Appends what `fd` reads from its current offset to its end, through one buffer of `chunkSize` bytes
-    /// reused for every read (no allocation or copy per chunk).
-    /// - Throws: ``StorageError``: an I/O error reading `fd` or writing the new file.
-    mutating func write(contentsOf fd: Int32, chunkSize: Int) throws {
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(chunkSize, 4096), alignment: 4096)
-        defer { buffer.deallocate() }
-        while true {
-            let count: Int
-            do throws(Errno) {
-                count = try Sys.read(fd, buffer)
-            } catch {
-                throw error.storageError("cannot read the file being copied in", tier: .files)
-            }
-            if count == 0 { return }
-            try write(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
-        }
     }
 }
