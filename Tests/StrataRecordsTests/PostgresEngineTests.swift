@@ -453,6 +453,19 @@ struct PostgresServerLossTests {
             #endif
         }
 
+        /// Whether the server is still out of service the way a test put it: stopped (no postmaster) or frozen
+        /// (the postmaster stopped by `SIGSTOP`, state `T` in `/proc/<pid>/stat`). A call that fails while this
+        /// holds gave up on its own deadline; one that returned only when the server came back did not.
+        var isOutOfService: Bool {
+            let directory = environment["STRATA_POSTGRES_DIR"] ?? ""
+            guard let pidFile = try? String(contentsOfFile: directory + "/data/postmaster.pid", encoding: .utf8),
+                let pid = pidFile.split(separator: "\n").first.map(String.init),
+                let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { return true }
+            return stat[stat.index(after: close)...].split(separator: " ").first == "T"
+        }
+
         deinit { try? run("stop") }
     }
 

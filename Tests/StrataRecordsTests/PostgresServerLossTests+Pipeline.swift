@@ -20,12 +20,12 @@ extension PostgresServerLossTests {
         return (store, try store.collection(Counter.self, named: "counters"))
     }
 
-    @Test func aServerCrashMidPipelineIsTypedAndCommitsNothing() throws {
+    @Test(.timeLimit(.minutes(5))) func aServerCrashMidPipelineIsTypedAndCommitsNothing() throws {
         let server = try OwnServer()
         let (store, counters) = try Self.countersWithShortDeadlines(on: server, schema: "loss")
         try counters.insert(contentsOf: (0..<10).map { Counter(id: "c\($0)", value: $0) })
         var runs = 0
-        let error = expectBoundedFailure("a transaction whose server crashed", deadline: .seconds(2)) {
+        let error = expectFailureWhileOutOfService("a transaction whose server crashed", on: server) {
             try store.write { tx in
                 runs += 1
                 for index in 0..<20_000 {
@@ -40,31 +40,24 @@ extension PostgresServerLossTests {
         #expect(try counters.count() == 10, "nothing of the transaction was committed")
     }
 
-    @Test func aServerThatStopsAnsweringMidPipelineTimesOutAndCommitsNothing() throws {
+    @Test(.timeLimit(.minutes(5))) func aServerThatStopsAnsweringMidPipelineTimesOutAndCommitsNothing() throws {
         let server = try OwnServer()
         let (store, counters) = try Self.countersWithShortDeadlines(on: server, schema: "hang")
         try counters.insert(Counter(id: "a", value: 1))
         var runs = 0
-        // Counted from the moment the server is frozen (the script itself takes a while on a busy machine).
-        var frozen: ContinuousClock.Instant?
         let error: StorageError?
         do {
             defer { try? server.run("thaw") }
-            error = #expect(throws: StorageError.self) {
+            error = expectFailureWhileOutOfService("a transaction whose server froze", on: server) {
                 try store.write { tx in
                     runs += 1
                     for index in 0..<50_000 {
                         try tx(counters).insert(Counter(id: "new\(index)", value: index))
-                        if index == 5_000 {
-                            try server.run("freeze 60")
-                            frozen = .now
-                        }
+                        if index == 5_000 { try server.run("freeze 60") }
                     }
                 }
             }
         }
-        let took = frozen.map { ContinuousClock.now - $0 }
-        #expect(took.map { $0 < .seconds(2) + Self.slack } == true, "\(took.map { "\($0)" } ?? "never frozen")")
         #expect(error?.code == .timeout, "\(error.map { "\($0)" } ?? "")")
         #expect(runs == 1)
         #expect(try counters.count() == 1, "nothing of the transaction was committed")
