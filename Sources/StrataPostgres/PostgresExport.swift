@@ -98,13 +98,17 @@ package struct PostgresExport {
     }
 
     /// Calls `body` with each record of `collection`: its id and its JSON body.
+    /// - Parameter checksBodies: Whether to parse each body and check it is a JSON object (a second pass over
+    ///   files already checked, whose bodies a server parses anyway, skips it). The default is `true`.
     /// - Throws: ``/StrataCore/StorageError`` `.corrupt` naming the line, or what `body` throws.
-    package func forEachRecord(in collection: String, _ body: (String, UnsafeRawBufferPointer) throws -> Void) throws {
+    package func forEachRecord(
+        in collection: String, checksBodies: Bool = true, _ body: (String, UnsafeRawBufferPointer) throws -> Void
+    ) throws {
         let name = "c/\(collection).jsonl"
         try forEachLine(in: name) { number, line in
             try line.withUnsafeBytes { bytes in
                 guard let (id, range) = Self.splitRecord(bytes),
-                    case .object? = try? JSONValue.parse(UnsafeRawBufferPointer(rebasing: bytes[range]))
+                    !checksBodies || Self.isObject(UnsafeRawBufferPointer(rebasing: bytes[range]))
                 else {
                     throw Self.corrupt(
                         name, "line \(number) is not a record with an id and a JSON object", line: number)
@@ -145,6 +149,11 @@ package struct PostgresExport {
         end -= 1
         while end > at, [0x20, 0x09, 0x0D].contains(bytes[end - 1]) { end -= 1 }
         return end > at ? (id, at..<end) : nil
+    }
+
+    static func isObject(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        if case .object? = try? JSONValue.parse(bytes) { return true }
+        return false
     }
 
     static func number(_ value: JSONValue) -> Double? {

@@ -21,6 +21,9 @@ package final class PostgresImport {
     private var isFinished = false
 
     /// Connects and loads `export` into `configuration`'s schema, in a transaction left open.
+    ///
+    /// The records' bodies are not parsed here (the server parses each as `jsonb`): the caller has checked them,
+    /// as a restore does by converting the export into the staged SQLite store first.
     /// - Throws: ``/StrataCore/StorageError``: `.conflict` naming the schema when it holds anything, the export's
     ///   `.corrupt`, or the server's errors (nothing is then left on the server).
     package init(_ export: PostgresExport, into configuration: PostgresConfiguration) throws {
@@ -135,7 +138,8 @@ package final class PostgresImport {
         let sql = PostgresWriteBatch(collection: collection, mode: .insert, usesCopy: true).copySQL
         var stream = PostgresCopyStream(connection, sql: sql, collection: collection)
         var count = 0
-        try export.forEachRecord(in: collection) { id, body in
+        // The restore converted these files into SQLite first, checking every body; the server parses each again.
+        try export.forEachRecord(in: collection, checksBodies: false) { id, body in
             try PostgresSession.checkID(id, collection: collection, operation: "restore")
             PostgresBinaryCopy.appendRow(fields: 2, to: &stream.rows)
             PostgresBinaryCopy.appendField(id.utf8, to: &stream.rows)

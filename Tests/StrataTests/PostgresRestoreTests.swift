@@ -56,7 +56,8 @@ final class PostgresRestoreTests {
             try storage.put(Data("value of \(tier)".utf8), for: "k/\(tier)", as: descriptor)
         }
         for index in 0..<values {
-            try storage.put(Data([UInt8(index), 0, 0xFF]), for: "v/\(index)", as: descriptorForTier[.records]!)
+            try storage.put(
+                Data([UInt8(truncatingIfNeeded: index), 0, 0xFF]), for: "v/\(index)", as: descriptorForTier[.records]!)
         }
         let records = try storage.records
         let notes = try records.collection(RestoredNote.self, named: "notes", indexes: [.field("n"), .unique("text")])
