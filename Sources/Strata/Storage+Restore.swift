@@ -13,6 +13,10 @@ extension Storage {
     /// Secrets are restored sealed: reading them, here or on another machine, needs the key provider the store used
     /// (the same passphrase, key file or key).
     ///
+    /// A capture of a store whose records tier was on PostgreSQL holds the records as an export: `records` says where
+    /// they go (see ``RestoreRecordsTarget``). Into PostgreSQL, they are loaded in one transaction that commits only
+    /// once the staged store is verified, just before the move; a restore that fails or is killed leaves no rows.
+    ///
     /// ```swift
     /// let report = try Storage.restore(from: snapshot, to: "/var/lib/myapp-restored",
     ///                                  secretsKey: .passphrase("correct horse"))
@@ -22,13 +26,18 @@ extension Storage {
     ///   - root: The new root: it must not exist, or be an empty folder.
     ///   - secretsKey: What unlocks the restored keyring, to read its keys back. The default (`nil`) reads
     ///     `STRATA_SECRETS_KEY`; without either, catalogued secrets are checked for presence only.
+    ///   - records: Where the records of a PostgreSQL export go. The default is ``RestoreRecordsTarget/sqlite``: the
+    ///     restored root's own SQLite store.
     /// - Returns: What was written and checked, and what the capture had left out.
-    /// - Throws: ``/StrataCore/StorageError``: `.conflict` when `root` exists and is not an empty folder, `.corrupt`
+    /// - Throws: ``/StrataCore/StorageError``: `.conflict` when `root` exists and is not an empty folder or the
+    ///   target schema is not empty (naming it), `.invalidArgument` for a PostgreSQL target and a capture whose
+    ///   records are not an export, `.corrupt`
     ///   naming the file for hostile or damaged capture content (a path outside its tier, `..`, a size that does not
     ///   match) or a restored store that does not verify, the source's errors, or an I/O error.
     @discardableResult
     public static func restore(
-        from source: some CaptureSource, to root: String, secretsKey: KeyProvider? = nil
+        from source: some CaptureSource, to root: String, secretsKey: KeyProvider? = nil,
+        records: RestoreRecordsTarget = .sqlite
     ) throws -> RestoreReport {
         let (parent, base) = try restoreTarget(root)
         if let info = try? parent.status(of: base) {
@@ -41,8 +50,16 @@ extension Storage {
                     recovery: "Restore into a new folder, or remove this one first")
             }
         }
-        let (staging, report) = try stage(source, besides: root, parent: parent, secretsKey: secretsKey)
-        try staging.move(to: root)
+        let (staging, report, load) = try stage(
+            source, besides: root, parent: parent, secretsKey: secretsKey, records: records)
+        try load?.commit()
+        do {
+            try staging.move(to: root)
+        } catch {
+            // The schema was new or empty: dropping it leaves the server as it was.
+            if let load { _ = try? PostgresRecordEngine.dropStore(load.configuration) }
+            throw error
+        }
         return report
     }
 
@@ -51,29 +68,20 @@ extension Storage {
     /// under the same key. Keys of this store that the capture does not hold are left alone.
     ///
     /// The whole capture is first restored into a private staging folder beside this store's root and verified
-    /// (as ``restore(from:to:secretsKey:)`` does); the keys are then copied through the tiers' APIs, each under its
+    /// (as ``restore(from:to:secretsKey:records:)`` does); the keys are then copied through the tiers' APIs, each under its
     /// catalog lock, and the staging folder is removed.
     /// - Parameters:
     ///   - prefix: The keys to restore (`""` for all; a full key for one).
     ///   - source: The capture.
     ///   - secretsKey: What unlocks the captured keyring. The default (`nil`) reads `STRATA_SECRETS_KEY`.
     /// - Returns: The keys restored, sorted.
-    /// - Throws: ``/StrataCore/StorageError`` as ``restore(from:to:secretsKey:)``, `.locked` for a captured secret
+    /// - Throws: ``/StrataCore/StorageError`` as ``restore(from:to:secretsKey:records:)``, `.locked` for a captured secret
     ///   with no key to read it, or a tier's error.
     @discardableResult
     public func restore(keysWithPrefix prefix: String, from source: some CaptureSource, secretsKey: KeyProvider? = nil)
         throws -> [String]
     {
-        let (parent, _) = try Self.restoreTarget(paths.root)
-        let (staging, _) = try Self.stage(source, besides: paths.root, parent: parent, secretsKey: secretsKey)
-        let captured = try Storage(root: staging.path, secretsKey: secretsKey)
-        var restored: [String] = []
-        for location in try captured.catalog.locations(prefix: prefix) {
-            guard let value = try captured.data(for: location.key) else { continue }
-            try place(value, at: location)
-            restored.append(location.key)
-        }
-        return restored
+        try restoreKeys(from: source, secretsKey: secretsKey) { try $0.catalog.locations(prefix: prefix) }
     }
 
     /// Writes `value` where `location` says, under the key's lock, recording it in the catalog; a copy in another
@@ -112,20 +120,14 @@ extension Storage {
     }
 
     /// Writes the whole capture into a new staging folder beside `target`, opens it as a store and verifies it.
+    /// - Returns: The staging folder, the report, and the load of the records into PostgreSQL for a `.postgres`
+    ///   target (not committed yet: the caller commits it just before moving the staged store into place).
     static func stage(
-        _ source: some CaptureSource, besides target: String, parent: DirectoryHandle, secretsKey: KeyProvider?
-    ) throws -> (RestoreStaging, RestoreReport) {
+        _ source: some CaptureSource, besides target: String, parent: DirectoryHandle, secretsKey: KeyProvider?,
+        records: RestoreRecordsTarget = .sqlite
+    ) throws -> (RestoreStaging, RestoreReport, PostgresImport?) {
         let files = source.files
-        if let export = files.first(where: { $0.tier == .records && $0.path.hasPrefix(PostgresCapture.folder + "/") }) {
-            // The staged store's configuration names the captured server and schema: opening it would read (and
-            // verify) the live store, not the capture.
-            throw StorageError(
-                .notBuiltIn, "a capture holding a PostgreSQL records export cannot be restored into a store",
-                tier: .records,
-                path: export.path,
-                recovery: "Read the export's JSON Lines (records/postgres/c/<collection>.jsonl) from the snapshot and "
-                    + "import them into a new, empty schema")
-        }
+        let hasExport = try checkRecords(files, target: records)
         let staging = try RestoreStaging(besides: target, parent: parent)
         var report = RestoreReport()
         // The description first: it names the files copied ahead of the capture's instant to leave out.
@@ -142,8 +144,13 @@ extension Storage {
             report.fileCount += 1
         }
         try staging.syncFolders()
+        // A PostgreSQL export becomes the staged store's SQLite records (and a load into PostgreSQL, not committed).
+        let load = hasExport ? try restoreRecordsExport(in: staging, target: records) : nil
         try verifyStaged(at: staging.path, secretsKey: secretsKey, report: &report)
-        return (staging, report)
+        if let load, case .postgres(let url, let schema) = records {
+            try adopt(load, in: staging, url: url, schema: schema)
+        }
+        return (staging, report, load)
     }
 
     /// Reads and removes the capture's description written into the staging folder.

@@ -105,6 +105,14 @@ public final class PostgresRecordEngine: RecordEngine {
     /// The format of the store's own tables; a schema with a newer one is refused.
     static let formatVersion = 1
 
+    /// Creates the store's own tables in the schema first on the search path: `strata_meta` (with the format and
+    /// its version) and `strata_kv`.
+    static let storeTablesSQL = """
+        CREATE TABLE strata_meta (key text COLLATE "C" PRIMARY KEY, value text NOT NULL);
+        INSERT INTO strata_meta (key, value) VALUES ('format', 'strata-records'), ('format_version', '\(formatVersion)');
+        CREATE TABLE strata_kv (key text COLLATE "C" PRIMARY KEY, value bytea NOT NULL, modified double precision NOT NULL);
+        """
+
     static func prepareSchema(_ connection: PostgresConnection, _ configuration: PostgresConfiguration) throws {
         try connection.execute("BEGIN", operation: "open")
         do {
@@ -133,12 +141,7 @@ public final class PostgresRecordEngine: RecordEngine {
                         "the schema '\(configuration.schema)' holds tables but is not a Strata record store (no strata_meta table)",
                         tier: .records, path: connection.location, recovery: "Give the store a schema of its own")
                 }
-                try connection.execute(
-                    """
-                    CREATE TABLE strata_meta (key text COLLATE "C" PRIMARY KEY, value text NOT NULL);
-                    INSERT INTO strata_meta (key, value) VALUES ('format', 'strata-records'), ('format_version', '\(formatVersion)');
-                    CREATE TABLE strata_kv (key text COLLATE "C" PRIMARY KEY, value bytea NOT NULL, modified double precision NOT NULL);
-                    """, operation: "create")
+                try connection.execute(storeTablesSQL, operation: "create")
             }
             try connection.execute("COMMIT", operation: "open")
         } catch {

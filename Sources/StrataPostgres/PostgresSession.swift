@@ -267,15 +267,21 @@ final class PostgresSession: RecordSession {
     }
 
     func createCollection(_ name: String) throws {
-        _ = try query(
-            #"CREATE TABLE IF NOT EXISTS c_\#(name) (id text COLLATE "C" PRIMARY KEY, body jsonb NOT NULL)"#,
-            operation: "create collection", collection: name)
+        _ = try query(Self.createCollectionSQL(name), operation: "create collection", collection: name)
+    }
+
+    /// The statement creating a collection's table, if it is missing.
+    static func createCollectionSQL(_ name: String) -> String {
+        #"CREATE TABLE IF NOT EXISTS c_\#(name) (id text COLLATE "C" PRIMARY KEY, body jsonb NOT NULL)"#
     }
 
     func createIndex(_ index: Index, in collection: String) throws {
-        _ = try query(
-            "CREATE \(index.isUnique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(index.name(in: collection)) ON c_\(collection) ((\(PostgresSQL.value(index.field))))",
-            operation: "create index", collection: collection)
+        _ = try query(Self.createIndexSQL(index, in: collection), operation: "create index", collection: collection)
+    }
+
+    /// The statement creating an index, if it is missing.
+    static func createIndexSQL(_ index: Index, in collection: String) -> String {
+        "CREATE \(index.isUnique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(index.name(in: collection)) ON c_\(collection) ((\(PostgresSQL.value(index.field))))"
     }
 
     func dropIndex(_ index: Index, in collection: String) throws {

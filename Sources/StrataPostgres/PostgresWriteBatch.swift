@@ -60,13 +60,9 @@ struct PostgresWriteBatch {
     mutating func append(id: String, body: UnsafeRawBufferPointer) {
         count += 1
         if usesCopy {
-            // A row: two fields, each its length and its bytes; jsonb's binary form is a version byte, 1, and the text.
-            Self.appendInteger(UInt16(2), to: &copyRows)
-            Self.appendInteger(UInt32(id.utf8.count), to: &copyRows)
-            copyRows.append(contentsOf: id.utf8)
-            Self.appendInteger(UInt32(body.count + 1), to: &copyRows)
-            copyRows.append(1)
-            copyRows.append(contentsOf: body)
+            PostgresBinaryCopy.appendRow(fields: 2, to: &copyRows)
+            PostgresBinaryCopy.appendField(id.utf8, to: &copyRows)
+            PostgresBinaryCopy.appendJSONB(body, to: &copyRows)
             return
         }
         ids.insert(ExactString(id))
@@ -103,14 +99,8 @@ struct PostgresWriteBatch {
     /// Lends the rows of a `COPY` chunk not sent yet, preceded by the format's header in the first piece, and
     /// followed by its trailer when `last`.
     mutating func withUnsentCopyData(last: Bool, _ body: (UnsafeRawBufferPointer) throws -> Void) rethrows {
-        var piece: [UInt8] = []
-        if copySent == 0 {
-            // The signature, no flags, no header extension.
-            piece = Array("PGCOPY\n".utf8) + [0xFF, 0x0D, 0x0A, 0x00]
-            Self.appendInteger(UInt32(0), to: &piece)
-            Self.appendInteger(UInt32(0), to: &piece)
-        }
-        let trailer: [UInt8] = last ? [0xFF, 0xFF] : []
+        let piece = copySent == 0 ? PostgresBinaryCopy.header : []
+        let trailer = last ? PostgresBinaryCopy.trailer : []
         if piece.isEmpty && trailer.isEmpty {
             try copyRows[copySent...].withUnsafeBytes(body)
         } else {
@@ -145,10 +135,6 @@ struct PostgresWriteBatch {
         idLiteral = []
         bodyLiteral = []
         ids = []
-    }
-
-    private static func appendInteger(_ value: some FixedWidthInteger, to bytes: inout [UInt8]) {
-        withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
     }
 
     private static func appendElement(_ value: some Sequence<UInt8>, to literal: inout [UInt8]) {

@@ -170,4 +170,13 @@ public protocol RecordKeyValueTable: Sendable {
     func keys() throws -> [String]
     /// The value's size and modification time (seconds since 1970), or `nil`.
     func sizeAndModified(for key: String) throws -> (size: Int, modified: Double)?
+    /// Stores or replaces several values, all in one transaction where the engine has them: a restore loads a
+    /// table this way. The default puts them one by one.
+    func put(contentsOf entries: [(key: String, value: [UInt8], modified: Double)]) throws
+}
+
+extension RecordKeyValueTable {
+    public func put(contentsOf entries: [(key: String, value: [UInt8], modified: Double)]) throws {
+        for entry in entries { try put(entry.value, for: entry.key, modified: entry.modified) }
+    }
 }

@@ -6,13 +6,22 @@ struct SQLiteKeyValueTable: RecordKeyValueTable {
     let engine: SQLiteRecordEngine
 
     func put(_ value: [UInt8], for key: String, modified: Double) throws {
-        try engine.withWriter { connection in
-            let statement = try connection.statement(
-                "INSERT INTO strata_kv (key, value, modified) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, modified = excluded.modified",
-                operation: "put")
-            statement.bind([.text(key), .blob(Data(value)), .real(modified)])
-            try statement.run()
+        try engine.withWriter { try Self.put(value, for: key, modified: modified, on: $0) }
+    }
+
+    /// One transaction for all of them.
+    func put(contentsOf entries: [(key: String, value: [UInt8], modified: Double)]) throws {
+        try engine.transaction(operation: "put") { connection in
+            for entry in entries { try Self.put(entry.value, for: entry.key, modified: entry.modified, on: connection) }
         }
+    }
+
+    static func put(_ value: [UInt8], for key: String, modified: Double, on connection: SQLiteConnection) throws {
+        let statement = try connection.statement(
+            "INSERT INTO strata_kv (key, value, modified) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, modified = excluded.modified",
+            operation: "put")
+        statement.bind([.text(key), .blob(Data(value)), .real(modified)])
+        try statement.run()
     }
 
     func value(for key: String) throws -> [UInt8]? {

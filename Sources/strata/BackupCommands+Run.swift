@@ -54,13 +54,24 @@ extension BackupCommands {
         }
     }
 
-    /// `strata restore SNAPSHOT --repo DIR --root NEW [--prefix P]`.
+    /// `strata restore SNAPSHOT --repo DIR --root NEW [--records-url URL | --prefix P | --key K]`.
     static func runRestore(_ parsed: ParsedArguments) throws {
         let id = try parsed.positionals(1, "SNAPSHOT")[0]
         guard let root = parsed.value("--root"), !root.isEmpty else {
             throw UsageError("'--root NEW' is required: the folder the store is restored into")
         }
+        let chosen = ["--records-url", "--prefix", "--key"].filter { parsed.value($0) != nil }
+        guard chosen.count <= 1 else {
+            throw UsageError("give one of --records-url, --prefix and --key, not \(chosen.joined(separator: " and "))")
+        }
         let repository = try self.repository(parsed)
+        if let key = parsed.value("--key") {
+            let storage = try Storage(root: try StoreRoot.paths(parsed, for: .read).root)
+            let reader = try repository.snapshot(id)
+            defer { reader.close() }
+            try Interruption.trapping("restore") { try storage.restore(key: key, from: reader) }
+            return print("restored \(key.escapedForDisplay)")
+        }
         if let prefix = parsed.value("--prefix") {
             let storage = try Storage(root: try StoreRoot.paths(parsed, for: .read).root)
             let reader = try repository.snapshot(id)
@@ -72,7 +83,9 @@ extension BackupCommands {
             return print("\(keys.count) keys restored")
         }
         let report = try Interruption.trapping("restore") {
-            try Storage.restore(snapshot: id, from: repository, to: root)
+            try Storage.restore(
+                snapshot: id, from: repository, to: root,
+                records: parsed.value("--records-url").map { .postgres(url: $0) } ?? .sqlite)
         }
         var line =
             "restored \(report.fileCount) files into \(root.escapedForDisplay); \(report.verifiedKeys) keys read back"

@@ -36,18 +36,29 @@ enum BackupCommands {
     static let restore = CommandSpec(
         name: "restore",
         summary: "Restore a snapshot into a new store root, all-or-nothing (or some keys into an existing store).",
-        usage: "restore SNAPSHOT --repo DIR --root NEW [--prefix PREFIX] [--key-file FILE]",
+        usage:
+            "restore SNAPSHOT --repo DIR --root NEW [--records-url URL | --prefix PREFIX | --key KEY] "
+            + "[--key-file FILE]",
         options: [
             repoOption, .value("--root", "NEW", "Where the store goes: a new or empty folder."),
             .value(
+                "--records-url", "URL",
+                "For a store whose records were on PostgreSQL: load them into this postgresql:// URL's schema "
+                    + "(strata_schema=NAME; it must be new or empty). Without it they go into NEW's own SQLite store."),
+            .value(
                 "--prefix", "PREFIX",
                 "Restore only the keys starting with PREFIX, into the existing store at --root (its other keys stay)."),
+            .value(
+                "--key", "KEY",
+                "Restore exactly the key KEY (not the keys it is a prefix of), into the existing store at --root."),
             keyFileOption,
         ],
         details:
             "The store is staged beside NEW, verified (every catalogued key read back) and then moved into place: a "
             + "failed or interrupted restore leaves nothing at NEW. Secrets stay sealed; reading them back during "
-            + "the check needs STRATA_SECRETS_KEY when the keyring is protected by a key.")
+            + "the check needs STRATA_SECRETS_KEY when the keyring is protected by a key. Records captured from "
+            + "PostgreSQL are loaded into the --records-url schema in one transaction, committed just before the "
+            + "move: an interrupted restore leaves no rows there.")
 
     static let forget = CommandSpec(
         name: "forget", summary: "Delete the snapshots a retention policy does not keep (their data goes at prune).",

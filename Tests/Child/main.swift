@@ -321,7 +321,7 @@ do {
         }
     default:
         if try runStorageMode(arguments) || runStorageStallMode(arguments) || runCaptureMode(arguments)
-            || runCaptureWindowMode(arguments)
+            || runCaptureWindowMode(arguments) || runRestoreMode(arguments)
             || runSecretsMode(arguments)
             || runSharedSuiteMode(arguments) || runSecretsRotationMode(arguments) || runSecretsBatchMode(arguments)
             || runBackupMode(arguments)

@@ -220,9 +220,9 @@ struct CaptureRestoreTests {
         #expect(error?.code == .corrupt && error?.path == "files/nope")
     }
 
-    /// A capture whose records tier is a PostgreSQL export is refused, typed, before anything is written: the
-    /// staged store would name the live server and schema, so verifying it would check the live store.
-    @Test func aPostgresExportIsRefusedNotRestoredAgainstTheLiveSchema() throws {
+    /// A capture holding a PostgreSQL records export beside the SQLite file is damaged or forged: refused, typed,
+    /// naming the other file, before anything is written.
+    @Test func aPostgresExportBesideTheSQLiteFileIsCorrupt() throws {
         let storage = try filledStore()
         let folder = try FolderCapture(folder: directory.appending("capture"))
         try storage.capture(into: folder)
@@ -235,7 +235,7 @@ struct CaptureRestoreTests {
         let error = #expect(throws: StorageError.self) {
             try Storage.restore(from: folder, to: target, secretsKey: testSecretsKey)
         }
-        #expect(error?.code == .notBuiltIn && error?.path == "records/postgres/store.json")
+        #expect(error?.code == .corrupt && error?.path == "records/main.sqlite")
         #expect(!FileManager.default.fileExists(atPath: target))
         #expect(
             try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix(".strata-") }

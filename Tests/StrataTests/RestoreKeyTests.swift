@@ -1,0 +1,83 @@
+import Foundation
+import Strata
+import StrataTestSupport
+import Testing
+
+/// Restoring exactly one key of a capture into an existing store (`restore(key:from:secretsKey:)`): only that key,
+/// matched by its exact scalars, into the tier the capture's catalog names, and `.notFound` for a key the capture
+/// lacks.
+@Suite("Storage: restore of one key")
+struct RestoreKeyTests {
+    let directory: TemporaryDirectory
+    var root: String { directory.appending("store") }
+    init() throws {
+        directory = try TemporaryDirectory(prefix: "strata-restore-key")
+    }
+
+    /// A store holding `a`, `ab` and `abc` in every tier (`<tier>/a`, …) and a precomposed `café`, captured; then
+    /// every value changed.
+    func capturedThenChanged() throws -> (Storage, FolderCapture) {
+        let storage = try openStorage(root)
+        for (tier, descriptor) in descriptorForTier {
+            for key in ["a", "ab", "abc"] {
+                try storage.put(Data("captured \(tier)/\(key)".utf8), for: "\(tier)/\(key)", as: descriptor)
+            }
+        }
+        try storage.put(Data("captured café".utf8), for: "caf\u{E9}", as: descriptorForTier[.records]!)
+        let capture = try FolderCapture(folder: directory.appending("capture"))
+        try storage.capture(into: capture)
+        for (tier, descriptor) in descriptorForTier {
+            for key in ["a", "ab", "abc"] {
+                try storage.put(Data("changed \(tier)/\(key)".utf8), for: "\(tier)/\(key)", as: descriptor)
+            }
+        }
+        return (storage, capture)
+    }
+
+    /// In every tier, `a` comes back and neither `ab` nor `abc` does.
+    @Test(arguments: Tier.allCases)
+    func restoresExactlyTheKeyNotTheKeysItPrefixes(tier: Tier) throws {
+        let (storage, capture) = try capturedThenChanged()
+        try storage.restore(key: "\(tier)/a", from: capture, secretsKey: testSecretsKey)
+        #expect(try storage.data(for: "\(tier)/a") == Data("captured \(tier)/a".utf8))
+        #expect(try storage.location(of: "\(tier)/a")?.tier == tier)
+        #expect(try storage.data(for: "\(tier)/ab") == Data("changed \(tier)/ab".utf8))
+        #expect(try storage.data(for: "\(tier)/abc") == Data("changed \(tier)/abc".utf8))
+        #expect(try storage.verifyCatalog().isSound)
+    }
+
+    /// A key the store now keeps in another tier goes back to the captured tier, and the other copy is removed.
+    @Test func movesTheKeyBackToTheCapturedTier() throws {
+        let (storage, capture) = try capturedThenChanged()
+        try storage.put(Data("now a file".utf8), for: "records/a", as: descriptorForTier[.files]!)
+        #expect(try tiersHolding("records/a", in: storage) == [.files])
+        try storage.restore(key: "records/a", from: capture, secretsKey: testSecretsKey)
+        #expect(try tiersHolding("records/a", in: storage) == [.records])
+        #expect(try storage.data(for: "records/a") == Data("captured records/a".utf8))
+    }
+
+    /// A key the capture lacks — one never stored, a prefix of stored keys, a canonically equivalent spelling of a
+    /// stored key — is `.notFound` naming it, and nothing in the store changes.
+    @Test(arguments: ["nope", "records/", "cafe\u{301}"])
+    func aKeyTheCaptureLacksIsNotFound(key: String) throws {
+        let (storage, capture) = try capturedThenChanged()
+        let error = #expect(throws: StorageError.self) {
+            try storage.restore(key: key, from: capture, secretsKey: testSecretsKey)
+        }
+        #expect(error?.code == .notFound && error?.key == key)
+        for tier in Tier.allCases {
+            #expect(try storage.data(for: "\(tier)/a") == Data("changed \(tier)/a".utf8))
+        }
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix(".strata-") }
+                .isEmpty)
+    }
+
+    /// The exact spelling restores.
+    @Test func theExactScalarsRestore() throws {
+        let (storage, capture) = try capturedThenChanged()
+        try storage.put(Data("changed café".utf8), for: "caf\u{E9}", as: descriptorForTier[.records]!)
+        try storage.restore(key: "caf\u{E9}", from: capture, secretsKey: testSecretsKey)
+        #expect(try storage.data(for: "caf\u{E9}") == Data("captured café".utf8))
+    }
+}
