@@ -68,7 +68,7 @@ let package = Package(
         // The backup repository: content-defined chunks, deduplicated, compressed and sealed, in packs.
         .target(name: "StrataBackup", dependencies: ["StrataCore", "StrataSecrets", "StrataFiles"]),
         // An S3 client (libcurl, SigV4 signed with libsodium's SHA-256 through StrataSecrets), for the S3 files engine.
-        .target(name: "StrataS3", dependencies: ["StrataCore", "StrataSecrets", "CCurl"]),
+        .target(name: "StrataS3", dependencies: ["StrataCore", "StrataSecrets", "StrataFiles", "CCurl"]),
         .target(
             name: "Strata",
             dependencies: [
@@ -125,7 +125,7 @@ let package = Package(
             name: "strata-test-child",
             dependencies: [
                 "StrataTestSupport", "StrataCore", "StrataDefaults", "StrataSecrets", "StrataRecords", "StrataFiles",
-                "Strata", "StrataBackup",
+                "Strata", "StrataBackup", "StrataS3",
             ],
             path: "Tests/Child"),
 
@@ -188,7 +188,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataS3Tests",
-            dependencies: ["StrataS3", "StrataTestSupport"]
+            dependencies: ["StrataS3", "StrataFiles", "StrataTestSupport", "strata-test-child"]
         ),
         .testTarget(
             name: "StrataLintTests",

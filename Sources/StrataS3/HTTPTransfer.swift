@@ -9,18 +9,22 @@ final class HTTPTransfer {
 
     let body: HTTPBody
     let sink: HTTPSink
+    /// How many bytes of the body earlier attempts already delivered to the sink: a file is written on from
+    /// `offset + resumedAt`.
+    let resumedAt: Int64
     private(set) var sent: Int64 = 0
     private(set) var status = 0
     private(set) var headers: [String: String] = [:]
     private(set) var received: [UInt8] = []
-    /// Bytes written to the sink's file.
+    /// Bytes written to the sink's file or handed to its receiver by this attempt.
     private(set) var written: Int64 = 0
     /// Why a callback stopped the transfer: a failed read or write of the caller's file, an answer too large.
     private(set) var localError: StorageError?
 
-    init(body: HTTPBody, sink: HTTPSink) {
+    init(body: HTTPBody, sink: HTTPSink, resumedAt: Int64 = 0) {
         self.body = body
         self.sink = sink
+        self.resumedAt = resumedAt
     }
 
     /// Fills `buffer` with the next bytes of the body; nil stops the transfer (``localError`` says why).
@@ -73,12 +77,20 @@ final class HTTPTransfer {
 
     /// Takes the next bytes of the answer; false stops the transfer (``localError`` says why).
     func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        if case .stream(let receiver) = sink, (200..<300).contains(status) {
+            guard receiver.receive(bytes) else {
+                localError = StorageError(.cancelled, "the reader of the object stopped", tier: .files)
+                return false
+            }
+            written += Int64(bytes.count)
+            return true
+        }
         if case .descriptor(let fd, let offset) = sink, (200..<300).contains(status) {
             var done = 0
             while done < bytes.count {
                 do throws(Errno) {
                     let count = try Sys.pwrite(
-                        fd, UnsafeRawBufferPointer(rebasing: bytes[done...]), at: offset + written)
+                        fd, UnsafeRawBufferPointer(rebasing: bytes[done...]), at: offset + resumedAt + written)
                     guard count > 0 else { throw Errno(EIO) }
                     done += count
                     written += Int64(count)

@@ -12,7 +12,11 @@ extension S3Client {
     public func listPage(
         prefix: String = "", delimiter: String? = nil, continuationToken: String? = nil, maxKeys: Int = 1000
     ) throws(StorageError) -> S3ListPage {
-        var query = [("list-type", "2"), ("prefix", objectKey(prefix)), ("max-keys", String(max(1, maxKeys)))]
+        // Keys come back URL-encoded: XML 1.0 cannot carry every character a key may hold.
+        var query = [
+            ("list-type", "2"), ("prefix", objectKey(prefix)), ("max-keys", String(max(1, maxKeys))),
+            ("encoding-type", "url"),
+        ]
         if let delimiter { query.append(("delimiter", delimiter)) }
         if let continuationToken { query.append(("continuation-token", continuationToken)) }
         let response = try send(S3Request(method: "GET", key: nil, query: query, operation: "list objects"))
@@ -21,14 +25,16 @@ extension S3Client {
                 .corrupt, "the server's object listing is not a ListBucketResult document", tier: .files)
         }
         let strip = configuration.prefix.count
+        let encoded = document.text("EncodingType") == "url"
+        func decoded(_ text: String) -> String? { encoded ? Self.urlDecoded(text) : text }
         let objects = document.all("Contents").compactMap { entry -> S3ObjectInfo? in
-            guard let key = entry.text("Key"), key.hasPrefix(configuration.prefix) else { return nil }
+            guard let key = entry.text("Key").flatMap(decoded), key.hasPrefix(configuration.prefix) else { return nil }
             return S3ObjectInfo(
                 key: String(key.dropFirst(strip)), size: entry.text("Size").flatMap { Int64($0) } ?? 0,
                 etag: entry.text("ETag").map(S3Response.unquoted) ?? "",
                 lastModified: entry.text("LastModified").flatMap(S3Timestamp.parseISO8601))
         }
-        let prefixes = document.all("CommonPrefixes").compactMap { $0.text("Prefix") }
+        let prefixes = document.all("CommonPrefixes").compactMap { $0.text("Prefix").flatMap(decoded) }
             .filter { $0.hasPrefix(configuration.prefix) }.map { String($0.dropFirst(strip)) }
         let truncated = document.text("IsTruncated") == "true"
         let next = document.text("NextContinuationToken").flatMap { $0.isEmpty ? nil : $0 }
@@ -54,5 +60,35 @@ extension S3Client {
             token = page.nextContinuationToken
         } while token != nil
         return (objects, prefixes)
+    }
+
+    /// A key of an `encoding-type=url` listing, decoded: `%XX` escapes of UTF-8 bytes, and `+` for a space (a `+`
+    /// itself comes as `%2B`). Nil when the escapes are malformed or not UTF-8.
+    static func urlDecoded(_ text: String) -> String? {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count)
+        var iterator = text.utf8.makeIterator()
+        while let byte = iterator.next() {
+            switch byte {
+            case UInt8(ascii: "+"):
+                bytes.append(UInt8(ascii: " "))
+            case UInt8(ascii: "%"):
+                guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue)
+                else { return nil }
+                bytes.append(high << 4 | low)
+            default:
+                bytes.append(byte)
+            }
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
     }
 }

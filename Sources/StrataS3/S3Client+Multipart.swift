@@ -90,11 +90,26 @@ extension S3Client {
     public func uploadPart(
         _ key: String, uploadID: String, number: Int, from fd: Int32, offset: Int64, length: Int64
     ) throws(StorageError) -> S3CompletedPart {
+        try uploadPart(key, uploadID: uploadID, number: number, body: .descriptor(fd, offset: offset, length: length))
+    }
+
+    /// Uploads one part (at least 5 MiB, except the last) from bytes in memory.
+    /// - Parameter number: The part number, 1 to 10,000.
+    /// - Returns: The part's number and entity tag, for the completion.
+    public func uploadPart(
+        _ key: String, uploadID: String, number: Int, bytes: [UInt8]
+    ) throws(StorageError) -> S3CompletedPart {
+        try uploadPart(key, uploadID: uploadID, number: number, body: .bytes(bytes))
+    }
+
+    private func uploadPart(
+        _ key: String, uploadID: String, number: Int, body: HTTPBody
+    ) throws(StorageError) -> S3CompletedPart {
         try checkKey(key)
         let response = try send(
             S3Request(
                 method: "PUT", key: key, query: [("partNumber", String(number)), ("uploadId", uploadID)],
-                body: .descriptor(fd, offset: offset, length: length), operation: "upload part \(number)"))
+                body: body, operation: "upload part \(number)"))
         guard let etag = response.etag, !etag.isEmpty else {
             throw StorageError(
                 .corrupt, "the server stored part \(number) without an entity tag", tier: .files, key: key)
@@ -164,7 +179,7 @@ extension S3Client {
         var markers: (key: String, upload: String)?
         let strip = configuration.prefix.count
         repeat {
-            var query = [("uploads", ""), ("prefix", objectKey(prefix))]
+            var query = [("uploads", ""), ("prefix", objectKey(prefix)), ("encoding-type", "url")]
             if let markers { query += [("key-marker", markers.key), ("upload-id-marker", markers.upload)] }
             let response = try send(
                 S3Request(method: "GET", key: nil, query: query, operation: "list multipart uploads"))
@@ -173,15 +188,18 @@ extension S3Client {
                 throw StorageError(
                     .corrupt, "the server's upload listing is not a ListMultipartUploadsResult document", tier: .files)
             }
+            let encoded = document.text("EncodingType") == "url"
             for entry in document.all("Upload") {
-                guard let key = entry.text("Key"), key.hasPrefix(configuration.prefix), let id = entry.text("UploadId")
+                guard let key = entry.text("Key").flatMap({ encoded ? Self.urlDecoded($0) : $0 }),
+                    key.hasPrefix(configuration.prefix), let id = entry.text("UploadId")
                 else { continue }
                 uploads.append(
                     S3MultipartUpload(
                         key: String(key.dropFirst(strip)), uploadID: id,
                         initiated: entry.text("Initiated").flatMap(S3Timestamp.parseISO8601)))
             }
-            if document.text("IsTruncated") == "true", let key = document.text("NextKeyMarker"),
+            if document.text("IsTruncated") == "true",
+                let key = document.text("NextKeyMarker").flatMap({ encoded ? Self.urlDecoded($0) : $0 }),
                 let upload = document.text("NextUploadIdMarker"), markers.map({ $0 != (key, upload) }) ?? true
             {
                 markers = (key, upload)

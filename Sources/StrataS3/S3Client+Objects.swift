@@ -86,7 +86,8 @@ extension S3Client {
     }
 
     /// Reads an object (or a range of it) into an open file, streamed, written with `pwrite` from `offset`. When a
-    /// lost connection makes the client try again, the file is written again from `offset`.
+    /// lost connection cuts the transfer, the client asks for the rest only, pinned to the first answer's entity
+    /// tag (`If-Match`): the file never holds bytes of two versions (the read fails with `.conflict` instead).
     /// - Parameters:
     ///   - key: The key, relative to the configuration's prefix.
     ///   - fd: An open, writable descriptor; its file position is not moved.
@@ -112,23 +113,20 @@ extension S3Client {
         try read(key, sink: .memory, range: range, precondition: precondition).body
     }
 
-    private func read(
+    func read(
         _ key: String, sink: HTTPSink, range: Range<Int64>?, precondition: S3Precondition?
     ) throws(StorageError) -> (info: S3ObjectInfo, body: [UInt8]) {
         try checkKey(key)
-        var headers: [(String, String)] = []
-        if let range {
-            guard range.lowerBound >= 0, !range.isEmpty else {
-                throw StorageError(
-                    .invalidArgument, "a ranged read needs a non-empty range from 0 on", tier: .files, key: key)
-            }
-            headers.append(("Range", "bytes=\(range.lowerBound)-\(range.upperBound - 1)"))
+        if let range, range.lowerBound < 0 || range.isEmpty {
+            throw StorageError(
+                .invalidArgument, "a ranged read needs a non-empty range from 0 on", tier: .files, key: key)
         }
-        if let precondition { headers.append(precondition.readHeader) }
         let response = try send(
-            S3Request(method: "GET", key: key, headers: headers, sink: sink, operation: "GET object"))
+            S3Request(
+                method: "GET", key: key, headers: precondition.map { [$0.readHeader] } ?? [], sink: sink,
+                range: range, operation: "GET object"))
         var info = objectInfo(key, response.headers)
-        if case .descriptor = sink { info.size = response.written } else { info.size = Int64(response.body.count) }
+        info.size = sink.resumes ? response.written : Int64(response.body.count)
         return (info, response.body)
     }
 
@@ -151,21 +149,30 @@ extension S3Client {
     }
 
     /// Copies an object on the server, without the bytes passing through this process (up to 5 GiB, S3's limit
-    /// for one copy). The content type and metadata are copied with it.
+    /// for one copy). The content type and metadata are copied with it, unless `metadata` replaces them.
     /// - Parameters:
     ///   - source: The key to copy, relative to the configuration's prefix.
-    ///   - destination: The key to create or replace.
+    ///   - destination: The key to create or replace; it may be `source` itself when `metadata` is given (the way
+    ///     to change an object's metadata).
     ///   - precondition: A condition on the source's entity tag.
+    ///   - contentType: With `metadata`, the copy's content type.
+    ///   - metadata: The copy's user metadata instead of the source's (`x-amz-metadata-directive: REPLACE`); nil
+    ///     to keep the source's. The default is nil.
     /// - Returns: The new object's description.
     @discardableResult
     public func copy(
-        _ source: String, to destination: String, precondition: S3Precondition? = nil
+        _ source: String, to destination: String, precondition: S3Precondition? = nil, contentType: String? = nil,
+        metadata: [String: String]? = nil
     ) throws(StorageError) -> S3ObjectInfo {
         try checkKey(source)
         try checkKey(destination)
         // The copy source is the path without its leading slash, encoded as in the request line.
         var headers = [("x-amz-copy-source", String(path(for: source).dropFirst()))]
         if let precondition { headers += precondition.copySourceHeaders }
+        if let metadata {
+            headers.append(("x-amz-metadata-directive", "REPLACE"))
+            headers += try objectHeaders(destination, contentType: contentType, metadata: metadata)
+        }
         let request = S3Request(method: "PUT", key: destination, headers: headers, operation: "copy object")
         let response = try send(request)
         // A copy can fail after its 200 status line: the error is then the body.

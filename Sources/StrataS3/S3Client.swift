@@ -88,13 +88,14 @@ public final class S3Client: Sendable {
         let started = ContinuousClock.now
         var generator = SystemRandomNumberGenerator()
         var attempt = 0
+        var resume = S3ReadResumption()
         while true {
             attempt += 1
             let headers = signer.signedHeaders(
                 method: request.method, path: path, query: request.query,
-                headers: [("host", configuration.hostHeader)] + request.headers, payloadHash: payloadHash,
-                date: Date())
-            let transfer = HTTPTransfer(body: request.body, sink: request.sink)
+                headers: [("host", configuration.hostHeader)] + request.headers + resume.headers(for: request.range),
+                payloadHash: payloadHash, date: Date())
+            let transfer = HTTPTransfer(body: request.body, sink: request.sink, resumedAt: resume.delivered)
             let failure = withHandle { handle in
                 handle.perform(
                     method: request.method, url: url, headers: headers, transfer: transfer, timeouts: timeouts)
@@ -104,14 +105,27 @@ public final class S3Client: Sendable {
             if let failure {
                 error = transportError(failure, request: request)
                 retryable = failure.isRetryable && request.isIdempotent
+                if request.sink.resumes, (200..<300).contains(transfer.status) {
+                    // Bytes already left for the file or the reader: go on from there, pinned to this version.
+                    retryable = retryable && resume.record(transfer)
+                    if resume.isComplete {
+                        return S3Response(
+                            status: transfer.status, headers: transfer.headers, body: [], written: resume.delivered,
+                            attempts: attempt)
+                    }
+                }
             } else if (200..<300).contains(transfer.status) {
                 return S3Response(
                     status: transfer.status, headers: transfer.headers, body: transfer.received,
-                    written: transfer.written, attempts: attempt)
+                    written: resume.delivered + transfer.written, attempts: attempt)
             } else {
                 error = answerError(
                     status: transfer.status, headers: transfer.headers, body: transfer.received, request: request)
                 retryable = S3ErrorMapping.entry(serviceCode: error.serviceCode, status: transfer.status).isRetryable
+                if resume.pinnedTag != nil, error.serviceCode == "PreconditionFailed" || transfer.status == 412 {
+                    error.message = "S3 \(request.operation) was interrupted and the object was replaced meanwhile"
+                    error.recovery = "Read it again: the bytes already delivered belong to the version replaced"
+                }
             }
             if retryable, attempt < retryPolicy.maxAttempts {
                 Thread.sleep(forTimeInterval: retryPolicy.delay(after: attempt, using: &generator))

@@ -9,6 +9,9 @@ struct S3Request: Sendable {
     var headers: [(String, String)] = []
     var body: HTTPBody = .empty
     var sink: HTTPSink = .memory
+    /// The bytes of the object to read (a GET's `Range`); nil for all. Sent by ``S3Client/send(_:)``, which moves
+    /// its start past what an interrupted attempt already delivered.
+    var range: Range<Int64>?
     /// What the request does, for errors (`PUT object`, `list objects`).
     var operation: String
     /// Whether trying again is safe when no answer arrived. True for every S3 operation the client sends: each

@@ -324,7 +324,7 @@ do {
             || runCaptureWindowMode(arguments)
             || runSecretsMode(arguments)
             || runSharedSuiteMode(arguments) || runSecretsRotationMode(arguments) || runSecretsBatchMode(arguments)
-            || runBackupMode(arguments)
+            || runBackupMode(arguments) || runS3Mode(arguments)
         {
             break
         }

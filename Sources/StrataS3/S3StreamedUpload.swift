@@ -1,0 +1,88 @@
+import StrataCore
+import StrataFiles
+
+/// One streamed write of an object: the bytes collect in a part buffer; a body that fits in one part goes up in
+/// one PUT when it ends; a longer one becomes a multipart upload whose full parts go up in parallel while the body
+/// is still being written (``S3PartUploads``), so memory holds at most the part being filled and those in flight.
+///
+/// The multipart upload is created when the first part is full (its first bytes give the content type). A write
+/// that fails is aborted: no object appears.
+final class S3StreamedUpload {
+    private let client: S3Client
+    private let key: String
+    private let partSize: Int
+    private let inFlight: Int
+    private var buffer: [UInt8]
+    /// The first 16 bytes, for the content type.
+    private var head: [UInt8] = []
+    private var uploads: S3PartUploads?
+    private var nextPart = 1
+
+    init(client: S3Client, key: String, partSize: Int, inFlight: Int) {
+        self.client = client
+        self.key = key
+        self.partSize = partSize
+        self.inFlight = inFlight
+        buffer = []
+        buffer.reserveCapacity(partSize)
+    }
+
+    /// The object's content type: by its key's extension, else by its first bytes.
+    var contentType: String { ContentType.of(key: key, head: head) }
+
+    /// Takes the next bytes of the body. A full part is handed over only when more bytes come, so a body of
+    /// exactly one part still goes up in one PUT.
+    func take(_ bytes: UnsafeRawBufferPointer) throws(StorageError) {
+        if head.count < 16 { head += bytes.prefix(16 - head.count) }
+        var done = 0
+        while done < bytes.count {
+            if buffer.count == partSize { try ship() }
+            let count = min(partSize - buffer.count, bytes.count - done)
+            buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[done..<done + count]))
+            done += count
+        }
+    }
+
+    private func ship() throws(StorageError) {
+        if uploads == nil {
+            let id = try client.createMultipartUpload(key, contentType: contentType)
+            uploads = S3PartUploads(client: client, key: key, uploadID: id, limit: inFlight)
+        }
+        let part = buffer
+        buffer = []
+        buffer.reserveCapacity(partSize)
+        try uploads!.submit(part, number: nextPart)
+        nextPart += 1
+    }
+
+    /// Makes the object visible with `metadata`: one PUT, or the last part and the completion followed by a copy
+    /// of the object onto itself that records `metadata` (a completion cannot carry metadata, and the checksum is
+    /// known only once the body ended).
+    /// - Returns: Whether `metadata` was recorded (the copy onto itself may fail, or the object be replaced
+    ///   meanwhile, after the object became visible: the write stands).
+    @discardableResult
+    func finish(metadata: [String: String]) throws(StorageError) -> Bool {
+        guard let uploads else {
+            try client.put(key, bytes: buffer, contentType: contentType, metadata: metadata)
+            return true
+        }
+        if !buffer.isEmpty { try uploads.submit(buffer, number: nextPart) }
+        buffer = []
+        let parts = try uploads.finish()
+        let info = try client.completeMultipartUpload(key, uploadID: uploads.uploadID, parts: parts)
+        self.uploads = nil
+        do {
+            try client.copy(
+                key, to: key, precondition: .ifMatch(info.etag), contentType: contentType, metadata: metadata)
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    /// Abandons a multipart upload under way, if any.
+    func abort() {
+        uploads?.abort()
+        uploads = nil
+    }
+}
