@@ -33,11 +33,11 @@ func peakKiB() -> Int {
     return Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
 }
 
-/// The file store on the benchmark's S3 location (`STRATA_S3_URL` and `AWS_*`), under `prefix`.
-func store(prefix: String) throws -> FileStore {
+/// The S3 files engine on the benchmark's location (`STRATA_S3_URL` and `AWS_*`), under `prefix`.
+func store(prefix: String) throws -> S3FileEngine {
     var configuration = try S3Configuration(url: ProcessInfo.processInfo.environment["STRATA_S3_URL"] ?? "")
     configuration.prefix += prefix
-    throw StorageError(.notBuiltIn, "the S3 files engine is not merged yet: \(configuration)")
+    return try S3FileEngine(configuration: configuration)
 }
 
 /// Runs `work(index)` for `count` indices, on `threads` threads sharing the work (1: a plain loop).
@@ -70,20 +70,26 @@ func strataChild(_ arguments: [String]) throws {
     case "upload":  // child upload PREFIX FILE KEY
         let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: arguments[4]))
         defer { try? handle.close() }
-        seconds = try Bench.time { try files.write(to: arguments[5], from: handle) }
+        seconds = try Bench.time {
+            try files.write(arguments[5]) { try $0.write(contentsOf: handle.fileDescriptor, chunkSize: 1 << 20) }
+        }
     case "download":  // child download PREFIX KEY FILE
         let output = try FileHandle(forWritingTo: URL(fileURLWithPath: arguments[5]))
         defer { try? output.close() }
-        seconds = try Bench.time { try files.read(arguments[4]) { output.write(Data($0)) } }
+        seconds = try Bench.time {
+            _ = try files.read(arguments[4], range: nil, chunkSize: 1 << 20) { output.write(Data($0)) }
+        }
     case "put-many":  // child put-many PREFIX COUNT SIZE THREADS
         let (count, size, threads) = (Int(arguments[4])!, Int(arguments[5])!, Int(arguments[6])!)
         let bodies = (0..<count).map { _ in Data((0..<size).map { _ in UInt8.random(in: 0...255) }) }
-        seconds = try Bench.time { try spread(count, threads: threads) { try files.write(bodies[$0], to: "\($0)") } }
+        seconds = try Bench.time {
+            try spread(count, threads: threads) { index in try files.write("\(index)") { try $0.write(bodies[index]) } }
+        }
     case "get-many":  // child get-many PREFIX COUNT THREADS
         let (count, threads) = (Int(arguments[4])!, Int(arguments[5])!)
         seconds = try Bench.time {
             try spread(count, threads: threads) { index in
-                guard try files.read("\(index)").count > 0 else {
+                guard try files.read("\(index)")?.isEmpty == false else {
                     throw StorageError(.corrupt, "an object came back empty", key: "\(index)")
                 }
             }

@@ -91,14 +91,17 @@ public struct S3FilesLocation: Sendable, Hashable, CustomStringConvertible {
     /// The variables that hold the key pair (`AWS_SESSION_TOKEN` is optional).
     static let keyVariables = ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"]
 
-    /// What a files tier on this location reports, known without contacting the server.
+    /// What a files tier on this location reports, as its engine states it, known without contacting the server
+    /// (the engine is made with placeholder credentials and sends nothing).
     var facts: BackendFacts {
-        BackendFacts(
-            tier: .files, name: "s3",
-            concurrencyGuarantee: "any thread, any process, any machine: whole objects replaced by the server "
-                + "(a reader sees the old object or the new one), updates conditional on the object's ETag",
-            durability: .durable,
-            layout: [StorageLayoutEntry(.server, description, role: "one object per key, under the prefix")])
+        guard let engine = try? S3FileEngine(configuration: checked) else {
+            return BackendFacts(
+                tier: .files, name: "s3", concurrencyGuarantee: "unknown: the S3 engine refused its configuration",
+                durability: .durable, layout: [])
+        }
+        return BackendFacts(
+            tier: .files, name: engine.name, concurrencyGuarantee: engine.concurrencyGuarantee,
+            durability: engine.durability, layout: engine.layout)
     }
 
     static func configuration(
