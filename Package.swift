@@ -73,7 +73,7 @@ let package = Package(
             name: "Strata",
             dependencies: [
                 "StrataCore", "StrataDefaults", "StrataSecrets", "StrataRecords", "StrataFiles", "StrataPostgres",
-                "StrataBackup",
+                "StrataBackup", "StrataS3",
             ]),
         .executableTarget(name: "strata", dependencies: ["Strata", "StrataLint"]),
         .target(name: "StrataConformance", dependencies: ["StrataCore"]),
@@ -151,6 +151,10 @@ let package = Package(
         .executableTarget(
             name: "strata-bench-backup", dependencies: ["BenchmarkKit", "StrataBackup", "StrataCore"],
             path: "Benchmarks/BackupBenchmark"),
+        // S3 transfers beside Python's boto3 (its side is the script beside main.swift, run in a virtualenv).
+        .executableTarget(
+            name: "strata-bench-s3", dependencies: ["BenchmarkKit", "StrataFiles", "StrataS3", "StrataCore"],
+            path: "Benchmarks/S3Benchmark", exclude: ["boto3_side.py"]),
 
         .testTarget(
             name: "StrataTests",

@@ -5,12 +5,13 @@
 #   Scripts/bench.sh                # 3 rounds of every benchmark (each round runs baseline and Strata, alternating)
 #   Scripts/bench.sh --quick        # 1 round, the benchmarks' own --quick sizes: a smoke run of a few minutes
 #   Scripts/bench.sh --rounds 5     # more rounds
-#   Scripts/bench.sh secrets files  # only these benchmarks (defaults files records secrets postgres storage backup)
+#   Scripts/bench.sh secrets files  # only these benchmarks (defaults files records secrets postgres storage backup s3)
 #
 # Writes, in Benchmarks/results/: benchmarks.jsonl (every row of every round, as BenchmarkKit emitted it),
 # benchmarks.json (per row: median, min, max, target, met), RESULTS.md (the table) and results.svg (each
 # ratio's median as a dot, its range as whiskers, its target as a mark; any browser opens it), plus each run's
-# printed output in logs/. The PostgreSQL benchmark gets a throwaway server from Scripts/postgres.sh.
+# printed output in logs/. The PostgreSQL benchmark gets a throwaway server from Scripts/postgres.sh; the S3 one a
+# throwaway Ceph gateway from Scripts/s3.sh (unless STRATA_S3_URL names one) and boto3 in a virtualenv under .build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,16 +22,18 @@ while [ $# -gt 0 ]; do
     case "$1" in
         --quick) quick=(--quick); rounds=1 ;;
         --rounds) rounds="$2"; shift ;;
-        defaults|files|records|secrets|postgres|storage|backup) selected+=("$1") ;;
-        *) echo "usage: Scripts/bench.sh [--quick] [--rounds N] [defaults files records secrets postgres storage backup]" >&2; exit 64 ;;
+        defaults|files|records|secrets|postgres|storage|backup|s3) selected+=("$1") ;;
+        *) echo "usage: Scripts/bench.sh [--quick] [--rounds N] [defaults files records secrets postgres storage backup s3]" >&2; exit 64 ;;
     esac
     shift
 done
-[ ${#selected[@]} -eq 0 ] && selected=(defaults files records secrets postgres storage backup)
+[ ${#selected[@]} -eq 0 ] && selected=(defaults files records secrets postgres storage backup s3)
 
 extra=()
 # The backup benchmark's baselines: restic, and age for `tar -cz | age`.
 [[ " ${selected[*]} " == *" backup "* ]] && extra=(restic age)
+# The S3 benchmark's baseline, boto3, goes into a virtualenv (Debian's python3 makes one with python3-venv).
+[[ " ${selected[*]} " == *" s3 "* ]] && extra+=(python3-venv)
 bash Scripts/install-deps.sh ${extra[@]+"${extra[@]}"}
 out=Benchmarks/results
 mkdir -p "$out/logs"
@@ -50,7 +53,30 @@ if [[ " ${selected[*]} " == *" postgres "* ]] && [ -z "${STRATA_POSTGRES_URL:-}"
     eval "$(bash Scripts/postgres.sh start)"
     stop_postgres=true
 fi
-cleanup() { if $stop_postgres; then bash Scripts/postgres.sh stop >/dev/null 2>&1 || true; fi; }
+stop_s3=false
+if [[ " ${selected[*]} " == *" s3 "* ]]; then
+    if [ -z "${STRATA_S3_URL:-}" ]; then
+        eval "$(bash Scripts/s3.sh start)"
+        stop_s3=true
+    fi
+    # boto3, the S3 benchmark's baseline, in a virtualenv of its own: from PyPI, else Debian's python3-boto3.
+    venv=.build/s3-bench-venv
+    if ! "$venv/bin/python" -c 'import boto3' 2>/dev/null; then
+        rm -rf "$venv"
+        python3 -m venv "$venv"
+        if ! "$venv/bin/pip" install --quiet --disable-pip-version-check boto3; then
+            echo "   pip cannot install boto3; using Debian's python3-boto3" >&2
+            bash Scripts/install-deps.sh python3-boto3
+            rm -rf "$venv"
+            /usr/bin/python3 -m venv --system-site-packages "$venv"
+        fi
+    fi
+    export STRATA_BENCH_PYTHON="$PWD/$venv/bin/python"
+fi
+cleanup() {
+    if $stop_postgres; then bash Scripts/postgres.sh stop >/dev/null 2>&1 || true; fi
+    if $stop_s3; then bash Scripts/s3.sh stop >/dev/null 2>&1 || true; fi
+}
 trap cleanup EXIT
 
 for round in $(seq 1 "$rounds"); do

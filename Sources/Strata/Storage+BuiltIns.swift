@@ -2,6 +2,7 @@
 @_exported public import StrataFiles
 @_exported public import StrataPostgres
 @_exported public import StrataRecords
+@_exported public import StrataS3
 @_exported public import StrataSecrets
 
 extension Storage {
@@ -20,8 +21,8 @@ extension Storage {
     /// Strata's persistent backends, one entry per tier.
     /// With a `catalog`, the defaults tier checks its late writes against it (``/StrataCore/PlacementCheck``).
     static func builtInBackends(
-        secretsKey: KeyProvider?, recordsURL: String? = nil, configuration: StoreConfiguration = StoreConfiguration(),
-        catalog: StorageCatalog? = nil
+        secretsKey: KeyProvider?, recordsURL: String? = nil, filesLocation: S3FilesLocation? = nil,
+        configuration: StoreConfiguration = StoreConfiguration(), catalog: StorageCatalog? = nil
     ) -> [BuiltIn] {
         var checked = defaultsConfiguration(configuration)
         checked.placementCheck = catalog?.placementCheck(for: .defaults)
@@ -72,6 +73,10 @@ extension Storage {
                     try PostgresRecordEngine.store(PostgresConfiguration(connectionString: recordsURL))
                 })
         }
+        if let filesLocation {
+            // Registered after the filesystem, so it is the active files backend.
+            backends.append(s3Backend(filesLocation, secretsKey: secretsKey, configuration: configuration))
+        }
         return backends
     }
 
@@ -86,7 +91,9 @@ extension Storage {
     ) throws -> [BackendFacts] {
         var configuration = configuration
         let recordsURL = try resolveRecords(nil, &configuration, environment: environment)
-        let builtIns = builtInBackends(secretsKey: nil, recordsURL: recordsURL, configuration: configuration)
+        let filesLocation = try resolveFiles(nil, &configuration, environment: environment)
+        let builtIns = builtInBackends(
+            secretsKey: nil, recordsURL: recordsURL, filesLocation: filesLocation, configuration: configuration)
         return Tier.allCases.compactMap { tier in
             builtIns.last { $0.tier == tier && $0.name == configuration.backend(for: tier) }?.facts(paths)
         }

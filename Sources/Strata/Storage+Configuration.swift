@@ -3,7 +3,7 @@
 extension Storage {
     /// The names of the backends Strata ships, by tier: what a store configuration may name.
     public static let builtInBackendNames: [Tier: [String]] = [
-        .defaults: ["plist"], .secrets: ["sodium"], .records: ["sqlite", "postgres"], .files: ["filesystem"],
+        .defaults: ["plist"], .secrets: ["sodium"], .records: ["sqlite", "postgres"], .files: ["filesystem", "s3"],
     ]
 
     /// The configuration a store opens with: `explicit` when given, else the root's `strata.conf`, else the

@@ -48,26 +48,34 @@ public final class Storage: Sendable {
     ///     the PostgreSQL engine the active records backend (`strata_schema=` in its query picks the schema);
     ///     anything else, or `nil` with no `STRATA_RECORDS_URL` in the environment, keeps the SQLite file under
     ///     the root. The default (`nil`) is the configuration's, else `STRATA_RECORDS_URL`.
+    ///   - filesURL: Where the files tier lives. An `s3://bucket/prefix` URL makes the S3 engine the active files
+    ///     backend (endpoint and region from the configuration's `[files]`, else `AWS_ENDPOINT_URL` and
+    ///     `AWS_REGION`; credentials from `AWS_ACCESS_KEY_ID` and `AWS_SECRET_ACCESS_KEY`, or the keyring when the
+    ///     configuration says `credentials = secrets`, read when the tier is first used); `""` keeps the folder
+    ///     under the root. The default (`nil`) is the configuration's, else ``filesURLVariable``.
     ///   - configuration: The store configuration. The default (`nil`) reads the root's `strata.conf`.
     /// - Throws: ``/StrataCore/StorageError`` when the root cannot be created or is not a folder; `.corrupt` or
     ///   `.unsupportedVersion` (with path and line) for a bad or newer configuration file, `.noBackend` for a backend
-    ///   it names that is not registered.
+    ///   it names that is not registered, `.invalidArgument` for a malformed files location (the part in
+    ///   ``/StrataCore/StorageError/attribute``).
     public init(
         root: String, selector: StorageSelector? = nil, secretsKey: KeyProvider? = nil,
-        registerBuiltIns: Bool = true, recordsURL: String? = nil, configuration: StoreConfiguration? = nil
+        registerBuiltIns: Bool = true, recordsURL: String? = nil, filesURL: String? = nil,
+        configuration: StoreConfiguration? = nil
     ) throws {
         self.paths = try StoragePaths(root: root)
         var configuration = try Self.effectiveConfiguration(configuration, selector: selector, paths: paths)
-        let recordsURL = try Self.resolveRecords(
-            recordsURL, &configuration, environment: ProcessInfo.processInfo.environment)
+        let environment = ProcessInfo.processInfo.environment
+        let recordsURL = try Self.resolveRecords(recordsURL, &configuration, environment: environment)
+        let filesLocation = try Self.resolveFiles(filesURL, &configuration, environment: environment)
         self.configuration = configuration
         self.registry = BackendRegistry(paths: paths)
         self.selector = selector ?? StorageSelector(configuration: configuration.selector)
         self.catalog = try StorageCatalog(root: paths.root)
         if registerBuiltIns {
             Self.registerBuiltInBackends(
-                in: registry, secretsKey: secretsKey, recordsURL: recordsURL, configuration: configuration,
-                catalog: catalog)
+                in: registry, secretsKey: secretsKey, recordsURL: recordsURL, filesLocation: filesLocation,
+                configuration: configuration, catalog: catalog)
             try Self.activateConfiguredBackends(configuration, in: registry)
         }
         // Finish or undo the moves a crashed process left; what cannot be settled now (a locked tier) is
@@ -95,6 +103,8 @@ public final class Storage: Sendable {
     ///   - secretsKey: What unlocks the secrets tier's keyring. The default (`nil`) reads `STRATA_SECRETS_KEY`.
     ///   - recordsURL: A `postgresql://` connection string puts the records tier on PostgreSQL. The default
     ///     (`nil`) keeps it in SQLite under the root.
+    ///   - filesLocation: An S3 location puts the files tier on S3 (its active backend is `s3`; the folder under the
+    ///     root stays registered as `filesystem`). The default (`nil`) keeps it under the root.
     ///   - configuration: The suite, keyring, record store and defaults limits the backends open with.
     ///     The default is the built-in configuration.
     ///   - catalog: The catalog of the store the backends serve: the defaults tier, which writes late, then drops a
@@ -102,10 +112,12 @@ public final class Storage: Sendable {
     ///     (``/StrataCore/StorageCatalog/placementCheck(for:)``). The default is `nil` (every pending set is written).
     public static func registerBuiltInBackends(
         in registry: BackendRegistry, secretsKey: KeyProvider? = nil, recordsURL: String? = nil,
-        configuration: StoreConfiguration = StoreConfiguration(), catalog: StorageCatalog? = nil
+        filesLocation: S3FilesLocation? = nil, configuration: StoreConfiguration = StoreConfiguration(),
+        catalog: StorageCatalog? = nil
     ) {
         for registration in builtInBackends(
-            secretsKey: secretsKey, recordsURL: recordsURL, configuration: configuration, catalog: catalog)
+            secretsKey: secretsKey, recordsURL: recordsURL, filesLocation: filesLocation,
+            configuration: configuration, catalog: catalog)
         {
             registry.register(
                 registration.tier, name: registration.name, makeActive: true,

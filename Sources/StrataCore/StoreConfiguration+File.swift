@@ -79,6 +79,16 @@ extension StoreConfiguration {
             lines.append("url-variable = \(try Self.checked(variable, "records.url-variable"))")
         }
         lines += ["", "[files]", "backend = \(try Self.checked(files.backend, "files.backend"))"]
+        let optional = [
+            ("url", files.url), ("url-variable", files.urlVariable), ("endpoint", files.endpoint),
+            ("region", files.region),
+        ]
+        for case let (name, value?) in optional {
+            lines.append("\(name) = \(try Self.checked(value, "files.\(name)"))")
+        }
+        if case .secrets(let id) = files.credentials {
+            lines += ["credentials = secrets", "access-key-id = \(try Self.checked(id, "files.access-key-id"))"]
+        }
         return lines.joined(separator: "\n") + "\n"
     }
 

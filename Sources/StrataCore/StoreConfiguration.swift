@@ -55,10 +55,23 @@ public struct StoreConfiguration: Sendable, Hashable {
         public init() {}
     }
 
-    /// The files tier: its backend.
+    /// The files tier: its backend and, on S3, where the bucket is. Credentials are never part of it: they come
+    /// from the environment (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`) or from the store's
+    /// secrets tier (``credentials``).
     public struct Files: Sendable, Hashable {
-        /// The active backend's name. The default is `filesystem`.
+        /// The active backend's name: `filesystem` (a folder under the root) or `s3`. The default is `filesystem`.
         public var backend = "filesystem"
+        /// The S3 location, `s3://bucket/prefix`, when it is written in the file. The default is `nil`.
+        public var url: String?
+        /// The environment variable that holds the S3 location (`STRATA_FILES_URL`). The default is `nil`.
+        public var urlVariable: String?
+        /// The S3 server, `http(s)://host[:port]`. The default (`nil`) is `AWS_ENDPOINT_URL_S3` or
+        /// `AWS_ENDPOINT_URL`, else AWS in ``region``.
+        public var endpoint: String?
+        /// The S3 signing region. The default (`nil`) is `AWS_REGION` or `AWS_DEFAULT_REGION`, else `us-east-1`.
+        public var region: String?
+        /// Where the S3 credentials come from. The default is ``FilesCredentials/environment``.
+        public var credentials = FilesCredentials.environment
         /// Creates the default section.
         public init() {}
     }
@@ -114,6 +127,41 @@ public struct StoreConfiguration: Sendable, Hashable {
             .invalidArgument, message, setting: records.urlVariable == nil ? "records.backend" : "records.url-variable",
             recovery: records.urlVariable.map { "Set \($0) to a postgresql:// connection string" }
                 ?? "Add `url-variable = STRATA_RECORDS_URL` (or `url = postgresql://…`) to the [records] section")
+    }
+
+    /// The S3 location in force for the files tier: ``Files/url``, else the value of ``Files/urlVariable`` in
+    /// `environment`; `nil` when the files tier is not on S3.
+    /// - Throws: ``StorageError`` `.invalidArgument` (naming the file and line, with ``StorageError/attribute``
+    ///   `url`) when the `s3` backend has neither, its variable is unset, or the location is not an `s3://` URL.
+    public func filesURL(environment: [String: String]) throws -> String? {
+        guard files.backend == "s3" else { return nil }
+        if let url = files.url { return try s3URL(url, setting: "files.url") }
+        if let variable = files.urlVariable, let value = environment[variable], !value.isEmpty {
+            return try s3URL(value, setting: "files.url-variable")
+        }
+        let message =
+            files.urlVariable.map { "the files tier is on s3, but the environment variable \($0) is unset" }
+            ?? "the files tier is on s3, but neither `url` nor `url-variable` says where"
+        var error = error(
+            .invalidArgument, message, setting: files.urlVariable == nil ? "files.backend" : "files.url-variable",
+            recovery: files.urlVariable.map { "Set \($0) to an s3://bucket/prefix URL" }
+                ?? "Add `url = s3://bucket/prefix` (or `url-variable = STRATA_FILES_URL`) to the [files] section")
+        error.tier = .files
+        error.attribute = "url"
+        throw error
+    }
+
+    /// `url` when it is an `s3://` URL (its bucket and prefix are checked where the engine is made).
+    func s3URL(_ url: String, setting: String) throws -> String {
+        guard url.lowercased().hasPrefix("s3://") else {
+            var error = error(
+                .invalidArgument, "the files location (\(setting)) is not an s3:// URL", setting: setting,
+                recovery: "Write it as s3://bucket or s3://bucket/prefix")
+            error.tier = .files
+            error.attribute = "scheme"
+            throw error
+        }
+        return url
     }
 
     /// `url` when it is a `postgresql://` (or `postgres://`) connection string.

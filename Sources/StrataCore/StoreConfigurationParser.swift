@@ -7,6 +7,9 @@ struct StoreConfigurationParser {
     var configuration = StoreConfiguration()
     var section: String?
     var seen: Set<String> = []
+    /// `[files] credentials = secrets` and `access-key-id`, combined once the section is read.
+    var credentialsFromSecrets = false
+    var accessKeyID: String?
 
     init(path: String?) {
         self.path = path
@@ -72,7 +75,29 @@ struct StoreConfigurationParser {
             try apply(setting, value, line: number)
         }
         guard sawVersion else { throw failure(.corrupt, "the file has no `version = N` setting", line: nil) }
+        try applyFilesCredentials()
         return configuration
+    }
+
+    /// Makes `[files] credentials` and `access-key-id` one ``FilesCredentials``: the keyring holds the secret key
+    /// of the access key ID the file names.
+    mutating func applyFilesCredentials() throws {
+        switch (credentialsFromSecrets, accessKeyID) {
+        case (true, let id?): configuration.files.credentials = .secrets(accessKeyID: id)
+        case (true, nil):
+            var error = failure(
+                .corrupt, "`credentials = secrets` needs `access-key-id`: the keyring item's account",
+                line: configuration.lines["files.credentials"])
+            error.recovery =
+                "Add `access-key-id = <your access key ID>` to [files]; its secret key is the keyring "
+                + "item '\(FilesCredentials.secretsService)' of that account"
+            throw error
+        case (false, _?):
+            throw failure(
+                .corrupt, "`access-key-id` is read only with `credentials = secrets`",
+                line: configuration.lines["files.access-key-id"])
+        case (false, nil): break
+        }
     }
 
     mutating func apply(_ setting: String, _ value: String, line: Int) throws {
@@ -96,6 +121,18 @@ struct StoreConfigurationParser {
         case "records.url": configuration.records.url = value
         case "records.url-variable": configuration.records.urlVariable = value
         case "files.backend": configuration.files.backend = value
+        case "files.url": configuration.files.url = value
+        case "files.url-variable": configuration.files.urlVariable = value
+        case "files.endpoint": configuration.files.endpoint = value
+        case "files.region": configuration.files.region = value
+        case "files.credentials":
+            guard value == "environment" || value == "secrets" else {
+                throw failure(
+                    .corrupt, "`credentials` is `environment` (the AWS_* variables) or `secrets` (the store's keyring)",
+                    line: line)
+            }
+            credentialsFromSecrets = value == "secrets"
+        case "files.access-key-id": accessKeyID = value
         default:
             throw failure(
                 .corrupt, "unknown setting `\(setting.split(separator: ".")[1])` in [\(section ?? "")]", line: line)

@@ -59,8 +59,8 @@ public struct S3Configuration: Sendable, Hashable, CustomStringConvertible {
         credentials: S3Credentials
     ) throws(StorageError) {
         guard !bucket.isEmpty, !bucket.contains("/") else {
-            throw StorageError(
-                .invalidArgument, "an S3 bucket name cannot be empty or contain '/'", tier: .files,
+            throw Self.malformed(
+                "an S3 bucket name cannot be empty or contain '/'", part: "bucket",
                 recovery: "Name the bucket as in s3://bucket/prefix")
         }
         let server = endpoint ?? URL(string: "https://s3.\(region).amazonaws.com")!
@@ -68,9 +68,9 @@ public struct S3Configuration: Sendable, Hashable, CustomStringConvertible {
             let host = server.host, !host.isEmpty, server.user == nil, server.password == nil,
             server.path.isEmpty || server.path == "/", server.query == nil
         else {
-            throw StorageError(
-                .invalidArgument, "the S3 endpoint must be http(s)://host[:port], without a path or user",
-                tier: .files, recovery: "Set AWS_ENDPOINT_URL to the server, for example http://127.0.0.1:7480")
+            throw Self.malformed(
+                "the S3 endpoint must be http(s)://host[:port], without a path or user", part: "endpoint",
+                recovery: "Set AWS_ENDPOINT_URL to the server, for example http://127.0.0.1:7480")
         }
         self.bucket = bucket
         self.prefix = prefix

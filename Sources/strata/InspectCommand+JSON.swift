@@ -7,8 +7,9 @@ extension InspectCommand {
     /// `{"root", "configuration": {"path" (or null), "problem"?}, "defaults": [{"suite", "keys" (null when
     /// unreadable), "bytes"}], "secrets": [{"keyring", "items", "hasKeyringFile"}], "records": {"backend",
     /// "stores": [{"store", "collections": [{"name", "count"}]} or {"store", "problem"}]}, "files": {"count",
-    /// "bytes"} or null, "backends": [{"tier", "name", "concurrency", "durability"}]}`.
-    static func summary(_ paths: StoragePaths) throws -> JSONValue {
+    /// "bytes"} (on S3 also "location", or "location" and "problem") or null, "backends": [{"tier", "name",
+    /// "concurrency", "durability"}]}`.
+    static func summary(_ paths: StoragePaths, _ parsed: ParsedArguments) throws -> JSONValue {
         let (configuration, problem) = self.configuration(paths)
         var file: [ExactString: JSONValue] = ["path": configuration.path.map { .string($0) } ?? .null]
         if let problem { file["problem"] = .string(problem) }
@@ -40,8 +41,19 @@ extension InspectCommand {
                 return .object([store: .string(String(name.dropLast(7))), "problem": .string("\(error)")])
             }
         }
-        let files = try fileTotals(paths).map {
+        var files = try fileTotals(paths).map {
             JSONValue.object(["count": .integer(Int64($0.count)), "bytes": .integer(Int64($0.bytes))])
+        }
+        if let s3 = s3Files(configuration, parsed) {
+            switch s3.totals {
+            case .success(let totals):
+                files = .object([
+                    "location": .string(s3.location), "count": .integer(Int64(totals.count)),
+                    "bytes": .integer(Int64(totals.bytes)),
+                ])
+            case .failure(let error):
+                files = .object(["location": .string(s3.location), "problem": .string("\(error)")])
+            }
         }
         let backends = ((try? Storage.configuredBackendFacts(configuration, paths: paths)) ?? []).map {
             JSONValue.object([

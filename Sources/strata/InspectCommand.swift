@@ -75,9 +75,33 @@ enum InspectCommand {
     /// The file tier's file count and bytes, or `nil` when the store has no file tier.
     static func fileTotals(_ paths: StoragePaths) throws -> (count: Int, bytes: Int)? {
         guard FileManager.default.fileExists(atPath: paths.directoryPath(for: .files)) else { return nil }
-        let files = try FileStore(paths: paths)
+        return try totals(of: FileStore(paths: paths))
+    }
+
+    /// How many files a file store holds, and their bytes.
+    static func totals(of files: FileStore) throws -> (count: Int, bytes: Int) {
         let keys = try files.list()
         return (keys.count, try keys.reduce(0) { $0 + (try files.metadata($1)?.size ?? 0) })
+    }
+
+    /// The S3 location the configuration puts the file tier on (never with credentials), and its totals read from
+    /// the server or why they could not be; `nil` when the files stay under the root.
+    static func s3Files(_ configuration: StoreConfiguration, _ parsed: ParsedArguments) -> (
+        location: String, totals: Result<(count: Int, bytes: Int), any Error>
+    )? {
+        let location: S3FilesLocation
+        do {
+            guard
+                let found = try Storage.filesLocation(configuration, environment: ProcessInfo.processInfo.environment)
+            else { return nil }
+            location = found
+        } catch {
+            return ("s3 (unresolved)", .failure(error))
+        }
+        let counted = Result {
+            try totals(of: Storage.s3FileStore(location) { try SecretsAccess.open(parsed, for: .read) })
+        }
+        return ("\(location)", counted)
     }
 
     /// Each tier's active backend as it reports itself, and whether what it lists is there.
@@ -113,7 +137,7 @@ enum InspectCommand {
         let parsed = try inspect.parse(arguments)
         if parsed.wantsHelp { return print(inspect.help) }
         let paths = try root(parsed)
-        if parsed.has("--json") { return JSONOutput.print(try summary(paths)) }
+        if parsed.has("--json") { return JSONOutput.print(try summary(paths, parsed)) }
         print("store: \(paths.root)")
         let (configuration, configurationProblem) = self.configuration(paths)
         if let configurationProblem {
@@ -161,7 +185,13 @@ enum InspectCommand {
                 print("  \(shown): UNREADABLE: \("\(error)".escapedForDisplay)")
             }
         }
-        if let files = try fileTotals(paths) {
+        if let s3 = s3Files(configuration, parsed) {
+            print("files: on S3, \(s3.location.escapedForDisplay)")
+            switch s3.totals {
+            case .success(let files): print("  \(files.count) file(s), \(files.bytes) bytes")
+            case .failure(let error): print("  UNREADABLE: \("\(error)".escapedForDisplay)")
+            }
+        } else if let files = try fileTotals(paths) {
             print("files: \(files.count) file(s), \(files.bytes) bytes")
         } else {
             print("files: none")
@@ -221,6 +251,15 @@ enum InspectCommand {
             } catch {
                 problems.append("records/\(name): \(error)")
             }
+        }
+        do {
+            if let location = try Storage.filesLocation(configuration, environment: ProcessInfo.processInfo.environment)
+            {
+                let files = try Storage.s3FileStore(location) { try SecretsAccess.open(parsed, for: .read) }
+                problems += try files.verify().filter { $0.kind != .unrecorded }.map { "files/s3: \($0)" }
+            }
+        } catch {
+            problems.append("files/s3: \(error)")
         }
         if FileManager.default.fileExists(atPath: paths.directoryPath(for: .files)) {
             problems += try FileStore(paths: paths).verify().filter { $0.kind != .unrecorded }.map { "files/\($0)" }

@@ -49,13 +49,36 @@ enum StoreAccess {
         return (parsed.value("--suite") ?? configuration.defaults.suite, paths, defaults)
     }
 
-    /// The file tier of the store, or `nil` when a read verb finds none (it is not created for a read).
+    static let filesURLOption = OptionSpec.value(
+        "--url", "URL",
+        "An s3://bucket/prefix URL: the files on S3 (or set STRATA_FILES_URL). The server, region and keys come from "
+            + "AWS_ENDPOINT_URL, AWS_REGION, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY.")
+
+    /// The file tier: on S3 when `--url` is an `s3://` URL, or the root's configuration puts the files tier there,
+    /// or (without a configuration that says otherwise) `STRATA_FILES_URL` is one; else the folder under the root,
+    /// or `nil` when a read verb finds none (it is not created for a read).
     static func files(_ parsed: ParsedArguments, for use: StoreRoot.Use) throws -> FileStore? {
+        if let location = try filesLocation(parsed, for: use) {
+            return try Storage.s3FileStore(location) { try SecretsAccess.open(parsed, for: .read) }
+        }
         let paths = try self.paths(parsed, for: use)
         guard use == .write || FileManager.default.fileExists(atPath: paths.directoryPath(for: .files)) else {
             return nil
         }
         return try FileStore(paths: paths)
+    }
+
+    /// The S3 location of the file tier (see ``files(_:for:)``), or `nil` for the folder under the root. `--url`
+    /// takes the endpoint, region and credentials' source of the root's configuration when a root is given.
+    /// - Throws: ``StorageError`` `.invalidArgument` naming the malformed part of the URL (its `attribute`).
+    static func filesLocation(_ parsed: ParsedArguments, for use: StoreRoot.Use) throws -> S3FilesLocation? {
+        let environment = ProcessInfo.processInfo.environment
+        var configuration = StoreConfiguration()
+        if try StoreRoot.path(parsed) != nil { configuration = try self.configuration(try paths(parsed, for: use)) }
+        if let url = parsed.value("--url"), !url.isEmpty {
+            return try S3FilesLocation(url: url, settings: configuration.files, environment: environment)
+        }
+        return try Storage.filesLocation(configuration, environment: environment)
     }
 
     /// A passphrase from `fileOption` (a regular file of mode 0600, checked before it is read), else `variable`,

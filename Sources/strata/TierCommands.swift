@@ -385,39 +385,51 @@ enum RecordsCommands {
 /// `strata files ...`
 enum FilesCommands {
     static let group = CommandGroup(
-        name: "files", summary: "The file store: list, copy in and out, archives, integrity.",
+        name: "files",
+        summary: "The file store (a folder, or S3 with --url): list, copy in and out, archives, integrity.",
         commands: [
             CommandSpec(
                 name: "ls", summary: "List files (under a prefix).",
-                usage: "files ls [PREFIX] --root DIR [--long] [--json]",
-                options: [StoreAccess.rootOption, .flag("--long", "Show size, type and checksum."), JSONOutput.option]),
+                usage: "files ls [PREFIX] --root DIR|--url s3://B/P [--long] [--json]",
+                options: [
+                    StoreAccess.rootOption, StoreAccess.filesURLOption,
+                    .flag("--long", "Show size, type and checksum."), JSONOutput.option,
+                ]),
             CommandSpec(
                 name: "stat", summary: "Show a file's size, type, checksum and dates.",
-                usage: "files stat KEY --root DIR [--json]", options: [StoreAccess.rootOption, JSONOutput.option]),
+                usage: "files stat KEY --root DIR|--url s3://B/P [--json]",
+                options: [StoreAccess.rootOption, StoreAccess.filesURLOption, JSONOutput.option]),
             CommandSpec(
-                name: "put", summary: "Copy a file into the store.", usage: "files put KEY FILE --root DIR [--create]",
-                options: [StoreAccess.rootOption, StoreRoot.createOption]),
+                name: "put", summary: "Copy a file into the store.",
+                usage: "files put KEY FILE --root DIR|--url s3://B/P [--create]",
+                options: [StoreAccess.rootOption, StoreAccess.filesURLOption, StoreRoot.createOption]),
             CommandSpec(
                 name: "get", summary: "Copy a file out (to --output, else standard output).",
-                usage: "files get KEY --root DIR [--output FILE]",
-                options: [StoreAccess.rootOption, .value("--output", "FILE", "Write to FILE.")]),
+                usage: "files get KEY --root DIR|--url s3://B/P [--output FILE]",
+                options: [
+                    StoreAccess.rootOption, StoreAccess.filesURLOption, .value("--output", "FILE", "Write to FILE."),
+                ]),
             CommandSpec(
-                name: "rm", summary: "Delete a file.", usage: "files rm KEY --root DIR",
-                options: [StoreAccess.rootOption]),
+                name: "rm", summary: "Delete a file.", usage: "files rm KEY --root DIR|--url s3://B/P",
+                options: [StoreAccess.rootOption, StoreAccess.filesURLOption]),
             CommandSpec(
                 name: "export", summary: "Export files as .zip (many) or .gz (one), by the output's extension.",
-                usage: "files export PREFIX... --output FILE.zip|FILE.gz --root DIR",
-                options: [StoreAccess.rootOption, .value("--output", "FILE", "The archive.")]),
+                usage: "files export PREFIX... --output FILE.zip|FILE.gz --root DIR|--url s3://B/P",
+                options: [
+                    StoreAccess.rootOption, StoreAccess.filesURLOption, .value("--output", "FILE", "The archive."),
+                ]),
             CommandSpec(
                 name: "import", summary: "Import a .zip (or a .gz to --key), refusing hostile archives.",
-                usage: "files import ARCHIVE --root DIR [--into PREFIX] [--key KEY] [--create]",
+                usage: "files import ARCHIVE --root DIR|--url s3://B/P [--into PREFIX] [--key KEY] [--create]",
                 options: [
-                    StoreAccess.rootOption, .value("--into", "PREFIX", "Where zip entries go."),
+                    StoreAccess.rootOption, StoreAccess.filesURLOption,
+                    .value("--into", "PREFIX", "Where zip entries go."),
                     .value("--key", "KEY", "Where a .gz goes."), StoreRoot.createOption,
                 ]),
             CommandSpec(
-                name: "verify", summary: "Recompute checksums.", usage: "files verify [PREFIX] --root DIR [--json]",
-                options: [StoreAccess.rootOption, JSONOutput.option]),
+                name: "verify", summary: "Recompute checksums.",
+                usage: "files verify [PREFIX] --root DIR|--url s3://B/P [--json]",
+                options: [StoreAccess.rootOption, StoreAccess.filesURLOption, JSONOutput.option]),
         ],
         run: run)
 

@@ -101,7 +101,7 @@ struct StoreConfigurationTests {
 
     /// A backend name that is not registered is refused at open, naming the file and the line.
     @Test func anUnknownBackendIsRefusedWithItsLine() throws {
-        try writeFile("version = 1\n[files]\nbackend = s3\n")
+        try writeFile("version = 1\n[files]\nbackend = azure-blob\n")
         let error = #expect(throws: StorageError.self) { try Storage(root: root) }
         #expect(error?.code == .noBackend)
         #expect(error?.line == 3)
