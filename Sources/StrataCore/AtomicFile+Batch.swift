@@ -89,8 +89,8 @@ extension AtomicFile {
             try syncFileSystem(temporaries, of: names, in: folder)
         }
         let held = renamesLastAfterFolderSync && !names.isEmpty ? 1 : 0
-        for (temporary, name) in zip(temporaries, names).dropLast(held) {
-            try moveIntoPlace(temporary, name, in: folder)
+        for index in 0..<(names.count - held) {
+            try moveIntoPlace(temporaries[index], names[index], in: folder)
             moved += 1
         }
         try beforeFolderSync()
