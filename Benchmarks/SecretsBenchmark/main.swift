@@ -6,6 +6,7 @@
 //
 //   swift run -c release strata-bench-secrets [--quick] [--rounds N]
 //   strata-bench-secrets --profile set|get|batch [--raw]   # only that operation, for callgrind and strace -c
+//   strata-bench-secrets --flush [--dirty]   # the ways to flush an item and its manifest together (FlushStrategy)
 import BenchmarkKit
 import CSodium
 import Foundation
@@ -94,6 +95,9 @@ func profile(_ operation: String, raw useRaw: Bool) throws {
 }
 
 func run() throws {
+    if CommandLine.arguments.contains("--flush") {
+        return try FlushStrategy.compare(dirty: CommandLine.arguments.contains("--dirty"))
+    }
     if let index = CommandLine.arguments.firstIndex(of: "--profile"), index + 1 < CommandLine.arguments.count {
         return try profile(CommandLine.arguments[index + 1], raw: CommandLine.arguments.contains("--raw"))
     }

@@ -1,4 +1,5 @@
 public import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -60,15 +61,12 @@ public enum AtomicFile {
         }
     }
 
-    /// Replaces the file `name` in `folder` with `data` (see
-    /// ``write(in:name:permissions:durability:syncsFolder:_:)``).
+    /// Replaces the file `name` in `folder` with `data` (see ``write(in:name:permissions:durability:_:)``).
     package static func write(
         _ data: Data, in folder: DirectoryHandle, name: String, permissions: Int = 0o600,
-        durability: Durability = .durable, syncsFolder: Bool = true
+        durability: Durability = .durable
     ) throws {
-        try write(
-            in: folder, name: name, permissions: permissions, durability: durability, syncsFolder: syncsFolder
-        ) { writer in
+        try write(in: folder, name: name, permissions: permissions, durability: durability) { writer in
             var writer = writer
             try writer.write(data)
         }
@@ -81,17 +79,11 @@ public enum AtomicFile {
     /// renamed over `name` with `renameat(2)` and the folder `fsync`ed, all relative to the folder's
     /// descriptor: no step looks a path up again, so a neighbour who swaps a folder for a link cannot move
     /// the write elsewhere. `body` owns the ``Writer`` (it may keep it in a value of its own until it returns).
-    /// - Parameters:
-    ///   - syncsFolder: Whether a durable write `fsync`s the folder after the rename. The default is `true`.
-    ///     With `false` the new content is on disk before the rename, and the rename becomes durable with the
-    ///     folder's next `fsync` (or the file system's next commit): a power loss before then leaves the old
-    ///     file, whole — never a torn or empty one. For a file whose latest replacement may be lost, but must
-    ///     never be half there.
     /// - Throws: ``StorageError`` from any step, or what `body` throws; the previous file is then untouched and
     ///   no temporary is left behind.
     package static func write(
         in folder: DirectoryHandle, name: String, permissions: Int = 0o600, durability: Durability = .durable,
-        syncsFolder: Bool = true, _ body: (consuming Writer) throws -> Void
+        _ body: (consuming Writer) throws -> Void
     ) throws {
         let path = folder.path(of: name)
         let (fd, temporary) = try createTemporary(in: folder, for: name, permissions: permissions)
@@ -107,7 +99,7 @@ public enum AtomicFile {
         isOpen = false
         try moveIntoPlace(temporary, name, in: folder)
         renamed = true
-        if durability.syncsToDisk, syncsFolder { try folder.sync() }
+        if durability.syncsToDisk { try folder.sync() }
     }
 
     /// Creates the temporary file of a replacement of `name` in `folder` (exclusively, never through a link).
@@ -115,7 +107,7 @@ public enum AtomicFile {
     static func createTemporary(in folder: DirectoryHandle, for name: String, permissions: Int) throws -> (
         fd: Int32, name: String
     ) {
-        let temporary = temporaryPrefix + "\(getpid())-" + randomSuffix()
+        let temporary = temporaryPrefix + "\(getpid())-" + uniqueSuffix()
         do {
             let fd = try folder.openFile(temporary, O_WRONLY | O_CREAT | O_EXCL, permissions: mode_t(permissions))
             // Held until the temporary is renamed or removed (closing the descriptor drops it): a clean-up in any
@@ -261,32 +253,33 @@ public enum AtomicFile {
     )
         throws -> Data?
     {
-        let path = folder.path(of: name)
         let fd: Int32
         do {
             fd = try folder.openFile(name, O_RDONLY)
         } catch let error where error.code == ENOENT {
             return nil
         } catch {
-            throw error.storageError("cannot open the file", path: path)
+            throw error.storageError("cannot open the file", path: folder.path(of: name))
         }
         defer { Sys.close(fd) }
-        return try readAll(fd, path: path, maximumSize: maximumSize, followGrowth: followGrowth)
+        // The path only for errors: a read that succeeds does not build it.
+        return try readAll(fd, path: folder.path(of: name), maximumSize: maximumSize, followGrowth: followGrowth)
     }
 
     /// Reads from `fd` to the end of the file.
-    package static func readAll(_ fd: Int32, path: String, maximumSize: Int? = nil, followGrowth: Bool = true) throws
-        -> Data
-    {
+    /// - Parameter path: The file's path, for errors only (built only when one is thrown).
+    package static func readAll(
+        _ fd: Int32, path: @autoclosure () -> String, maximumSize: Int? = nil, followGrowth: Bool = true
+    ) throws -> Data {
         var size: Int
         do {
             size = Int(try Sys.fstat(fd).st_size)
         } catch {
-            throw error.storageError("cannot inspect the file", path: path)
+            throw error.storageError("cannot inspect the file", path: path())
         }
         if let maximumSize, size > maximumSize {
             throw StorageError(
-                .tooLarge, "the file is \(size) bytes, over the limit of \(maximumSize) for this read", path: path)
+                .tooLarge, "the file is \(size) bytes, over the limit of \(maximumSize) for this read", path: path())
         }
         // Read into a buffer of the size fstat reported, then on to the end of the file: it may have grown
         // since (an append by another process).
@@ -305,7 +298,7 @@ public enum AtomicFile {
                 }
             }
         }
-        if let failure { throw failure.storageError("cannot read the file", path: path) }
+        if let failure { throw failure.storageError("cannot read the file", path: path()) }
         if filled < data.count { data.count = filled }
         guard followGrowth, filled == size else { return data }
         var chunk = [UInt8](repeating: 0, count: 64 << 10)
@@ -314,11 +307,11 @@ public enum AtomicFile {
             chunk.withUnsafeMutableBytes { buffer in
                 do throws(Errno) { got = try Sys.read(fd, buffer) } catch { failure = error }
             }
-            if let failure { throw failure.storageError("cannot read the file", path: path) }
+            if let failure { throw failure.storageError("cannot read the file", path: path()) }
             if got == 0 { break }
             if let maximumSize, filled + got > maximumSize {
                 throw StorageError(
-                    .tooLarge, "the file grew over the limit of \(maximumSize) bytes while being read", path: path)
+                    .tooLarge, "the file grew over the limit of \(maximumSize) bytes while being read", path: path())
             }
             data.append(contentsOf: chunk[0..<got])
             filled += got
@@ -377,7 +370,12 @@ public enum AtomicFile {
         return removed
     }
 
-    static func randomSuffix() -> String {
-        String(UInt64.random(in: 0...UInt64.max), radix: 36)
+    /// A suffix no other temporary of this process has: a random start drawn once, then counted up (one draw
+    /// from the system's generator per process instead of one per write). Another process's temporaries differ by
+    /// the pid; a stale one of an earlier process with the same pid by the random start.
+    static func uniqueSuffix() -> String {
+        String(temporaryCounter.wrappingAdd(1, ordering: .relaxed).newValue, radix: 36)
     }
+
+    private static let temporaryCounter = Atomic<UInt64>(UInt64.random(in: 0...UInt64.max))
 }

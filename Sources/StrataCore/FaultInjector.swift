@@ -49,6 +49,8 @@ package final class FaultInjector: Sendable {
         var owner: Int?
         var pathFragment: String?
         var seen: [SystemCall: Int] = [:]
+        /// The calls seen, in order.
+        var sequence: [SystemCall] = []
     }
 
     private struct State {
@@ -101,6 +103,13 @@ package final class FaultInjector: Sendable {
         }
     }
 
+    /// The calls the calling task's counting has seen since ``startCounting(pathContaining:)``, in order (to check
+    /// the order of flushes and renames, say).
+    package var seenCalls: [SystemCall] {
+        let owner = Self.owner
+        return state.withLock { state in state.countings.first { $0.owner == owner }?.sequence ?? [] }
+    }
+
     /// How many faults the calling task's plans have injected.
     package var injectedCount: Int {
         let owner = Self.owner
@@ -127,6 +136,7 @@ package final class FaultInjector: Sendable {
                     guard let path, path.contains(fragment) else { continue }
                 }
                 state.countings[index].seen[call, default: 0] += 1
+                state.countings[index].sequence.append(call)
             }
             for index in state.plans.indices {
                 let plan = state.plans[index]

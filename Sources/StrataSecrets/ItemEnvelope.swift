@@ -1,6 +1,12 @@
 import Foundation
 import StrataCore
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// The file of one item: a short clear header, then two sealed boxes — the attributes, and the value.
 ///
 /// ```
@@ -32,6 +38,15 @@ enum ItemEnvelope {
         var created: Date
         var modified: Date
         var valueSize: Int
+
+        /// The record as a reader decodes it from the sealed attributes: the dates rebuilt from the seconds
+        /// since 1970 that are stored (a `Date` does not always survive that round trip bit for bit).
+        var readBack: Record {
+            var record = self
+            record.created = Date(timeIntervalSince1970: created.timeIntervalSince1970)
+            record.modified = Date(timeIntervalSince1970: modified.timeIntervalSince1970)
+            return record
+        }
     }
 
     /// The format written for an accessibility class.
@@ -42,7 +57,14 @@ enum ItemEnvelope {
     static func associatedData(
         version: UInt8, accessibility: SecretAccessibility, keyringID: [UInt8], fileName: String
     ) -> (attributes: [UInt8], deviceSuffix: [UInt8]) {
-        var data = magic + [version, accessibility.code] + keyringID + Array(fileName.utf8)
+        // Room for the value's too (the attributes' tag and the machine's identity follow): one allocation.
+        var data = [UInt8]()
+        data.reserveCapacity(magic.count + 2 + keyringID.count + fileName.utf8.count + Sodium.tagBytes + 64)
+        data += magic
+        data.append(version)
+        data.append(accessibility.code)
+        data += keyringID
+        data += fileName.utf8
         guard accessibility.isThisDeviceOnly else { return (data, []) }
         let device = [0] + DeviceIdentity.current
         if version == 1 {
@@ -68,28 +90,30 @@ enum ItemEnvelope {
         let version = format ?? version(for: accessibility)
         let (associated, deviceSuffix) = associatedData(
             version: version, accessibility: accessibility, keyringID: keyringID, fileName: fileName)
-        let attributesNonce = Sodium.random(Sodium.nonceBytes)
-        let valueNonce = Sodium.random(Sodium.nonceBytes)
+        // Both nonces from one call to the system's generator.
+        let nonces = Sodium.random(2 * Sodium.nonceBytes)
+        let attributesNonce = Array(nonces[..<Sodium.nonceBytes])
+        let valueNonce = Array(nonces[Sodium.nonceBytes...])
         return try key.withBytes { key in
             let sealedAttributes = attributes.withUnsafeBytes {
                 Sodium.seal($0, additionalData: associated, nonce: attributesNonce, key: key)
             }
-            let sealedValue = Sodium.seal(
-                value, additionalData: associated + sealedAttributes.suffix(Sodium.tagBytes) + deviceSuffix,
-                nonce: valueNonce, key: key)
-            var file = Data(
-                capacity: headerSize + 2 * Sodium.nonceBytes + 4 + sealedAttributes.count + sealedValue.count)
-            file.append(contentsOf: magic)
+            var valueAssociated = associated  // Has room for the rest (see associatedData).
+            valueAssociated += sealedAttributes.suffix(Sodium.tagBytes)
+            valueAssociated += deviceSuffix
+            let sealedValue = Sodium.seal(value, additionalData: valueAssociated, nonce: valueNonce, key: key)
+            // Assembled in an array (appending to Data costs a call into Foundation each), copied once.
+            var file = [UInt8]()
+            file.reserveCapacity(headerSize + 2 * Sodium.nonceBytes + 4 + sealedAttributes.count + sealedValue.count)
+            file += magic
             file.append(version)
             file.append(accessibility.code)
-            file.append(contentsOf: attributesNonce)
-            var length = [UInt8]()
-            appendUInt64(UInt64(sealedAttributes.count), to: &length, width: 4)
-            file.append(contentsOf: length)
-            file.append(contentsOf: sealedAttributes)
-            file.append(contentsOf: valueNonce)
-            file.append(contentsOf: sealedValue)
-            return file
+            file += attributesNonce
+            appendUInt64(UInt64(sealedAttributes.count), to: &file, width: 4)
+            file += sealedAttributes
+            file += valueNonce
+            file += sealedValue
+            return Data(file)
         }
     }
 
@@ -97,20 +121,24 @@ enum ItemEnvelope {
     static func header(of file: Data, path: @autoclosure () -> String) throws -> (
         accessibility: SecretAccessibility, version: UInt8
     ) {
-        guard file.count >= headerSize + 2 * (Sodium.nonceBytes + Sodium.tagBytes) + 4,
-            file.withUnsafeBytes({ $0.prefix(magic.count).elementsEqual(magic) })
-        else {
+        // One pass over the contiguous bytes: this runs on every read.
+        let (isItem, version, code) = file.withUnsafeBytes { bytes -> (Bool, UInt8, UInt8) in
+            guard bytes.count >= headerSize + 2 * (Sodium.nonceBytes + Sodium.tagBytes) + 4,
+                magic.withUnsafeBytes({ memcmp($0.baseAddress!, bytes.baseAddress!, magic.count) == 0 })
+            else { return (false, 0, 0) }
+            return (true, bytes[8], bytes[9])
+        }
+        guard isItem else {
             throw StorageError(
                 .corrupt, "the item file is truncated or not a Strata item (\(file.count) bytes)", tier: .secrets,
                 path: path(), recovery: "Delete the item and store it again")
         }
-        let version = file[file.startIndex + 8]
         guard version <= Self.version else {
             throw StorageError(
                 .unsupportedVersion, "the item has format version \(version); this program reads up to \(Self.version)",
                 tier: .secrets, path: path())
         }
-        guard let accessibility = SecretAccessibility(code: file[file.startIndex + 9]),
+        guard let accessibility = SecretAccessibility(code: code),
             version == 1 || (version == 2 && accessibility.isThisDeviceOnly)
         else {
             throw StorageError(.corrupt, "the item header is damaged", tier: .secrets, path: path())
@@ -122,13 +150,16 @@ enum ItemEnvelope {
     /// with its associated data (``associatedData(version:accessibility:keyringID:fileName:)``) — or `nil` when
     /// the file is too short to hold them.
     static func attributesEnd(of file: Data) -> Int? {
+        file.withUnsafeBytes { attributesEnd(of: $0) }
+    }
+
+    /// ``attributesEnd(of:)`` of bytes already at hand.
+    static func attributesEnd(of bytes: UnsafeRawBufferPointer) -> Int? {
         let lengthStart = headerSize + Sodium.nonceBytes
-        guard file.count >= lengthStart + 4 else { return nil }
-        let length = file[(file.startIndex + lengthStart)..<(file.startIndex + lengthStart + 4)].reduce(0) {
-            $0 << 8 | Int($1)
-        }
+        guard bytes.count >= lengthStart + 4 else { return nil }
+        let length = bytes[lengthStart..<(lengthStart + 4)].reduce(0) { $0 << 8 | Int($1) }
         let end = lengthStart + 4 + length
-        return end <= file.count ? end : nil
+        return end <= bytes.count ? end : nil
     }
 
     /// Opens a sealed file: the attributes, and the value when asked (into a ``Secret``'s wiped buffer).
@@ -202,7 +233,11 @@ enum ItemEnvelope {
             let sealedValue = UnsafeRawBufferPointer(rebasing: bytes[cursor...])
             guard sealedValue.count == record.valueSize + Sodium.tagBytes else { throw failure() }
             guard wantsValue else { return (record, nil) }
-            let valueAssociated = associated + Array(sealedAttributes.suffix(Sodium.tagBytes)) + deviceSuffix
+            var valueAssociated = associated  // Has room for the rest (see associatedData).
+            // The tag by its range: `suffix` on a raw buffer is the generic, element-by-element one.
+            valueAssociated += UnsafeRawBufferPointer(
+                rebasing: sealedAttributes[(sealedAttributes.count - Sodium.tagBytes)...])
+            valueAssociated += deviceSuffix
             let secret = try Secret(count: record.valueSize) { output in
                 let opened = try key.withBytes { key in
                     Sodium.open(sealedValue, additionalData: valueAssociated, nonce: valueNonce, key: key, into: output)

@@ -123,10 +123,24 @@ struct ItemManifest: Sendable, Equatable {
 
     /// The 16 bytes an item file name stands for, or `nil` for a name that is not an item's.
     static func rawName(_ name: String) -> [UInt8]? {
-        guard name.hasSuffix(SecretStore.itemSuffix) else { return nil }
-        let bytes = KeyProvider.hexBytes(String(name.dropLast(SecretStore.itemSuffix.count)))
-        return bytes?.count == 16 ? bytes : nil
+        // Decoded from the name's UTF-8 in place, without a string for its digits: every write serializes every
+        // entry.
+        let suffix = SecretStore.itemSuffix.utf8
+        let utf8 = name.utf8
+        guard utf8.count == 32 + suffix.count, utf8.dropFirst(32).elementsEqual(suffix) else { return nil }
+        var raw = [UInt8](repeating: 0, count: 16)
+        var index = utf8.startIndex
+        for position in 0..<16 {
+            guard let high = Hex.digitValue(utf8[index]), let low = Hex.digitValue(utf8[utf8.index(after: index)])
+            else {
+                return nil
+            }
+            raw[position] = high << 4 | low
+            index = utf8.index(index, offsetBy: 2)
+        }
+        return raw
     }
+
 }
 
 extension ItemManifest {

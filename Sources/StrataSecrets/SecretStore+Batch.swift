@@ -41,29 +41,17 @@ extension SecretStore {
             let now = Date()
             // Sealed under the key the manifest is tagged under (see ``store(_:identity:label:replacing:...)``).
             let (manifest, owner) = try currentManifest(in: folder)
-            var generations: [String: Double] = [:]
-            var legacyNames: [String] = []
-            try AtomicFile.writeAll(in: folder, names: items.map(\.fileName)) { index in
+            try replaceItems(items.map(\.fileName), in: folder, manifest: manifest, owner: owner, now: now) { index in
                 let item = items[index]
                 // Keep the creation date (and label) of an item being replaced, when its attributes can be read.
-                let existing = try? locate(item.identity, in: folder, value: false)
-                if let existing, existing.fileName != item.fileName { legacyNames.append(existing.fileName) }
+                let existing = try? locate(item.identity, in: folder, value: false, manifest: manifest)
                 let record = newRecord(
                     item.identity, size: item.write.value.count, label: item.write.label,
                     replacing: existing?.record, fileName: item.fileName, in: manifest, now: now)
-                generations[item.fileName] = record.modified.timeIntervalSince1970
-                return try sealedFile(
+                let file = try sealedFile(
                     item.write.value, as: record, accessibility: item.write.accessibility, keyringID: item.keyringID,
                     key: sealingKey(item.write.accessibility, of: owner), fileName: item.fileName)
-            }
-            // Items under the first format's name (an identity with a NUL) go once the new files are durable.
-            let removed = try legacyNames.filter { try removeItemFile($0, in: folder) }
-            // After the items are durable, once for the batch (see ``advanceManifest(in:as:syncsFolder:_:)``).
-            try advanceManifest(in: folder, syncsFolder: false) { manifest in
-                for (name, generation) in generations {
-                    manifest.entries[name] = ItemManifest.Entry(modified: generation, deleted: false)
-                }
-                for name in removed { manifest.entries[name] = manifest.tombstone(name, now: now) }
+                return (file, record.modified, existing.flatMap { $0.fileName != item.fileName ? $0.fileName : nil })
             }
         }
     }

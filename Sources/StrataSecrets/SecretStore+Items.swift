@@ -84,7 +84,7 @@ extension SecretStore {
     ///   `.rolledBack` (an older copy of the item put back over the current one), `.deviceMismatch` (a `ThisDeviceOnly`
     ///   item from another machine), `.unsupportedVersion`, or an I/O error. Never `nil` for any of these.
     public func get(service: String, account: String) throws -> Secret? {
-        try item(service: service, account: account, value: true).map { $0.1! }
+        try locate(checkedIdentity(service: service, account: account), in: keyringFolder(), value: true)?.secret
     }
 
     /// The attributes of an item, without its value, or `nil` when there is none.
@@ -236,14 +236,18 @@ extension SecretStore {
 
     /// Finds and opens an item: under its file name, or — for an identity with a NUL — under the name the first
     /// format gave it, when the item there is this one (that name may hold the other identity of a collision).
+    /// - Parameter manifest: The manifest to check the item against, when the caller holds the keyring's lock and
+    ///   read it under the lock (no other writer can change it then); by default the current one is read.
     /// - Returns: `nil` when there is no such item.
     /// - Throws: ``/StrataCore/StorageError`` `.corrupt` when the file under the item's name holds another identity, or
     ///   what opening it throws.
-    func locate(_ identity: ItemIdentity, in folder: DirectoryHandle, value: Bool) throws -> (
-        fileName: String, record: ItemEnvelope.Record, accessibility: SecretAccessibility, secret: Secret?
-    )? {
+    func locate(_ identity: ItemIdentity, in folder: DirectoryHandle, value: Bool, manifest: ItemManifest? = nil)
+        throws -> (fileName: String, record: ItemEnvelope.Record, accessibility: SecretAccessibility, secret: Secret?)?
+    {
         let name = try fileName(identity)
-        if let (record, accessibility, secret) = try readItem(in: folder, fileName: name, value: value) {
+        if let (record, accessibility, secret) = try readItem(
+            in: folder, fileName: name, value: value, manifest: manifest)
+        {
             guard ItemIdentity(record) == identity else {
                 throw StorageError(
                     .corrupt, "the item holds another service or account than its name", tier: .secrets,
@@ -252,20 +256,23 @@ extension SecretStore {
             return (name, record, accessibility, secret)
         }
         guard let legacy = try legacyFileName(identity),
-            let (record, accessibility, secret) = try readItem(in: folder, fileName: legacy, value: value),
+            let (record, accessibility, secret) = try readItem(
+                in: folder, fileName: legacy, value: value, manifest: manifest),
             ItemIdentity(record) == identity
         else { return nil }
         return (legacy, record, accessibility, secret)
     }
 
     /// Reads and opens one item file, or `nil` when it does not exist.
-    func readItem(in folder: DirectoryHandle, fileName: String, value: Bool) throws
-        -> (ItemEnvelope.Record, SecretAccessibility, Secret?)?
+    /// - Parameter known: The manifest read under the keyring's lock, which the caller holds (see
+    ///   ``locate(_:in:value:manifest:)``); by default the current one is read.
+    func readItem(in folder: DirectoryHandle, fileName: String, value: Bool, manifest known: ItemManifest? = nil)
+        throws -> (ItemEnvelope.Record, SecretAccessibility, Secret?)?
     {
         // The path only for errors: a warm read does not build it.
         func path() -> String { folder.path(of: fileName) }
         // The manifest before the item (see ``currentManifest(in:)``).
-        let manifest = try currentManifest(in: folder).manifest
+        let manifest = try known ?? currentManifest(in: folder).manifest
         // Item files are only ever replaced by rename, never appended to: read exactly what fstat reports.
         guard
             let file = try AtomicFile.read(
@@ -304,17 +311,20 @@ extension SecretStore {
     /// those that opened under `key` as `fileName` (the keyring's id is this unlock's: the memory is cleared by
     /// every unlock). `nil` otherwise: the attributes box is then opened.
     func knownAttributes(of file: Data, fileName: String, key: GuardedKey) -> ItemEnvelope.Record? {
-        guard let end = ItemEnvelope.attributesEnd(of: file),
-            let opened = keyMaterial.withLock({ $0.openedAttributes[fileName] }),
-            opened.key === key, opened.sealed.count == end
-        else { return nil }
-        let same = file.withUnsafeBytes { bytes in
-            opened.sealed.withUnsafeBytes { sealed in memcmp(bytes.baseAddress!, sealed.baseAddress!, end) == 0 }
+        file.withUnsafeBytes { bytes in
+            guard let end = ItemEnvelope.attributesEnd(of: bytes) else { return nil }
+            // Compared where they are kept: only the record leaves the lock, and only when the bytes match.
+            return keyMaterial.withLock { keys -> ItemEnvelope.Record? in
+                guard let opened = keys.openedAttributes[fileName], opened.key === key, opened.sealed.count == end,
+                    opened.sealed.withUnsafeBytes({ memcmp(bytes.baseAddress!, $0.baseAddress!, end) == 0 })
+                else { return nil }
+                return opened.record
+            }
         }
-        return same ? opened.record : nil
     }
 
-    /// Remembers what the attributes of `file` opened to under `key` (see ``knownAttributes(of:fileName:key:)``).
+    /// Remembers what the attributes of `file` opened to under `key`, or were sealed from (see
+    /// ``knownAttributes(of:fileName:key:)``).
     func rememberAttributes(_ record: ItemEnvelope.Record, of file: Data, fileName: String, key: GuardedKey) {
         guard let end = ItemEnvelope.attributesEnd(of: file) else { return }
         let sealed = [UInt8](file.prefix(end))
@@ -337,6 +347,14 @@ extension SecretStore {
     /// Unlinks one item file and flushes the folder.
     /// - Returns: Whether it existed.
     func removeItemFile(_ name: String, in folder: DirectoryHandle) throws -> Bool {
+        guard try unlinkItemFile(name, in: folder) else { return false }
+        try folder.sync()
+        return true
+    }
+
+    /// Unlinks one item file, without flushing the folder.
+    /// - Returns: Whether it existed.
+    func unlinkItemFile(_ name: String, in folder: DirectoryHandle) throws -> Bool {
         do throws(Errno) {
             try folder.unlink(name)
         } catch  where error.code == ENOENT {
@@ -344,7 +362,6 @@ extension SecretStore {
         } catch {
             throw error.storageError("cannot delete the item", tier: .secrets, path: folder.path(of: name))
         }
-        try folder.sync()
         return true
     }
 }

@@ -61,29 +61,28 @@ extension SecretStore {
         return parsed
     }
 
-    /// Changes the manifest and replaces it atomically, tagged under `owner` (by default the key it is tagged
-    /// under now). The caller holds the keyring's lock exclusively and has made the item change durable first.
-    ///
-    /// With `syncsFolder: false` (item writes) the new manifest is on disk before its rename, and the rename
-    /// becomes durable with the folder's next `fsync` — the next item write's — or the file system's next
-    /// commit: a power loss before then keeps the previous manifest, whole, whose entries the items on disk are
-    /// never older than. That is the crash between an item and its entry, which the manifest already tolerates;
-    /// it saves one `fsync` per write. Changes that other files depend on (a rotation, a new key) pass `true`.
+    /// Changes the manifest and replaces it atomically (flushed, renamed, the folder flushed), tagged under `owner`
+    /// (by default the key it is tagged under now). The caller holds the keyring's lock exclusively and has made
+    /// the item change durable first. Item writes record their items with
+    /// ``replaceItems(_:in:manifest:owner:now:_:)`` instead, in the same flush as the items.
     func advanceManifest(
-        in folder: DirectoryHandle, as owner: DataKeys? = nil, syncsFolder: Bool = true,
-        _ change: (inout ItemManifest) -> Void
+        in folder: DirectoryHandle, as owner: DataKeys? = nil, _ change: (inout ItemManifest) -> Void
     ) throws {
         let (current, currentOwner) = try currentManifest(in: folder)
         let owner = owner ?? currentOwner
         var manifest = current
         manifest.keyCheck = owner.check
         change(&manifest)
-        let keyringID = try manifestKeyringID()
         try AtomicFile.write(
-            manifest.serialized(keyringID: keyringID, key: owner.manifest), in: folder, name: ItemManifest.fileName,
-            syncsFolder: syncsFolder)
-        // The caller holds the keyring's lock exclusively: the file there now is the one just written, so the
-        // next read (of this process) takes it from memory instead of parsing it again.
+            manifest.serialized(keyringID: try manifestKeyringID(), key: owner.manifest), in: folder,
+            name: ItemManifest.fileName)
+        rememberWritten(manifest, in: folder)
+    }
+
+    /// Keeps the manifest just written as the one read last. The caller holds the keyring's lock exclusively:
+    /// the file there now is the one written, so the next read (of this process) takes it from memory instead of
+    /// parsing it again.
+    func rememberWritten(_ manifest: ItemManifest, in folder: DirectoryHandle) {
         let stamp = try? folder.status(of: ItemManifest.fileName).map(Self.stamp)
         keyMaterial.withLock { $0.manifestCache = stamp.map { ($0, manifest) } }
     }

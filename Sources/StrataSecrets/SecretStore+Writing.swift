@@ -7,10 +7,10 @@ extension SecretStore {
     /// ``update(service:account:accessibility:_:)`` and imports. The caller holds the keyring's lock exclusively.
     ///
     /// The item's modification time is its generation (see ``ItemManifest``): strictly after the manifest's
-    /// entry, and recorded there once the item file is durable.
+    /// entry, and recorded there in the same write (see ``replaceItems(_:in:manifest:owner:now:_:)``).
     ///
     /// When the item it replaces lay under the first format's name (an identity with a NUL), that file is
-    /// removed once the new one is durable: a crash in between leaves both, and the new name wins.
+    /// removed once the new one is in place: a crash in between leaves both, and the new name wins.
     func store(
         _ value: Secret, identity: ItemIdentity, label: String?,
         replacing existing: (
@@ -25,20 +25,55 @@ extension SecretStore {
         let record = newRecord(
             identity, size: value.count, label: label, replacing: existing?.record, fileName: fileName,
             in: manifest, now: now)
-        let modified = record.modified
-        try seal(
-            value, as: record, accessibility: accessibility, keyringID: keyringID, key: key, fileName: fileName,
-            in: folder)
-        var removed: String?
-        if let existing, existing.fileName != fileName, try removeItemFile(existing.fileName, in: folder) {
-            removed = existing.fileName
+        try replaceItems([fileName], in: folder, manifest: manifest, owner: owner, now: now) { _ in
+            let file = try sealedFile(
+                value, as: record, accessibility: accessibility, keyringID: keyringID, key: key, fileName: fileName)
+            return (file, record.modified, existing.flatMap { $0.fileName != fileName ? $0.fileName : nil })
         }
-        // After the item is durable: a crash before this leaves an item newer than its entry, which reads. The
-        // manifest's rename is made durable by the folder's next fsync (see ``advanceManifest(in:as:syncsFolder:_:)``).
-        try advanceManifest(in: folder, syncsFolder: false) { manifest in
-            manifest.entries[fileName] = ItemManifest.Entry(modified: modified.timeIntervalSince1970, deleted: false)
-            if let removed { manifest.entries[removed] = manifest.tombstone(removed, now: now) }
+    }
+
+    /// Replaces item files and records their new generations in the manifest with two flushes in all, as one
+    /// file's atomic replace has: the new item files and the new manifest are written beside their targets and
+    /// flushed together, the items are renamed into place (and files they supersede removed), the folder is
+    /// flushed, and only then is the manifest renamed. The caller holds the keyring's lock exclusively and read
+    /// `manifest` under it.
+    ///
+    /// Order is what rollback detection needs: on disk the manifest is never newer than the items. A crash (or a
+    /// power loss) before the manifest's rename leaves items newer than their entries, which read; the manifest's
+    /// content is on disk before its rename, so it is never torn, and its rename becomes durable with the
+    /// folder's next flush — a power loss before that keeps the previous manifest, whole.
+    /// - Parameters:
+    ///   - fileNames: The item files, distinct.
+    ///   - manifest: The manifest the items' generations were computed from (``currentManifest(in:)``).
+    ///   - owner: The data key the items are sealed under, which tags the manifest.
+    ///   - now: When, for the tombstones of superseded files.
+    ///   - item: Gives the sealed file of `fileNames[index]`, its generation, and a file it supersedes (an item
+    ///     under the first format's name), if any; called once per item, in order, before anything is renamed.
+    /// - Throws: What `item` throws (nothing written then), or a write error (see
+    ///   ``/StrataCore/AtomicFile/writeAll(in:names:permissions:renamesLastAfterFolderSync:beforeFolderSync:_:)``).
+    func replaceItems(
+        _ fileNames: [String], in folder: DirectoryHandle, manifest: ItemManifest, owner: DataKeys, now: Date,
+        _ item: (Int) throws -> (file: Data, modified: Date, supersedes: String?)
+    ) throws {
+        var manifest = manifest
+        manifest.keyCheck = owner.check
+        var superseded: [String] = []
+        let keyringID = try manifestKeyringID()
+        try AtomicFile.writeAll(
+            in: folder, names: fileNames + [ItemManifest.fileName], renamesLastAfterFolderSync: true,
+            beforeFolderSync: { for name in superseded { _ = try unlinkItemFile(name, in: folder) } }
+        ) { index in
+            guard index < fileNames.count else {
+                for name in superseded { manifest.entries[name] = manifest.tombstone(name, now: now) }
+                return try manifest.serialized(keyringID: keyringID, key: owner.manifest)
+            }
+            let (file, modified, supersedes) = try item(index)
+            manifest.entries[fileNames[index]] = ItemManifest.Entry(
+                modified: modified.timeIntervalSince1970, deleted: false)
+            if let supersedes { superseded.append(supersedes) }
+            return file
         }
+        rememberWritten(manifest, in: folder)
     }
 
     /// The class key of `accessibility` under `owner`, the data key the manifest is tagged under.
@@ -89,10 +124,13 @@ extension SecretStore {
         key: GuardedKey, fileName: String
     ) throws -> Data {
         try checkValueSize(value.count, of: ItemIdentity(record))
-        return try value.withUnsafeBytes {
+        let file = try value.withUnsafeBytes {
             try ItemEnvelope.seal(
                 record, value: $0, accessibility: accessibility, keyringID: keyringID, fileName: fileName, key: key)
         }
+        // What these attributes hold is known: the next read (or replacement) of the file opens the value only.
+        rememberAttributes(record.readBack, of: file, fileName: fileName, key: key)
+        return file
     }
 
     /// Refuses a value over ``SecretsConfiguration/valueLimit`` with `too-large` naming the item.

@@ -94,8 +94,9 @@ public final class SecretStore: Sendable {
         var providerKind: String?
         /// Item file names already computed, so warm reads skip the keyed hash.
         var fileNames: [ItemIdentity: String] = [:]
-        /// By item file name, the bytes up to the end of its sealed attributes that last opened, the class key
-        /// that opened them and what they opened to: a warm read of an unchanged file opens only the value box
+        /// By item file name, the bytes up to the end of its sealed attributes that last opened (or that this
+        /// store sealed), the class key that opened (or sealed) them and what they hold: a warm read of an
+        /// unchanged file opens only the value box
         /// (see ``ItemEnvelope/open(_:accessibility:version:keyringID:fileName:key:path:value:attributes:)``).
         var openedAttributes: [String: (sealed: [UInt8], key: GuardedKey, record: ItemEnvelope.Record)] = [:]
     }

@@ -20,8 +20,10 @@ func runSecretsBatchMode(_ arguments: [String]) throws -> Bool {
             generation += 1
         }
     case "secrets-count-fsyncs":
-        // secrets-count-fsyncs ROOT KEYHEX COUNT: the fsyncs (syncfs included) of one replacing set, and of one
-        // batch replacing COUNT items, and the opens of one warm get, and the sealed boxes it opens: says `set S batch B get-opens G get-boxes X`.
+        // secrets-count-fsyncs ROOT KEYHEX COUNT: the fsyncs (syncfs and fdatasync included) of one replacing
+        // set, and of one batch replacing COUNT items, the opens of one warm get and the sealed boxes it opens, and
+        // the order of one set's write-backs, flushes and renames: says
+        // `set S batch B get-opens G get-boxes X set-order writeback,fsync,...`.
         let store = try SecretStore(
             paths: StoragePaths(root: arguments[1]), unlockingWith: .inMemory(key(arguments[2])))
         let count = Int(arguments[3]) ?? 1
@@ -31,6 +33,7 @@ func runSecretsBatchMode(_ arguments: [String]) throws -> Bool {
         FaultInjector.shared.startCounting()
         try store.set("second", service: "count", account: "single")
         let single = FaultInjector.shared.seenCount(of: .fsync)
+        let order = FaultInjector.shared.seenCalls.filter { [.writeback, .fsync, .rename].contains($0) }
         FaultInjector.shared.startCounting()
         try store.set(writes)
         let batch = FaultInjector.shared.seenCount(of: .fsync)
@@ -40,7 +43,8 @@ func runSecretsBatchMode(_ arguments: [String]) throws -> Bool {
         _ = try store.get(service: "count", account: "single")
         say(
             "set \(single) batch \(batch) get-opens \(FaultInjector.shared.seenCount(of: .open)) "
-                + "get-boxes \(SecretStore.boxesOpened - boxes)")
+                + "get-boxes \(SecretStore.boxesOpened - boxes) "
+                + "set-order \(order.map(\.rawValue).joined(separator: ","))")
     default:
         return false
     }

@@ -15,10 +15,11 @@ func runSecretsRotationMode(_ arguments: [String]) throws -> Bool {
     switch arguments.first {
     case "secrets-set-stop-before-manifest":
         // secrets-set-stop-before-manifest ROOT KEYHEX SERVICE ACCOUNT VALUE: set the item with the manifest's
-        // write made to fail after the item file is durable, say `between`, and wait to be killed there.
+        // rename made to fail after the item's rename and the folder's flush (both new files are flushed by then),
+        // say `between`, and wait to be killed there: the kill point between the two renames.
         let store = try SecretStore(
             paths: StoragePaths(root: arguments[1]), unlockingWith: .inMemory(key(arguments[2])))
-        FaultInjector.shared.inject(.error(EIO), on: .fsync, pathContaining: "items.manifest")
+        FaultInjector.shared.inject(.error(EIO), on: .rename, pathContaining: "items.manifest")
         do {
             try store.set(arguments[5], service: arguments[3], account: arguments[4])
             say("set")

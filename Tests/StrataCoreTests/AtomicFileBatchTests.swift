@@ -55,6 +55,57 @@ struct AtomicFileBatchTests {
         #expect(try leftovers().isEmpty)
     }
 
+    /// More files than are flushed one by one: one `syncfs`, whose failure leaves every file old.
+    @Test func aLargeBatchWhoseFlushFailsChangesNothing() throws {
+        defer { FaultInjector.shared.reset() }
+        let folder = try DirectoryHandle.open(path: directory.path)
+        let many = (0..<(AtomicFile.oneByOneFlushLimit + 4)).map { "many-\($0)" }
+        try AtomicFile.writeAll(in: folder, names: many) { Data("old \($0)".utf8) }
+        FaultInjector.shared.startCounting(pathContaining: directory.path)
+        try AtomicFile.writeAll(in: folder, names: many) { Data("new \($0)".utf8) }
+        #expect(FaultInjector.shared.seenCount(of: .fsync) == 2, "one syncfs, then the folder")
+        #expect(FaultInjector.shared.seenCount(of: .writeback) == 0)
+        FaultInjector.shared.inject(.error(EIO), on: .fsync, pathContaining: directory.path)
+        let error = #expect(throws: StorageError.self) {
+            try AtomicFile.writeAll(in: folder, names: many) { Data("newer \($0)".utf8) }
+        }
+        #expect(error?.errno == EIO)
+        let contents = try many.map { try String(contentsOfFile: directory.appending($0), encoding: .utf8) }
+        #expect(contents == (0..<many.count).map { "new \($0)" })
+        #expect(try leftovers().isEmpty)
+    }
+
+    /// A few files are handed to the disk together and flushed each before any rename; a file held back (a
+    /// manifest) is renamed only after the folder's flush, so a failure of that flush leaves it old while the
+    /// others are new, and `beforeFolderSync` runs between.
+    @Test func aFileHeldBackIsRenamedOnlyAfterTheFolderIsFlushed() throws {
+        defer { FaultInjector.shared.reset() }
+        let folder = try DirectoryHandle.open(path: directory.path)
+        try AtomicFile.writeAll(in: folder, names: names) { Data("old \($0)".utf8) }
+        FaultInjector.shared.startCounting(pathContaining: directory.path)
+        var seenBeforeFolderSync: [String] = []
+        try AtomicFile.writeAll(
+            in: folder, names: names, renamesLastAfterFolderSync: true,
+            beforeFolderSync: { seenBeforeFolderSync = try contents() }
+        ) { Data("new \($0)".utf8) }
+        #expect(seenBeforeFolderSync == ["new 0", "new 1", "new 2", "new 3", "old 4"])
+        #expect(try contents() == (0..<5).map { "new \($0)" })
+        #expect(
+            FaultInjector.shared.seenCalls.filter { [.writeback, .fsync, .rename].contains($0) }
+                == Array(repeating: .writeback, count: 5) + Array(repeating: .fsync, count: 5)
+                + Array(repeating: .rename, count: 4) + [.fsync, .rename])
+        // The folder's flush fails: the four renamed files are new, the one held back is old.
+        FaultInjector.shared.inject(.error(EIO), on: .fsync, pathContaining: directory.path, after: 5)
+        let error = #expect(throws: StorageError.self) {
+            try AtomicFile.writeAll(in: folder, names: names, renamesLastAfterFolderSync: true) {
+                Data("newer \($0)".utf8)
+            }
+        }
+        #expect(error?.errno == EIO)
+        #expect(try contents() == ["newer 0", "newer 1", "newer 2", "newer 3", "new 4"])
+        #expect(try leftovers().isEmpty)
+    }
+
     @Test func aFailedRenameKeepsTheFilesBeforeItNewAndTheRestOld() throws {
         defer { FaultInjector.shared.reset() }
         let folder = try DirectoryHandle.open(path: directory.path)
