@@ -295,9 +295,30 @@ struct JSONTape {
         return String(decoding: quoted(index), as: UTF8.self)
     }
 
+    /// Whether a few names, none escaped, have a repeat, compared pair by pair by their bytes (lengths first),
+    /// without making a closure or a string: the check every object of every record read goes through. `true`
+    /// also when a name is escaped, for the full check to decide.
+    private func hasRepeatedPlainName(_ names: UnsafeBufferPointer<Int>) -> Bool {
+        for index in names.indices {
+            let entry = entries[names[index]]
+            if entry.isEscaped { return true }
+            let length = entry.end - entry.start
+            for earlier in names.startIndex..<index {
+                let other = entries[names[earlier]]
+                if other.end - other.start == length,
+                    memcmp(bytes.baseAddress! + entry.start, bytes.baseAddress! + other.start, length) == 0
+                {
+                    return true
+                }
+            }
+        }
+        return false
+    }
+
     /// A name given twice (the same scalars) is refused: SQLite's JSON functions read the first member and a
     /// last-wins decoder the other, so the record would match queries on a value it does not read back with.
     private func refuseRepeatedNames(_ names: UnsafeBufferPointer<Int>) throws(JSONParseError) {
+        if names.count <= DuplicateMemberNames.pairwiseLimit, !hasRepeatedPlainName(names) { return }
         let base = names.startIndex
         // Escaped names (rare) are compared after resolving their escapes; others as they stand in the text.
         let anyEscaped = names.contains { entries[$0].isEscaped }
