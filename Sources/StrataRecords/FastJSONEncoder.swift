@@ -114,7 +114,7 @@ final class StreamingJSONEncoder: Encoder {
     /// Writes `text` as a JSON string: its bytes copied whole when nothing in them needs escaping (nearly every
     /// string, checked eight bytes at a time), else escaped byte by byte.
     func writeString(_ text: String) {
-        let written = text.utf8.withContiguousStorageIfAvailable { writeString(UnsafeRawBufferPointer($0)) }
+        let written: Void? = text.utf8.withContiguousStorageIfAvailable { writeString(UnsafeRawBufferPointer($0)) }
         if written == nil {
             var copy = text
             copy.withUTF8 { writeString(UnsafeRawBufferPointer($0)) }
@@ -138,17 +138,7 @@ final class StreamingJSONEncoder: Encoder {
     /// Whether no byte is a quote, a backslash or a control character.
     static func needsNoEscape(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard let base = bytes.baseAddress else { return true }
-        var offset = 0
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        while offset + 8 <= bytes.count {
-            let word = base.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-            let quote = word ^ (ones &* 0x22)
-            let backslash = word ^ (ones &* 0x5C)
-            let special =
-                ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word)
-            if special & 0x8080_8080_8080_8080 != 0 { return false }
-            offset += 8
-        }
+        var offset = JSONTape.skipPlainWords(bytes, from: 0)
         while offset < bytes.count {
             let byte = base.load(fromByteOffset: offset, as: UInt8.self)
             if byte < 0x20 || byte == 0x22 || byte == 0x5C { return false }
