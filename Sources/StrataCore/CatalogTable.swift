@@ -41,7 +41,11 @@ struct CatalogTable {
         if index.count < capacity * 2 { rebuild(indexSize: Self.indexSize(for: capacity)) }
     }
 
+    /// The entry of `key`, found by its UTF-8 bytes where the string keeps them (no copy, no bridging).
     subscript(key: String) -> CatalogEntry? {
+        if let found = key.utf8.withContiguousStorageIfAvailable({ self[UnsafeRawBufferPointer($0)] }) {
+            return found
+        }
         var key = key
         return key.withUTF8 { self[UnsafeRawBufferPointer($0)] }
     }
@@ -204,6 +208,33 @@ struct CatalogTable {
         return size
     }
 
+    /// The last `bytes.count - offset` bytes (fewer than eight) as the low bytes of a word, loaded without a loop:
+    /// as the tail of the last eight bytes when there are eight, else as a four-, two- and one-byte load.
+    @inline(__always)
+    private static func tail(_ bytes: UnsafeRawBufferPointer, from offset: Int) -> UInt64 {
+        let remaining = bytes.count - offset
+        guard remaining > 0, let base = bytes.baseAddress else { return 0 }
+        if bytes.count >= 8 {
+            let word = base.loadUnaligned(fromByteOffset: bytes.count - 8, as: UInt64.self).littleEndian
+            return word >> UInt64((8 - remaining) * 8)
+        }
+        var tail: UInt64 = 0
+        var at = offset
+        var shift: UInt64 = 0
+        if remaining & 4 != 0 {
+            tail = UInt64(base.loadUnaligned(fromByteOffset: at, as: UInt32.self).littleEndian)
+            at += 4
+            shift = 32
+        }
+        if remaining & 2 != 0 {
+            tail |= UInt64(base.loadUnaligned(fromByteOffset: at, as: UInt16.self).littleEndian) << shift
+            at += 2
+            shift += 16
+        }
+        if remaining & 1 != 0 { tail |= UInt64(base.load(fromByteOffset: at, as: UInt8.self)) << shift }
+        return tail
+    }
+
     /// Eight bytes at a time, each word mixed in with a multiply and a shift (the hash never leaves the process,
     /// so native byte order is fine), then finished so that both the low bits (the position) and the high bits
     /// (the tag kept in the index) depend on every byte.
@@ -215,9 +246,7 @@ struct CatalogTable {
             hash ^= hash >> 31
             offset += 8
         }
-        var tail: UInt64 = 0
-        for (shift, byte) in bytes[offset...].enumerated() { tail |= UInt64(byte) << (shift * 8) }
-        hash = (hash ^ tail) &* 0x94D0_49BB_1331_11EB
+        hash = (hash ^ tail(bytes, from: offset)) &* 0x94D0_49BB_1331_11EB
         hash ^= hash >> 29
         hash &*= 0xBF58_476D_1CE4_E5B9
         hash ^= hash >> 32

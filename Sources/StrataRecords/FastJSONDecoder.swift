@@ -7,7 +7,9 @@ import StrataCore
 /// since 2001) and is strict RFC 8259.
 enum FastJSONDecoder {
     static func decode<T: Decodable>(_ type: T.Type, from bytes: UnsafeRawBufferPointer) throws -> T {
-        try JSONTape.read(bytes) { try ByteDecoder(tape: $0, entry: 0, path: nil).decodeValue(type) }
+        try JSONTape.read(bytes) { tape in
+            try withUnsafePointer(to: tape) { try ByteDecoder(tape: $0, entry: 0, path: nil).decodeValue(type) }
+        }
     }
 
     static func decode<T: Decodable>(_ type: T.Type, from value: JSONValue) throws -> T {
@@ -43,7 +45,16 @@ struct IndexKey: CodingKey {
 }
 
 struct ByteDecoder: Decoder {
-    let tape: JSONTape
+    init(tape: UnsafePointer<JSONTape>, entry: Int, path: PathNode?, pendingKey: (any CodingKey)? = nil) {
+        tapeReference = tape
+        self.entry = entry
+        self.path = path
+        self.pendingKey = pendingKey
+    }
+
+    /// The tape, lent by reference: every container and child decoder is a few words, cheap to copy.
+    let tapeReference: UnsafePointer<JSONTape>
+    var tape: JSONTape { tapeReference.pointee }
     /// The tape entry of this value.
     let entry: Int
     /// The path of the container this value is in.
@@ -162,15 +173,23 @@ struct ByteDecoder: Decoder {
     }
 
     func decodeValue<T: Decodable>(_ type: T.Type) throws -> T {
-        if type == String.self { return try string() as! T }
-        if type == Int.self { return try integer(Int.self) as! T }
-        if type == Bool.self { return try bool() as! T }
-        if type == Double.self { return try double() as! T }
-        if type == Date.self { return Date(timeIntervalSinceReferenceDate: try double()) as! T }
+        // Metadata comparisons and bit casts (the types are equal), not dynamic casts: this runs for every nested
+        // value and array element.
+        if type == String.self { return unsafeBitCast(try string(), to: T.self) }
+        if type == Int.self { return unsafeBitCast(try integer(Int.self), to: T.self) }
+        if type == Bool.self { return unsafeBitCast(try bool(), to: T.self) }
+        if type == Double.self { return unsafeBitCast(try double(), to: T.self) }
+        if type == Date.self { return unsafeBitCast(Date(timeIntervalSinceReferenceDate: try double()), to: T.self) }
         // Arrays of scalars without the unkeyed-container machinery: common in records (tags, ids).
-        if type == [String].self { return try elements { try $0.string() } as! T }
-        if type == [Int].self { return try elements { try $0.integer(Int.self) } as! T }
-        if type == [Double].self { return try elements { try $0.double() } as! T }
+        if type == [String].self { return unsafeBitCast(try scalars(String.self, Self.string), to: T.self) }
+        if type == [Int].self {
+            return unsafeBitCast(
+                try scalars(Int.self) { tape, entry throws(JSONParseError) in
+                    try Self.integer(tape, entry, as: Int.self)
+                },
+                to: T.self)
+        }
+        if type == [Double].self { return unsafeBitCast(try scalars(Double.self, Self.double), to: T.self) }
         if type == Data.self {
             guard let data = Data(base64Encoded: try string()) else { throw mismatch(Data.self) }
             return data as! T
@@ -190,24 +209,30 @@ struct ByteDecoder: Decoder {
         return try T(from: self)
     }
 
-    /// The elements of the array here, each read by `read`.
-    func elements<Element>(_ read: (ByteDecoder) throws -> Element) throws -> [Element] {
+    /// The elements of the array here, scalars each read by `read` straight from the tape (`nil`: of another type).
+    /// A path for the error is made only when an element is of another type.
+    func scalars<Element>(_ type: Element.Type, _ read: (JSONTape, Int) throws(JSONParseError) -> Element?) throws
+        -> [Element]
+    {
         guard first == UInt8(ascii: "[") else { throw mismatch([Element].self) }
-        var result: [Element] = []
         let end = tape[entry].next
-        var element = entry + 1
         var count = 0
+        var element = entry + 1
         while element < end {
             count += 1
             element = tape[element].next
         }
+        var result: [Element] = []
         result.reserveCapacity(count)
         element = entry + 1
-        var index = 0
-        let parent = element < end ? ownPath : nil  // One path node for the array, made once.
         while element < end {
-            result.append(try read(ByteDecoder(tape: tape, entry: element, path: parent, pendingKey: IndexKey(index))))
-            index += 1
+            guard let value = try read(tape, element) else {
+                throw ByteDecoder(
+                    tape: tapeReference, entry: element, path: ownPath, pendingKey: IndexKey(result.count)
+                )
+                .mismatch(type)
+            }
+            result.append(value)
             element = tape[element].next
         }
         return result
@@ -215,18 +240,19 @@ struct ByteDecoder: Decoder {
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         guard first == UInt8(ascii: "{") else { throw mismatch([String: String].self) }
-        return KeyedDecodingContainer(Keyed<Key>(decoder: ByteDecoder(tape: tape, entry: entry, path: ownPath)))
+        return KeyedDecodingContainer(
+            Keyed<Key>(decoder: ByteDecoder(tape: tapeReference, entry: entry, path: ownPath)))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         guard first == UInt8(ascii: "[") else { throw mismatch([String].self) }
-        return Unkeyed(decoder: ByteDecoder(tape: tape, entry: entry, path: ownPath))
+        return Unkeyed(decoder: ByteDecoder(tape: tapeReference, entry: entry, path: ownPath))
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer { Single(decoder: self) }
 
     func child(_ entry: Int, key: any CodingKey) -> ByteDecoder {
-        ByteDecoder(tape: tape, entry: entry, path: path, pendingKey: key)
+        ByteDecoder(tape: tapeReference, entry: entry, path: path, pendingKey: key)
     }
 
     struct Keyed<Key: CodingKey>: KeyedDecodingContainerProtocol {
@@ -310,25 +336,36 @@ struct ByteDecoder: Decoder {
             guard let entry = find(key) else { return true }
             return decoder.bytes[tape[entry].start] == UInt8(ascii: "n")
         }
-        /// The member's value read by `read`, with no child decoder made unless the value is of another type.
-        func scalar<T>(_ type: T.Type, _ key: Key, _ read: (JSONTape, Int) throws(JSONParseError) -> T?) throws -> T {
+        // The scalars are read straight from the tape, with no child decoder made unless the value is of another
+        // type (for the error's path). Each is its own non-generic function: a generic reader returning `T?` asks
+        // the runtime for `Optional<T>`'s metadata on every call.
+        func integer<I: FixedWidthInteger>(_ type: I.Type, _ key: Key) throws -> I {
             let entry = try entry(of: key)
-            guard let value = try read(tape, entry) else { throw decoder.child(entry, key: key).mismatch(type) }
+            guard let value = try ByteDecoder.integer(tape, entry, as: type) else {
+                throw decoder.child(entry, key: key).mismatch(type)
+            }
             return value
         }
-        func integer<I: FixedWidthInteger>(_ type: I.Type, _ key: Key) throws -> I {
-            try scalar(type, key) { tape, entry throws(JSONParseError) in
-                try ByteDecoder.integer(tape, entry, as: type)
-            }
-        }
         func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
-            try scalar(type, key) { tape, entry in ByteDecoder.bool(tape, entry) }
+            let entry = try entry(of: key)
+            guard let value = ByteDecoder.bool(tape, entry) else { throw decoder.child(entry, key: key).mismatch(type) }
+            return value
         }
-        func decode(_ type: String.Type, forKey key: Key) throws -> String { try scalar(type, key, ByteDecoder.string) }
-        func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try scalar(type, key, ByteDecoder.double) }
-        func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
-            Float(try scalar(Double.self, key, ByteDecoder.double))
+        func decode(_ type: String.Type, forKey key: Key) throws -> String {
+            let entry = try entry(of: key)
+            guard let value = try ByteDecoder.string(tape, entry) else {
+                throw decoder.child(entry, key: key).mismatch(type)
+            }
+            return value
         }
+        func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
+            let entry = try entry(of: key)
+            guard let value = try ByteDecoder.double(tape, entry) else {
+                throw decoder.child(entry, key: key).mismatch(type)
+            }
+            return value
+        }
+        func decode(_ type: Float.Type, forKey key: Key) throws -> Float { Float(try decode(Double.self, forKey: key)) }
         func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try integer(type, key) }
         func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try integer(type, key) }
         func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try integer(type, key) }

@@ -11,19 +11,13 @@ import StrataCore
 /// `Data` is written as base64 and `URL` as its absolute string, as Foundation's `JSONEncoder` does.
 enum FastJSONEncoder {
     static func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
-        let encoder = StreamingJSONEncoder()
-        encoder.out.reserveCapacity(256)
-        do {
-            try encoder.encodeTopLevel(value)
-            return encoder.out
-        } catch StreamingJSONEncoder.Interleaved.detected {
-            let fallback = JSONEncoder()
-            fallback.outputFormatting = [.sortedKeys]
-            return [UInt8](try fallback.encode(value))
-        }
+        try StreamingJSONEncoder().encode(value) { [UInt8]($0) }
     }
 }
 
+/// The encoder of ``FastJSONEncoder``. One instance can encode many records, one after the other, into the same
+/// byte buffer (a transaction's inserts reuse their transaction's encoder): after the first few records, encoding
+/// allocates nothing but the box Codable puts around each keyed container.
 final class StreamingJSONEncoder: Encoder {
     enum Interleaved: Error { case detected }
 
@@ -35,28 +29,169 @@ final class StreamingJSONEncoder: Encoder {
         var namesStart: Int
     }
 
-    // The encoder's state is touched only by the thread running `FastJSONEncoder.encode`, and no access to one of
-    // these properties ever overlaps another (none is passed `inout` to code that reaches the encoder): the
-    // run-time exclusivity checks, a third of the encoding time, are left out.
-    @exclusivity(unchecked) var out: [UInt8] = []
+    // The encoder's state is touched only by the thread running `encode`, and no access to one of these
+    // properties ever overlaps another (none is passed `inout` to code that reaches the encoder): the run-time
+    // exclusivity checks, a third of the encoding time, are left out.
+    /// The output: `count` bytes written in storage of `capacity`.
+    @exclusivity(unchecked) private var buffer: UnsafeMutablePointer<UInt8>
+    @exclusivity(unchecked) private var count = 0
+    @exclusivity(unchecked) private var capacity: Int
     @exclusivity(unchecked) var stack: [Frame] = []
-    /// Where each member name of the open objects was written in `out` (one string always escapes to the same
-    /// bytes), innermost object last: one buffer for every frame, so encoding allocates nothing per object.
+    /// Where each member name of the open objects was written in the output (one string always escapes to the
+    /// same bytes), innermost object last: one buffer for every frame, so encoding allocates nothing per object.
     @exclusivity(unchecked) var names: [Range<Int>] = []
     @exclusivity(unchecked) var generation = 0
     @exclusivity(unchecked) var codingPath: [any CodingKey] = []
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
-    func encodeTopLevel<T: Encodable>(_ value: T) throws {
-        let before = out.count
-        try encodeValue(value)
-        if out.count == before { out += [0x7B, 0x7D] }  // A value that encoded nothing is `{}`.
+    init() {
+        capacity = 512
+        buffer = .allocate(capacity: capacity)
     }
+
+    deinit { buffer.deallocate() }
+
+    /// Encodes `value` and lends its JSON to `body`; the bytes stay valid only during `body`. A value whose
+    /// `encode(to:)` uses its containers out of order is encoded by Foundation's encoder instead.
+    func encode<T: Encodable, R>(_ value: T, _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R {
+        count = 0
+        stack.removeAll(keepingCapacity: true)
+        names.removeAll(keepingCapacity: true)
+        codingPath = []
+        do {
+            try encodeValue(value)
+        } catch Interleaved.detected {
+            let fallback = JSONEncoder()
+            fallback.outputFormatting = [.sortedKeys]
+            return try fallback.encode(value).withUnsafeBytes(body)
+        }
+        return try body(UnsafeRawBufferPointer(start: buffer, count: count))
+    }
+
+    // MARK: Output
+
+    /// Makes room for `extra` more bytes.
+    @inline(__always)
+    private func reserve(_ extra: Int) {
+        if count + extra > capacity { grow(to: count + extra) }
+    }
+
+    private func grow(to needed: Int) {
+        var larger = capacity * 2
+        while larger < needed { larger *= 2 }
+        let storage = UnsafeMutablePointer<UInt8>.allocate(capacity: larger)
+        storage.update(from: buffer, count: count)
+        buffer.deallocate()
+        buffer = storage
+        capacity = larger
+    }
+
+    @inline(__always)
+    func append(_ byte: UInt8) {
+        reserve(1)
+        buffer[count] = byte
+        count += 1
+    }
+
+    @inline(__always)
+    private func append(_ bytes: UnsafeRawBufferPointer) {
+        guard let base = bytes.baseAddress else { return }
+        reserve(bytes.count)
+        (buffer + count).update(from: base.assumingMemoryBound(to: UInt8.self), count: bytes.count)
+        count += bytes.count
+    }
+
+    @inline(__always)
+    private func append(_ text: StaticString) {
+        append(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    /// The bytes written at `range`.
+    private func written(_ range: Range<Int>) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: buffer + range.lowerBound, count: range.count)
+    }
+
+    /// Writes `text` as a JSON string: its bytes copied whole when nothing in them needs escaping (nearly every
+    /// string, checked eight bytes at a time), else escaped byte by byte.
+    func writeString(_ text: String) {
+        let written: Void? = text.utf8.withContiguousStorageIfAvailable { writeString(UnsafeRawBufferPointer($0)) }
+        if written == nil {
+            var copy = text
+            copy.withUTF8 { writeString(UnsafeRawBufferPointer($0)) }
+        }
+    }
+
+    private func writeString(_ bytes: UnsafeRawBufferPointer) {
+        reserve(bytes.count + 2)
+        buffer[count] = 0x22
+        count += 1
+        if Self.needsNoEscape(bytes) {
+            append(bytes)
+        } else {
+            var out: [UInt8] = []
+            JSONWriter.appendEscaped(bytes, to: &out)
+            out.withUnsafeBytes { append($0) }
+        }
+        append(0x22)
+    }
+
+    /// Whether no byte is a quote, a backslash or a control character.
+    static func needsNoEscape(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        var offset = JSONTape.skipPlainWords(bytes, from: 0)
+        while offset < bytes.count {
+            let byte = base.load(fromByteOffset: offset, as: UInt8.self)
+            if byte < 0x20 || byte == 0x22 || byte == 0x5C { return false }
+            offset += 1
+        }
+        return true
+    }
+
+    func writeDouble(_ number: Double) {
+        if number == number.rounded(.towardZero), abs(number) < 1e15 { return writeInteger(Int64(number)) }
+        var out: [UInt8] = []
+        JSONWriter.appendDouble(number, to: &out)
+        out.withUnsafeBytes { append($0) }
+    }
+
+    func checkFinite(_ number: Double) throws {
+        guard number.isFinite else {
+            throw EncodingError.invalidValue(
+                number, EncodingError.Context(codingPath: codingPath, debugDescription: "JSON cannot hold \(number)"))
+        }
+    }
+
+    /// Writes decimal digits in place, without making a `String`.
+    func writeInteger<I: BinaryInteger>(_ number: I) {
+        var magnitude = UInt64(truncatingIfNeeded: number.magnitude)
+        reserve(21)
+        if number < 0 {
+            buffer[count] = 0x2D
+            count += 1
+        }
+        var digits = 1
+        var scale: UInt64 = 10
+        while digits < 20, magnitude >= scale {
+            digits += 1
+            scale = scale &* 10
+        }
+        var position = count + digits
+        count = position
+        repeat {
+            position -= 1
+            buffer[position] = UInt8(truncatingIfNeeded: magnitude % 10) + 0x30
+            magnitude /= 10
+        } while position > count - digits
+    }
+
+    func writeBool(_ value: Bool) { value ? append("true") : append("false") }
+
+    func writeNull() { append("null") }
 
     // MARK: Frames
 
     func open(object: Bool) -> (index: Int, generation: Int) {
-        out.append(object ? 0x7B : 0x5B)
+        append(object ? 0x7B : 0x5B)
         generation += 1
         stack.append(Frame(isObject: object, count: 0, generation: generation, namesStart: names.count))
         return (stack.count - 1, generation)
@@ -67,44 +202,38 @@ final class StreamingJSONEncoder: Encoder {
             let frame = stack.removeLast()
             if names.count - frame.namesStart > 1 { try refuseRepeatedNames(from: frame.namesStart) }
             names.removeLast(names.count - frame.namesStart)
-            out.append(frame.isObject ? 0x7D : 0x5D)
+            append(frame.isObject ? 0x7D : 0x5D)
         }
     }
 
     /// Makes frame `index` the innermost again (closing finished deeper ones) and writes its separator.
+    @inline(__always)
     func prepareWrite(frame index: Int, generation: Int) throws {
         guard index < stack.count, stack[index].generation == generation else { throw Interleaved.detected }
-        try closeFrames(above: index + 1)
-        if stack[index].count > 0 { out.append(0x2C) }
+        if stack.count > index + 1 { try closeFrames(above: index + 1) }
+        if stack[index].count > 0 { append(0x2C) }
         stack[index].count += 1
     }
 
-    func writeKey(_ key: some CodingKey, frame index: Int) {
-        let start = out.count
-        JSONWriter.appendString(key.stringValue, to: &out)
-        names.append(start..<out.count)
-        out.append(0x3A)
+    func writeKey(_ key: some CodingKey) {
+        let start = count + 1
+        writeString(key.stringValue)
+        names.append(start..<(count - 1))
+        append(0x3A)
     }
 
     /// An `encode(to:)` that writes one key twice would store an object whose name appears twice, which the
-    /// decoder refuses: refuse it here, before anything is stored.
+    /// decoder refuses: refuse it here, before anything is stored. Names are compared by their exact bytes.
     func refuseRepeatedNames(from first: Int) throws {
-        let names = self.names
-        let repeated = out.withUnsafeBytes { bytes in
-            DuplicateMemberNames.firstRepeat(
-                count: names.count - first, length: { names[first + $0].count },
-                equal: {
-                    memcmp(
-                        bytes.baseAddress! + names[first + $0].lowerBound,
-                        bytes.baseAddress! + names[first + $1].lowerBound, names[first + $0].count) == 0
-                },
-                name: {
-                    ExactString(
-                        String(decoding: UnsafeRawBufferPointer(rebasing: bytes[names[first + $0]]), as: UTF8.self))
-                })
-        }
+        let repeated = DuplicateMemberNames.firstRepeat(
+            count: names.count - first, length: { self.names[first + $0].count },
+            equal: { one, other in
+                let one = self.written(self.names[first + one])
+                return memcmp(one.baseAddress!, self.written(self.names[first + other]).baseAddress!, one.count) == 0
+            },
+            name: { ExactString(String(decoding: self.written(self.names[first + $0]), as: UTF8.self)) })
         guard let repeated else { return }
-        let name = String(decoding: out[names[first + repeated]], as: UTF8.self)
+        let name = String(decoding: written(names[first + repeated]), as: UTF8.self)
         throw EncodingError.invalidValue(
             name,
             EncodingError.Context(
@@ -116,7 +245,7 @@ final class StreamingJSONEncoder: Encoder {
         // Metadata comparisons, not dynamic casts: this runs for every nested value and array element.
         if T.self == String.self { return writeString(unsafeBitCast(value, to: String.self)) }
         if T.self == Int.self { return writeInteger(unsafeBitCast(value, to: Int.self)) }
-        if T.self == Bool.self { return out += unsafeBitCast(value, to: Bool.self) ? Self.trueBytes : Self.falseBytes }
+        if T.self == Bool.self { return writeBool(unsafeBitCast(value, to: Bool.self)) }
         if T.self == Double.self {
             let number = unsafeBitCast(value, to: Double.self)
             try checkFinite(number)
@@ -125,62 +254,31 @@ final class StreamingJSONEncoder: Encoder {
         if T.self == Date.self {
             return writeDouble(unsafeBitCast(value, to: Date.self).timeIntervalSinceReferenceDate)
         }
+        // Arrays of scalars without the unkeyed-container machinery: common in records (tags, ids).
+        if T.self == [String].self { return writeArray(unsafeBitCast(value, to: [String].self), writeString) }
+        if T.self == [Int].self { return writeArray(unsafeBitCast(value, to: [Int].self), writeInteger) }
+        if T.self == [Double].self {
+            let numbers = unsafeBitCast(value, to: [Double].self)
+            for number in numbers { try checkFinite(number) }
+            return writeArray(numbers, writeDouble)
+        }
         if T.self == Data.self { return writeString((value as! Data).base64EncodedString()) }
         if T.self == URL.self { return writeString((value as! URL).absoluteString) }
-        if T.self == Decimal.self { return out += Array((value as! Decimal).description.utf8) }
+        if T.self == Decimal.self { return Array((value as! Decimal).description.utf8).withUnsafeBytes { append($0) } }
         let depth = stack.count
-        let before = out.count
+        let before = count
         try value.encode(to: self)
         try closeFrames(above: depth)
-        if out.count == before { out += [0x7B, 0x7D] }
+        if count == before { append("{}") }
     }
 
     func writeArray<Element>(_ elements: [Element], _ write: (Element) -> Void) {
-        out.append(0x5B)
+        append(0x5B)
         for (index, element) in elements.enumerated() {
-            if index > 0 { out.append(0x2C) }
+            if index > 0 { append(0x2C) }
             write(element)
         }
-        out.append(0x5D)
-    }
-
-    static let trueBytes = Array("true".utf8)
-    static let falseBytes = Array("false".utf8)
-    static let nullBytes = Array("null".utf8)
-
-    func writeString(_ text: String) { JSONWriter.appendString(text, to: &out) }
-
-    func writeDouble(_ number: Double) {
-        JSONWriter.appendDouble(number, to: &out)
-    }
-
-    func checkFinite(_ number: Double) throws {
-        guard number.isFinite else {
-            throw EncodingError.invalidValue(
-                number, EncodingError.Context(codingPath: codingPath, debugDescription: "JSON cannot hold \(number)"))
-        }
-    }
-
-    /// Writes decimal digits without making a `String`.
-    func writeInteger<I: BinaryInteger>(_ number: I) {
-        if number == 0 { return out.append(0x30) }
-        var magnitude = number.magnitude
-        if number < 0 { out.append(0x2D) }
-        var digits:
-            (
-                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                UInt8, UInt8, UInt8, UInt8, UInt8
-            ) =
-                (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var count = 0
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            while magnitude > 0 {
-                buffer[count] = UInt8(truncatingIfNeeded: magnitude % 10) + 0x30
-                magnitude /= 10
-                count += 1
-            }
-            for index in stride(from: count - 1, through: 0, by: -1) { out.append(buffer[index]) }
-        }
+        append(0x5D)
     }
 
     // MARK: Encoder
@@ -208,16 +306,16 @@ final class StreamingJSONEncoder: Encoder {
 
         func begin(_ key: Key) throws {
             try encoder.prepareWrite(frame: frame, generation: generation)
-            encoder.writeKey(key, frame: frame)
+            encoder.writeKey(key)
         }
 
         mutating func encodeNil(forKey key: Key) throws {
             try begin(key)
-            encoder.out += StreamingJSONEncoder.nullBytes
+            encoder.writeNull()
         }
         mutating func encode(_ value: Bool, forKey key: Key) throws {
             try begin(key)
-            encoder.out += value ? StreamingJSONEncoder.trueBytes : StreamingJSONEncoder.falseBytes
+            encoder.writeBool(value)
         }
         mutating func encode(_ value: String, forKey key: Key) throws {
             try begin(key)
@@ -280,7 +378,7 @@ final class StreamingJSONEncoder: Encoder {
         mutating func superEncoder() -> any Encoder {
             try? encoder.prepareWrite(frame: frame, generation: generation)
             encoder.writeString("super")
-            encoder.out.append(0x3A)
+            encoder.append(0x3A)
             return encoder
         }
         mutating func superEncoder(forKey key: Key) -> any Encoder {
@@ -303,11 +401,11 @@ final class StreamingJSONEncoder: Encoder {
 
         mutating func encodeNil() throws {
             try begin()
-            encoder.out += StreamingJSONEncoder.nullBytes
+            encoder.writeNull()
         }
         mutating func encode(_ value: Bool) throws {
             try begin()
-            encoder.out += value ? StreamingJSONEncoder.trueBytes : StreamingJSONEncoder.falseBytes
+            encoder.writeBool(value)
         }
         mutating func encode(_ value: String) throws {
             try begin()
@@ -346,10 +444,8 @@ final class StreamingJSONEncoder: Encoder {
         let encoder: StreamingJSONEncoder
         var codingPath: [any CodingKey]
 
-        mutating func encodeNil() throws { encoder.out += StreamingJSONEncoder.nullBytes }
-        mutating func encode(_ value: Bool) throws {
-            encoder.out += value ? StreamingJSONEncoder.trueBytes : StreamingJSONEncoder.falseBytes
-        }
+        mutating func encodeNil() throws { encoder.writeNull() }
+        mutating func encode(_ value: Bool) throws { encoder.writeBool(value) }
         mutating func encode(_ value: String) throws { encoder.writeString(value) }
         mutating func encode(_ value: Double) throws {
             try encoder.checkFinite(value)

@@ -216,22 +216,8 @@ struct JSONTape {
 
     /// The offset past the closing quote of the string at `start`, and whether it has escapes (each checked).
     private func string(at start: Int) throws(JSONParseError) -> (end: Int, escaped: Bool) {
-        var position = start + 1
-        // Eight bytes at a time past plain text: none is a quote, a backslash or a control character. A word with
-        // any of them is left to the byte loop below, which decides.
-        if let base = bytes.baseAddress {
-            let ones: UInt64 = 0x0101_0101_0101_0101
-            let highs: UInt64 = 0x8080_8080_8080_8080
-            while position + 8 <= bytes.count {
-                let word = base.loadUnaligned(fromByteOffset: position, as: UInt64.self)
-                let quote = word ^ (ones &* 0x22)
-                let backslash = word ^ (ones &* 0x5C)
-                let special =
-                    ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word)
-                if special & highs != 0 { break }
-                position += 8
-            }
-        }
+        // Past plain text eight bytes at a time; the byte loop below decides about the word that stopped it.
+        var position = Self.skipPlainWords(bytes, from: start + 1)
         while position < bytes.count {
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") { return (position + 1, false) }
@@ -245,6 +231,25 @@ struct JSONTape {
             position += 1
         }
         throw JSONParseError(message: "unterminated string", offset: start)
+    }
+
+    /// The offset of the first 8-byte word from `start` on that holds a quote, a backslash or a control character
+    /// (or of the last bytes, fewer than eight): every byte before it is plain string text.
+    @inline(__always)
+    static func skipPlainWords(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Int {
+        guard let base = bytes.baseAddress else { return start }
+        var position = start
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        while position + 8 <= bytes.count {
+            let word = base.loadUnaligned(fromByteOffset: position, as: UInt64.self)
+            let quote = word ^ (ones &* 0x22)
+            let backslash = word ^ (ones &* 0x5C)
+            let special =
+                ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word)
+            if special & 0x8080_8080_8080_8080 != 0 { return position }
+            position += 8
+        }
+        return position
     }
 
     // MARK: Reading
@@ -295,9 +300,30 @@ struct JSONTape {
         return String(decoding: quoted(index), as: UTF8.self)
     }
 
+    /// Whether a few names, none escaped, have a repeat, compared pair by pair by their bytes (lengths first),
+    /// without making a closure or a string: the check every object of every record read goes through. `true`
+    /// also when a name is escaped, for the full check to decide.
+    private func hasRepeatedPlainName(_ names: UnsafeBufferPointer<Int>) -> Bool {
+        for index in names.indices {
+            let entry = entries[names[index]]
+            if entry.isEscaped { return true }
+            let length = entry.end - entry.start
+            for earlier in names.startIndex..<index {
+                let other = entries[names[earlier]]
+                if other.end - other.start == length,
+                    memcmp(bytes.baseAddress! + entry.start, bytes.baseAddress! + other.start, length) == 0
+                {
+                    return true
+                }
+            }
+        }
+        return false
+    }
+
     /// A name given twice (the same scalars) is refused: SQLite's JSON functions read the first member and a
     /// last-wins decoder the other, so the record would match queries on a value it does not read back with.
     private func refuseRepeatedNames(_ names: UnsafeBufferPointer<Int>) throws(JSONParseError) {
+        if names.count <= DuplicateMemberNames.pairwiseLimit, !hasRepeatedPlainName(names) { return }
         let base = names.startIndex
         // Escaped names (rare) are compared after resolving their escapes; others as they stand in the text.
         let anyEscaped = names.contains { entries[$0].isEscaped }

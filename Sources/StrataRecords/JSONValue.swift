@@ -329,26 +329,29 @@ enum JSONWriter {
     static func appendString(_ text: String, to out: inout [UInt8]) {
         out.append(0x22)
         var text = text
-        text.withUTF8 { bytes in
-            var runStart = 0
-            for index in 0..<bytes.count {
-                let byte = bytes[index]
-                guard byte < 0x20 || byte == 0x22 || byte == 0x5C else { continue }
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
-                switch byte {
-                case 0x22: out += [0x5C, 0x22]
-                case 0x5C: out += [0x5C, 0x5C]
-                case 0x0A: out += [0x5C, UInt8(ascii: "n")]
-                case 0x0D: out += [0x5C, UInt8(ascii: "r")]
-                case 0x09: out += [0x5C, UInt8(ascii: "t")]
-                default:
-                    out += [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0xF)]]
-                }
-                runStart = index + 1
-            }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...]))
-        }
+        text.withUTF8 { appendEscaped(UnsafeRawBufferPointer($0), to: &out) }
         out.append(0x22)
+    }
+
+    /// Appends UTF-8 bytes as the inside of a JSON string: quotes, backslashes and control characters escaped.
+    static func appendEscaped(_ bytes: UnsafeRawBufferPointer, to out: inout [UInt8]) {
+        var runStart = 0
+        for index in 0..<bytes.count {
+            let byte = bytes[index]
+            guard byte < 0x20 || byte == 0x22 || byte == 0x5C else { continue }
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[runStart..<index]))
+            switch byte {
+            case 0x22: out += [0x5C, 0x22]
+            case 0x5C: out += [0x5C, 0x5C]
+            case 0x0A: out += [0x5C, UInt8(ascii: "n")]
+            case 0x0D: out += [0x5C, UInt8(ascii: "r")]
+            case 0x09: out += [0x5C, UInt8(ascii: "t")]
+            default:
+                out += [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0xF)]]
+            }
+            runStart = index + 1
+        }
+        out.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[runStart...]))
     }
 
     /// Shortest round-tripping decimal; integral values keep a `.0` out (`3` not `3.0`), as JSON allows.

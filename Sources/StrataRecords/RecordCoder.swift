@@ -2,10 +2,19 @@ import Foundation
 import StrataCore
 
 /// Turns records into JSON bytes and back. The one place the store's JSON coding is chosen.
+@usableFromInline
 enum RecordCoder {
     static func encode<R: Encodable>(_ record: R, collection: String) throws -> [UInt8] {
+        try encode(record, collection: collection, with: StreamingJSONEncoder()) { [UInt8]($0) }
+    }
+
+    /// Encodes `record` with `encoder` (whose buffer it reuses) and lends the JSON to `body`.
+    static func encode<R: Encodable, T>(
+        _ record: R, collection: String, with encoder: StreamingJSONEncoder,
+        _ body: (UnsafeRawBufferPointer) throws -> T
+    ) throws -> T {
         do {
-            return try FastJSONEncoder.encode(record)
+            return try encoder.encode(record, body)
         } catch let error as EncodingError {
             throw StorageError(
                 .invalidArgument, "the record cannot be encoded as JSON: \(describe(error))", tier: .records,
@@ -13,6 +22,7 @@ enum RecordCoder {
         }
     }
 
+    @usableFromInline
     static func decode<R: Decodable>(
         _ type: R.Type, from bytes: UnsafeRawBufferPointer, collection: String, id: String?
     )

@@ -35,11 +35,12 @@ public struct RecordCollection<R: Record>: Sendable where R.ID: RecordIdentifier
     /// One record in a transaction of its own: the engine's single-statement path.
     private func writeOne(_ record: R, mode: RecordWriteMode) throws {
         let key = record.id.recordKey
-        let body = try RecordCoder.encode(record, collection: name)
         let found: Bool
         do {
-            found = try body.withUnsafeBytes { try store.engine.writeOne(name, id: key, body: $0, mode: mode) }
-        } catch var error as StorageError {
+            found = try RecordCoder.encode(record, collection: name, with: StreamingJSONEncoder()) {
+                try store.engine.writeOne(name, id: key, body: $0, mode: mode)
+            }
+        } catch var error as StorageError where error.operation != "encode" {
             error.key = key
             throw error
         }
@@ -62,6 +63,9 @@ public struct RecordCollection<R: Record>: Sendable where R.ID: RecordIdentifier
     // MARK: Reads
 
     /// The record with this id, or `nil`.
+    // Inlinable so that it is specialized for the caller's record type: unspecialized, every call asks the runtime
+    // for `Optional<R>`'s metadata, a hash lookup that cost a tenth of a point get.
+    @inlinable
     public func get(id: R.ID) throws -> R? {
         let key = id.recordKey
         return try store.readOne { session in
@@ -126,6 +130,8 @@ public final class RecordTransaction {
     /// each time.
     private var lastChanged: String?
     var isFinished = false
+    /// The encoder of this transaction's writes: its buffer is reused from one record to the next.
+    private(set) lazy var encoder = StreamingJSONEncoder()
 
     init(store: RecordStore, session: any RecordSession) {
         self.store = store
@@ -173,11 +179,12 @@ public struct TransactionalCollection<R: Record> where R.ID: RecordIdentifier {
     private func write(_ record: R, mode: RecordWriteMode) throws {
         try transaction.checkOpen(name)
         let key = record.id.recordKey
-        let body = try RecordCoder.encode(record, collection: name)
         let found: Bool
         do {
-            found = try body.withUnsafeBytes { try session.write(name, id: key, body: $0, mode: mode) }
-        } catch var error as StorageError {
+            found = try RecordCoder.encode(record, collection: name, with: transaction.encoder) {
+                try session.write(name, id: key, body: $0, mode: mode)
+            }
+        } catch var error as StorageError where error.operation != "encode" {
             // An engine that sends writes without waiting for their answers (PostgreSQL's pipeline) may report
             // an earlier record's failure here, already naming that record.
             if error.key == nil { error.key = key }

@@ -168,6 +168,7 @@ public final class RecordStore: Sendable {
     }
 
     /// Runs one read (one statement, consistent by itself).
+    @usableFromInline
     func readOne<T>(_ body: (any RecordSession) throws -> T) throws -> T {
         try engine.read(snapshot: false, body)
     }

@@ -134,20 +134,18 @@ final class SQLiteConnection {
         return statement
     }
 
-    /// The statement `kind` of `collection`, reset; `sql` makes its SQL the first time.
+    /// The statement `kind` of `collection`; `sql` makes its SQL the first time. Unlike the other statements,
+    /// these are not reset here: every use resets its statement when it is done with it
+    /// (``SQLiteStatement/finish()``), so that a run of point gets or inserts resets each statement once.
     func statement(_ kind: RecordStatement, collection: String, operation: String, sql: () -> String) throws
         -> SQLiteStatement
     {
         // The collection used last is compared first (the same string: no hashing), as a run of inserts or gets
         // on one collection asks for it again and again.
-        if collection == lastCollection, let cached = lastStatements[kind.rawValue] {
-            cached.reset()
-            return cached
-        }
+        if collection == lastCollection, let cached = lastStatements[kind.rawValue] { return cached }
         if let cached = recordStatements[collection]?[kind.rawValue] {
             lastCollection = collection
             lastStatements = recordStatements[collection] ?? []
-            cached.reset()
             return cached
         }
         var raw: OpaquePointer?
@@ -233,6 +231,10 @@ final class SQLiteStatement {
     let operation: String
     let collection: String?
 
+    /// The bytes ``bindKey(_:at:)`` bound last, in storage of `keyCapacity`.
+    private var keyBuffer: UnsafeMutablePointer<UInt8>?
+    private var keyCapacity = 0
+
     init(_ raw: OpaquePointer, connection: SQLiteConnection, operation: String, collection: String?) {
         self.raw = raw
         self.connection = connection
@@ -243,7 +245,12 @@ final class SQLiteStatement {
     func finalize() {
         sqlite3_finalize(raw)
         raw = nil
+        keyBuffer?.deallocate()
+        keyBuffer = nil
+        keyCapacity = 0
     }
+
+    deinit { keyBuffer?.deallocate() }
 
     func reset() {
         sqlite3_reset(raw)
@@ -273,12 +280,37 @@ final class SQLiteStatement {
         }
     }
 
-    /// Binds UTF-8 bytes as text without making a `String` first.
-    func bindText(_ bytes: UnsafeRawBufferPointer, at index: Int32) {
-        _ = sqlite3_bind_text(
-            raw, index, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(bytes.count),
-            strata_sqlite_transient())
+    /// Binds `text` as text, copied into this statement's own buffer, which SQLite reads in place: no allocation
+    /// by SQLite per binding (its own copy would be one), and the binding never outlives the bytes it points to,
+    /// which live as long as the statement.
+    func bindKey(_ text: String, at index: Int32) {
+        var text = text
+        text.withUTF8 { bytes in
+            if bytes.count > keyCapacity {
+                keyBuffer?.deallocate()
+                keyCapacity = Swift.max(bytes.count, 2 * keyCapacity, 32)
+                keyBuffer = .allocate(capacity: keyCapacity)
+            }
+            if let base = bytes.baseAddress { keyBuffer!.update(from: base, count: bytes.count) }
+            _ = sqlite3_bind_text(
+                raw, index, UnsafeRawPointer(keyBuffer)?.assumingMemoryBound(to: CChar.self), Int32(bytes.count), nil)
+        }
     }
+
+    /// Binds UTF-8 bytes as text that SQLite reads in place, without copying them: the caller keeps them alive
+    /// until it has stepped the statement and dropped the binding with ``unbind(_:)``.
+    func bindTextInPlace(_ bytes: UnsafeRawBufferPointer, at index: Int32) {
+        _ = sqlite3_bind_text(
+            raw, index, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(bytes.count), nil)
+    }
+
+    /// Binds SQL `NULL`: drops what was bound at `index`.
+    func unbind(_ index: Int32) { sqlite3_bind_null(raw, index) }
+
+    /// Resets the statement, keeping its bindings: what a per-record statement's use ends with, so that no read
+    /// snapshot or lock stays open. The next use binds every parameter again, and SQLite reuses the memory of the
+    /// copies it made.
+    func finish() { sqlite3_reset(raw) }
 
     /// Advances; `true` while there is a row.
     func step() throws -> Bool {

@@ -21,8 +21,13 @@ struct SQLiteSession: RecordSession {
                 "UPDATE c_\(collection) SET body = ?2 WHERE id = ?1"
             }
         }
-        statement.bind(.text(id), at: 1)
-        statement.bindText(body, at: 2)
+        statement.bindKey(id, at: 1)
+        // The body is read in place, and unbound before this returns.
+        statement.bindTextInPlace(body, at: 2)
+        defer {
+            statement.finish()
+            statement.unbind(2)
+        }
         do {
             try statement.run()
         } catch var error as StorageError {
@@ -39,8 +44,8 @@ struct SQLiteSession: RecordSession {
         let statement = try connection.statement(.get, collection: collection, operation: "get") {
             "SELECT body FROM c_\(collection) WHERE id = ?"
         }
-        defer { statement.reset() }
-        statement.bind(.text(id), at: 1)
+        defer { statement.finish() }
+        statement.bindKey(id, at: 1)
         guard try statement.step() else { return nil }
         return try statement.withBytes(0, decode)
     }

@@ -59,6 +59,46 @@ struct StorageCatalogTests {
         #expect(listed == expected)
     }
 
+    /// The key hash reads every byte: at every length up to 40 and at every position, changing one byte (one bit,
+    /// high or low) changes the hash, in both halves of it (the index position and the tag kept in the index).
+    @Test func keyHashDependsOnEveryByteAtEveryLength() {
+        for length in 1...40 {
+            let key = (0..<length).map { UInt8(truncatingIfNeeded: 0x41 + $0 * 7) }
+            let original = key.withUnsafeBytes { CatalogTable.hash($0) }
+            for position in 0..<length {
+                for bit in [0, 7] {
+                    var changed = key
+                    changed[position] ^= 1 << bit
+                    let hash = changed.withUnsafeBytes { CatalogTable.hash($0) }
+                    #expect(hash & 0xFFFF_FFFF != original & 0xFFFF_FFFF, "length \(length), byte \(position)")
+                    #expect(hash >> 32 != original >> 32, "length \(length), byte \(position)")
+                }
+            }
+            // A key and the same key with a zero byte added are two keys with two hashes.
+            #expect((key + [0]).withUnsafeBytes { CatalogTable.hash($0) } != original)
+        }
+    }
+
+    /// A key held by a bridged string (not contiguous UTF-8) finds the entry its native spelling set, and
+    /// canonically equivalent spellings stay two keys whatever their storage.
+    @Test func bridgedAndNativeSpellingsOfAKeyFindTheSameEntry() {
+        var table = CatalogTable()
+        let entry = CatalogEntry(
+            tier: .defaults, kind: nil, backend: 0, rule: 0, contentType: CatalogStrings.none, size: 3, modified: 0)
+        let keys = ["prefs/caf\u{E9}", "prefs/cafe\u{301}", "prefs/a-key-longer-than-sixteen-bytes", "k"]
+        for (index, key) in keys.enumerated() {
+            var sized = entry
+            sized.size = Int64(index)
+            table.set(key, sized)
+        }
+        for (index, key) in keys.enumerated() {
+            let bridged = NSString(string: key) as String
+            #expect(table[bridged]?.size == Int64(index), "\(key)")
+            #expect(table[key]?.size == Int64(index), "\(key)")
+        }
+        #expect(table.count == keys.count)
+    }
+
     @Test func aLogLargerThanOneReadChunkIsReadWhole() throws {
         // Keys of ~200 bytes: the log is several MiB, so records straddle the 4 MiB read chunks.
         let root = directory.path
