@@ -119,7 +119,8 @@ let package = Package(
             ]),
 
         // Test support: temporary directories and child processes. Not a product.
-        .target(name: "StrataTestSupport", dependencies: ["StrataCore", "StrataRecords", "StrataPostgres"]),
+        .target(
+            name: "StrataTestSupport", dependencies: ["StrataCore", "StrataRecords", "StrataPostgres", "StrataFiles"]),
         // The child program that tests spawn, hold locks in, and kill with SIGKILL.
         .executableTarget(
             name: "strata-test-child",

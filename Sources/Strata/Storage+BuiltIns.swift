@@ -58,7 +58,7 @@ extension Storage {
             },
             BuiltIn(
                 tier: .files, name: "filesystem",
-                facts: { FileStore.facts(paths: $0, configuration: FilesConfiguration()) }
+                facts: { PosixFileEngine.facts(paths: $0, configuration: FilesConfiguration()) }
             ) { paths in
                 try FileStore(paths: requirePaths(paths, for: .files))
             },

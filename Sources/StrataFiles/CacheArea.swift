@@ -1,12 +1,6 @@
 public import Foundation
 import StrataCore
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// A size-limited area of the file store for data that can be thrown away: thumbnails, downloaded copies.
 ///
 /// Eviction happens only under the area's prefix, never elsewhere in the store: expired files first, then the
@@ -99,10 +93,10 @@ public struct CacheArea: Sendable {
         return evictions
     }
 
-    /// Marks a file used now (its access time), keeping its modification time.
+    /// Marks a file used now, on an engine that keeps access times (``LocalFileEngine/markUsed(_:)``); on any
+    /// other, the least recently used order is the order of writes.
     func touch(_ key: String) {
-        guard let (folder, name) = try? store.parent(of: key) else { return }
-        try? Sys.touchAccessTime(folder.fd, name, path: folder.path(of: name))
+        (store.engine as? any LocalFileEngine)?.markUsed(key)
     }
 }
 

@@ -55,6 +55,12 @@ public protocol FileEngine: Sendable {
     func read(
         _ key: String, range: Range<Int64>?, chunkSize: Int, _ body: (UnsafeRawBufferPointer) throws -> Void
     ) throws -> Int
+    /// Opens a file for a reader that pulls its bytes in order (the exports' compressors), and calls `body` with
+    /// it. Every byte comes from one version of the file, or the reader throws `.conflict`. An engine that keeps a
+    /// file open (the POSIX engine, under the file's shared lock) implements it; others get the default, ranged
+    /// reads checked against the recorded size and CRC-32 (`FileEngine+Reader.swift`).
+    /// - Throws: `.notFound` when there is no file, or what `body` throws.
+    func withReader<T>(_ key: String, _ body: (FileReader) throws -> T) throws -> T
 
     // MARK: Managing
 

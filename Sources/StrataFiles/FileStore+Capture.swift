@@ -1,26 +1,28 @@
 public import StrataCore
 
-// A capture of the files tier: every file, each read under its shared lock (writers replace or append under the
-// exclusive one), with its checksum attribute and its real modification time. Lock files, staging and
-// temporaries (names under the reserved prefix) are not captured. The bulk is copied ahead of the store's
-// instant, and only what changed meanwhile at it (`FilesCapture`).
+// A file store is captured by its engine: only the engine knows what a consistent copy of its files is.
 extension FileStore: TierCapturing {
-    /// Copies every file of the tier into `sink`, each under its shared lock, with its extended attributes.
-    /// - Returns: The files copied (files leaves nothing out).
-    /// - Throws: ``/StrataCore/StorageError`` `.lockTimeout` when a writer holds a file's lock too long, or an I/O
+    /// Copies the store into `sink` through its engine's capture.
+    /// - Throws: ``/StrataCore/StorageError`` `.notBuiltIn` when the engine cannot capture itself, or the engine's
     ///   error.
     public func capture(into sink: any CaptureSink, root: String) throws -> CaptureReport {
-        let capture = try FilesCapture(self, into: sink, root: root)
-        var report = try capture.pin(into: sink)
-        report.merge(try capture.finish(into: sink))
-        return report
+        try capturingEngine().capture(into: sink, root: root)
     }
 
-    /// Copies every file into `sink` ahead of the capture's instant; the steps returned copy again, at the
-    /// instant, only the files that changed meanwhile (``FilesCapture``).
-    /// - Throws: ``/StrataCore/StorageError`` `.lockTimeout` when a writer holds a file's lock too long, or an I/O
+    /// The steps of the engine's capture.
+    /// - Throws: ``/StrataCore/StorageError`` `.notBuiltIn` when the engine cannot capture itself, or the engine's
     ///   error.
     public func beginCapture(into sink: any CaptureSink, root: String) throws -> any TierCapture {
-        try FilesCapture(self, into: sink, root: root)
+        try capturingEngine().beginCapture(into: sink, root: root)
+    }
+
+    private func capturingEngine() throws -> any TierCapturing {
+        guard let engine = engine as? any TierCapturing else {
+            throw StorageError(
+                .notBuiltIn, "the '\(engine.name)' files engine cannot capture itself", tier: .files,
+                recovery: "Back up its files with the engine's own tools (bucket versioning, replication), or use an "
+                    + "engine that adopts TierCapturing")
+        }
+        return engine
     }
 }

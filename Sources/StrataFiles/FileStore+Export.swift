@@ -57,15 +57,10 @@ extension FileStore {
     public func exportGzip(_ key: String, to destination: String, options: ExportOptions = ExportOptions()) throws
         -> Int
     {
-        let path = try path(for: key)
-        return try withLock(key, .shared) {
-            let fd = try openForReading(key)
-            defer { Sys.close(fd) }
-            Sys.adviseSequential(fd)
-            let info = try? Sys.fstat(fd)
-            let total = Int(info?.st_size ?? 0)
-            let modified = UInt32(
-                truncatingIfNeeded: Int(info.map { Self.date($0, modification: true).timeIntervalSince1970 } ?? 0))
+        try check(key)
+        return try engine.withReader(key) { reader in
+            let total = reader.size
+            let modified = UInt32(truncatingIfNeeded: Int(reader.modificationDate.timeIntervalSince1970))
             var written = 0
             try AtomicFile.write(to: destination, permissions: 0o600) { writer in
                 var header: [UInt8] = [0x1F, 0x8B, 8, 0]
@@ -74,7 +69,7 @@ extension FileStore {
                 let members = GzipMembers(
                     blockSize: options.gzipMemberSize, level: options.level, threads: options.threads, header: header)
                 _ = try members.compress(
-                    read: { buffer in try Self.readChunk(fd, into: buffer, path: path, key: key) },
+                    read: { buffer in try reader.read(into: buffer) },
                     sink: { member in try writer.write(member) },
                     progress: { done in
                         if options.isCancelled?() == true {
@@ -86,20 +81,6 @@ extension FileStore {
             }
             return written
         }
-    }
-
-    static func readChunk(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, path: String, key: String) throws
-        -> Int
-    {
-        do {
-            return try Sys.read(fd, buffer)
-        } catch {
-            throw error.storageError("cannot read the file", tier: .files, key: key, path: path)
-        }
-    }
-
-    static func readChunk(_ fd: Int32, into buffer: inout [UInt8], path: String, key: String) throws -> Int {
-        try buffer.withUnsafeMutableBytes { try readChunk(fd, into: $0, path: path, key: key) }
     }
 
     // MARK: zip
@@ -225,26 +206,40 @@ extension FileStore {
     }
 
     /// Streams one large file into the archive, deciding store or deflate from a sample, and patching the local
-    /// header with the CRC and sizes once known.
+    /// header with the CRC and sizes once known. The file is read through the engine's reader (on the POSIX engine,
+    /// its descriptor under the shared lock).
     func writeLargeEntry(
         _ key: String, into writer: inout AtomicFile.Writer, options: ExportOptions, progress: (Int) -> Void
     ) throws -> ZipEntry {
-        let path = try path(for: key)
-        return try withLock(key, .shared) {
-            let fd = try openForReading(key)
-            defer { Sys.close(fd) }
-            let info = try Sys.fstat(fd)
-            let size = Int(info.st_size)
-            let modified = Int(Self.date(info, modification: true).timeIntervalSince1970)
-            // Sample the start: data that does not shrink is stored, not deflated.
+        try engine.withReader(key) { reader in
+            let size = reader.size
+            let modified = Int(reader.modificationDate.timeIntervalSince1970)
+            // Sample the start: data that does not shrink is stored, not deflated. The sample is handed out again
+            // first, so the file is read once.
             var sample = [UInt8](repeating: 0, count: 256 << 10)
-            let sampled = try Self.readChunk(fd, into: &sample, path: path, key: key)
+            var sampled = 0
+            while sampled < sample.count {
+                let count = try sample.withUnsafeMutableBytes {
+                    try reader.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[sampled...]))
+                }
+                if count == 0 { break }
+                sampled += count
+            }
             sample.removeSubrange(sampled...)
             let trial = try sample.withUnsafeBytes {
                 try Zlib.deflateBlock($0, dictionary: nil, level: 1, isLast: true)
             }
             let store = trial.count > sample.count * 97 / 100
-            _ = lseek(fd, 0, SEEK_SET)
+            var replayed = 0
+            func next(_ buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+                guard replayed < sample.count else { return try reader.read(into: buffer) }
+                let count = min(buffer.count, sample.count - replayed)
+                sample.withUnsafeBytes {
+                    buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[replayed..<(replayed + count)]))
+                }
+                replayed += count
+                return count
+            }
             let offset = writer.count
             let zip64 = size >= options.zip64Threshold || offset >= options.zip64Threshold
             var entry = ZipEntry(
@@ -258,7 +253,7 @@ extension FileStore {
                 var buffer = [UInt8](repeating: 0, count: 1 << 20)
                 var done = 0
                 while true {
-                    let count = try Self.readChunk(fd, into: &buffer, path: path, key: key)
+                    let count = try buffer.withUnsafeMutableBytes { try next($0) }
                     if count == 0 { break }
                     try buffer.withUnsafeBytes { bytes in
                         let slice = UnsafeRawBufferPointer(rebasing: bytes[0..<count])
@@ -272,10 +267,11 @@ extension FileStore {
                     progress(done)
                 }
                 entry.crc = crc
+                entry.size = done
             } else {
                 let deflater = ParallelDeflater(level: options.level, threads: options.threads)
-                let (crc, _) = try deflater.deflate(
-                    read: { buffer in try Self.readChunk(fd, into: &buffer, path: path, key: key) },
+                let (crc, total) = try deflater.deflate(
+                    read: { buffer in try buffer.withUnsafeMutableBytes { try next($0) } },
                     sink: { compressed in try compressed.withUnsafeBytes { try writer.write($0) } },
                     progress: { done in
                         if options.isCancelled?() == true {
@@ -284,6 +280,7 @@ extension FileStore {
                         progress(done)
                     })
                 entry.crc = crc
+                entry.size = total
             }
             entry.compressedSize = writer.count - dataStart
             try writer.write(ZipFormat.localHeader(entry, zip64: zip64), at: offset)

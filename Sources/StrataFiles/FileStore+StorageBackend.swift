@@ -1,37 +1,18 @@
 public import Foundation
 public import StrataCore
 
-/// The byte-level view of the file store, so the selector's file-like values land here.
+/// The byte-level view of the file store, so the selector's file-like values land here. Its name and facts are
+/// its engine's.
 extension FileStore: StorageBackend {
     public var tier: Tier { .files }
-    public var name: String { "filesystem" }
-
-    /// Per-file locks across processes.
-    public var concurrencyGuarantee: String { facts.concurrencyGuarantee }
-
-    /// The configuration's ``FilesConfiguration/durability`` (coalescing is taken as durable).
-    public var durability: Durability { facts.durability }
-
-    /// The files folder (one file per key, at the key's relative path) and its lock folder.
-    public var layout: [StorageLayoutEntry] { facts.layout }
-
-    /// The facts a store opened on `paths` reports, without opening it.
-    public static func facts(paths: StoragePaths, configuration: FilesConfiguration) -> BackendFacts {
-        let directory = paths.directoryPath(for: .files)
-        return BackendFacts(
-            tier: .files, name: "filesystem",
-            concurrencyGuarantee: "any thread, any process: per-file locks (readers share, writers exclude), atomic "
-                + "replace by rename",
-            durability: configuration.durability.syncsToDisk ? .durable : .atomicOnly,
-            layout: [
-                StorageLayoutEntry(.folder, directory, role: "one file per key, at the key's relative path"),
-                StorageLayoutEntry(
-                    .folder, directory + "/" + lockFolderName, role: "per-file locks, each removed by its last holder"),
-            ])
-    }
-
-    /// The facts of this store.
-    public var facts: BackendFacts { Self.facts(paths: paths, configuration: configuration) }
+    /// The engine's name: `filesystem`, `s3`.
+    public var name: String { engine.name }
+    /// The engine's own guarantee (per-file locks, conditional requests).
+    public var concurrencyGuarantee: String { engine.concurrencyGuarantee }
+    /// How far the engine's writes go before they return.
+    public var durability: Durability { engine.durability }
+    /// Where the engine keeps its files.
+    public var layout: [StorageLayoutEntry] { engine.layout }
 
     public func put(_ value: Data, for key: String) throws { try write(value, to: key) }
 

@@ -41,16 +41,16 @@ public final class FilesCapture: TierCapture {
         }
     }
 
-    private let store: FileStore
+    private let store: PosixFileEngine
     private let relative: String
     private var copied: [ExactString: Identity] = [:]
     private var report = CaptureReport()
 
     /// Copies every file of `store` into `sink` ahead of the instant, each under its shared lock.
-    init(_ store: FileStore, into sink: any CaptureSink, root: String) throws {
+    init(_ store: PosixFileEngine, into sink: any CaptureSink, root: String) throws {
         self.store = store
         relative = try CapturedFile.relativePath(store.directory, root: root, tier: .files)
-        for key in try store.list() {
+        for key in try store.list(prefix: "", recursive: true) {
             if let identity = try copy(key, into: sink) { copied[ExactString(key)] = identity }
         }
     }
@@ -58,7 +58,7 @@ public final class FilesCapture: TierCapture {
     /// Copies what changed since the files were copied ahead, and withdraws the copies that are no longer current.
     public func pin(into sink: any CaptureSink) throws -> CaptureReport {
         var current = Set<ExactString>()
-        for key in try store.list() {
+        for key in try store.list(prefix: "", recursive: true) {
             current.insert(ExactString(key))
             let earlier = copied[ExactString(key)]
             if let earlier, let (folder, name) = try store.parent(of: key),
@@ -88,10 +88,10 @@ public final class FilesCapture: TierCapture {
                 let captured = try sink.add(
                     name, in: folder, path: path(of: key), tier: .files,
                     extendedAttributes: { fd in
-                        guard let value = (try? Sys.attribute(fd, FileStore.integrityAttribute)) ?? nil else {
+                        guard let value = (try? Sys.attribute(fd, PosixFileEngine.integrityAttribute)) ?? nil else {
                             return [:]
                         }
-                        return [FileStore.integrityAttribute: value]
+                        return [PosixFileEngine.integrityAttribute: value]
                     })
             else { return nil }
             report.count(captured)

@@ -132,7 +132,8 @@ let hostileFormats: [HostileFormat] = [
                 root: root + "/target-\(UInt32.random(in: 0...UInt32.max))",
                 configuration: FilesConfiguration(durability: .atomicOnly))
             defer {
-                try? FileManager.default.removeItem(atPath: (target.directory as NSString).deletingLastPathComponent)
+                try? FileManager.default.removeItem(
+                    atPath: (target.engine.location as NSString).deletingLastPathComponent)
             }
             do {
                 _ = try target.importZip(from: root + "/damaged.zip")

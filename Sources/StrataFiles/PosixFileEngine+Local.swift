@@ -7,19 +7,23 @@ public import StrataCore
     import Darwin
 #endif
 
-extension FileStore {
+// What only a folder of a local disk can do: paths, erasing a file's blocks, access times.
+extension PosixFileEngine: LocalFileEngine {
+    /// The absolute path of a key, refusing anything that could leave the store.
+    public func path(for key: String, creatingParents: Bool = false) throws -> String {
+        try paths.path(for: key, in: .files, createParents: creatingParents)
+    }
+
     /// Deletes a file after overwriting its bytes with zeros and forcing them to disk, so that neither the file's
     /// blocks nor another name of the same file keeps its content.
     ///
-    /// `Storage` calls it to remove the plaintext copy of a value that became a credential. It holds the file's
-    /// exclusive lock throughout, so no reader sees the zeros. A crash after the overwrite and before the unlink
-    /// leaves a file of zeros under `key` (its value has already moved); the move's settling deletes it.
+    /// It holds the file's exclusive lock throughout, so no reader sees the zeros. A crash after the overwrite and
+    /// before the unlink leaves a file of zeros under `key`.
     ///
     /// On a copy-on-write or log-structured file system (Btrfs, ZFS) or an SSD that remaps blocks, the overwrite
     /// goes to new blocks and the old ones may survive until reused: only encryption at rest covers that.
     /// - Returns: Whether there was a file.
     /// - Throws: ``/StrataCore/StorageError`` when the file cannot be overwritten or deleted; it is kept then.
-    @discardableResult
     public func deleteSecurely(_ key: String) throws -> Bool {
         guard let (folder, name) = try parent(of: key) else { return false }
         return try withLock(key, .exclusive) {
@@ -51,5 +55,11 @@ extension FileStore {
             if configuration.durability == .durable { try folder.sync() }
             return true
         }
+    }
+
+    /// Sets a file's access time to now, keeping its modification time.
+    public func markUsed(_ key: String) {
+        guard let (folder, name) = try? parent(of: key) else { return }
+        try? Sys.touchAccessTime(folder.fd, name, path: folder.path(of: name))
     }
 }

@@ -1,0 +1,10 @@
+import Foundation
+import StrataCore
+
+// The store's fast paths on a local folder (see `LocalFastPaths`).
+extension PosixFileEngine: LocalFastPaths {
+    /// The tier folder: a staging file there is a temporary of this process, removed if it dies.
+    func scratchFolder() throws -> DirectoryHandle { try tierFolder() }
+
+    func beginImport() throws -> any ImportTransaction { try PosixImport(self) }
+}

@@ -1,0 +1,195 @@
+public import Foundation
+import StrataCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+// Existence, deletion, moves, copies, listing, metadata and verification, each relative to the key's folder.
+extension PosixFileEngine {
+    /// Whether a regular file exists under `key` (a folder or a link is not one).
+    public func exists(_ key: String) throws -> Bool {
+        guard let (folder, name) = try parent(of: key) else { return false }
+        do throws(Errno) {
+            return try folder.status(of: name).map { ($0.st_mode & S_IFMT) == S_IFREG } ?? false
+        } catch {
+            throw error.storageError("cannot inspect the file", tier: .files, key: key, path: folder.path(of: name))
+        }
+    }
+
+    /// Deletes a file under its exclusive lock.
+    /// - Returns: Whether there was one.
+    public func delete(_ key: String) throws -> Bool {
+        guard let (folder, name) = try parent(of: key) else { return false }
+        return try withLock(key, .exclusive) {
+            do throws(Errno) {
+                try folder.unlink(name)
+            } catch  where error.code == ENOENT {
+                return false
+            } catch {
+                throw error.storageError("cannot delete the file", tier: .files, key: key, path: folder.path(of: name))
+            }
+            if configuration.durability.syncsToDisk { try folder.sync() }
+            return true
+        }
+    }
+
+    /// Moves a file by `rename(2)` under both keys' exclusive locks, replacing any file at the destination
+    /// atomically. Moving a file onto itself does nothing.
+    public func move(_ source: String, to destination: String) throws {
+        guard let (from, fromName) = try parent(of: source) else {
+            throw StorageError(.notFound, "there is no file to move", tier: .files, key: source)
+        }
+        let (to, toName) = try parent(of: destination, create: true)!
+        try withLocks([(source, .exclusive), (destination, .exclusive)]) {
+            if ExactString(source) == ExactString(destination) {
+                guard try exists(source) else {
+                    throw StorageError(.notFound, "there is no file to move", tier: .files, key: source)
+                }
+                return
+            }
+            do throws(Errno) {
+                try from.rename(fromName, to: toName, in: to)
+            } catch  where error.code == ENOENT {
+                throw StorageError(
+                    .notFound, "there is no file to move", tier: .files, key: source, path: from.path(of: fromName))
+            } catch {
+                throw error.storageError(
+                    "cannot move the file", tier: .files, key: source, path: from.path(of: fromName))
+            }
+            if configuration.durability.syncsToDisk {
+                try to.sync()
+                try from.sync()
+            }
+        }
+    }
+
+    /// Copies a file (streamed), replacing any file at the destination atomically. Copying a file onto itself
+    /// does nothing.
+    ///
+    /// Both locks are taken before anything is read, in the engine's fixed order (see `withLocks`), so a copy
+    /// never waits for itself and two copies in opposite directions never deadlock.
+    public func copy(_ source: String, to destination: String) throws {
+        guard let (from, fromName) = try parent(of: source) else {
+            throw StorageError(.notFound, "there is no file with this key", tier: .files, key: source)
+        }
+        if ExactString(source) == ExactString(destination) {
+            try withLock(source, .shared) { Sys.close(try open(fromName, in: from, key: source)) }
+            return
+        }
+        let (to, toName) = try parent(of: destination, create: true)!
+        try withLocks([(source, .shared), (destination, .exclusive)]) {
+            let fd = try open(fromName, in: from, key: source)
+            defer { Sys.close(fd) }
+            try writeLocked(in: to, name: toName, key: destination) { writer in
+                do {
+                    try writer.write(contentsOf: fd, chunkSize: configuration.chunkSize)
+                } catch let error as StorageError {
+                    throw error.attributed(tier: .files, key: source)
+                }
+            }
+        }
+    }
+
+    /// Every file key under `prefix`, sorted, walking folders by descriptor: links and special files are neither
+    /// listed nor followed, and names under the reserved prefix (locks, temporaries, staging) are skipped.
+    public func list(prefix: String, recursive: Bool) throws -> [String] {
+        guard let start = try prefix.isEmpty ? tierFolder() : listedFolder(prefix) else { return [] }
+        var keys: [String] = []
+        func walk(_ folder: DirectoryHandle, _ relative: String) throws {
+            guard let names = try? folder.entries() else { return }
+            for name in names where !name.hasPrefix(StoragePaths.reservedPrefix) {
+                let key = relative.isEmpty ? name : relative + "/" + name
+                guard let info = try? folder.status(of: name) else { continue }
+                switch info.st_mode & S_IFMT {
+                case S_IFREG: keys.append(key)
+                case S_IFDIR:
+                    // Opened without following links: one swapped in meanwhile is skipped, never followed.
+                    if recursive, let child = try? folder.openDirectory(name, create: false) { try walk(child, key) }
+                default: continue  // Links and specials are never listed (nor followed).
+                }
+            }
+        }
+        try walk(start, prefix)
+        return keys.sorted()
+    }
+
+    /// The folder `key` names, or `nil` when there is none or it names a file.
+    private func listedFolder(_ key: String) throws -> DirectoryHandle? {
+        do {
+            return try paths.openFolder(key, in: .files)
+        } catch  where error.code == .invalidKey {
+            return nil  // The prefix names a file, not a folder.
+        }
+    }
+
+    /// Size, dates, content type and recorded checksum of a file, or `nil` when there is none.
+    public func metadata(_ key: String) throws -> FileMetadata? {
+        let fd: Int32
+        let path: String
+        do { (fd, path) = try openForReading(key) } catch let error as StorageError where error.code == .notFound {
+            return nil
+        }
+        defer { Sys.close(fd) }
+        let info: stat
+        do { info = try Sys.fstat(fd) } catch {
+            throw error.storageError("cannot inspect the file", tier: .files, key: key, path: path)
+        }
+        var head = [UInt8](repeating: 0, count: 16)
+        let count = (try? Sys.read(fd, into: &head)) ?? 0
+        head.removeSubrange(count...)
+        let recorded = Self.recordedIntegrity(fd)
+        return FileMetadata(
+            key: key, size: Int(info.st_size), modificationDate: Self.date(info, modification: true),
+            accessDate: Self.date(info, modification: false), contentType: ContentType.of(key: key, head: head),
+            checksum: recorded?.size == Int(info.st_size) ? recorded?.crc : nil)
+    }
+
+    /// Recomputes the CRC-32 of every file under `prefix`, each under its shared lock, and compares it with the
+    /// extended attribute recorded at write time.
+    public func verify(prefix: String) throws -> [FileProblem] {
+        var problems: [FileProblem] = []
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        for key in try list(prefix: prefix, recursive: true) {
+            try withOpenFile(key) { fd, path in
+                guard let recorded = Self.recordedIntegrity(fd) else {
+                    problems.append(FileProblem(key: key, kind: .unrecorded, detail: "no checksum was recorded"))
+                    return
+                }
+                var crc: UInt32 = 0
+                var size = 0
+                while true {
+                    let count: Int
+                    do throws(Errno) {
+                        count = try Sys.read(fd, into: &buffer)
+                    } catch {
+                        throw error.storageError("cannot read the file", tier: .files, key: key, path: path)
+                    }
+                    if count == 0 { break }
+                    crc = buffer.withUnsafeBytes {
+                        LibDeflate.crc32(UnsafeRawBufferPointer(rebasing: $0[0..<count]), continuing: crc)
+                    }
+                    size += count
+                }
+                if let problem = FileProblem(
+                    key: key, recordedCRC: recorded.crc, recordedSize: recorded.size, crc: crc, size: size)
+                {
+                    problems.append(problem)
+                }
+            }
+        }
+        return problems
+    }
+
+    /// Removes the temporary files of writers whose process is gone, and the staging folders of dead imports.
+    ///
+    /// A temporary file names its writer's process; one whose process is alive is never removed, whatever its age
+    /// (`age` is not needed to tell: the process ids and the import locks tell exactly).
+    public func removeLeftovers(olderThan age: TimeInterval) throws -> Int {
+        let tier = try tierFolder()
+        let locks = try lockFolder(in: tier)
+        return AtomicFile.removeStaleTemporaries(in: tier) + ImportStaging.removeDead(in: tier, locks: locks)
+    }
+}

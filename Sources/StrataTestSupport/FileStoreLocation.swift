@@ -1,0 +1,54 @@
+import Foundation
+public import StrataFiles
+
+/// The file engines the tests run their shared bodies against.
+///
+/// Adding an engine is one place: a case here, its condition in ``available``, and its store in
+/// ``FileStoreLocation/open(_:configuration:)``.
+public enum FileEngineKind: String, Sendable, CaseIterable, CustomStringConvertible {
+    /// ``StrataFiles/PosixFileEngine``, under a temporary folder.
+    case posix
+
+    public var description: String { rawValue }
+
+    /// The engines available in this run: POSIX always.
+    public static var available: [FileEngineKind] { [.posix] }
+}
+
+/// A fresh, empty file store for one test, on any engine: a temporary folder of its own, and a key prefix of its own
+/// on a shared server (every file under it is deleted when the location is released, so tests that share a bucket
+/// never see each other's files).
+public final class FileStoreLocation: Sendable {
+    public let kind: FileEngineKind
+    /// A temporary folder for the test's local files (archives, exports) and the POSIX store's root.
+    public let directory: TemporaryDirectory
+    /// What a child process is given to open the same store (``open(_:configuration:)``): the POSIX store's root,
+    /// or `<engine>:<unique prefix>`.
+    public let location: String
+
+    public init(_ kind: FileEngineKind) throws {
+        self.kind = kind
+        directory = try TemporaryDirectory(prefix: "strata-files")
+        switch kind {
+        case .posix: location = directory.appending("root")
+        }
+    }
+
+    deinit {
+        // A server's files outlive the process: delete everything under the location's prefix.
+        guard kind != .posix, let store = try? open() else { return }
+        for key in (try? store.list()) ?? [] { _ = try? store.delete(key) }
+    }
+
+    /// Opens the store (again).
+    public func open(configuration: FilesConfiguration = FilesConfiguration()) throws -> FileStore {
+        try Self.open(location, configuration: configuration)
+    }
+
+    /// Opens the store at a location made by a ``FileStoreLocation`` (in this process or a parent).
+    public static func open(_ location: String, configuration: FilesConfiguration = FilesConfiguration()) throws
+        -> FileStore
+    {
+        try FileStore(root: location, configuration: configuration)
+    }
+}
