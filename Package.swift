@@ -120,7 +120,8 @@ let package = Package(
 
         // Test support: temporary directories and child processes. Not a product.
         .target(
-            name: "StrataTestSupport", dependencies: ["StrataCore", "StrataRecords", "StrataPostgres", "StrataFiles"]),
+            name: "StrataTestSupport",
+            dependencies: ["StrataCore", "StrataRecords", "StrataPostgres", "StrataFiles", "StrataS3"]),
         // The child program that tests spawn, hold locks in, and kill with SIGKILL.
         .executableTarget(
             name: "strata-test-child",

@@ -67,10 +67,7 @@ extension Storage {
         secrets: () throws -> SecretStore
     ) throws -> FileStore {
         let client = try location.configuration(secrets: secrets)
-        _ = client
-        throw StorageError(
-            .notBuiltIn, "the S3 files engine is not built yet", tier: .files,
-            recovery: "Keep the files tier on the filesystem backend")
+        return FileStore(engine: try S3FileEngine(configuration: client), configuration: configuration)
     }
 
     /// The built-in `s3` files backend on `location`.

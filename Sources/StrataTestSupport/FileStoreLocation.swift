@@ -1,5 +1,6 @@
 import Foundation
 public import StrataFiles
+import StrataS3
 
 /// The file engines the tests run their shared bodies against.
 ///
@@ -8,11 +9,15 @@ public import StrataFiles
 public enum FileEngineKind: String, Sendable, CaseIterable, CustomStringConvertible {
     /// ``StrataFiles/PosixFileEngine``, under a temporary folder.
     case posix
+    /// `S3FileEngine` on the test gateway (`STRATA_S3_URL`, from `Scripts/s3.sh start`), under a prefix of its own.
+    case s3
 
     public var description: String { rawValue }
 
-    /// The engines available in this run: POSIX always.
-    public static var available: [FileEngineKind] { [.posix] }
+    /// The engines available in this run: POSIX always, S3 when the test gateway is up.
+    public static var available: [FileEngineKind] {
+        ProcessInfo.processInfo.environment["STRATA_S3_URL"].map { $0.isEmpty ? [.posix] : [.posix, .s3] } ?? [.posix]
+    }
 }
 
 /// A fresh, empty file store for one test, on any engine: a temporary folder of its own, and a key prefix of its own
@@ -31,6 +36,7 @@ public final class FileStoreLocation: Sendable {
         directory = try TemporaryDirectory(prefix: "strata-files")
         switch kind {
         case .posix: location = directory.appending("root")
+        case .s3: location = "s3:" + "t-" + String(UInt64.random(in: 0...UInt64.max), radix: 36) + "/"
         }
     }
 
@@ -49,6 +55,9 @@ public final class FileStoreLocation: Sendable {
     public static func open(_ location: String, configuration: FilesConfiguration = FilesConfiguration()) throws
         -> FileStore
     {
-        try FileStore(root: location, configuration: configuration)
+        guard location.hasPrefix("s3:") else { return try FileStore(root: location, configuration: configuration) }
+        var s3 = try S3Configuration(url: ProcessInfo.processInfo.environment["STRATA_S3_URL"] ?? "")
+        s3.prefix += location.dropFirst(3)
+        return FileStore(engine: try S3FileEngine(configuration: s3), configuration: configuration)
     }
 }

@@ -8,6 +8,13 @@ import Testing
 /// The shared bodies of the engine-neutral store API, run on every engine of `FileEngineKind.available`.
 @Suite("FileStore: on every engine")
 struct FileEngineTests {
+    /// Under `CI=true` the shared bodies must run on S3 too: the test command starts the gateway.
+    @Test func s3IsTestedInCI() {
+        if ProcessInfo.processInfo.environment["CI"] == "true" {
+            #expect(FileEngineKind.available.contains(.s3), "CI=true but STRATA_S3_URL is not set")
+        }
+    }
+
     @Test(arguments: FileEngineKind.available)
     func rangedReadsCutAtTheEndAndRefuseNegativeStarts(_ engine: FileEngineKind) throws {
         let location = try FileStoreLocation(engine)
