@@ -37,7 +37,7 @@ extension BackupRepository {
                 let id = try resolve(prefix)
                 chosen = (id, try SnapshotManifest.read(id, in: snapshotFolder, keys: keys))
             case .latest:
-                chosen = try manifests().filter { $0.1.host == host }.max { $0.1.time < $1.1.time }
+                chosen = try latest(of: host)
             }
             return SnapshotWriter(
                 repository: self, lock: held, index: index, parent: chosen, host: host,
@@ -92,9 +92,20 @@ extension BackupRepository {
     }
 
     /// Every snapshot's id and manifest, in name order.
-    func manifests() throws -> [(String, SnapshotManifest)] {
+    /// - Parameter headerOnly: Whether to read only each snapshot's header (no file list).
+    func manifests(headerOnly: Bool = false) throws -> [(String, SnapshotManifest)] {
         try BackupRepository.names(in: snapshotFolder).map {
-            ($0, try SnapshotManifest.read($0, in: snapshotFolder, keys: keys))
+            ($0, try SnapshotManifest.read($0, in: snapshotFolder, keys: keys, headerOnly: headerOnly))
         }
+    }
+
+    /// The latest snapshot of `host` with its files, found by reading only the other snapshots' headers.
+    func latest(of host: String) throws -> (String, SnapshotManifest)? {
+        guard
+            let (id, _) = try manifests(headerOnly: true).filter({ $0.1.host == host }).max(by: {
+                $0.1.time < $1.1.time
+            })
+        else { return nil }
+        return (id, try SnapshotManifest.read(id, in: snapshotFolder, keys: keys))
     }
 }

@@ -28,7 +28,13 @@ public final class SnapshotWriter: CaptureSink {
     private let repository: BackupRepository
     private var heldLock: HeldLock?
     private let parentID: String?
-    private let parentFiles: [ExactString: SnapshotManifest.Entry]
+    /// The parent's files, in its order; empty with `readsEverything`.
+    private let parentFiles: [SnapshotManifest.Entry]
+    /// Where in ``parentFiles`` the next file is looked for first: a capture adds files in the same order each
+    /// time, so the next file of an unchanged store is the parent's next one, found without hashing its path.
+    private var parentCursor = 0
+    /// The last index of each path of ``parentFiles``, made at the first file not found at the cursor.
+    private var parentIndex: [ExactString: Int]?
     private let host: String
     private let known: KnownBlobs
     private var work: OrderedWork<Processed>
@@ -48,11 +54,7 @@ public final class SnapshotWriter: CaptureSink {
         self.repository = repository
         heldLock = lock
         parentID = parent?.0
-        var parentFiles: [ExactString: SnapshotManifest.Entry] = [:]
-        if let manifest = parent?.1, !readsEverything {
-            for entry in manifest.files { parentFiles[ExactString(entry.path)] = entry }
-        }
-        self.parentFiles = parentFiles
+        parentFiles = readsEverything ? [] : parent?.1.files ?? []
         self.host = host
         known = KnownBlobs(indexed: Set(index.blobs.keys))
         let threads = max(1, ProcessInfo.processInfo.activeProcessorCount)
@@ -148,7 +150,7 @@ public final class SnapshotWriter: CaptureSink {
             KillPoint.reach("index written")
         }
         let manifest = SnapshotManifest(
-            version: 1, time: Date(), host: host, parent: parentID, metadata: metadata, files: files,
+            time: Date(), host: host, parent: parentID, metadata: metadata, files: files,
             reusedFiles: reusedFiles, addedBlobs: addedBlobs, addedBytes: addedBytes)
         let id = BackupRepository.randomName()
         try manifest.write(as: id, in: repository.snapshotFolder, keys: repository.keys)
@@ -172,12 +174,26 @@ public final class SnapshotWriter: CaptureSink {
     }
 
     private func reuse(_ file: CapturedFile) -> Bool {
-        guard let previous = parentFiles[ExactString(file.path)], previous.matches(file) else { return false }
-        var entry = SnapshotManifest.Entry(file)
-        entry.chunks = previous.chunks
-        files.append(entry)
+        guard let found = parentEntry(file) else { return false }
+        parentCursor = found + 1
+        files.append(SnapshotManifest.Entry(file, chunks: parentFiles[found].chunks))
         reusedFiles += 1
         return true
+    }
+
+    /// The index of the parent's entry `file` may reuse: the one at the cursor when it matches, else the last
+    /// entry of its path when that one matches.
+    private func parentEntry(_ file: CapturedFile) -> Int? {
+        if parentCursor < parentFiles.count, parentFiles[parentCursor].matches(file) { return parentCursor }
+        if parentFiles.isEmpty { return nil }
+        if parentIndex == nil {
+            var index: [ExactString: Int] = [:]
+            index.reserveCapacity(parentFiles.count)
+            for (position, entry) in parentFiles.enumerated() { index[ExactString(entry.file.path)] = position }
+            parentIndex = index
+        }
+        guard let found = parentIndex?[ExactString(file.path)], parentFiles[found].matches(file) else { return nil }
+        return found
     }
 
     private func submit(_ chunk: [UInt8], file: Int) throws {
@@ -197,7 +213,7 @@ public final class SnapshotWriter: CaptureSink {
     }
 
     private func consume(_ chunk: Processed) throws {
-        files[chunk.file].chunks.append(chunk.id.description)
+        files[chunk.file].chunks.append(chunk.id)
         guard let sealed = chunk.sealed else { return }
         // Another job may have sealed the same content before the first copy reached the pack.
         if known.contains(chunk.id) { return }
