@@ -20,15 +20,14 @@ extension BackupRepository {
     ///   - readsEverything: Whether to read every file even when the parent has it unchanged (a full read, which
     ///     still stores nothing the repository already holds). The default is `false`.
     /// - Returns: The writer, holding the repository's shared lock until it commits or is abandoned.
-    /// - Throws: ``StorageError``: the lock (`.lockTimeout` while a prune runs), a damaged index or parent.
+    /// - Throws: ``StorageError``: the lock (`.lockTimeout` while a prune runs), a damaged parent. (The index is
+    ///   read by the writer when the first chunk needs it, and a damaged index file is thrown from that `add`.)
     public func beginSnapshot(
         parent: Parent = .latest, host: String = ProcessInfo.processInfo.hostName, readsEverything: Bool = false
     ) throws -> SnapshotWriter {
         let held = try acquire(.shared)
         do {
             removeLeftovers()
-            let index = try RepositoryIndex.load(
-                from: indexFolder, keys: keys, maximumChunk: configuration.maximumChunk)
             let chosen: (String, SnapshotManifest)?
             switch parent {
             case .none:
@@ -40,7 +39,7 @@ extension BackupRepository {
                 chosen = try latest(of: host)
             }
             return SnapshotWriter(
-                repository: self, lock: held, index: index, parent: chosen, host: host,
+                repository: self, lock: held, parent: chosen, host: host,
                 readsEverything: readsEverything)
         } catch {
             held.release()

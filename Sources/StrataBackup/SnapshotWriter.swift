@@ -36,7 +36,9 @@ public final class SnapshotWriter: CaptureSink {
     /// The last index of each path of ``parentFiles``, made at the first file not found at the cursor.
     private var parentIndex: [ExactString: Int]?
     private let host: String
-    private let known: KnownBlobs
+    /// The blobs not to store again, from the index read when the first chunk needs it: a backup whose every file
+    /// is reused from the parent never reads the index.
+    private var known: KnownBlobs?
     private var work: OrderedWork<Processed>
     private var files: [SnapshotManifest.Entry] = []
     private var pack: PackWriter?
@@ -48,7 +50,7 @@ public final class SnapshotWriter: CaptureSink {
     private var isOpen = true
 
     init(
-        repository: BackupRepository, lock: HeldLock, index: RepositoryIndex, parent: (String, SnapshotManifest)?,
+        repository: BackupRepository, lock: HeldLock, parent: (String, SnapshotManifest)?,
         host: String, readsEverything: Bool
     ) {
         self.repository = repository
@@ -56,7 +58,6 @@ public final class SnapshotWriter: CaptureSink {
         parentID = parent?.0
         parentFiles = readsEverything ? [] : parent?.1.files ?? []
         self.host = host
-        known = KnownBlobs(indexed: Set(index.blobs.keys))
         let threads = max(1, ProcessInfo.processInfo.activeProcessorCount)
         // Each job holds its chunk and its sealed copy: twice the largest chunk.
         work = OrderedWork(threads: threads, budget: max(24 << 20, 4 * repository.chunker.maximum))
@@ -67,8 +68,8 @@ public final class SnapshotWriter: CaptureSink {
     }
 
     /// Stores one file, reading `descriptor` with `pread` from offset 0 for exactly `file.size` bytes.
-    /// - Throws: ``StorageError`` `.corruptData`-like `.corrupt` naming the path when the file ends early, or
-    ///   an error writing the repository.
+    /// - Throws: ``StorageError`` `.corruptData`-like `.corrupt` naming the path when the file ends early, an
+    ///   error reading the repository's index (read at the first chunk) or writing the repository.
     public func add(_ file: CapturedFile, contentsOf descriptor: Int32) throws {
         try ensureOpen()
         if reuse(file) { return }
@@ -114,8 +115,8 @@ public final class SnapshotWriter: CaptureSink {
     }
 
     /// Stores one file whose content is in memory.
-    /// - Throws: ``StorageError`` `.invalidArgument` when `file.size` is not `contents.count`, or an error writing
-    ///   the repository.
+    /// - Throws: ``StorageError`` `.invalidArgument` when `file.size` is not `contents.count`, an error reading
+    ///   the repository's index (read at the first chunk) or writing the repository.
     public func add(_ file: CapturedFile, contents: [UInt8]) throws {
         try ensureOpen()
         guard file.size == Int64(contents.count) else {
@@ -198,7 +199,7 @@ public final class SnapshotWriter: CaptureSink {
 
     private func submit(_ chunk: [UInt8], file: Int) throws {
         let keys = repository.keys
-        let known = known
+        let known = try knownBlobs()
         try work.submit(
             cost: chunk.count * 2,
             {
@@ -216,6 +217,7 @@ public final class SnapshotWriter: CaptureSink {
         files[chunk.file].chunks.append(chunk.id)
         guard let sealed = chunk.sealed else { return }
         // Another job may have sealed the same content before the first copy reached the pack.
+        let known = try knownBlobs()
         if known.contains(chunk.id) { return }
         if pack == nil { pack = try PackWriter(in: repository.data, keys: repository.keys) }
         try pack!.add(sealed, id: chunk.id, type: 0, rawLength: chunk.rawLength)
@@ -223,6 +225,17 @@ public final class SnapshotWriter: CaptureSink {
         addedBlobs += 1
         KillPoint.reach("blob added to a pack")
         if pack!.size >= repository.configuration.packSize { try closePack() }
+    }
+
+    /// The blobs the repository holds, read from its index the first time a chunk needs them.
+    /// - Throws: ``StorageError`` naming a damaged index file.
+    private func knownBlobs() throws -> KnownBlobs {
+        if let known { return known }
+        let index = try RepositoryIndex.load(
+            from: repository.indexFolder, keys: repository.keys, maximumChunk: repository.configuration.maximumChunk)
+        let loaded = KnownBlobs(indexed: Set(index.blobs.keys))
+        known = loaded
+        return loaded
     }
 
     private func closePack() throws {

@@ -134,7 +134,11 @@ struct BackupHostileRepositoryTests {
         let error = try #require(throws: StorageError.self) { _ = try repository.snapshot(summary.id) }
         #expect(error.code == .tooLarge)
         #expect(error.path == hugeSnapshot || error.path == hugeIndex)
-        let indexError = try #require(throws: StorageError.self) { _ = try repository.beginSnapshot(parent: .none) }
+        // The index is read when the first chunk needs it.
+        let writer = try repository.beginSnapshot(parent: .none)
+        let indexError = try #require(throws: StorageError.self) {
+            try writer.add(BackupFixture.captured("files/b", size: 3), contents: [1, 2, 3])
+        }
         #expect(indexError.code == .tooLarge)
         #expect(indexError.path == hugeIndex)
         #expect(try peakResidentBytes() - before < 64 << 20)

@@ -62,4 +62,22 @@ struct SnapshotFileListTests {
         #expect(summary.parent == latest?.id)
         #expect(summary.reusedFiles == 1)
     }
+
+    @Test("an unchanged backup reads no index file; one that stores a chunk reads them, and names a damaged one")
+    func unchangedBackupReadsNoIndex() throws {
+        let fixture = try BackupFixture()
+        let files = smallFiles(100)
+        try fixture.backUp(files)
+        let index = try #require(try fixture.files(in: "index").first)
+        try fixture.flipBit(index, at: -3)
+        let second = try fixture.backUp(files)
+        #expect(second.reusedFiles == 100)
+        #expect(second.addedBytes == 0)
+        let error = try #require(throws: StorageError.self) {
+            try fixture.backUp(files + [("secrets/main/new.item", BackupFixture.bytes(300, seed: 999))])
+        }
+        #expect(error.code == .authenticationFailed)
+        #expect(error.path?.hasSuffix(index) == true)
+        #expect(try fixture.open().check().problems.contains { $0.path?.hasSuffix(index) == true })
+    }
 }
