@@ -91,6 +91,12 @@ struct SnapshotFormatTests {
         }
     }
 
+    /// A repository with one snapshot of one file, `files/a` (10 bytes).
+    private func oneFileRepository() throws -> (BackupFixture, SnapshotSummary) {
+        let fixture = try BackupFixture()
+        return (fixture, try fixture.backUp([("files/a", BackupFixture.bytes(10, seed: 1))]))
+    }
+
     /// Seals `body` as the snapshot file `id` (as the repository's own writer would).
     private func replace(_ id: String, with body: [UInt8], in repository: BackupRepository) throws {
         try Data(SealedFile.seal(body, kind: .snapshot, name: id, key: repository.keys.seal)).write(
@@ -100,8 +106,7 @@ struct SnapshotFormatTests {
     @Test(
         "each lying part of a snapshot is corrupt, naming the snapshot, the part and the file", arguments: Lie.allCases)
     func lyingPart(_ lie: Lie) throws {
-        let fixture = try BackupFixture()
-        let summary = try fixture.backUp([("files/a", BackupFixture.bytes(10, seed: 1))])
+        let (fixture, summary) = try oneFileRepository()
         let repository = try fixture.open()
         try replace(summary.id, with: lie.body, in: repository)
         let path = repository.snapshotFolder.path(of: summary.id)
@@ -156,8 +161,7 @@ struct SnapshotFormatTests {
 
     @Test("a snapshot body of a newer format is unsupportedVersion, naming it")
     func newerFormat() throws {
-        let fixture = try BackupFixture()
-        let summary = try fixture.backUp([("files/a", BackupFixture.bytes(10, seed: 1))])
+        let (fixture, summary) = try oneFileRepository()
         let repository = try fixture.open()
         var body = Lie.trailingBytes.body
         body[0] = 3
@@ -169,8 +173,7 @@ struct SnapshotFormatTests {
 
     @Test("a lie-free body built by hand reads back as written")
     func handBuiltBody() throws {
-        let fixture = try BackupFixture()
-        let summary = try fixture.backUp([("files/a", BackupFixture.bytes(10, seed: 1))])
+        let (fixture, summary) = try oneFileRepository()
         let repository = try fixture.open()
         var body = Lie.trailingBytes.body
         body.removeLast(3)
@@ -219,8 +222,7 @@ struct SnapshotFormatTests {
 
     @Test("a format 1 snapshot whose chunk is not a blob id is corrupt, naming the part and the file")
     func formatOneBadChunk() throws {
-        let fixture = try BackupFixture()
-        let summary = try fixture.backUp([("files/a", BackupFixture.bytes(3_000, seed: 3))])
+        let (fixture, summary) = try oneFileRepository()
         let repository = try fixture.open()
         var old = SnapshotManifestV1(
             try SnapshotManifest.read(summary.id, in: repository.snapshotFolder, keys: repository.keys))
