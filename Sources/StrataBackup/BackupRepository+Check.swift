@@ -27,15 +27,13 @@ extension BackupRepository {
                 continue
             }
             report.snapshots += 1
-            var missing = Set<String>()
+            var missing = Set<BlobID>()
             for entry in manifest.files {
-                for hex in entry.chunks where BlobID(hex: hex).flatMap({ index.blobs[$0] }) == nil {
-                    missing.insert(hex)
-                }
+                for id in entry.chunks where index.blobs[id] == nil { missing.insert(id) }
             }
-            for hex in missing.sorted() {
+            for id in missing.sorted() {
                 var error = StorageError(
-                    .corrupt, "a chunk the snapshot needs is in no pack of the index (missing)", key: hex,
+                    .corrupt, "a chunk the snapshot needs is in no pack of the index (missing)", key: id.description,
                     path: snapshotFolder.path(of: name),
                     recovery: "Restore the repository from a copy, or forget the snapshot")
                 error.collection = name

@@ -19,7 +19,9 @@ extension BackupRepository {
         // Shared: forgetting only lowers what a prune (exclusive) would keep.
         let held = try acquire(.shared)
         defer { held.release() }
-        let all = try manifests().map { $0.1.summary(id: $0.0) }.sorted { ($0.time, $0.id) < ($1.time, $1.id) }
+        let all = try manifests(headerOnly: true).map { $0.1.summary(id: $0.0) }.sorted {
+            ($0.time, $0.id) < ($1.time, $1.id)
+        }
         let keep = policy.kept(all)
         let report = ForgetReport(
             kept: all.filter { keep.contains($0.id) }, forgotten: all.filter { !keep.contains($0.id) })
@@ -48,10 +50,11 @@ extension BackupRepository {
         var needed = Set<BlobID>()
         for (id, manifest) in try manifests() {
             for entry in manifest.files {
-                for hex in entry.chunks {
-                    guard let blob = BlobID(hex: hex), index.blobs[blob] != nil else {
+                for blob in entry.chunks {
+                    guard index.blobs[blob] != nil else {
                         var error = StorageError(
-                            .corrupt, "a snapshot needs a chunk that no index lists; nothing was pruned", key: hex,
+                            .corrupt, "a snapshot needs a chunk that no index lists; nothing was pruned",
+                            key: blob.description,
                             path: snapshotFolder.path(of: id), recovery: "Run `check`")
                         error.collection = id
                         throw error

@@ -20,15 +20,14 @@ extension BackupRepository {
     ///   - readsEverything: Whether to read every file even when the parent has it unchanged (a full read, which
     ///     still stores nothing the repository already holds). The default is `false`.
     /// - Returns: The writer, holding the repository's shared lock until it commits or is abandoned.
-    /// - Throws: ``StorageError``: the lock (`.lockTimeout` while a prune runs), a damaged index or parent.
+    /// - Throws: ``StorageError``: the lock (`.lockTimeout` while a prune runs), a damaged parent. (The index is
+    ///   read by the writer when the first chunk needs it, and a damaged index file is thrown from that `add`.)
     public func beginSnapshot(
         parent: Parent = .latest, host: String = ProcessInfo.processInfo.hostName, readsEverything: Bool = false
     ) throws -> SnapshotWriter {
         let held = try acquire(.shared)
         do {
             removeLeftovers()
-            let index = try RepositoryIndex.load(
-                from: indexFolder, keys: keys, maximumChunk: configuration.maximumChunk)
             let chosen: (String, SnapshotManifest)?
             switch parent {
             case .none:
@@ -37,10 +36,10 @@ extension BackupRepository {
                 let id = try resolve(prefix)
                 chosen = (id, try SnapshotManifest.read(id, in: snapshotFolder, keys: keys))
             case .latest:
-                chosen = try manifests().filter { $0.1.host == host }.max { $0.1.time < $1.1.time }
+                chosen = try latest(of: host)
             }
             return SnapshotWriter(
-                repository: self, lock: held, index: index, parent: chosen, host: host,
+                repository: self, lock: held, parent: chosen, host: host,
                 readsEverything: readsEverything)
         } catch {
             held.release()
@@ -92,9 +91,20 @@ extension BackupRepository {
     }
 
     /// Every snapshot's id and manifest, in name order.
-    func manifests() throws -> [(String, SnapshotManifest)] {
+    /// - Parameter headerOnly: Whether to read only each snapshot's header (no file list).
+    func manifests(headerOnly: Bool = false) throws -> [(String, SnapshotManifest)] {
         try BackupRepository.names(in: snapshotFolder).map {
-            ($0, try SnapshotManifest.read($0, in: snapshotFolder, keys: keys))
+            ($0, try SnapshotManifest.read($0, in: snapshotFolder, keys: keys, headerOnly: headerOnly))
         }
+    }
+
+    /// The latest snapshot of `host` with its files, found by reading only the other snapshots' headers.
+    func latest(of host: String) throws -> (String, SnapshotManifest)? {
+        guard
+            let (id, _) = try manifests(headerOnly: true).filter({ $0.1.host == host }).max(by: {
+                $0.1.time < $1.1.time
+            })
+        else { return nil }
+        return (id, try SnapshotManifest.read(id, in: snapshotFolder, keys: keys))
     }
 }

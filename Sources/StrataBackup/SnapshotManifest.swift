@@ -2,52 +2,40 @@ import Foundation
 import StrataCore
 
 /// The content of a snapshot file of `snapshots/`: a ``SealedFile`` of kind 3, named by the snapshot id, holding
-/// this as JSON.
-struct SnapshotManifest: Codable, Sendable {
+/// the binary format 2 (``encoded()``; format 1, JSON, is still read).
+struct SnapshotManifest: Sendable {
     /// One file of the snapshot: its description and its chunks in order.
-    struct Entry: Codable, Sendable {
-        var path: String
-        var tier: String?
-        var mode: UInt32
-        var size: Int64
-        var modificationTime: CapturedFile.Timespec
-        /// Extended attributes, values in base64.
-        var extendedAttributes: [String: String]
-        /// Blob ids (hex), in order; their plaintexts concatenated are the content.
-        var chunks: [String]
+    struct Entry: Sendable {
+        var file: CapturedFile
+        /// Blob ids, in order; their plaintexts concatenated are the content.
+        var chunks: [BlobID]
 
-        init(_ file: CapturedFile) {
-            path = file.path
-            tier = file.tier?.rawValue
-            mode = file.mode
-            size = file.size
-            modificationTime = file.modificationTime
-            extendedAttributes = file.extendedAttributes.mapValues { Data($0).base64EncodedString() }
-            chunks = []
-        }
-
-        var file: CapturedFile {
-            CapturedFile(
-                path: path, tier: tier.flatMap(Tier.init(rawValue:)), mode: mode, size: size,
-                modificationTime: modificationTime,
-                extendedAttributes: extendedAttributes.compactMapValues { Data(base64Encoded: $0).map(Array.init) })
+        init(_ file: CapturedFile, chunks: [BlobID] = []) {
+            self.file = file
+            self.chunks = chunks
         }
 
         /// Whether `file` may reuse this entry's chunks without being read: the same path (exactly), tier, size
         /// and modification time.
-        func matches(_ file: CapturedFile) -> Bool {
-            ExactString(path) == ExactString(file.path) && tier == file.tier?.rawValue && size == file.size
-                && modificationTime == file.modificationTime
+        func matches(_ other: CapturedFile) -> Bool {
+            file.size == other.size && file.modificationTime == other.modificationTime && file.tier == other.tier
+                && ExactString(file.path) == ExactString(other.path)
         }
     }
 
-    /// The format version of the JSON (1).
-    var version: Int
+    /// The format version this code writes.
+    static let version = 2
+
     var time: Date
     var host: String
     var parent: String?
     var metadata: [String: String]
+    /// The files, in the order they were added; empty when only the header was read.
     var files: [Entry]
+    /// How many files the snapshot holds (``files``' count once they are read).
+    var fileCount: Int
+    /// The sum of their sizes.
+    var totalSize: Int64
     /// Files whose chunks came from the parent unread.
     var reusedFiles: Int
     /// Blobs this snapshot stored that the repository did not hold.
@@ -55,18 +43,37 @@ struct SnapshotManifest: Codable, Sendable {
     /// Bytes of packs this snapshot wrote (sealed blobs, headers).
     var addedBytes: Int64
 
+    init(
+        time: Date, host: String, parent: String?, metadata: [String: String], files: [Entry], reusedFiles: Int,
+        addedBlobs: Int, addedBytes: Int64
+    ) {
+        self.time = time
+        self.host = host
+        self.parent = parent
+        self.metadata = metadata
+        self.files = files
+        fileCount = files.count
+        totalSize = files.reduce(0) { $0 &+ $1.file.size }
+        self.reusedFiles = reusedFiles
+        self.addedBlobs = addedBlobs
+        self.addedBytes = addedBytes
+    }
+
     func summary(id: String) -> SnapshotSummary {
         SnapshotSummary(
-            id: id, time: time, host: host, parent: parent, metadata: metadata, fileCount: files.count,
-            totalSize: files.reduce(0) { $0 + $1.size }, reusedFiles: reusedFiles, addedBlobs: addedBlobs,
-            addedBytes: addedBytes)
+            id: id, time: time, host: host, parent: parent, metadata: metadata, fileCount: fileCount,
+            totalSize: totalSize, reusedFiles: reusedFiles, addedBlobs: addedBlobs, addedBytes: addedBytes)
     }
 
     /// Reads and checks a snapshot file.
+    /// - Parameter headerOnly: Whether to stop after the header (time, host, parent, metadata, counts), leaving
+    ///   ``files`` empty: what choosing a parent needs. The default is `false`.
     /// - Throws: ``StorageError`` naming the file (`path`, and the snapshot as `collection`): `.notFound`,
-    ///   `.tooLarge` over ``BackupRepository/maximumMetadataFileSize`` (refused unread), `.corrupt` (see
-    ///   ``check(path:)``), `.authenticationFailed`, `.unsupportedVersion`.
-    static func read(_ name: String, in folder: DirectoryHandle, keys: RepositoryKeys) throws -> SnapshotManifest {
+    ///   `.tooLarge` over ``BackupRepository/maximumMetadataFileSize`` (refused unread), `.corrupt` naming the
+    ///   damaged part (`attribute`) and file (`key`), `.authenticationFailed`, `.unsupportedVersion`.
+    static func read(
+        _ name: String, in folder: DirectoryHandle, keys: RepositoryKeys, headerOnly: Bool = false
+    ) throws -> SnapshotManifest {
         let path = folder.path(of: name)
         do {
             guard
@@ -78,72 +85,40 @@ struct SnapshotManifest: Codable, Sendable {
                     recovery: "List them with `snapshots`")
             }
             let body = try SealedFile.open(Array(data), kind: .snapshot, name: name, key: keys.seal, path: path)
-            guard let manifest = try? JSONDecoder.snapshots.decode(SnapshotManifest.self, from: Data(body)) else {
-                throw StorageError(.corrupt, "the snapshot does not decode", path: path)
+            if body.first == UInt8(ascii: "{") {
+                return try SnapshotManifestV1.decode(body, path: path)
             }
-            guard manifest.version == 1 else {
-                throw StorageError(
-                    .unsupportedVersion, "the snapshot has format version \(manifest.version); this Strata reads 1",
-                    path: path)
-            }
-            try manifest.check(path: path)
-            return manifest
+            return try decode(body, headerOnly: headerOnly, path: path)
         } catch var error as StorageError {
             error.collection = name
             throw error
         }
     }
 
-    /// Checks what the rest of the code relies on: each file's size is not negative and all of them add up without
-    /// overflow, every chunk is a blob id, and a file has no more chunks than
-    /// bytes (a chunk holds at least one) — so a damaged or hostile snapshot is refused before anything is read
-    /// or written by it.
-    /// - Throws: ``StorageError`` `.corrupt` naming the snapshot file (`path`) and the file (`key`).
-    func check(path: String) throws {
-        var total: Int64 = 0
-        for entry in files {
-            let why: String? =
-                if entry.size < 0 { "a negative size" } else if total.addingReportingOverflow(entry.size).overflow {
-                    "sizes that add up past 2^63 bytes"
-                } else if Int64(entry.chunks.count) > entry.size {
-                    "more chunks (\(entry.chunks.count)) than bytes"
-                } else if entry.chunks.contains(where: { BlobID(hex: $0) == nil }) {
-                    "a chunk that is not a blob id"
-                } else { nil }
-            if let why {
-                throw StorageError(
-                    .corrupt, "the snapshot gives a file \(why)", key: entry.path, path: path,
-                    recovery: "Run `check`; restore the snapshot file from a copy of the repository, or forget it")
-            }
-            total += entry.size
-        }
-    }
-
+    /// Writes the snapshot file `name`, durably, in format ``version``.
     func write(as name: String, in folder: DirectoryHandle, keys: RepositoryKeys) throws {
-        let body = Array(try JSONEncoder.snapshots.encode(self))
         try AtomicFile.write(
-            Data(SealedFile.seal(body, kind: .snapshot, name: name, key: keys.seal)), in: folder, name: name)
+            Data(SealedFile.seal(encoded(), kind: .snapshot, name: name, key: keys.seal)), in: folder, name: name)
     }
-}
 
-extension JSONEncoder {
-    /// Dates as ISO 8601 with fractions.
-    static var snapshots: JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(date.timeIntervalSince1970)
-        }
-        return encoder
+    /// What every file of a snapshot must meet, whatever its format: a size of at least 0, sizes that add up
+    /// without overflow to at most `total`, and no more chunks than bytes (a chunk holds at least one).
+    /// - Returns: Why `entry` is refused (completing "the snapshot gives a file …"), or `nil`.
+    static func refusal(of entry: Entry, total: inout Int64) -> String? {
+        if entry.file.size < 0 { return "a negative size" }
+        let (sum, overflow) = total.addingReportingOverflow(entry.file.size)
+        if overflow { return "sizes that add up past 2^63 bytes" }
+        if Int64(entry.chunks.count) > entry.file.size { return "more chunks (\(entry.chunks.count)) than bytes" }
+        total = sum
+        return nil
     }
-}
 
-extension JSONDecoder {
-    static var snapshots: JSONDecoder {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .custom { decoder in
-            Date(timeIntervalSince1970: try decoder.singleValueContainer().decode(Double.self))
-        }
-        return decoder
+    /// The error of a damaged snapshot file.
+    static func damage(_ message: String, part: String, file: String?, path: String) -> StorageError {
+        var error = StorageError(
+            .corrupt, message, key: file, path: path,
+            recovery: "Run `check`; restore the snapshot file from a copy of the repository, or forget it")
+        error.attribute = part
+        return error
     }
 }

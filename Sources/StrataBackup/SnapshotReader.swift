@@ -23,7 +23,7 @@ public final class SnapshotReader: CaptureSource {
         summary = manifest.summary(id: id)
         files = manifest.files.map(\.file)
         var entries: [ExactString: [SnapshotManifest.Entry]] = [:]
-        for entry in manifest.files { entries[ExactString(entry.path), default: []].append(entry) }
+        for entry in manifest.files { entries[ExactString(entry.file.path), default: []].append(entry) }
         self.entries = entries
         self.index = index
         heldLock = lock
@@ -73,11 +73,12 @@ public final class SnapshotReader: CaptureSource {
         // Checked before each chunk is read: a chunk list that repeats or runs past the size (a loop) is refused
         // before more than the file's size is written.
         var total: Int64 = 0
-        for hex in entry.chunks {
+        let size = entry.file.size
+        for id in entry.chunks {
             do {
-                let (id, location) = try locate(hex)
-                guard Int64(location.entry.rawLength) <= entry.size - total else {
-                    throw sizeMismatch(file, size: entry.size, "more than")
+                let location = try locate(id)
+                guard Int64(location.entry.rawLength) <= size - total else {
+                    throw sizeMismatch(file, size: size, "more than")
                 }
                 let chunk = try pack(location.pack).blob(location.entry, id: id)
                 total += Int64(chunk.count)
@@ -87,8 +88,8 @@ public final class SnapshotReader: CaptureSource {
                 throw error
             }
         }
-        guard total == entry.size else {
-            var error = sizeMismatch(file, size: entry.size, "\(total) bytes, not")
+        guard total == size else {
+            var error = sizeMismatch(file, size: size, "\(total) bytes, not")
             error.collection = summary.id
             throw error
         }
@@ -100,17 +101,17 @@ public final class SnapshotReader: CaptureSource {
             recovery: "Run `check`; the snapshot is damaged; restore another one")
     }
 
-    /// Where the blob `hex` is.
-    private func locate(_ hex: String) throws -> (BlobID, RepositoryIndex.Location) {
-        guard let id = BlobID(hex: hex), let location = index.blobs[id] else {
+    /// Where the blob `id` is.
+    private func locate(_ id: BlobID) throws -> RepositoryIndex.Location {
+        guard let location = index.blobs[id] else {
             var error = StorageError(
-                .corrupt, "a chunk of the snapshot is in no pack of the index (missing)", key: hex,
+                .corrupt, "a chunk of the snapshot is in no pack of the index (missing)", key: id.description,
                 path: repository.indexFolder.path,
                 recovery: "Run `check`; restore the repository's index and packs from a copy, or forget the snapshot")
             error.operation = "read blob"
             throw error
         }
-        return (id, location)
+        return location
     }
 
     /// The reader of the pack `name`, kept open for the next blob.

@@ -28,9 +28,17 @@ public final class SnapshotWriter: CaptureSink {
     private let repository: BackupRepository
     private var heldLock: HeldLock?
     private let parentID: String?
-    private let parentFiles: [ExactString: SnapshotManifest.Entry]
+    /// The parent's files, in its order; empty with `readsEverything`.
+    private let parentFiles: [SnapshotManifest.Entry]
+    /// Where in ``parentFiles`` the next file is looked for first: a capture adds files in the same order each
+    /// time, so the next file of an unchanged store is the parent's next one, found without hashing its path.
+    private var parentCursor = 0
+    /// The last index of each path of ``parentFiles``, made at the first file not found at the cursor.
+    private var parentIndex: [ExactString: Int]?
     private let host: String
-    private let known: KnownBlobs
+    /// The blobs not to store again, from the index read when the first chunk needs it: a backup whose every file
+    /// is reused from the parent never reads the index.
+    private var known: KnownBlobs?
     private var work: OrderedWork<Processed>
     private var files: [SnapshotManifest.Entry] = []
     private var pack: PackWriter?
@@ -42,19 +50,14 @@ public final class SnapshotWriter: CaptureSink {
     private var isOpen = true
 
     init(
-        repository: BackupRepository, lock: HeldLock, index: RepositoryIndex, parent: (String, SnapshotManifest)?,
+        repository: BackupRepository, lock: HeldLock, parent: (String, SnapshotManifest)?,
         host: String, readsEverything: Bool
     ) {
         self.repository = repository
         heldLock = lock
         parentID = parent?.0
-        var parentFiles: [ExactString: SnapshotManifest.Entry] = [:]
-        if let manifest = parent?.1, !readsEverything {
-            for entry in manifest.files { parentFiles[ExactString(entry.path)] = entry }
-        }
-        self.parentFiles = parentFiles
+        parentFiles = readsEverything ? [] : parent?.1.files ?? []
         self.host = host
-        known = KnownBlobs(indexed: Set(index.blobs.keys))
         let threads = max(1, ProcessInfo.processInfo.activeProcessorCount)
         // Each job holds its chunk and its sealed copy: twice the largest chunk.
         work = OrderedWork(threads: threads, budget: max(24 << 20, 4 * repository.chunker.maximum))
@@ -65,8 +68,8 @@ public final class SnapshotWriter: CaptureSink {
     }
 
     /// Stores one file, reading `descriptor` with `pread` from offset 0 for exactly `file.size` bytes.
-    /// - Throws: ``StorageError`` `.corruptData`-like `.corrupt` naming the path when the file ends early, or
-    ///   an error writing the repository.
+    /// - Throws: ``StorageError`` `.corruptData`-like `.corrupt` naming the path when the file ends early, an
+    ///   error reading the repository's index (read at the first chunk) or writing the repository.
     public func add(_ file: CapturedFile, contentsOf descriptor: Int32) throws {
         try ensureOpen()
         if reuse(file) { return }
@@ -112,8 +115,8 @@ public final class SnapshotWriter: CaptureSink {
     }
 
     /// Stores one file whose content is in memory.
-    /// - Throws: ``StorageError`` `.invalidArgument` when `file.size` is not `contents.count`, or an error writing
-    ///   the repository.
+    /// - Throws: ``StorageError`` `.invalidArgument` when `file.size` is not `contents.count`, an error reading
+    ///   the repository's index (read at the first chunk) or writing the repository.
     public func add(_ file: CapturedFile, contents: [UInt8]) throws {
         try ensureOpen()
         guard file.size == Int64(contents.count) else {
@@ -148,7 +151,7 @@ public final class SnapshotWriter: CaptureSink {
             KillPoint.reach("index written")
         }
         let manifest = SnapshotManifest(
-            version: 1, time: Date(), host: host, parent: parentID, metadata: metadata, files: files,
+            time: Date(), host: host, parent: parentID, metadata: metadata, files: files,
             reusedFiles: reusedFiles, addedBlobs: addedBlobs, addedBytes: addedBytes)
         let id = BackupRepository.randomName()
         try manifest.write(as: id, in: repository.snapshotFolder, keys: repository.keys)
@@ -172,17 +175,31 @@ public final class SnapshotWriter: CaptureSink {
     }
 
     private func reuse(_ file: CapturedFile) -> Bool {
-        guard let previous = parentFiles[ExactString(file.path)], previous.matches(file) else { return false }
-        var entry = SnapshotManifest.Entry(file)
-        entry.chunks = previous.chunks
-        files.append(entry)
+        guard let found = parentEntry(file) else { return false }
+        parentCursor = found + 1
+        files.append(SnapshotManifest.Entry(file, chunks: parentFiles[found].chunks))
         reusedFiles += 1
         return true
     }
 
+    /// The index of the parent's entry `file` may reuse: the one at the cursor when it matches, else the last
+    /// entry of its path when that one matches.
+    private func parentEntry(_ file: CapturedFile) -> Int? {
+        if parentCursor < parentFiles.count, parentFiles[parentCursor].matches(file) { return parentCursor }
+        if parentFiles.isEmpty { return nil }
+        if parentIndex == nil {
+            var index: [ExactString: Int] = [:]
+            index.reserveCapacity(parentFiles.count)
+            for (position, entry) in parentFiles.enumerated() { index[ExactString(entry.file.path)] = position }
+            parentIndex = index
+        }
+        guard let found = parentIndex?[ExactString(file.path)], parentFiles[found].matches(file) else { return nil }
+        return found
+    }
+
     private func submit(_ chunk: [UInt8], file: Int) throws {
         let keys = repository.keys
-        let known = known
+        let known = try knownBlobs()
         try work.submit(
             cost: chunk.count * 2,
             {
@@ -197,9 +214,10 @@ public final class SnapshotWriter: CaptureSink {
     }
 
     private func consume(_ chunk: Processed) throws {
-        files[chunk.file].chunks.append(chunk.id.description)
+        files[chunk.file].chunks.append(chunk.id)
         guard let sealed = chunk.sealed else { return }
         // Another job may have sealed the same content before the first copy reached the pack.
+        let known = try knownBlobs()
         if known.contains(chunk.id) { return }
         if pack == nil { pack = try PackWriter(in: repository.data, keys: repository.keys) }
         try pack!.add(sealed, id: chunk.id, type: 0, rawLength: chunk.rawLength)
@@ -207,6 +225,17 @@ public final class SnapshotWriter: CaptureSink {
         addedBlobs += 1
         KillPoint.reach("blob added to a pack")
         if pack!.size >= repository.configuration.packSize { try closePack() }
+    }
+
+    /// The blobs the repository holds, read from its index the first time a chunk needs them.
+    /// - Throws: ``StorageError`` naming a damaged index file.
+    private func knownBlobs() throws -> KnownBlobs {
+        if let known { return known }
+        let index = try RepositoryIndex.load(
+            from: repository.indexFolder, keys: repository.keys, maximumChunk: repository.configuration.maximumChunk)
+        let loaded = KnownBlobs(indexed: Set(index.blobs.keys))
+        known = loaded
+        return loaded
     }
 
     private func closePack() throws {

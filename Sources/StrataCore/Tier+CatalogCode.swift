@@ -1,6 +1,6 @@
 extension Tier {
-    /// The tier's code in the catalog log. Stable: part of the documented format.
-    var catalogCode: UInt8 {
+    /// The tier's code in the catalog log and in a backup snapshot's file list. Stable: part of both formats.
+    package var catalogCode: UInt8 {
         switch self {
         case .defaults: 0
         case .secrets: 1
@@ -9,7 +9,7 @@ extension Tier {
         }
     }
 
-    init?(catalogCode: UInt8) {
+    package init?(catalogCode: UInt8) {
         switch catalogCode {
         case 0: self = .defaults
         case 1: self = .secrets

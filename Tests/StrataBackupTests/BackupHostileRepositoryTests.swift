@@ -81,22 +81,20 @@ struct BackupHostileRepositoryTests {
 
     /// A lie a snapshot can tell about its files.
     enum ManifestLie: String, CaseIterable, Sendable {
-        case sizesOverflow, negativeSize, moreChunksThanBytes, chunkIDNotHex
+        case sizesOverflow, negativeSize, moreChunksThanBytes
 
         func apply(_ manifest: inout SnapshotManifest) {
             switch self {
             case .sizesOverflow:
                 manifest.files.append(manifest.files[0])
-                manifest.files[1].path = "files/b"
-                manifest.files[0].size = .max
-                manifest.files[1].size = .max
+                manifest.files[1].file.path = "files/b"
+                manifest.files[0].file.size = .max
+                manifest.files[1].file.size = .max
             case .negativeSize:
-                manifest.files[0].size = -1
+                manifest.files[0].file.size = -1
             case .moreChunksThanBytes:
-                manifest.files[0].size = 1
+                manifest.files[0].file.size = 1
                 manifest.files[0].chunks += manifest.files[0].chunks
-            case .chunkIDNotHex:
-                manifest.files[0].chunks[0] = "../../etc/passwd"
             }
         }
     }
@@ -136,7 +134,11 @@ struct BackupHostileRepositoryTests {
         let error = try #require(throws: StorageError.self) { _ = try repository.snapshot(summary.id) }
         #expect(error.code == .tooLarge)
         #expect(error.path == hugeSnapshot || error.path == hugeIndex)
-        let indexError = try #require(throws: StorageError.self) { _ = try repository.beginSnapshot(parent: .none) }
+        // The index is read when the first chunk needs it.
+        let writer = try repository.beginSnapshot(parent: .none)
+        let indexError = try #require(throws: StorageError.self) {
+            try writer.add(BackupFixture.captured("files/b", size: 3), contents: [1, 2, 3])
+        }
         #expect(indexError.code == .tooLarge)
         #expect(indexError.path == hugeIndex)
         #expect(try peakResidentBytes() - before < 64 << 20)
