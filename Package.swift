@@ -149,7 +149,7 @@ let package = Package(
             name: "strata-bench-files", dependencies: ["BenchmarkKit", "StrataFiles"], path: "Benchmarks/FilesBenchmark"
         ),
         .executableTarget(
-            name: "strata-bench-backup", dependencies: ["BenchmarkKit", "StrataBackup", "StrataCore"],
+            name: "strata-bench-backup", dependencies: ["BenchmarkKit", "Strata"],
             path: "Benchmarks/BackupBenchmark"),
 
         .testTarget(

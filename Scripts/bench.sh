@@ -29,8 +29,8 @@ done
 [ ${#selected[@]} -eq 0 ] && selected=(defaults files records secrets postgres storage backup)
 
 extra=()
-# The backup benchmark's baselines: restic, and age for `tar -cz | age`.
-[[ " ${selected[*]} " == *" backup "* ]] && extra=(restic age)
+# The backup benchmark's baselines: restic, and age for `tar -cz | age`; GNU time measures each step's peak memory.
+[[ " ${selected[*]} " == *" backup "* ]] && extra=(restic age time)
 bash Scripts/install-deps.sh ${extra[@]+"${extra[@]}"}
 out=Benchmarks/results
 mkdir -p "$out/logs"

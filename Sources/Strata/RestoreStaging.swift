@@ -1,4 +1,5 @@
 import Foundation
+import StrataFiles
 
 #if canImport(Glibc)
     import Glibc
@@ -62,8 +63,46 @@ final class RestoreStaging {
         }
     }
 
-    /// Checks `file`'s description and writes it from `source`: mode, attributes, modification time, fsync.
-    func write(_ file: CapturedFile, from source: some CaptureSource) throws {
+    /// Checks each of `files`' descriptions and writes them from `source`, in order: mode, attributes,
+    /// modification time, and each file made durable on a worker while the next ones are written.
+    func write(_ files: [CapturedFile], from source: some CaptureSource) throws {
+        // fsync(2) mostly waits for the disk: up to 8 at once (the journal commits them together) while the next
+        // files are written. Waited for, failed or not, before this returns.
+        var syncs = OrderedWork<Void>(threads: 8)
+        var open: Int32?
+        defer { if let open { Sys.close(open) } }
+        try source.write(
+            files,
+            opening: { file in
+                let fd = try create(file)
+                open = fd
+                return fd
+            },
+            finishing: { file, fd in
+                let path = try finish(file, fd)
+                open = nil
+                do {
+                    try syncs.submit(
+                        {
+                            defer { Sys.close(fd) }
+                            do throws(Errno) {
+                                try Sys.fsync(fd, path: path)
+                            } catch {
+                                throw error.storageError(
+                                    "cannot make a restored file durable", tier: file.tier, path: path)
+                            }
+                        }, consume: {})
+                } catch {
+                    Sys.close(fd)  // An earlier file's fsync failed: this one was not handed over.
+                    throw error
+                }
+            })
+        try syncs.finish {}
+    }
+
+    /// Checks `file`'s description and creates it, empty, without following links.
+    /// - Returns: A descriptor open for writing.
+    private func create(_ file: CapturedFile) throws -> Int32 {
         let components = try Self.checkedComponents(of: file)
         var directory = folder
         for component in components.dropLast() {
@@ -72,17 +111,19 @@ final class RestoreStaging {
             directory = next
         }
         let name = components.last!
-        let fd: Int32
         do throws(Errno) {
-            fd = try directory.openFile(name, O_WRONLY | O_CREAT | O_EXCL, permissions: 0o600)
+            return try directory.openFile(name, O_WRONLY | O_CREAT | O_EXCL, permissions: 0o600)
         } catch let error where error.code == EEXIST || error.code == ELOOP || error.code == EISDIR {
             throw hostile(file, "the capture names this path twice, or as a file and a folder")
         } catch {
             throw error.storageError("cannot create a restored file", tier: file.tier, path: directory.path(of: name))
         }
-        defer { Sys.close(fd) }
-        let path = directory.path(of: name)
-        try source.write(file, to: fd)
+    }
+
+    /// Checks the size of `file`, written through `fd`, and sets its mode, attributes and modification time.
+    /// - Returns: The file's path, for messages.
+    private func finish(_ file: CapturedFile, _ fd: Int32) throws -> String {
+        let path = file.path.split(separator: "/").reduce(folder.path) { $0 + "/" + $1 }
         do {
             let size = Int64(try Sys.fstat(fd).st_size)
             guard size == file.size else {
@@ -94,10 +135,10 @@ final class RestoreStaging {
             }
             try Sys.setModificationTime(
                 fd, seconds: file.modificationTime.seconds, nanoseconds: file.modificationTime.nanoseconds, path: path)
-            try Sys.fsync(fd, path: path)
         } catch let error as Errno {
             throw error.storageError("cannot finish a restored file", tier: file.tier, path: path)
         }
+        return path
     }
 
     /// Opens (creating) the folder `component` of `file`'s path inside `directory`, never through a link.
