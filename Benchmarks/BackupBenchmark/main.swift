@@ -129,6 +129,18 @@ func change(_ root: String, work: String, bytes: Int, records: Int) throws {
     }
 }
 
+/// A backup's time and bytes written beside restic's.
+func backupRows(_ label: String, _ strata: Step, _ restic: (step: Step, written: Double), target: Double? = nil)
+    -> [Comparison]
+{
+    [
+        Comparison(label, operations: 1, strata: strata.seconds, baseline: restic.step.seconds, target: target),
+        Comparison(
+            label + ": bytes written", operations: 1, strata: max(strata.output[0], 1),
+            baseline: max(restic.written, 1), target: target, unit: .bytes),
+    ]
+}
+
 /// Whether `command` is on the path.
 func has(_ command: String) -> Bool {
     ((try? Bench.shell("command -v \(command) >/dev/null 2>&1 && echo yes")) ?? "").hasPrefix("yes")
@@ -275,33 +287,18 @@ func run() throws {
     if let resticFirst, let resticSecond, let resticThird, let resticRestore {
         let resticBackupPeak = max(resticFirst.step.peakBytes, resticSecond.step.peakBytes, resticThird.step.peakBytes)
         Comparison.printTable(
-            [
-                Comparison(
-                    "first backup", operations: 1, strata: first.seconds, baseline: resticFirst.step.seconds,
-                    target: 1),
-                Comparison(
-                    "first backup: repository size", operations: 1, strata: first.output[0],
-                    baseline: resticFirst.written, target: 1, unit: .bytes),
-                Comparison(
-                    "second backup (unchanged)", operations: 1, strata: second.seconds,
-                    baseline: resticSecond.step.seconds),
-                Comparison(
-                    "second backup (unchanged): bytes written", operations: 1, strata: max(second.output[0], 1),
-                    baseline: max(resticSecond.written, 1), unit: .bytes),
-                Comparison(
-                    "third backup (1% changed)", operations: 1, strata: third.seconds,
-                    baseline: resticThird.step.seconds),
-                Comparison(
-                    "third backup (1% changed): bytes written", operations: 1, strata: max(third.output[0], 1),
-                    baseline: max(resticThird.written, 1), unit: .bytes),
-                Comparison(
-                    "restore", operations: 1, strata: restored.seconds, baseline: resticRestore.seconds, target: 1),
-                Comparison(
-                    "peak memory: backup", operations: 1, strata: backupPeak, baseline: resticBackupPeak, unit: .bytes),
-                Comparison(
-                    "peak memory: restore", operations: 1, strata: restored.peakBytes,
-                    baseline: resticRestore.peakBytes, unit: .bytes),
-            ], baselineName: "restic")
+            backupRows("first backup", first, resticFirst, target: 1)
+                + backupRows("second backup (unchanged)", second, resticSecond)
+                + backupRows("third backup (1% changed)", third, resticThird) + [
+                    Comparison(
+                        "restore", operations: 1, strata: restored.seconds, baseline: resticRestore.seconds, target: 1),
+                    Comparison(
+                        "peak memory: backup", operations: 1, strata: backupPeak, baseline: resticBackupPeak,
+                        unit: .bytes),
+                    Comparison(
+                        "peak memory: restore", operations: 1, strata: restored.peakBytes,
+                        baseline: resticRestore.peakBytes, unit: .bytes),
+                ], baselineName: "restic")
     }
     if let age {
         Comparison.printTable(
