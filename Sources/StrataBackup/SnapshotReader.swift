@@ -169,14 +169,15 @@ public final class SnapshotReader: CaptureSource {
         return entry
     }
 
-    /// The jobs that read `file`'s blobs, in order: adjacent blobs of a pack read together, up to
-    /// ``largestRead`` bytes.
+    /// The jobs that read `file`'s blobs, in order: adjacent blobs of a pack read together, up to ``largestRun``
+    /// bytes sealed and plain.
     /// - Returns: The jobs, and the file's size.
     private func plan(_ file: CapturedFile, index: Int) throws -> (jobs: [Job], size: Int64) {
         let (size, blobs) = try self.blobs(of: file)
         var jobs: [Job] = []
         var group: [(BlobID, PackEntry)] = []
         var groupPack: PackReader?
+        var groupBytes = 0
         let collection = summary.id
         func flush(isLast: Bool) {
             guard let reader = groupPack, !group.isEmpty else { return }
@@ -192,18 +193,21 @@ public final class SnapshotReader: CaptureSource {
                     }
                 })
             group = []
+            groupBytes = 0
         }
         for (id, location) in blobs {
             let reader: PackReader
             do { reader = try pack(location.pack) } catch let error as StorageError { throw tagged(error) }
+            let bytes = location.entry.length + location.entry.rawLength
             if let last = group.last?.1,
                 reader !== groupPack || last.offset + last.length != location.entry.offset
-                    || location.entry.offset + location.entry.length - group[0].1.offset > Self.largestRead
+                    || groupBytes + bytes > Self.largestRun
             {
                 flush(isLast: false)
             }
             groupPack = reader
             group.append((id, location.entry))
+            groupBytes += bytes
         }
         flush(isLast: true)
         return (jobs, size)
@@ -235,8 +239,9 @@ public final class SnapshotReader: CaptureSource {
         return (entry.size, blobs)
     }
 
-    /// The most bytes one `pread` reads for a run of adjacent blobs: 8 MiB.
-    static let largestRead = 8 << 20
+    /// The most bytes, sealed and plain together, of a run of adjacent blobs read by one job: 4 MiB (a blob larger
+    /// than that is read alone). Counted plain too: compressed text inflates to several times its sealed size.
+    static let largestRun = 4 << 20
 
     private static func write(_ chunk: [UInt8], to descriptor: Int32, file: CapturedFile) throws {
         do throws(Errno) {

@@ -13,8 +13,8 @@ import Testing
 #endif
 
 /// A restore from a repository reads ahead: the blobs of the next files are read, authenticated and decompressed on
-/// worker threads while one file is written, adjacent blobs of a pack with one read, and each file made durable on
-/// a worker. What it writes, and how it fails, stay those of a restore that reads one blob at a time.
+/// worker threads while one file is written, adjacent blobs of a pack with one read. What it writes, and how it
+/// fails, stay those of a restore that reads one blob at a time.
 @Suite("Storage: restoring from a repository with read-ahead")
 struct RestoreReadAheadTests {
     let directory: TemporaryDirectory
@@ -135,7 +135,7 @@ struct RestoreReadAheadTests {
 
     @Test func aFailedFsyncOfARestoredFileFailsTheRestoreAndLeavesNoStore() throws {
         let (repository, snapshot, _) = try backedUpStore()
-        // The fifth file's fsync, on a worker, while later files are being written.
+        // The fifth file's fsync, while the blobs of later files are being read ahead.
         FaultInjector.shared.inject(.error(EIO), on: .fsync, pathContaining: "/.strata-restore-restored-", after: 4)
         defer { FaultInjector.shared.reset() }
         let error = #expect(throws: StorageError.self) {
