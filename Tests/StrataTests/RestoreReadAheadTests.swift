@@ -136,7 +136,8 @@ struct RestoreReadAheadTests {
     @Test func aFailedFsyncOfARestoredFileFailsTheRestoreAndLeavesNoStore() throws {
         let (repository, snapshot, _) = try backedUpStore()
         // The fifth file's fsync, while the blobs of later files are being read ahead.
-        FaultInjector.shared.inject(.error(EIO), on: .fsync, pathContaining: "/.strata-restore-restored-", after: 4)
+        FaultInjector.shared.inject(
+            .error(EIO), on: .fsync, pathContaining: directory.appending(".strata-restore-restored-"), after: 4)
         defer { FaultInjector.shared.reset() }
         let error = #expect(throws: StorageError.self) {
             try Storage.restore(snapshot: snapshot.id, from: repository, to: target, secretsKey: testSecretsKey)
