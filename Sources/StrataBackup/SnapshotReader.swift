@@ -58,6 +58,7 @@ public final class SnapshotReader: CaptureSource {
     ) throws {
         try ensureOpen()
         var work = readAhead()
+        defer { readAheadPeak = max(readAheadPeak, work.peakCost) }
         var sizes: [Int64] = []
         // The file being written (its index in `files`, descriptor and bytes written), and the next one to open.
         var current: (file: Int, descriptor: Int32, bytes: Int64)?
@@ -119,6 +120,7 @@ public final class SnapshotReader: CaptureSource {
         var bytes: [UInt8] = []
         let (jobs, size) = try plan(file, index: 0)
         var work = readAhead()
+        defer { readAheadPeak = max(readAheadPeak, work.peakCost) }
         for job in jobs {
             try work.submit(cost: job.cost, job.run) { bytes += $0.chunks.joined() }
         }
@@ -129,13 +131,16 @@ public final class SnapshotReader: CaptureSource {
         return bytes
     }
 
-    /// The bytes the blobs being read ahead may hold together: 32 MiB (one blob larger than that is read alone).
-    static let readAheadBudget = 32 << 20
+    /// The bytes the blobs being read ahead may hold together, the piece being written included: 32 MiB (one run
+    /// larger than that is read alone). Tests lower it.
+    var readAheadBudget = 32 << 20
+    /// The most bytes the read-ahead held at once (by the jobs' costs) in this reader's writes so far.
+    private(set) var readAheadPeak = 0
 
     /// The workers that read ahead: one per core, and two more jobs in flight so that none waits while the owner
     /// writes.
     private func readAhead() -> OrderedWork<Piece> {
-        OrderedWork(threads: max(1, ProcessInfo.processInfo.activeProcessorCount) + 2, budget: Self.readAheadBudget)
+        OrderedWork(threads: max(1, ProcessInfo.processInfo.activeProcessorCount) + 2, budget: readAheadBudget)
     }
 
     private func ensureOpen() throws {

@@ -121,6 +121,33 @@ struct RestoreReadAheadTests {
         #expect(try leftovers().isEmpty)
     }
 
+    /// With a budget of 1 MiB (the files add up to some 1.5 MiB, in runs of at most a pack of 128 KiB), the read-ahead
+    /// never holds more than the budget (the piece being written counted), and still writes every file whole.
+    @Test func theReadAheadHoldsAtMostItsBudget() throws {
+        let (repository, snapshot, values) = try backedUpStore()
+        let reader = try repository.snapshot(snapshot.id)
+        defer { reader.close() }
+        reader.readAheadBudget = 1 << 20
+        let files = reader.files.filter { $0.tier == .files }
+        try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: true)
+        var written: [String: String] = [:]
+        try reader.write(
+            files,
+            opening: { file in
+                let path = target + "/\(written.count)"
+                written[file.path] = path
+                return open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+            },
+            finishing: { _, descriptor in close(descriptor) })
+        #expect(reader.readAheadPeak > 0)
+        #expect(reader.readAheadPeak <= 1 << 20, "\(reader.readAheadPeak) bytes held at once")
+        #expect(files.count == values.count)
+        for file in files {
+            let size = try FileManager.default.attributesOfItem(atPath: written[file.path]!)[.size] as? Int
+            #expect(size.map(Int64.init) == file.size, "\(file.path)")
+        }
+    }
+
     @Test func adjacentBlobsOfAPackAreReadTogether() throws {
         let (repository, snapshot, _) = try backedUpStore()
         FaultInjector.shared.startCounting(pathContaining: repo + "/data/")
