@@ -151,7 +151,7 @@ let package = Package(
             name: "strata-bench-files", dependencies: ["BenchmarkKit", "StrataFiles"], path: "Benchmarks/FilesBenchmark"
         ),
         .executableTarget(
-            name: "strata-bench-backup", dependencies: ["BenchmarkKit", "StrataBackup", "StrataCore"],
+            name: "strata-bench-backup", dependencies: ["BenchmarkKit", "Strata"],
             path: "Benchmarks/BackupBenchmark"),
         // S3 transfers beside Python's boto3 (its side is the script beside main.swift, run in a virtualenv).
         .executableTarget(

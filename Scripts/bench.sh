@@ -30,8 +30,8 @@ done
 [ ${#selected[@]} -eq 0 ] && selected=(defaults files records secrets postgres storage backup s3)
 
 extra=()
-# The backup benchmark's baselines: restic, and age for `tar -cz | age`.
-[[ " ${selected[*]} " == *" backup "* ]] && extra=(restic age)
+# The backup benchmark's baselines: restic, and age for `tar -cz | age`; GNU time measures each step's peak memory.
+[[ " ${selected[*]} " == *" backup "* ]] && extra=(restic age time)
 # The S3 benchmark's baseline, boto3, goes into a virtualenv (Debian's python3 makes one with python3-venv).
 [[ " ${selected[*]} " == *" s3 "* ]] && extra+=(python3-venv)
 bash Scripts/install-deps.sh ${extra[@]+"${extra[@]}"}

@@ -4,7 +4,8 @@
 #
 #   Scripts/install-deps.sh               # the packages every build and test needs
 #   Scripts/install-deps.sh s3            # only the Ceph daemons Scripts/s3.sh boots (big: not for every user)
-#   Scripts/install-deps.sh restic age    # those packages too (Scripts/bench.sh: the backup benchmark's baselines)
+#   Scripts/install-deps.sh restic age time  # those packages too (Scripts/bench.sh: the backup benchmark's
+#                                            # baselines, and GNU time for each step's peak memory)
 set -euo pipefail
 
 # C libraries (the -dev packages the system-library targets link), the outside tools the interop tests use, and

@@ -62,8 +62,32 @@ final class RestoreStaging {
         }
     }
 
-    /// Checks `file`'s description and writes it from `source`: mode, attributes, modification time, fsync.
-    func write(_ file: CapturedFile, from source: some CaptureSource) throws {
+    /// Checks each of `files`' descriptions and writes them from `source`, in order: mode, attributes,
+    /// modification time, fsync.
+    ///
+    /// The fsync stays on this thread: on workers (tried, up to 8 at once) a restore's peak memory went from 45 to
+    /// 267 MiB, likely Dispatch starting more threads beside the blocked ones, each with its own allocator arena of
+    /// the read-ahead's freed buffers.
+    func write(_ files: [CapturedFile], from source: some CaptureSource) throws {
+        var open: Int32?
+        defer { if let open { Sys.close(open) } }
+        try source.write(
+            files,
+            opening: { file in
+                let fd = try create(file)
+                open = fd
+                return fd
+            },
+            finishing: { file, fd in
+                try finish(file, fd)
+                open = nil
+                Sys.close(fd)
+            })
+    }
+
+    /// Checks `file`'s description and creates it, empty, without following links.
+    /// - Returns: A descriptor open for writing.
+    private func create(_ file: CapturedFile) throws -> Int32 {
         let components = try Self.checkedComponents(of: file)
         var directory = folder
         for component in components.dropLast() {
@@ -72,17 +96,19 @@ final class RestoreStaging {
             directory = next
         }
         let name = components.last!
-        let fd: Int32
         do throws(Errno) {
-            fd = try directory.openFile(name, O_WRONLY | O_CREAT | O_EXCL, permissions: 0o600)
+            return try directory.openFile(name, O_WRONLY | O_CREAT | O_EXCL, permissions: 0o600)
         } catch let error where error.code == EEXIST || error.code == ELOOP || error.code == EISDIR {
             throw hostile(file, "the capture names this path twice, or as a file and a folder")
         } catch {
             throw error.storageError("cannot create a restored file", tier: file.tier, path: directory.path(of: name))
         }
-        defer { Sys.close(fd) }
-        let path = directory.path(of: name)
-        try source.write(file, to: fd)
+    }
+
+    /// Checks the size of `file`, written through `fd`, sets its mode, attributes and modification time, and makes
+    /// it durable.
+    private func finish(_ file: CapturedFile, _ fd: Int32) throws {
+        let path = file.path.split(separator: "/").reduce(folder.path) { $0 + "/" + $1 }
         do {
             let size = Int64(try Sys.fstat(fd).st_size)
             guard size == file.size else {

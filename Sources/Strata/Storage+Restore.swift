@@ -134,15 +134,15 @@ extension Storage {
         let describedAt = files.firstIndex { $0.tier == nil && $0.path == CaptureDescription.path }
         var skipped = Set<Int>()
         if let describedAt {
-            try staging.write(files[describedAt], from: source)
+            try staging.write([files[describedAt]], from: source)
             let description = try readDescription(in: staging)
             report.omissions = description.omissions
             skipped = try withdrawnIndices(description.withdrawn, in: files)
         }
-        for (index, file) in files.enumerated() where index != describedAt && !skipped.contains(index) {
-            try staging.write(file, from: source)
-            report.fileCount += 1
-        }
+        // All at once, so that the source reads the next files' content while one is written.
+        let restored = files.indices.filter { $0 != describedAt && !skipped.contains($0) }.map { files[$0] }
+        try staging.write(restored, from: source)
+        report.fileCount += restored.count
         try staging.syncFolders()
         // A PostgreSQL export becomes the staged store's SQLite records (and a load into PostgreSQL, not committed).
         let load = hasExport ? try restoreRecordsExport(in: staging, target: records) : nil

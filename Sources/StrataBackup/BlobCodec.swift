@@ -42,7 +42,7 @@ enum BlobCodec {
     /// Opens, decompresses and verifies a sealed blob.
     /// - Returns: The plaintext, or the reason it is unusable.
     static func open(
-        _ sealed: [UInt8], id: BlobID, type: UInt8, rawLength: Int, keys: RepositoryKeys
+        _ sealed: ArraySlice<UInt8>, id: BlobID, type: UInt8, rawLength: Int, keys: RepositoryKeys
     ) -> Result<[UInt8], Failure> {
         guard sealed.count >= Sodium.nonceBytes + Sodium.tagBytes + 1 else { return .failure(.damaged) }
         var plaintext = [UInt8](repeating: 0, count: sealed.count - Sodium.nonceBytes - Sodium.tagBytes)

@@ -13,13 +13,14 @@ enum ByteIO {
 
     /// One `pread` into `bytes[range]`.
     /// - Returns: The bytes read; 0 at the end of the file.
-    static func pread(_ fd: Int32, into bytes: inout [UInt8], _ range: Range<Int>, at offset: Int64) throws(Errno)
-        -> Int
-    {
+    static func pread(
+        _ fd: Int32, into bytes: inout [UInt8], _ range: Range<Int>, at offset: Int64, path: String? = nil
+    ) throws(Errno) -> Int {
         var result: Result<Int, Errno> = .success(0)
         bytes.withUnsafeMutableBytes { buffer in
             do throws(Errno) {
-                result = .success(try Sys.pread(fd, UnsafeMutableRawBufferPointer(rebasing: buffer[range]), at: offset))
+                result = .success(
+                    try Sys.pread(fd, UnsafeMutableRawBufferPointer(rebasing: buffer[range]), at: offset, path: path))
             } catch {
                 result = .failure(error)
             }

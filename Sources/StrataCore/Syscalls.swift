@@ -89,10 +89,10 @@ package enum Sys {
         try result.get()
     }
 
-    package static func pread(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(Errno)
-        -> Int
-    {
-        try retrying(.read, nil) { system_pread(fd, buffer.baseAddress, buffer.count, off_t(offset)) }
+    package static func pread(
+        _ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer, at offset: Int64, path: String? = nil
+    ) throws(Errno) -> Int {
+        try retrying(.read, path) { system_pread(fd, buffer.baseAddress, buffer.count, off_t(offset)) }
     }
 
     /// One `write(2)`; may write fewer bytes than asked (and will, when a short write is injected).

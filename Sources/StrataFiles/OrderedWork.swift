@@ -21,7 +21,10 @@ package struct OrderedWork<Output>: ~Copyable {
 
     private var pending: [Job] = []
     private var head = 0
+    /// The cost of the jobs submitted whose result is still held: running, done and waiting, or being consumed.
     private var inFlightCost = 0
+    /// The most ``inFlightCost`` reached: at most the budget, or one job's cost when that alone exceeds it.
+    package private(set) var peakCost = 0
     private let limit: Int
     private let budget: Int
 
@@ -44,10 +47,11 @@ package struct OrderedWork<Output>: ~Copyable {
         cost: Int = 0, _ work: @escaping @Sendable () throws -> Output, consume: (Output) throws -> Void
     ) throws {
         while head < pending.count, pending.count - head >= limit || inFlightCost + cost > budget {
-            try consume(takeOldest())
+            try consumeOldest(consume)
         }
         let job = Job(cost: cost)
         inFlightCost += cost
+        peakCost = max(peakCost, inFlightCost)
         pending.append(job)
         DispatchQueue.global().async {
             job.result = Result { try work() }
@@ -57,18 +61,22 @@ package struct OrderedWork<Output>: ~Copyable {
 
     /// Hands `consume` every remaining result, in order.
     package mutating func finish(consume: (Output) throws -> Void) throws {
-        while head < pending.count { try consume(takeOldest()) }
+        while head < pending.count { try consumeOldest(consume) }
     }
 
-    private mutating func takeOldest() throws -> Output {
+    /// Hands `consume` the oldest job's result, then drops it: its cost counts until `consume` returns, and no
+    /// job still listed in `pending` keeps its result (the list is trimmed only now and then).
+    private mutating func consumeOldest(_ consume: (Output) throws -> Void) throws {
         let job = pending[head]
         job.done.wait()
-        inFlightCost -= job.cost
         head += 1
         if head > 64 {
             pending.removeFirst(head)
             head = 0
         }
-        return try job.result!.get()
+        let result = job.result!
+        job.result = nil
+        defer { inFlightCost -= job.cost }
+        try consume(result.get())
     }
 }
