@@ -10,9 +10,14 @@ import Testing
 #endif
 
 /// Every file and folder under the store's tier folder (Strata's own `.strata-` files aside), with each file's
-/// content: what "the store is unchanged" compares.
+/// content, or on an object store every file with its content: what "the store is unchanged" compares.
 func storeSnapshot(_ store: FileStore) throws -> [String: Data?] {
     var snapshot: [String: Data?] = [:]
+    guard store.engine is PosixFileEngine else {
+        // An object store has no folders: its files and their content.
+        for key in try store.list() { snapshot[key] = try store.read(key) }
+        return snapshot
+    }
     let base = store.directory
     guard let walker = FileManager.default.enumerator(atPath: base) else { return snapshot }
     while let name = walker.nextObject() as? String {
@@ -104,8 +109,10 @@ struct ArchiveHardeningTests {
 
     // MARK: Item 1: arithmetic
 
-    @Test(arguments: OverflowCase.all)
-    func overflowingZip64FieldsAreRefusedTyped(_ hostile: OverflowCase) throws {
+    @Test(arguments: FileEngineKind.available, OverflowCase.all)
+    func overflowingZip64FieldsAreRefusedTyped(_ engine: FileEngineKind, _ hostile: OverflowCase) throws {
+        let location = try FileStoreLocation(engine)
+        let store = try location.open(configuration: FilesConfiguration(durability: .atomicOnly))
         try store.write(Data("precious".utf8), to: "victim.txt")
         let before = try storeSnapshot(store)
         let archive = try write(hostile.archive.bytes(), "overflow.zip")
@@ -117,7 +124,10 @@ struct ArchiveHardeningTests {
 
     // MARK: Item 5: gzip members
 
-    @Test func multiMemberGzipMadeByGzipAndCatReadsLikeGzip() throws {
+    @Test(arguments: FileEngineKind.available)
+    func multiMemberGzipMadeByGzipAndCatReadsLikeGzip(_ engine: FileEngineKind) throws {
+        let location = try FileStoreLocation(engine)
+        let store = try location.open(configuration: FilesConfiguration(durability: .atomicOnly))
         let parts = [textLike(70_000), Data(), pseudoRandom(5_000, seed: 3), Data("last".utf8)]
         var names: [String] = []
         for (index, part) in parts.enumerated() {
@@ -137,11 +147,16 @@ struct ArchiveHardeningTests {
         #expect(try store.verify(prefix: "joined.txt").isEmpty)
     }
 
-    @Test(arguments: [
-        ("zero bytes", [0, 0, 0, 0] as [UInt8]), ("one byte", [0x42]), ("text", Array("garbage after\n".utf8)),
-        ("a lone magic", [0x1F, 0x8B]), ("a header without data", [0x1F, 0x8B, 8, 0, 0, 0, 0, 0, 0, 3]),
-    ])
-    func bytesAfterTheLastMemberAreRefused(_ label: String, _ trailing: [UInt8]) throws {
+    @Test(
+        arguments: FileEngineKind.available,
+        [
+            ("zero bytes", [0, 0, 0, 0] as [UInt8]), ("one byte", [0x42]), ("text", Array("garbage after\n".utf8)),
+            ("a lone magic", [0x1F, 0x8B]), ("a header without data", [0x1F, 0x8B, 8, 0, 0, 0, 0, 0, 0, 3]),
+        ])
+    func bytesAfterTheLastMemberAreRefused(_ engine: FileEngineKind, _ tail: (label: String, bytes: [UInt8])) throws {
+        let (label, trailing) = tail
+        let location = try FileStoreLocation(engine)
+        let store = try location.open(configuration: FilesConfiguration(durability: .atomicOnly))
         let file = GzipSkeleton(
             members: [.init(content: Array("first".utf8)), .init(content: Array("second".utf8))], trailing: trailing)
         let path = try write(file.bytes(), "trailing.gz")
@@ -151,8 +166,10 @@ struct ArchiveHardeningTests {
         #expect(try !store.exists("out.txt"))
     }
 
-    @Test(arguments: [0, 1, 2])
-    func everyMembersChecksumAndSizeAreChecked(_ damaged: Int) throws {
+    @Test(arguments: FileEngineKind.available, [0, 1, 2])
+    func everyMembersChecksumAndSizeAreChecked(_ engine: FileEngineKind, _ damaged: Int) throws {
+        let location = try FileStoreLocation(engine)
+        let store = try location.open(configuration: FilesConfiguration(durability: .atomicOnly))
         for field in ["crc", "size"] {
             var file = GzipSkeleton(members: (0..<3).map { .init(content: Array("member \($0) ".utf8)) })
             if field == "crc" { file.members[damaged].crc = 0xDEAD_BEEF } else { file.members[damaged].size = 99 }
@@ -165,12 +182,16 @@ struct ArchiveHardeningTests {
 
     // MARK: Item 6: names
 
-    @Test(arguments: [
-        ["a.txt", "a.txt"], ["d/x.txt", "e.txt", "d/x.txt"], ["sub", "sub/"], ["sub/", "sub"], ["a", "a/b"],
-        ["a/b", "a"], ["x/y/z", "x/y"], ["x/y", "x/y/z/w"], ["dir/", "dir/f", "dir"],
-        ["caf\u{E9}", "caf\u{E9}"], ["cafe\u{301}/x", "cafe\u{301}"],
-    ])
-    func duplicateOrClashingNamesAreRefused(_ names: [String]) throws {
+    @Test(
+        arguments: FileEngineKind.available,
+        [
+            ["a.txt", "a.txt"], ["d/x.txt", "e.txt", "d/x.txt"], ["sub", "sub/"], ["sub/", "sub"], ["a", "a/b"],
+            ["a/b", "a"], ["x/y/z", "x/y"], ["x/y", "x/y/z/w"], ["dir/", "dir/f", "dir"],
+            ["caf\u{E9}", "caf\u{E9}"], ["cafe\u{301}/x", "cafe\u{301}"],
+        ])
+    func duplicateOrClashingNamesAreRefused(_ engine: FileEngineKind, _ names: [String]) throws {
+        let location = try FileStoreLocation(engine)
+        let store = try location.open(configuration: FilesConfiguration(durability: .atomicOnly))
         try store.write(Data("precious".utf8), to: "existing.txt")
         let before = try storeSnapshot(store)
         let archive = try zip(names)
@@ -183,15 +204,21 @@ struct ArchiveHardeningTests {
         #expect(try storeSnapshot(store) == before)
     }
 
-    @Test(arguments: [["a/b", "a//b"], ["a/b", "./a/b"], ["a/b", "a/./b"], ["a/b", "a/b/"]])
-    func namesThatWouldNormalizeToAnotherAreRefused(_ names: [String]) throws {
+    @Test(
+        arguments: FileEngineKind.available, [["a/b", "a//b"], ["a/b", "./a/b"], ["a/b", "a/./b"], ["a/b", "a/b/"]])
+    func namesThatWouldNormalizeToAnotherAreRefused(_ engine: FileEngineKind, _ names: [String]) throws {
+        let location = try FileStoreLocation(engine)
+        let store = try location.open(configuration: FilesConfiguration(durability: .atomicOnly))
         let archive = try zip(names)
         let error = #expect(throws: StorageError.self) { try store.importZip(from: archive) }
         #expect(error?.code == .invalidKey || error?.code == .invalidArgument, "\(names): \(String(describing: error))")
         #expect(try store.list().isEmpty)
     }
 
-    @Test func canonicallyEquivalentSpellingsAreTwoEntries() throws {
+    @Test(arguments: FileEngineKind.available)
+    func canonicallyEquivalentSpellingsAreTwoEntries(_ engine: FileEngineKind) throws {
+        let location = try FileStoreLocation(engine)
+        let store = try location.open(configuration: FilesConfiguration(durability: .atomicOnly))
         let archive = try zip(["caf\u{E9}.txt", "cafe\u{301}.txt", "d/\u{C5}/x", "d/A\u{30A}/x"])
         #expect(try store.importZip(from: archive).count == 4)
         #expect(try store.read("caf\u{E9}.txt") == Data("entry 0".utf8))
@@ -202,14 +229,21 @@ struct ArchiveHardeningTests {
 
     // MARK: Item 7: all or nothing
 
-    @Test(arguments: [
-        (["report.txt", "sub"], ["report.txt", "sub/inner.txt"]),  // The sample: a file over a folder.
-        (["new.txt", "report.txt/x"], ["report.txt"]),  // A folder over a file.
-        (["a.txt", "deep/er/still/f.txt"], ["deep/er"]),  // A file deep under a store file.
-        (["a.txt", "deep"], ["deep/er/still/f.txt"]),  // A file over a deep folder.
-        (["x/", "report.txt/"], ["report.txt"]),  // A folder entry over a file.
-    ])
-    func clashesWithTheStoreAreFoundBeforeAnythingChanges(_ names: [String], _ existing: [String]) throws {
+    @Test(
+        arguments: FileEngineKind.available,
+        [
+            (["report.txt", "sub"], ["report.txt", "sub/inner.txt"]),  // The sample: a file over a folder.
+            (["new.txt", "report.txt/x"], ["report.txt"]),  // A folder over a file.
+            (["a.txt", "deep/er/still/f.txt"], ["deep/er"]),  // A file deep under a store file.
+            (["a.txt", "deep"], ["deep/er/still/f.txt"]),  // A file over a deep folder.
+            (["x/", "report.txt/"], ["report.txt"]),  // A folder entry over a file.
+        ])
+    func clashesWithTheStoreAreFoundBeforeAnythingChanges(
+        _ engine: FileEngineKind, _ clash: (names: [String], existing: [String])
+    ) throws {
+        let (names, existing) = clash
+        let location = try FileStoreLocation(engine)
+        let store = try location.open(configuration: FilesConfiguration(durability: .atomicOnly))
         for key in existing { try store.write(Data("old \(key)".utf8), to: key) }
         let before = try storeSnapshot(store)
         let archive = try zip(names)

@@ -20,14 +20,16 @@ struct ExportTests {
     var store: FileStore { fixture.store }
     init() throws { fixture = try FilesFixture(configuration: FilesConfiguration(durability: .atomicOnly)) }
 
-    @Test(arguments: [0, 1, 100_000, 3 << 20 + 17])
-    func gzipExportPassesGzipAndRoundTrips(_ size: Int) throws {
+    @Test(arguments: FileEngineKind.available, [0, 1, 100_000, 3 << 20 + 17])
+    func gzipExportPassesGzipAndRoundTrips(_ engine: FileEngineKind, _ size: Int) throws {
+        let location = try FileStoreLocation(engine)
+        let store = try location.open(configuration: FilesConfiguration(durability: .atomicOnly))
         let content = textLike(size)
         try store.write(content, to: "docs/report.pdf")
-        let output = fixture.outside("report.pdf.gz")
+        let output = location.directory.appending("report.pdf.gz")
         try store.exportGzip("docs/report.pdf", to: output)
         #expect(try tool("/usr/bin/gzip", ["-t", output]).status == 0)
-        let unpackedPath = fixture.outside("unpacked.pdf")
+        let unpackedPath = location.directory.appending("unpacked.pdf")
         #expect(try tool("/bin/sh", ["-c", "gzip -dc '\(output)' > '\(unpackedPath)'"]).status == 0)
         #expect(try Data(contentsOf: URL(fileURLWithPath: unpackedPath)) == content)
         // And back in through our own importer.
@@ -70,7 +72,7 @@ struct ExportTests {
         #expect(Double(ours) <= Double(zipSize) * 1.01, "\(ours) bytes vs zip -6 \(zipSize)")
     }
 
-    func populate() throws -> [String: Data] {
+    func populate(_ store: FileStore) throws -> [String: Data] {
         var files: [String: Data] = [
             "exports/report-1.pdf": textLike(300_000), "exports/report-2.pdf": textLike(40_000),
             "recordings/memo.wav": pseudoRandom(2 << 20, seed: 5), "recordings/tiny.wav": pseudoRandom(500, seed: 6),
@@ -82,9 +84,12 @@ struct ExportTests {
         return files
     }
 
-    @Test func zipExportPassesUnzipAndPythonAndExtractsIdentically() throws {
-        let files = try populate()
-        let archive = fixture.outside("all.zip")
+    @Test(arguments: FileEngineKind.available)
+    func zipExportPassesUnzipAndPythonAndExtractsIdentically(_ engine: FileEngineKind) throws {
+        let location = try FileStoreLocation(engine)
+        let store = try location.open(configuration: FilesConfiguration(durability: .atomicOnly))
+        let files = try populate(store)
+        let archive = location.directory.appending("all.zip")
         let progress = Mutex<[Int]>([])
         let (entries, _) = try store.exportZip(
             [""], to: archive,
@@ -112,15 +117,18 @@ struct ExportTests {
         #expect(listing["recordings/memo.wav"]?[1] as? Int == 0, "random (audio-like) data is stored, not deflated")
         #expect(listing["big/book.txt"]?[1] as? Int == 8)
         // Our importer reads it back to identical bytes.
-        let other = try FileStore(
-            root: fixture.directory.appending("other"), configuration: FilesConfiguration(durability: .atomicOnly))
+        let otherLocation = try FileStoreLocation(engine)
+        let other = try otherLocation.open(configuration: FilesConfiguration(durability: .atomicOnly))
         #expect(try other.importZip(from: archive).count == files.count)
         for (key, data) in files { #expect(try other.read(key) == data) }
     }
 
-    @Test func zip64FieldsAreReadByEveryone() throws {
-        let files = try populate()
-        let archive = fixture.outside("zip64.zip")
+    @Test(arguments: FileEngineKind.available)
+    func zip64FieldsAreReadByEveryone(_ engine: FileEngineKind) throws {
+        let location = try FileStoreLocation(engine)
+        let store = try location.open(configuration: FilesConfiguration(durability: .atomicOnly))
+        let files = try populate(store)
+        let archive = location.directory.appending("zip64.zip")
         var options = ExportOptions()
         options.zip64Threshold = 1000  // Every entry past 1000 bytes or offset gets ZIP64 fields.
         try store.exportZip([""], to: archive, options: options)
@@ -129,8 +137,8 @@ struct ExportTests {
             "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); assert z.testzip() is None; print(len(z.infolist()))",
             [archive])
         #expect(check.standardOutput == "\(files.count)\n", "\(check.standardError)")
-        let other = try FileStore(
-            root: fixture.directory.appending("other64"), configuration: FilesConfiguration(durability: .atomicOnly))
+        let otherLocation = try FileStoreLocation(engine)
+        let other = try otherLocation.open(configuration: FilesConfiguration(durability: .atomicOnly))
         try other.importZip(from: archive)
         for (key, data) in files { #expect(try other.read(key) == data) }
     }
@@ -146,9 +154,12 @@ struct ExportTests {
         #expect(try tool("/usr/bin/unzip", ["-tq", archive]).status == 0)
     }
 
-    @Test func cancellationLeavesNoOutput() throws {
-        _ = try populate()
-        let archive = fixture.outside("cancelled.zip")
+    @Test(arguments: FileEngineKind.available)
+    func cancellationLeavesNoOutput(_ engine: FileEngineKind) throws {
+        let location = try FileStoreLocation(engine)
+        let store = try location.open(configuration: FilesConfiguration(durability: .atomicOnly))
+        _ = try populate(store)
+        let archive = location.directory.appending("cancelled.zip")
         let error = #expect(throws: StorageError.self) {
             try store.exportZip([""], to: archive, options: ExportOptions(isCancelled: { true }))
         }
@@ -156,11 +167,11 @@ struct ExportTests {
         #expect(!FileManager.default.fileExists(atPath: archive))
         let gz = #expect(throws: StorageError.self) {
             try store.exportGzip(
-                "big/book.txt", to: fixture.outside("x.gz"), options: ExportOptions(isCancelled: { true }))
+                "big/book.txt", to: location.directory.appending("x.gz"), options: ExportOptions(isCancelled: { true }))
         }
         #expect(gz?.code == .cancelled)
         #expect(
-            try FileManager.default.contentsOfDirectory(atPath: fixture.directory.path).filter {
+            try FileManager.default.contentsOfDirectory(atPath: location.directory.path).filter {
                 $0.contains("strata-tmp")
             }.isEmpty)
     }
@@ -176,12 +187,8 @@ func sha256(_ data: Data) -> String {
 
 @Suite("FileStore: hostile archives are refused")
 struct HostileArchiveTests {
-    let fixture: FilesFixture
-    var store: FileStore { fixture.store }
-    init() throws { fixture = try FilesFixture(configuration: FilesConfiguration(durability: .atomicOnly)) }
-
-    func makeZip(_ body: String) throws -> String {
-        let path = fixture.outside("hostile-\(UInt32.random(in: 0...UInt32.max)).zip")
+    func makeZip(_ location: FileStoreLocation, _ body: String) throws -> String {
+        let path = location.directory.appending("hostile-\(UInt32.random(in: 0...UInt32.max)).zip")
         let result = try python(
             "import sys, zipfile\nz = zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED)\n" + body + "\nz.close()",
             [path])
@@ -189,7 +196,10 @@ struct HostileArchiveTests {
         return path
     }
 
-    func expectRefused(_ archive: String, _ code: StorageError.Code, _ words: String) throws {
+    func expectRefused(
+        _ location: FileStoreLocation, _ archive: String, _ code: StorageError.Code, _ words: String
+    ) throws {
+        let store = try location.open(configuration: FilesConfiguration(durability: .atomicOnly))
         try store.write(Data("precious".utf8), to: "existing.txt")
         let before = try store.list()
         let error = #expect(throws: StorageError.self) { try store.importZip(from: archive, into: "imported") }
@@ -197,46 +207,66 @@ struct HostileArchiveTests {
         #expect(error?.description.contains(words) == true, "\(String(describing: error))")
         #expect(try store.list() == before, "a failed import leaves the store unchanged")
         #expect(try store.read("existing.txt") == Data("precious".utf8))
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: store.directory).filter {
-            $0.contains("import")
+        if location.kind == .posix {
+            let leftovers = try FileManager.default.contentsOfDirectory(atPath: store.directory).filter {
+                $0.contains("import")
+            }
+            #expect(leftovers.isEmpty, "staging left behind: \(leftovers)")
         }
-        #expect(leftovers.isEmpty, "staging left behind: \(leftovers)")
-        #expect(!FileManager.default.fileExists(atPath: fixture.directory.appending("evil.txt")))
-        #expect(!FileManager.default.fileExists(atPath: fixture.directory.appending("root/evil.txt")))
+        #expect(!FileManager.default.fileExists(atPath: location.directory.appending("evil.txt")))
+        #expect(!FileManager.default.fileExists(atPath: location.directory.appending("root/evil.txt")))
     }
 
-    @Test func zipSlip() throws {
+    @Test(arguments: FileEngineKind.available)
+    func zipSlip(_ engine: FileEngineKind) throws {
+        let location = try FileStoreLocation(engine)
         try expectRefused(
-            try makeZip("z.writestr('ok.txt', 'fine')\nz.writestr('../../evil.txt', 'x')"), .invalidKey,
+            location,
+            try makeZip(location, "z.writestr('ok.txt', 'fine')\nz.writestr('../../evil.txt', 'x')"), .invalidKey,
             "outside the destination")
     }
 
-    @Test func absoluteName() throws {
-        try expectRefused(try makeZip("z.writestr('/tmp/evil.txt', 'x')"), .invalidKey, "outside the destination")
+    @Test(arguments: FileEngineKind.available)
+    func absoluteName(_ engine: FileEngineKind) throws {
+        let location = try FileStoreLocation(engine)
+        try expectRefused(
+            location, try makeZip(location, "z.writestr('/tmp/evil.txt', 'x')"), .invalidKey, "outside the destination")
     }
 
-    @Test func backslashTraversal() throws {
+    @Test(arguments: FileEngineKind.available)
+    func backslashTraversal(_ engine: FileEngineKind) throws {
+        let location = try FileStoreLocation(engine)
         try expectRefused(
-            try makeZip("z.writestr('..\\\\..\\\\evil.txt', 'x')"), .invalidKey, "outside the destination")
+            location,
+            try makeZip(location, "z.writestr('..\\\\..\\\\evil.txt', 'x')"), .invalidKey, "outside the destination")
     }
 
-    @Test func symlinkEntry() throws {
+    @Test(arguments: FileEngineKind.available)
+    func symlinkEntry(_ engine: FileEngineKind) throws {
+        let location = try FileStoreLocation(engine)
         try expectRefused(
+            location,
             try makeZip(
+                location,
                 """
                 info = zipfile.ZipInfo('link'); info.create_system = 3; info.external_attr = 0o120777 << 16
                 z.writestr(info, '/etc/passwd')
                 """), .invalidKey, "symbolic link")
     }
 
-    @Test func decompressionBomb() throws {
+    @Test(arguments: FileEngineKind.available)
+    func decompressionBomb(_ engine: FileEngineKind) throws {
+        let location = try FileStoreLocation(engine)
         try expectRefused(
-            try makeZip("z.writestr('bomb.bin', b'\\0' * (64 << 20))"), .limitExceeded, "decompression bomb")
+            location,
+            try makeZip(location, "z.writestr('bomb.bin', b'\\0' * (64 << 20))"), .limitExceeded, "decompression bomb")
     }
 
-    @Test func lyingSizes() throws {
+    @Test(arguments: FileEngineKind.available)
+    func lyingSizes(_ engine: FileEngineKind) throws {
+        let location = try FileStoreLocation(engine)
         // The directory says 10 bytes; the data inflates to far more.
-        let path = try makeZip("z.writestr('liar.bin', b'A' * 100000)")
+        let path = try makeZip(location, "z.writestr('liar.bin', b'A' * 100000)")
         var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         for signature in [[0x50, 0x4B, 0x01, 0x02] as [UInt8]] {
             if let at = (0..<(bytes.count - 4)).first(where: { Array(bytes[$0..<($0 + 4)]) == signature }) {
@@ -244,41 +274,50 @@ struct HostileArchiveTests {
             }
         }
         try Data(bytes).write(to: URL(fileURLWithPath: path))
-        try expectRefused(path, .limitExceeded, "declared size")
+        try expectRefused(location, path, .limitExceeded, "declared size")
     }
 
-    @Test func truncatedArchive() throws {
-        let path = try makeZip("z.writestr('a.txt', 'x' * 5000)\nz.writestr('b.txt', 'y' * 5000)")
+    @Test(arguments: FileEngineKind.available)
+    func truncatedArchive(_ engine: FileEngineKind) throws {
+        let location = try FileStoreLocation(engine)
+        let path = try makeZip(location, "z.writestr('a.txt', 'x' * 5000)\nz.writestr('b.txt', 'y' * 5000)")
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
         try data.prefix(data.count / 2).write(to: URL(fileURLWithPath: path))
-        try expectRefused(path, .corrupt, "end of central directory")
+        try expectRefused(location, path, .corrupt, "end of central directory")
     }
 
-    @Test func badCRC() throws {
-        let path = try makeZip("z.writestr(zipfile.ZipInfo('stored.txt'), 'hello world, stored')")
+    @Test(arguments: FileEngineKind.available)
+    func badCRC(_ engine: FileEngineKind) throws {
+        let location = try FileStoreLocation(engine)
+        let path = try makeZip(location, "z.writestr(zipfile.ZipInfo('stored.txt'), 'hello world, stored')")
         var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         let at = (0..<(bytes.count - 5)).first { String(decoding: bytes[$0..<($0 + 5)], as: UTF8.self) == "hello" }!
         bytes[at] ^= 0x20
         try Data(bytes).write(to: URL(fileURLWithPath: path))
-        try expectRefused(path, .corrupt, "CRC")
+        try expectRefused(location, path, .corrupt, "CRC")
     }
 
-    @Test func notAZipAtAll() throws {
-        let path = fixture.outside("garbage.zip")
+    @Test(arguments: FileEngineKind.available)
+    func notAZipAtAll(_ engine: FileEngineKind) throws {
+        let location = try FileStoreLocation(engine)
+        let path = location.directory.appending("garbage.zip")
         try Data(repeating: 7, count: 1000).write(to: URL(fileURLWithPath: path))
-        try expectRefused(path, .corrupt, "zip archive")
+        try expectRefused(location, path, .corrupt, "zip archive")
     }
 
-    @Test func truncatedOrBombGzip() throws {
+    @Test(arguments: FileEngineKind.available)
+    func truncatedOrBombGzip(_ engine: FileEngineKind) throws {
+        let location = try FileStoreLocation(engine)
+        let store = try location.open(configuration: FilesConfiguration(durability: .atomicOnly))
         try store.write(textLike(500_000), to: "t.txt")
-        let output = fixture.outside("t.gz")
+        let output = location.directory.appending("t.gz")
         try store.exportGzip("t.txt", to: output)
         let data = try Data(contentsOf: URL(fileURLWithPath: output))
         try data.prefix(data.count - 20).write(to: URL(fileURLWithPath: output))
         let truncated = #expect(throws: StorageError.self) { try store.importGzip(from: output, to: "restored.txt") }
         #expect(truncated?.code == .corrupt)
         #expect(try !store.exists("restored.txt"))
-        let bomb = fixture.outside("bomb.gz")
+        let bomb = location.directory.appending("bomb.gz")
         _ = try tool("/bin/sh", ["-c", "head -c 67108864 /dev/zero | gzip -9 > '\(bomb)'"])
         let refused = #expect(throws: StorageError.self) { try store.importGzip(from: bomb, to: "bomb.bin") }
         #expect(refused?.code == .limitExceeded)
