@@ -20,7 +20,10 @@ final class S3PartPool: Sendable {
 
     init(capacity: Int, counter: @escaping @Sendable (Int) -> Void = { _ in }) {
         self.capacity = max(capacity, 1)
-        self.available = DispatchSemaphore(value: max(capacity, 1))
+        // Created at zero and raised: libdispatch traps when a semaphore is freed below its initial value, and a
+        // write ends holding the buffer it was filling.
+        self.available = DispatchSemaphore(value: 0)
+        for _ in 0..<max(capacity, 1) { available.signal() }
         self.counter = counter
     }
 
