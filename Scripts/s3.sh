@@ -134,7 +134,7 @@ ms bind ipv6 = false
 osd max object name len = 460
 osd max object namespace len = 64
 [client.rgw]
-rgw frontends = beast endpoint=127.0.0.1:$rgw_port
+rgw frontends = beast endpoint=127.0.0.1:$rgw_port tcp_nodelay=1
 rgw thread pool size = 64
 rgw enable usage log = false
 rgw dns name =

@@ -40,15 +40,23 @@ func store(prefix: String) throws -> S3FileEngine {
     return try S3FileEngine(configuration: configuration)
 }
 
-/// Runs `work(index)` for `count` indices, on `threads` threads sharing the work (1: a plain loop).
-func spread(_ count: Int, threads: Int, _ work: @Sendable (Int) throws -> Void) throws {
+/// Runs `work(index)` for `count` indices, on `threads` threads sharing the work (1: a plain loop). Threads of
+/// their own, as boto3's ThreadPoolExecutor has: `DispatchQueue.concurrentPerform` runs as many at once as there are
+/// cores, and a thread waiting on the network keeps its place, so two cores ran two requests at a time.
+func spread(_ count: Int, threads: Int, _ work: @escaping @Sendable (Int) throws -> Void) throws {
     guard threads > 1 else { return try (0..<count).forEach(work) }
     let failures = Failures()
-    DispatchQueue.concurrentPerform(iterations: threads) { worker in
-        for index in stride(from: worker, to: count, by: threads) {
-            do { try work(index) } catch { failures.record(error) }
-        }
+    let done = DispatchGroup()
+    for worker in 0..<threads {
+        done.enter()
+        Thread {
+            for index in stride(from: worker, to: count, by: threads) {
+                do { try work(index) } catch { failures.record(error) }
+            }
+            done.leave()
+        }.start()
     }
+    done.wait()
     if let error = failures.first { throw error }
 }
 

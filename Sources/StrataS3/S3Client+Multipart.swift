@@ -1,6 +1,5 @@
 import Foundation
 public import StrataCore
-import Synchronization
 
 extension S3Client {
     /// Writes an object of any size from a range of an open file: one PUT up to ``S3Configuration/partSize``,
@@ -42,29 +41,18 @@ extension S3Client {
                 .tooLarge, "the object needs more than 10,000 parts of \(size) bytes", tier: .files, key: key,
                 recovery: "Raise S3Configuration.partSize")
         }
-        let state = Mutex<(next: Int, parts: [S3CompletedPart], failure: StorageError?)>((0, [], nil))
-        DispatchQueue.concurrentPerform(iterations: min(configuration.concurrency, count)) { _ in
-            while true {
-                let index: Int? = state.withLock { state in
-                    guard state.failure == nil, state.next < count else { return nil }
-                    defer { state.next += 1 }
-                    return state.next
-                }
-                guard let index else { return }
+        let uploads = S3PartUploads(client: self, key: key, uploadID: uploadID, limit: configuration.concurrency)
+        do {
+            for index in 0..<count {
                 let start = Int64(index) * size
-                do throws(StorageError) {
-                    let part = try uploadPart(
-                        key, uploadID: uploadID, number: index + 1, from: fd, offset: offset + start,
-                        length: min(size, length - start))
-                    state.withLock { $0.parts.append(part) }
-                } catch {
-                    state.withLock { if $0.failure == nil { $0.failure = error } }
-                }
+                let part = min(size, length - start)
+                try uploads.submit(number: index + 1) { .descriptor(fd, offset: offset + start, length: part) }
             }
+        } catch {
+            _ = try? uploads.finish()
+            throw error
         }
-        let (parts, failure) = state.withLock { ($0.parts, $0.failure) }
-        if let failure { throw failure }
-        return parts.sorted { $0.number < $1.number }
+        return try uploads.finish()
     }
 
     /// Starts a multipart upload.
@@ -102,7 +90,7 @@ extension S3Client {
         try uploadPart(key, uploadID: uploadID, number: number, body: .bytes(bytes))
     }
 
-    private func uploadPart(
+    func uploadPart(
         _ key: String, uploadID: String, number: Int, body: HTTPBody
     ) throws(StorageError) -> S3CompletedPart {
         try checkKey(key)

@@ -1,6 +1,7 @@
 public import Foundation
 public import StrataCore
 public import StrataFiles
+import Synchronization
 
 extension S3FileEngine {
     /// Replaces the object `key` with what `body` writes, streamed: one PUT up to ``partSize`` bytes, else a
@@ -9,7 +10,11 @@ extension S3FileEngine {
     /// - Throws: What `body` throws, or `StorageError` (`.connectionFailed`, `.timeout`, `.authenticationFailed`,
     ///   ...): the old object is then unchanged.
     public func write(_ key: String, _ body: (inout FileWriter) throws -> Void) throws {
-        let upload = S3StreamedUpload(client: client, key: key, partSize: partSize, inFlight: partsInFlight)
+        let pool = S3PartPool(capacity: partsInFlight + 1) { [self] in
+            allocatedPartBuffers.add($0, ordering: .relaxed)
+        }
+        let upload = S3StreamedUpload(
+            client: client, key: key, partSize: partSize, inFlight: partsInFlight, pool: pool)
         do {
             var writer = FileWriter(sink: { bytes in try upload.take(bytes) })
             try body(&writer)

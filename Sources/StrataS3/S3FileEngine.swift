@@ -1,6 +1,7 @@
 public import Foundation
 public import StrataCore
 public import StrataFiles
+import Synchronization
 
 /// The files tier on an S3-compatible object store (AWS S3, Ceph's RADOS Gateway, MinIO, ...): each file is one
 /// object under the configuration's bucket and prefix, named by its key.
@@ -31,6 +32,10 @@ public final class S3FileEngine: FileEngine {
     public let partSize: Int
     /// How many parts of one streamed write are uploaded at once.
     public let partsInFlight: Int
+    /// The part buffers streamed writes have allocated so far, in all: each write allocates at most
+    /// ``partsInFlight`` + 1 and reuses them for all its parts.
+    public var partBufferAllocations: Int { allocatedPartBuffers.load(ordering: .relaxed) }
+    let allocatedPartBuffers = Atomic<Int>(0)
     /// How long ``update(_:_:)`` keeps trying when other writers keep winning, in seconds.
     public let contentionTimeout: Double
 

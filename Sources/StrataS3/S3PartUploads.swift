@@ -2,8 +2,10 @@ import Dispatch
 import StrataCore
 import Synchronization
 
-/// The parts of one multipart upload, each uploaded on a background thread as soon as it is handed over, at most
-/// `limit` at once: ``submit(_:number:)`` waits for a free slot, so the parts held in memory stay bounded.
+/// The parts of one multipart upload, each uploaded on a thread of its own as soon as it is handed over, at most
+/// `limit` at once: ``submit(number:body:then:)`` waits for a free slot, so the parts held in memory stay bounded.
+/// (Threads of its own, not Dispatch's pool: that pool is as wide as the processor count, and a part waiting on
+/// the network holds its thread, so two cores sent two parts at a time whatever `limit` said.)
 final class S3PartUploads: Sendable {
     private struct State {
         var parts: [S3CompletedPart] = []
@@ -24,26 +26,36 @@ final class S3PartUploads: Sendable {
         self.slots = DispatchSemaphore(value: max(limit, 1))
     }
 
-    /// Starts uploading part `number`, after waiting for a free slot.
+    /// Starts uploading part `number` on a thread of its own, after waiting for a free slot, then calls `done`
+    /// (whether the part went up or not).
+    /// - Parameters:
+    ///   - body: Makes the part's body, on the upload's thread (so that nothing holds it once the part is sent).
+    ///   - done: Called when the part's request is over: a buffer it used can be reused.
     /// - Throws: The first failure of a part uploaded before: the upload cannot complete.
-    func submit(_ bytes: [UInt8], number: Int) throws(StorageError) {
+    func submit(
+        number: Int, body: @escaping @Sendable () -> HTTPBody, then done: @escaping @Sendable () -> Void = {}
+    ) throws(StorageError) {
         slots.wait()
         if let failure = state.withLock({ $0.failure }) {
             slots.signal()
+            done()
             throw failure
         }
         running.enter()
-        DispatchQueue.global().async { [self] in
-            defer {
-                slots.signal()
-                running.leave()
-            }
-            do throws(StorageError) {
-                let part = try client.uploadPart(key, uploadID: uploadID, number: number, bytes: bytes)
-                state.withLock { $0.parts.append(part) }
-            } catch {
-                state.withLock { if $0.failure == nil { $0.failure = error } }
-            }
+        BlockingThreads.start { [self] in
+            send(number: number, body: body)
+            done()
+            slots.signal()
+            running.leave()
+        }
+    }
+
+    private func send(number: Int, body: () -> HTTPBody) {
+        do throws(StorageError) {
+            let part = try client.uploadPart(key, uploadID: uploadID, number: number, body: body())
+            state.withLock { $0.parts.append(part) }
+        } catch {
+            state.withLock { if $0.failure == nil { $0.failure = error } }
         }
     }
 

@@ -12,19 +12,22 @@ final class S3StreamedUpload {
     private let key: String
     private let partSize: Int
     private let inFlight: Int
-    private var buffer: [UInt8]
+    /// The part buffers, reused from part to part: the one being filled and those being uploaded.
+    let pool: S3PartPool
+    /// The part being filled; a new buffer grows as bytes come (a small body does not reserve a whole part).
+    private var buffer: S3PartBuffer
     /// The first 16 bytes, for the content type.
     private var head: [UInt8] = []
     private var uploads: S3PartUploads?
     private var nextPart = 1
 
-    init(client: S3Client, key: String, partSize: Int, inFlight: Int) {
+    init(client: S3Client, key: String, partSize: Int, inFlight: Int, pool: S3PartPool) {
         self.client = client
         self.key = key
         self.partSize = partSize
         self.inFlight = inFlight
-        buffer = []
-        buffer.reserveCapacity(partSize)
+        self.pool = pool
+        buffer = pool.take()
     }
 
     /// The object's content type: by its key's extension, else by its first bytes.
@@ -36,9 +39,14 @@ final class S3StreamedUpload {
         if head.count < 16 { head += bytes.prefix(16 - head.count) }
         var done = 0
         while done < bytes.count {
-            if buffer.count == partSize { try ship() }
-            let count = min(partSize - buffer.count, bytes.count - done)
-            buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[done..<done + count]))
+            if buffer.bytes.count == partSize { try ship() }
+            let count = min(partSize - buffer.bytes.count, bytes.count - done)
+            let needed = buffer.bytes.count + count
+            if needed > buffer.bytes.capacity {
+                // A new buffer grows by doubling up to a part (exactly), so a small body stays small.
+                buffer.bytes.reserveCapacity(min(partSize, max(needed, 2 * buffer.bytes.capacity, 1 << 16)))
+            }
+            buffer.bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[done..<done + count]))
             done += count
         }
     }
@@ -49,9 +57,14 @@ final class S3StreamedUpload {
             uploads = S3PartUploads(client: client, key: key, uploadID: id, limit: inFlight)
         }
         let part = buffer
-        buffer = []
-        buffer.reserveCapacity(partSize)
-        try uploads!.submit(part, number: nextPart)
+        buffer = pool.take()
+        try submit(part, to: uploads!)
+    }
+
+    /// Hands a full (or the last) part to the uploads; its buffer goes back to the pool once it is sent.
+    private func submit(_ part: S3PartBuffer, to uploads: S3PartUploads) throws(StorageError) {
+        let pool = pool
+        try uploads.submit(number: nextPart, body: { .bytes(part.bytes) }, then: { pool.giveBack(part) })
         nextPart += 1
     }
 
@@ -63,11 +76,14 @@ final class S3StreamedUpload {
     @discardableResult
     func finish(metadata: [String: String]) throws(StorageError) -> Bool {
         guard let uploads else {
-            try client.put(key, bytes: buffer, contentType: contentType, metadata: metadata)
+            try client.put(key, bytes: buffer.bytes, contentType: contentType, metadata: metadata)
             return true
         }
-        if !buffer.isEmpty { try uploads.submit(buffer, number: nextPart) }
-        buffer = []
+        if !buffer.bytes.isEmpty {
+            let part = buffer
+            buffer = S3PartBuffer()
+            try submit(part, to: uploads)
+        }
         let parts = try uploads.finish()
         let info = try client.completeMultipartUpload(key, uploadID: uploads.uploadID, parts: parts)
         self.uploads = nil

@@ -34,6 +34,26 @@ struct S3FileEngineTests {
         return writer.crc
     }
 
+    @Test func aStreamedWriteReusesAFixedSetOfPartBuffers() throws {
+        let engine = try Self.engine()
+        let body = Self.bytes(9 * engine.partSize + 1000, seed: 7)
+        for round in 1...2 {
+            try engine.write("many-parts") { writer in
+                var offset = 0
+                while offset < body.count {
+                    try writer.write(body[offset..<min(offset + (1 << 20), body.count)])
+                    offset += 1 << 20
+                }
+            }
+            // Ten parts, one buffer being filled and at most `partsInFlight` going up: never one buffer per part.
+            #expect(engine.partBufferAllocations <= round * (engine.partsInFlight + 1))
+        }
+        #expect(try engine.read("many-parts") == body)
+        // A small write does not hold a whole part.
+        try engine.write("small") { try $0.write(Data("tiny".utf8)) }
+        #expect(try engine.read("small") == Data("tiny".utf8))
+    }
+
     @Test func smallAndMultipartWritesRecordChecksumSizeAndContentType() throws {
         let engine = try Self.engine()
         #expect(engine.partSize == 5 << 20)
