@@ -58,6 +58,9 @@ public final class FileStoreLocation: Sendable {
         guard location.hasPrefix("s3:") else { return try FileStore(root: location, configuration: configuration) }
         var s3 = try S3Configuration(url: ProcessInfo.processInfo.environment["STRATA_S3_URL"] ?? "")
         s3.prefix += location.dropFirst(3)
+        // The S3 tests kill and resume the shared test gateway while these run: ride through that.
+        s3.maxAttempts = 30
+        s3.maxRetryDelay = 2
         return FileStore(engine: try S3FileEngine(configuration: s3), configuration: configuration)
     }
 }

@@ -22,6 +22,10 @@ struct S3TestGateway {
             bucket: base.bucket, prefix: base.prefix + "test-\(UUID().uuidString.lowercased())/",
             endpoint: base.endpoint, region: base.region, credentials: base.credentials)
         configuration.baseRetryDelay = 0.05
+        // Tests running beside this one kill and resume the shared gateway: ride through that (about a minute of
+        // retries). A test about failing sets its own `maxAttempts` in `adjust`.
+        configuration.maxAttempts = 30
+        configuration.maxRetryDelay = 2
         adjust(&configuration)
         return configuration
     }
