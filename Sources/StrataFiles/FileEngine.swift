@@ -7,7 +7,7 @@ public import StrataCore
 /// The store keeps what is the same on every engine — key validation, content types, streaming helpers, the zip
 /// and gzip exports and the safe imports, cache areas, the ``/StrataCore/StorageBackend`` face — and asks its
 /// engine to hold bytes. Every key an engine receives has passed the store's checks
-/// (``/StrataCore/StoragePaths/validateKey(_:for:)``): a relative path of `/`-separated components, none empty,
+/// (`StoragePaths.validateKey(_:for:)`): a relative path of `/`-separated components, none empty,
 /// `.` or `..`, none starting with the reserved prefix `.strata-`. A prefix is such a path or `""`.
 ///
 /// Every engine keeps these promises; the shared test bodies in `StrataFilesTests` check them on each engine:

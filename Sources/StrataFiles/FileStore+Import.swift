@@ -40,7 +40,7 @@ extension FileStore {
     /// following links: a neighbour who swaps a folder for a symbolic link meanwhile makes the import fail with
     /// `.symbolicLink`, never write elsewhere. On any other engine the entries are staged in a local temporary
     /// folder and written through the engine one by one: each file appears whole, but a reader during the commit
-    /// may see some of the archive's files imported and others not yet (see ``EngineImport``).
+    /// may see some of the archive's files imported and others not yet.
     /// - Returns: The keys stored.
     @discardableResult
     public func importZip(from archive: String, into prefix: String = "", limits: ImportLimits = ImportLimits()) throws
