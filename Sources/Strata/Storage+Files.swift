@@ -46,7 +46,8 @@ extension Storage {
 
     /// The S3 location of the files tier of a store opened with `configuration` and no explicit files URL, or
     /// `nil` when its files stay in the folder under the root.
-    /// - Throws: As ``resolveFiles(_:_:environment:)``.
+    /// - Throws: ``/StrataCore/StorageError`` `.invalidArgument` naming the malformed part (see
+    ///   ``S3FilesLocation/init(url:settings:environment:)``), or an `s3` files tier without a location.
     public static func filesLocation(_ configuration: StoreConfiguration, environment: [String: String]) throws
         -> S3FilesLocation?
     {
