@@ -293,7 +293,16 @@ struct S3FileEngineTests {
         let error = #expect(throws: StorageError.self) {
             try engine.write("interrupted") { writer in
                 for index in 0..<6 {
-                    if index == 3 { try S3TestGateway.run("crash-gateway") }
+                    if index == 3 {
+                        // Parts go up on threads of their own: wait until the server holds the upload, so that the
+                        // kill leaves one behind (the case under test), then kill.
+                        var polls = 0
+                        while try engine.client.listMultipartUploads().isEmpty, polls < 600 {
+                            polls += 1
+                            Thread.sleep(forTimeInterval: 0.05)
+                        }
+                        try S3TestGateway.run("crash-gateway")
+                    }
                     try writer.write(part)
                 }
             }
