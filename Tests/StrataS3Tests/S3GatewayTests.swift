@@ -254,6 +254,8 @@ struct S3GatewayTests {
     }
 
     @Test func theGatewayKilledMidUploadIsRetriedThrough() throws {
+        S3TestGateway.killing.lock()
+        defer { S3TestGateway.killing.unlock() }
         let directory = try TemporaryDirectory()
         let client = try S3TestGateway.partByPartClient(maxAttempts: 12)
         let (fd, bytes) = try S3TestGateway.file(directory, "in", count: 40 << 20, seed: 3)
@@ -276,6 +278,8 @@ struct S3GatewayTests {
     }
 
     @Test func theGatewayKilledWithoutRetriesIsATypedErrorAndCleanupFindsTheUpload() throws {
+        S3TestGateway.killing.lock()
+        defer { S3TestGateway.killing.unlock() }
         let directory = try TemporaryDirectory()
         let client = try S3TestGateway.partByPartClient(maxAttempts: 1)
         let (fd, bytes) = try S3TestGateway.file(directory, "in", count: 10 << 20, seed: 5)

@@ -30,6 +30,10 @@ struct S3TestGateway {
         return configuration
     }
 
+    /// Held by each test that kills the shared gateway, for its whole body: two such tests in different suites
+    /// never kill it under each other (each suite is serialized, the suites are not).
+    static let killing = NSLock()
+
     static func client(_ adjust: (inout S3Configuration) -> Void = { _ in }) throws -> S3Client {
         try S3Client(configuration(adjust))
     }
