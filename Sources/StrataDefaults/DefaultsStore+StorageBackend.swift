@@ -52,9 +52,19 @@ extension DefaultsStore: StorageBackend {
     /// The facts, computed once from the suite and configuration.
     public var facts: BackendFacts { Self.facts(suite: suite, paths: paths, configuration: configuration) }
 
+    /// The value of `key` in memory; on a miss, the file is checked first (one `fstatat`, a reload only if another
+    /// process replaced it): a key the catalog says is here may have been written by another process since the
+    /// watcher last looked, and a miss must not be answered from a stale memory.
+    func storedValue(_ key: String) throws -> PropertyListValue? {
+        let exact = ExactString(key)
+        if let stored = state.withLock({ $0.values[exact] }) { return stored }
+        try refresh()
+        return state.withLock { $0.values[exact] }
+    }
+
     public func data(for key: String) throws -> Data? {
         try StoragePaths.validateKey(key, for: .defaults)
-        guard let stored = state.withLock({ $0.values[ExactString(key)] }) else { return nil }
+        guard let stored = try storedValue(key) else { return nil }
         do {
             return try stored.byteForm()
         } catch {
@@ -70,14 +80,14 @@ extension DefaultsStore: StorageBackend {
 
     public func contains(_ key: String) throws -> Bool {
         try StoragePaths.validateKey(key, for: .defaults)
-        return containsValue(forKey: key)
+        return try storedValue(key) != nil
     }
 
     public func keys() throws -> [String] { allKeys }
 
     public func metadata(for key: String) throws -> StorageMetadata? {
         try StoragePaths.validateKey(key, for: .defaults)
-        guard let stored = state.withLock({ $0.values[ExactString(key)] }) else { return nil }
+        guard let stored = try storedValue(key) else { return nil }
         let size = try data(for: key)?.count ?? 0
         let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
         return StorageMetadata(

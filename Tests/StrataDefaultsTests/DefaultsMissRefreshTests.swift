@@ -1,0 +1,29 @@
+import Foundation
+import StrataCore
+import StrataDefaults
+import StrataTestSupport
+import Testing
+
+/// The byte-level face (what `Storage` reads through) never answers a miss from a stale memory: a key another
+/// process wrote since this store last looked is found at once, without waiting for the file watcher.
+@Suite("DefaultsStore: a miss looks at the file first")
+struct DefaultsMissRefreshTests {
+    let fixture: Fixture
+    init() throws { fixture = try Fixture() }
+
+    @Test func aKeyAnotherProcessWroteIsFoundAtOnceWithoutAWatcher() throws {
+        let store = try fixture.store("shared", watching: false)
+        #expect(try store.data(for: "theme") == nil)
+        let child = try TestExecutables.url(named: "strata-test-child")
+        for round in 0..<3 {
+            let process = try ChildProcess(
+                child, ["defaults-set", fixture.root, "shared", "theme-\(round)", "dark-\(round)", "immediate"])
+            _ = try process.waitForLine(timeout: 60) { $0 == "set" }
+            _ = process.wait()
+            #expect(try store.contains("theme-\(round)"), "round \(round)")
+            #expect(try store.data(for: "theme-\(round)") != nil, "round \(round)")
+            #expect(try store.metadata(for: "theme-\(round)") != nil, "round \(round)")
+        }
+        #expect(try store.data(for: "never-set") == nil)
+    }
+}
