@@ -32,9 +32,24 @@ enum StoreAccess {
 
     /// The values of the defaults suite a read verb looks at (as ``defaults(_:for:)`` names it), read without
     /// opening the suite: nothing is created or changed.
+    ///
+    /// A suite named with `--suite` must exist: a mistyped name is an error listing the store's suites, not an empty
+    /// suite (the configured suite may be absent — a store nothing was written to reads empty).
     static func defaultsSnapshot(_ parsed: ParsedArguments) throws -> [ExactString: PropertyListValue] {
         let (suite, paths, configuration) = try defaultsSuite(parsed, for: .read)
-        return try DefaultsStore.snapshot(suite: suite, paths: paths, configuration: configuration)
+        let values = try DefaultsStore.snapshot(suite: suite, paths: paths, configuration: configuration)
+        if values.isEmpty, parsed.value("--suite") != nil {
+            let folder = paths.directoryPath(for: .defaults)
+            guard FileManager.default.fileExists(atPath: folder + "/" + suite + ".plist") else {
+                let suites = InspectCommand.names(in: folder, suffix: ".plist").map { String($0.dropLast(6)) }
+                throw StorageError(
+                    .notFound, "the store has no suite named '\(suite)'", tier: .defaults, key: suite, path: folder,
+                    recovery: suites.isEmpty
+                        ? "The store has no suites yet: 'strata defaults set KEY VALUE --suite NAME' makes one"
+                        : "Its suites: \(suites.joined(separator: ", ")) (check --suite)")
+            }
+        }
+        return values
     }
 
     /// The suite's name, the store, and the defaults configuration for a tier verb.

@@ -44,6 +44,20 @@ struct CLIMistakeTests {
         #expect(!FileManager.default.fileExists(atPath: output))
     }
 
+    /// A mistyped `--suite` on a read verb names the suites the store has; it used to read as an empty suite.
+    @Test(arguments: [["list"], ["get", "theme"], ["export"], ["delete", "theme"]])
+    func aSuiteThatDoesNotExistIsAnErrorNamingTheSuites(verb: [String]) throws {
+        #expect(try strata(["defaults", "set", "theme", "dark", "--root", root, "--suite", "app"]).status == 0)
+        let result = try strata(["defaults"] + verb + ["--root", root, "--suite", "apq"])
+        #expect(result.status == 1, "\(result.standardOutput)")
+        #expect(result.standardError.contains("not-found"), "\(result.standardError)")
+        #expect(result.standardError.contains("no suite named 'apq'"), "\(result.standardError)")
+        #expect(result.standardError.contains("Its suites: app"), "\(result.standardError)")
+        #expect(try strata(["defaults", "get", "theme", "--root", root, "--suite", "app"]).standardOutput == "dark\n")
+        // The configured suite, never written, still reads empty.
+        #expect(try strata(["defaults", "list", "--root", root]).status == 0)
+    }
+
     @Test(arguments: ["docs", "docs/"])
     func exportingAFolderToGzipSaysUseZip(folder: String) throws {
         let output = directory.appending("docs.gz")
