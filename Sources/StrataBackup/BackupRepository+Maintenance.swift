@@ -135,7 +135,7 @@ extension BackupRepository {
         return report
     }
 
-    private func delete(_ name: String, in folder: DirectoryHandle) throws {
+    func delete(_ name: String, in folder: DirectoryHandle) throws {
         do throws(Errno) {
             try folder.unlink(name)
         } catch {

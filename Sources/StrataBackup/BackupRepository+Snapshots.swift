@@ -76,18 +76,7 @@ extension BackupRepository {
 
     /// The full id a prefix names.
     func resolve(_ prefix: String) throws -> String {
-        let matches = try BackupRepository.names(in: snapshotFolder).filter { $0.hasPrefix(prefix.lowercased()) }
-        guard !prefix.isEmpty, let first = matches.first else {
-            throw StorageError(
-                .notFound, "no snapshot has this id", key: prefix, path: snapshotFolder.path,
-                recovery: "List them with `snapshots`")
-        }
-        guard matches.count == 1 else {
-            throw StorageError(
-                .invalidArgument, "\(matches.count) snapshots start with this prefix", key: prefix,
-                recovery: "Give more digits of the id")
-        }
-        return first
+        try BackupRepository.resolve(prefix, in: snapshotFolder, noun: "snapshot", listedBy: "snapshots")
     }
 
     /// Every snapshot's id and manifest, in name order.

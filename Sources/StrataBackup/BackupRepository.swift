@@ -1,6 +1,7 @@
 public import Foundation
 public import StrataCore
 import StrataSecrets
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -29,6 +30,10 @@ public final class BackupRepository: Sendable {
     let indexFolder: DirectoryHandle
     let snapshotFolder: DirectoryHandle
     let keys: RepositoryKeys
+    /// The master key the slots seal (kept to seal a new slot).
+    let master: [UInt8]
+    /// The name of the key slot this repository was opened with (or made with).
+    let openedSlot: Mutex<String>
     let configuration: RepositoryConfiguration
     let chunker: Chunker
     let lock: FileLock
@@ -40,10 +45,14 @@ public final class BackupRepository: Sendable {
     /// damaged or hostile file cannot make a read allocate what it claims.
     static let maximumMetadataFileSize = 1 << 30
 
-    private init(path: String, folder: DirectoryHandle, keys: RepositoryKeys, lockTimeout: FileLock.Timeout) throws {
+    private init(
+        path: String, folder: DirectoryHandle, master: [UInt8], slot: String, lockTimeout: FileLock.Timeout
+    ) throws {
         self.path = path
         self.folder = folder
-        self.keys = keys
+        self.master = master
+        keys = RepositoryKeys(master: master)
+        openedSlot = Mutex(slot)
         self.lockTimeout = lockTimeout
         data = try Self.subfolder("data", of: folder)
         indexFolder = try Self.subfolder("index", of: folder)
@@ -91,8 +100,9 @@ public final class BackupRepository: Sendable {
         let master = Sodium.random(Sodium.keyBytes)
         let keys = RepositoryKeys(master: master)
         let keyFolder = try folder.openDirectory("keys", create: false)!
-        let slot = try KeySlot.make(sealing: master, under: key)
-        try AtomicFile.write(Data(try slot.encoded()), in: keyFolder, name: randomName())
+        let slotName = randomName()
+        try AtomicFile.write(
+            Data(try KeySlot.make(sealing: master, under: key).encoded()), in: keyFolder, name: slotName)
         let configuration = RepositoryConfiguration(
             version: 1, id: randomName(), minimumChunk: options.minimumChunk, averageChunk: options.averageChunk,
             maximumChunk: options.maximumChunk, packSize: options.packSize)
@@ -101,7 +111,8 @@ public final class BackupRepository: Sendable {
         try AtomicFile.write(
             Data(SealedFile.seal(body, kind: .configuration, name: "config", key: keys.seal)), in: folder,
             name: "config")
-        return try BackupRepository(path: path, folder: folder, keys: keys, lockTimeout: lockTimeout)
+        return try BackupRepository(
+            path: path, folder: folder, master: master, slot: slotName, lockTimeout: lockTimeout)
     }
 
     /// Opens an existing repository.
@@ -143,7 +154,7 @@ public final class BackupRepository: Sendable {
                 let slot = try KeySlot.decode(Array(bytes), path: slotPath)
                 if let master = try slot.open(with: key, path: slotPath) {
                     return try BackupRepository(
-                        path: path, folder: folder, keys: RepositoryKeys(master: master), lockTimeout: lockTimeout)
+                        path: path, folder: folder, master: master, slot: name, lockTimeout: lockTimeout)
                 }
             } catch let error as StorageError where error.code == .corrupt || error.code == .unsupportedVersion {
                 damage = damage ?? error
@@ -187,6 +198,28 @@ public final class BackupRepository: Sendable {
         } catch {
             throw error.storageError("cannot list a repository folder", path: folder.path)
         }
+    }
+
+    /// The one name in `folder` that starts with `prefix` (an id or a unique prefix of one, any case).
+    /// - Parameters:
+    ///   - noun: What the folder holds (`snapshot`, `key slot`), for the errors.
+    ///   - command: The verb that lists them, for the errors' recovery.
+    /// - Throws: ``StorageError`` `.notFound` (no such name) or `.invalidArgument` (an ambiguous prefix).
+    static func resolve(_ prefix: String, in folder: DirectoryHandle, noun: String, listedBy command: String) throws
+        -> String
+    {
+        let matches = try names(in: folder).filter { $0.hasPrefix(prefix.lowercased()) }
+        guard !prefix.isEmpty, let first = matches.first else {
+            throw StorageError(
+                .notFound, "no \(noun) has this id", key: prefix, path: folder.path,
+                recovery: "List them with `\(command)`")
+        }
+        guard matches.count == 1 else {
+            throw StorageError(
+                .invalidArgument, "\(matches.count) \(noun)s start with this prefix", key: prefix,
+                recovery: "Give more digits of the id")
+        }
+        return first
     }
 
     /// 64 random hex digits: the name of a pack, an index file, a snapshot or a key slot.

@@ -11,7 +11,7 @@ enum CommandLineTool {
     static let versionSpec = CommandSpec(name: "version", summary: "Print the version.", usage: "version")
 
     static let groups: [CommandGroup] = [
-        DefaultsCommands.group, SecretsCommands.group, RecordsCommands.group, FilesCommands.group,
+        DefaultsCommands.group, SecretsCommands.group, RecordsCommands.group, FilesCommands.group, KeyCommands.group,
     ]
     static let commands: [CommandSpec] =
         [

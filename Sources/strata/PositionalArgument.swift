@@ -67,5 +67,6 @@ struct PositionalArgument: Equatable {
         "files FILE": "The file to copy in (outside the store; a pipe works too).",
         "files PREFIX": "A folder key (photos/) or a file key; without one, every file.",
         "files ARCHIVE": "A .zip archive, or a .gz file (then --key says where it goes).",
+        "key SLOT": "A key slot's id, or any unique prefix of it (see 'strata key list').",
     ]
 }

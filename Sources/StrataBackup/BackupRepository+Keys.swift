@@ -1,0 +1,100 @@
+import Foundation
+import StrataCore
+import StrataSecrets
+import Synchronization
+
+// Key slots: several passphrases or key files can open one repository, each sealing the same master key, so adding,
+// removing or changing one rewrites one small file and never touches packs, indexes or snapshots.
+extension BackupRepository {
+    /// The repository's key slots, in id order.
+    /// - Throws: ``StorageError`` when the keys folder cannot be read (a damaged slot is listed with its
+    ///   ``RepositoryKeySlot/damage``, not thrown).
+    public func keySlots() throws -> [RepositoryKeySlot] {
+        let keyFolder = try Self.subfolder("keys", of: folder)
+        let current = openedSlot.withLock { $0 }
+        return try Self.names(in: keyFolder).compactMap { name in
+            let path = keyFolder.path(of: name)
+            let created = (try? keyFolder.status(of: name)).flatMap { $0 }.map {
+                Date(timeIntervalSince1970: TimeInterval($0.st_mtim.tv_sec))
+            }
+            do {
+                guard let bytes = try AtomicFile.read(in: keyFolder, name: name, maximumSize: 1 << 16) else {
+                    return nil
+                }
+                let slot = try KeySlot.decode(Array(bytes), path: path)
+                let isPassphrase = slot.kind == "passphrase"
+                return RepositoryKeySlot(
+                    id: name, kind: isPassphrase ? .passphrase : .keyFile,
+                    cost: isPassphrase
+                        ? slot.operations.flatMap { operations in
+                            slot.memory.map { PasswordHashCost(operations: operations, memory: $0) }
+                        } : nil,
+                    created: created, isCurrent: name == current, damage: nil)
+            } catch let error as StorageError where error.code == .corrupt || error.code == .unsupportedVersion {
+                return RepositoryKeySlot(
+                    id: name, kind: nil, cost: nil, created: created, isCurrent: name == current, damage: error)
+            }
+        }
+    }
+
+    /// Adds a key slot that `key` opens: another passphrase or key file for the same repository.
+    /// - Returns: The new slot's id.
+    /// - Throws: ``StorageError`` `.invalidArgument` for an empty passphrase, a key file error
+    ///   (`.unsafePermissions`, `.invalidArgument`), or an I/O error; `.lockTimeout` while a prune runs.
+    @discardableResult
+    public func addKey(_ key: RepositoryKey) throws -> String {
+        let held = try acquire(.shared)
+        defer { held.release() }
+        return try writeSlot(key)
+    }
+
+    /// Removes a key slot: its passphrase or key file no longer opens the repository.
+    ///
+    /// The slot this repository was opened with cannot be removed (open it with another key first, or use
+    /// ``changeKey(to:)``), so at least one working slot always stays.
+    /// - Parameter id: The slot's id, or a unique prefix of it.
+    /// - Throws: ``StorageError`` `.notFound` (no such slot), `.invalidArgument` (an ambiguous prefix, or the
+    ///   current slot), `.lockTimeout` while backups or a prune run.
+    public func removeKey(_ id: String) throws {
+        let held = try acquire(.exclusive)
+        defer { held.release() }
+        let keyFolder = try Self.subfolder("keys", of: folder)
+        let name = try Self.resolve(id, in: keyFolder, noun: "key slot", listedBy: "key list")
+        guard name != openedSlot.withLock({ $0 }) else {
+            throw StorageError(
+                .invalidArgument,
+                "this is the key slot the repository was opened with; removing it could leave no "
+                    + "key you hold", key: id, path: keyFolder.path(of: name),
+                recovery: "Open the repository with another of its keys to remove this one, or change this key with "
+                    + "`key passwd`")
+        }
+        try delete(name, in: keyFolder)
+        try keyFolder.sync()
+    }
+
+    /// Replaces the key this repository was opened with by `key`: a new slot is written and made durable first,
+    /// then the old slot removed, so a crash in between leaves both keys working, never neither.
+    /// - Returns: The new slot's id.
+    /// - Throws: As ``addKey(_:)``, and `.lockTimeout` while backups or a prune run.
+    @discardableResult
+    public func changeKey(to key: RepositoryKey) throws -> String {
+        let held = try acquire(.exclusive)
+        defer { held.release() }
+        let keyFolder = try Self.subfolder("keys", of: folder)
+        let old = openedSlot.withLock { $0 }
+        let new = try writeSlot(key)
+        KillPoint.reach("new key slot written")
+        try delete(old, in: keyFolder)
+        try keyFolder.sync()
+        openedSlot.withLock { $0 = new }
+        return new
+    }
+
+    /// Writes a new slot sealing the master key under `key` (temporary file, flush, rename, folder flush).
+    private func writeSlot(_ key: RepositoryKey) throws -> String {
+        let keyFolder = try Self.subfolder("keys", of: folder)
+        let name = Self.randomName()
+        try AtomicFile.write(Data(try KeySlot.make(sealing: master, under: key).encoded()), in: keyFolder, name: name)
+        return name
+    }
+}
