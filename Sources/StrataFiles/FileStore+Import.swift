@@ -7,23 +7,6 @@ import StrataCore
     import Darwin
 #endif
 
-/// Limits that protect an import from hostile archives.
-public struct ImportLimits: Sendable {
-    /// The most all entries may expand to, in bytes. The default is 1 GiB.
-    public var maximumTotalSize: Int
-    /// The highest expansion ratio an entry (of more than 1 MiB) may have. The default is 200 (a zip bomb is
-    /// far above; ordinary text is below 20).
-    public var maximumRatio: Int
-    /// The most entries an archive may have. The default is 100 000.
-    public var maximumEntries: Int
-
-    public init(maximumTotalSize: Int = 1 << 30, maximumRatio: Int = 200, maximumEntries: Int = 100_000) {
-        self.maximumTotalSize = maximumTotalSize
-        self.maximumRatio = maximumRatio
-        self.maximumEntries = maximumEntries
-    }
-}
-
 extension FileStore {
     /// Extracts a zip archive into the store under `prefix`, all or nothing.
     ///
@@ -41,11 +24,13 @@ extension FileStore {
     /// `.symbolicLink`, never write elsewhere. On any other engine the entries are staged in a local temporary
     /// folder and written through the engine one by one: each file appears whole, but a reader during the commit
     /// may see some of the archive's files imported and others not yet.
+    /// - Parameter options: Progress, and a way to stop before the commit (`.cancelled`, the store unchanged).
     /// - Returns: The keys stored.
     @discardableResult
-    public func importZip(from archive: String, into prefix: String = "", limits: ImportLimits = ImportLimits()) throws
-        -> [String]
-    {
+    public func importZip(
+        from archive: String, into prefix: String = "", limits: ImportLimits = ImportLimits(),
+        options: ImportOptions = ImportOptions()
+    ) throws -> [String] {
         let reader = try ZipReader(path: archive, limits: limits)
         defer { reader.close() }
         let plan = try ImportPlan(entries: try reader.entries(), prefix: prefix, limits: limits, archive: archive)
@@ -55,12 +40,21 @@ extension FileStore {
             files: plan.files.map { ($0.key, $0.entry.name) }, folders: plan.folders, archive: archive,
             in: transaction)
         var staged: [(index: Int, key: String)] = []
+        var progress = TransferProgress(bytesDone: 0, bytesTotal: plan.files.reduce(0) { $0 + $1.entry.size })
         for (index, (entry, key)) in plan.files.enumerated() {
+            progress.currentKey = key
+            try options.checkCancelled(archive)
             try transaction.stage(index) { writer in
-                _ = try reader.extract(entry) { chunk in try writer.write(chunk) }
+                _ = try reader.extract(entry) { chunk in
+                    try options.checkCancelled(archive)
+                    try writer.write(chunk)
+                    progress.bytesDone += chunk.count
+                    options.progress?(progress)
+                }
             }
             staged.append((index, key))
         }
+        try options.checkCancelled(archive)
         return try transaction.commit(staged, newFolders: newFolders)
     }
 
@@ -68,7 +62,11 @@ extension FileStore {
     ///
     /// Every member is read (as `gzip -d` does) and checked against its CRC-32 and length; bytes after the last
     /// member are refused as `.corrupt`.
-    public func importGzip(from archive: String, to key: String, limits: ImportLimits = ImportLimits()) throws {
+    /// - Parameter options: Progress, and a way to stop before the commit (`.cancelled`, the store unchanged).
+    public func importGzip(
+        from archive: String, to key: String, limits: ImportLimits = ImportLimits(),
+        options: ImportOptions = ImportOptions()
+    ) throws {
         try check(key)
         let transaction = try beginImport()
         defer { transaction.finish() }
@@ -85,6 +83,7 @@ extension FileStore {
         }
         defer { Sys.close(input) }
         let compressedSize = Int((try? Sys.fstat(input))?.st_size ?? 0)
+        var progress = TransferProgress(bytesDone: 0, bytesTotal: compressedSize, currentKey: key)
         try transaction.stage(0) { writer in
             var produced = 0
             var buffer = [UInt8](repeating: 0, count: 256 << 10)
@@ -97,6 +96,9 @@ extension FileStore {
                     } catch {
                         throw error.storageError("cannot read the gzip file", tier: .files, key: key, path: archive)
                     }
+                    try options.checkCancelled(archive)
+                    progress.bytesDone += count
+                    options.progress?(progress)
                     return Array(buffer[0..<count])
                 },
                 sink: { output in
@@ -105,6 +107,7 @@ extension FileStore {
                     try writer.write(output)
                 })
         }
+        try options.checkCancelled(archive)
         _ = try transaction.commit([(0, key)], newFolders: newFolders)
     }
 

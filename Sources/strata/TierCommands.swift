@@ -507,12 +507,20 @@ enum FilesCommands {
             }
         case "import":
             let archive = try parsed.positionals(1, "ARCHIVE")[0]
+            let progress = ProgressReporter("import")
+            let options = ImportOptions(
+                progress: { progress.update(done: $0.bytesDone, total: $0.bytesTotal, entry: $0.currentKey) },
+                isCancelled: { Interruption.isRequested })
             if archive.hasSuffix(".gz") {
                 guard let key = parsed.value("--key") else { throw UsageError("a .gz import needs --key KEY") }
-                try files.importGzip(from: archive, to: key)
+                try Interruption.trapping(spec.path, progress) {
+                    try files.importGzip(from: archive, to: key, options: options)
+                }
                 print("imported \(key)")
             } else {
-                let keys = try files.importZip(from: archive, into: parsed.value("--into") ?? "")
+                let keys = try Interruption.trapping(spec.path, progress) {
+                    try files.importZip(from: archive, into: parsed.value("--into") ?? "", options: options)
+                }
                 print("imported \(keys.count) file(s)")
             }
         case "verify":
