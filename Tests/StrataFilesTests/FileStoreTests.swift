@@ -236,10 +236,21 @@ struct FileStoreTests {
 
 @Suite("FileStore: several processes")
 struct FileProcessTests {
+    /// A fresh store on `engine`, its location (what a child opens it by) and the child executable.
+    func setUp(_ engine: FileEngineKind) throws -> (FileStoreLocation, FileStore, URL) {
+        let location = try FileStoreLocation(engine)
+        return (location, try location.open(), try TestExecutables.url(named: "strata-test-child"))
+    }
+
+    /// Cleans up what killed writers left (temporaries, multipart uploads), then checks nothing remains.
+    func expectNothingLeftOver(_ store: FileStore) throws {
+        _ = try store.removeLeftovers(olderThan: 0)
+        #expect(try store.removeLeftovers(olderThan: 0) == 0, "cleanup left something behind")
+    }
+
     @Test(arguments: FileEngineKind.available)
     func readersNeverSeeTornContentWhileAWriterHammers(_ engine: FileEngineKind) throws {
-        let location = try FileStoreLocation(engine)
-        let child = try TestExecutables.url(named: "strata-test-child")
+        let (location, _, child) = try setUp(engine)
         let writer = try ChildProcess(child, ["files-writer", location.location, "shared.bin", "200000", "1"])
         defer { writer.kill(); _ = writer.wait() }
         try writer.waitForLine { $0.hasPrefix("wrote") }
@@ -257,9 +268,7 @@ struct FileProcessTests {
     /// invisible and cleanup removes it.
     @Test(arguments: FileEngineKind.available)
     func aWriterKilledMidWriteLeavesOldOrNew(_ engine: FileEngineKind) throws {
-        let location = try FileStoreLocation(engine)
-        let store = try location.open()
-        let child = try TestExecutables.url(named: "strata-test-child")
+        let (location, store, child) = try setUp(engine)
         var next = 1
         let rounds =
             ProcessInfo.processInfo.environment["STRATA_TORTURE_ROUNDS"].flatMap(Int.init).map { $0 / 4 }
@@ -282,17 +291,14 @@ struct FileProcessTests {
             #expect(try store.verify(prefix: "victim.bin").isEmpty)
             next = max(version, acknowledged) + 1
         }
-        _ = try store.removeLeftovers(olderThan: 0)
-        #expect(try store.removeLeftovers(olderThan: 0) == 0, "cleanup left something behind")
+        try expectNothingLeftOver(store)
         #expect(try store.list() == ["victim.bin"])
     }
 
     /// Writers killed before their first write of a fresh key ends: the key has no file, or a whole one.
     @Test(arguments: FileEngineKind.available)
     func aWriterKilledBeforeItsFirstWriteEndsLeavesNoFile(_ engine: FileEngineKind) throws {
-        let location = try FileStoreLocation(engine)
-        let store = try location.open()
-        let child = try TestExecutables.url(named: "strata-test-child")
+        let (location, store, child) = try setUp(engine)
         let size = 7 << 20
         for round in 0..<6 {
             let key = "fresh-\(round).bin"
@@ -303,8 +309,7 @@ struct FileProcessTests {
             guard let data = try store.readIfPresent(key) else { continue }
             #expect(VersionedContent.version(of: data, size: size) != nil, "round \(round): torn file")
         }
-        _ = try store.removeLeftovers(olderThan: 0)
-        #expect(try store.removeLeftovers(olderThan: 0) == 0, "cleanup left something behind")
+        try expectNothingLeftOver(store)
         #expect(try store.verify().isEmpty)
     }
 
@@ -312,9 +317,7 @@ struct FileProcessTests {
     /// no update or append is lost, and nothing of the deleted keys remains.
     @Test(arguments: FileEngineKind.available)
     func processesUpdatingTheSameKeysLoseNothing(_ engine: FileEngineKind) throws {
-        let location = try FileStoreLocation(engine)
-        let store = try location.open()
-        let child = try TestExecutables.url(named: "strata-test-child")
+        let (location, store, child) = try setUp(engine)
         let rounds = 40
         let processes = try (0..<4).map { _ in
             try ChildProcess(child, ["files-counters", location.location, "\(rounds)"])
