@@ -4,8 +4,13 @@ import StrataCore
 /// A size-limited area of the file store for data that can be thrown away: thumbnails, downloaded copies.
 ///
 /// Eviction happens only under the area's prefix, never elsewhere in the store: expired files first, then the
-/// least recently used (by reads through the area) until the area fits its byte limit. Every eviction is
+/// least recently used (by stores and reads through the area) until the area fits its byte limit. Every eviction is
 /// reported to the caller.
+///
+/// Uses are what the engine records (``FileEngine/markUsed(_:)``): the POSIX engine sets the file's access time,
+/// seen by every process; the S3 engine keeps the uses in the process that made them (S3 has no access time, and
+/// setting one would cost a request per read), merged with the objects' modification dates, so another process
+/// orders by its own uses and by writes.
 ///
 /// ```swift
 /// let thumbnails = try files.cacheArea(prefix: "cache/thumbnails", byteLimit: 50 << 20, maximumAge: 7 * 86_400)
@@ -41,6 +46,7 @@ public struct CacheArea: Sendable {
     @discardableResult
     public func put(_ data: Data, for name: String) throws -> [Eviction] {
         try store.write(data, to: key(name))
+        touch(key(name))
         return try enforce(keeping: key(name))
     }
 
@@ -93,10 +99,10 @@ public struct CacheArea: Sendable {
         return evictions
     }
 
-    /// Marks a file used now, on an engine that keeps access times (``LocalFileEngine/markUsed(_:)``); on any
-    /// other, the least recently used order is the order of writes.
+    /// Marks a file used now (``FileEngine/markUsed(_:)``): its access time on the POSIX engine, the engine's
+    /// record of this process's uses on S3; on an engine that records nothing, the order is the order of writes.
     func touch(_ key: String) {
-        (store.engine as? any LocalFileEngine)?.markUsed(key)
+        store.engine.markUsed(key)
     }
 }
 

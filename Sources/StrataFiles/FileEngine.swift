@@ -68,6 +68,15 @@ public protocol FileEngine: Sendable {
     func exists(_ key: String) throws -> Bool
     /// Deletes a file. Returns whether there was one.
     func delete(_ key: String) throws -> Bool
+    /// Deletes a file and every copy of its content the engine keeps, so that nothing the engine offers can read it
+    /// back: what `Storage` does to the copy of a value that became a credential. Each engine documents how far
+    /// that reaches below it (the POSIX engine overwrites the file's blocks; an object store removes every version
+    /// it keeps, but cannot overwrite its media). An engine that cannot erase a file throws rather than delete it
+    /// plainly.
+    /// - Returns: Whether there was a file.
+    /// - Throws: `StorageError` when the file cannot be erased; what was erased stays erased, and calling it again
+    ///   finishes the job.
+    func deleteSecurely(_ key: String) throws -> Bool
     /// Moves a file, replacing any file at the destination (atomically where the engine can; see its
     /// ``concurrencyGuarantee``). Moving a file onto itself does nothing.
     /// - Throws: `.notFound` when there is no file at `source`.
@@ -87,4 +96,16 @@ public protocol FileEngine: Sendable {
     /// started more than `age` seconds ago, never a file a reader can see.
     /// - Returns: How many leftovers were removed.
     func removeLeftovers(olderThan age: TimeInterval) throws -> Int
+
+    // MARK: Cache areas
+
+    /// Records that a file was used now (a cache area's hit), for the least-recently-used order that
+    /// ``metadata(_:)`` reports as ``FileMetadata/accessDate``. Best effort: a failure is ignored. The default
+    /// records nothing: an engine without it evicts its cache areas in the order of writes.
+    func markUsed(_ key: String)
+}
+
+extension FileEngine {
+    /// Records nothing: the access date stays the modification date.
+    public func markUsed(_ key: String) {}
 }

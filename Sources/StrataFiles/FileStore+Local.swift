@@ -10,19 +10,6 @@ extension FileStore {
         return try localEngine(for: "give a file's path", key: key).path(for: key, creatingParents: creatingParents)
     }
 
-    /// Deletes a file after overwriting its bytes with zeros and forcing them to disk, so that neither the file's
-    /// blocks nor another name of the same file keeps its content (see ``PosixFileEngine/deleteSecurely(_:)``).
-    ///
-    /// `Storage` calls it to remove the plaintext copy of a value that became a credential.
-    /// - Returns: Whether there was a file.
-    /// - Throws: ``/StrataCore/StorageError`` when the file cannot be overwritten or deleted (it is kept then), or
-    ///   `.notBuiltIn` on an engine that cannot reach a file's bytes (an object store: nothing is deleted).
-    @discardableResult
-    public func deleteSecurely(_ key: String) throws -> Bool {
-        try check(key)
-        return try localEngine(for: "erase a file's bytes", key: key).deleteSecurely(key)
-    }
-
     /// The engine as a ``LocalFileEngine``, or `.notBuiltIn` naming the engine and what it cannot do.
     func localEngine(for action: String, key: String?) throws -> any LocalFileEngine {
         guard let local = engine as? any LocalFileEngine else {

@@ -23,7 +23,7 @@ public import StrataCore
 /// component under the reserved prefix `.strata-`), streams, sniffs content types, exports and imports archives and
 /// keeps cache areas, the same on every engine; the engine keeps its promises about atomic replacement, locking and
 /// recorded checksums (see ``FileEngine``). What only a local folder can do — ``path(for:creatingParents:)``,
-/// ``deleteSecurely(_:)``, captures for backups — is asked of the engine (``LocalFileEngine``,
+/// captures for backups — is asked of the engine (``LocalFileEngine``,
 /// ``/StrataCore/TierCapturing``), and is refused with `.notBuiltIn` on an engine that cannot.
 public final class FileStore: Sendable {
     /// The engine that holds the files.
@@ -197,6 +197,20 @@ public final class FileStore: Sendable {
     public func delete(_ key: String) throws -> Bool {
         try check(key)
         return try engine.delete(key)
+    }
+
+    /// Deletes a file and every copy of its content the engine keeps (``FileEngine/deleteSecurely(_:)``): on the
+    /// POSIX engine its bytes are overwritten with zeros and forced to disk first, so that neither the file's blocks
+    /// nor another name of the same file keeps them (see ``PosixFileEngine/deleteSecurely(_:)``); on an object store,
+    /// every version the server keeps is removed.
+    ///
+    /// `Storage` calls it to remove the plaintext copy of a value that became a credential.
+    /// - Returns: Whether there was a file.
+    /// - Throws: ``/StrataCore/StorageError`` when the file cannot be erased; on the POSIX engine it is kept then.
+    @discardableResult
+    public func deleteSecurely(_ key: String) throws -> Bool {
+        try check(key)
+        return try engine.deleteSecurely(key)
     }
 
     /// Moves a file, replacing any file at the destination (atomically on the POSIX engine; see the engine's

@@ -1,6 +1,5 @@
 /// A ``FileEngine`` that keeps each file as a file of a local folder, which a program may reach by path: what the
-/// POSIX-only parts of ``FileStore`` need (``FileStore/path(for:creatingParents:)``,
-/// ``FileStore/deleteSecurely(_:)``, access times for cache areas).
+/// POSIX-only parts of ``FileStore`` need (``FileStore/path(for:creatingParents:)``).
 ///
 /// ``PosixFileEngine`` adopts it; a store on an engine that does not (an object store) throws `.notBuiltIn` from
 /// the operations that need it, naming the engine.
@@ -14,12 +13,4 @@ public protocol LocalFileEngine: FileEngine {
     ///   - creatingParents: Whether to create the folders on the way.
     /// - Throws: ``/StrataCore/StorageError`` `.invalidKey` or `.symbolicLink`.
     func path(for key: String, creatingParents: Bool) throws -> String
-
-    /// Deletes a file after overwriting its bytes with zeros and forcing them to disk.
-    /// - Returns: Whether there was a file.
-    func deleteSecurely(_ key: String) throws -> Bool
-
-    /// Marks a file used now (its access time), keeping its modification time: what a cache area's
-    /// least-recently-used order reads back from ``FileMetadata/accessDate``. Best effort: a failure is ignored.
-    func markUsed(_ key: String)
 }

@@ -7,13 +7,16 @@ public import StrataCore
     import Darwin
 #endif
 
-// What only a folder of a local disk can do: paths, erasing a file's blocks, access times.
+// What only a folder of a local disk can do: paths.
 extension PosixFileEngine: LocalFileEngine {
     /// The absolute path of a key, refusing anything that could leave the store.
     public func path(for key: String, creatingParents: Bool = false) throws -> String {
         try paths.path(for: key, in: .files, createParents: creatingParents)
     }
+}
 
+// The engine operations a local folder does its own way: erasing a file's blocks, access times.
+extension PosixFileEngine {
     /// Deletes a file after overwriting its bytes with zeros and forcing them to disk, so that neither the file's
     /// blocks nor another name of the same file keeps its content.
     ///

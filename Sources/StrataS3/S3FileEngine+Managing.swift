@@ -14,6 +14,7 @@ extension S3FileEngine {
     public func delete(_ key: String) throws -> Bool {
         guard try client.head(key) != nil else { return false }
         try client.delete(key)
+        forgetUse(of: key)
         return true
     }
 
@@ -78,14 +79,16 @@ extension S3FileEngine {
         }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
 
-    /// An object's size, modification date (also its access date: S3 keeps no access time), content type and
-    /// recorded checksum, from a HEAD; nil when there is none.
+    /// An object's size, modification date, content type and recorded checksum, from a HEAD; nil when there is
+    /// none. S3 keeps no access time: the access date is the later of the modification date and the last use this
+    /// process recorded (``markUsed(_:)``).
     public func metadata(_ key: String) throws -> FileMetadata? {
         guard let info = try client.head(key) else { return nil }
         let recorded = Self.recordedIntegrity(info.metadata)
         let modified = info.lastModified ?? Date(timeIntervalSince1970: 0)
         return FileMetadata(
-            key: key, size: Int(info.size), modificationDate: modified, accessDate: modified,
+            key: key, size: Int(info.size), modificationDate: modified,
+            accessDate: accessDate(of: key, modified: modified),
             contentType: info.contentType ?? ContentType.of(key: key, head: []),
             checksum: recorded?.size == Int(info.size) ? recorded?.crc : nil)
     }

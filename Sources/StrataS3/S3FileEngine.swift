@@ -38,6 +38,8 @@ public final class S3FileEngine: FileEngine {
     let allocatedPartBuffers = Atomic<Int>(0)
     /// How long ``update(_:_:)`` keeps trying when other writers keep winning, in seconds.
     public let contentionTimeout: Double
+    /// The uses of files this process made through the engine (``markUsed(_:)``).
+    let uses = Mutex(S3UseRecord())
 
     /// Opens the engine on a bucket and prefix.
     /// - Parameters:

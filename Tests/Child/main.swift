@@ -207,8 +207,9 @@ do {
             batch += 1
         }
     case "files-writer":
-        // files-writer ROOT KEY SIZE START: replace KEY with versions START, START+1, ... saying `wrote N`.
-        let store = try FileStore(root: arguments[1])
+        // files-writer LOCATION KEY SIZE START: replace KEY with versions START, START+1, ... saying `wrote N`.
+        // LOCATION is a `FileStoreLocation`'s: a POSIX store's root, or `s3:PREFIX` on the test gateway.
+        let store = try FileStoreLocation.open(arguments[1])
         let size = Int(arguments[3]) ?? 65536
         var version = Int(arguments[4]) ?? 1
         while true {
@@ -236,10 +237,25 @@ do {
             try store.delete(fresh)
         }
         say("done")
+    case "files-counters":
+        // files-counters LOCATION COUNT: COUNT rounds of an update of one of four hot counters, an append of one
+        // line to a shared log, and a write and delete of a fresh key, on any engine; then `done`.
+        let store = try FileStoreLocation.open(arguments[1])
+        for round in 0..<(Int(arguments[2]) ?? 1) {
+            try store.update("hot-\(round % 4)") { current in
+                let value = current.flatMap { Int(String(decoding: $0, as: UTF8.self)) } ?? 0
+                return Data(String(value + 1).utf8)
+            }
+            try store.append(Data("\(getpid()) \(round)\n".utf8), to: "log.txt")
+            let fresh = "cold/\(getpid())-\(round)"
+            try store.write(Data("x".utf8), to: fresh)
+            try store.delete(fresh)
+        }
+        say("done")
     case "files-reader":
-        // files-reader ROOT KEY SIZE COUNT: read KEY COUNT times; print `torn` on any read that is not one
+        // files-reader LOCATION KEY SIZE COUNT: read KEY COUNT times; print `torn` on any read that is not one
         // whole version, then `done`.
-        let store = try FileStore(root: arguments[1])
+        let store = try FileStoreLocation.open(arguments[1])
         let size = Int(arguments[3]) ?? 65536
         for _ in 0..<(Int(arguments[4]) ?? 100) {
             guard let data = try store.readIfPresent(arguments[2]) else { continue }

@@ -7,9 +7,11 @@ import Testing
 
 @Suite("FileStore: libdeflate exports across blocks and threads")
 struct ParallelExportTests {
-    let fixture: FilesFixture
-    var store: FileStore { fixture.store }
-    init() throws { fixture = try FilesFixture(configuration: FilesConfiguration(durability: .atomicOnly)) }
+    /// A fresh store on `engine`, and its location (for local output files).
+    func open(_ engine: FileEngineKind) throws -> (FileStoreLocation, FileStore) {
+        let location = try FileStoreLocation(engine)
+        return (location, try location.open(configuration: FilesConfiguration(durability: .atomicOnly)))
+    }
 
     /// Text with an incompressible stretch in the middle, so members of both kinds occur.
     func mixed(_ size: Int) -> Data {
@@ -19,10 +21,12 @@ struct ParallelExportTests {
         return data
     }
 
-    @Test func gzipExportIsOneMemberPerMebibyteCompressedOnWorkers() throws {
+    @Test(arguments: FileEngineKind.available)
+    func gzipExportIsOneMemberPerMebibyteCompressedOnWorkers(_ engine: FileEngineKind) throws {
+        let (location, store) = try open(engine)
         let content = mixed(5 << 20 + 123)
         try store.write(content, to: "docs/long.pdf")
-        let output = fixture.outside("long.pdf.gz")
+        let output = location.directory.appending("long.pdf.gz")
         try store.exportGzip("docs/long.pdf", to: output, options: ExportOptions(threads: 4))
         #expect(try tool("/usr/bin/gzip", ["-t", output]).status == 0)
         let check = try python(
@@ -46,16 +50,20 @@ struct ParallelExportTests {
         #expect(try store.read("docs/restored.pdf") == content)
     }
 
-    @Test func gzipExportOfAnExactMultipleOfTheMemberSize() throws {
+    @Test(arguments: FileEngineKind.available)
+    func gzipExportOfAnExactMultipleOfTheMemberSize(_ engine: FileEngineKind) throws {
+        let (location, store) = try open(engine)
         let content = textLike(2 << 20)
         try store.write(content, to: "docs/even.txt")
-        let output = fixture.outside("even.gz")
+        let output = location.directory.appending("even.gz")
         try store.exportGzip("docs/even.txt", to: output)
         let unpacked = try tool("/bin/sh", ["-c", "gzip -dc '\(output)' | sha256sum"])
         #expect(unpacked.standardOutput.hasPrefix(sha256(content)))
     }
 
-    @Test func zipExportCompressesWholeEntriesOnWorkersInOrderAndStoresWhatDoesNotShrink() throws {
+    @Test(arguments: FileEngineKind.available)
+    func zipExportCompressesWholeEntriesOnWorkersInOrderAndStoresWhatDoesNotShrink(_ engine: FileEngineKind) throws {
+        let (location, store) = try open(engine)
         var files: [String: Data] = [:]
         for index in 0..<24 { files[String(format: "reports/r-%02d.txt", index)] = textLike(50_000 + index * 130_000) }
         for index in 0..<6 { files["noise/n-\(index).bin"] = pseudoRandom(200_000 + index * 300_000, seed: 20) }
@@ -68,7 +76,7 @@ struct ParallelExportTests {
         files["reports/r-10-huge.txt"] = textLike(FileStore.wholeEntryLimit + 5)  // Streamed, between whole ones.
         files["empty/nothing.txt"] = Data()
         for (key, data) in files { try store.write(data, to: key) }
-        let archive = fixture.outside("many.zip")
+        let archive = location.directory.appending("many.zip")
         let (entries, _) = try store.exportZip([""], to: archive, options: ExportOptions(threads: 3))
         #expect(entries == files.count)
         let test = try tool("/usr/bin/unzip", ["-t", archive])
@@ -95,8 +103,8 @@ struct ParallelExportTests {
                 #expect(method == 8, "\(key) is deflated")
             }
         }
-        let other = try FileStore(
-            root: fixture.directory.appending("other"), configuration: FilesConfiguration(durability: .atomicOnly))
+        let (otherLocation, other) = try open(engine)
+        defer { withExtendedLifetime(otherLocation) {} }
         #expect(try other.importZip(from: archive).count == files.count)
         for (key, data) in files { #expect(try other.read(key) == data) }
     }
@@ -137,11 +145,10 @@ struct DiskPathTests {
         #expect(try store.verify().isEmpty)
     }
 
-    @Test(arguments: [1000, 1 << 20])
-    func aWriteFromAHandleTakesEverythingFromItsOffset(_ chunkSize: Int) throws {
-        let store = try FileStore(
-            root: fixture.directory.appending("chunks-\(chunkSize)"),
-            configuration: FilesConfiguration(chunkSize: chunkSize))
+    @Test(arguments: FileEngineKind.available, [1000, 1 << 20])
+    func aWriteFromAHandleTakesEverythingFromItsOffset(_ engine: FileEngineKind, _ chunkSize: Int) throws {
+        let location = try FileStoreLocation(engine)
+        let store = try location.open(configuration: FilesConfiguration(chunkSize: chunkSize))
         let content = textLike(3 << 20 + 77)
         let handle = try source(content)
         try handle.seek(toOffset: 1234)
@@ -152,9 +159,10 @@ struct DiskPathTests {
         #expect(try store.verify().isEmpty)
     }
 
-    @Test func chunksHandedOutMayBeKeptAndBuffersAreLent() throws {
-        let store = try FileStore(
-            root: fixture.directory.appending("reads"), configuration: FilesConfiguration(chunkSize: 64 << 10))
+    @Test(arguments: FileEngineKind.available)
+    func chunksHandedOutMayBeKeptAndBuffersAreLent(_ engine: FileEngineKind) throws {
+        let location = try FileStoreLocation(engine)
+        let store = try location.open(configuration: FilesConfiguration(chunkSize: 64 << 10))
         let content = pseudoRandom(1 << 20 + 7, seed: 8)
         try store.write(content, to: "r.bin")
         var kept: [Data] = []
