@@ -11,7 +11,8 @@ import Foundation
 /// of the PostgreSQL server: the postmaster and its children, its backends, WAL writer and checkpointer included),
 /// read from `/proc/<pid>/schedstat` (nanoseconds), plus the children that ended meanwhile (a backend of another
 /// program's connection), from the postmaster's `/proc/<pid>/stat` (clock ticks). The server's share is known only
-/// for a server on this machine (Linux): elsewhere it is `nil`.
+/// for a server on this machine (Linux): elsewhere it is `nil`. The server's figure includes whatever else it did
+/// meanwhile (an autovacuum worker analyzing the tables just filled), which the rounds' median absorbs.
 struct CPUSplit {
     /// The postmaster of the server, found as the parent of a backend.
     let postmaster: Int32?
