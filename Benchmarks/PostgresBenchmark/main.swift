@@ -2,11 +2,13 @@
 // (prepared statements, the same table and pre-serialized JSON: the ceiling for any PostgreSQL client), in one run.
 //
 //   swift run -c release strata-bench-postgres [--quick] [--rounds N]
+//   swift run -c release strata-bench-postgres --profile insert|import   # one bulk run alone, for callgrind
 //
 // The inserts in one transaction and the JSON Lines import, of 20,000 records (with --quick too; the rest uses
 // 5,000 with --quick), run N rounds (default 5), Strata and its baselines
 // interleaved, and report the median and the range: the import against `psql \copy` of the same rows, the tool a
-// user would otherwise pick.
+// user would otherwise pick. Each also reports the CPU time per record of the client (this process) and of the
+// server (every process of a server on this machine), to show which side bounds it.
 //
 // It uses the server in STRATA_POSTGRES_URL, or starts a throwaway one with Scripts/postgres.sh and stops it.
 import BenchmarkKit
@@ -60,6 +62,52 @@ final class RawPostgres {
         PQclear(result)
     }
     func prepare(_ name: String, _ sql: String) { PQclear(PQprepare(connection, name, sql, 0, nil)) }
+    /// The rows in one transaction as one binary `COPY` in pieces of 64 KiB: the least a client can ask of the
+    /// server for them (the ceiling for the bulk path).
+    func copy(_ rows: [(id: String, body: String)]) {
+        exec("BEGIN")
+        let result = PQexec(connection, "COPY c_people (id, body) FROM STDIN (FORMAT binary)")
+        guard PQresultStatus(result) == PGRES_COPY_IN else { fatalError(String(cString: PQerrorMessage(connection))) }
+        PQclear(result)
+        // The signature, no flags, no extension; then each row: 2 fields, each a length and its bytes (jsonb's
+        // binary form is a version byte, 1, then the text); then -1.
+        var data = Array("PGCOPY\n".utf8) + [0xFF, 0x0D, 0x0A, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+        func put(_ last: Bool) {
+            if last { data += [0xFF, 0xFF] }
+            guard data.count >= 1 << 16 || last else { return }
+            let sent = data.withUnsafeBytes {
+                PQputCopyData(connection, $0.baseAddress?.assumingMemoryBound(to: CChar.self), Int32($0.count))
+            }
+            guard sent == 1 else { fatalError(String(cString: PQerrorMessage(connection))) }
+            data.removeAll(keepingCapacity: true)
+        }
+        for (id, body) in rows {
+            data += [0, 2]
+            withUnsafeBytes(of: UInt32(id.utf8.count).bigEndian) { data += $0 }
+            data += id.utf8
+            withUnsafeBytes(of: UInt32(body.utf8.count + 1).bigEndian) { data += $0 }
+            data.append(1)
+            data += body.utf8
+            put(false)
+        }
+        put(true)
+        guard PQputCopyEnd(connection, nil) == 1 else { fatalError(String(cString: PQerrorMessage(connection))) }
+        while let answer = PQgetResult(connection) {
+            if PQresultStatus(answer) != PGRES_COMMAND_OK { fatalError(String(cString: PQerrorMessage(connection))) }
+            PQclear(answer)
+        }
+        exec("COMMIT")
+    }
+
+    /// The first value of a query's answer.
+    func value(_ sql: String) -> String {
+        let result = PQexec(connection, sql)
+        defer { PQclear(result) }
+        guard PQresultStatus(result) == PGRES_TUPLES_OK, PQntuples(result) > 0 else {
+            fatalError(String(cString: PQerrorMessage(connection)))
+        }
+        return String(cString: PQgetvalue(result, 0, 0))
+    }
     func run(_ name: String, _ values: [String]) -> Int {
         var pointers = values.map { strdup($0) }
         defer { for pointer in pointers { free(pointer) } }
@@ -129,25 +177,74 @@ func measure(_ collection: RecordCollection<Person>, people: [Person], ids: [Str
     return times
 }
 
-/// Median and range of repeated timings.
+/// Median and range of repeated timings, with the client's and the server's CPU time of each.
 struct Rounds {
     var times: [Double] = []
-    var median: Double {
-        let sorted = times.sorted()
+    var client: [Double] = []
+    var server: [Double] = []
+
+    mutating func append(_ sample: CPUSplit.Sample) {
+        times.append(sample.wall)
+        client.append(sample.client)
+        if let seconds = sample.server { server.append(seconds) }
+    }
+
+    static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        guard !sorted.isEmpty else { return 0 }
         return sorted.count % 2 == 1
             ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
     }
-    func describe(per count: Int) -> String {
-        "median \(Bench.perOperation(median, count)) per record, range \(Bench.perOperation(times.min() ?? 0, count))"
+
+    var median: Double { Self.median(times) }
+
+    /// The wall time's median and range per record, then the CPU medians per record: the client's (this
+    /// process; left out for another program, `hasClient` false) and the server's (when it runs on this machine).
+    func describe(per count: Int, hasClient: Bool = true) -> String {
+        var text =
+            "median \(Bench.perOperation(median, count)) per record, range \(Bench.perOperation(times.min() ?? 0, count))"
             + " – \(Bench.perOperation(times.max() ?? 0, count)) over \(times.count) rounds"
+        if hasClient { text += "; CPU: client \(Bench.perOperation(Self.median(client), count))" }
+        if !server.isEmpty {
+            text += (hasClient ? ", " : "; CPU: ") + "server \(Bench.perOperation(Self.median(server), count))"
+        }
+        return text
     }
 }
 
 /// A CSV field, quoted.
 func csvField(_ text: String) -> String { "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
 
+/// `--profile insert|import`: one transaction of the 20,000 inserts, or one import of them, and nothing else, so
+/// that `valgrind --tool=callgrind` or `perf` sees the client's work on the bulk path alone.
+func profile(_ mode: String, url: String) throws {
+    let count = Sizes().bulkCount
+    let everyone = (0..<count).map(person)
+    let configuration = PostgresConfiguration(connectionString: url, schema: "bench_profile_\(getpid())")
+    let store = try PostgresRecordEngine.store(configuration)
+    defer { _ = try? PostgresRecordEngine.dropStore(configuration) }
+    let people = try store.collection(Person.self, named: "people", indexes: [.field("age")])
+    let seconds: Double
+    switch mode {
+    case "insert": seconds = try Bench.time { try people.insert(contentsOf: everyone) }
+    case "import":
+        let folder = try Bench.temporaryFolder("postgres-profile")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try (everyone.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) + "\n" }.joined()).write(
+            toFile: folder + "/people.jsonl", atomically: true, encoding: .utf8)
+        seconds = try Bench.time { try people.importJSONLines(from: folder + "/people.jsonl") }
+    default: fatalError("--profile takes insert or import")
+    }
+    print("\(mode): \(count) records, \(Bench.perOperation(seconds, count)) per record")
+}
+
 func run() throws {
     let sizes = Sizes()
+    if let flag = CommandLine.arguments.firstIndex(of: "--profile"), flag + 1 < CommandLine.arguments.count {
+        let (url, stopServer) = try startServer()
+        defer { stopServer() }
+        return try profile(CommandLine.arguments[flag + 1], url: url)
+    }
     let count = sizes.count
     let (url, stopServer) = try startServer()
     defer { stopServer() }
@@ -195,26 +292,34 @@ func run() throws {
     let csv = folder + "/people.csv"
     try bodies.map { csvField($0.0) + "," + csvField($0.1) + "\n" }.joined().write(
         toFile: csv, atomically: true, encoding: .utf8)
+    let split = CPUSplit(backend: Int32(raw.value("SELECT pg_backend_pid()")) ?? 0)
     var strataInsert = Rounds()
+    var strataBare = Rounds()
     var rawInsert = Rounds()
+    var rawCopy = Rounds()
     var strataImport = Rounds()
     var psqlCopy = Rounds()
     for round in 0..<sizes.rounds {
         let inserted = try postgres.collection(Person.self, named: "insert\(round)", indexes: [.field("age")])
-        strataInsert.times.append(try Bench.time { try inserted.insert(contentsOf: everyone) })
+        strataInsert.append(try split.measure { try inserted.insert(contentsOf: everyone) })
         raw.exec("TRUNCATE c_people")
-        rawInsert.times.append(
-            Bench.time {
+        rawCopy.append(split.measure { raw.copy(bodies) })
+        // The same inserts into a collection without the index on age: the index's share of the server's work.
+        let bare = try postgres.collection(Person.self, named: "bare\(round)")
+        strataBare.append(try split.measure { try bare.insert(contentsOf: everyone) })
+        raw.exec("TRUNCATE c_people")
+        rawInsert.append(
+            split.measure {
                 raw.exec("BEGIN")
                 for (id, body) in bodies { _ = raw.run("insert", [id, body]) }
                 raw.exec("COMMIT")
             })
         let imported = try postgres.collection(Person.self, named: "import\(round)", indexes: [.field("age")])
-        strataImport.times.append(try Bench.time { try imported.importJSONLines(from: lines) })
+        strataImport.append(try split.measure { try imported.importJSONLines(from: lines) })
         raw.exec(#"CREATE TABLE c_copy\#(round) (id text COLLATE "C" PRIMARY KEY, body jsonb NOT NULL)"#)
         raw.exec("CREATE INDEX i_copy\(round)_age ON c_copy\(round) ((NULLIF(body->'age', 'null'::jsonb)))")
-        psqlCopy.times.append(
-            try Bench.time {
+        psqlCopy.append(
+            try split.measure {
                 try Bench.shell(
                     "psql -q -X '\(url)' -c \"\\\\copy raw_bench.c_copy\(round) (id, body) FROM '\(csv)' WITH (FORMAT csv)\""
                 )
@@ -222,6 +327,7 @@ func run() throws {
     }
     guard try postgres.collection(Person.self, named: "import0").count() == bulkCount,
         try postgres.collection(Person.self, named: "insert0").count() == bulkCount,
+        try postgres.collection(Person.self, named: "bare0").count() == bulkCount,
         (try Bench.shell("psql -At -X '\(url)' -c 'SELECT count(*) FROM raw_bench.c_copy0'")).hasPrefix(
             String(bulkCount))
     else { fatalError("the import or the \\copy did not store every row") }
@@ -236,22 +342,38 @@ func run() throws {
                 "\(sizes.durableCount) upserts, one transaction each", operations: sizes.durableCount,
                 strata: pg["durable"]!, baseline: rawTimes["durable"]!),
         ], baselineName: "raw libpq", ratioName: "raw/Strata")
-    print()
-    Comparison.printTable(
-        [
-            Comparison(
-                "JSON Lines import, \(bulkCount) records (median)", operations: bulkCount,
-                strata: strataImport.median, baseline: psqlCopy.median)
-        ], baselineName: "psql \\copy", ratioName: "psql/Strata")
+    // One-row tables: the bulk rows against their ceiling and against the tool a user would pick.
+    func bulkRow(_ name: String, strata: Rounds, baseline: Rounds, _ baselineName: String, _ ratioName: String) {
+        print()
+        Comparison.printTable(
+            [Comparison(name, operations: bulkCount, strata: strata.median, baseline: baseline.median)],
+            baselineName: baselineName, ratioName: ratioName)
+    }
+    bulkRow(
+        "\(bulkCount) inserts, one transaction, vs COPY (median)", strata: strataInsert, baseline: rawCopy,
+        "raw COPY", "raw/Strata")
+    bulkRow(
+        "JSON Lines import, \(bulkCount) records (median)", strata: strataImport, baseline: psqlCopy, "psql \\copy",
+        "psql/Strata")
     print()
     print("inserts, one transaction:   Strata     \(strataInsert.describe(per: bulkCount))")
-    print("                            raw libpq  \(rawInsert.describe(per: bulkCount))")
+    print("                            raw libpq  \(rawInsert.describe(per: bulkCount))  (a statement at a time)")
+    print("                            raw COPY   \(rawCopy.describe(per: bulkCount))  (binary, the ceiling)")
+    print("  without the index on age: Strata     \(strataBare.describe(per: bulkCount))")
     print("JSON Lines import:          Strata     \(strataImport.describe(per: bulkCount))")
-    print("                            psql \\copy \(psqlCopy.describe(per: bulkCount))")
+    print("                            psql \\copy \(psqlCopy.describe(per: bulkCount, hasClient: false))")
     let perRecord = strataInsert.median / Double(bulkCount)
     print(
         "target for the inserts: at most 10 µs per record over loopback; median \(Bench.perOperation(strataInsert.median, bulkCount)): "
             + (perRecord <= 10e-6 ? "met" : "not met"))
+    if !rawCopy.server.isEmpty {
+        // The floor: what the server spends on these rows when a client does nothing but hand them over.
+        print(
+            "the server's CPU for a binary COPY of the same rows (no client can ask less of it): "
+                + "\(Bench.perOperation(Rounds.median(rawCopy.server), bulkCount)) per record, "
+                + "\(Bench.perOperation(Rounds.median(strataBare.server), bulkCount)) for Strata's inserts without the index"
+        )
+    }
     print()
     Comparison.printTable(
         [
