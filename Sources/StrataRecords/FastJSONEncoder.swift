@@ -114,10 +114,11 @@ final class StreamingJSONEncoder: Encoder {
     /// Writes `text` as a JSON string: its bytes copied whole when nothing in them needs escaping (nearly every
     /// string, checked eight bytes at a time), else escaped byte by byte.
     func writeString(_ text: String) {
-        // In place for a native string; a small one (up to 15 bytes, most keys and many values) is copied to the
-        // stack first.
-        var text = text
-        text.withUTF8 { writeString(UnsafeRawBufferPointer($0)) }
+        let written: Void? = text.utf8.withContiguousStorageIfAvailable { writeString(UnsafeRawBufferPointer($0)) }
+        if written == nil {
+            var copy = text
+            copy.withUTF8 { writeString(UnsafeRawBufferPointer($0)) }
+        }
     }
 
     private func writeString(_ bytes: UnsafeRawBufferPointer) {
