@@ -142,12 +142,7 @@ struct ByteDecoder: Decoder {
     /// run-time metadata lookups (it is not specialized where containers call it).
     static func int(_ tape: JSONTape, _ entry: Int) throws(JSONParseError) -> Int? {
         if let small = smallInteger(tape, entry) { return Int(exactly: small) }
-        switch try number(tape, entry) {
-        case .integer(let number): return Int(exactly: number)
-        case .unsignedInteger(let number): return Int(exactly: number)
-        case .number(let number): return Int(exactly: number)
-        default: return nil
-        }
+        return try integer(tape, entry, as: Int.self)  // Rare: a long number, an exponent, a fraction.
     }
 
     /// The fast path of the integer readers: the value when it is plain decimal digits (with a minus) that surely
