@@ -1,3 +1,4 @@
+import Foundation
 import StrataCore
 
 /// Finds a member name that appears twice in one JSON object, comparing names by their exact bytes (two
@@ -27,5 +28,24 @@ enum DuplicateMemberNames {
         var seen = Set<ExactString>(minimumCapacity: count)
         for index in 0..<count where !seen.insert(name(index)).inserted { return index }
         return nil
+    }
+
+    /// Whether two of `count` byte ranges in `base` (`range(i)`: offset and length) hold the same bytes, checked
+    /// pair by pair, lengths first: the check every object of every record encoded or read goes through, with no
+    /// closure context or string made (inlined into its caller). Only for `count <= pairwiseLimit`.
+    @inline(__always)
+    static func hasRepeat(in base: UnsafeRawPointer, count: Int, range: (Int) -> (offset: Int, length: Int)) -> Bool {
+        var index = 1
+        while index < count {
+            let (offset, length) = range(index)
+            var earlier = 0
+            while earlier < index {
+                let other = range(earlier)
+                if other.length == length, memcmp(base + offset, base + other.offset, length) == 0 { return true }
+                earlier += 1
+            }
+            index += 1
+        }
+        return false
     }
 }

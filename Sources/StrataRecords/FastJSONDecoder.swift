@@ -8,31 +8,12 @@ import StrataCore
 enum FastJSONDecoder {
     static func decode<T: Decodable>(_ type: T.Type, from bytes: UnsafeRawBufferPointer) throws -> T {
         try JSONTape.read(bytes) { tape in
-            try withUnsafePointer(to: tape) { try ByteDecoder(tape: $0, entry: 0, path: nil).decodeValue(type) }
+            try withUnsafePointer(to: tape) { try ByteDecoder(tape: $0, entry: 0).decodeValue(type) }
         }
     }
 
     static func decode<T: Decodable>(_ type: T.Type, from value: JSONValue) throws -> T {
         try value.serialized().withUnsafeBytes { try decode(type, from: $0) }
-    }
-}
-
-/// A coding path kept as a linked list, turned into an array only when an error needs it.
-final class PathNode {
-    let key: any CodingKey
-    let parent: PathNode?
-    init(_ key: any CodingKey, parent: PathNode?) {
-        self.key = key
-        self.parent = parent
-    }
-    var array: [any CodingKey] {
-        var keys: [any CodingKey] = []
-        var node: PathNode? = self
-        while let current = node {
-            keys.append(current.key)
-            node = current.parent
-        }
-        return keys.reversed()
     }
 }
 
@@ -44,27 +25,22 @@ struct IndexKey: CodingKey {
     init?(stringValue: String) { nil }
 }
 
+/// The decoder of one value on a ``JSONTape``: two words, the tape and the value's entry, copied freely by every
+/// container and child and never retained. Its coding path is not carried along: the tape knows where the entry
+/// is, and ``JSONTape/codingPath(to:)`` spells it out when an error or a caller asks.
 struct ByteDecoder: Decoder {
-    init(tape: UnsafePointer<JSONTape>, entry: Int, path: PathNode?, pendingKey: (any CodingKey)? = nil) {
+    init(tape: UnsafePointer<JSONTape>, entry: Int) {
         tapeReference = tape
         self.entry = entry
-        self.path = path
-        self.pendingKey = pendingKey
     }
 
-    /// The tape, lent by reference: every container and child decoder is a few words, cheap to copy.
+    /// The tape, lent by reference.
     let tapeReference: UnsafePointer<JSONTape>
     var tape: JSONTape { tapeReference.pointee }
     /// The tape entry of this value.
     let entry: Int
-    /// The path of the container this value is in.
-    let path: PathNode?
-    /// This value's own key, not yet linked into a path node (made only when a nested container needs it).
-    var pendingKey: (any CodingKey)? = nil
-    var codingPath: [any CodingKey] { (path?.array ?? []) + (pendingKey.map { [$0] } ?? []) }
 
-    /// The path node for containers opened on this value.
-    var ownPath: PathNode? { pendingKey.map { PathNode($0, parent: path) } ?? path }
+    var codingPath: [any CodingKey] { tape.codingPath(to: entry) }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
     var bytes: UnsafeRawBufferPointer { tape.bytes }
     var offset: Int { tape[entry].start }
@@ -104,6 +80,11 @@ struct ByteDecoder: Decoder {
 
     func integer<I: FixedWidthInteger>(_ type: I.Type) throws -> I {
         guard let value = try Self.integer(tape, entry, as: type) else { throw mismatch(type) }
+        return value
+    }
+
+    func int() throws -> Int {
+        guard let value = try Self.int(tape, entry) else { throw mismatch(Int.self) }
         return value
     }
 
@@ -148,7 +129,26 @@ struct ByteDecoder: Decoder {
     static func integer<I: FixedWidthInteger>(_ tape: JSONTape, _ entry: Int, as type: I.Type) throws(JSONParseError)
         -> I?
     {
-        // Fast path: a plain non-negative or negative decimal that fits.
+        if let small = smallInteger(tape, entry) { return I(exactly: small) }
+        switch try number(tape, entry) {
+        case .integer(let number): return I(exactly: number)
+        case .unsignedInteger(let number): return I(exactly: number)
+        case .number(let number): return I(exactly: number)
+        default: return nil
+        }
+    }
+
+    /// ``integer(_:_:as:)`` for `Int`, the integer type of nearly every record, without the generic one's
+    /// run-time metadata lookups (it is not specialized where containers call it).
+    static func int(_ tape: JSONTape, _ entry: Int) throws(JSONParseError) -> Int? {
+        if let small = smallInteger(tape, entry) { return Int(exactly: small) }
+        return try integer(tape, entry, as: Int.self)  // Rare: a long number, an exponent, a fraction.
+    }
+
+    /// The fast path of the integer readers: the value when it is plain decimal digits (with a minus) that surely
+    /// fit in 64 bits, else `nil` for the full number parser to decide.
+    @inline(__always)
+    static func smallInteger(_ tape: JSONTape, _ entry: Int) -> Int64? {
         let bytes = tape.bytes
         let (start, end) = (tape[entry].start, tape[entry].end)
         var position = start
@@ -163,20 +163,15 @@ struct ByteDecoder: Decoder {
             position += 1
         }
         let digits = position - start - (negative ? 1 : 0)
-        if digits > 0, digits < 18, position == end { return I(exactly: negative ? -value : value) }
-        switch try number(tape, entry) {
-        case .integer(let number): return I(exactly: number)
-        case .unsignedInteger(let number): return I(exactly: number)
-        case .number(let number): return I(exactly: number)
-        default: return nil
-        }
+        guard digits > 0, digits < 18, position == end else { return nil }
+        return negative ? -value : value
     }
 
     func decodeValue<T: Decodable>(_ type: T.Type) throws -> T {
         // Metadata comparisons and bit casts (the types are equal), not dynamic casts: this runs for every nested
         // value and array element.
         if type == String.self { return unsafeBitCast(try string(), to: T.self) }
-        if type == Int.self { return unsafeBitCast(try integer(Int.self), to: T.self) }
+        if type == Int.self { return unsafeBitCast(try int(), to: T.self) }
         if type == Bool.self { return unsafeBitCast(try bool(), to: T.self) }
         if type == Double.self { return unsafeBitCast(try double(), to: T.self) }
         if type == Date.self { return unsafeBitCast(Date(timeIntervalSinceReferenceDate: try double()), to: T.self) }
@@ -184,9 +179,7 @@ struct ByteDecoder: Decoder {
         if type == [String].self { return unsafeBitCast(try scalars(String.self, Self.string), to: T.self) }
         if type == [Int].self {
             return unsafeBitCast(
-                try scalars(Int.self) { tape, entry throws(JSONParseError) in
-                    try Self.integer(tape, entry, as: Int.self)
-                },
+                try scalars(Int.self, Self.int),
                 to: T.self)
         }
         if type == [Double].self { return unsafeBitCast(try scalars(Double.self, Self.double), to: T.self) }
@@ -227,10 +220,7 @@ struct ByteDecoder: Decoder {
         element = entry + 1
         while element < end {
             guard let value = try read(tape, element) else {
-                throw ByteDecoder(
-                    tape: tapeReference, entry: element, path: ownPath, pendingKey: IndexKey(result.count)
-                )
-                .mismatch(type)
+                throw ByteDecoder(tape: tapeReference, entry: element).mismatch(type)
             }
             result.append(value)
             element = tape[element].next
@@ -241,19 +231,18 @@ struct ByteDecoder: Decoder {
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         guard first == UInt8(ascii: "{") else { throw mismatch([String: String].self) }
         return KeyedDecodingContainer(
-            Keyed<Key>(decoder: ByteDecoder(tape: tapeReference, entry: entry, path: ownPath)))
+            Keyed<Key>(decoder: self))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         guard first == UInt8(ascii: "[") else { throw mismatch([String].self) }
-        return Unkeyed(decoder: ByteDecoder(tape: tapeReference, entry: entry, path: ownPath))
+        return Unkeyed(decoder: self)
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer { Single(decoder: self) }
 
-    func child(_ entry: Int, key: any CodingKey) -> ByteDecoder {
-        ByteDecoder(tape: tapeReference, entry: entry, path: path, pendingKey: key)
-    }
+    /// The decoder of entry `entry` on the same tape.
+    func child(_ entry: Int) -> ByteDecoder { ByteDecoder(tape: tapeReference, entry: entry) }
 
     struct Keyed<Key: CodingKey>: KeyedDecodingContainerProtocol {
         /// The decoder of the object; its members are the name and value entries after it on the tape (names are
@@ -329,7 +318,7 @@ struct ByteDecoder: Decoder {
 
         /// A decoder for the member's value that carries no path of its own: primitives read through it, and a
         /// path is made only if an error or a nested container needs one.
-        func child(_ key: Key) throws -> ByteDecoder { decoder.child(try entry(of: key), key: key) }
+        func child(_ key: Key) throws -> ByteDecoder { decoder.child(try entry(of: key)) }
 
         func contains(_ key: Key) -> Bool { find(key) != nil }
         func decodeNil(forKey key: Key) throws -> Bool {
@@ -342,31 +331,35 @@ struct ByteDecoder: Decoder {
         func integer<I: FixedWidthInteger>(_ type: I.Type, _ key: Key) throws -> I {
             let entry = try entry(of: key)
             guard let value = try ByteDecoder.integer(tape, entry, as: type) else {
-                throw decoder.child(entry, key: key).mismatch(type)
+                throw decoder.child(entry).mismatch(type)
             }
             return value
         }
         func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
             let entry = try entry(of: key)
-            guard let value = ByteDecoder.bool(tape, entry) else { throw decoder.child(entry, key: key).mismatch(type) }
+            guard let value = ByteDecoder.bool(tape, entry) else { throw decoder.child(entry).mismatch(type) }
             return value
         }
         func decode(_ type: String.Type, forKey key: Key) throws -> String {
             let entry = try entry(of: key)
             guard let value = try ByteDecoder.string(tape, entry) else {
-                throw decoder.child(entry, key: key).mismatch(type)
+                throw decoder.child(entry).mismatch(type)
             }
             return value
         }
         func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
             let entry = try entry(of: key)
             guard let value = try ByteDecoder.double(tape, entry) else {
-                throw decoder.child(entry, key: key).mismatch(type)
+                throw decoder.child(entry).mismatch(type)
             }
             return value
         }
         func decode(_ type: Float.Type, forKey key: Key) throws -> Float { Float(try decode(Double.self, forKey: key)) }
-        func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try integer(type, key) }
+        func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
+            let entry = try entry(of: key)
+            guard let value = try ByteDecoder.int(tape, entry) else { throw decoder.child(entry).mismatch(type) }
+            return value
+        }
         func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try integer(type, key) }
         func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try integer(type, key) }
         func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try integer(type, key) }
@@ -379,7 +372,7 @@ struct ByteDecoder: Decoder {
         func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try child(key).decodeValue(type) }
         func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
             guard let entry = find(key), decoder.bytes[tape[entry].start] != UInt8(ascii: "n") else { return nil }
-            return try decoder.child(entry, key: key).decodeValue(type)
+            return try decoder.child(entry).decodeValue(type)
         }
         func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
             -> KeyedDecodingContainer<NestedKey>
@@ -389,7 +382,7 @@ struct ByteDecoder: Decoder {
         }
         func superDecoder() throws -> any Decoder {
             guard let key = Key(stringValue: "super"), let entry = find(key) else { return decoder }
-            return decoder.child(entry, key: key)
+            return decoder.child(entry)
         }
         func superDecoder(forKey key: Key) throws -> any Decoder { try child(key) }
     }
@@ -424,7 +417,7 @@ struct ByteDecoder: Decoder {
                 currentIndex += 1
                 element = decoder.tape[element].next
             }
-            return decoder.child(element, key: IndexKey(currentIndex))
+            return decoder.child(element)
         }
 
         mutating func decodeNil() throws -> Bool {
@@ -435,7 +428,7 @@ struct ByteDecoder: Decoder {
         }
         mutating func decode(_ type: String.Type) throws -> String { try next().string() }
         mutating func decode(_ type: Bool.Type) throws -> Bool { try next().bool() }
-        mutating func decode(_ type: Int.Type) throws -> Int { try next().integer(type) }
+        mutating func decode(_ type: Int.Type) throws -> Int { try next().int() }
         mutating func decode(_ type: Double.Type) throws -> Double { try next().double() }
         mutating func decode<T: Decodable>(_ type: T.Type) throws -> T { try next().decodeValue(type) }
         mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws
@@ -454,7 +447,7 @@ struct ByteDecoder: Decoder {
         func decode(_ type: String.Type) throws -> String { try decoder.string() }
         func decode(_ type: Double.Type) throws -> Double { try decoder.double() }
         func decode(_ type: Float.Type) throws -> Float { Float(try decoder.double()) }
-        func decode(_ type: Int.Type) throws -> Int { try decoder.integer(type) }
+        func decode(_ type: Int.Type) throws -> Int { try decoder.int() }
         func decode(_ type: Int8.Type) throws -> Int8 { try decoder.integer(type) }
         func decode(_ type: Int16.Type) throws -> Int16 { try decoder.integer(type) }
         func decode(_ type: Int32.Type) throws -> Int32 { try decoder.integer(type) }

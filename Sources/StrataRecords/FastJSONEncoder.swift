@@ -136,15 +136,9 @@ final class StreamingJSONEncoder: Encoder {
     }
 
     /// Whether no byte is a quote, a backslash or a control character.
+    @inline(__always)
     static func needsNoEscape(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        guard let base = bytes.baseAddress else { return true }
-        var offset = JSONTape.skipPlainWords(bytes, from: 0)
-        while offset < bytes.count {
-            let byte = base.load(fromByteOffset: offset, as: UInt8.self)
-            if byte < 0x20 || byte == 0x22 || byte == 0x5C { return false }
-            offset += 1
-        }
-        return true
+        JSONTape.firstSpecial(bytes, from: 0) == bytes.count
     }
 
     func writeDouble(_ number: Double) {
@@ -225,6 +219,15 @@ final class StreamingJSONEncoder: Encoder {
     /// An `encode(to:)` that writes one key twice would store an object whose name appears twice, which the
     /// decoder refuses: refuse it here, before anything is stored. Names are compared by their exact bytes.
     func refuseRepeatedNames(from first: Int) throws {
+        let count = names.count - first
+        if count <= DuplicateMemberNames.pairwiseLimit {
+            let repeats = names.withUnsafeBufferPointer { names in
+                DuplicateMemberNames.hasRepeat(in: buffer, count: count) {
+                    (names[first + $0].lowerBound, names[first + $0].count)
+                }
+            }
+            if !repeats { return }
+        }
         let repeated = DuplicateMemberNames.firstRepeat(
             count: names.count - first, length: { self.names[first + $0].count },
             equal: { one, other in
@@ -286,7 +289,7 @@ final class StreamingJSONEncoder: Encoder {
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         let (index, generation) = open(object: true)
         return KeyedEncodingContainer(
-            KeyedContainer<Key>(encoder: self, frame: index, generation: generation, codingPath: codingPath))
+            KeyedContainer<Key>(encoder: self, frame: index, generation: generation))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
@@ -302,7 +305,7 @@ final class StreamingJSONEncoder: Encoder {
         let encoder: StreamingJSONEncoder
         let frame: Int
         let generation: Int
-        var codingPath: [any CodingKey]
+        var codingPath: [any CodingKey] { encoder.codingPath }
 
         func begin(_ key: Key) throws {
             try encoder.prepareWrite(frame: frame, generation: generation)

@@ -14,19 +14,33 @@ import StrataCore
 /// The entries live in storage lent by ``read(_:_:)`` for one decode (no array, no reference counting on the way):
 /// a tape, like the bytes it reads, must not be used after `read` returns.
 struct JSONTape {
-    /// One value (or member name).
+    /// One value (or member name). Offsets and indexes are 32-bit, so that an entry takes 20 bytes
+    /// (``read(_:_:)`` refuses documents of 2 GiB or more).
     struct Entry {
         /// The offset of its first byte (`{`, `[`, `"`, a digit, ...).
-        var start: Int
+        var start32: Int32
         /// The offset just past its last byte.
-        var end: Int
+        var end32: Int32
         /// The index of the entry after this one's contents.
-        var next: Int
+        var next32: Int32
         /// For an object, the name entry where the next member lookup starts: just past the member found last, so
         /// that members read in the order they were written are each found at the first try.
-        var cursor: Int
+        var cursor32: Int32
         /// For a string, whether it has escapes (its bytes between the quotes are then not its text).
         var isEscaped: Bool
+
+        init(start: Int, end: Int, next: Int, isEscaped: Bool = false) {
+            start32 = Int32(truncatingIfNeeded: start)
+            end32 = Int32(truncatingIfNeeded: end)
+            next32 = Int32(truncatingIfNeeded: next)
+            cursor32 = next32
+            self.isEscaped = isEscaped
+        }
+
+        var start: Int { Int(start32) }
+        var end: Int { Int(end32) }
+        var next: Int { Int(next32) }
+        var cursor: Int { Int(cursor32) }
     }
 
     let bytes: UnsafeRawBufferPointer
@@ -35,13 +49,21 @@ struct JSONTape {
     private(set) var count = 0
     private var capacity: Int
     /// The name entries of the objects being read, innermost last: one buffer for the whole document.
-    private var names: UnsafeMutablePointer<Int>
+    private var names: UnsafeMutablePointer<Int32>
     private var nameCount = 0
     private var nameCapacity: Int
+    /// The first storage (``TapeBlock``), holding both buffers until they outgrow it.
+    private let block: UnsafeMutableRawPointer
+    /// Whether `entries` and `names` moved to storage of their own (after outgrowing the block).
+    private var entriesMoved = false
+    private var namesMoved = false
 
     /// Reads the document's structure and lends it to `body`; the value must fill `bytes` but for white space
     /// around it.
     static func read<T>(_ bytes: UnsafeRawBufferPointer, _ body: (JSONTape) throws -> T) throws -> T {
+        guard bytes.count < Int(Int32.max) else {
+            throw JSONParseError(message: "a JSON document of 2 GiB or more", offset: 0)
+        }
         var tape = JSONTape(bytes: bytes)
         defer { tape.deallocate() }
         try tape.parse()
@@ -50,16 +72,18 @@ struct JSONTape {
 
     private init(bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes
-        // About one entry per 8 bytes of a typical record; the buffers grow when a document needs more.
-        capacity = max(16, bytes.count / 6)
-        entries = .allocate(capacity: capacity)
-        nameCapacity = 16
-        names = .allocate(capacity: nameCapacity)
+        block = TapeBlock.take()
+        entries = block.bindMemory(to: Entry.self, capacity: TapeBlock.entries)
+        capacity = TapeBlock.entries
+        names = (block + TapeBlock.entries * MemoryLayout<Entry>.stride).bindMemory(
+            to: Int32.self, capacity: TapeBlock.names)
+        nameCapacity = TapeBlock.names
     }
 
     private func deallocate() {
-        entries.deallocate()
-        names.deallocate()
+        if entriesMoved { entries.deallocate() }
+        if namesMoved { names.deallocate() }
+        TapeBlock.give(block)
     }
 
     private mutating func parse() throws(JSONParseError) {
@@ -69,31 +93,38 @@ struct JSONTape {
         }
     }
 
+    @inline(__always)
     private mutating func append(_ entry: Entry) {
-        Self.append(entry, to: &entries, count: &count, capacity: &capacity)
-    }
-
-    private mutating func appendName(_ index: Int) {
-        Self.append(index, to: &names, count: &nameCount, capacity: &nameCapacity)
-    }
-
-    /// Appends to a buffer of `count` elements in storage of `capacity`, doubling the storage when it is full.
-    private static func append<Element>(
-        _ element: Element, to buffer: inout UnsafeMutablePointer<Element>, count: inout Int, capacity: inout Int
-    ) {
-        if count == capacity {
-            let larger = UnsafeMutablePointer<Element>.allocate(capacity: capacity * 2)
-            larger.moveInitialize(from: buffer, count: count)
-            buffer.deallocate()
-            buffer = larger
-            capacity *= 2
-        }
-        (buffer + count).initialize(to: element)
+        if count == capacity { Self.grow(&entries, capacity: &capacity, count: count, moved: &entriesMoved) }
+        (entries + count).initialize(to: entry)
         count += 1
+    }
+
+    @inline(__always)
+    private mutating func appendName(_ index: Int) {
+        if nameCount == nameCapacity {
+            Self.grow(&names, capacity: &nameCapacity, count: nameCount, moved: &namesMoved)
+        }
+        names[nameCount] = Int32(truncatingIfNeeded: index)
+        nameCount += 1
+    }
+
+    /// Moves a full buffer of `count` elements to storage of its own twice as large (freeing the old one if it
+    /// had already `moved` out of the block).
+    private static func grow<Element>(
+        _ buffer: inout UnsafeMutablePointer<Element>, capacity: inout Int, count: Int, moved: inout Bool
+    ) {
+        let larger = UnsafeMutablePointer<Element>.allocate(capacity: capacity * 2)
+        larger.moveInitialize(from: buffer, count: count)
+        if moved { buffer.deallocate() }
+        buffer = larger
+        capacity *= 2
+        moved = true
     }
 
     subscript(index: Int) -> Entry { entries[index] }
 
+    @inline(__always)
     func skipWhitespace(from start: Int) -> Int {
         var position = start
         while position < bytes.count {
@@ -110,22 +141,30 @@ struct JSONTape {
         guard depth < JSONParser.maximumDepth else { throw JSONParseError(message: "nesting too deep", offset: start) }
         guard start < bytes.count else { throw JSONParseError(message: "unexpected end of input", offset: start) }
         let index = count
-        append(Entry(start: start, end: start, next: index + 1, cursor: index + 1, isEscaped: false))
         let end: Int
         switch bytes[start] {
-        case UInt8(ascii: "{"): end = try object(at: start, depth: depth)
-        case UInt8(ascii: "["): end = try array(at: start, depth: depth)
         case UInt8(ascii: "\""):
+            // A string has no contents: its entry is complete at once.
             let (stringEnd, escaped) = try string(at: start)
-            entries[index].isEscaped = escaped
-            end = stringEnd
+            append(Entry(start: start, end: stringEnd, next: index + 1, isEscaped: escaped))
+            return stringEnd
+        case UInt8(ascii: "{"):
+            append(Entry(start: start, end: start, next: index + 1))
+            end = try object(at: start, depth: depth)
+        case UInt8(ascii: "["):
+            append(Entry(start: start, end: start, next: index + 1))
+            end = try array(at: start, depth: depth)
         case UInt8(ascii: "t"): end = try literal("true", at: start)
         case UInt8(ascii: "f"): end = try literal("false", at: start)
         case UInt8(ascii: "n"): end = try literal("null", at: start)
         default: end = try number(at: start)
         }
-        entries[index].end = end
-        entries[index].next = count
+        if index == count {
+            append(Entry(start: start, end: end, next: index + 1))
+        } else {
+            entries[index].end32 = Int32(truncatingIfNeeded: end)
+            entries[index].next32 = Int32(truncatingIfNeeded: count)
+        }
         return end
     }
 
@@ -138,8 +177,12 @@ struct JSONTape {
             guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else {
                 throw JSONParseError(message: "expected a member name", offset: position)
             }
-            appendName(count)
-            position = skipWhitespace(from: try value(at: position, depth: depth + 1))
+            // The name's entry, made here rather than by `value(at:depth:)`: it is always a string.
+            let name = count
+            let (nameEnd, escaped) = try string(at: position)
+            append(Entry(start: position, end: nameEnd, next: name + 1, isEscaped: escaped))
+            appendName(name)
+            position = skipWhitespace(from: nameEnd)
             guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else {
                 throw JSONParseError(message: "expected ':'", offset: position)
             }
@@ -215,39 +258,44 @@ struct JSONTape {
     }
 
     /// The offset past the closing quote of the string at `start`, and whether it has escapes (each checked).
+    @inline(__always)
     private func string(at start: Int) throws(JSONParseError) -> (end: Int, escaped: Bool) {
-        // Past plain text eight bytes at a time; the byte loop below decides about the word that stopped it.
-        var position = Self.skipPlainWords(bytes, from: start + 1)
-        while position < bytes.count {
-            let byte = bytes[position]
-            if byte == UInt8(ascii: "\"") { return (position + 1, false) }
-            if byte == UInt8(ascii: "\\") {
-                var parser = JSONParser(bytes: bytes)
-                parser.position = start
-                _ = try parser.string()  // Validates every escape; rare in stored records.
-                return (parser.position, true)
-            }
-            if byte < 0x20 { throw JSONParseError(message: "a control character in a string", offset: position) }
-            position += 1
+        let position = Self.firstSpecial(bytes, from: start + 1)
+        guard position < bytes.count else { throw JSONParseError(message: "unterminated string", offset: start) }
+        let byte = bytes[position]
+        if byte == UInt8(ascii: "\"") { return (position + 1, false) }
+        guard byte == UInt8(ascii: "\\") else {
+            throw JSONParseError(message: "a control character in a string", offset: position)
         }
-        throw JSONParseError(message: "unterminated string", offset: start)
+        var parser = JSONParser(bytes: bytes)
+        parser.position = start
+        _ = try parser.string()  // Validates every escape; rare in stored records.
+        return (parser.position, true)
     }
 
-    /// The offset of the first 8-byte word from `start` on that holds a quote, a backslash or a control character
-    /// (or of the last bytes, fewer than eight): every byte before it is plain string text.
+    /// The offset of the first quote, backslash or control character from `start` on (`bytes.count` when there is
+    /// none), found eight bytes at a time: in each word, a byte's flag can be set by a borrow only from a special
+    /// byte below it, so the lowest flag is the first special byte.
     @inline(__always)
-    static func skipPlainWords(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Int {
+    static func firstSpecial(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Int {
         guard let base = bytes.baseAddress else { return start }
         var position = start
         let ones: UInt64 = 0x0101_0101_0101_0101
         while position + 8 <= bytes.count {
-            let word = base.loadUnaligned(fromByteOffset: position, as: UInt64.self)
+            // Little-endian, so that the lowest bits are the first byte on every machine.
+            let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: position, as: UInt64.self))
             let quote = word ^ (ones &* 0x22)
             let backslash = word ^ (ones &* 0x5C)
             let special =
-                ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word)
-            if special & 0x8080_8080_8080_8080 != 0 { return position }
+                (((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word))
+                & 0x8080_8080_8080_8080
+            if special != 0 { return position + special.trailingZeroBitCount / 8 }
             position += 8
+        }
+        while position < bytes.count {
+            let byte = base.load(fromByteOffset: position, as: UInt8.self)
+            if byte == 0x22 || byte == 0x5C || byte < 0x20 { return position }
+            position += 1
         }
         return position
     }
@@ -263,7 +311,8 @@ struct JSONTape {
             return try parser.string()
         }
         let quoted = UnsafeRawBufferPointer(rebasing: bytes[(entry.start + 1)..<(entry.end - 1)])
-        // ASCII, nearly every stored string, is valid UTF-8 as it stands: no validating decoder to run.
+        // ASCII, nearly every stored string, is valid UTF-8 as it stands: no validating decoder to run (and
+        // `String(validating:)` is generic, several times slower than `String(decoding:)`'s ASCII path).
         if Self.isASCII(quoted) { return String(decoding: quoted.assumingMemoryBound(to: UInt8.self), as: UTF8.self) }
         guard let text = String(validating: quoted, as: UTF8.self) else {
             throw JSONParseError(message: "invalid UTF-8 in a string", offset: entry.start)
@@ -286,8 +335,31 @@ struct JSONTape {
         return true
     }
 
+    /// The coding path of value entry `target`: the member names (as ``AnyCodingKey``s) and element indexes (as
+    /// ``IndexKey``s) from the document's value down to it, found by walking down the containers that hold it.
+    /// Only errors and callers of `codingPath` ask, so the decoders carry no path of their own.
+    func codingPath(to target: Int) -> [any CodingKey] {
+        var path: [any CodingKey] = []
+        var container = 0
+        while container < target {
+            let end = entries[container].next
+            let isObject = bytes[entries[container].start] == UInt8(ascii: "{")
+            // An object's children are name and value pairs; an array's, its elements.
+            var child = isObject ? container + 2 : container + 1
+            var index = 0
+            while child < end, entries[child].next <= target {
+                child = isObject ? entries[child].next + 1 : entries[child].next
+                index += 1
+            }
+            guard child < end else { break }
+            path.append(isObject ? AnyCodingKey(name(child - 1)) : IndexKey(index))
+            container = child
+        }
+        return path
+    }
+
     /// Starts the next member lookup in object entry `object` at name entry `name`.
-    func setCursor(of object: Int, to name: Int) { entries[object].cursor = name }
+    func setCursor(of object: Int, to name: Int) { entries[object].cursor32 = Int32(truncatingIfNeeded: name) }
 
     /// The bytes between the quotes of the string entry `index`.
     func quoted(_ index: Int) -> UnsafeRawBufferPointer {
@@ -300,55 +372,45 @@ struct JSONTape {
         return String(decoding: quoted(index), as: UTF8.self)
     }
 
-    /// Whether a few names, none escaped, have a repeat, compared pair by pair by their bytes (lengths first),
-    /// without making a closure or a string: the check every object of every record read goes through. `true`
-    /// also when a name is escaped, for the full check to decide.
-    private func hasRepeatedPlainName(_ names: UnsafeBufferPointer<Int>) -> Bool {
-        for index in names.indices {
-            let entry = entries[names[index]]
-            if entry.isEscaped { return true }
-            let length = entry.end - entry.start
-            for earlier in names.startIndex..<index {
-                let other = entries[names[earlier]]
-                if other.end - other.start == length,
-                    memcmp(bytes.baseAddress! + entry.start, bytes.baseAddress! + other.start, length) == 0
-                {
-                    return true
-                }
-            }
+    /// Whether a few names, none escaped, have a repeat, compared by their bytes. `true` also when a name is
+    /// escaped, for the full check to decide.
+    private func hasRepeatedPlainName(_ names: UnsafeBufferPointer<Int32>) -> Bool {
+        for name in names where entries[Int(name)].isEscaped { return true }
+        return DuplicateMemberNames.hasRepeat(in: bytes.baseAddress!, count: names.count) { member in
+            let entry = entries[Int(names[member])]
+            return (entry.start, entry.end - entry.start)
         }
-        return false
     }
 
     /// A name given twice (the same scalars) is refused: SQLite's JSON functions read the first member and a
     /// last-wins decoder the other, so the record would match queries on a value it does not read back with.
-    private func refuseRepeatedNames(_ names: UnsafeBufferPointer<Int>) throws(JSONParseError) {
+    private func refuseRepeatedNames(_ names: UnsafeBufferPointer<Int32>) throws(JSONParseError) {
         if names.count <= DuplicateMemberNames.pairwiseLimit, !hasRepeatedPlainName(names) { return }
         let base = names.startIndex
         // Escaped names (rare) are compared after resolving their escapes; others as they stand in the text.
-        let anyEscaped = names.contains { entries[$0].isEscaped }
-        let escapedNames = anyEscaped ? names.map { entries[$0].isEscaped ? Array(name($0).utf8) : nil } : []
+        let anyEscaped = names.contains { entries[Int($0)].isEscaped }
+        let escapedNames = anyEscaped ? names.map { entries[Int($0)].isEscaped ? Array(name(Int($0)).utf8) : nil } : []
         func exact(_ member: Int) -> ExactString {
             if anyEscaped, let decoded = escapedNames[member] {
                 return ExactString(String(decoding: decoded, as: UTF8.self))
             }
-            return ExactString(name(names[base + member]))
+            return ExactString(name(Int(names[base + member])))
         }
         let repeated = DuplicateMemberNames.firstRepeat(
             count: names.count,
-            length: { (anyEscaped ? escapedNames[$0]?.count : nil) ?? quoted(names[base + $0]).count },
+            length: { (anyEscaped ? escapedNames[$0]?.count : nil) ?? quoted(Int(names[base + $0])).count },
             equal: { first, second in
                 if anyEscaped, escapedNames[first] != nil || escapedNames[second] != nil {
                     return exact(first) == exact(second)
                 }
-                let one = quoted(names[base + first])
-                return memcmp(one.baseAddress!, quoted(names[base + second]).baseAddress!, one.count) == 0
+                let one = quoted(Int(names[base + first]))
+                return memcmp(one.baseAddress!, quoted(Int(names[base + second])).baseAddress!, one.count) == 0
             },
             name: exact)
         if let repeated {
             throw JSONParseError(
-                message: "the member name '\(name(names[base + repeated]))' appears twice in one object",
-                offset: entries[names[base + repeated]].start)
+                message: "the member name '\(name(Int(names[base + repeated])))' appears twice in one object",
+                offset: entries[Int(names[base + repeated])].start)
         }
     }
 }

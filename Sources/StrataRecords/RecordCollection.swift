@@ -18,6 +18,9 @@ public struct RecordCollection<R: Record>: Sendable where R.ID: RecordIdentifier
     public func insert(_ record: R) throws { try writeOne(record, mode: .insert) }
 
     /// Inserts several records in one transaction: all or none.
+    // Inlinable so that the loop is specialized for the caller's sequence and record type: unspecialized, taking
+    // each record out of the sequence went through its witness table and a coroutine frame.
+    @inlinable
     public func insert(contentsOf records: some Sequence<R>) throws {
         try store.write { transaction in
             let bound = transaction(self)

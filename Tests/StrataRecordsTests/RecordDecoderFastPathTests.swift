@@ -26,6 +26,29 @@ struct BackwardsReader: Decodable, Equatable {
     }
 }
 
+/// Notes the coding paths its decoder and its container report, at whatever depth it is decoded.
+struct PathRecorder: Decodable, Equatable {
+    enum Key: String, CodingKey { case name }
+    var path: String
+    var containerPath: String
+
+    init(path: String, containerPath: String) { (self.path, self.containerPath) = (path, containerPath) }
+
+    init(from decoder: any Decoder) throws {
+        path = RecordCoder.path(decoder.codingPath)
+        let container = try decoder.container(keyedBy: Key.self)
+        containerPath = RecordCoder.path(container.codingPath)
+        _ = try container.decode(String.self, forKey: .name)
+    }
+}
+
+struct NestedPaths: Decodable {
+    var one: PathRecorder
+    var items: [PathRecorder]
+    var inner: [String: PathRecorder]
+    var grid: [[Int]]?
+}
+
 @Suite("Records: the decoder's fast paths (member cursor, word-at-a-time strings, lent tape)")
 struct RecordDecoderFastPathTests {
     static func fast<T: Decodable>(_ type: T.Type, _ text: [UInt8]) throws -> T {
@@ -72,5 +95,68 @@ struct RecordDecoderFastPathTests {
         repeated.removeLast()
         repeated += Array(#","member7":[]}"#.utf8)
         #expect(throws: JSONParseError.self) { try Self.fast([String: [String]].self, repeated) }
+    }
+
+    /// Decoders carry no path: it is read off the tape. Every depth, through keyed and unkeyed containers and
+    /// dictionaries, reports the path Foundation's decoder reports, and so do errors.
+    @Test func codingPathsAreReadOffTheTape() throws {
+        let text = #"{"one":{"name":"a"},"items":[{"name":"b"},{"name":"c"}],"inner":{"k\u00e9":{"name":"d"}}}"#
+        for decode in [
+            { try Self.fast(NestedPaths.self, Array($0.utf8)) },
+            { try JSONDecoder().decode(NestedPaths.self, from: Data($0.utf8)) },
+        ] as [(String) throws -> NestedPaths] {
+            let read = try decode(text)
+            #expect(read.one == PathRecorder(path: "one", containerPath: "one"))
+            #expect(read.items.map(\.path) == ["items.[0]", "items.[1]"])
+            #expect(read.items.map(\.containerPath) == ["items.[0]", "items.[1]"])
+            #expect(read.inner["k\u{E9}"] == PathRecorder(path: "inner.k\u{E9}", containerPath: "inner.k\u{E9}"))
+        }
+        let failures: [(String, String)] = [
+            (#"{"one":{"name":5},"items":[],"inner":{}}"#, "field 'one.name' is not a String"),
+            (#"{"one":{"name":"a"},"items":[{"name":"b"},{}],"inner":{}}"#, "missing field 'items.[1].name'"),
+            (#"{"one":{"name":"a"},"items":[],"inner":{"x":{"name":[]}}}"#, "field 'inner.x.name' is not a String"),
+            (#"{"one":{"name":"a"},"items":[],"inner":{},"grid":[[1],[2,"x"]]}"#, "field 'grid.[1].[1]' is not a Int"),
+            (#"{"one":{"name":"a"},"items":[],"inner":{},"grid":[[1],7]}"#, "field 'grid.[1]' is not a Array<Int>"),
+        ]
+        for (text, expected) in failures {
+            do {
+                _ = try Self.fast(NestedPaths.self, Array(text.utf8))
+                Issue.record("\(text) decoded")
+            } catch let error as DecodingError {
+                #expect(RecordCoder.describe(error).hasPrefix(expected), "\(RecordCoder.describe(error))")
+            }
+        }
+    }
+
+    /// The tape starts in the spare block and moves to storage of its own when a document outgrows it: at every
+    /// size around the move (entries and the names of open objects alike), values read back whole and a repeated
+    /// name in an outer object is still found after the move.
+    @Test func tapesOfEverySizeAroundTheFirstBlockDecode() throws {
+        for count in 0..<(TapeBlock.entries + 8) {
+            let numbers = Array(0..<count)
+            #expect(try Self.fast([Int].self, Array(try JSONEncoder().encode(numbers))) == numbers)
+            let members = Dictionary(uniqueKeysWithValues: numbers.map { ("m\($0)", $0) })
+            #expect(try Self.fast([String: Int].self, Array(try JSONEncoder().encode(members))) == members)
+        }
+        for width in 1..<(TapeBlock.names + 4) {
+            // Three objects open at once, each with `width` names before the next one opens.
+            func object(_ level: Int) -> String {
+                let names = (0..<width).map { #""n\#($0)":\#($0)"# }
+                return "{" + (names + (level < 2 ? [#""deep":"# + object(level + 1)] : [])).joined(separator: ",") + "}"
+            }
+            let text = object(0)
+            #expect(throws: Never.self) { try Self.fast(JSONValue.self, Array(text.utf8)) }
+            let repeated = String(text.dropLast()) + #","n0":1}"#
+            #expect(throws: JSONParseError.self) { try Self.fast(JSONValue.self, Array(repeated.utf8)) }
+        }
+    }
+
+    /// Offsets on the tape are 32-bit: a document of 2 GiB or more is refused before a byte of it is read.
+    @Test func documentsOf2GiBOrMoreAreRefused() {
+        var brace = UInt8(ascii: "{")
+        withUnsafeBytes(of: &brace) { one in
+            let huge = UnsafeRawBufferPointer(start: one.baseAddress, count: Int(Int32.max))
+            #expect(throws: JSONParseError.self) { try FastJSONDecoder.decode(JSONValue.self, from: huge) }
+        }
     }
 }
