@@ -275,7 +275,7 @@ extension SecretStore {
         func path() -> String { folder.path(of: fileName) }
         // The manifest before the item (see ``currentManifest(in:)``).
         let manifest = try known ?? currentManifest(in: folder).manifest
-        guard let (file, stamp, isKept) = try itemFile(fileName, in: folder) else { return nil }
+        guard let (file, stamp, kept) = try itemFile(fileName, in: folder) else { return nil }
         let (accessibility, version) = try ItemEnvelope.header(of: file, path: path())
         let (keyringID, key) = try classKey(accessibility, writing: false)
         func open(with key: GuardedKey, attributes: ItemEnvelope.Record? = nil) throws -> (ItemEnvelope.Record, Secret?)
@@ -287,9 +287,12 @@ extension SecretStore {
         let record: ItemEnvelope.Record
         let secret: Secret?
         do {
-            let known = knownAttributes(of: file, fileName: fileName, key: key)
+            // Bytes kept are those whose attributes opened to the record kept with them, under its key.
+            let known =
+                kept.flatMap { $0.key === key ? $0.record : nil }
+                ?? knownAttributes(of: file, fileName: fileName, key: key)
             (record, secret) = try open(with: key, attributes: known)
-            if !isKept, known == nil || stamp != nil {
+            if kept == nil, known == nil || stamp != nil {
                 rememberAttributes(known ?? record, of: file, fileName: fileName, key: key, stamp: stamp)
             }
         } catch let error as StorageError where error.code == .corrupt || error.code == .deviceMismatch {
@@ -314,14 +317,12 @@ extension SecretStore {
     /// The bytes of an item file, or `nil` when there is none: those this store keeps, when the file's settled
     /// stamp is unchanged (one `fstatat`: see ``OpenedItem``), else read from the file.
     /// - Returns: The bytes, the file's stamp when it was settled before they were read (to keep them under), and
-    ///   whether they are those kept.
+    ///   what is kept with them when they are those kept.
     func itemFile(_ fileName: String, in folder: DirectoryHandle) throws -> (
-        file: Data, stamp: FileStamp?, isKept: Bool
+        file: Data, stamp: FileStamp?, kept: OpenedItem?
     )? {
-        let kept = keyMaterial.withLock { keys in
-            keys.openedItems[fileName].flatMap { item in item.stamp.map { (item.sealed, $0) } }
-        }
-        if let (sealed, stamp) = kept {
+        let kept = keyMaterial.withLock { keys in keys.openedItems[fileName] }
+        if let kept, let stamp = kept.stamp {
             let status: stat?
             do throws(Errno) {
                 status = try folder.status(of: fileName)
@@ -329,7 +330,7 @@ extension SecretStore {
                 throw error.storageError("cannot inspect the item", tier: .secrets, path: folder.path(of: fileName))
             }
             guard let status else { return nil }
-            if FileStamp(status) == stamp { return (sealed, stamp, true) }
+            if FileStamp(status) == stamp { return (kept.sealed, stamp, kept) }
         }
         let readStart = Date().timeIntervalSince1970
         // Item files are only ever replaced by rename, never appended to: read exactly what fstat reports.
@@ -338,7 +339,7 @@ extension SecretStore {
                 in: folder, name: fileName, maximumSize: configuration.valueLimit + (64 << 10), followGrowth: false)
         else { return nil }
         let stamp = FileStamp(status)
-        return (file, stamp.isSettled(readStart: readStart) ? stamp : nil, false)
+        return (file, stamp.isSettled(readStart: readStart) ? stamp : nil, nil)
     }
 
     /// What the attributes of `file` opened to before, when its bytes up to the end of its sealed attributes are
