@@ -253,6 +253,15 @@ public enum AtomicFile {
     )
         throws -> Data?
     {
+        try readWithStatus(in: folder, name: name, maximumSize: maximumSize, followGrowth: followGrowth)?.data
+    }
+
+    /// Reads the whole file `name` of an open folder, as ``read(in:name:maximumSize:followGrowth:)`` does, with
+    /// what `fstat` said of the file before its bytes were read (to recognize this version of it later).
+    /// - Returns: The content and the file's status, or `nil` when there is no such file.
+    package static func readWithStatus(
+        in folder: DirectoryHandle, name: String, maximumSize: Int? = nil, followGrowth: Bool = true
+    ) throws -> (data: Data, status: stat)? {
         let fd: Int32
         do {
             fd = try folder.openFile(name, O_RDONLY)
@@ -263,7 +272,10 @@ public enum AtomicFile {
         }
         defer { Sys.close(fd) }
         // The path only for errors: a read that succeeds does not build it.
-        return try readAll(fd, path: folder.path(of: name), maximumSize: maximumSize, followGrowth: followGrowth)
+        let status = try status(of: fd, path: folder.path(of: name))
+        let data = try readAll(
+            fd, status: status, path: folder.path(of: name), maximumSize: maximumSize, followGrowth: followGrowth)
+        return (data, status)
     }
 
     /// Reads from `fd` to the end of the file.
@@ -271,12 +283,25 @@ public enum AtomicFile {
     package static func readAll(
         _ fd: Int32, path: @autoclosure () -> String, maximumSize: Int? = nil, followGrowth: Bool = true
     ) throws -> Data {
-        var size: Int
+        try readAll(
+            fd, status: status(of: fd, path: path()), path: path(), maximumSize: maximumSize,
+            followGrowth: followGrowth)
+    }
+
+    /// `fstat` of an open file.
+    private static func status(of fd: Int32, path: @autoclosure () -> String) throws -> stat {
         do {
-            size = Int(try Sys.fstat(fd).st_size)
+            return try Sys.fstat(fd)
         } catch {
             throw error.storageError("cannot inspect the file", path: path())
         }
+    }
+
+    /// Reads from `fd`, whose `fstat` gave `status`, to the end of the file.
+    private static func readAll(
+        _ fd: Int32, status: stat, path: @autoclosure () -> String, maximumSize: Int?, followGrowth: Bool
+    ) throws -> Data {
+        var size = Int(status.st_size)
         if let maximumSize, size > maximumSize {
             throw StorageError(
                 .tooLarge, "the file is \(size) bytes, over the limit of \(maximumSize) for this read", path: path())

@@ -32,11 +32,13 @@ extension SecretStore {
         let folder = try keyringFolder()
         // Exclusive: the manifest is read, changed and written back after the item.
         try keyringLock(in: folder).withLock(.exclusive, timeout: configuration.lockTimeout) {
+            // Read once: no other writer changes it while the lock is held.
+            let manifest = try currentManifest(in: folder)
             // Keep the creation date (and label) of an item being replaced, when its attributes can be read.
-            let existing = try? locate(identity, in: folder, value: false)
+            let existing = try? locate(identity, in: folder, value: false, manifest: manifest.manifest)
             try store(
                 value, identity: identity, label: label, replacing: existing, accessibility: accessibility,
-                keyringID: keyringID, fileName: fileName, in: folder)
+                keyringID: keyringID, fileName: fileName, in: folder, manifest: manifest)
         }
     }
 
@@ -273,11 +275,7 @@ extension SecretStore {
         func path() -> String { folder.path(of: fileName) }
         // The manifest before the item (see ``currentManifest(in:)``).
         let manifest = try known ?? currentManifest(in: folder).manifest
-        // Item files are only ever replaced by rename, never appended to: read exactly what fstat reports.
-        guard
-            let file = try AtomicFile.read(
-                in: folder, name: fileName, maximumSize: configuration.valueLimit + (64 << 10), followGrowth: false)
-        else { return nil }
+        guard let (file, stamp, kept) = try itemFile(fileName, in: folder) else { return nil }
         let (accessibility, version) = try ItemEnvelope.header(of: file, path: path())
         let (keyringID, key) = try classKey(accessibility, writing: false)
         func open(with key: GuardedKey, attributes: ItemEnvelope.Record? = nil) throws -> (ItemEnvelope.Record, Secret?)
@@ -289,9 +287,14 @@ extension SecretStore {
         let record: ItemEnvelope.Record
         let secret: Secret?
         do {
-            let known = knownAttributes(of: file, fileName: fileName, key: key)
+            // Bytes kept are those whose attributes opened to the record kept with them, under its key.
+            let known =
+                kept.flatMap { $0.key === key ? $0.record : nil }
+                ?? knownAttributes(of: file, fileName: fileName, key: key)
             (record, secret) = try open(with: key, attributes: known)
-            if known == nil { rememberAttributes(record, of: file, fileName: fileName, key: key) }
+            if kept == nil, known == nil || stamp != nil {
+                rememberAttributes(known ?? record, of: file, fileName: fileName, key: key, stamp: stamp)
+            }
         } catch let error as StorageError where error.code == .corrupt || error.code == .deviceMismatch {
             // During a rotation an item may be sealed under the other data key already.
             guard let other = try nextKeys(in: folder)?.classKey(accessibility), !other.isWiped,
@@ -307,6 +310,38 @@ extension SecretStore {
     /// value), for tests that count what a read costs.
     package static var boxesOpened: Int { Sodium.boxesOpened.load(ordering: .relaxed) }
 
+    /// How long an item file must stay unchanged before a store reads its stamp instead of its bytes (see
+    /// ``FileStamp``), for benchmarks and tests that read settled items.
+    package static var settlingTime: Double { FileStamp.settlingTime }
+
+    /// The bytes of an item file, or `nil` when there is none: those this store keeps, when the file's settled
+    /// stamp is unchanged (one `fstatat`: see ``OpenedItem``), else read from the file.
+    /// - Returns: The bytes, the file's stamp when it was settled before they were read (to keep them under), and
+    ///   what is kept with them when they are those kept.
+    func itemFile(_ fileName: String, in folder: DirectoryHandle) throws -> (
+        file: Data, stamp: FileStamp?, kept: OpenedItem?
+    )? {
+        let kept = keyMaterial.withLock { keys in keys.openedItems[fileName] }
+        if let kept, let stamp = kept.stamp {
+            let status: stat?
+            do throws(Errno) {
+                status = try folder.status(of: fileName)
+            } catch {
+                throw error.storageError("cannot inspect the item", tier: .secrets, path: folder.path(of: fileName))
+            }
+            guard let status else { return nil }
+            if FileStamp(status) == stamp { return (kept.sealed, stamp, kept) }
+        }
+        let readStart = Date().timeIntervalSince1970
+        // Item files are only ever replaced by rename, never appended to: read exactly what fstat reports.
+        guard
+            let (file, status) = try AtomicFile.readWithStatus(
+                in: folder, name: fileName, maximumSize: configuration.valueLimit + (64 << 10), followGrowth: false)
+        else { return nil }
+        let stamp = FileStamp(status)
+        return (file, stamp.isSettled(readStart: readStart) ? stamp : nil, nil)
+    }
+
     /// What the attributes of `file` opened to before, when its bytes up to the end of its sealed attributes are
     /// those that opened under `key` as `fileName` (the keyring's id is this unlock's: the memory is cleared by
     /// every unlock). `nil` otherwise: the attributes box is then opened.
@@ -315,22 +350,24 @@ extension SecretStore {
             guard let end = ItemEnvelope.attributesEnd(of: bytes) else { return nil }
             // Compared where they are kept: only the record leaves the lock, and only when the bytes match.
             return keyMaterial.withLock { keys -> ItemEnvelope.Record? in
-                guard let opened = keys.openedAttributes[fileName], opened.key === key, opened.sealed.count == end,
-                    opened.sealed.withUnsafeBytes({ memcmp(bytes.baseAddress!, $0.baseAddress!, end) == 0 })
+                guard let opened = keys.openedItems[fileName], opened.key === key, opened.sealed.count >= end,
+                    opened.sealed.withUnsafeBytes({ memcmp(bytes.baseAddress!, $0.baseAddress!, end) == 0 }),
+                    ItemEnvelope.attributesEnd(of: opened.sealed) == end
                 else { return nil }
                 return opened.record
             }
         }
     }
 
-    /// Remembers what the attributes of `file` opened to under `key`, or were sealed from (see
-    /// ``knownAttributes(of:fileName:key:)``).
-    func rememberAttributes(_ record: ItemEnvelope.Record, of file: Data, fileName: String, key: GuardedKey) {
-        guard let end = ItemEnvelope.attributesEnd(of: file) else { return }
-        let sealed = [UInt8](file.prefix(end))
+    /// Remembers what the attributes of `file` opened to under `key`, or were sealed from, and the file whole
+    /// with its settled `stamp` (see ``OpenedItem``, ``knownAttributes(of:fileName:key:)``).
+    func rememberAttributes(
+        _ record: ItemEnvelope.Record, of file: Data, fileName: String, key: GuardedKey, stamp: FileStamp? = nil
+    ) {
+        guard let opened = OpenedItem(file, key: key, record: record, stamp: stamp) else { return }
         keyMaterial.withLock { keys in
-            if keys.openedAttributes.count >= 10_000 { keys.openedAttributes.removeAll(keepingCapacity: true) }
-            keys.openedAttributes[fileName] = (sealed, key, record)
+            if keys.openedItems.count >= 10_000 { keys.openedItems.removeAll(keepingCapacity: true) }
+            keys.openedItems[fileName] = opened
         }
     }
 

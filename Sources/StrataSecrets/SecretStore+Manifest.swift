@@ -25,19 +25,26 @@ extension SecretStore {
             ($0.keyringID, $0.current, $0.next, $0.requiresManifest, $0.manifestCache)
         }
         guard let keyringID, let current else { throw notUnlocked() }
-        let stamp: SIMD4<Int>?
-        do throws(Errno) {
-            stamp = try folder.status(of: ItemManifest.fileName).map(Self.stamp)
-        } catch {
-            throw error.storageError("cannot inspect the item manifest", tier: .secrets, path: manifestPath)
+        /// The cached manifest, when tagged under a key at hand (no array of the candidates: every read's path).
+        func known(_ manifest: ItemManifest) -> (ItemManifest, DataKeys)? {
+            if manifest.keyCheck == current.check { return (manifest, current) }
+            if let next, manifest.keyCheck == next.check { return (manifest, next) }
+            return nil
         }
-        if let stamp, let cached, cached.stamp == stamp {
-            // No array of the candidates: this is every warm read's path.
-            if cached.manifest.keyCheck == current.check { return (cached.manifest, current) }
-            if let next, cached.manifest.keyCheck == next.check { return (cached.manifest, next) }
+        // A settled stamp vouches for the bytes read under it (see FileStamp): one fstatat instead of a read.
+        if let cached, let settled = cached.stamp {
+            let now: FileStamp?
+            do throws(Errno) {
+                now = try folder.status(of: ItemManifest.fileName).map(FileStamp.init)
+            } catch {
+                throw error.storageError("cannot inspect the item manifest", tier: .secrets, path: manifestPath)
+            }
+            if now == settled, let found = known(cached.manifest) { return found }
         }
-        guard let stamp,
-            let data = try AtomicFile.read(in: folder, name: ItemManifest.fileName, maximumSize: 64 << 20)
+        let readStart = Date().timeIntervalSince1970
+        guard
+            let (data, status) = try AtomicFile.readWithStatus(
+                in: folder, name: ItemManifest.fileName, maximumSize: 64 << 20)
         else {
             guard !requiresManifest else {
                 throw StorageError(
@@ -48,6 +55,13 @@ extension SecretStore {
             }
             return (ItemManifest(keyCheck: current.check), current)
         }
+        let stamp = FileStamp(status)
+        let settled = stamp.isSettled(readStart: readStart) ? stamp : nil
+        // The bytes parsed last, read again (a manifest changed within the settling time): not parsed again.
+        if let cached, cached.bytes == data, let found = known(cached.manifest) {
+            keyMaterial.withLock { $0.manifestCache = (data, settled, found.0) }
+            return found
+        }
         let parsed: (ItemManifest, DataKeys)
         do {
             parsed = try ItemManifest.parse(
@@ -57,7 +71,7 @@ extension SecretStore {
             guard let loaded = try nextKeys(in: folder) else { throw error }
             parsed = try ItemManifest.parse(data, keyringID: keyringID, keys: [current, loaded], path: manifestPath)
         }
-        keyMaterial.withLock { $0.manifestCache = (stamp, parsed.0) }
+        keyMaterial.withLock { $0.manifestCache = (data, settled, parsed.0) }
         return parsed
     }
 
@@ -73,18 +87,16 @@ extension SecretStore {
         var manifest = current
         manifest.keyCheck = owner.check
         change(&manifest)
-        try AtomicFile.write(
-            manifest.serialized(keyringID: try manifestKeyringID(), key: owner.manifest), in: folder,
-            name: ItemManifest.fileName)
-        rememberWritten(manifest, in: folder)
+        let bytes = try manifest.serialized(keyringID: try manifestKeyringID(), key: owner.manifest)
+        try AtomicFile.write(bytes, in: folder, name: ItemManifest.fileName)
+        rememberWritten(manifest, bytes: bytes)
     }
 
-    /// Keeps the manifest just written as the one read last. The caller holds the keyring's lock exclusively:
-    /// the file there now is the one written, so the next read (of this process) takes it from memory instead of
-    /// parsing it again.
-    func rememberWritten(_ manifest: ItemManifest, in folder: DirectoryHandle) {
-        let stamp = try? folder.status(of: ItemManifest.fileName).map(Self.stamp)
-        keyMaterial.withLock { $0.manifestCache = stamp.map { ($0, manifest) } }
+    /// Keeps the manifest just written as the one read last, by its bytes: the next read (of this process) finds
+    /// them in the file and takes the manifest from memory instead of parsing it again. Without a stamp — it was
+    /// changed just now — so that read does read the file: another process may have replaced it since.
+    func rememberWritten(_ manifest: ItemManifest, bytes: Data) {
+        keyMaterial.withLock { $0.manifestCache = (bytes, nil, manifest) }
     }
 
     func manifestKeyringID() throws -> [UInt8] {
@@ -105,13 +117,4 @@ extension SecretStore {
             recovery: "Store the item again with its current value (or delete it); do not trust the value in this file")
     }
 
-    /// What identifies one version of a file: inode, size and change time (a vector: no allocation).
-    static func stamp(_ status: stat) -> SIMD4<Int> {
-        #if canImport(Darwin)
-            let changed = status.st_ctimespec
-        #else
-            let changed = status.st_ctim
-        #endif
-        return SIMD4(Int(status.st_ino), Int(status.st_size), Int(changed.tv_sec), Int(changed.tv_nsec))
-    }
 }

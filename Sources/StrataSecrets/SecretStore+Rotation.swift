@@ -117,7 +117,7 @@ extension SecretStore {
             keys.next = nil
             keys.manifestCache = nil
             // Remembered attributes hold the old class keys: let them go, so the old keys are wiped now.
-            keys.openedAttributes = [:]
+            keys.openedItems = [:]
             keys.requiresManifest = true
             keys.providerKind = provider
         }

@@ -4,7 +4,8 @@ import StrataCore
 extension SecretStore {
     /// Stores `value` as the item `identity`, replacing `existing` (whose creation date, and label unless a new
     /// one is given, it keeps): the path of ``set(_:service:account:label:accessibility:)``,
-    /// ``update(service:account:accessibility:_:)`` and imports. The caller holds the keyring's lock exclusively.
+    /// ``update(service:account:accessibility:_:)`` and imports. The caller holds the keyring's lock exclusively,
+    /// and may pass the manifest it read under it (``currentManifest(in:)``), which is read otherwise.
     ///
     /// The item's modification time is its generation (see ``ItemManifest``): strictly after the manifest's
     /// entry, and recorded there in the same write (see ``replaceItems(_:in:manifest:owner:now:_:)``).
@@ -16,11 +17,12 @@ extension SecretStore {
         replacing existing: (
             fileName: String, record: ItemEnvelope.Record, accessibility: SecretAccessibility, secret: Secret?
         )?,
-        accessibility: SecretAccessibility, keyringID: [UInt8], fileName: String, in folder: DirectoryHandle
+        accessibility: SecretAccessibility, keyringID: [UInt8], fileName: String, in folder: DirectoryHandle,
+        manifest known: (manifest: ItemManifest, owner: DataKeys)? = nil
     ) throws {
         let now = Date()
         // Sealed under the key the manifest is tagged under: the keyring's current key, also during a rotation.
-        let (manifest, owner) = try currentManifest(in: folder)
+        let (manifest, owner) = try known ?? currentManifest(in: folder)
         let key = try sealingKey(accessibility, of: owner)
         let record = newRecord(
             identity, size: value.count, label: label, replacing: existing?.record, fileName: fileName,
@@ -58,6 +60,7 @@ extension SecretStore {
         var manifest = manifest
         manifest.keyCheck = owner.check
         var superseded: [String] = []
+        var manifestBytes = Data()
         let keyringID = try manifestKeyringID()
         try AtomicFile.writeAll(
             in: folder, names: fileNames + [ItemManifest.fileName], renamesLastAfterFolderSync: true,
@@ -65,7 +68,8 @@ extension SecretStore {
         ) { index in
             guard index < fileNames.count else {
                 for name in superseded { manifest.entries[name] = manifest.tombstone(name, now: now) }
-                return try manifest.serialized(keyringID: keyringID, key: owner.manifest)
+                manifestBytes = try manifest.serialized(keyringID: keyringID, key: owner.manifest)
+                return manifestBytes
             }
             let (file, modified, supersedes) = try item(index)
             manifest.entries[fileNames[index]] = ItemManifest.Entry(
@@ -73,7 +77,7 @@ extension SecretStore {
             if let supersedes { superseded.append(supersedes) }
             return file
         }
-        rememberWritten(manifest, in: folder)
+        rememberWritten(manifest, bytes: manifestBytes)
     }
 
     /// The class key of `accessibility` under `owner`, the data key the manifest is tagged under.

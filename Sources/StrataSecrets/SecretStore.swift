@@ -87,18 +87,17 @@ public final class SecretStore: Sendable {
         /// current one does not open an item.
         var next: DataKeys?
         var names: GuardedKey?
-        /// The manifest last read, by the stamp of its file.
-        var manifestCache: (stamp: SIMD4<Int>, manifest: ItemManifest)?
+        /// The manifest last read or written: its file's bytes, the stamp of that file when it was settled at
+        /// the read (see ``FileStamp``), and what the bytes hold.
+        var manifestCache: (bytes: Data, stamp: FileStamp?, manifest: ItemManifest)?
         /// Whether `keyring.json` requires the item manifest (version 2).
         var requiresManifest = false
         var providerKind: String?
         /// Item file names already computed, so warm reads skip the keyed hash.
         var fileNames: [ItemIdentity: String] = [:]
-        /// By item file name, the bytes up to the end of its sealed attributes that last opened (or that this
-        /// store sealed), the class key that opened (or sealed) them and what they hold: a warm read of an
-        /// unchanged file opens only the value box
-        /// (see ``ItemEnvelope/open(_:accessibility:version:keyringID:fileName:key:path:value:attributes:)``).
-        var openedAttributes: [String: (sealed: [UInt8], key: GuardedKey, record: ItemEnvelope.Record)] = [:]
+        /// By item file name, what this store last opened or sealed there (see ``OpenedItem``): a warm read of an
+        /// unchanged file opens only the value box, and reads nothing but the file's stamp once it is settled.
+        var openedItems: [String: OpenedItem] = [:]
     }
 
     // Key material, all in guarded memory. `lock()` wipes the data keys and the `whenUnlocked` class keys; the
@@ -193,7 +192,7 @@ public final class SecretStore: Sendable {
             keys.manifestCache = nil
             keys.requiresManifest = file.version >= 2
             keys.fileNames = [:]
-            keys.openedAttributes = [:]
+            keys.openedItems = [:]
             keys.providerKind = file.provider
         }
         if try finishInterruptedRotation(with: provider, keyring: file), !afterRotation {

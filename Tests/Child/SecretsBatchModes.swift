@@ -21,9 +21,10 @@ func runSecretsBatchMode(_ arguments: [String]) throws -> Bool {
         }
     case "secrets-count-fsyncs":
         // secrets-count-fsyncs ROOT KEYHEX COUNT: the fsyncs (syncfs and fdatasync included) of one replacing
-        // set, and of one batch replacing COUNT items, the opens of one warm get and the sealed boxes it opens, and
-        // the order of one set's write-backs, flushes and renames: says
-        // `set S batch B get-opens G get-boxes X set-order writeback,fsync,...`.
+        // set, and of one batch replacing COUNT items; the files opened and the sealed boxes opened by a get just
+        // after that write, and by one once the files are settled (with its stats), and the order of one set's
+        // write-backs, flushes and renames: says `set S batch B get-opens G get-boxes X settled-opens G
+        // settled-stats T settled-boxes X set-order writeback,fsync,...`.
         let store = try SecretStore(
             paths: StoragePaths(root: arguments[1]), unlockingWith: .inMemory(key(arguments[2])))
         let count = Int(arguments[3]) ?? 1
@@ -41,9 +42,17 @@ func runSecretsBatchMode(_ arguments: [String]) throws -> Bool {
         FaultInjector.shared.startCounting()
         let boxes = SecretStore.boxesOpened
         _ = try store.get(service: "count", account: "single")
+        let fresh = (opens: FaultInjector.shared.seenCount(of: .open), boxes: SecretStore.boxesOpened - boxes)
+        Thread.sleep(forTimeInterval: SecretStore.settlingTime + 0.1)
+        _ = try store.get(service: "count", account: "single")  // Reads both files again, now settled.
+        FaultInjector.shared.startCounting()
+        let settledBoxes = SecretStore.boxesOpened
+        _ = try store.get(service: "count", account: "single")
         say(
-            "set \(single) batch \(batch) get-opens \(FaultInjector.shared.seenCount(of: .open)) "
-                + "get-boxes \(SecretStore.boxesOpened - boxes) "
+            "set \(single) batch \(batch) get-opens \(fresh.opens) get-boxes \(fresh.boxes) "
+                + "settled-opens \(FaultInjector.shared.seenCount(of: .open)) "
+                + "settled-stats \(FaultInjector.shared.seenCount(of: .stat)) "
+                + "settled-boxes \(SecretStore.boxesOpened - settledBoxes) "
                 + "set-order \(order.map(\.rawValue).joined(separator: ","))")
     default:
         return false
