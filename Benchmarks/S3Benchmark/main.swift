@@ -74,18 +74,6 @@ final class Failures: @unchecked Sendable {
     var first: (any Error)? { lock.withLock { errors.first } }
 }
 
-/// This process's CPU time so far (user and system, all threads), in seconds.
-func cpuSeconds() -> Double {
-    var usage = rusage()
-    #if canImport(Glibc)
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-    #else
-        getrusage(RUSAGE_SELF, &usage)
-    #endif
-    func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
-    return seconds(usage.ru_utime) + seconds(usage.ru_stime)
-}
-
 /// `child COMMAND …`: one measured Strata step; prints `seconds peakKiB cpuSeconds` (the CPU time the step
 /// spent in this process: what the client costs, apart from waiting on the gateway).
 func strataChild(_ arguments: [String]) throws {
@@ -95,7 +83,7 @@ func strataChild(_ arguments: [String]) throws {
     var cpuStart = 0.0
     /// Times `body`, and starts the CPU clock with it.
     func time(_ body: () throws -> Void) throws -> Double {
-        cpuStart = cpuSeconds()
+        cpuStart = Bench.cpuSeconds
         return try Bench.time(body)
     }
     switch command {
@@ -131,7 +119,7 @@ func strataChild(_ arguments: [String]) throws {
         }
     default: throw StorageError(.invalidArgument, "unknown child command \(command)")
     }
-    print(seconds, peakKiB(), cpuSeconds() - cpuStart)
+    print(seconds, peakKiB(), Bench.cpuSeconds - cpuStart)
 }
 
 /// `count` random bodies of `size` bytes.
