@@ -2,6 +2,27 @@ import Foundation
 
 /// Times work and prints comparison tables: what every Strata benchmark executable shares.
 public enum Bench {
+    /// This process's resource usage so far (`getrusage(RUSAGE_SELF)`).
+    private static var usage: rusage {
+        var usage = rusage()
+        #if canImport(Glibc)
+            getrusage(RUSAGE_SELF.rawValue, &usage)
+        #else
+            getrusage(RUSAGE_SELF, &usage)
+        #endif
+        return usage
+    }
+
+    /// This process's CPU time so far (user and system, all threads), in seconds.
+    public static var cpuSeconds: Double {
+        let usage = usage
+        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+    }
+
+    /// This process's peak resident memory so far (`ru_maxrss`: KiB on Linux, bytes on Darwin).
+    public static var peakResident: Int { Int(usage.ru_maxrss) }
+
     /// Runs `body` once and returns the elapsed seconds.
     public static func time(_ body: () throws -> Void) rethrows -> Double {
         let start = DispatchTime.now().uptimeNanoseconds

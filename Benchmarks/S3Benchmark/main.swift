@@ -33,11 +33,16 @@ func peakKiB() -> Int {
     return Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
 }
 
-/// The S3 files engine on the benchmark's location (`STRATA_S3_URL` and `AWS_*`), under `prefix`.
-func store(prefix: String) throws -> S3FileEngine {
+/// The S3 configuration of the benchmark's location (`STRATA_S3_URL` and `AWS_*`), under `prefix`.
+func configuration(prefix: String) throws -> S3Configuration {
     var configuration = try S3Configuration(url: ProcessInfo.processInfo.environment["STRATA_S3_URL"] ?? "")
     configuration.prefix += prefix
-    return try S3FileEngine(configuration: configuration)
+    return configuration
+}
+
+/// The files tier on the benchmark's location under `prefix`, as users open it: a `FileStore` over the S3 engine.
+func store(prefix: String) throws -> FileStore {
+    FileStore(engine: try S3FileEngine(configuration: configuration(prefix: prefix)))
 }
 
 /// Runs `work(index)` for `count` indices, on `threads` threads sharing the work (1: a plain loop). Threads of
@@ -69,67 +74,84 @@ final class Failures: @unchecked Sendable {
     var first: (any Error)? { lock.withLock { errors.first } }
 }
 
-/// `child COMMAND …`: one measured Strata step; prints `seconds peakKiB`.
+/// `child COMMAND …`: one measured Strata step; prints `seconds peakKiB cpuSeconds` (the CPU time the step
+/// spent in this process: what the client costs, apart from waiting on the gateway).
 func strataChild(_ arguments: [String]) throws {
     let command = arguments[2]
     let files = try store(prefix: arguments[3])
     var seconds = 0.0
+    var cpuStart = 0.0
+    /// Times `body`, and starts the CPU clock with it.
+    func time(_ body: () throws -> Void) throws -> Double {
+        cpuStart = Bench.cpuSeconds
+        return try Bench.time(body)
+    }
     switch command {
     case "upload":  // child upload PREFIX FILE KEY
         let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: arguments[4]))
         defer { try? handle.close() }
-        seconds = try Bench.time {
-            try files.write(arguments[5]) { try $0.write(contentsOf: handle.fileDescriptor, chunkSize: 1 << 20) }
-        }
+        seconds = try time { try files.write(to: arguments[5], from: handle) }
     case "download":  // child download PREFIX KEY FILE
         let output = try FileHandle(forWritingTo: URL(fileURLWithPath: arguments[5]))
         defer { try? output.close() }
-        seconds = try Bench.time {
-            _ = try files.read(arguments[4], range: nil, chunkSize: 1 << 20) { output.write(Data($0)) }
+        seconds = try time {
+            _ = try files.forEachChunk(of: arguments[4]) { chunk in try output.write(contentsOf: chunk) }
         }
     case "put-many":  // child put-many PREFIX COUNT SIZE THREADS
         let (count, size, threads) = (Int(arguments[4])!, Int(arguments[5])!, Int(arguments[6])!)
-        let bodies = (0..<count).map { _ in Data((0..<size).map { _ in UInt8.random(in: 0...255) }) }
-        seconds = try Bench.time {
-            try spread(count, threads: threads) { index in try files.write("\(index)") { try $0.write(bodies[index]) } }
+        let bodies = randomBodies(count, size)
+        seconds = try time {
+            try spread(count, threads: threads) { index in try files.write(bodies[index], to: "\(index)") }
         }
+    case "put-floor":  // child put-floor PREFIX COUNT SIZE: bare signed PUTs through the HTTP layer, no FileStore
+        let (count, size) = (Int(arguments[4])!, Int(arguments[5])!)
+        let client = try S3Client(configuration(prefix: arguments[3]))
+        let bodies = randomBodies(count, size).map { [UInt8]($0) }
+        seconds = try time { for index in 0..<count { try client.put("\(index)", bytes: bodies[index]) } }
     case "get-many":  // child get-many PREFIX COUNT THREADS
         let (count, threads) = (Int(arguments[4])!, Int(arguments[5])!)
-        seconds = try Bench.time {
+        seconds = try time {
             try spread(count, threads: threads) { index in
-                guard try files.read("\(index)")?.isEmpty == false else {
+                guard try !files.read("\(index)").isEmpty else {
                     throw StorageError(.corrupt, "an object came back empty", key: "\(index)")
                 }
             }
         }
     default: throw StorageError(.invalidArgument, "unknown child command \(command)")
     }
-    print(seconds, peakKiB())
+    print(seconds, peakKiB(), Bench.cpuSeconds - cpuStart)
 }
 
-/// A step's time and its process's peak memory.
+/// `count` random bodies of `size` bytes.
+func randomBodies(_ count: Int, _ size: Int) -> [Data] {
+    (0..<count).map { _ in Data((0..<size).map { _ in UInt8.random(in: 0...255) }) }
+}
+
+/// A step's time, its process's peak memory and the CPU time it spent.
 struct Step {
     var seconds: Double
     var peakKiB: Double
-    static let none = Step(seconds: .infinity, peakKiB: .nan)
+    var cpuSeconds: Double
 }
 
-/// Runs a child and reads its `seconds peakKiB` line.
+/// Runs a child and reads its `seconds peakKiB cpuSeconds` line.
 func step(_ command: String) throws -> Step {
     let output = try Bench.shell(command + " 2>&1")
     let last = output.split(separator: "\n").last ?? ""
     let fields = last.split(separator: " ").compactMap { Double($0) }
-    guard fields.count == 2 else { throw StorageError(.io, "the benchmark child failed: \(output)") }
-    return Step(seconds: fields[0], peakKiB: fields[1])
+    guard fields.count == 3 else { throw StorageError(.io, "the benchmark child failed: \(output)") }
+    return Step(seconds: fields[0], peakKiB: fields[1], cpuSeconds: fields[2])
 }
 
-/// The best (fastest) step of each side, and each side's highest peak.
+/// The best (fastest) step of each side, each side's highest peak and least CPU time.
 struct Best {
     var seconds = Double.infinity
     var peakKiB = 0.0
+    var cpuSeconds = Double.infinity
     mutating func add(_ step: Step) {
         seconds = min(seconds, step.seconds)
-        if !step.peakKiB.isNaN { peakKiB = max(peakKiB, step.peakKiB) }
+        peakKiB = max(peakKiB, step.peakKiB)
+        cpuSeconds = min(cpuSeconds, step.cpuSeconds)
     }
 }
 
@@ -215,6 +237,16 @@ func run() throws {
                     try step("\(me) child get-many \(quoted(strataPrefix)) \(smallCount) \(width)"))
             }
         }
+        // The floor of a serial PUT loop: each client's barest signed PUT of the same bodies, no FileStore, no
+        // metadata (boto3 without its default CRC-32 checksum header).
+        if !hasBoto3.isEmpty {
+            small["boto3 floor", default: Best()].add(
+                try step("\(boto3) put-floor \(bucket) \(quoted(prefix + "boto3/floor/")) \(smallCount) \(smallBytes)"))
+        }
+        if hasStrata {
+            small["strata floor", default: Best()].add(
+                try step("\(me) child put-floor \(quoted(run + "strata/floor/")) \(smallCount) \(smallBytes)"))
+        }
         print("round \(round) done; load \(loadAverage())")
     }
     if !hasBoto3.isEmpty { _ = try? Bench.shell("\(boto3) delete-prefix \(bucket) \(quoted(prefix))") }
@@ -224,8 +256,8 @@ func run() throws {
         guard best.seconds.isFinite else { return }
         print(
             String(
-                format: "%@: %.2f s, %.1f MiB/s, peak RSS %.1f MiB", name, best.seconds,
-                bytes / 1_048_576 / best.seconds, best.peakKiB / 1024))
+                format: "%@: %.2f s, %.1f MiB/s, peak RSS %.1f MiB, CPU %.2f s", name, best.seconds,
+                bytes / 1_048_576 / best.seconds, best.peakKiB / 1024, best.cpuSeconds))
     }
     show("boto3 upload_file", botoUp, bytes: Double(largeBytes))
     show("Strata upload", strataUp, bytes: Double(largeBytes))
@@ -244,10 +276,29 @@ func run() throws {
         print("no ratios: \(hasStrata ? "boto3 is missing" : "the S3 files engine is not built") in this run")
         return
     }
-    func row(_ name: String, _ strata: String, _ boto3: String, operations: Int, target: Double) -> Comparison? {
+    func row(_ name: String, _ strata: String, _ boto3: String, operations: Int, target: Double? = nil) -> Comparison? {
         guard let strata = small[strata], let baseline = small[boto3] else { return nil }
         return Comparison(
             name, operations: operations, strata: strata.seconds, baseline: baseline.seconds, target: target)
+    }
+    /// A row of the CPU time each client spent (not the wall time): what each costs beside the gateway's wait.
+    func cpuRow(_ name: String, _ strata: String, _ boto3: String, operations: Int) -> Comparison? {
+        guard let strata = small[strata], let baseline = small[boto3] else { return nil }
+        return Comparison(name, operations: operations, strata: strata.cpuSeconds, baseline: baseline.cpuSeconds)
+    }
+    // A serial loop waits for each answer: its time per PUT is the client's CPU plus the gateway's latency, so
+    // the gateway's share (wall minus CPU) bounds what any client can reach.
+    for (side, key) in [
+        ("Strata FileStore", "strata up loop"), ("Strata bare PUT", "strata floor"),
+        ("boto3 put_object", "boto3 up loop"), ("boto3 bare put_object", "boto3 floor"),
+    ] {
+        guard let best = small[key] else { continue }
+        let perPut = best.seconds / Double(smallCount) * 1000
+        let cpu = best.cpuSeconds / Double(smallCount) * 1000
+        print(
+            String(
+                format: "PUT loop, %@: %.2f ms per PUT, %.2f ms of it client CPU, %.2f ms waiting", side, perPut,
+                cpu, perPut - cpu))
     }
     let large = "\(Int(mebibytes)) MiB"
     var rows = [
@@ -276,6 +327,11 @@ func run() throws {
         row(
             "16 KiB gets, 10 threads vs boto3 loop", "strata down 10 threads", "boto3 down loop",
             operations: smallCount, target: 2),
+        row(
+            "16 KiB bare PUTs, loop (each client's floor)", "strata floor", "boto3 floor", operations: smallCount),
+        row("16 KiB puts, loop: FileStore vs its bare PUT", "strata up loop", "strata floor", operations: smallCount),
+        cpuRow("16 KiB puts, loop: client CPU", "strata up loop", "boto3 up loop", operations: smallCount),
+        cpuRow("16 KiB bare PUTs, loop: client CPU", "strata floor", "boto3 floor", operations: smallCount),
     ].compactMap { $0 }
     Comparison.printTable(rows, baselineName: "boto3")
 }

@@ -22,13 +22,7 @@ if arguments.count >= 3, arguments[1] == "open" {
     var opened: StorageCatalog?
     let seconds = try Bench.time { opened = try StorageCatalog(root: arguments[2]) }
     let catalog = opened!
-    var usage = rusage()
-    #if canImport(Glibc)
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-    #else
-        getrusage(RUSAGE_SELF, &usage)
-    #endif
-    print("\(seconds) \(try catalog.count) \(usage.ru_maxrss)")
+    print("\(seconds) \(try catalog.count) \(Bench.peakResident)")
     exit(0)
 }
 

@@ -21,6 +21,19 @@ extension Sys {
         return address
     }
 
+    /// `mmap(2)` of `length` bytes of fresh memory, readable and writable, private to this process and backed by no
+    /// file: the kernel hands each page over (zeroed) when it is first touched, and ``unmap(_:length:)`` gives them
+    /// all back at once, whatever the allocator's arenas and thresholds would do with a `malloc` of that size.
+    package static func mapAnonymous(length: Int) throws(Errno) -> UnsafeMutableRawPointer {
+        if FaultInjector.isArmed, case .error(let code)? = FaultInjector.shared.fault(for: .map, path: nil) {
+            throw Errno(code)
+        }
+        guard let address = system_mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+            address != MAP_FAILED
+        else { throw Errno.current }
+        return address
+    }
+
     /// `munmap(2)`.
     package static func unmap(_ address: UnsafeMutableRawPointer, length: Int) {
         _ = system_munmap(address, length)

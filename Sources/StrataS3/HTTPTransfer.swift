@@ -36,11 +36,10 @@ final class HTTPTransfer {
         case .empty:
             return 0
         case .bytes(let bytes):
-            let start = Int(sent)
-            bytes.withUnsafeBytes { source in
-                buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: source[start..<start + count]))
-            }
-            sent += Int64(count)
+            bytes.withUnsafeBytes { source in copy(from: source, into: buffer, count: count) }
+            return count
+        case .part(let part):
+            copy(from: part.bytes, into: buffer, count: count)
             return count
         case .descriptor(let fd, let offset, _):
             do throws(Errno) {
@@ -59,6 +58,13 @@ final class HTTPTransfer {
                 return nil
             }
         }
+    }
+
+    /// Copies the next `count` bytes of an in-memory body into libcurl's buffer.
+    private func copy(from source: UnsafeRawBufferPointer, into buffer: UnsafeMutableRawBufferPointer, count: Int) {
+        let start = Int(sent)
+        buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: source[start..<start + count]))
+        sent += Int64(count)
     }
 
     /// Takes one header line; a status line starts a new set (after `100 Continue`, a redirect).

@@ -38,7 +38,7 @@ extension S3Client {
         try put(key, body: .bytes(bytes), contentType: contentType, metadata: metadata, precondition: precondition)
     }
 
-    private func put(
+    func put(
         _ key: String, body: HTTPBody, contentType: String?, metadata: [String: String],
         precondition: S3Precondition?
     ) throws(StorageError) -> S3ObjectInfo {

@@ -161,6 +161,8 @@ public final class S3Client: Sendable {
             return S3Signer.emptyPayloadHash
         case .bytes(let bytes):
             return S3Signer.hexSHA256(bytes)
+        case .part(let buffer):
+            return S3Signer.hexSHA256(buffer.bytes)
         case .descriptor(let fd, let offset, let length):
             var failure: StorageError?
             let digest = Sodium.sha256 { feed in

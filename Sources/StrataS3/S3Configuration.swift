@@ -43,8 +43,8 @@ public struct S3Configuration: Sendable, Hashable, CustomStringConvertible {
     public var concurrency: Int = 4
     /// The most memory a streamed write (`S3FileEngine`) holds in parts, the one being filled and those being
     /// uploaded: it caps the part size at `writeBufferLimit / (concurrency + 1)` (5 MiB at least) and the parts
-    /// in flight at what fits. The default is 32 MiB.
-    public var writeBufferLimit: Int64 = 32 << 20
+    /// in flight at what fits. The default is 20 MiB: parts of 5 MiB, 3 going up while the fourth fills.
+    public var writeBufferLimit: Int64 = 20 << 20
 
     /// Creates a configuration from explicit values.
     /// - Parameters:

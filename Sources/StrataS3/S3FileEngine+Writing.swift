@@ -10,11 +10,11 @@ extension S3FileEngine {
     /// - Throws: What `body` throws, or `StorageError` (`.connectionFailed`, `.timeout`, `.authenticationFailed`,
     ///   ...): the old object is then unchanged.
     public func write(_ key: String, _ body: (inout FileWriter) throws -> Void) throws {
-        let pool = S3PartPool(capacity: partsInFlight + 1) { [self] in
-            allocatedPartBuffers.add($0, ordering: .relaxed)
+        let pool = S3PartPool(capacity: partsInFlight + 1, bufferSize: partSize) { [self] buffers, heldBytes in
+            allocatedPartBuffers.add(buffers, ordering: .relaxed)
+            largestPartMemoryHeld.max(heldBytes, ordering: .relaxed)
         }
-        let upload = S3StreamedUpload(
-            client: client, key: key, partSize: partSize, inFlight: partsInFlight, pool: pool)
+        let upload = S3StreamedUpload(client: client, key: key, inFlight: partsInFlight, pool: pool)
         do {
             var writer = FileWriter(sink: { bytes in try upload.take(bytes) })
             try body(&writer)

@@ -36,6 +36,10 @@ public final class S3FileEngine: FileEngine {
     /// ``partsInFlight`` + 1 and reuses them for all its parts.
     public var partBufferAllocations: Int { allocatedPartBuffers.load(ordering: .relaxed) }
     let allocatedPartBuffers = Atomic<Int>(0)
+    /// The most part-buffer memory one streamed write has held so far, in bytes: at most
+    /// (``partsInFlight`` + 1) × ``partSize``, and within ``S3Configuration/writeBufferLimit``.
+    public var largestPartMemory: Int { largestPartMemoryHeld.load(ordering: .relaxed) }
+    let largestPartMemoryHeld = Atomic<Int>(0)
     /// How long ``update(_:_:)`` keeps trying when other writers keep winning, in seconds.
     public let contentionTimeout: Double
     /// The uses of files this process made through the engine (``markUsed(_:)``).

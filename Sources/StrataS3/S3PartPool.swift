@@ -1,10 +1,12 @@
 import Dispatch
+import StrataCore
 import Synchronization
 
-/// The part buffers of one streamed write: at most `capacity` of them, each allocated when first needed (it grows
-/// to a part as the writer fills it) and then reused for every later part, so that a write of any length holds a
-/// fixed amount of memory and does not allocate (and fault in) a new part for each one. ``take()`` waits while
-/// every buffer is in use.
+/// The part buffers of one streamed write: at most `capacity` of them, each mapped when first needed (exactly one
+/// part, its pages resident only once written) and then reused for every later part, so that a write of any length
+/// holds at most `capacity × bufferSize` bytes and does not map (and fault in) a new part for each one.
+/// ``take()`` waits while every buffer is in use. The buffers are unmapped when the pool and the write let go of
+/// them.
 final class S3PartPool: Sendable {
     private struct State {
         var free: [S3PartBuffer] = []
@@ -13,13 +15,16 @@ final class S3PartPool: Sendable {
 
     /// The most buffers the pool hands out at once.
     let capacity: Int
+    /// The size of each buffer: one part.
+    let bufferSize: Int
     private let available: DispatchSemaphore
     private let state = Mutex(State())
-    /// Where the pool counts its allocations too (the engine's running total).
-    private let counter: @Sendable (Int) -> Void
+    /// Where the pool reports each buffer it maps, with the bytes it holds after mapping it (the engine's counters).
+    private let counter: @Sendable (_ buffers: Int, _ heldBytes: Int) -> Void
 
-    init(capacity: Int, counter: @escaping @Sendable (Int) -> Void = { _ in }) {
+    init(capacity: Int, bufferSize: Int, counter: @escaping @Sendable (Int, Int) -> Void = { _, _ in }) {
         self.capacity = max(capacity, 1)
+        self.bufferSize = max(bufferSize, 1)
         // Created at zero and raised: libdispatch traps when a semaphore is freed below its initial value, and a
         // write ends holding the buffer it was filling.
         self.available = DispatchSemaphore(value: 0)
@@ -27,21 +32,35 @@ final class S3PartPool: Sendable {
         self.counter = counter
     }
 
-    /// How many buffers the pool has allocated so far (never more than ``capacity``).
+    /// How many buffers the pool has mapped so far (never more than ``capacity``).
     var allocations: Int { state.withLock { $0.allocations } }
 
+    /// The bytes the pool's buffers hold (mapped, at most `capacity × bufferSize`).
+    var heldBytes: Int { allocations * bufferSize }
+
     /// An empty buffer, once one is free.
-    func take() -> S3PartBuffer {
+    /// - Throws: `StorageError` when a new buffer cannot be mapped.
+    func take() throws(StorageError) -> S3PartBuffer {
         available.wait()
         if let buffer = state.withLock({ $0.free.popLast() }) { return buffer }
-        state.withLock { $0.allocations += 1 }
-        counter(1)
-        return S3PartBuffer()
+        let buffer: S3PartBuffer
+        do {
+            buffer = try S3PartBuffer(capacity: bufferSize)
+        } catch {
+            available.signal()
+            throw error
+        }
+        let allocations = state.withLock {
+            $0.allocations += 1
+            return $0.allocations
+        }
+        counter(1, allocations * bufferSize)
+        return buffer
     }
 
     /// Takes back a buffer (its part sent or abandoned), emptied but with its memory kept for the next part.
     func giveBack(_ buffer: S3PartBuffer) {
-        buffer.bytes.removeAll(keepingCapacity: true)
+        buffer.removeAll()
         state.withLock { $0.free.append(buffer) }
         available.signal()
     }

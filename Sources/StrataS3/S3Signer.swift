@@ -128,6 +128,10 @@ struct S3Signer: Sendable {
     }
 
     static func hexSHA256(_ bytes: [UInt8]) -> String {
-        Hex.encode(bytes.withUnsafeBytes { buffer in Sodium.sha256 { $0(buffer) } })
+        bytes.withUnsafeBytes(hexSHA256)
+    }
+
+    static func hexSHA256(_ bytes: UnsafeRawBufferPointer) -> String {
+        Hex.encode(Sodium.sha256 { $0(bytes) })
     }
 }

@@ -10,24 +10,22 @@ import StrataFiles
 final class S3StreamedUpload {
     private let client: S3Client
     private let key: String
-    private let partSize: Int
     private let inFlight: Int
-    /// The part buffers, reused from part to part: the one being filled and those being uploaded.
+    /// The part buffers, reused from part to part: the one being filled and those being uploaded (each one part
+    /// long).
     let pool: S3PartPool
-    /// The part being filled; a new buffer grows as bytes come (a small body does not reserve a whole part).
-    private var buffer: S3PartBuffer
+    /// The part being filled; taken from the pool at the first byte (a write that fails before it maps nothing).
+    private var buffer: S3PartBuffer?
     /// The first 16 bytes, for the content type.
     private var head: [UInt8] = []
     private var uploads: S3PartUploads?
     private var nextPart = 1
 
-    init(client: S3Client, key: String, partSize: Int, inFlight: Int, pool: S3PartPool) {
+    init(client: S3Client, key: String, inFlight: Int, pool: S3PartPool) {
         self.client = client
         self.key = key
-        self.partSize = partSize
         self.inFlight = inFlight
         self.pool = pool
-        buffer = pool.take()
     }
 
     /// The object's content type: by its key's extension, else by its first bytes.
@@ -39,15 +37,9 @@ final class S3StreamedUpload {
         if head.count < 16 { head += bytes.prefix(16 - head.count) }
         var done = 0
         while done < bytes.count {
-            if buffer.bytes.count == partSize { try ship() }
-            let count = min(partSize - buffer.bytes.count, bytes.count - done)
-            let needed = buffer.bytes.count + count
-            if needed > buffer.bytes.capacity {
-                // A new buffer grows by doubling up to a part (exactly), so a small body stays small.
-                buffer.bytes.reserveCapacity(min(partSize, max(needed, 2 * buffer.bytes.capacity, 1 << 16)))
-            }
-            buffer.bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[done..<done + count]))
-            done += count
+            if buffer?.isFull == true { try ship() }
+            if buffer == nil { buffer = try pool.take() }
+            done += buffer!.append(UnsafeRawBufferPointer(rebasing: bytes[done...]))
         }
     }
 
@@ -56,15 +48,16 @@ final class S3StreamedUpload {
             let id = try client.createMultipartUpload(key, contentType: contentType)
             uploads = S3PartUploads(client: client, key: key, uploadID: id, limit: inFlight)
         }
-        let part = buffer
-        buffer = pool.take()
-        try submit(part, to: uploads!)
+        if let part = buffer {
+            buffer = nil
+            try submit(part, to: uploads!)
+        }
     }
 
     /// Hands a full (or the last) part to the uploads; its buffer goes back to the pool once it is sent.
     private func submit(_ part: S3PartBuffer, to uploads: S3PartUploads) throws(StorageError) {
         let pool = pool
-        try uploads.submit(number: nextPart, body: { .bytes(part.bytes) }, then: { pool.giveBack(part) })
+        try uploads.submit(number: nextPart, body: { .part(part) }, then: { pool.giveBack(part) })
         nextPart += 1
     }
 
@@ -76,12 +69,13 @@ final class S3StreamedUpload {
     @discardableResult
     func finish(metadata: [String: String]) throws(StorageError) -> Bool {
         guard let uploads else {
-            try client.put(key, bytes: buffer.bytes, contentType: contentType, metadata: metadata)
+            _ = try client.put(
+                key, body: buffer.map { .part($0) } ?? .empty, contentType: contentType, metadata: metadata,
+                precondition: nil)
             return true
         }
-        if !buffer.bytes.isEmpty {
-            let part = buffer
-            buffer = S3PartBuffer()
+        if let part = buffer, !part.isEmpty {
+            buffer = nil
             try submit(part, to: uploads)
         }
         let parts = try uploads.finish()

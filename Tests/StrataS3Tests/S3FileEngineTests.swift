@@ -54,6 +54,24 @@ struct S3FileEngineTests {
         #expect(try engine.read("small") == Data("tiny".utf8))
     }
 
+    /// The bound the 256 MiB upload's peak memory relies on (the benchmark's ≤ 64 MiB): with the default
+    /// configuration a streamed write of many parts holds at most 20 MiB of part buffers (5 MiB parts, 3 in flight
+    /// and the one being filled), counted by the pool, not by the process's resident memory.
+    @Test func aDefaultStreamedWriteHoldsAtMostTwentyMiBOfParts() throws {
+        let engine = try S3FileEngine(configuration: S3TestGateway.configuration())
+        #expect(engine.partSize * (engine.partsInFlight + 1) <= 20 << 20)
+        let chunk = Self.bytes(1 << 20, seed: 11)
+        let chunks = 2 * (engine.partsInFlight + 1) * engine.partSize / chunk.count + 1
+        try engine.write("long") { writer in
+            for _ in 0..<chunks { try writer.write(chunk) }
+        }
+        #expect(engine.largestPartMemory > 0)
+        #expect(engine.largestPartMemory <= engine.partSize * (engine.partsInFlight + 1))
+        #expect(engine.largestPartMemory <= 20 << 20)
+        #expect(engine.partBufferAllocations <= engine.partsInFlight + 1)
+        #expect(try engine.metadata("long")?.size == chunks * chunk.count)
+    }
+
     @Test func smallAndMultipartWritesRecordChecksumSizeAndContentType() throws {
         let engine = try Self.engine()
         #expect(engine.partSize == 5 << 20)
