@@ -36,13 +36,7 @@ extension RestoreReadAheadTests {
         let (repository, snapshot, _) = try backedUpStore()
         FaultInjector.shared.inject(.error(EIO), on: .fsync, pathContaining: staging)
         defer { FaultInjector.shared.reset() }
-        let error = #expect(throws: StorageError.self) {
-            try Storage.restore(snapshot: snapshot.id, from: repository, to: target, secretsKey: testSecretsKey)
-        }
-        #expect(error?.code == .io)
-        #expect(error?.path?.contains("/.strata-restore-restored-") == true)
-        #expect(FaultInjector.shared.injectedCount == 1)
-        #expect(try leftovers().isEmpty)
+        try expectFailedRestoreLeavesNoStore(snapshot.id, from: repository, injected: 1)
     }
 
     @Test func withoutSyncfsEachRestoredFileIsFlushedAndAFailedFlushLeavesNoStore() throws {
@@ -61,12 +55,18 @@ extension RestoreReadAheadTests {
         FaultInjector.shared.inject(.error(ENOSYS), on: .fsync, pathContaining: staging)
         FaultInjector.shared.inject(.error(EIO), on: .fsync, pathContaining: staging, after: 4)
         defer { FaultInjector.shared.reset() }
+        try expectFailedRestoreLeavesNoStore(snapshot.id, from: repository, injected: 2)
+    }
+
+    /// Restores `snapshot`, expecting an I/O error in the staging folder after `injected` faults, and no store or
+    /// staging folder left.
+    func expectFailedRestoreLeavesNoStore(_ snapshot: String, from repository: BackupRepository, injected: Int) throws {
         let error = #expect(throws: StorageError.self) {
-            try Storage.restore(snapshot: snapshot.id, from: repository, to: target, secretsKey: testSecretsKey)
+            try Storage.restore(snapshot: snapshot, from: repository, to: target, secretsKey: testSecretsKey)
         }
         #expect(error?.code == .io)
         #expect(error?.path?.contains("/.strata-restore-restored-") == true)
-        #expect(FaultInjector.shared.injectedCount == 2)
+        #expect(FaultInjector.shared.injectedCount == injected)
         #expect(try leftovers().isEmpty)
     }
 }
