@@ -68,10 +68,9 @@ final class RestoreStaging {
     /// modification time, then the disk is handed the file (`sync_file_range`) without waiting for it.
     ///
     /// Nothing is durable until ``makeDurable()``, which flushes every file written with one `syncfs`: an `fsync`
-    /// per file here (on this thread) blocked the writing of the next file on the disk, and made a restore of a
-    /// 1 GiB store twice as slow as restic's; on workers (tried, up to 8 at once) a restore's peak memory went from
-    /// 45 to 267 MiB, likely Dispatch starting more threads beside the blocked ones, each with its own allocator
-    /// arena of the read-ahead's freed buffers.
+    /// per file here (on this thread) held the writing of the next file until the disk had the last one; on workers
+    /// (tried, up to 8 at once) a restore's peak memory went from 45 to 267 MiB, likely Dispatch starting more
+    /// threads beside the blocked ones, each with its own allocator arena of the read-ahead's freed buffers.
     func write(_ files: [CapturedFile], from source: some CaptureSource) throws {
         var open: Int32?
         defer { if let open { Sys.close(open) } }
