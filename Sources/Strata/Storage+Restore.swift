@@ -143,7 +143,7 @@ extension Storage {
         let restored = files.indices.filter { $0 != describedAt && !skipped.contains($0) }.map { files[$0] }
         try staging.write(restored, from: source)
         report.fileCount += restored.count
-        try staging.syncFolders()
+        try staging.makeDurable()
         // A PostgreSQL export becomes the staged store's SQLite records (and a load into PostgreSQL, not committed).
         let load = hasExport ? try restoreRecordsExport(in: staging, target: records) : nil
         try verifyStaged(at: staging.path, secretsKey: secretsKey, report: &report)
@@ -155,7 +155,7 @@ extension Storage {
 
     /// Reads and removes the capture's description written into the staging folder.
     static func readDescription(in staging: RestoreStaging) throws -> CaptureDescription {
-        defer { try? staging.folder.unlink(CaptureDescription.path) }
+        defer { staging.remove(CaptureDescription.path) }
         let data = try AtomicFile.read(in: staging.folder, name: CaptureDescription.path, maximumSize: 64 << 20)
         let description: CaptureDescription
         do {

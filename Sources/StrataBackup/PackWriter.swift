@@ -8,7 +8,9 @@ import StrataCore
 #endif
 
 /// Writes one pack: sealed blobs appended to a temporary file in `data/`, then the sealed header and its length,
-/// `fsync`, `rename` to the pack's name and `fsync` of the folder. Until the rename the pack does not exist; a
+/// `fsync`, `rename` to the pack's name and `fsync` of the folder. Each full window of written bytes is handed to
+/// the disk at once (`sync_file_range`), so the disk writes while the next blobs are sealed and the `fsync` of a
+/// closed pack, on the backup's own thread, waits for its last window only. Until the rename the pack does not exist; a
 /// temporary left by a killed process carries `AtomicFile`'s prefix and exclusive lock, so the next run removes it.
 ///
 /// Layout: `STBK`, version 1, kind 5; the blobs (see ``BlobCodec``); the header (a ``SealedFile`` of kind 4 named
@@ -21,6 +23,8 @@ final class PackWriter {
     private var fd: Int32
     private(set) var size: Int
     private(set) var entries: [PackEntry] = []
+    /// Where the bytes not yet handed to the disk start.
+    private var writebackStart = 0
 
     init(in folder: DirectoryHandle, keys: RepositoryKeys) throws {
         self.folder = folder
@@ -85,5 +89,9 @@ final class PackWriter {
             throw error.storageError("cannot write a pack", path: path)
         }
         size += bytes.count
+        if size - writebackStart >= AtomicFile.Writer.writebackWindow {
+            Sys.startWriteback(fd, offset: writebackStart, count: size - writebackStart, path: path)
+            writebackStart = size
+        }
     }
 }

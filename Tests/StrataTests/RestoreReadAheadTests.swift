@@ -159,19 +159,4 @@ struct RestoreReadAheadTests {
         #expect(reads > 0)
         #expect(reads * 2 < snapshot.addedBlobs, "\(reads) reads for \(snapshot.addedBlobs) blobs")
     }
-
-    @Test func aFailedFsyncOfARestoredFileFailsTheRestoreAndLeavesNoStore() throws {
-        let (repository, snapshot, _) = try backedUpStore()
-        // The fifth file's fsync, while the blobs of later files are being read ahead.
-        FaultInjector.shared.inject(
-            .error(EIO), on: .fsync, pathContaining: directory.appending(".strata-restore-restored-"), after: 4)
-        defer { FaultInjector.shared.reset() }
-        let error = #expect(throws: StorageError.self) {
-            try Storage.restore(snapshot: snapshot.id, from: repository, to: target, secretsKey: testSecretsKey)
-        }
-        #expect(error?.code == .io)
-        #expect(error?.path?.contains("/.strata-restore-restored-") == true)
-        #expect(FaultInjector.shared.injectedCount == 1)
-        #expect(try leftovers().isEmpty)
-    }
 }
