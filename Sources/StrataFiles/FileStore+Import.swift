@@ -24,7 +24,11 @@ extension FileStore {
     /// `.symbolicLink`, never write elsewhere. On any other engine the entries are staged in a local temporary
     /// folder and written through the engine one by one: each file appears whole, but a reader during the commit
     /// may see some of the archive's files imported and others not yet.
-    /// - Parameter options: Progress, and a way to stop before the commit (`.cancelled`, the store unchanged).
+    /// - Parameters:
+    ///   - archive: The zip file's path.
+    ///   - prefix: The folder key the entries go under (`""`: the store's top).
+    ///   - limits: What the archive may expand to.
+    ///   - options: Progress, and a way to stop before the commit (`.cancelled`, the store unchanged).
     /// - Returns: The keys stored.
     @discardableResult
     public func importZip(
@@ -58,11 +62,16 @@ extension FileStore {
         return try transaction.commit(staged, newFolders: newFolders)
     }
 
-    /// Decompresses a gzip file into the store at `key`, with the same checks as ``importZip(from:into:limits:)``.
+    /// Decompresses a gzip file into the store at `key`, with the same checks as
+    /// ``importZip(from:into:limits:options:)``.
     ///
     /// Every member is read (as `gzip -d` does) and checked against its CRC-32 and length; bytes after the last
     /// member are refused as `.corrupt`.
-    /// - Parameter options: Progress, and a way to stop before the commit (`.cancelled`, the store unchanged).
+    /// - Parameters:
+    ///   - archive: The gzip file's path.
+    ///   - key: Where the decompressed file goes.
+    ///   - limits: What the file may expand to.
+    ///   - options: Progress, and a way to stop before the commit (`.cancelled`, the store unchanged).
     public func importGzip(
         from archive: String, to key: String, limits: ImportLimits = ImportLimits(),
         options: ImportOptions = ImportOptions()
