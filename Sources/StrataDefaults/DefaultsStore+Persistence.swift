@@ -8,34 +8,6 @@ import Synchronization
     import Darwin
 #endif
 
-/// Which file a path named when it was read: a rename always makes a new inode, so any write by any process
-/// changes it.
-struct FileIdentity: Hashable, Sendable {
-    var device: UInt64
-    var inode: UInt64
-    var size: Int64
-    var modifiedSeconds: Int
-    var modifiedNanoseconds: Int
-
-    init(_ info: stat) {
-        device = UInt64(info.st_dev)
-        inode = UInt64(info.st_ino)
-        size = Int64(info.st_size)
-        #if canImport(Darwin)
-            modifiedSeconds = info.st_mtimespec.tv_sec
-            modifiedNanoseconds = info.st_mtimespec.tv_nsec
-        #else
-            modifiedSeconds = info.st_mtim.tv_sec
-            modifiedNanoseconds = info.st_mtim.tv_nsec
-        #endif
-    }
-
-    /// The identity of the file `name` in `folder` now (a link is not followed), or `nil` when there is none.
-    static func of(_ name: String, in folder: DirectoryHandle) -> FileIdentity? {
-        (try? folder.status(of: name)).flatMap { $0 }.map(FileIdentity.init)
-    }
-}
-
 extension DefaultsStore {
     /// Which suite file `fileName` in `folder` is, for ``SuiteTable``: the folder's device and inode, and the name.
     static func identity(of fileName: String, in folder: DirectoryHandle, path: String) throws -> SuiteTable.Identity {
@@ -166,18 +138,39 @@ extension DefaultsStore {
 
     // MARK: With `io` held
 
+    /// Reads the file again when its stamp differs from the one read last, or when that one was not settled
+    /// (``FileStamp``: two versions written within one clock tick, the second on the first's freed inode at the
+    /// same size, carry equal stamps — a merge or an `update` on such a stale read would drop another process's
+    /// write). A suite written in the last two seconds is therefore read again at each check.
     func reloadIfChangedLocked() throws {
-        let known = state.withLock { $0.identity }
-        if FileIdentity.of(fileName, in: try Self.suiteFolder(paths)) != known { try reloadLocked(notify: true) }
+        let (known, settled, kept) = state.withLock { ($0.identity, $0.identityIsSettled, $0.unsettledBytes) }
+        let folder = try Self.suiteFolder(paths)
+        let current = FileStamp.of(fileName, in: folder)
+        if current == known, settled { return }
+        // Same stamp, not settled: the bytes decide. Equal bytes are the same suite, not parsed again.
+        let readStart = Date().timeIntervalSince1970
+        if current == known, let kept, let (content, stamp) = try readFile(), content == kept {
+            let isSettled = stamp.isSettled(readStart: readStart)
+            state.withLock {
+                $0.identity = stamp
+                $0.identityIsSettled = isSettled
+                $0.unsettledBytes = isSettled ? nil : content
+            }
+            return
+        }
+        try reloadLocked(notify: true)
     }
 
     /// Reads the file (or its absence) into `persisted`, keeping this process's pending changes on top.
     func reloadLocked(notify: Bool) throws {
         var disk: [ExactString: PropertyListValue] = [:]
-        var identity: FileIdentity?
+        var identity: FileStamp?
+        var bytes: Data?
+        let readStart = Date().timeIntervalSince1970
         do {
             if let (content, readIdentity) = try readFile() {
                 identity = readIdentity
+                bytes = content
                 disk = try decodeSuite(content)
             }
         } catch let problem as PropertyListError {
@@ -192,6 +185,9 @@ extension DefaultsStore {
             state.persisted = disk
             state.values = values
             state.identity = identity
+            // No file is a settled state: creating one makes a stamp where there was none.
+            state.identityIsSettled = identity?.isSettled(readStart: readStart) ?? true
+            state.unsettledBytes = state.identityIsSettled ? nil : bytes
             state.encodedSize = values.reduce(0) { $0 + Self.entrySize($1.key, $1.value) }
             return DefaultsChange(keys: Set(keys), isExternal: true)
         }
@@ -199,14 +195,14 @@ extension DefaultsStore {
     }
 
     /// The file's bytes and the identity of exactly the file they came from, or `nil` when it does not exist.
-    func readFile() throws -> (Data, FileIdentity)? {
+    func readFile() throws -> (Data, FileStamp)? {
         try Self.readFile(fileName, in: try Self.suiteFolder(paths), path: path, limit: readLimit)
     }
 
     /// The bytes of the suite file `fileName` in `folder` and the identity of exactly the file they came from, or
     /// `nil` when it does not exist.
     static func readFile(_ fileName: String, in folder: DirectoryHandle, path: String, limit: Int) throws -> (
-        Data, FileIdentity
+        Data, FileStamp
     )? {
         let fd: Int32
         do {
@@ -224,7 +220,7 @@ extension DefaultsStore {
             throw error.storageError("cannot inspect the suite file", tier: .defaults, path: path)
         }
         let data = try AtomicFile.readAll(fd, path: path, maximumSize: limit)
-        return (data, FileIdentity(info))
+        return (data, FileStamp(info))
     }
 
     /// The largest suite file read, and the largest its value may expand to: a suite is at most `suiteBudget`
@@ -261,12 +257,12 @@ extension DefaultsStore {
     }
 
     /// Moves an unreadable suite file aside (never deletes it), under the exclusive lock.
-    func moveAside(identity: FileIdentity?, reason: String) throws {
+    func moveAside(identity: FileStamp?, reason: String) throws {
         let folder = try Self.suiteFolder(paths)
         let held = try suiteLock(in: folder).acquire(.exclusive, timeout: configuration.lockTimeout)
         defer { held.release() }
         // Another process may have repaired or replaced it meanwhile: move only the file we read.
-        if let identity, FileIdentity.of(fileName, in: folder) != identity { return try reloadLocked(notify: false) }
+        if let identity, FileStamp.of(fileName, in: folder) != identity { return try reloadLocked(notify: false) }
         let stamp = Int(Date().timeIntervalSince1970)
         let asideName = "\(fileName).corrupt-\(stamp)-\(getpid())"
         let target = folder.path(of: asideName)
@@ -299,19 +295,24 @@ extension DefaultsStore {
         var merged = persisted
         for (key, change) in pending where !stale.contains(key) { merged[key] = change.value }
         let folder = try Self.suiteFolder(paths)
+        var written: Data?
         if stale.count < pending.count {
             do {
+                let bytes = configuration.format.encode(merged)
+                written = bytes
                 try AtomicFile.write(
-                    configuration.format.encode(merged), in: folder, name: fileName,
+                    bytes, in: folder, name: fileName,
                     permissions: paths.filePermissions, durability: configuration.durability)
             } catch let error as StorageError {
                 throw error.attributed(tier: .defaults, key: nil)
             }
         }
-        let identity = FileIdentity.of(fileName, in: folder)
+        let identity = FileStamp.of(fileName, in: folder)
         let dropped = state.withLock { state -> Set<String> in
             state.persisted = merged
             state.identity = identity
+            state.identityIsSettled = false  // Written just now: not settled.
+            state.unsettledBytes = written
             var dropped: Set<String> = []
             for (key, change) in pending where state.pending[key]?.sequence == change.sequence {
                 state.pending.removeValue(forKey: key)

@@ -60,7 +60,13 @@ public final class DefaultsStore: Sendable {
         var values: [ExactString: PropertyListValue] = [:]
         /// Sets and removals not yet written; `nil` value means removed.
         var pending: [ExactString: Pending] = [:]
-        var identity: FileIdentity?
+        /// The stamp of the suite file last read or written (`nil`: there was none).
+        var identity: FileStamp?
+        /// Whether ``identity`` vouches for ``persisted`` (see ``FileStamp``); until then every check re-reads.
+        var identityIsSettled = true
+        /// The bytes ``identity`` was read or written with, while it is not settled: a check that finds the same
+        /// stamp compares the file's bytes with them instead of parsing the suite again.
+        var unsettledBytes: Data?
         var sequence: UInt64 = 0
         var encodedSize = 0
         var flushScheduled = false

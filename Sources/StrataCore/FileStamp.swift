@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 #if canImport(Glibc)
     import Glibc
@@ -9,7 +9,7 @@ import Foundation
 /// What tells one version of a file from another without reading it: device, inode, size, and the modification
 /// and change times, from one `fstatat` (a vector: no allocation).
 ///
-/// Keyring files are only ever replaced by rename, which gives the name another inode, or edited in place by
+/// Store files (a keyring's, a defaults suite) are only ever replaced by rename, which gives the name another inode, or edited in place by
 /// someone else, which moves the change time. Neither is enough alone: a freed inode number is given again to a
 /// later file, and the kernel stamps changes with a coarse clock (a tick of a few milliseconds; whole seconds on
 /// some file systems), so two versions of a file made within one tick can carry the same times. A stamp therefore
@@ -17,14 +17,14 @@ import Foundation
 /// ``settlingTime`` before the read began. Any later change — an edit, a rename onto the name, a new file on a
 /// reused inode — is then stamped in a later tick than the one remembered, and the stamps differ. (Git's index
 /// trusts file times under the same rule.)
-struct FileStamp: Equatable, Sendable {
+package struct FileStamp: Equatable, Sendable {
     /// How long a file must have stayed unchanged before its stamp vouches for its bytes: two seconds, more than
     /// the coarsest clock a file system stamps changes with (seconds; FAT's two).
-    static let settlingTime: Double = 2
+    package static let settlingTime: Double = 2
 
     private let fields: SIMD8<Int>
 
-    init(_ status: stat) {
+    package init(_ status: stat) {
         #if canImport(Darwin)
             let (modified, changed) = (status.st_mtimespec, status.st_ctimespec)
         #else
@@ -38,9 +38,14 @@ struct FileStamp: Equatable, Sendable {
     /// Whether the file's last change (its change time, which every write and rename moves, and its modification
     /// time, which can be set back) was at least ``settlingTime`` before `readStart`, the time taken before the
     /// `fstat` that gave this stamp.
-    func isSettled(readStart: Double) -> Bool {
+    package func isSettled(readStart: Double) -> Bool {
         let changed = Double(fields[5]) + Double(fields[6]) / 1e9
         let modified = Double(fields[3]) + Double(fields[4]) / 1e9
         return max(changed, modified) <= readStart - Self.settlingTime
+    }
+
+    /// The stamp of the file `name` in `folder` now (a link is not followed), or `nil` when there is none.
+    package static func of(_ name: String, in folder: DirectoryHandle) -> FileStamp? {
+        (try? folder.status(of: name)).flatMap { $0 }.map(FileStamp.init)
     }
 }
