@@ -56,16 +56,11 @@ struct DefaultsFileStampTests {
     @Test func aSettledStampStillSeesAnEditThatSetTheModificationTimeBack() throws {
         let writer = try fixture.store(durability: .atomicOnly)
         try writer.set("cccc", for: DefaultsKey<String>("motto", default: ""))
-        Thread.sleep(forTimeInterval: FileStampTiming.settle)
+        Thread.sleep(forTimeInterval: FileStamp.settlingTime + 0.2)
         let store = try fixture.store("standard", durability: .atomicOnly)
         try store.refresh()  // Read now, settled: its stamp vouches.
         try rewriteKeepingTimes("cccc", "dddd")
         try store.refresh()
         #expect(try store.value(for: DefaultsKey<String>("motto", default: "")) == "dddd")
     }
-}
-
-/// How long a test waits for a file to settle (the library's settling time and a margin).
-enum FileStampTiming {
-    static let settle: TimeInterval = 2.2
 }
