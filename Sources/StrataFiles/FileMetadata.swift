@@ -36,7 +36,8 @@ public struct FileProblem: Sendable, Hashable, CustomStringConvertible {
         case checksumMismatch = "checksum-mismatch"
         /// The size differs from the recorded one.
         case sizeMismatch = "size-mismatch"
-        /// Nothing was recorded (written by another program, or a file system without extended attributes).
+        /// Nothing was recorded (written by another program, a file system without extended attributes, or — on
+        /// S3 — a writer killed between completing a multipart upload and recording its checksum).
         case unrecorded
     }
 

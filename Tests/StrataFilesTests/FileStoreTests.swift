@@ -310,7 +310,9 @@ struct FileProcessTests {
             #expect(VersionedContent.version(of: data, size: size) != nil, "round \(round): torn file")
         }
         try expectNothingLeftOver(store)
-        #expect(try store.verify().isEmpty)
+        // On S3 a writer killed after its multipart upload completed, before it recorded the checksum (a
+        // metadata-only self-copy), leaves a whole object whose checksum is `unrecorded`: never a mismatch.
+        #expect(try store.verify().filter { $0.kind != .unrecorded }.isEmpty)
     }
 
     /// Four processes update the same counters, append to one log and write and delete keys of their own at once:
