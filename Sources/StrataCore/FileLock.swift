@@ -44,6 +44,11 @@ public struct FileLock: Sendable, Hashable {
     /// How long to wait for a lock that someone else holds.
     public enum Timeout: Sendable, Hashable {
         /// Do not wait: fail at once with ``StorageError/Code/lockUnavailable``.
+        ///
+        /// A lock released a moment ago can still be refused: `flock(2)` belongs to the open file, and a child
+        /// that a process is spawning holds a copy of every descriptor from its fork until its exec closes them
+        /// (they are all `O_CLOEXEC`). Code that must take a lock it expects to be free waits a bounded time
+        /// (``after(_:)``) instead.
         case nonBlocking
         /// Wait until the lock is free.
         case forever

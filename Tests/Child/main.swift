@@ -42,10 +42,12 @@ do {
         say("locked \(held.mode)")
         while true { sleep(60) }
     case "try-lock":
-        // try-lock PATH shared|exclusive: one non-blocking attempt; prints `acquired` or the error code.
+        // try-lock PATH shared|exclusive [SECONDS]: one non-blocking attempt, or a wait of at most SECONDS; prints
+        // `acquired` or the error code.
         let mode: FileLock.Mode = arguments[2] == "shared" ? .shared : .exclusive
+        let timeout: FileLock.Timeout = arguments.count > 3 ? .seconds(Double(arguments[3]) ?? 0) : .nonBlocking
         do {
-            let held = try FileLock(path: arguments[1]).acquire(mode, timeout: .nonBlocking)
+            let held = try FileLock(path: arguments[1]).acquire(mode, timeout: timeout)
             say("acquired")
             held.release()
         } catch let error as StorageError {

@@ -22,7 +22,9 @@ struct FileLockTests {
         #expect(error?.path == lock.path)
         reader1.release()
         reader2.release()
-        let writer = try lock.acquire(.exclusive, timeout: .nonBlocking)
+        // A bounded wait, not a single attempt: a released lock stays held while a child that another test's
+        // thread is spawning still has the descriptor (between its fork and its exec; see `Timeout.nonBlocking`).
+        let writer = try lock.acquire(.exclusive, timeout: .seconds(10))
         #expect(throws: StorageError.self) { try lock.acquire(.shared, timeout: .nonBlocking) }
         writer.release()
         #expect(!writer.isHeld)
@@ -115,6 +117,7 @@ struct FileLockTests {
         #expect(
             try ChildProcess.run(child, ["try-lock", path, "exclusive"]).standardOutput == "refused lock-unavailable\n")
         shared.release()
-        #expect(try ChildProcess.run(child, ["try-lock", path, "exclusive"]).standardOutput == "acquired\n")
+        // Waits at most 10 s: see `sharedHoldersCoexistAndExcludeWriters` on a child spawned meanwhile.
+        #expect(try ChildProcess.run(child, ["try-lock", path, "exclusive", "10"]).standardOutput == "acquired\n")
     }
 }
