@@ -194,10 +194,15 @@ func fill(_ sides: Sides, count: Int) throws {
     }
 }
 
-func runPython(_ folder: String, _ count: Int, gets: Int) -> (insert: Double, get: Double, range: Double)? {
+/// Python's `sqlite3` + `json` on the same schema: `count` inserts in one transaction (timed), then more untimed up
+/// to `filled` records (as many as the Strata side's range query reads), `gets` point gets, and the indexed range
+/// query `rangeRounds` times (its median time is returned, with the rows it read).
+func runPython(_ folder: String, _ count: Int, filled: Int, gets: Int, rangeRounds: Int) -> (
+    insert: Double, get: Double, range: Double, rangeRows: Int
+)? {
     let script = """
-        import json, sqlite3, sys, time
-        n, g, path = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+        import json, sqlite3, statistics, sys, time
+        n, g, path, rounds, filled = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
         db = sqlite3.connect(path, isolation_level=None)
         db.execute("PRAGMA journal_mode=WAL"); db.execute("PRAGMA synchronous=FULL")
         db.execute("CREATE TABLE c_people (id TEXT PRIMARY KEY NOT NULL, body TEXT NOT NULL) WITHOUT ROWID")
@@ -210,26 +215,37 @@ func runPython(_ folder: String, _ count: Int, gets: Int) -> (insert: Double, ge
         db.executemany("INSERT INTO c_people (id, body) VALUES (?, ?)", ((p["id"], json.dumps(p)) for p in map(person, range(n))))
         db.execute("COMMIT")
         insert = time.perf_counter() - t
+        db.execute("BEGIN")
+        db.executemany("INSERT INTO c_people (id, body) VALUES (?, ?)", ((p["id"], json.dumps(p)) for p in map(person, range(n, filled))))
+        db.execute("COMMIT")
         ids = ["person-%07d" % ((i * 7919) % n) for i in range(g)]
         t = time.perf_counter()
         for i in ids:
             json.loads(db.execute("SELECT body FROM c_people WHERE id = ?", (i,)).fetchone()[0])
         get = time.perf_counter() - t
-        t = time.perf_counter()
-        rows = [json.loads(r[0]) for r in db.execute("SELECT body FROM c_people WHERE json_extract(body, '$.age') >= 30 AND json_extract(body, '$.age') < 32 ORDER BY id")]
-        rng = time.perf_counter() - t
-        print(json.dumps({"insert": insert, "get": get, "range": rng, "rows": len(rows)}))
+        ranges = []
+        for _ in range(rounds):
+            t = time.perf_counter()
+            rows = [json.loads(r[0]) for r in db.execute("SELECT body FROM c_people WHERE json_extract(body, '$.age') >= 30 AND json_extract(body, '$.age') < 32 ORDER BY id")]
+            ranges.append(time.perf_counter() - t)
+        print(json.dumps({"insert": insert, "get": get, "range": statistics.median(ranges), "rows": len(rows)}))
         """
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["python3", "-c", script, "\(count)", "\(gets)", folder + "/python-\(count).sqlite"]
+    process.arguments = [
+        "python3", "-c", script, "\(count)", "\(gets)", folder + "/python-\(count).sqlite", "\(rangeRounds)",
+        "\(filled)",
+    ]
     let pipe = Pipe()
     process.standardOutput = pipe
     do { try process.run() } catch { return nil }
     let output = pipe.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     guard let object = try? JSONSerialization.jsonObject(with: output) as? [String: Any] else { return nil }
-    return (object["insert"] as? Double ?? 0, object["get"] as? Double ?? 0, object["range"] as? Double ?? 0)
+    return (
+        object["insert"] as? Double ?? 0, object["get"] as? Double ?? 0, object["range"] as? Double ?? 0,
+        object["rows"] as? Int ?? 0
+    )
 }
 
 /// What many apps do instead: keep every record in one JSON array file and rewrite it on each save.
@@ -276,34 +292,46 @@ func runKeyValueDeletes(_ folder: String, _ count: Int, securely: Bool) throws -
 }
 
 func runExtras(_ folder: String, quick: Bool, main: Int, gets: Int, sides: Sides, strataGet: Double) throws {
-    // One query of each kind, on the collections the paired rounds filled.
+    // A query of each kind, on the collections the paired rounds filled, in paired rounds as well: Strata decodes
+    // every row, the raw side copies each row's bytes out.
+    let queryRounds = quick ? 5 : 9
     var rangeRows = 0
     var scanRows = 0
-    let strataRange = try Bench.time {
-        rangeRows = try sides.strata.fetch(where: Field("age") >= 30 && Field("age") < 32).count
-    }
-    let rawRange = Bench.time { _ = sides.raw.query(RawSQLite.rangeSQL) }
-    let strataScan = try Bench.time {
-        scanRows = try sides.strata.fetch(where: Field("name").hasPrefix("Person Number 1")).count
-    }
-    let rawScan = Bench.time {
-        _ = sides.raw.query(
-            "SELECT body FROM c_people WHERE json_extract(body, '$.name') >= 'Person Number 1' AND json_extract(body, '$.name') < 'Person Number 1\u{10FFFF}' ORDER BY id"
-        )
-    }
+    let ranges = try PairedRounds.run(
+        rounds: queryRounds, baseline: { _ in Bench.time { _ = sides.raw.query(RawSQLite.rangeSQL) } },
+        strata: { _ in
+            try Bench.time { rangeRows = try sides.strata.fetch(where: Field("age") >= 30 && Field("age") < 32).count }
+        })
+    let scans = try PairedRounds.run(
+        rounds: queryRounds,
+        baseline: { _ in
+            Bench.time {
+                _ = sides.raw.query(
+                    "SELECT body FROM c_people WHERE json_extract(body, '$.name') >= 'Person Number 1' AND json_extract(body, '$.name') < 'Person Number 1\u{10FFFF}' ORDER BY id"
+                )
+            }
+        },
+        strata: { _ in
+            try Bench.time {
+                scanRows = try sides.strata.fetch(where: Field("name").hasPrefix("Person Number 1")).count
+            }
+        })
+    let strataRange = PairedRounds.median(ranges.strata)
     print("")
     Comparison.printTable(
         [
-            Comparison("indexed range (\(rangeRows) rows)", operations: 1, strata: strataRange, baseline: rawRange),
-            Comparison("full-scan prefix (\(scanRows) rows)", operations: 1, strata: strataScan, baseline: rawScan),
+            ranges.comparison("indexed range (\(rangeRows) rows)", operations: 1, target: nil),
+            scans.comparison("full-scan prefix (\(scanRows) rows)", operations: 1, target: nil),
         ], baselineName: "raw C", ratioName: "raw/Strata")
+    print("  indexed range: \(ranges.ratioRange); full-scan prefix: \(scans.ratioRange)")
 
     let strataInsert = try Bench.time {
         let store = try RecordStore(path: folder + "/strata-python-side.sqlite")
         try store.collection(Person.self, named: "people", indexes: [.field("age")]).insert(
             contentsOf: (0..<main).map(person))
     }
-    if let python = runPython(folder, main, gets: gets) {
+    // Python holds as many records as `sides` (the two paired-round collections), so its range reads the same rows.
+    if let python = runPython(folder, main, filled: 2 * main, gets: gets, rangeRounds: queryRounds) {
         print("")
         Comparison.printTable(
             [
@@ -314,7 +342,8 @@ func runExtras(_ folder: String, quick: Bool, main: Int, gets: Int, sides: Sides
                     "\(gets) point gets (+ decode)", operations: gets, strata: strataGet * Double(gets),
                     baseline: python.get, target: 1),
                 Comparison(
-                    "indexed range (+ decode)", operations: 1, strata: strataRange, baseline: python.range, target: 1),
+                    "indexed range (+ decode; \(rangeRows) rows, Python \(python.rangeRows))", operations: 1,
+                    strata: strataRange, baseline: python.range, target: 1),
             ], baselineName: "Python", ratioName: "speedup")
     }
 

@@ -41,7 +41,9 @@ enum DuplicateMemberNames {
             var earlier = 0
             while earlier < index {
                 let other = range(earlier)
-                if other.length == length, memcmp(base + offset, base + other.offset, length) == 0 { return true }
+                if other.length == length, ByteSpans.equal(base + offset, base + other.offset, count: length) {
+                    return true
+                }
                 earlier += 1
             }
             index += 1

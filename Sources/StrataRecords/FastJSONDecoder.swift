@@ -274,21 +274,22 @@ struct ByteDecoder: Decoder {
         /// object's cursor, just past the member found last, and wraps around: members read in the order they
         /// were written (what synthesized `Codable` does with what it wrote) are each found at the first try.
         func find(_ key: Key) -> Int? {
+            let entries = decoder.tapeReference.pointee.entries
             let object = decoder.entry
             let first = object + 1
-            let end = tape[object].next
+            let end = entries[object].next
             guard first < end else { return nil }
-            let cursor = tape[object].cursor < end ? tape[object].cursor : first
+            let cursor = entries[object].cursor < end ? entries[object].cursor : first
             var name8 = key.stringValue
             return name8.withUTF8 { wanted -> Int? in
+                let wanted = UnsafeRawBufferPointer(wanted)
                 var member = cursor
                 repeat {
                     if matches(member, wanted) {
-                        let next = tape[member + 1].next
-                        tape.setCursor(of: object, to: next)
+                        entries[object].cursor32 = entries[member + 1].next32
                         return member + 1
                     }
-                    member = tape[member + 1].next
+                    member = entries[member + 1].next
                     if member >= end { member = first }
                 } while member != cursor
                 return nil
@@ -296,14 +297,19 @@ struct ByteDecoder: Decoder {
         }
 
         /// Whether name entry `member` has exactly the bytes `wanted` (the scalars, escapes resolved).
-        func matches(_ member: Int, _ wanted: UnsafeBufferPointer<UInt8>) -> Bool {
-            if tape[member].isEscaped {
+        @inline(__always)
+        func matches(_ member: Int, _ wanted: UnsafeRawBufferPointer) -> Bool {
+            let name = decoder.tapeReference.pointee.entries[member]
+            if name.isEscaped {
                 // By the exact scalars: `String ==` would match a canonically equivalent name.
-                return tape.name(member).isScalarIdentical(to: String(decoding: wanted, as: UTF8.self))
+                return tape.name(member).isScalarIdentical(
+                    to: String(decoding: wanted.assumingMemoryBound(to: UInt8.self), as: UTF8.self))
             }
-            let quoted = tape.quoted(member)
-            return quoted.count == wanted.count
-                && (quoted.count == 0 || memcmp(quoted.baseAddress!, wanted.baseAddress!, wanted.count) == 0)
+            // The bytes between the quotes.
+            let count = name.end - name.start - 2
+            guard count == wanted.count else { return false }
+            guard let base = decoder.bytes.baseAddress, let other = wanted.baseAddress else { return true }
+            return ByteSpans.equal(base + name.start + 1, other, count: count)
         }
 
         func entry(of key: Key) throws -> Int {

@@ -138,7 +138,7 @@ final class StreamingJSONEncoder: Encoder {
     /// Whether no byte is a quote, a backslash or a control character.
     @inline(__always)
     static func needsNoEscape(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        JSONTape.firstSpecial(bytes, from: 0) == bytes.count
+        JSONTape.firstSpecial(bytes, from: 0).offset == bytes.count
     }
 
     func writeDouble(_ number: Double) {

@@ -28,13 +28,17 @@ struct JSONTape {
         var cursor32: Int32
         /// For a string, whether it has escapes (its bytes between the quotes are then not its text).
         var isEscaped: Bool
+        /// For a string without escapes, whether every byte between its quotes is ASCII (then valid UTF-8 as it
+        /// stands), noted while its end was looked for.
+        var isASCII: Bool
 
-        init(start: Int, end: Int, next: Int, isEscaped: Bool = false) {
+        init(start: Int, end: Int, next: Int, isEscaped: Bool = false, isASCII: Bool = false) {
             start32 = Int32(truncatingIfNeeded: start)
             end32 = Int32(truncatingIfNeeded: end)
             next32 = Int32(truncatingIfNeeded: next)
             cursor32 = next32
             self.isEscaped = isEscaped
+            self.isASCII = isASCII
         }
 
         var start: Int { Int(start32) }
@@ -143,11 +147,7 @@ struct JSONTape {
         let index = count
         let end: Int
         switch bytes[start] {
-        case UInt8(ascii: "\""):
-            // A string has no contents: its entry is complete at once.
-            let (stringEnd, escaped) = try string(at: start)
-            append(Entry(start: start, end: stringEnd, next: index + 1, isEscaped: escaped))
-            return stringEnd
+        case UInt8(ascii: "\""): return try appendString(at: start)
         case UInt8(ascii: "{"):
             append(Entry(start: start, end: start, next: index + 1))
             end = try object(at: start, depth: depth)
@@ -168,6 +168,26 @@ struct JSONTape {
         return end
     }
 
+    /// Adds the string starting at `start` (its opening quote); returns its end. A string has no contents: its entry
+    /// is complete at once.
+    @inline(__always)
+    private mutating func appendString(at start: Int) throws(JSONParseError) -> Int {
+        let index = count
+        let (end, escaped, isASCII) = try string(at: start)
+        append(Entry(start: start, end: end, next: index + 1, isEscaped: escaped, isASCII: isASCII))
+        return end
+    }
+
+    /// Adds a member's value or an element starting at `start`, at `depth`: a string (most of them) straight away,
+    /// anything else through ``value(at:depth:)``.
+    @inline(__always)
+    private mutating func child(at start: Int, depth: Int) throws(JSONParseError) -> Int {
+        if depth < JSONParser.maximumDepth, start < bytes.count, bytes[start] == UInt8(ascii: "\"") {
+            return try appendString(at: start)
+        }
+        return try value(at: start, depth: depth)
+    }
+
     private mutating func object(at start: Int, depth: Int) throws(JSONParseError) -> Int {
         var position = skipWhitespace(from: start + 1)
         if position < bytes.count, bytes[position] == UInt8(ascii: "}") { return position + 1 }
@@ -178,15 +198,13 @@ struct JSONTape {
                 throw JSONParseError(message: "expected a member name", offset: position)
             }
             // The name's entry, made here rather than by `value(at:depth:)`: it is always a string.
-            let name = count
-            let (nameEnd, escaped) = try string(at: position)
-            append(Entry(start: position, end: nameEnd, next: name + 1, isEscaped: escaped))
-            appendName(name)
+            appendName(count)
+            let nameEnd = try appendString(at: position)
             position = skipWhitespace(from: nameEnd)
             guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else {
                 throw JSONParseError(message: "expected ':'", offset: position)
             }
-            position = skipWhitespace(from: try value(at: skipWhitespace(from: position + 1), depth: depth + 1))
+            position = skipWhitespace(from: try child(at: skipWhitespace(from: position + 1), depth: depth + 1))
             guard position < bytes.count else {
                 throw JSONParseError(message: "unterminated object", offset: position)
             }
@@ -207,7 +225,7 @@ struct JSONTape {
         var position = skipWhitespace(from: start + 1)
         if position < bytes.count, bytes[position] == UInt8(ascii: "]") { return position + 1 }
         while true {
-            position = skipWhitespace(from: try value(at: position, depth: depth + 1))
+            position = skipWhitespace(from: try child(at: position, depth: depth + 1))
             guard position < bytes.count else {
                 throw JSONParseError(message: "unterminated array", offset: position)
             }
@@ -257,30 +275,34 @@ struct JSONTape {
         return position
     }
 
-    /// The offset past the closing quote of the string at `start`, and whether it has escapes (each checked).
+    /// The offset past the closing quote of the string at `start`, whether it has escapes (each checked), and
+    /// whether it is all ASCII (when it has none).
     @inline(__always)
-    private func string(at start: Int) throws(JSONParseError) -> (end: Int, escaped: Bool) {
-        let position = Self.firstSpecial(bytes, from: start + 1)
+    private func string(at start: Int) throws(JSONParseError) -> (end: Int, escaped: Bool, isASCII: Bool) {
+        let (position, isASCII) = Self.firstSpecial(bytes, from: start + 1)
         guard position < bytes.count else { throw JSONParseError(message: "unterminated string", offset: start) }
         let byte = bytes[position]
-        if byte == UInt8(ascii: "\"") { return (position + 1, false) }
+        if byte == UInt8(ascii: "\"") { return (position + 1, false, isASCII) }
         guard byte == UInt8(ascii: "\\") else {
             throw JSONParseError(message: "a control character in a string", offset: position)
         }
         var parser = JSONParser(bytes: bytes)
         parser.position = start
         _ = try parser.string()  // Validates every escape; rare in stored records.
-        return (parser.position, true)
+        return (parser.position, true, false)
     }
 
     /// The offset of the first quote, backslash or control character from `start` on (`bytes.count` when there is
     /// none), found eight bytes at a time: in each word, a byte's flag can be set by a borrow only from a special
-    /// byte below it, so the lowest flag is the first special byte.
+    /// byte below it, so the lowest flag is the first special byte. Also whether every byte before it is ASCII
+    /// (their high bits, gathered on the way), so that a string's text needs no second pass to tell.
     @inline(__always)
-    static func firstSpecial(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Int {
-        guard let base = bytes.baseAddress else { return start }
+    static func firstSpecial(_ bytes: UnsafeRawBufferPointer, from start: Int) -> (offset: Int, isASCII: Bool) {
+        guard let base = bytes.baseAddress else { return (start, true) }
         var position = start
         let ones: UInt64 = 0x0101_0101_0101_0101
+        let highBits: UInt64 = 0x8080_8080_8080_8080
+        var seen: UInt64 = 0
         while position + 8 <= bytes.count {
             // Little-endian, so that the lowest bits are the first byte on every machine.
             let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: position, as: UInt64.self))
@@ -288,16 +310,23 @@ struct JSONTape {
             let backslash = word ^ (ones &* 0x5C)
             let special =
                 (((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word))
-                & 0x8080_8080_8080_8080
-            if special != 0 { return position + special.trailingZeroBitCount / 8 }
+                & highBits
+            if special != 0 {
+                let index = special.trailingZeroBitCount / 8
+                // Only the bytes below the special one are the string's.
+                let before = index == 0 ? 0 : word & (UInt64.max >> (64 - 8 * index))
+                return (position + index, (seen | before) & highBits == 0)
+            }
+            seen |= word
             position += 8
         }
         while position < bytes.count {
             let byte = base.load(fromByteOffset: position, as: UInt8.self)
-            if byte == 0x22 || byte == 0x5C || byte < 0x20 { return position }
+            if byte == 0x22 || byte == 0x5C || byte < 0x20 { break }
+            seen |= UInt64(byte)
             position += 1
         }
-        return position
+        return (position, seen & highBits == 0)
     }
 
     // MARK: Reading
@@ -312,27 +341,13 @@ struct JSONTape {
         }
         let quoted = UnsafeRawBufferPointer(rebasing: bytes[(entry.start + 1)..<(entry.end - 1)])
         // ASCII, nearly every stored string, is valid UTF-8 as it stands: no validating decoder to run (and
-        // `String(validating:)` is generic, several times slower than `String(decoding:)`'s ASCII path).
-        if Self.isASCII(quoted) { return String(decoding: quoted.assumingMemoryBound(to: UInt8.self), as: UTF8.self) }
+        // `String(validating:)` is generic, several times slower than `String(decoding:)`'s ASCII path). The tape
+        // noted it while finding the string's end.
+        if entry.isASCII { return String(decoding: quoted.assumingMemoryBound(to: UInt8.self), as: UTF8.self) }
         guard let text = String(validating: quoted, as: UTF8.self) else {
             throw JSONParseError(message: "invalid UTF-8 in a string", offset: entry.start)
         }
         return text
-    }
-
-    /// Whether every byte is below 0x80, eight at a time.
-    static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        guard let base = bytes.baseAddress else { return true }
-        var offset = 0
-        while offset + 8 <= bytes.count {
-            if base.loadUnaligned(fromByteOffset: offset, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { return false }
-            offset += 8
-        }
-        while offset < bytes.count {
-            if base.load(fromByteOffset: offset, as: UInt8.self) >= 0x80 { return false }
-            offset += 1
-        }
-        return true
     }
 
     /// The coding path of value entry `target`: the member names (as ``AnyCodingKey``s) and element indexes (as
@@ -357,9 +372,6 @@ struct JSONTape {
         }
         return path
     }
-
-    /// Starts the next member lookup in object entry `object` at name entry `name`.
-    func setCursor(of object: Int, to name: Int) { entries[object].cursor32 = Int32(truncatingIfNeeded: name) }
 
     /// The bytes between the quotes of the string entry `index`.
     func quoted(_ index: Int) -> UnsafeRawBufferPointer {

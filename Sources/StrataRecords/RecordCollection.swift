@@ -89,12 +89,22 @@ public struct RecordCollection<R: Record>: Sendable where R.ID: RecordIdentifier
     }
 
     /// The records matching a query.
+    // Inlinable so that the loop over the rows is specialized for the caller's record type: unspecialized, each
+    // row's record was copied into the array through its value witnesses and runtime metadata lookups.
+    @inlinable
     public func fetch(_ query: Query = Query()) throws -> [R] {
-        try RecordStore.check(query.predicate.fields + query.sort.map(\.field), collection: name, operation: "query")
+        try checkFields(of: query)
         return try store.readOne { try RecordCollectionReads.fetch(R.self, query, collection: name, on: $0) }
     }
 
+    /// Checks the field paths a query filters and sorts on.
+    @usableFromInline
+    func checkFields(of query: Query) throws {
+        try RecordStore.check(query.predicate.fields + query.sort.map(\.field), collection: name, operation: "query")
+    }
+
     /// The records matching a predicate, in id order.
+    @inlinable
     public func fetch(where predicate: Predicate) throws -> [R] { try fetch(Query(predicate)) }
 
     /// How many records match.
@@ -228,7 +238,7 @@ public struct TransactionalCollection<R: Record> where R.ID: RecordIdentifier {
 
     /// The matching records, as this transaction sees them.
     public func fetch(_ query: Query = Query()) throws -> [R] {
-        try RecordStore.check(query.predicate.fields + query.sort.map(\.field), collection: name, operation: "query")
+        try collection.checkFields(of: query)
         return try RecordCollectionReads.fetch(R.self, query, collection: name, on: session)
     }
 
@@ -240,7 +250,9 @@ public struct TransactionalCollection<R: Record> where R.ID: RecordIdentifier {
 }
 
 /// Reads shared by store-level and transaction-level calls.
+@usableFromInline
 enum RecordCollectionReads {
+    @inlinable
     static func fetch<R: Record>(_ type: R.Type, _ query: Query, collection: String, on session: any RecordSession)
         throws -> [R]
     {

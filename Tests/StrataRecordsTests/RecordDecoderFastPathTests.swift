@@ -84,6 +84,91 @@ struct RecordDecoderFastPathTests {
         }
     }
 
+    /// The tape notes whether a string is ASCII while it looks for the string's end, a word of eight bytes at a
+    /// time: a byte above 0x7F at any place before the closing quote (valid or not as UTF-8) is seen, and bytes
+    /// after the quote in the same word (the next member's) are not taken for the string's.
+    @Test func asciiIsToldByTheBytesBeforeTheClosingQuoteOnly() throws {
+        let insertions: [[UInt8]] = [Array("é".utf8), [0xFF], [0xC3], Array("🙂".utf8), [0x80]]
+        for length in 0..<20 {
+            for place in 0...length {
+                for insertion in insertions {
+                    var value = Array(repeating: UInt8(ascii: "x"), count: length)
+                    value.insert(contentsOf: insertion, at: place)
+                    // The next member's name starts with bytes above 0x7F right after this string's quote.
+                    for after in [#","n":1}"#, #","é":1,"n":1}"#] {
+                        let text = Array(#"{"id":""#.utf8) + value + [UInt8(ascii: "\"")] + Array(after.utf8)
+                        let expected = try? JSONDecoder().decode(OnlyAnID.self, from: Data(text))
+                        let read = try? Self.fast(OnlyAnID.self, text)
+                        #expect(read?.id == expected?.id, "length \(length), place \(place), \(insertion)")
+                    }
+                }
+            }
+            // All ASCII, followed in the same word by bytes above 0x7F: read as it stands.
+            let plain = String(repeating: "y", count: length)
+            let text = Array(#"{"id":"\#(plain)","é":"é"}"#.utf8)
+            #expect(try Self.fast(OnlyAnID.self, text).id == plain)
+        }
+    }
+
+    /// Member names are compared a word at a time: a name that differs from the key in any one byte, or is one
+    /// byte longer or shorter, is another member, at every length across the word sizes.
+    @Test func memberNamesDifferingInAnyByteAreOtherMembers() throws {
+        for length in 0..<40 {
+            let name = (0..<length).map { UInt8(ascii: "a") + UInt8($0 % 26) }
+            var others = [name + [UInt8(ascii: "z")]]
+            if length > 0 { others.append(Array(name.dropLast())) }
+            for place in 0..<length {
+                var other = name
+                other[place] ^= 0x01
+                others.append(other)
+            }
+            let key = AnyCodingKey(String(decoding: name, as: UTF8.self))
+            func contains(_ members: [[UInt8]]) throws -> Bool {
+                let text =
+                    "{" + members.map { #""\#(String(decoding: $0, as: UTF8.self))":1"# }.joined(separator: ",") + "}"
+                return try Array(text.utf8).withUnsafeBytes { bytes in
+                    try JSONTape.read(bytes) { tape in
+                        try withUnsafePointer(to: tape) {
+                            try ByteDecoder(tape: $0, entry: 0).container(keyedBy: AnyCodingKey.self).contains(key)
+                        }
+                    }
+                }
+            }
+            #expect(try contains([name]))
+            #expect(try contains(others + [name]))
+            #expect(try !contains(others), "length \(length)")
+            // The repeated-name check compares names the same way: each of the others is a name of its own.
+            #expect(throws: Never.self) { try contains(others) }
+            #expect(throws: JSONParseError.self) { try contains(others + [name, name]) }
+        }
+    }
+
+    /// The word-at-a-time comparison agrees with comparing arrays, at every length and every place of a difference.
+    @Test func byteSpansCompareLikeArrays() {
+        for length in 0..<40 {
+            let one = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+            var cases = [(one, true)]
+            for place in 0..<length {
+                for flip: UInt8 in [0x01, 0x80] {
+                    var other = one
+                    other[place] ^= flip
+                    cases.append((other, false))
+                }
+            }
+            for (other, same) in cases {
+                one.withUnsafeBytes { first in
+                    other.withUnsafeBytes { second in
+                        #expect(ByteSpans.equal(first, second) == same, "length \(length)")
+                    }
+                }
+            }
+            // Buffers of different lengths are never equal.
+            (one + [0]).withUnsafeBytes { longer in
+                one.withUnsafeBytes { #expect(!ByteSpans.equal($0, longer)) }
+            }
+        }
+    }
+
     @Test func documentsLargerThanTheFirstBuffersDecode() throws {
         let numbers = (0..<20_000).map { $0 * 7 }
         #expect(try Self.fast([Int].self, Array(try JSONEncoder().encode(numbers))) == numbers)

@@ -1,6 +1,7 @@
 import Foundation
 import StrataCore
 import StrataTestSupport
+import Synchronization
 import Testing
 
 @testable import StrataRecords
@@ -44,6 +45,33 @@ struct RecordReadPathTests {
         #expect(writer == [expectedMap, expectedCache])
         #expect(reader == [expectedMap, expectedCache])
         #expect(try people.get(id: person(1).id) == person(1))
+    }
+
+    /// The reader pool lends each connection to one thread at a time: the one given back last from a slot of its
+    /// own, the others from a list. Many threads reading at once through two connections read every record right,
+    /// and releasing the store closes every reader, the one in the slot too: the last close removes the `-wal` and
+    /// `-shm` files, which a connection left open would keep.
+    @Test func readersAreLentOneThreadAtATimeAndCloseWithTheStore() throws {
+        let fixture = try RecordsFixture()
+        var configuration = RecordsConfiguration()
+        configuration.readerCount = 2
+        try {
+            let store = try fixture.store(configuration: configuration)
+            let people = try store.collection(Person.self, named: "people")
+            try people.insert(contentsOf: (0..<50).map(person))
+            let wrong = Mutex(0)
+            DispatchQueue.concurrentPerform(iterations: 8) { thread in
+                for index in 0..<200 {
+                    let expected = person((thread * 7 + index) % 50)
+                    if (try? people.get(id: expected.id)) != expected { wrong.withLock { $0 += 1 } }
+                }
+            }
+            #expect(wrong.withLock { $0 } == 0)
+            #expect(try people.fetch().count == 50)
+            #expect(FileManager.default.fileExists(atPath: fixture.path + "-wal"))
+        }()
+        #expect(!FileManager.default.fileExists(atPath: fixture.path + "-wal"))
+        #expect(!FileManager.default.fileExists(atPath: fixture.path + "-shm"))
     }
 
     @Test func aRepeatedNameIsRefusedInAMemberTheTypeDoesNotRead() throws {
