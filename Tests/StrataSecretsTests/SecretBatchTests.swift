@@ -170,7 +170,7 @@ struct SecretBatchTests {
     /// content (its rename rides on the next folder `fsync`); a batch makes the same three whatever its size.
     /// And what a warm get opens.
     /// A set has two flush points, as the raw atomic replace has: the item's and the manifest's new files are
-    /// handed to the disk together and flushed one after the other before any rename, then the item is renamed
+    /// handed to the disk together and flushed at the same time (one `fdatasync` each) before any rename, then the item is renamed
     /// and the folder flushed, then the manifest renamed (its rename rides on the folder's next flush). A batch
     /// flushes its items and the manifest with one `syncfs`, then the folder.
     @Test func aSetFlushesItemAndManifestTogetherABatchOnceAndASettledGetOpensNoFile() throws {
