@@ -11,12 +11,13 @@ import Synchronization
 
 extension AtomicFile {
     /// Up to this many files, ``writeAll(in:names:permissions:renamesLastAfterFolderSync:beforeFolderSync:_:)``
-    /// flushes the new files one by one; above it, with one `syncfs`.
+    /// flushes the new files each with its own `fdatasync`, all at the same time; above it, with one `syncfs`.
     ///
     /// Measured for two small files (an item and its manifest): idle, `syncfs` and one by one cost about the same;
     /// with another process's data dirty on the file system, `syncfs` waits for all of it (a 512 MiB rewrite in
-    /// the background: 10–65 ms a set instead of 1.6–20 ms). Each file flushed one by one after the first costs
-    /// about one more cache flush of the disk, so a large batch flushes the file system once instead.
+    /// the background: 10–65 ms a set instead of 1.6–20 ms). Flushed one after the other, each file after the
+    /// first cost about one more cache flush of the disk; flushed at the same time, two cost about what one does
+    /// (their flushes meet in one journal commit). A large batch flushes the file system once, on one thread.
     package static let oneByOneFlushLimit = 8
 
     /// Replaces several files of one folder, each atomically, with one flush to disk for all of them.
