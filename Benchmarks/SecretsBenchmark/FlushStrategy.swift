@@ -21,8 +21,11 @@ enum FlushStrategy: String, CaseIterable {
     case syncfs = "two files: syncfs"
     /// `fdatasync` of each, one after the other.
     case fdatasyncBoth = "two files: fdatasync each"
-    /// `sync_file_range(WRITE)` of both, then `fdatasync` of each (what `AtomicFile.writeAll` does for a few files).
+    /// `sync_file_range(WRITE)` of both, then `fdatasync` of each, one after the other (the set before issue 18 item 4).
     case writebackThenFdatasync = "two files: sync_file_range both, then fdatasync each"
+    /// `sync_file_range(WRITE)` of both, then `fdatasync` of each at the same time, on two threads (what
+    /// `AtomicFile.writeAll` does for a few files).
+    case writebackThenConcurrentFdatasync = "two files: sync_file_range both, fdatasync each at once"
 
     /// Replaces `a` (and `m`, but for the baseline) in `folder` once, this way.
     func replace(in folder: Int32, item: [UInt8], manifest: [UInt8]) {
@@ -43,7 +46,7 @@ enum FlushStrategy: String, CaseIterable {
             fsync(manifestFD)
             close(manifestFD)
             renameat(folder, "t.m", folder, "m")
-        case .syncfs, .fdatasyncBoth, .writebackThenFdatasync:
+        case .syncfs, .fdatasyncBoth, .writebackThenFdatasync, .writebackThenConcurrentFdatasync:
             let itemFD = create("t.a", item)
             let manifestFD = create("t.m", manifest)
             switch self {
@@ -52,6 +55,10 @@ enum FlushStrategy: String, CaseIterable {
             case .fdatasyncBoth:
                 try? Sys.fdatasync(itemFD)
                 try? Sys.fdatasync(manifestFD)
+            case .writebackThenConcurrentFdatasync:
+                Sys.startWriteback(itemFD, offset: 0, count: 0)
+                Sys.startWriteback(manifestFD, offset: 0, count: 0)
+                DispatchQueue.concurrentPerform(iterations: 2) { try? Sys.fdatasync($0 == 0 ? itemFD : manifestFD) }
             default:
                 Sys.startWriteback(itemFD, offset: 0, count: 0)
                 Sys.startWriteback(manifestFD, offset: 0, count: 0)

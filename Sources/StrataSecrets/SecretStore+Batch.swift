@@ -1,5 +1,6 @@
 import Foundation
 import StrataCore
+import Synchronization
 
 extension SecretStore {
     /// Stores many secrets at once: under one hold of the keyring's lock, with one flush of the new files to disk
@@ -9,7 +10,9 @@ extension SecretStore {
     /// whole is not: a crash (or a power loss) in the middle leaves every item of it either with its old value or
     /// its new one — never torn, never missing, never reported rolled back — but some may be new and others old.
     /// Everything is checked before anything is written, so a bad item (an empty or oversized attribute, a value
-    /// over the limit, an item named twice) fails the batch with nothing changed.
+    /// over the limit, an item named twice) fails the batch with nothing changed. The items are sealed on every
+    /// core before the first file is written, so a batch holds its sealed files (each about its value's size) in
+    /// memory until they are on disk.
     ///
     /// ```swift
     /// try store.set(tokens.map { SecretWrite(Secret($0.value), service: "api.example.com", account: $0.user) })
@@ -41,7 +44,9 @@ extension SecretStore {
             let now = Date()
             // Sealed under the key the manifest is tagged under (see ``store(_:identity:label:replacing:...)``).
             let (manifest, owner) = try currentManifest(in: folder)
-            try replaceItems(items.map(\.fileName), in: folder, manifest: manifest, owner: owner, now: now) { index in
+            // Sealed first, on every core: each item is read (for its creation date and label) and sealed on its
+            // own, and only the files' creation, which the folder serializes, is left to the write below.
+            let sealed = try Self.concurrently(items.count) { [items] index in
                 let item = items[index]
                 // Keep the creation date (and label) of an item being replaced, when its attributes can be read.
                 let existing = try? locate(item.identity, in: folder, value: false, manifest: manifest)
@@ -53,6 +58,37 @@ extension SecretStore {
                     key: sealingKey(item.write.accessibility, of: owner), fileName: item.fileName)
                 return (file, record.modified, existing.flatMap { $0.fileName != item.fileName ? $0.fileName : nil })
             }
+            try replaceItems(items.map(\.fileName), in: folder, manifest: manifest, owner: owner, now: now) {
+                sealed[$0]
+            }
         }
+    }
+
+    /// Fewer items than this are sealed on the calling thread alone: splitting them costs more than it saves.
+    static let concurrentSealingMinimum = 16
+
+    /// `body(0)` … `body(count - 1)`, split over the machine's cores in contiguous runs (on the calling thread
+    /// alone below ``concurrentSealingMinimum``), in order in the result.
+    /// - Throws: What `body` threw for the lowest index that threw.
+    static func concurrently<Result: Sendable>(_ count: Int, _ body: @Sendable (Int) throws -> Result) throws
+        -> [Result]
+    {
+        let runs = count < concurrentSealingMinimum ? 1 : min(ProcessInfo.processInfo.activeProcessorCount, 8)
+        guard runs > 1 else { return try (0..<count).map(body) }
+        let results = Mutex<[Result?]>(Array(repeating: nil, count: count))
+        let failure = Mutex<(index: Int, error: any Error)?>(nil)
+        DispatchQueue.concurrentPerform(iterations: runs) { run in
+            for index in (count * run / runs)..<(count * (run + 1) / runs) {
+                do {
+                    let result = try body(index)
+                    results.withLock { $0[index] = result }
+                } catch {
+                    failure.withLock { if $0 == nil || index < $0!.index { $0 = (index, error) } }
+                    return
+                }
+            }
+        }
+        if let failure = failure.withLock({ $0 }) { throw failure.error }
+        return results.withLock { $0 }.map { $0! }
     }
 }

@@ -55,6 +55,28 @@ struct AtomicFileBatchTests {
         #expect(try leftovers().isEmpty)
     }
 
+    /// A few files are flushed at the same time, each by its own `fdatasync` on a thread of its own: the one
+    /// whose flush fails is the one the error names (the first in order when several fail), every flush is
+    /// waited for, and nothing is renamed.
+    @Test func aFailedFlushAmongSeveralAtOnceNamesItsFileAndChangesNothing() throws {
+        defer { FaultInjector.shared.reset() }
+        let folder = try DirectoryHandle.open(path: directory.path)
+        try AtomicFile.writeAll(in: folder, names: names) { Data("old \($0)".utf8) }
+        for failing in [["file-3"], ["file-4", "file-1"]] {
+            for name in failing { FaultInjector.shared.inject(.error(EIO), on: .fsync, pathContaining: name) }
+            FaultInjector.shared.startCounting(pathContaining: directory.path)
+            let error = #expect(throws: StorageError.self) {
+                try AtomicFile.writeAll(in: folder, names: names) { Data("new \($0)".utf8) }
+            }
+            #expect(error?.errno == EIO)
+            #expect(error?.path == directory.appending(failing.min()!), "the first failing file in order")
+            #expect(FaultInjector.shared.seenCount(of: .fsync) == names.count, "every flush ran, none after")
+            #expect(FaultInjector.shared.seenCount(of: .rename) == 0)
+            #expect(try contents() == (0..<5).map { "old \($0)" })
+            #expect(try leftovers().isEmpty)
+        }
+    }
+
     /// More files than are flushed one by one: one `syncfs`, whose failure leaves every file old.
     @Test func aLargeBatchWhoseFlushFailsChangesNothing() throws {
         defer { FaultInjector.shared.reset() }

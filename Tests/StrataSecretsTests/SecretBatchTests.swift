@@ -42,6 +42,44 @@ struct SecretBatchTests {
         #expect(store.itemCount == 3)
     }
 
+    /// A batch large enough to be sealed on several threads: every item replaced keeps its own creation date and
+    /// label, and every new one gets the batch's.
+    @Test func aBatchSealedOnEveryCoreKeepsEachItemsAttributes() throws {
+        let store = try fixture.store()
+        let count = SecretStore.concurrentSealingMinimum * 3
+        for index in stride(from: 0, to: count, by: 2) {
+            try store.set("old", service: "batch", account: "b\(index)", label: "label \(index)")
+        }
+        var created: [Date] = []
+        for index in stride(from: 0, to: count, by: 2) {
+            created.append(try #require(try store.attributes(service: "batch", account: "b\(index)")).creationDate)
+        }
+        try store.set(writes(count, "new"))
+        let reader = try fixture.store()
+        for index in 0..<count {
+            #expect(try reader.get(service: "batch", account: "b\(index)")?.stringValue == "new \(index)")
+            let item = try #require(try reader.attributes(service: "batch", account: "b\(index)"))
+            #expect(item.label == (index % 2 == 0 ? "label \(index)" : ""), "item \(index)")
+            if index % 2 == 0 { #expect(item.creationDate == created[index / 2], "item \(index)") }
+        }
+    }
+
+    /// The split work comes back in order, and a failure is the one of the lowest index that failed, whichever
+    /// thread met it first.
+    @Test func concurrentWorkKeepsItsOrderAndReportsTheFirstFailure() throws {
+        struct Failed: Error { let index: Int }
+        for count in [0, 1, SecretStore.concurrentSealingMinimum - 1, 1000] {
+            #expect(try SecretStore.concurrently(count) { $0 * 2 } == (0..<count).map { $0 * 2 })
+        }
+        let failure = #expect(throws: Failed.self) {
+            _ = try SecretStore.concurrently(1000) { index in
+                if index == 700 || index == 300 { throw Failed(index: index) }
+                return index
+            }
+        }
+        #expect(failure?.index == 300)
+    }
+
     /// Canonically equivalent spellings are two items (keys are kept exactly as given), not a duplicate.
     @Test func twoSpellingsOfOneNameAreTwoItems() throws {
         let store = try fixture.store()
@@ -132,7 +170,7 @@ struct SecretBatchTests {
     /// content (its rename rides on the next folder `fsync`); a batch makes the same three whatever its size.
     /// And what a warm get opens.
     /// A set has two flush points, as the raw atomic replace has: the item's and the manifest's new files are
-    /// handed to the disk together and flushed one after the other before any rename, then the item is renamed
+    /// handed to the disk together and flushed at the same time (one `fdatasync` each) before any rename, then the item is renamed
     /// and the folder flushed, then the manifest renamed (its rename rides on the folder's next flush). A batch
     /// flushes its items and the manifest with one `syncfs`, then the folder.
     @Test func aSetFlushesItemAndManifestTogetherABatchOnceAndASettledGetOpensNoFile() throws {
