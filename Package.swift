@@ -55,6 +55,12 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]
         ),
+        // SHA-256 and HMAC-SHA-256 for the S3 client's signatures: OpenSSL's, with the processor's SHA instructions.
+        .systemLibrary(
+            name: "CCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
+        ),
 
         // System headers Glibc's Swift module leaves out (extended attributes). Headers only.
         .target(name: "CStrataSystem"),
@@ -67,8 +73,8 @@ let package = Package(
         .target(name: "StrataPostgres", dependencies: ["StrataCore", "StrataRecords", "CLibPQ"]),
         // The backup repository: content-defined chunks, deduplicated, compressed and sealed, in packs.
         .target(name: "StrataBackup", dependencies: ["StrataCore", "StrataSecrets", "StrataFiles"]),
-        // An S3 client (libcurl, SigV4 signed with libsodium's SHA-256 through StrataSecrets), for the S3 files engine.
-        .target(name: "StrataS3", dependencies: ["StrataCore", "StrataSecrets", "StrataFiles", "CCurl"]),
+        // An S3 client (libcurl, SigV4 signed with OpenSSL's SHA-256 and HMAC), for the S3 files engine.
+        .target(name: "StrataS3", dependencies: ["StrataCore", "StrataFiles", "CCurl", "CCrypto"]),
         .target(
             name: "Strata",
             dependencies: [

@@ -14,7 +14,7 @@ set -euo pipefail
 # completion scripts of `strata completions` are checked against (zsh, fish), and libcurl for the S3 client.
 packages=(
     pkg-config zlib1g-dev libsqlite3-dev libsodium-dev libpq-dev sqlite3 unzip zip poppler-utils qpdf sox
-    postgresql postgresql-client openssl libdeflate-dev pigz librsvg2-bin zsh fish libcurl4-openssl-dev
+    postgresql postgresql-client openssl libdeflate-dev pigz librsvg2-bin zsh fish libcurl4-openssl-dev libssl-dev
 )
 # A single-node Ceph cluster with its S3 gateway (monitor, OSD, RADOS Gateway), for the S3 client's tests.
 if [ "${1:-}" = s3 ]; then packages=(ceph-mon ceph-osd radosgw); else packages+=("$@"); fi

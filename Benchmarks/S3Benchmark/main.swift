@@ -2,7 +2,9 @@
 // same run: one large upload and download (boto3's managed transfer, upload_file / download_file with its
 // defaults), many small objects up and down (boto3 in a plain loop, and with a ThreadPoolExecutor of 10 sharing one
 // client, as its documentation suggests for threads; Strata in a loop and with 10 threads sharing one FileStore),
-// and the peak resident memory of each side's large upload.
+// and the peak resident memory of each side's large upload. A last step alternates a FileStore write and a bare
+// signed PUT of the same body request by request, so that what the FileStore path adds to a PUT is measured with
+// both meeting the gateway in the same state (the loops run minutes apart, and the gateway's latency drifts).
 //
 // Every step runs in a child process (Strata: this executable's `child` mode; boto3: boto3_side.py) that times the
 // step alone and reports its peak RSS (VmHWM / ru_maxrss), so neither side pays for its start and each memory
@@ -108,6 +110,21 @@ func strataChild(_ arguments: [String]) throws {
         let client = try S3Client(configuration(prefix: arguments[3]))
         let bodies = randomBodies(count, size).map { [UInt8]($0) }
         seconds = try time { for index in 0..<count { try client.put("\(index)", bytes: bodies[index]) } }
+    case "put-interleaved":  // child put-interleaved PREFIX COUNT SIZE: FileStore and bare PUTs, one after the other
+        // Each FileStore write is followed by a bare signed PUT of the same body: both meet the gateway in the same
+        // state, so the difference of their medians is what the FileStore path adds, whatever the load did.
+        let (count, size) = (Int(arguments[4])!, Int(arguments[5])!)
+        let client = try S3Client(configuration(prefix: arguments[3] + "bare/"))
+        let bodies = randomBodies(count, size)
+        let bytes = bodies.map { [UInt8]($0) }
+        var (viaStore, bare) = ([Double](), [Double]())
+        for index in 0..<count {
+            viaStore.append(try Bench.time { try files.write(bodies[index], to: "\(index)") })
+            bare.append(try Bench.time { try client.put("\(index)", bytes: bytes[index]) })
+        }
+        func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+        print("interleaved", median(viaStore), median(bare))
+        return
     case "get-many":  // child get-many PREFIX COUNT THREADS
         let (count, threads) = (Int(arguments[4])!, Int(arguments[5])!)
         seconds = try time {
@@ -198,6 +215,8 @@ func run() throws {
 
     var (botoUp, botoDown, strataUp, strataDown) = (Best(), Best(), Best(), Best())
     var small: [String: Best] = [:]
+    /// Per round: the median FileStore PUT and the median bare PUT, alternated request by request.
+    var interleaved: [(store: Double, bare: Double)] = []
     for round in 1...max(Bench.rounds, 1) {
         let copy = work + "/copy"
         if !hasBoto3.isEmpty {
@@ -246,6 +265,12 @@ func run() throws {
         if hasStrata {
             small["strata floor", default: Best()].add(
                 try step("\(me) child put-floor \(quoted(run + "strata/floor/")) \(smallCount) \(smallBytes)"))
+        }
+        if hasStrata {
+            let line = try Bench.shell(
+                "\(me) child put-interleaved \(quoted(run + "strata/interleaved/")) \(smallCount) \(smallBytes) 2>&1")
+            let fields = (line.split(separator: "\n").last ?? "").split(separator: " ").compactMap { Double($0) }
+            if fields.count == 2 { interleaved.append((fields[0], fields[1])) }
         }
         print("round \(round) done; load \(loadAverage())")
     }
@@ -299,6 +324,13 @@ func run() throws {
             String(
                 format: "PUT loop, %@: %.2f ms per PUT, %.2f ms of it client CPU, %.2f ms waiting", side, perPut,
                 cpu, perPut - cpu))
+    }
+    for (round, pair) in interleaved.enumerated() {
+        print(
+            String(
+                format: "PUT loop, FileStore and bare PUT alternated (round %d): median %.2f vs %.2f ms per PUT: the "
+                    + "FileStore path adds %.2f ms", round + 1, pair.store * 1000, pair.bare * 1000,
+                (pair.store - pair.bare) * 1000))
     }
     let large = "\(Int(mebibytes)) MiB"
     var rows = [

@@ -69,8 +69,7 @@ final class CurlHandle: @unchecked Sendable {
         }
         _ = strata_curl_set_transfer(easy, CURLOPT_HEADERFUNCTION) { buffer, size, count, context in
             let transfer = Unmanaged<HTTPTransfer>.fromOpaque(context!).takeUnretainedValue()
-            let bytes = UnsafeRawBufferPointer(start: buffer, count: size * count)
-            transfer.header(String(decoding: bytes, as: UTF8.self))
+            transfer.header(UnsafeRawBufferPointer(start: buffer, count: size * count))
             return size * count
         }
         switch method {

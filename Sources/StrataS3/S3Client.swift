@@ -1,6 +1,5 @@
 import Foundation
 public import StrataCore
-import StrataSecrets
 import Synchronization
 
 /// A client of an S3-compatible object store (AWS S3, Ceph's RADOS Gateway, MinIO, ...): objects under the
@@ -28,6 +27,8 @@ public final class S3Client: Sendable {
     let signer: S3Signer
     let retryPolicy: S3RetryPolicy
     private let timeouts: HTTPTimeouts
+    /// The `Host` header, worked out once (reading it from the endpoint's URL took more time than signing).
+    private let hostHeader: String
     /// Idle handles, each with its open connection; taken by one request at a time and given back after it.
     private let idle = Mutex<[CurlHandle]>([])
 
@@ -45,6 +46,7 @@ public final class S3Client: Sendable {
                     + "positive timeouts")
         }
         self.configuration = configuration
+        self.hostHeader = configuration.hostHeader
         self.signer = S3Signer(credentials: configuration.credentials, region: configuration.region)
         self.retryPolicy = S3RetryPolicy(
             maxAttempts: configuration.maxAttempts, baseDelay: configuration.baseRetryDelay,
@@ -91,9 +93,9 @@ public final class S3Client: Sendable {
         var resume = S3ReadResumption()
         while true {
             attempt += 1
-            let headers = signer.signedHeaders(
+            let headers = try signer.signedHeaders(
                 method: request.method, path: path, query: request.query,
-                headers: [("host", configuration.hostHeader)] + request.headers + resume.headers(for: request.range),
+                headers: [("host", hostHeader)] + request.headers + resume.headers(for: request.range),
                 payloadHash: payloadHash, date: Date())
             let transfer = HTTPTransfer(body: request.body, sink: request.sink, resumedAt: resume.delivered)
             let failure = withHandle { handle in
@@ -160,12 +162,12 @@ public final class S3Client: Sendable {
         case .empty:
             return S3Signer.emptyPayloadHash
         case .bytes(let bytes):
-            return S3Signer.hexSHA256(bytes)
+            return try S3Signer.hexSHA256(bytes)
         case .part(let buffer):
-            return S3Signer.hexSHA256(buffer.bytes)
+            return try S3Signer.hexSHA256(buffer.bytes)
         case .descriptor(let fd, let offset, let length):
             var failure: StorageError?
-            let digest = Sodium.sha256 { feed in
+            let digest = try S3Digest.sha256 { feed in
                 var buffer = [UInt8](repeating: 0, count: min(Int(max(length, 1)), 1 << 20))
                 var done: Int64 = 0
                 while done < length, failure == nil {

@@ -87,7 +87,7 @@ public struct S3Configuration: Sendable, Hashable, CustomStringConvertible {
     /// The `Host` header: the endpoint's host, with its port when it names one.
     var hostHeader: String {
         let host = endpoint.host ?? ""
-        let bracketed = host.contains(":") ? "[\(host)]" : host
+        let bracketed = host.utf8.contains(UInt8(ascii: ":")) ? "[\(host)]" : host
         return endpoint.port.map { "\(bracketed):\($0)" } ?? bracketed
     }
 }

@@ -12,7 +12,14 @@ extension S3FileEngine {
 
     /// The metadata that records a content's CRC-32 and size.
     static func integrityMetadata(crc: UInt32, size: Int) -> [String: String] {
-        [crcMetadata: String(format: "%08x", crc), sizeMetadata: String(size)]
+        [crcMetadata: hex(crc), sizeMetadata: String(size)]
+    }
+
+    /// A CRC-32 as 8 lowercase hex digits, the way the metadata records it (without `String(format:)`, whose
+    /// cost showed in every small write).
+    static func hex(_ crc: UInt32) -> String {
+        let digits = String(crc, radix: 16)
+        return String(repeating: "0", count: 8 - digits.count) + digits
     }
 
     /// The CRC-32 and size an object's metadata records, or nil when it records none.

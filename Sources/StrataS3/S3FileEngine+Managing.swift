@@ -117,8 +117,8 @@ extension S3FileEngine {
                         key: key, kind: .sizeMismatch, detail: "recorded \(recorded.size) bytes, found \(writer.count)")
                 )
             } else if writer.crc != recorded.crc {
-                let expected = String(format: "%08x", recorded.crc)
-                let found = String(format: "%08x", writer.crc)
+                let expected = Self.hex(recorded.crc)
+                let found = Self.hex(writer.crc)
                 problems.append(
                     FileProblem(
                         key: key, kind: .checksumMismatch, detail: "recorded CRC-32 \(expected), computed \(found)"))

@@ -1,6 +1,5 @@
 import Foundation
 import StrataCore
-import StrataSecrets
 
 #if canImport(Glibc)
     import Glibc
@@ -11,7 +10,7 @@ import StrataSecrets
 #endif
 
 /// AWS Signature Version 4 for S3: the canonical request, the string to sign, the derived signing key and the
-/// `Authorization` header. SHA-256 and HMAC-SHA-256 are libsodium's (through `StrataSecrets`), never our own.
+/// `Authorization` header. SHA-256 and HMAC-SHA-256 are OpenSSL's (``S3Digest``), never our own.
 struct S3Signer: Sendable {
     /// The SHA-256 of no bytes, in hex: the payload hash of a request without a body.
     static let emptyPayloadHash = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
@@ -35,10 +34,11 @@ struct S3Signer: Sendable {
     ///   - headers: The headers that will be sent (names in any case); all of them are signed. Must include `host`.
     ///   - payloadHash: The hex SHA-256 of the body, or `UNSIGNED-PAYLOAD`.
     ///   - date: The signing time.
+    /// - Throws: `StorageError` `.io` when libcrypto cannot hash.
     func signedHeaders(
         method: String, path: String, query: [(String, String)], headers: [(String, String)], payloadHash: String,
         date: Date
-    ) -> [(String, String)] {
+    ) throws(StorageError) -> [(String, String)] {
         let (amzDate, day) = Self.timestamps(date)
         var all = headers
         all.append(("x-amz-date", amzDate))
@@ -47,8 +47,9 @@ struct S3Signer: Sendable {
         let canonical = canonicalRequest(
             method: method, path: path, query: query, headers: all, payloadHash: payloadHash)
         let scope = "\(day)/\(region)/\(service)/aws4_request"
-        let stringToSign = "AWS4-HMAC-SHA256\n\(amzDate)\n\(scope)\n\(Self.hexSHA256(Array(canonical.request.utf8)))"
-        let signature = Hex.encode(Sodium.hmacSHA256(Array(stringToSign.utf8), key: signingKey(day: day)))
+        let stringToSign =
+            "AWS4-HMAC-SHA256\n\(amzDate)\n\(scope)\n\(try Self.hexSHA256(Array(canonical.request.utf8)))"
+        let signature = Hex.encode(try S3Digest.hmacSHA256(Array(stringToSign.utf8), key: signingKey(day: day)))
         all.append(
             (
                 "Authorization",
@@ -76,9 +77,9 @@ struct S3Signer: Sendable {
     }
 
     /// kSigning = HMAC(HMAC(HMAC(HMAC("AWS4" + secret, day), region), service), "aws4_request").
-    func signingKey(day: String) -> [UInt8] {
-        var key = Sodium.hmacSHA256(Array(day.utf8), key: Array("AWS4\(credentials.secretAccessKey)".utf8))
-        for part in [region, service, "aws4_request"] { key = Sodium.hmacSHA256(Array(part.utf8), key: key) }
+    func signingKey(day: String) throws(StorageError) -> [UInt8] {
+        var key = try S3Digest.hmacSHA256(Array(day.utf8), key: Array("AWS4\(credentials.secretAccessKey)".utf8))
+        for part in [region, service, "aws4_request"] { key = try S3Digest.hmacSHA256(Array(part.utf8), key: key) }
         return key
     }
 
@@ -112,9 +113,21 @@ struct S3Signer: Sendable {
         return encoded
     }
 
-    /// A header value with its ends trimmed and inner runs of spaces collapsed to one.
+    /// A header value with its ends trimmed and inner runs of spaces collapsed to one. Most values have neither
+    /// (tags, dates, hashes, numbers): they are returned as they are, without a copy.
     static func trimmedHeaderValue(_ value: String) -> String {
-        value.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
+        let space = UInt8(ascii: " ")
+        var previous: UInt8 = space
+        var clean = true
+        for byte in value.utf8 {
+            if byte == space && previous == space || byte == UInt8(ascii: "\t") {
+                clean = false
+                break
+            }
+            previous = byte
+        }
+        if clean && previous != space || value.isEmpty { return value }
+        return value.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
             .trimmingCharacters(in: .whitespaces)
     }
 
@@ -123,15 +136,25 @@ struct S3Signer: Sendable {
         var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
         var parts = tm()
         gmtime_r(&seconds, &parts)
-        let day = String(format: "%04d%02d%02d", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday)
-        return (day + String(format: "T%02d%02d%02dZ", parts.tm_hour, parts.tm_min, parts.tm_sec), day)
+        let day =
+            digits(Int(parts.tm_year) + 1900, 4) + digits(Int(parts.tm_mon) + 1, 2) + digits(Int(parts.tm_mday), 2)
+        return (
+            day + "T" + digits(Int(parts.tm_hour), 2) + digits(Int(parts.tm_min), 2) + digits(Int(parts.tm_sec), 2)
+                + "Z", day
+        )
     }
 
-    static func hexSHA256(_ bytes: [UInt8]) -> String {
-        bytes.withUnsafeBytes(hexSHA256)
+    /// `value` in decimal, zero-padded to `width` digits (`String(format:)` costs more than the whole signature).
+    private static func digits(_ value: Int, _ width: Int) -> String {
+        let text = String(value)
+        return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
     }
 
-    static func hexSHA256(_ bytes: UnsafeRawBufferPointer) -> String {
-        Hex.encode(Sodium.sha256 { $0(bytes) })
+    static func hexSHA256(_ bytes: [UInt8]) throws(StorageError) -> String {
+        Hex.encode(try S3Digest.sha256 { feed in bytes.withUnsafeBytes { feed($0) } })
+    }
+
+    static func hexSHA256(_ bytes: UnsafeRawBufferPointer) throws(StorageError) -> String {
+        Hex.encode(try S3Digest.sha256(bytes))
     }
 }

@@ -1,8 +1,8 @@
 import StrataCore
 import StrataFiles
 
-/// One streamed write of an object: the bytes collect in a part buffer; a body that fits in one part goes up in
-/// one PUT when it ends; a longer one becomes a multipart upload whose full parts go up in parallel while the body
+/// One streamed write of an object: the first ``smallBodyLimit`` bytes collect on the heap, then in a part buffer;
+/// a body that fits in one part goes up in one PUT when it ends; a longer one becomes a multipart upload whose full parts go up in parallel while the body
 /// is still being written (``S3PartUploads``), so memory holds at most the part being filled and those in flight.
 ///
 /// The multipart upload is created when the first part is full (its first bytes give the content type). A write
@@ -14,8 +14,14 @@ final class S3StreamedUpload {
     /// The part buffers, reused from part to part: the one being filled and those being uploaded (each one part
     /// long).
     let pool: S3PartPool
-    /// The part being filled; taken from the pool at the first byte (a write that fails before it maps nothing).
+    /// The part being filled; taken from the pool once the body outgrows ``small`` (a small write maps nothing).
     private var buffer: S3PartBuffer?
+    /// The body while it is at most ``smallBodyLimit`` bytes long: a small write goes up from here in one PUT,
+    /// without mapping (and unmapping) a part buffer — that pair of system calls and the page faults between cost
+    /// more than the rest of a 16 KiB write.
+    private var small: [UInt8] = []
+    /// The longest body held in ``small``.
+    static let smallBodyLimit = 64 << 10
     /// The first 16 bytes, for the content type.
     private var head: [UInt8] = []
     private var uploads: S3PartUploads?
@@ -35,6 +41,17 @@ final class S3StreamedUpload {
     /// exactly one part still goes up in one PUT.
     func take(_ bytes: UnsafeRawBufferPointer) throws(StorageError) {
         if head.count < 16 { head += bytes.prefix(16 - head.count) }
+        if buffer == nil, uploads == nil, small.count + bytes.count <= Self.smallBodyLimit {
+            small.append(contentsOf: bytes)
+            return
+        }
+        if !small.isEmpty {
+            // Outgrown: the part buffer (at least 5 MiB) takes what was held.
+            let part = try pool.take()
+            buffer = part
+            small.withUnsafeBytes { _ = part.append($0) }
+            small = []
+        }
         var done = 0
         while done < bytes.count {
             if buffer?.isFull == true { try ship() }
@@ -69,9 +86,8 @@ final class S3StreamedUpload {
     @discardableResult
     func finish(metadata: [String: String]) throws(StorageError) -> Bool {
         guard let uploads else {
-            _ = try client.put(
-                key, body: buffer.map { .part($0) } ?? .empty, contentType: contentType, metadata: metadata,
-                precondition: nil)
+            let body: HTTPBody = buffer.map { .part($0) } ?? (small.isEmpty ? .empty : .bytes(small))
+            _ = try client.put(key, body: body, contentType: contentType, metadata: metadata, precondition: nil)
             return true
         }
         if let part = buffer, !part.isEmpty {

@@ -54,6 +54,39 @@ struct S3FileEngineTests {
         #expect(try engine.read("small") == Data("tiny".utf8))
     }
 
+    /// A body of up to 64 KiB goes up from the heap: no part buffer is mapped (and unmapped) for it, which cost
+    /// more than the rest of a 16 KiB write. A body that outgrows the heap mid-write moves into a part buffer with
+    /// its first bytes, and one that outgrows a part becomes a multipart upload: each comes back whole and verifies.
+    @Test func aSmallWriteMapsNoPartBufferAndALargerOneCarriesItsFirstBytesOver() throws {
+        let engine = try Self.engine()
+        try engine.write("small") { try $0.write(Self.bytes(16 << 10, seed: 3)) }
+        try engine.write("at-the-limit") { try $0.write(Self.bytes(64 << 10, seed: 4)) }
+        #expect(engine.partBufferAllocations == 0)
+        #expect(try engine.read("small") == Self.bytes(16 << 10, seed: 3))
+        #expect(try engine.read("at-the-limit") == Self.bytes(64 << 10, seed: 4))
+        // Outgrown by one byte, and by a second write after a first one that fit.
+        let over = Self.bytes((64 << 10) + 1, seed: 5)
+        try engine.write("over") { try $0.write(over) }
+        let halves = Self.bytes(100 << 10, seed: 6)
+        try engine.write("halves") { writer in
+            try writer.write(halves[..<(60 << 10)])
+            try writer.write(halves[(60 << 10)...])
+        }
+        // Small first writes, then enough to need three parts.
+        let long = Self.bytes(2 * engine.partSize + 12_345, seed: 8)
+        try engine.write("long") { writer in
+            try writer.write(long[..<1000])
+            try writer.write(long[1000..<(1000 + (40 << 10))])
+            try writer.write(long[(1000 + (40 << 10))...])
+        }
+        #expect(engine.partBufferAllocations > 0)
+        #expect(try engine.read("over") == over)
+        #expect(try engine.read("halves") == halves)
+        #expect(try engine.read("long") == long)
+        #expect(try engine.verify(prefix: "").isEmpty)
+        #expect(try engine.metadata("halves")?.size == halves.count)
+    }
+
     /// The bound the 256 MiB upload's peak memory relies on (the benchmark's ≤ 64 MiB): with the default
     /// configuration a streamed write of many parts holds at most 20 MiB of part buffers (5 MiB parts, 3 in flight
     /// and the one being filled), counted by the pool, not by the process's resident memory.
