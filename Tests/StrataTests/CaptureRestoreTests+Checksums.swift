@@ -45,23 +45,4 @@ extension CaptureRestoreTests {
         #expect(report.verifiedKeys == 6)
         #expect(try openStorage(target).files.verify().isEmpty)
     }
-
-    /// Catalogued keys that do not read back (preferences of a suite file that no longer decodes) fail the restore,
-    /// whichever of the threads reading the keys back meets them.
-    @Test func aCataloguedKeyThatDoesNotReadBackFailsTheRestore() throws {
-        let storage = try openStorage(root)
-        for index in 0..<40 { try storage.set("value \(index)", for: "preferences.\(index)") }
-        try storage.backend(for: .defaults).flush()
-        let folder = try FolderCapture(folder: directory.appending("capture"))
-        try storage.capture(into: folder)
-        let forged = try capture(folder, editing: "defaults/standard.plist") {
-            $0.replaceSubrange(0..<min(8, $0.count), with: Array("garbage!".utf8).prefix(min(8, $0.count)))
-        }
-        let target = directory.appending("restored")
-        #expect(throws: StorageError.self) {
-            try Storage.restore(from: forged, to: target, secretsKey: testSecretsKey)
-        }
-        #expect(!FileManager.default.fileExists(atPath: target))
-        #expect(try Storage.restore(from: folder, to: target, secretsKey: testSecretsKey).verifiedKeys == 40)
-    }
 }
