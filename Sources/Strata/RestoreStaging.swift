@@ -15,8 +15,8 @@ import Foundation
 /// Every file of the capture is checked before anything is written for it (a relative path of plain components
 /// inside its tier's folder, a store-level file only where the store keeps one, `user.` attributes only, a
 /// modification time whose nanoseconds are under 10^9), created
-/// with `O_EXCL` through folders opened without following links, and checked against its recorded size; nothing is
-/// ever written outside the staging folder.
+/// with `O_EXCL` through folders opened without following links, and checked against its recorded size (and a
+/// files-tier file against the checksum its attributes record); nothing is ever written outside the staging folder.
 final class RestoreStaging {
     static let namePrefix = StoragePaths.reservedPrefix + "restore-"
     /// The store-level files a capture may hold (their tier is `nil`).
