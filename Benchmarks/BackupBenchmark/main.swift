@@ -8,6 +8,10 @@
 //
 //   swift build -c release --product strata-bench-backup
 //   .build/release/strata-bench-backup [--size-mib N | --quick]     # N defaults to 1024; --quick: 128
+//       [--stages]              # each Strata restore prints where its time went, by stage (to stderr)
+//       [--restores N]          # restore N times (Strata, then restic, in turn); the table takes the medians
+//       [--restore-with BINARY] # also restore with another build of this benchmark, in turn with this one
+//       [--without-tar]         # leave `tar -cz | age` out (minutes on a busy machine; nothing else needs it)
 import BenchmarkKit
 import Foundation
 import Strata
@@ -23,15 +27,23 @@ func backupChild(_ arguments: [String]) throws {
     print(backup.snapshot.addedBytes, backup.snapshot.fileCount, backup.snapshot.reusedFiles)
 }
 
-/// `restore REPO REPOKEY TARGET SECRETSKEY`: the latest snapshot restored into a new root (staged, every file
-/// durable, the staged store verified and every catalogued key read back, then moved); prints `files keys`.
+/// `restore REPO REPOKEY TARGET SECRETSKEY [--stages]`: the latest snapshot restored into a new root (staged, every
+/// file durable, the staged store verified and every catalogued key read back, then moved); prints `files keys`,
+/// and with `--stages` the time of each stage to stderr.
 func restoreChild(_ arguments: [String]) throws {
     let repository = try BackupRepository.open(at: arguments[2], key: .keyFile(arguments[3]))
     guard let latest = try repository.snapshots().last else { throw StorageError(.notFound, "no snapshot") }
     let report = try Storage.restore(
         snapshot: latest.id, from: repository, to: arguments[4], secretsKey: .keyFile(arguments[5]))
     print(report.fileCount, report.verifiedKeys)
+    if arguments.dropFirst(6).contains("--stages") {
+        let lines = report.stages.map { "  restore stage \($0)" }
+        FileHandle.standardError.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+    }
 }
+
+/// The median of `steps` by time.
+func median(_ steps: [Step]) -> Step { steps.sorted { $0.seconds < $1.seconds }[steps.count / 2] }
 
 /// Deterministic bytes: `text` mixes words (compressible, as PDF content streams); otherwise a slow random walk
 /// (16-bit samples, as WAV audio: it compresses a little). Each starts with its format's header.
@@ -179,6 +191,46 @@ func measure(_ command: String, work: String) throws -> Step {
 
 func mib(_ bytes: Double) -> String { String(format: "%.1f MiB", bytes / 1_048_576) }
 
+/// The restores, `--restores N` times in turn: this build, the build `--restore-with` names (if any), restic.
+/// - Returns: The medians of this build's restores and of restic's.
+func restores(
+    _ arguments: [String], me: String, repository: String, keyFile: String, secretsKeyFile: String, work: String,
+    restic: String?
+) throws -> (Step, Step?) {
+    func value(_ flag: String) -> String? {
+        arguments.firstIndex(of: flag).flatMap { arguments.count > $0 + 1 ? arguments[$0 + 1] : nil }
+    }
+    let rounds = max(1, value("--restores").flatMap { Int($0) } ?? 1)
+    let stages = arguments.contains("--stages") ? " --stages" : ""
+    var builds = [(label: "Strata", command: me, stages: stages)]
+    if let other = value("--restore-with") { builds.append(("Strata (\(other))", "'\(other)'", "")) }
+    var strata: [Step] = []
+    var baseline: [Step] = []
+    print("restores: load \((try? Bench.shell("uptime").trimmingCharacters(in: .whitespacesAndNewlines)) ?? "?")")
+    for _ in 0..<rounds {
+        for build in builds {
+            _ = try Bench.shell("sync")
+            let step = try measure(
+                "\(build.command) restore '\(repository)' '\(keyFile)' '\(work)/restored' '\(secretsKeyFile)'"
+                    + build.stages, work: work)
+            print(
+                "\(build.label) restore: \(String(format: "%.2f s", step.seconds)), "
+                    + "\(Int(step.output.first ?? 0)) files, \(Int(step.output.last ?? 0)) keys verified, "
+                    + "peak \(mib(step.peakBytes))")
+            try? FileManager.default.removeItem(atPath: work + "/restored")
+            if build.command == me { strata.append(step) }
+        }
+        if let restic {
+            _ = try Bench.shell("sync")
+            let step = try measure("\(restic) restore latest --target '\(work)/restic-restored'", work: work)
+            print("restic restore: \(String(format: "%.2f s", step.seconds)), peak \(mib(step.peakBytes))")
+            try? FileManager.default.removeItem(atPath: work + "/restic-restored")
+            baseline.append(step)
+        }
+    }
+    return (median(strata), baseline.isEmpty ? nil : median(baseline))
+}
+
 func run() throws {
     let arguments = CommandLine.arguments
     if arguments.count > 1, arguments[1] == "backup" { return try backupChild(arguments) }
@@ -241,7 +293,7 @@ func run() throws {
     let resticFirst = try resticBackup("first backup")
     // tar -cz | age -r: one encrypted archive of the whole root (no dedup, nothing incremental).
     var age: (step: Step, bytes: Double)?
-    if has("age"), has("age-keygen") {
+    if has("age"), has("age-keygen"), !arguments.contains("--without-tar") {
         _ = try Bench.shell("age-keygen -o '\(work)/age.key' 2>/dev/null")
         let archive = work + "/store.tar.gz.age"
         let recipient = try Bench.shell("age-keygen -y '\(work)/age.key'").trimmingCharacters(
@@ -260,20 +312,9 @@ func run() throws {
     let resticThird = try resticBackup("third backup (1% changed)")
     let repositoryBytes = Double(folderSize(repository))
 
-    _ = try Bench.shell("sync")
-    let restored = try measure(
-        "\(me) restore '\(repository)' '\(keyFile)' '\(work)/restored' '\(secretsKeyFile)'", work: work)
-    print(
-        "Strata restore: \(String(format: "%.2f s", restored.seconds)), \(Int(restored.output.first ?? 0)) files, "
-            + "\(Int(restored.output.last ?? 0)) keys verified, peak \(mib(restored.peakBytes))")
-    try? FileManager.default.removeItem(atPath: work + "/restored")
-    var resticRestore: Step?
-    if hasRestic {
-        _ = try Bench.shell("sync")
-        let step = try measure("\(restic) restore latest --target '\(work)/restic-restored'", work: work)
-        print("restic restore: \(String(format: "%.2f s", step.seconds)), peak \(mib(step.peakBytes))")
-        resticRestore = step
-    }
+    let (restored, resticRestore) = try restores(
+        arguments, me: me, repository: repository, keyFile: keyFile, secretsKeyFile: secretsKeyFile, work: work,
+        restic: hasRestic ? restic : nil)
     print(
         "repositories after three backups: Strata \(mib(repositoryBytes)), restic "
             + "\(mib(Double(hasRestic ? folderSize(resticRepository) : 0)))")

@@ -9,14 +9,21 @@ public struct RestoreReport: Sendable, Hashable {
     public var uncheckedKeys: [String]
     /// What the capture had left out on purpose (a `...ThisDeviceOnly` secret), as it reported it.
     public var omissions: [CaptureOmission]
+    /// Where the restore's time went, by stage: the source's reads (on worker threads: `read packs`, `decrypt`,
+    /// `inflate`, `check ids`, `checksum`; on the restoring thread: `write files`, `wait for blobs`), then the
+    /// restore's own steps (`create files`, `finish files`, `flush`, `open staged store`, `verify catalog`,
+    /// `read back keys`, `move into place`). Filled by a restore into a new root.
+    public var stages: [StageTime]
 
     /// Creates a report.
     public init(
-        fileCount: Int = 0, verifiedKeys: Int = 0, uncheckedKeys: [String] = [], omissions: [CaptureOmission] = []
+        fileCount: Int = 0, verifiedKeys: Int = 0, uncheckedKeys: [String] = [], omissions: [CaptureOmission] = [],
+        stages: [StageTime] = []
     ) {
         self.fileCount = fileCount
         self.verifiedKeys = verifiedKeys
         self.uncheckedKeys = uncheckedKeys
         self.omissions = omissions
+        self.stages = stages
     }
 }

@@ -15,8 +15,8 @@ import Foundation
 /// Every file of the capture is checked before anything is written for it (a relative path of plain components
 /// inside its tier's folder, a store-level file only where the store keeps one, `user.` attributes only, a
 /// modification time whose nanoseconds are under 10^9), created
-/// with `O_EXCL` through folders opened without following links, and checked against its recorded size; nothing is
-/// ever written outside the staging folder.
+/// with `O_EXCL` through folders opened without following links, and checked against its recorded size (and a
+/// files-tier file against the checksum its attributes record); nothing is ever written outside the staging folder.
 final class RestoreStaging {
     static let namePrefix = StoragePaths.reservedPrefix + "restore-"
     /// The store-level files a capture may hold (their tier is `nil`).
@@ -32,6 +32,10 @@ final class RestoreStaging {
     /// The paths of the files written, for ``makeDurable()`` where the system has no `syncfs`.
     private var written: [String] = []
     private var isFinished = false
+    /// The time spent creating, finishing and flushing the files (the restore adds its later steps).
+    let timer = StageTimer()
+    /// The files-tier files whose content, as written, has the CRC-32 and size their attributes record.
+    private(set) var checkedFiles: Set<ExactString> = []
 
     /// Creates the staging folder beside `target` (after removing dead restores' folders there) and locks it.
     init(besides target: String, parent: DirectoryHandle) throws {
@@ -65,7 +69,10 @@ final class RestoreStaging {
     }
 
     /// Checks each of `files`' descriptions and writes them from `source`, in order: content, mode, attributes,
-    /// modification time, then the disk is handed the file (`sync_file_range`) without waiting for it.
+    /// modification time, then the disk is handed the file (`sync_file_range`) without waiting for it. A files-tier
+    /// file whose attributes record a checksum must have been written with that CRC-32 and size (the source's
+    /// CRC-32 of what it wrote, or the file read back when the source gives none), so that the tier's verification
+    /// passes without reading the file again.
     ///
     /// Nothing is durable until ``makeDurable()``, which flushes every file written with one `syncfs`: an `fsync`
     /// per file here (on this thread) held the writing of the next file until the disk had the last one; on workers
@@ -77,12 +84,12 @@ final class RestoreStaging {
         try source.write(
             files,
             opening: { file in
-                let fd = try create(file)
+                let fd = try timer.time("create files") { try create(file) }
                 open = fd
                 return fd
             },
-            finishing: { file, fd in
-                try finish(file, fd)
+            finishing: { file, fd, crc in
+                try timer.time("finish files") { try finish(file, fd, crc: crc) }
                 open = nil
                 Sys.close(fd)
             })
@@ -100,7 +107,8 @@ final class RestoreStaging {
         }
         let name = components.last!
         do throws(Errno) {
-            return try directory.openFile(name, O_WRONLY | O_CREAT | O_EXCL, permissions: 0o600)
+            // Readable too: a file whose CRC-32 the source did not compute is read back through it.
+            return try directory.openFile(name, O_RDWR | O_CREAT | O_EXCL, permissions: 0o600)
         } catch let error where error.code == EEXIST || error.code == ELOOP || error.code == EISDIR {
             throw hostile(file, "the capture names this path twice, or as a file and a folder")
         } catch {
@@ -108,14 +116,24 @@ final class RestoreStaging {
         }
     }
 
-    /// Checks the size of `file`, written through `fd`, sets its mode, attributes and modification time, and makes
-    /// it durable.
-    private func finish(_ file: CapturedFile, _ fd: Int32) throws {
+    /// Checks the size of `file`, written through `fd`, and the CRC-32 `crc` of its content against the checksum
+    /// its attributes record (a files-tier file), sets its mode, attributes and modification time, and hands it to
+    /// the disk.
+    private func finish(_ file: CapturedFile, _ fd: Int32, crc: UInt32?) throws {
         let path = file.path.split(separator: "/").reduce(folder.path) { $0 + "/" + $1 }
         do {
             let size = Int64(try Sys.fstat(fd).st_size)
             guard size == file.size else {
                 throw hostile(file, "its content is \(size) bytes where the capture records \(file.size)")
+            }
+            if file.tier == .files, FileProblem.recordsChecksum(in: file.extendedAttributes) {
+                let written = try crc ?? PosixFileEngine.checksum(of: fd, key: file.path, path: path).crc
+                if let problem = FileProblem(
+                    key: file.path, attributes: file.extendedAttributes, crc: written, size: Int(size))
+                {
+                    throw hostile(file, "its content does not match the checksum recorded with it (\(problem.detail))")
+                }
+                checkedFiles.insert(ExactString(file.path))
             }
             try Sys.fchmod(fd, mode_t(file.mode & 0o777))
             for (attribute, value) in file.extendedAttributes.sorted(by: { $0.key < $1.key }) {
@@ -148,6 +166,10 @@ final class RestoreStaging {
     /// `syncfs` also waits for whatever else is dirty on that file system, other programs' writes too; the files'
     /// write-back was started as each was finished, so little of the restore's own data is left to wait for.
     func makeDurable() throws {
+        try timer.time("flush") { try flush() }
+    }
+
+    private func flush() throws {
         do {
             try Sys.syncFileSystem(folder.fd, path: folder.path)
         } catch  where error.code == ENOSYS {

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 // Restoring a capture (see `Documentation/Backup.md`, "Capture and restore"): all-or-nothing into a new root, or some keys into
 // this store. Either way the whole capture is first written into a staging folder and opened and verified there.
@@ -50,16 +51,18 @@ extension Storage {
                     recovery: "Restore into a new folder, or remove this one first")
             }
         }
-        let (staging, report, load) = try stage(
+        let (staging, staged, load) = try stage(
             source, besides: root, parent: parent, secretsKey: secretsKey, records: records)
+        var report = staged
         try load?.commit()
         do {
-            try staging.move(to: root)
+            try staging.timer.time("move into place") { try staging.move(to: root) }
         } catch {
             // The schema was new or empty: dropping it leaves the server as it was.
             if let load { _ = try? PostgresRecordEngine.dropStore(load.configuration) }
             throw error
         }
+        report.stages = source.stageTimes + staging.timer.stages
         return report
     }
 
@@ -146,7 +149,9 @@ extension Storage {
         try staging.makeDurable()
         // A PostgreSQL export becomes the staged store's SQLite records (and a load into PostgreSQL, not committed).
         let load = hasExport ? try restoreRecordsExport(in: staging, target: records) : nil
-        try verifyStaged(at: staging.path, secretsKey: secretsKey, report: &report)
+        try verifyStaged(
+            at: staging.path, secretsKey: secretsKey, checkedFiles: staging.checkedFiles, timer: staging.timer,
+            report: &report)
         if let load, case .postgres(let url, let schema) = records {
             try adopt(load, in: staging, url: url, schema: schema)
         }
@@ -195,14 +200,31 @@ extension Storage {
     }
 
     /// Opens the staged store, drops the catalog entries of values its capture could not hold, verifies its catalog
-    /// and reads every catalogued key back.
+    /// and reads every catalogued key back, on every core.
     ///
     /// Two kinds of entry name a value that is rightly absent: a secret the capture left out (`ThisDeviceOnly`), and
     /// a preference another process had coalesced and not yet flushed when the capture was taken (the catalog
     /// records a defaults put before the suite file holds it; a crash of that process loses the write the same
     /// way). Only those are dropped; any other disagreement fails the restore.
-    static func verifyStaged(at path: String, secretsKey: KeyProvider?, report: inout RestoreReport) throws {
+    ///
+    /// A files-tier key whose file is in `checkedFiles` (its content's CRC-32 and size, as written, equal the
+    /// checksum recorded with it) is opened and described rather than read again: what the tier's verification
+    /// would compute is what was checked as it was written.
+    /// - Parameters:
+    ///   - checkedFiles: The staged files (paths relative to the root) whose content was checked as written.
+    ///   - timer: Adds `open staged store`, `verify catalog` and `read back keys`.
+    static func verifyStaged(
+        at path: String, secretsKey: KeyProvider?, checkedFiles: Set<ExactString> = [], timer: StageTimer? = nil,
+        report: inout RestoreReport
+    ) throws {
+        var clock = ContinuousClock.now
+        func lap(_ stage: String) {
+            let now = ContinuousClock.now
+            timer?.add(stage, now - clock)
+            clock = now
+        }
         let storage = try Storage(root: path, secretsKey: secretsKey)
+        lap("open staged store")
         let omitted = Set(
             report.omissions.filter { $0.tier == .secrets }.map {
                 ExactString(String($0.key.dropFirst(SecretStore.storageBackendService.count + 1)))
@@ -220,17 +242,64 @@ extension Storage {
                 .corrupt, "the restored store does not verify: " + verified.lines.joined(separator: "; "), path: path,
                 recovery: "The snapshot is inconsistent or damaged; restore another one")
         }
+        lap("verify catalog")
+        var readable: [StorageLocation] = []
         for location in try storage.catalog.locations() {
             if location.tier == .secrets, verified.uncheckedTiers[.secrets] != nil {
                 report.uncheckedKeys.append(location.key)
-                continue
+            } else {
+                readable.append(location)
             }
-            guard try storage.data(for: location.key) != nil else {
-                throw StorageError(
-                    .corrupt, "a catalogued key of the restored store reads as absent", tier: location.tier,
-                    key: location.key, path: path, recovery: "The snapshot is inconsistent; restore another one")
+        }
+        try readBack(readable, in: storage, checkedFiles: checkedFiles, root: path)
+        report.verifiedKeys += readable.count
+        lap("read back keys")
+    }
+
+    /// Reads each of `locations` back from `storage`, on as many threads as there are cores (each holding one
+    /// value at a time; a files-tier value is streamed), and fails with the first key, in order, that does not
+    /// read.
+    static func readBack(
+        _ locations: [StorageLocation], in storage: Storage, checkedFiles: Set<ExactString>, root: String
+    ) throws {
+        let next = Atomic<Int>(0)
+        // The first failure by position in `locations`, so the error does not depend on the threads' timing.
+        let failure = Mutex<(index: Int, error: any Error)?>(nil)
+        let threads = max(1, min(ProcessInfo.processInfo.activeProcessorCount, locations.count))
+        DispatchQueue.concurrentPerform(iterations: threads) { _ in
+            while true {
+                let index = next.add(1, ordering: .relaxed).oldValue
+                guard index < locations.count, failure.withLock({ $0 == nil || $0!.index > index }) else { return }
+                do {
+                    try readBackValue(locations[index], in: storage, checkedFiles: checkedFiles, root: root)
+                } catch {
+                    failure.withLock { if $0 == nil || $0!.index > index { $0 = (index, error) } }
+                }
             }
-            report.verifiedKeys += 1
+        }
+        if let found = failure.withLock({ $0 }) { throw found.error }
+    }
+
+    /// Reads one catalogued key back (see ``readBack(_:in:checkedFiles:root:)``).
+    private static func readBackValue(
+        _ location: StorageLocation, in storage: Storage, checkedFiles: Set<ExactString>, root: String
+    ) throws {
+        func absent() -> StorageError {
+            StorageError(
+                .corrupt, "a catalogued key of the restored store reads as absent", tier: location.tier,
+                key: location.key, path: root, recovery: "The snapshot is inconsistent; restore another one")
+        }
+        guard location.tier == .files else {
+            guard try storage.data(for: location.key) != nil else { throw absent() }
+            return
+        }
+        let files = try storage.files
+        if checkedFiles.contains(ExactString(Tier.files.directoryName + "/" + location.key)) {
+            // Opened under its lock, its head and checksum read: it opens, and its content was checked as written.
+            guard let metadata = try files.metadata(location.key), metadata.checksum != nil else { throw absent() }
+        } else {
+            guard try files.exists(location.key) else { throw absent() }
+            try files.read(location.key) { _ in }
         }
     }
 }

@@ -44,22 +44,38 @@ enum BlobCodec {
     }
 
     /// Opens, decompresses and verifies a sealed blob.
+    /// - Parameter timer: Adds the time of each step, as worker time: `decrypt` (authenticate and open), `inflate`,
+    ///   `check ids` (hash the plaintext again).
     /// - Returns: The plaintext, or the reason it is unusable.
     static func open(
-        _ sealed: ArraySlice<UInt8>, id: BlobID, type: UInt8, rawLength: Int, keys: RepositoryKeys
+        _ sealed: ArraySlice<UInt8>, id: BlobID, type: UInt8, rawLength: Int, keys: RepositoryKeys,
+        timer: StageTimer? = nil
     ) -> Result<[UInt8], Failure> {
-        guard sealed.count >= Sodium.nonceBytes + Sodium.tagBytes + 1 else { return .failure(.damaged) }
-        var plaintext = [UInt8](repeating: 0, count: sealed.count - Sodium.nonceBytes - Sodium.tagBytes)
-        let opened = sealed.withUnsafeBytes { all in
-            keys.seal.withUnsafeBytes { key in
-                plaintext.withUnsafeMutableBytes {
+        guard sealed.count >= Sodium.nonceBytes + Sodium.tagBytes + 1, rawLength >= 0 else {
+            return .failure(.damaged)
+        }
+        var clock = ContinuousClock.now
+        func lap(_ stage: String) {
+            let now = ContinuousClock.now
+            timer?.add(stage, now - clock, isOnWorkers: true)
+            clock = now
+        }
+        // Not zeroed first: authentication either fills every byte or fails (and the buffer is dropped).
+        var opened = false
+        let plaintext = [UInt8](unsafeUninitializedCapacity: sealed.count - Sodium.nonceBytes - Sodium.tagBytes) {
+            output, count in
+            opened = sealed.withUnsafeBytes { all in
+                keys.seal.withUnsafeBytes { key in
                     Sodium.open(
                         UnsafeRawBufferPointer(rebasing: all[Sodium.nonceBytes...]),
                         additionalData: additionalData(id: id, type: type),
-                        nonce: UnsafeRawBufferPointer(rebasing: all[..<Sodium.nonceBytes]), key: key, into: $0)
+                        nonce: UnsafeRawBufferPointer(rebasing: all[..<Sodium.nonceBytes]), key: key,
+                        into: UnsafeMutableRawBufferPointer(output))
                 }
             }
+            count = opened ? output.count : 0
         }
+        lap("decrypt")
         guard opened else { return .failure(.unauthentic) }
         let content: [UInt8]
         switch plaintext[0] {
@@ -67,21 +83,24 @@ enum BlobCodec {
             content = Array(plaintext[1...])
         case 1:
             guard let decompressor = try? LibDeflate.Decompressor() else { return .failure(.damaged) }
-            var output = [UInt8](repeating: 0, count: rawLength)
-            let done = plaintext.withUnsafeBytes { input in
-                output.withUnsafeMutableBytes {
-                    decompressor.decompress(UnsafeRawBufferPointer(rebasing: input[1...]), into: $0)
+            // Not zeroed first: kept only when inflating filled exactly `rawLength` bytes.
+            var done = false
+            let output = [UInt8](unsafeUninitializedCapacity: rawLength) { output, count in
+                done = plaintext.withUnsafeBytes { input in
+                    decompressor.decompress(
+                        UnsafeRawBufferPointer(rebasing: input[1...]), into: UnsafeMutableRawBufferPointer(output))
                 }
+                count = done ? rawLength : 0
             }
+            lap("inflate")
             guard done else { return .failure(.damaged) }
             content = output
         default:
             return .failure(.damaged)
         }
-        guard content.count == rawLength, content.withUnsafeBytes({ keys.id(of: $0) }) == id else {
-            return .failure(.damaged)
-        }
-        return .success(content)
+        let isItsID = content.count == rawLength && content.withUnsafeBytes({ keys.id(of: $0) }) == id
+        lap("check ids")
+        return isItsID ? .success(content) : .failure(.damaged)
     }
 
     /// Why a blob could not be opened.

@@ -52,21 +52,23 @@ final class PackReader: Sendable {
                 .corrupt, "the pack is shorter than its index says (truncated)", path: path,
                 recovery: "Run `check`; restore the pack from a copy of the repository")
         }
-        var bytes = [UInt8](repeating: 0, count: count)
-        var filled = 0
-        while filled < count {
-            let got: Int
-            do {
-                got = try ByteIO.pread(fd, into: &bytes, filled..<count, at: Int64(offset + filled), path: path)
-            } catch {
-                throw error.storageError("cannot read a pack", path: path)
+        // Not zeroed first: every byte is read into it before it is returned.
+        return try [UInt8](unsafeUninitializedCapacity: count) { buffer, filled in
+            while filled < count {
+                let got: Int
+                do throws(Errno) {
+                    got = try Sys.pread(
+                        fd, UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[filled..<count])),
+                        at: Int64(offset + filled), path: path)
+                } catch {
+                    throw error.storageError("cannot read a pack", path: path)
+                }
+                if got == 0 {
+                    throw StorageError(.corrupt, "the pack ended while being read (truncated)", path: path)
+                }
+                filled += got
             }
-            if got == 0 {
-                throw StorageError(.corrupt, "the pack ended while being read (truncated)", path: path)
-            }
-            filled += got
         }
-        return bytes
     }
 
     /// The plaintext of a blob.
@@ -79,18 +81,23 @@ final class PackReader: Sendable {
     /// The plaintexts of blobs that lie one after the other in the pack (each starting where the one before ends),
     /// read with one `pread`.
     /// - Throws: What ``blob(_:id:)`` throws, for the first blob that fails.
-    func blobs(_ run: [(BlobID, PackEntry)]) throws -> [[UInt8]] {
+    /// - Parameter timer: Adds the time spent reading the pack (`read packs`) and opening the blobs (see
+    ///   ``BlobCodec/open(_:id:type:rawLength:keys:timer:)``), as worker time.
+    func blobs(_ run: [(BlobID, PackEntry)], timer: StageTimer? = nil) throws -> [[UInt8]] {
         guard let first = run.first?.1, let last = run.last?.1 else { return [] }
         let sealed: [UInt8]
+        let started = ContinuousClock.now
         do { sealed = try read(at: first.offset, count: last.offset + last.length - first.offset) } catch var error
             as StorageError
         {
             error.key = run[0].0.description
             throw error
         }
+        timer?.add("read packs", ContinuousClock.now - started, isOnWorkers: true)
         return try run.map { id, entry in
             let bytes = sealed[(entry.offset - first.offset)..<(entry.offset - first.offset + entry.length)]
-            switch BlobCodec.open(bytes, id: id, type: entry.type, rawLength: entry.rawLength, keys: keys) {
+            switch BlobCodec.open(bytes, id: id, type: entry.type, rawLength: entry.rawLength, keys: keys, timer: timer)
+            {
             case .success(let content):
                 return content
             case .failure(.unauthentic):

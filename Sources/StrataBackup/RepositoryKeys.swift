@@ -22,7 +22,7 @@ struct RepositoryKeys: Sendable {
 
     /// The id of a blob with this plaintext.
     func id(of bytes: UnsafeRawBufferPointer) -> BlobID {
-        let digest = blobID.withUnsafeBytes { Sodium.keyedHash(Array(bytes), key: $0, length: 32) }
+        let digest = blobID.withUnsafeBytes { Sodium.keyedHash(bytes, key: $0, length: 32) }
         return BlobID(digest)!
     }
 

@@ -18,6 +18,14 @@ public final class SnapshotReader: CaptureSource {
     private let heldLock: HeldLock
     /// The packs read lately, kept open for the next blobs (at most ``openPacks``).
     private var packs: [String: PackReader] = [:]
+    /// The time spent in each stage of the reads so far.
+    private let timer = StageTimer()
+
+    /// The time this reader spent so far, by stage: on worker threads `read packs` (the `pread`s), `decrypt`
+    /// (authenticating and opening the blobs), `inflate`, `check ids` (hashing each plaintext again) and `checksum`
+    /// (the CRC-32 of what is written); on the writing thread `write files` (the `write`s) and `wait for blobs` (for
+    /// the workers), the caller's `open` and `finish` aside.
+    public var stageTimes: [StageTime] { timer.stages }
 
     init(
         repository: BackupRepository, id: String, manifest: SnapshotManifest, index: RepositoryIndex, lock: HeldLock
@@ -45,26 +53,28 @@ public final class SnapshotReader: CaptureSource {
     /// - Throws: ``StorageError`` `.corrupt` or `.authenticationFailed` naming the pack (`path`), the blob (`key`)
     ///   and the snapshot (`collection`); `.notFound` when the file is not in the snapshot; or an error writing.
     public func write(_ file: CapturedFile, to descriptor: Int32) throws {
-        try write([file], opening: { _ in descriptor }, finishing: { _, _ in })
+        try write([file], opening: { _ in descriptor }, finishing: { _, _, _ in })
     }
 
     /// Writes the content of each of `files`, one after the other, reading ahead: while one file is written, the
     /// blobs that follow (of it and of the next files) are read, authenticated, decompressed and checked against
-    /// their ids on worker threads, holding at most 32 MiB of them (one larger blob alone).
+    /// their ids on worker threads, holding at most 32 MiB of them (one larger blob alone). Each file is finished
+    /// with the CRC-32 of its content, computed by the workers from the blobs they checked and combined here.
     /// - Throws: What ``write(_:to:)`` throws, or what `open` or `finish` throw: the first error in file order.
     public func write(
         _ files: [CapturedFile], opening open: (CapturedFile) throws -> Int32,
-        finishing finish: (CapturedFile, Int32) throws -> Void
+        finishing finish: (_ file: CapturedFile, _ descriptor: Int32, _ crc32: UInt32?) throws -> Void
     ) throws {
         try ensureOpen()
         var work = readAhead()
         defer { readAheadPeak = max(readAheadPeak, work.peakCost) }
         var sizes: [Int64] = []
-        // The file being written (its index in `files`, descriptor and bytes written), and the next one to open.
-        var current: (file: Int, descriptor: Int32, bytes: Int64)?
+        // The file being written (its index in `files`, descriptor, bytes written and their CRC-32), and the next
+        // one to open.
+        var current: (file: Int, descriptor: Int32, bytes: Int64, crc: UInt32)?
         var next = 0
         func startNext() throws {
-            current = (next, try open(files[next]), 0)
+            current = (next, try open(files[next]), 0, 0)
             next += 1
         }
         func finishCurrent() throws {
@@ -74,11 +84,15 @@ public final class SnapshotReader: CaptureSource {
                 throw tagged(sizeMismatch(file, size: sizes[written.file], "\(written.bytes) bytes, not"))
             }
             current = nil
-            try finish(files[written.file], written.descriptor)
+            try finish(files[written.file], written.descriptor, written.crc)
         }
+        // The writing thread's time in `accept`: the rest of its time in the read-ahead is waiting for workers.
+        var accepting = Duration.zero
         // Files without chunks (empty) have no piece: they are opened and finished when a later file's first
         // piece, or the end, passes them.
         func accept(_ piece: Piece) throws {
+            let started = ContinuousClock.now
+            defer { accepting += ContinuousClock.now - started }
             if current?.file != piece.file {
                 while next < piece.file {
                     try startNext()
@@ -86,12 +100,17 @@ public final class SnapshotReader: CaptureSource {
                 }
                 try startNext()
             }
-            for chunk in piece.chunks {
+            let writing = ContinuousClock.now
+            for (chunk, crc) in zip(piece.chunks, piece.crcs) {
                 try Self.write(chunk, to: current!.descriptor, file: files[piece.file])
                 current!.bytes += Int64(chunk.count)
+                current!.crc = Zlib.crc32Combine(current!.crc, crc, secondLength: chunk.count)
             }
+            timer.add("write files", ContinuousClock.now - writing)
             if piece.isLast { try finishCurrent() }
         }
+        var reading = Duration.zero
+        defer { timer.add("wait for blobs", reading - accepting) }
         for (index, file) in files.enumerated() {
             let planned: (jobs: [Job], size: Int64)
             do {
@@ -103,10 +122,14 @@ public final class SnapshotReader: CaptureSource {
             }
             sizes.append(planned.size)
             for job in planned.jobs {
+                let started = ContinuousClock.now
+                defer { reading += ContinuousClock.now - started }
                 try work.submit(cost: job.cost, job.run, consume: accept)
             }
         }
+        let finishing = ContinuousClock.now
         try work.finish(consume: accept)
+        reading += ContinuousClock.now - finishing
         while next < files.count {
             try startNext()
             try finishCurrent()
@@ -153,6 +176,8 @@ public final class SnapshotReader: CaptureSource {
     private struct Piece: Sendable {
         var file: Int
         var chunks: [[UInt8]]
+        /// Each chunk's CRC-32.
+        var crcs: [UInt32]
         /// Whether the file's last blob is among them.
         var isLast: Bool
     }
@@ -184,6 +209,7 @@ public final class SnapshotReader: CaptureSource {
         var groupPack: PackReader?
         var groupBytes = 0
         let collection = summary.id
+        let timer = self.timer
         func flush(isLast: Bool) {
             guard let reader = groupPack, !group.isEmpty else { return }
             let run = group
@@ -191,7 +217,11 @@ public final class SnapshotReader: CaptureSource {
             jobs.append(
                 Job(cost: cost) {
                     do {
-                        return Piece(file: index, chunks: try reader.blobs(run), isLast: isLast)
+                        let chunks = try reader.blobs(run, timer: timer)
+                        let crcs = timer.time("checksum", isOnWorkers: true) {
+                            chunks.map { chunk in chunk.withUnsafeBytes { LibDeflate.crc32($0) } }
+                        }
+                        return Piece(file: index, chunks: chunks, crcs: crcs, isLast: isLast)
                     } catch var error as StorageError {
                         error.collection = collection
                         throw error

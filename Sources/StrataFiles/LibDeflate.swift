@@ -6,7 +6,7 @@ import StrataCore
 /// dictionary-primed block that continues a stream (a large zip entry), and `crc32_combine`.
 package enum LibDeflate {
     /// CRC-32 of `bytes`, continuing from `crc` (the same value as zlib's `crc32`).
-    static func crc32(_ bytes: UnsafeRawBufferPointer, continuing crc: UInt32 = 0) -> UInt32 {
+    package static func crc32(_ bytes: UnsafeRawBufferPointer, continuing crc: UInt32 = 0) -> UInt32 {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return crc }
         return libdeflate_crc32(crc, base, bytes.count)
     }

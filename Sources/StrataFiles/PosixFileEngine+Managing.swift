@@ -151,28 +151,13 @@ extension PosixFileEngine {
     /// extended attribute recorded at write time.
     public func verify(prefix: String) throws -> [FileProblem] {
         var problems: [FileProblem] = []
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
         for key in try list(prefix: prefix, recursive: true) {
             try withOpenFile(key) { fd, path in
                 guard let recorded = Self.recordedIntegrity(fd) else {
                     problems.append(FileProblem(key: key, kind: .unrecorded, detail: "no checksum was recorded"))
                     return
                 }
-                var crc: UInt32 = 0
-                var size = 0
-                while true {
-                    let count: Int
-                    do throws(Errno) {
-                        count = try Sys.read(fd, into: &buffer)
-                    } catch {
-                        throw error.storageError("cannot read the file", tier: .files, key: key, path: path)
-                    }
-                    if count == 0 { break }
-                    crc = buffer.withUnsafeBytes {
-                        LibDeflate.crc32(UnsafeRawBufferPointer(rebasing: $0[0..<count]), continuing: crc)
-                    }
-                    size += count
-                }
+                let (crc, size) = try Self.checksum(of: fd, key: key, path: path)
                 if let problem = FileProblem(
                     key: key, recordedCRC: recorded.crc, recordedSize: recorded.size, crc: crc, size: size)
                 {
@@ -181,6 +166,26 @@ extension PosixFileEngine {
             }
         }
         return problems
+    }
+
+    /// The CRC-32 and size of the whole content of the open file `fd` (read from its start, whatever its offset).
+    /// - Throws: ``/StrataCore/StorageError`` naming `key` and `path` when it cannot be read.
+    package static func checksum(of fd: Int32, key: String, path: String) throws -> (crc: UInt32, size: Int) {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
+        var crc: UInt32 = 0
+        var size = 0
+        while true {
+            let count: Int
+            do throws(Errno) {
+                count = try Sys.pread(fd, buffer, at: Int64(size))
+            } catch {
+                throw error.storageError("cannot read the file", tier: .files, key: key, path: path)
+            }
+            if count == 0 { return (crc, size) }
+            crc = LibDeflate.crc32(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), continuing: crc)
+            size += count
+        }
     }
 
     /// Removes the temporary files of writers whose process is gone, and the staging folders of dead imports.

@@ -4,9 +4,9 @@ import StrataCore
 
 /// The only file that calls zlib: dictionary-primed deflate blocks that continue one stream, streaming inflate,
 /// and combining CRC-32s. (Whole-buffer deflate and CRC-32 itself are libdeflate's: see ``LibDeflate``.)
-enum Zlib {
+package enum Zlib {
     /// The CRC-32 of two concatenated pieces from their CRCs and the second's length.
-    static func crc32Combine(_ first: UInt32, _ second: UInt32, secondLength: Int) -> UInt32 {
+    package static func crc32Combine(_ first: UInt32, _ second: UInt32, secondLength: Int) -> UInt32 {
         UInt32(truncatingIfNeeded: CZlib.crc32_combine(UInt(first), UInt(second), off_t(secondLength)))
     }
 

@@ -94,11 +94,18 @@ package enum Sodium {
 
     /// Keyed BLAKE2b (`crypto_generichash`).
     package static func keyedHash(_ message: [UInt8], key: UnsafeRawBufferPointer, length: Int) -> [UInt8] {
+        message.withUnsafeBytes { keyedHash($0, key: key, length: length) }
+    }
+
+    /// Keyed BLAKE2b of bytes in place (`crypto_generichash`), without copying them first.
+    package static func keyedHash(_ message: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, length: Int)
+        -> [UInt8]
+    {
         var output = [UInt8](repeating: 0, count: length)
         output.withUnsafeMutableBufferPointer { out in
             _ = crypto_generichash(
-                out.baseAddress!, length, message, UInt64(message.count),
-                key.baseAddress!.assumingMemoryBound(to: UInt8.self), key.count)
+                out.baseAddress!, length, message.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                UInt64(message.count), key.baseAddress!.assumingMemoryBound(to: UInt8.self), key.count)
         }
         return output
     }

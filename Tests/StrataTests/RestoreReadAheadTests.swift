@@ -138,7 +138,7 @@ struct RestoreReadAheadTests {
                 written[file.path] = path
                 return open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
             },
-            finishing: { _, descriptor in close(descriptor) })
+            finishing: { _, descriptor, _ in close(descriptor) })
         #expect(reader.readAheadPeak > 0)
         #expect(reader.readAheadPeak <= 1 << 20, "\(reader.readAheadPeak) bytes held at once")
         #expect(files.count == values.count)
