@@ -223,6 +223,13 @@ extension Storage {
             timer?.add(stage, now - clock)
             clock = now
         }
+        // Before the store opens: opening moves an unreadable suite aside and starts it empty, and its catalogued
+        // preferences would then pass for unflushed ones below.
+        if var damaged = DefaultsStore.unreadableSuites(paths: try StoragePaths(root: path, create: false)).first {
+            damaged.path = damaged.path.map { Tier.defaults.directoryName + "/" + ($0 as NSString).lastPathComponent }
+            damaged.recovery = "The snapshot holds a damaged suite file; restore another snapshot"
+            throw damaged
+        }
         let storage = try Storage(root: path, secretsKey: secretsKey)
         lap("open staged store")
         let omitted = Set(
@@ -241,6 +248,14 @@ extension Storage {
             throw StorageError(
                 .corrupt, "the restored store does not verify: " + verified.lines.joined(separator: "; "), path: path,
                 recovery: "The snapshot is inconsistent or damaged; restore another one")
+        }
+        // A tier that could not be listed fails the restore, but for secrets restored without their key: those
+        // cannot be read, and are reported unchecked. With the key, a damaged or swapped item, or a wrong key, is
+        // an error here, never a tier taken for a locked one.
+        for tier in Tier.allCases {
+            guard var unlisted = verified.uncheckedTiers[tier], tier != .secrets || secretsKey != nil else { continue }
+            unlisted.tier = tier
+            throw unlisted
         }
         lap("verify catalog")
         var readable: [StorageLocation] = []

@@ -206,17 +206,8 @@ enum InspectCommand {
         var problems: [String] = []
         let (configuration, configurationProblem) = self.configuration(paths)
         if let configurationProblem { problems.append("\(StoreConfiguration.fileName): \(configurationProblem)") }
-        let defaults = paths.directoryPath(for: .defaults)
-        for suite in names(in: defaults, suffix: ".plist") {
-            let data = FileManager.default.contents(atPath: defaults + "/" + suite) ?? Data()
-            do {
-                guard case .dictionary = try PropertyListFormat.decode(data) else {
-                    problems.append("defaults/\(suite): not a dictionary")
-                    continue
-                }
-            } catch {
-                problems.append("defaults/\(suite): \(error)")
-            }
+        for damaged in DefaultsStore.unreadableSuites(paths: paths) {
+            problems.append("defaults/\((damaged.collection ?? "?") + ".plist"): \(damaged)")
         }
         for keyring in keyrings(paths) {
             let store = try SecretStore(keyring: keyring, paths: paths)
