@@ -20,20 +20,34 @@ enum BlobCodec {
     /// Compresses (on this thread, with `compressor`) and seals `chunk`.
     static func seal(
         _ chunk: UnsafeRawBufferPointer, id: BlobID, type: UInt8, keys: RepositoryKeys,
-        compressor: LibDeflate.Compressor
+        compressor: LibDeflate.Compressor, stages: BackupStages? = nil
     ) -> [UInt8] {
         // Room for a compressed form at most 63/64 of the input: anything larger is stored as it is.
         let room = chunk.count - chunk.count / 64
         var plaintext = [UInt8](repeating: 0, count: 1 + max(room, 0))
-        let compressed = plaintext.withUnsafeMutableBytes { buffer in
-            room > 64 ? compressor.compress(chunk, into: UnsafeMutableRawBufferPointer(rebasing: buffer[1...])) : nil
+        let compressed = BackupStages.time(stages, .compress) {
+            plaintext.withUnsafeMutableBytes { buffer in
+                room > 64
+                    ? compressor.compress(chunk, into: UnsafeMutableRawBufferPointer(rebasing: buffer[1...])) : nil
+            }
         }
         if let compressed {
+            stages?.count {
+                $0.compressed += 1
+                $0.compressedBytes += chunk.count
+                $0.compressedOutput += compressed
+            }
             plaintext[0] = 1
             plaintext.removeLast(plaintext.count - 1 - compressed)
         } else {
+            stages?.count { $0.compressedInVain += 1 }
             plaintext = [0] + Array(chunk)
         }
+        stages?.count { $0.sealed += 1 }
+        return BackupStages.time(stages, .seal) { sealPlaintext(plaintext, id: id, type: type, keys: keys) }
+    }
+
+    private static func sealPlaintext(_ plaintext: [UInt8], id: BlobID, type: UInt8, keys: RepositoryKeys) -> [UInt8] {
         let nonce = Sodium.random(Sodium.nonceBytes)
         let sealed = plaintext.withUnsafeBytes { text in
             keys.seal.withUnsafeBytes {
