@@ -225,14 +225,13 @@ public final class SnapshotWriter: CaptureSink {
             try work.submit(
                 cost: chunk.count * 2,
                 {
-                    let id = BackupStages.time(stages, .hash) { chunk.withUnsafeBytes { keys.id(of: $0) } }
-                    if known.contains(id) {
+                    let id = BackupStages.time(stages, .hash) { keys.id(of: chunk) }
+                    guard known.claim(id) else {
                         stages?.count { $0.known += 1 }
                         return Processed(file: file, id: id, rawLength: chunk.count, sealed: nil)
                     }
-                    let compressor = try LibDeflate.Compressor(level: 3)
-                    let sealed = chunk.withUnsafeBytes {
-                        BlobCodec.seal($0, id: id, type: 0, keys: keys, compressor: compressor, stages: stages)
+                    let sealed = try chunk.withUnsafeBytes {
+                        try BlobCodec.seal($0, id: id, type: 0, keys: keys, stages: stages)
                     }
                     return Processed(file: file, id: id, rawLength: chunk.count, sealed: sealed)
                 }, consume: { try consume($0) })
@@ -265,18 +264,15 @@ public final class SnapshotWriter: CaptureSink {
         try store(chunk)
     }
 
-    /// Lists a processed chunk in its file, and adds its blob to the pack unless the repository has it.
+    /// Lists a processed chunk in its file, and adds its blob to the pack when its job sealed it.
     private func store(_ chunk: Processed) throws {
         files[chunk.file].chunks.append(chunk.id)
+        // Only the job that claimed the blob sealed it: it goes to a pack once.
         guard let sealed = chunk.sealed else { return }
-        // Another job may have sealed the same content before the first copy reached the pack.
-        let known = try knownBlobs()
-        if known.contains(chunk.id) { return }
         if pack == nil { pack = try PackWriter(in: repository.data, keys: repository.keys) }
         try BackupStages.time(stages, .packWrite) {
             try pack!.add(sealed, id: chunk.id, type: 0, rawLength: chunk.rawLength)
         }
-        known.insert(chunk.id)
         addedBlobs += 1
         KillPoint.reach("blob added to a pack")
         if pack!.size >= repository.configuration.packSize { try closePack() }
