@@ -12,6 +12,7 @@
 //       [--restores N]          # restore N times (Strata, then restic, in turn); the table takes the medians
 //       [--restore-with BINARY] # also restore with another build of this benchmark, in turn with this one
 //       [--without-tar]         # leave `tar -cz | age` out (minutes on a busy machine; nothing else needs it)
+//       [--backup-stages]       # the first backup also prints, on standard error, where its time went stage by stage
 import BenchmarkKit
 import Foundation
 import Strata
@@ -19,11 +20,13 @@ import Strata
 /// The store's secrets key file, beside the store (restic and tar see only the root).
 func secretsKey(_ work: String) -> KeyProvider { .keyFile(work + "/secrets.key") }
 
-/// `backup ROOT REPO REPOKEY SECRETSKEY`: one backup of the store; prints `written files reused`.
+/// `backup ROOT REPO REPOKEY SECRETSKEY [--backup-stages]`: one backup of the store; prints `written files reused`.
 func backupChild(_ arguments: [String]) throws {
     let storage = try Storage(root: arguments[2], secretsKey: .keyFile(arguments[5]))
     let repository = try BackupRepository.open(at: arguments[3], key: .keyFile(arguments[4]))
-    let backup = try storage.backup(to: repository)
+    let backup =
+        arguments.contains("--backup-stages")
+        ? try BackupStageReport.backup(storage, to: repository) : try storage.backup(to: repository)
     print(backup.snapshot.addedBytes, backup.snapshot.fileCount, backup.snapshot.reusedFiles)
 }
 
@@ -263,9 +266,10 @@ func run() throws {
     try RepositoryKey.createKeyFile(at: keyFile)
     _ = try BackupRepository.create(at: repository, key: .keyFile(keyFile))
     let me = "'\(arguments[0])'"
-    func backup(_ label: String) throws -> Step {
+    func backup(_ label: String, stages: Bool = false) throws -> Step {
         let step = try measure(
-            "\(me) backup '\(root)' '\(repository)' '\(keyFile)' '\(secretsKeyFile)'", work: work)
+            "\(me) backup '\(root)' '\(repository)' '\(keyFile)' '\(secretsKeyFile)'\(stages ? " --backup-stages" : "")",
+            work: work)
         guard step.output.count == 3 else { throw StorageError(.io, "the backup printed \(step.output)") }
         print(
             "Strata \(label): \(String(format: "%.2f s", step.seconds)), \(mib(step.output[0])) written, "
@@ -289,7 +293,7 @@ func run() throws {
     }
 
     _ = try Bench.shell("sync")
-    let first = try backup("first backup")
+    let first = try backup("first backup", stages: arguments.contains("--backup-stages"))
     let resticFirst = try resticBackup("first backup")
     // tar -cz | age -r: one encrypted archive of the whole root (no dedup, nothing incremental).
     var age: (step: Step, bytes: Double)?

@@ -20,6 +20,11 @@ struct RepositoryKeys: Sendable {
         gear = derive("strata-backup gear v1")
     }
 
+    /// The id of a blob with this plaintext, hashed where it lies (a chunk being written).
+    func id(of bytes: [UInt8]) -> BlobID {
+        BlobID(blobID.withUnsafeBytes { Sodium.keyedHash(bytes, key: $0, length: 32) })!
+    }
+
     /// The id of a blob with this plaintext.
     func id(of bytes: UnsafeRawBufferPointer) -> BlobID {
         let digest = blobID.withUnsafeBytes { Sodium.keyedHash(bytes, key: $0, length: 32) }

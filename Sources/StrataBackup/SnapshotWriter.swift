@@ -48,6 +48,12 @@ public final class SnapshotWriter: CaptureSink {
     private var addedBytes: Int64 = 0
     private var buffer: [UInt8] = []
     private var isOpen = true
+    /// The time ``consume(_:)`` took so far, while ``stages`` is set: taken out of the hand-over's time.
+    private var consumeTime = BackupStages.Spent()
+
+    /// Where the time of this snapshot goes, stage by stage, when set (the benchmark's `--backup-stages`); `nil`,
+    /// the default, reads no clock.
+    package var stages: BackupStages?
 
     init(
         repository: BackupRepository, lock: HeldLock, parent: (String, SnapshotManifest)?,
@@ -85,7 +91,9 @@ public final class SnapshotWriter: CaptureSink {
                 let want = Int(min(Int64(buffer.count - filled), file.size - offset))
                 let got: Int
                 do {
-                    got = try ByteIO.pread(descriptor, into: &buffer, filled..<(filled + want), at: offset)
+                    got = try BackupStages.time(stages, .read) { () throws(Errno) -> Int in
+                        try ByteIO.pread(descriptor, into: &buffer, filled..<(filled + want), at: offset)
+                    }
                 } catch {
                     throw error.storageError("cannot read a file being backed up", tier: file.tier, key: file.path)
                 }
@@ -100,10 +108,12 @@ public final class SnapshotWriter: CaptureSink {
             let isEnd = offset >= file.size
             var start = 0
             while start < filled, isEnd || filled - start >= maximum {
-                let length = buffer.withUnsafeBytes {
-                    repository.chunker.cut(UnsafeRawBufferPointer(rebasing: $0[start..<filled]), isEnd: isEnd)
+                let length = BackupStages.time(stages, .cut) {
+                    buffer.withUnsafeBytes {
+                        repository.chunker.cut(UnsafeRawBufferPointer(rebasing: $0[start..<filled]), isEnd: isEnd)
+                    }
                 }
-                try submit(Array(buffer[start..<(start + length)]), file: index)
+                try submit(BackupStages.time(stages, .copy) { Array(buffer[start..<(start + length)]) }, file: index)
                 start += length
             }
             if isEnd { break }
@@ -129,10 +139,12 @@ public final class SnapshotWriter: CaptureSink {
         let index = files.count - 1
         var start = 0
         while start < contents.count {
-            let length = contents.withUnsafeBytes {
-                repository.chunker.cut(UnsafeRawBufferPointer(rebasing: $0[start...]), isEnd: true)
+            let length = BackupStages.time(stages, .cut) {
+                contents.withUnsafeBytes {
+                    repository.chunker.cut(UnsafeRawBufferPointer(rebasing: $0[start...]), isEnd: true)
+                }
             }
-            try submit(Array(contents[start..<(start + length)]), file: index)
+            try submit(BackupStages.time(stages, .copy) { Array(contents[start..<(start + length)]) }, file: index)
             start += length
         }
     }
@@ -144,17 +156,21 @@ public final class SnapshotWriter: CaptureSink {
     public func commit(metadata: [String: String] = [:]) throws -> SnapshotSummary {
         try ensureOpen()
         defer { abandon() }
-        try work.finish { try consume($0) }
+        try handOver { work in try work.finish { try consume($0) } }
         try closePack()
         if !records.isEmpty {
-            _ = try RepositoryIndex.write(records, in: repository.indexFolder, keys: repository.keys)
+            _ = try BackupStages.time(stages, .index) {
+                try RepositoryIndex.write(records, in: repository.indexFolder, keys: repository.keys)
+            }
             KillPoint.reach("index written")
         }
         let manifest = SnapshotManifest(
             time: Date(), host: host, parent: parentID, metadata: metadata, files: files,
             reusedFiles: reusedFiles, addedBlobs: addedBlobs, addedBytes: addedBytes)
         let id = BackupRepository.randomName()
-        try manifest.write(as: id, in: repository.snapshotFolder, keys: repository.keys)
+        try BackupStages.time(stages, .snapshot) {
+            try manifest.write(as: id, in: repository.snapshotFolder, keys: repository.keys)
+        }
         KillPoint.reach("snapshot written")
         return manifest.summary(id: id)
     }
@@ -200,28 +216,63 @@ public final class SnapshotWriter: CaptureSink {
     private func submit(_ chunk: [UInt8], file: Int) throws {
         let keys = repository.keys
         let known = try knownBlobs()
-        try work.submit(
-            cost: chunk.count * 2,
-            {
-                let id = chunk.withUnsafeBytes { keys.id(of: $0) }
-                if known.contains(id) { return Processed(file: file, id: id, rawLength: chunk.count, sealed: nil) }
-                let compressor = try LibDeflate.Compressor(level: 3)
-                let sealed = chunk.withUnsafeBytes {
-                    BlobCodec.seal($0, id: id, type: 0, keys: keys, compressor: compressor)
-                }
-                return Processed(file: file, id: id, rawLength: chunk.count, sealed: sealed)
-            }, consume: { try consume($0) })
+        let stages = stages
+        stages?.count {
+            $0.count += 1
+            $0.bytes += chunk.count
+        }
+        try handOver { work in
+            try work.submit(
+                cost: chunk.count * 2,
+                {
+                    let id = BackupStages.time(stages, .hash) { keys.id(of: chunk) }
+                    guard known.claim(id) else {
+                        stages?.count { $0.known += 1 }
+                        return Processed(file: file, id: id, rawLength: chunk.count, sealed: nil)
+                    }
+                    let sealed = try chunk.withUnsafeBytes {
+                        try BlobCodec.seal($0, id: id, type: 0, keys: keys, stages: stages)
+                    }
+                    return Processed(file: file, id: id, rawLength: chunk.count, sealed: sealed)
+                }, consume: { try consume($0) })
+        }
+    }
+
+    /// Runs `body` on the work queue, adding its time less that of the chunks consumed meanwhile to the hand-over.
+    private func handOver(_ body: (inout OrderedWork<Processed>) throws -> Void) throws {
+        guard let stages else { return try body(&work) }
+        let start = BackupStages.Mark()
+        let consumedBefore = consumeTime
+        defer {
+            let spent = start.spent()
+            stages.add(
+                .init(
+                    wall: spent.wall - (consumeTime.wall - consumedBefore.wall),
+                    cpu: spent.cpu - (consumeTime.cpu - consumedBefore.cpu)), to: .handOver)
+        }
+        try body(&work)
     }
 
     private func consume(_ chunk: Processed) throws {
+        guard stages != nil else { return try store(chunk) }
+        let start = BackupStages.Mark()
+        defer {
+            let spent = start.spent()
+            consumeTime.wall += spent.wall
+            consumeTime.cpu += spent.cpu
+        }
+        try store(chunk)
+    }
+
+    /// Lists a processed chunk in its file, and adds its blob to the pack when its job sealed it.
+    private func store(_ chunk: Processed) throws {
         files[chunk.file].chunks.append(chunk.id)
+        // Only the job that claimed the blob sealed it: it goes to a pack once.
         guard let sealed = chunk.sealed else { return }
-        // Another job may have sealed the same content before the first copy reached the pack.
-        let known = try knownBlobs()
-        if known.contains(chunk.id) { return }
         if pack == nil { pack = try PackWriter(in: repository.data, keys: repository.keys) }
-        try pack!.add(sealed, id: chunk.id, type: 0, rawLength: chunk.rawLength)
-        known.insert(chunk.id)
+        try BackupStages.time(stages, .packWrite) {
+            try pack!.add(sealed, id: chunk.id, type: 0, rawLength: chunk.rawLength)
+        }
         addedBlobs += 1
         KillPoint.reach("blob added to a pack")
         if pack!.size >= repository.configuration.packSize { try closePack() }
@@ -241,7 +292,8 @@ public final class SnapshotWriter: CaptureSink {
     private func closePack() throws {
         guard let current = pack else { return }
         pack = nil
-        let record = try current.finish()
+        let record = try BackupStages.time(stages, .packClose) { try current.finish() }
+        stages?.count { $0.packs += 1 }
         addedBytes += Int64(record.size)
         records.append(record)
     }

@@ -19,4 +19,18 @@ extension Sys {
     }
 }
 
+extension Sys {
+    /// `clock_gettime(CLOCK_THREAD_CPUTIME_ID)`: the CPU time the calling thread has used so far, in nanoseconds
+    /// (user and system). It cannot fail for the calling thread's clock; 0 if it did.
+    package static func threadCPUNanoseconds() -> Int64 {
+        var time = timespec()
+        guard system_clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time) == 0 else { return 0 }
+        return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
+    }
+}
+
+private func system_clock_gettime(_ clock: clockid_t, _ time: UnsafeMutablePointer<timespec>) -> Int32 {
+    clock_gettime(clock, time)
+}
+
 private func system_futimens(_ fd: Int32, _ times: UnsafePointer<timespec>) -> Int32 { futimens(fd, times) }

@@ -50,6 +50,21 @@ package enum Sodium {
         return output
     }
 
+    /// XChaCha20-Poly1305 (IETF) in place: the plaintext, all of `buffer` but its last ``tagBytes``, becomes the
+    /// ciphertext, and the tag fills those last bytes (libsodium encrypts in place when the output is the input).
+    package static func seal(
+        inPlace buffer: UnsafeMutableRawBufferPointer, additionalData: [UInt8], nonce: UnsafeRawBufferPointer,
+        key: UnsafeRawBufferPointer
+    ) {
+        precondition(buffer.count >= tagBytes && nonce.count == nonceBytes && key.count == keyBytes)
+        let text = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        var length: UInt64 = 0
+        _ = crypto_aead_xchacha20poly1305_ietf_encrypt(
+            text, &length, text, UInt64(buffer.count - tagBytes), additionalData, UInt64(additionalData.count), nil,
+            nonce.baseAddress!.assumingMemoryBound(to: UInt8.self), key.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        )
+    }
+
     /// How many boxes ``open(_:additionalData:nonce:key:into:)`` tried to open in this process: the tests count a
     /// warm read's work with it.
     static let boxesOpened = Atomic<Int>(0)
