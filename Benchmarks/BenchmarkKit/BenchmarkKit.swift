@@ -20,6 +20,12 @@ public enum Bench {
         return seconds(usage.ru_utime) + seconds(usage.ru_stime)
     }
 
+    /// This process's page faults so far: minor (the page was in memory, only mapped) and major (read from disk).
+    public static var pageFaults: (minor: Int, major: Int) {
+        let usage = usage
+        return (Int(usage.ru_minflt), Int(usage.ru_majflt))
+    }
+
     /// This process's peak resident memory so far (`ru_maxrss`: KiB on Linux, bytes on Darwin).
     public static var peakResident: Int { Int(usage.ru_maxrss) }
 

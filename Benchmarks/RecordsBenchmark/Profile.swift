@@ -1,5 +1,5 @@
-// `--profile OPERATION --side strata|raw --count N`: one operation N times on a filled store, for an instruction
-// counter. Only the operation runs inside `profiledOperations`, so callgrind can count it alone:
+// `--profile OPERATION --side strata|raw --count N [--filled M]`: one operation N times on a store filled with M
+// records (5,000 unless given), for an instruction counter. Only the operation runs inside `profiledOperations`, so callgrind can count it alone:
 //
 //   valgrind --tool=callgrind --toggle-collect='*profiledOperations*' \
 //       .build/release/strata-bench-records --profile get --side strata --count 1000
@@ -16,6 +16,8 @@ struct ProfileRun {
     let operation: String
     let side: String
     let count: Int
+    /// The records the store holds before the operation runs.
+    let filled: Int
 
     init?(_ arguments: [String]) {
         guard let index = arguments.firstIndex(of: "--profile"), index + 1 < arguments.count else { return nil }
@@ -25,21 +27,19 @@ struct ProfileRun {
         operation = arguments[index + 1]
         side = value("--side") ?? "strata"
         count = value("--count").flatMap(Int.init) ?? 1000
+        filled = value("--filled").flatMap(Int.init) ?? 5_000
     }
-
-    /// The records the store holds before the operation runs.
-    static let filled = 5_000
 
     func run() throws {
         let folder = try Bench.temporaryFolder("records-profile")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let sides = try openSides(folder, "profile")
-        try fill(sides, count: Self.filled)
+        try fill(sides, count: filled)
         let strata = side == "strata"
         var sink = 0
         switch operation {
         case "insert":
-            let range = Self.filled..<(Self.filled + count)
+            let range = filled..<(filled + count)
             if strata {
                 let people = range.map(person)
                 try Self.measured { try sides.strata.insert(contentsOf: people) }
@@ -48,7 +48,7 @@ struct ProfileRun {
                 Self.measured { sides.raw.insert(rows[...]) }
             }
         case "get":
-            let ids = sampleIDs(count, of: Self.filled, round: 0)
+            let ids = sampleIDs(count, of: filled, round: 0)
             if strata {
                 try Self.measured { for id in ids { sink &+= try sides.strata.get(id: id)?.age ?? 0 } }
             } else {
@@ -68,11 +68,25 @@ struct ProfileRun {
             print("unknown operation \(operation): insert, get or range")
         }
         print("\(operation) x\(count) on \(side): \(sink)")
+        // The files of both sides, so that a difference in what a get reads shows (a larger file, an unmerged WAL).
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder).sorted() {
+            let size = try FileManager.default.attributesOfItem(atPath: folder + "/" + name)[.size] as? Int ?? 0
+            print("  \(name): \(size) bytes")
+        }
     }
 
-    /// Runs `body`: the one frame an instruction counter is told to count (`--toggle-collect`).
-    @inline(never)
-    static func measured(_ body: () throws -> Void) rethrows { try profiledOperations(body) }
+    /// Runs `body`: the one frame an instruction counter is told to count (`--toggle-collect`); prints its CPU
+    /// time and the page faults it took (counts, which a loaded machine does not blur as it blurs time).
+    static func measured(_ body: () throws -> Void) rethrows {
+        let faults = Bench.pageFaults
+        let cpu = Bench.cpuSeconds
+        try profiledOperations(body)
+        let after = Bench.pageFaults
+        print(
+            String(
+                format: "cpu %.3f s, page faults: %d minor, %d major", Bench.cpuSeconds - cpu,
+                after.minor - faults.minor, after.major - faults.major))
+    }
 }
 
 /// The counted frame of ``ProfileRun/measured(_:)``, named to be found in a profile.

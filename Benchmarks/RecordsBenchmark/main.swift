@@ -486,22 +486,46 @@ func runBenchmark() throws {
         try fill(small, count: 10_000)
         try fill(big, count: large)
         let growthGets = quick ? 4_000 : 20_000
+        // Each side the same way: per round, a pair of runs at 10k and at `large` on the same ids, alternating, the
+        // median of each kept; and the page faults of the runs at `large` counted (the first touch of a page of
+        // the memory-mapped file is a minor fault, a read from disk a major one).
         var strataGrowth = PairedRounds()
         var rawGrowth = PairedRounds()
+        var strataFaults = (minor: 0, major: 0)
+        var rawFaults = (minor: 0, major: 0)
+        func growthRound(
+            _ growth: inout PairedRounds, _ faults: inout (minor: Int, major: Int), smallRun: () throws -> Void,
+            largeRun: () throws -> Void
+        ) rethrows {
+            let pair = try PairedRounds.run(
+                rounds: 2, baseline: { _ in try Bench.time(smallRun) },
+                strata: { _ in
+                    let before = Bench.pageFaults
+                    let seconds = try Bench.time(largeRun)
+                    let after = Bench.pageFaults
+                    faults = (faults.minor + after.minor - before.minor, faults.major + after.major - before.major)
+                    return seconds
+                })
+            growth.baseline.append(PairedRounds.median(pair.baseline))
+            growth.strata.append(PairedRounds.median(pair.strata))
+        }
         for round in 0..<rounds {
             let smallIDs = sampleIDs(growthGets, of: 10_000, round: round)
             let largeIDs = sampleIDs(growthGets, of: large, round: round)
-            let pair = try PairedRounds.run(
-                rounds: 2,
-                baseline: { _ in
-                    try Bench.time { for id in smallIDs { sink &+= try small.strata.get(id: id)?.age ?? 0 } }
-                },
-                strata: { _ in try Bench.time { for id in largeIDs { sink &+= try big.strata.get(id: id)?.age ?? 0 } } }
-            )
-            strataGrowth.baseline.append(PairedRounds.median(pair.baseline))
-            strataGrowth.strata.append(PairedRounds.median(pair.strata))
-            rawGrowth.baseline.append(Bench.time { sink &+= small.raw.get(smallIDs[...]) })
-            rawGrowth.strata.append(Bench.time { sink &+= big.raw.get(largeIDs[...]) })
+            // Which side goes first alternates too.
+            let sides = round % 2 == 0 ? [true, false] : [false, true]
+            for strata in sides {
+                if strata {
+                    try growthRound(
+                        &strataGrowth, &strataFaults,
+                        smallRun: { for id in smallIDs { sink &+= try small.strata.get(id: id)?.age ?? 0 } },
+                        largeRun: { for id in largeIDs { sink &+= try big.strata.get(id: id)?.age ?? 0 } })
+                } else {
+                    growthRound(
+                        &rawGrowth, &rawFaults, smallRun: { sink &+= small.raw.get(smallIDs[...]) },
+                        largeRun: { sink &+= big.raw.get(largeIDs[...]) })
+                }
+            }
         }
         print("")
         Comparison.printTable(
@@ -512,10 +536,17 @@ func runBenchmark() throws {
         print("  Strata: \(strataGrowth.ratioRange)")
         print(
             String(
-                format: "  raw C (same pragmas): %@ at 10000, %@ at %d (%.2fx)",
+                format: "  raw C (same pragmas, same rounds): %@ at 10000, %@ at %d (%.2fx); %@",
                 Bench.perOperation(PairedRounds.median(rawGrowth.baseline), growthGets),
                 Bench.perOperation(PairedRounds.median(rawGrowth.strata), growthGets), large,
-                PairedRounds.median(rawGrowth.strata) / PairedRounds.median(rawGrowth.baseline)))
+                PairedRounds.median(rawGrowth.strata) / PairedRounds.median(rawGrowth.baseline),
+                rawGrowth.ratioRange))
+        let largeGets = Double(2 * rounds * growthGets)
+        print(
+            String(
+                format: "  page faults per get at %d: Strata %.3f minor, %.4f major; raw C %.3f minor, %.4f major",
+                large, Double(strataFaults.minor) / largeGets, Double(strataFaults.major) / largeGets,
+                Double(rawFaults.minor) / largeGets, Double(rawFaults.major) / largeGets))
     }
 
     if !arguments.contains("--core") {
