@@ -25,13 +25,15 @@ SUITES = {
 
 
 def summarize(lines):
-    """Groups the rows by suite and name, in first-seen order: median, min and max of the ratio per group."""
+    """Groups the rows by suite, name and baseline, in first-seen order: median, min and max of the ratio per
+    group. The baseline is part of the key: one step compared with two tools (a first backup against restic and
+    against `tar -cz | age`) is two rows, never one range mixing both."""
     groups = {}
     for row in lines:
-        key = (row["suite"], row["name"])
+        key = (row["suite"], row["name"], row.get("baselineName", ""))
         groups.setdefault(key, []).append(row)
     results = []
-    for (suite, name), rows in groups.items():
+    for (suite, name, _), rows in groups.items():
         ratios = [row["ratio"] for row in rows if row["ratio"] is not None and math.isfinite(row["ratio"])]
         if not ratios:
             continue
@@ -74,7 +76,7 @@ def markdown(results, meta):
         met = "–" if r["met"] is None else ("yes" if r["met"] else "**no**")
         digits = 4 if r["unit"] == "bytes" else 2
         out.append(("| %%s | %%s | %%s | %%s | %%s | %%.%df× | %%.%df–%%.%df× | %%s | %%s |" % (digits, digits, digits)) % (
-            r["suite"], r["name"].replace("|", "\\|"), r["baseline"], per_op(r["strataSecondsPerOp"], r["unit"]),
+            r["suite"], r["name"].replace("|", "\\|"), r["baseline"].replace("|", "\\|"), per_op(r["strataSecondsPerOp"], r["unit"]),
             per_op(r["baselineSecondsPerOp"], r["unit"]), r["median"], r["min"], r["max"], target, met))
     return "\n".join(out) + "\n"
 
