@@ -7,9 +7,13 @@ extension Storage {
     /// Restores a capture of a whole store into a new root, all-or-nothing.
     ///
     /// The store is built in a staging folder beside `root` (`.strata-restore-…`): every file written with its
-    /// mode, extended attributes and modification time and made durable; the staged store opened, its catalog
-    /// verified and every catalogued key read back; only then moved to `root` with one rename(2). A restore that
-    /// fails or is killed leaves no store at `root`; its staging folder is removed by the next restore beside it.
+    /// mode, extended attributes and modification time and made durable, each file checked against its recorded
+    /// checksum as it is written; the suite files checked to decode, the staged store opened, its catalog verified
+    /// and every catalogued key read back (a checked file is opened, not read again); only then moved to `root` with
+    /// one rename(2). A damaged suite, or a secrets tier that cannot be listed with the key given (a tampered item, a
+    /// wrong key), fails the restore; without a key, secrets are reported in ``RestoreReport/uncheckedKeys``. A
+    /// restore that fails or is killed leaves no store at `root`; its staging folder is removed by the next restore
+    /// beside it.
     ///
     /// Secrets are restored sealed: reading them, here or on another machine, needs the key provider the store used
     /// (the same passphrase, key file or key).
