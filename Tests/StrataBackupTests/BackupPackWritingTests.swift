@@ -63,9 +63,11 @@ struct BackupPackWritingTests {
         // Every chunk but a file's last is at least the minimum (256 KiB) and sampled; a last one shorter than
         // 256 KiB is deflated whole, in vain.
         #expect(chunks.skipped >= chunks.count - 1 && chunks.skipped > 0, "\(chunks)")
-        #expect(chunks.compressed == 0, "\(chunks)")
-        // Stored as it is: the content and then some (nonces, tags, headers).
-        #expect(summary.addedBytes > Int64(content.count), "\(summary.addedBytes) bytes")
+        // Only that short last chunk may be kept compressed (audio saves ~3%, above the 1/64 rule): where the keyed
+        // chunker cuts it depends on the repository's random key.
+        #expect(chunks.compressed <= chunks.count - chunks.skipped, "\(chunks)")
+        // Stored as it is, but for that last chunk: nearly the whole content (plus nonces, tags, headers).
+        #expect(summary.addedBytes > Int64(content.count) * 99 / 100, "\(summary.addedBytes) bytes")
         #expect(try fixture.restore(summary.id)["\(kind).bin"] == content)
     }
 
