@@ -49,10 +49,11 @@ func restoreChild(_ arguments: [String]) throws {
 func median(_ steps: [Step]) -> Step { steps.sorted { $0.seconds < $1.seconds }[steps.count / 2] }
 
 /// Deterministic bytes: `text` mixes words (compressible, as PDF content streams); otherwise a slow random walk
-/// (16-bit samples, as WAV audio: it compresses a little). Each starts with its format's header.
+/// (16-bit samples, as WAV audio: it compresses a little). Each starts with its format's header. Distinct seeds give
+/// distinct files (the seed is scrambled into the generator's state, never zero).
 func generate(bytes: Int, seed: UInt64, text: Bool) -> Data {
     let words = Array("BT /F1 12 Tf 72 712 Td (Quarterly report) Tj ET q 0.5 0 0 rg re f Q stream endstream ".utf8)
-    var state = seed | 1
+    var state = scrambled(seed)
     var out = [UInt8]()
     out.reserveCapacity(bytes + 64)
     if text {
@@ -81,6 +82,18 @@ func generate(bytes: Int, seed: UInt64, text: Bool) -> Data {
         }
     }
     return Data(out.prefix(bytes))
+}
+
+/// A non-zero xorshift state for `seed`, one to one: the seed goes through SplitMix64's finalizer (a bijection of
+/// 64-bit words), so two seeds never start the same walk. (Setting the low bit instead, as this generator once did,
+/// made seeds 2k and 2k + 1 one file: half the generated PDFs and WAVs were duplicates, which flattered the backup
+/// tools that deduplicate.)
+func scrambled(_ seed: UInt64) -> UInt64 {
+    var mixed = seed &+ 0x9E37_79B9_7F4A_7C15
+    mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
+    mixed ^= mixed >> 31
+    return mixed == 0 ? 0x2545_F491_4F6C_DD1D : mixed
 }
 
 /// What the store's values are put as.
