@@ -21,6 +21,7 @@ SUITES = {
     "strata-bench-postgres": "postgres",
     "strata-bench-storage": "storage",
     "strata-bench-backup": "backup",
+    "strata-bench-s3": "s3",
 }
 
 
@@ -68,8 +69,11 @@ def markdown(results, meta):
            "Strata time (above 1, Strata is faster; for a size row, baseline bytes / Strata bytes); median of the rounds, range min–max. The chart: "
            "[results.svg](results.svg)." % (meta["date"], meta["rounds"], " (quick sizes)" if meta["quick"] else "",
                                             meta["machine"], meta["cores"], meta["seconds"]),
-           "",
-           "| suite | benchmark | baseline | Strata/op | baseline/op | ratio (median) | range | target | met |",
+           ""]
+    if meta["suites"]:
+        out += ["Each suite's rows come from its latest run (`Scripts/bench.sh SUITE…` re-measures only those): " +
+                "; ".join("%s %s, %s round(s)" % suite for suite in meta["suites"]) + ".", ""]
+    out += ["| suite | benchmark | baseline | Strata/op | baseline/op | ratio (median) | range | target | met |",
            "|---|---|---|---|---|---|---|---|---|"]
     for r in results:
         target = ("≥ %.4g×" if r["unit"] == "bytes" else "≥ %.2g×") % r["target"] if r["target"] is not None else "–"
@@ -153,6 +157,15 @@ def svg(results, meta):
     return "\n".join(parts) + "\n"
 
 
+def suite_runs(folder):
+    """(suite, when, rounds) per line of suites.tsv, which Scripts/bench.sh keeps: when each suite was measured."""
+    path = os.path.join(folder, "suites.tsv")
+    if not os.path.exists(path):
+        return []
+    with open(path) as table:
+        return [tuple(line.rstrip("\n").split("\t")) for line in table if line.count("\t") == 2]
+
+
 def main():
     folder = sys.argv[1]
     args = sys.argv[2:]
@@ -167,6 +180,7 @@ def main():
     meta = {
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "rounds": rounds, "quick": "--quick" in args,
         "machine": platform.machine(), "cores": os.cpu_count() or 0, "seconds": seconds,
+        "suites": suite_runs(folder),
     }
     with open(os.path.join(folder, "benchmarks.json"), "w") as out:
         json.dump({"run": meta, "results": results}, out, indent=2)

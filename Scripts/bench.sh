@@ -5,9 +5,12 @@
 #   Scripts/bench.sh                # 3 rounds of every benchmark (each round runs baseline and Strata, alternating)
 #   Scripts/bench.sh --quick        # 1 round, the benchmarks' own --quick sizes: a smoke run of a few minutes
 #   Scripts/bench.sh --rounds 5     # more rounds
-#   Scripts/bench.sh secrets files  # only these benchmarks (defaults files records secrets postgres storage backup s3)
+#   Scripts/bench.sh secrets files  # only these benchmarks (defaults files records secrets postgres storage backup s3);
+#                                   # the other suites' rows of the previous run stay in the report, marked with
+#                                   # when they were measured
 #
 # Writes, in Benchmarks/results/: benchmarks.jsonl (every row of every round, as BenchmarkKit emitted it),
+# suites.tsv (per suite: when it was measured and in how many rounds),
 # benchmarks.json (per row: median, min, max, target, met), RESULTS.md (the table) and results.svg (each
 # ratio's median as a dot, its range as whiskers, its target as a mark; any browser opens it), plus each run's
 # printed output in logs/. The PostgreSQL benchmark gets a throwaway server from Scripts/postgres.sh; the S3 one a
@@ -37,7 +40,20 @@ extra=()
 bash Scripts/install-deps.sh ${extra[@]+"${extra[@]}"}
 out=Benchmarks/results
 mkdir -p "$out/logs"
-rm -f "$out/benchmarks.jsonl" "$out"/logs/*.txt
+# Only the selected suites' rows and logs are replaced; a full run replaces them all.
+if [ -f "$out/benchmarks.jsonl" ]; then
+    python3 - "$out/benchmarks.jsonl" "${selected[@]}" <<'PY'
+import json, sys
+path, chosen = sys.argv[1], {"strata-bench-" + name for name in sys.argv[2:]}
+kept = [line for line in open(path) if line.strip() and json.loads(line)["suite"] not in chosen]
+open(path, "w").writelines(kept)
+PY
+fi
+touch "$out/suites.tsv"
+for name in "${selected[@]}"; do
+    rm -f "$out"/logs/"$name"-*.txt
+    sed -i "/^$name\t/d" "$out/suites.tsv"
+done
 export STRATA_BENCH_JSON="$PWD/$out/benchmarks.jsonl"
 # The rounds are whole runs, one after another (each run alternates baseline and Strata inside): a benchmark's
 # own --rounds stays 1 so a full run keeps to its time budget.
@@ -91,6 +107,9 @@ for round in $(seq 1 "$rounds"); do
 done
 
 elapsed=$(( $(date +%s) - started ))
+for name in "${selected[@]}"; do
+    printf '%s\t%s\t%s%s\n' "$name" "$(date -u '+%Y-%m-%d %H:%M UTC')" "$rounds" "${quick:+ (quick)}" >>"$out/suites.tsv"
+done
 python3 Scripts/bench-report.py "$out" --rounds "$rounds" --seconds "$elapsed" ${quick[@]+"${quick[@]}"}
 if command -v rsvg-convert >/dev/null 2>&1; then
     rsvg-convert -w 1400 "$out/results.svg" -o "$out/results.png"
