@@ -151,7 +151,9 @@ extension DefaultsStore {
         if current == known, settled { return }
         // Same stamp, not settled: the bytes decide. Equal bytes are the same suite, not parsed again.
         let readStart = Date().timeIntervalSince1970
-        if current == known, let kept, let stamp = try Self.stamp(ifHolding: kept, fileName, in: folder, path: path) {
+        if current == known, let kept,
+            let stamp = try Self.stamp(ifHolding: kept, fileName, in: folder, limit: readLimit)
+        {
             let isSettled = stamp.isSettled(readStart: readStart)
             state.withLock {
                 $0.identity = stamp
@@ -164,49 +166,20 @@ extension DefaultsStore {
     }
 
     /// The stamp of the suite file `fileName` in `folder` when it holds exactly `bytes`, else `nil` (also when it
-    /// does not exist). One read into one buffer of the size the file has (equal to `bytes`' or it is not the same):
-    /// no parse, no look for growth (a file that grows after the `fstat` has another stamp at the next check).
-    static func stamp(ifHolding bytes: Data, _ fileName: String, in folder: DirectoryHandle, path: String) throws
+    /// does not exist). One read of the size `fstat` gives: no parse, no look for growth (a file that grows after the
+    /// `fstat` has another stamp at the next check).
+    static func stamp(ifHolding bytes: Data, _ fileName: String, in folder: DirectoryHandle, limit: Int) throws
         -> FileStamp?
     {
-        let fd: Int32
         do {
-            fd = try folder.openFile(fileName, O_RDONLY)
-        } catch  where error.code == ENOENT {
-            return nil
-        } catch {
-            throw error.storageError("cannot open the suite file", tier: .defaults, path: path)
-        }
-        defer { Sys.close(fd) }
-        do throws(Errno) {
-            let info = try Sys.fstat(fd)
-            guard Int(info.st_size) == bytes.count else { return nil }
-            var failure: Errno?
-            let content = [UInt8](unsafeUninitializedCapacity: bytes.count) { buffer, filled in
-                let raw = UnsafeMutableRawBufferPointer(buffer)
-                while filled < raw.count {
-                    do throws(Errno) {
-                        let got = try Sys.read(fd, UnsafeMutableRawBufferPointer(rebasing: raw[filled...]))
-                        if got == 0 { break }
-                        filled += got
-                    } catch {
-                        failure = error
-                        return
-                    }
-                }
-            }
-            if let failure { throw failure }
-            let isSame =
-                content.count == bytes.count
-                && content.withUnsafeBytes { read in
-                    bytes.withUnsafeBytes { kept in
-                        kept.isEmpty || memcmp(read.baseAddress!, kept.baseAddress!, kept.count) == 0
-                    }
-                }
-            guard isSame else { return nil }
-            return FileStamp(info)
-        } catch {
-            throw error.storageError("cannot read the suite file", tier: .defaults, path: path)
+            guard
+                let (content, status) = try AtomicFile.readWithStatus(
+                    in: folder, name: fileName, maximumSize: limit, followGrowth: false),
+                content == bytes
+            else { return nil }
+            return FileStamp(status)
+        } catch let error as StorageError {
+            throw error.attributed(tier: .defaults, key: nil)
         }
     }
 
