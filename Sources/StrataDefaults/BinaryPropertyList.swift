@@ -32,9 +32,15 @@ public enum BinaryPropertyList {
     }
 
     /// How many objects a value and its descendants take.
+    @inline(__always)
     static func objectCount(_ value: PropertyListValue) -> Int {
-        // Scalars first, matched without binding their payloads (no retain on the hot path).
+        // Scalars first, inline and matched without binding their payloads (no call, no retain on the hot path).
         if case .array = value {} else if case .dictionary = value {} else { return 1 }
+        return containerObjectCount(value)
+    }
+
+    /// ``objectCount(_:)`` of an array or a dictionary.
+    static func containerObjectCount(_ value: PropertyListValue) -> Int {
         switch value {
         case .array(let items): return items.reduce(1) { $0 + objectCount($1) }
         case .dictionary(let items): return items.values.reduce(1 + items.count) { $0 + objectCount($1) }
@@ -163,6 +169,7 @@ public enum BinaryPropertyList {
             return combined & 0x8080_8080_8080_8080 == 0
         }
 
+        @inline(__always)
         mutating func appendInteger(_ number: Int64) {
             if number < 0 {
                 out.append(0x13)
@@ -175,6 +182,7 @@ public enum BinaryPropertyList {
             out.appendBigEndian(UInt64(number), width: 1 << Int(exponent))
         }
 
+        @inline(__always)
         mutating func appendMarker(_ kind: UInt8, count: Int) {
             if count < 15 {
                 out.append(kind | UInt8(count))
