@@ -2,6 +2,7 @@
 //
 //   swift run -c release strata-bench-defaults            # the full run
 //   swift run -c release strata-bench-defaults --quick    # fewer repetitions
+//   swift run -c release strata-bench-defaults --profile get|set|durable [--count N]   # one operation alone (Profile.swift)
 import BenchmarkKit
 import Foundation
 import StrataCore
@@ -30,6 +31,11 @@ func foundationValue(_ index: Int) -> Any {
     case 2: index % 8 == 1
     default: Double(index) / 7
     }
+}
+
+if let profile = ProfileRun(arguments) {
+    try profile.run(keyCount: keyCount)
+    exit(0)
 }
 
 // Cold-open children: `cold strata ROOT` / `cold foundation SUITE` open, read every key, print the seconds.

@@ -35,9 +35,9 @@ extension BinaryPropertyList {
             case .array: return addArray([])
             case .dictionary: return addDictionary([])
             default:
-                var writer = Writer(refSize: 1, capacity: 16)
+                var writer = Writer(refSize: 1, objects: 1, capacity: 16)
                 writer.write(scalar, index: 0)
-                objects.append(.scalar(writer.out))
+                objects.append(.scalar(writer.out.bytes))
                 return objects.count - 1
             }
         }
@@ -59,23 +59,22 @@ extension BinaryPropertyList {
         /// The document, with `top` as its top object.
         package func encoded(top: Int) -> Data {
             let refSize = byteWidth(UInt64(max(objects.count, 1)))
-            var out = magic
-            var offsets: [Int] = []
-            for object in objects {
-                offsets.append(out.count)
+            var writer = Writer(refSize: refSize, objects: objects.count, capacity: 64 + objects.count * 16)
+            writer.out.append(magic)
+            for (index, object) in objects.enumerated() {
+                writer.offsets[index] = writer.out.count
                 switch object {
                 case .scalar(let bytes):
-                    out += bytes
+                    writer.out.append(bytes)
                 case .array(let references):
-                    appendMarker(0xA0, count: references.count, to: &out)
-                    for reference in references { appendBigEndian(UInt64(reference), width: refSize, to: &out) }
+                    writer.appendMarker(0xA0, count: references.count)
+                    for reference in references { writer.out.appendBigEndian(UInt64(reference), width: refSize) }
                 case .dictionary(let keys, let values):
-                    appendMarker(0xD0, count: keys.count, to: &out)
-                    for reference in keys + values { appendBigEndian(UInt64(reference), width: refSize, to: &out) }
+                    writer.appendMarker(0xD0, count: keys.count)
+                    for reference in keys + values { writer.out.appendBigEndian(UInt64(reference), width: refSize) }
                 }
             }
-            appendTable(offsets: offsets, refSize: refSize, top: top, to: &out)
-            return Data(out)
+            return writer.finish(top: top)
         }
     }
 }

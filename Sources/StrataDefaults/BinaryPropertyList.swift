@@ -25,71 +25,81 @@ public enum BinaryPropertyList {
     public static func encode(_ value: PropertyListValue) -> Data {
         let count = objectCount(value)
         let refSize = byteWidth(UInt64(count))
-        var writer = Writer(refSize: refSize, capacity: 64 + count * (32 + refSize))
-        writer.offsets.reserveCapacity(count)
-        writer.out.append(contentsOf: magic)
+        var writer = Writer(refSize: refSize, objects: count, capacity: 64 + count * (24 + refSize))
+        writer.out.append(magic)
         writer.write(value, index: 0)
-        var out = writer.out
-        appendTable(offsets: writer.offsets, refSize: refSize, top: 0, to: &out)  // The top object is the first.
-        return Data(out)
-    }
-
-    /// Ends a document whose objects are in `out`: the offset table and the trailer.
-    static func appendTable(offsets: [Int], refSize: Int, top: Int, to out: inout [UInt8]) {
-        let tableOffset = out.count
-        let offsetSize = byteWidth(UInt64(tableOffset))
-        for offset in offsets { appendBigEndian(UInt64(offset), width: offsetSize, to: &out) }
-        out.append(contentsOf: [0, 0, 0, 0, 0, 0])  // Five unused bytes and the sort version.
-        out.append(UInt8(offsetSize))
-        out.append(UInt8(refSize))
-        appendBigEndian(UInt64(offsets.count), width: 8, to: &out)
-        appendBigEndian(UInt64(top), width: 8, to: &out)
-        appendBigEndian(UInt64(tableOffset), width: 8, to: &out)
+        return writer.finish(top: 0)  // The top object is the first.
     }
 
     /// How many objects a value and its descendants take.
+    @inline(__always)
     static func objectCount(_ value: PropertyListValue) -> Int {
-        // Scalars first, matched without binding their payloads (no retain on the hot path).
+        // Scalars first, inline and matched without binding their payloads (no call, no retain on the hot path).
         if case .array = value {} else if case .dictionary = value {} else { return 1 }
+        return containerObjectCount(value)
+    }
+
+    /// ``objectCount(_:)`` of an array or a dictionary.
+    static func containerObjectCount(_ value: PropertyListValue) -> Int {
         switch value {
         case .array(let items): return items.reduce(1) { $0 + objectCount($1) }
-        case .dictionary(let items): return items.reduce(1) { $0 + 1 + objectCount($1.value) }
+        case .dictionary(let items): return items.values.reduce(1 + items.count) { $0 + objectCount($1) }
         default: return 1
         }
     }
 
-    struct Writer {
+    /// Writes the objects of one document into a ``Buffer``, recording where each starts.
+    struct Writer: ~Copyable {
         let refSize: Int
-        var out: [UInt8] = []
-        var offsets: [Int] = []
+        var out: Buffer
+        /// Where each object starts, by its index: objects may be written in any order (a dictionary's keys and
+        /// values are written pair by pair), the table puts them back in index order.
+        var offsets: [Int]
 
-        init(refSize: Int, capacity: Int) {
+        init(refSize: Int, objects: Int, capacity: Int) {
             self.refSize = refSize
-            out.reserveCapacity(capacity)
+            out = Buffer(capacity: capacity)
+            offsets = [Int](repeating: 0, count: objects)
+        }
+
+        /// Ends the document: the offset table and the trailer. The top object is `top`.
+        consuming func finish(top: Int) -> Data {
+            let tableOffset = out.count
+            let offsetSize = byteWidth(UInt64(tableOffset))
+            out.reserve(offsets.count * offsetSize + 32)
+            for offset in offsets { out.appendBigEndian(UInt64(offset), width: offsetSize) }
+            out.append([0, 0, 0, 0, 0, 0])  // Five unused bytes and the sort version.
+            out.append(UInt8(offsetSize))
+            out.append(UInt8(refSize))
+            out.appendBigEndian(UInt64(offsets.count), width: 8)
+            out.appendBigEndian(UInt64(top), width: 8)
+            out.appendBigEndian(UInt64(tableOffset), width: 8)
+            return out.data()
         }
 
         /// Writes `value`, numbered `index`, and then its descendants, numbered from `index + 1` on.
         mutating func write(_ value: PropertyListValue, index: Int) {
-            offsets.append(out.count)
+            offsets[index] = out.count
             switch value {
             case .bool(let flag): out.append(flag ? 0x09 : 0x08)
-            case .integer(let number): appendInteger(number, to: &out)
+            case .integer(let number): appendInteger(number)
             case .real(let number):
                 out.append(0x23)
-                appendBigEndian(number.bitPattern, width: 8, to: &out)
+                out.appendBigEndian(number.bitPattern, width: 8)
             case .date(let date):
                 out.append(0x33)
-                appendBigEndian(date.timeIntervalSinceReferenceDate.bitPattern, width: 8, to: &out)
+                out.appendBigEndian(date.timeIntervalSinceReferenceDate.bitPattern, width: 8)
             case .data(let data):
-                appendMarker(0x40, count: data.count, to: &out)
-                out.append(contentsOf: data)
+                appendMarker(0x40, count: data.count)
+                data.withUnsafeBytes { out.append($0) }
             case .string(let string):
                 writeString(string)
             case .array(let items):
-                appendMarker(0xA0, count: items.count, to: &out)
+                appendMarker(0xA0, count: items.count)
                 var next = index + 1
+                out.reserve(items.count * refSize)
                 for item in items {
-                    appendBigEndian(UInt64(next), width: refSize, to: &out)
+                    out.appendBigEndian(UInt64(next), width: refSize)
                     next += objectCount(item)
                 }
                 next = index + 1
@@ -98,19 +108,25 @@ public enum BinaryPropertyList {
                     next += objectCount(item)
                 }
             case .dictionary(let items):
-                appendMarker(0xD0, count: items.count, to: &out)
+                appendMarker(0xD0, count: items.count)
                 // Keys take the indexes right after the dictionary; values' subtrees follow.
+                out.reserve(2 * items.count * refSize)
                 for position in 0..<items.count {
-                    appendBigEndian(UInt64(index + 1 + position), width: refSize, to: &out)
+                    out.appendBigEndian(UInt64(index + 1 + position), width: refSize)
                 }
                 var next = index + 1 + items.count
                 for item in items.values {
-                    appendBigEndian(UInt64(next), width: refSize, to: &out)
+                    out.appendBigEndian(UInt64(next), width: refSize)
                     next += objectCount(item)
                 }
-                for key in items.keys { offsets.append(out.count); writeString(key.string) }
+                // Each key, then its value: the same order as the references above (one iteration of the same
+                // dictionary), each object at its own index.
+                var keyIndex = index + 1
                 next = index + 1 + items.count
-                for item in items.values {
+                for (key, item) in items {
+                    offsets[keyIndex] = out.count
+                    writeString(key.string)
+                    keyIndex += 1
                     write(item, index: next)
                     next += objectCount(item)
                 }
@@ -118,61 +134,67 @@ public enum BinaryPropertyList {
         }
 
         mutating func writeString(_ string: String) {
-            let wroteASCII = string.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
-                var combined: UInt8 = 0
-                for byte in bytes { combined |= byte }
-                guard combined < 0x80 else { return false }
-                appendMarker(0x50, count: bytes.count, to: &out)
-                out.append(contentsOf: bytes)
+            var utf8 = string.utf8
+            let wroteASCII = utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+                guard Self.isASCII(UnsafeRawBufferPointer(bytes)) else { return false }
+                appendMarker(0x50, count: bytes.count)
+                out.append(UnsafeRawBufferPointer(bytes))
                 return true
             }
             if wroteASCII == true { return }
-            if string.unicodeScalars.allSatisfy(\.isASCII) {
-                appendMarker(0x50, count: string.utf8.count, to: &out)
-                out.append(contentsOf: string.utf8)
+            if wroteASCII == nil, string.unicodeScalars.allSatisfy(\.isASCII) {
+                utf8 = string.utf8
+                appendMarker(0x50, count: utf8.count)
+                out.append(utf8)
             } else {
                 let units = Array(string.utf16)
-                appendMarker(0x60, count: units.count, to: &out)
-                for unit in units {
-                    out.append(UInt8(unit >> 8))
-                    out.append(UInt8(truncatingIfNeeded: unit))
-                }
+                appendMarker(0x60, count: units.count)
+                out.reserve(2 * units.count)
+                for unit in units { out.appendBigEndian(UInt64(unit), width: 2) }
             }
         }
-    }
 
-    static func appendInteger(_ number: Int64, to out: inout [UInt8]) {
-        if number < 0 {
-            out.append(0x13)
-            appendBigEndian(UInt64(bitPattern: number), width: 8, to: &out)
-            return
+        /// Whether every byte is below 0x80, eight at a time.
+        static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+            var combined: UInt64 = 0
+            var position = 0
+            while position + 8 <= bytes.count {
+                combined |= bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self)
+                position += 8
+            }
+            while position < bytes.count {
+                combined |= UInt64(bytes[position])
+                position += 1
+            }
+            return combined & 0x8080_8080_8080_8080 == 0
         }
-        let width = byteWidth(UInt64(number))
-        let exponent: UInt8 = width == 1 ? 0 : width == 2 ? 1 : width <= 4 ? 2 : 3
-        out.append(0x10 | exponent)
-        appendBigEndian(UInt64(number), width: 1 << Int(exponent), to: &out)
-    }
 
-    static func appendMarker(_ kind: UInt8, count: Int, to out: inout [UInt8]) {
-        if count < 15 {
-            out.append(kind | UInt8(count))
-        } else {
-            out.append(kind | 0x0F)
-            appendInteger(Int64(count), to: &out)
+        @inline(__always)
+        mutating func appendInteger(_ number: Int64) {
+            if number < 0 {
+                out.append(0x13)
+                out.appendBigEndian(UInt64(bitPattern: number), width: 8)
+                return
+            }
+            let width = byteWidth(UInt64(number))
+            let exponent: UInt8 = width == 1 ? 0 : width == 2 ? 1 : width <= 4 ? 2 : 3
+            out.append(0x10 | exponent)
+            out.appendBigEndian(UInt64(number), width: 1 << Int(exponent))
+        }
+
+        @inline(__always)
+        mutating func appendMarker(_ kind: UInt8, count: Int) {
+            if count < 15 {
+                out.append(kind | UInt8(count))
+            } else {
+                out.append(kind | 0x0F)
+                appendInteger(Int64(count))
+            }
         }
     }
 
     /// How many bytes (1, 2, 4 or 8) it takes to store `value`.
     static func byteWidth(_ value: UInt64) -> Int {
         value <= 0xFF ? 1 : value <= 0xFFFF ? 2 : value <= 0xFFFF_FFFF ? 4 : 8
-    }
-
-    @inline(__always)
-    static func appendBigEndian(_ value: UInt64, width: Int, to out: inout [UInt8]) {
-        var shift = (width - 1) * 8
-        while shift >= 0 {
-            out.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
-            shift -= 8
-        }
     }
 }

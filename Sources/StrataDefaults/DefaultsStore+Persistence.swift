@@ -54,11 +54,12 @@ extension DefaultsStore {
         try io.withLock { _ in
             let hasWork = state.withLock { !$0.pending.isEmpty }
             guard hasWork else { return }
-            let held = try suiteLock(in: Self.suiteFolder(paths)).acquire(
-                .exclusive, timeout: configuration.lockTimeout)
+            // The folder is resolved from the root once per flush; every later step is relative to it.
+            let folder = try Self.suiteFolder(paths)
+            let held = try suiteLock(in: folder).acquire(.exclusive, timeout: configuration.lockTimeout)
             defer { held.release() }
-            try reloadIfChangedLocked()
-            try writePendingLocked()
+            try reloadIfChangedLocked(in: folder)
+            try writePendingLocked(in: folder)
         }
     }
 
@@ -66,7 +67,7 @@ extension DefaultsStore {
     ///
     /// The store also does this by itself when it watches the file (the default).
     public func refresh() throws {
-        try io.withLock { _ in try reloadIfChangedLocked() }
+        try io.withLock { _ in try reloadIfChangedLocked(in: Self.suiteFolder(paths)) }
     }
 
     /// Atomically reads, transforms and writes one key, across processes: no other writer can slip in between.
@@ -87,15 +88,15 @@ extension DefaultsStore {
         if home !== self { return try home.update(key, transform) }
         try checkKey(key.name, allowingSensitiveName: key.allowsSensitiveName)
         return try io.withLock { _ in
-            let held = try suiteLock(in: Self.suiteFolder(paths)).acquire(
-                .exclusive, timeout: configuration.lockTimeout)
+            let folder = try Self.suiteFolder(paths)
+            let held = try suiteLock(in: folder).acquire(.exclusive, timeout: configuration.lockTimeout)
             defer { held.release() }
-            try reloadIfChangedLocked()
+            try reloadIfChangedLocked(in: folder)
             // A value of another type is not "unset": reading it as the default would overwrite it.
             let new = try transform(value(for: key) ?? key.defaultValue)
             let change = try stage([ExactString(key.name): try DefaultsCoding.encode(new, key: key.name)])
             if !change.keys.isEmpty { notify(change) }
-            try writePendingLocked()
+            try writePendingLocked(in: folder)
             return new
         }
     }
@@ -141,34 +142,58 @@ extension DefaultsStore {
     /// Reads the file again when its stamp differs from the one read last, or when that one was not settled
     /// (``FileStamp``: two versions written within one clock tick, the second on the first's freed inode at the
     /// same size, carry equal stamps — a merge or an `update` on such a stale read would drop another process's
-    /// write). A suite written in the last two seconds is therefore read again at each check.
-    func reloadIfChangedLocked() throws {
+    /// write). A suite written in the last two seconds is therefore compared with the bytes read or written last at
+    /// each check (one read into a buffer, no parse), and read again in full only when they differ.
+    /// - Parameter folder: The `defaults/` folder, opened for this operation.
+    func reloadIfChangedLocked(in folder: DirectoryHandle) throws {
         let (known, settled, kept) = state.withLock { ($0.identity, $0.identityIsSettled, $0.unsettledBytes) }
-        let folder = try Self.suiteFolder(paths)
         let current = FileStamp.of(fileName, in: folder)
         if current == known, settled { return }
         // Same stamp, not settled: the bytes decide. Equal bytes are the same suite, not parsed again.
         let readStart = Date().timeIntervalSince1970
-        if current == known, let kept, let (content, stamp) = try readFile(), content == kept {
+        if current == known, let kept,
+            let stamp = try Self.stamp(ifHolding: kept, fileName, in: folder, limit: readLimit)
+        {
             let isSettled = stamp.isSettled(readStart: readStart)
             state.withLock {
                 $0.identity = stamp
                 $0.identityIsSettled = isSettled
-                $0.unsettledBytes = isSettled ? nil : content
+                if isSettled { $0.unsettledBytes = nil }
             }
             return
         }
-        try reloadLocked(notify: true)
+        try reloadLocked(in: folder, notify: true)
+    }
+
+    /// The stamp of the suite file `fileName` in `folder` when it holds exactly `bytes`, else `nil` (also when it
+    /// does not exist). One read of the size `fstat` gives: no parse, no look for growth (a file that grows after the
+    /// `fstat` has another stamp at the next check).
+    static func stamp(ifHolding bytes: Data, _ fileName: String, in folder: DirectoryHandle, limit: Int) throws
+        -> FileStamp?
+    {
+        do {
+            guard
+                let (content, status) = try AtomicFile.readWithStatus(
+                    in: folder, name: fileName, maximumSize: limit, followGrowth: false),
+                content == bytes
+            else { return nil }
+            return FileStamp(status)
+        } catch let error as StorageError {
+            throw error.attributed(tier: .defaults, key: nil)
+        }
     }
 
     /// Reads the file (or its absence) into `persisted`, keeping this process's pending changes on top.
-    func reloadLocked(notify: Bool) throws {
+    /// - Parameters:
+    ///   - folder: The `defaults/` folder, opened for this operation.
+    ///   - notify: Whether observers hear what changed.
+    func reloadLocked(in folder: DirectoryHandle, notify: Bool) throws {
         var disk: [ExactString: PropertyListValue] = [:]
         var identity: FileStamp?
         var bytes: Data?
         let readStart = Date().timeIntervalSince1970
         do {
-            if let (content, readIdentity) = try readFile() {
+            if let (content, readIdentity) = try readFile(in: folder) {
                 identity = readIdentity
                 bytes = content
                 disk = try decodeSuite(content)
@@ -195,8 +220,8 @@ extension DefaultsStore {
     }
 
     /// The file's bytes and the identity of exactly the file they came from, or `nil` when it does not exist.
-    func readFile() throws -> (Data, FileStamp)? {
-        try Self.readFile(fileName, in: try Self.suiteFolder(paths), path: path, limit: readLimit)
+    func readFile(in folder: DirectoryHandle) throws -> (Data, FileStamp)? {
+        try Self.readFile(fileName, in: folder, path: path, limit: readLimit)
     }
 
     /// The bytes of the suite file `fileName` in `folder` and the identity of exactly the file they came from, or
@@ -262,7 +287,9 @@ extension DefaultsStore {
         let held = try suiteLock(in: folder).acquire(.exclusive, timeout: configuration.lockTimeout)
         defer { held.release() }
         // Another process may have repaired or replaced it meanwhile: move only the file we read.
-        if let identity, FileStamp.of(fileName, in: folder) != identity { return try reloadLocked(notify: false) }
+        if let identity, FileStamp.of(fileName, in: folder) != identity {
+            return try reloadLocked(in: folder, notify: false)
+        }
         let stamp = Int(Date().timeIntervalSince1970)
         let asideName = "\(fileName).corrupt-\(stamp)-\(getpid())"
         let target = folder.path(of: asideName)
@@ -278,23 +305,34 @@ extension DefaultsStore {
     }
 
     /// Writes `persisted` plus every pending change as the new file. Call with `io` and the file lock held,
-    /// after ``reloadIfChangedLocked()``.
+    /// after ``reloadIfChangedLocked(in:)``.
     ///
     /// A set claimed by the configuration's ``DefaultsConfiguration/placementCheck`` is asked about again here,
     /// under the file lock: when its key is no longer placed with this tier (another process moved it to another
     /// tier or deleted it after the set was made), the set is dropped, not written. A process moving the key
     /// removes it from the file under this same lock after recording the move, so a set written before that is
     /// removed by it, and a set checked after it is dropped: the stale value never stays.
-    func writePendingLocked() throws {
-        let (persisted, pending) = state.withLock { ($0.persisted, $0.pending) }
+    func writePendingLocked(in folder: DirectoryHandle) throws {
+        let pending = state.withLock { $0.pending }
         guard !pending.isEmpty else { return }
         var stale: Set<ExactString> = []
         for (key, change) in pending {
             if let placement = change.placement, try !placement.isPlaced(key.string) { stale.insert(key) }
         }
-        var merged = persisted
-        for (key, change) in pending where !stale.contains(key) { merged[key] = change.value }
-        let folder = try Self.suiteFolder(paths)
+        // `persisted` is only touched with `io` held: take it out of the state so that the merge below changes it in
+        // place (no copy of the whole suite per write), and put back what it was if the write fails.
+        var merged = state.withLock { state in
+            defer { state.persisted = [:] }
+            return state.persisted
+        }
+        var replaced: [(key: ExactString, value: PropertyListValue?)] = []
+        for (key, change) in pending where !stale.contains(key) {
+            if let value = change.value {
+                replaced.append((key, merged.updateValue(value, forKey: key)))
+            } else {
+                replaced.append((key, merged.removeValue(forKey: key)))
+            }
+        }
         var written: Data?
         if stale.count < pending.count {
             do {
@@ -303,8 +341,11 @@ extension DefaultsStore {
                 try AtomicFile.write(
                     bytes, in: folder, name: fileName,
                     permissions: paths.filePermissions, durability: configuration.durability)
-            } catch let error as StorageError {
-                throw error.attributed(tier: .defaults, key: nil)
+            } catch {
+                for (key, value) in replaced.reversed() { merged[key] = value }
+                state.withLock { $0.persisted = merged }
+                if let error = error as? StorageError { throw error.attributed(tier: .defaults, key: nil) }
+                throw error
             }
         }
         let identity = FileStamp.of(fileName, in: folder)

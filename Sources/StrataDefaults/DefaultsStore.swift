@@ -129,7 +129,7 @@ public final class DefaultsStore: Sendable {
         // Read the file whether or not another store has the suite open: its last look may be older than the file
         // (the watcher's next one is up to a second away, and an identity can repeat within a clock tick). Pending
         // writes stay on top; the others' observers hear what changed.
-        try io.withLock { _ in try reloadLocked(notify: true) }
+        try io.withLock { _ in try reloadLocked(in: folderHandle, notify: true) }
         DefaultsStore.openStores.register(self)
         if configuration.watchesExternalChanges {
             SuiteWatcher.shared.watch(self, folder: folder, fileName: suite + ".plist")
@@ -295,10 +295,10 @@ public final class DefaultsStore: Sendable {
     public func removeObject(forKey key: String) throws -> Bool {
         if !containsValue(forKey: key) {
             try io.withLock { _ in
-                let held = try suiteLock(in: Self.suiteFolder(paths)).acquire(
-                    .exclusive, timeout: configuration.lockTimeout)
+                let folder = try Self.suiteFolder(paths)
+                let held = try suiteLock(in: folder).acquire(.exclusive, timeout: configuration.lockTimeout)
                 defer { held.release() }
-                try reloadIfChangedLocked()
+                try reloadIfChangedLocked(in: folder)
             }
         }
         let existed = containsValue(forKey: key)

@@ -1,0 +1,39 @@
+import Foundation
+import StrataCore
+import StrataDefaults
+import StrataTestSupport
+import Testing
+
+/// What one durable set costs in system calls, counted through the seam (counts, which a loaded machine does not blur
+/// as it blurs time). Every durable set rewrites the suite, so each call it makes beyond the write itself is paid on
+/// every set: the `defaults/` folder is resolved from the root once per write (not once per step), and checking that
+/// the file is still the one this store wrote just before (its stamp is not settled yet) is one read into one buffer,
+/// not a full read that then looks for growth.
+@Suite("DefaultsStore: the system calls of a durable set")
+struct DefaultsWriteCostTests {
+    let fixture: Fixture
+    init() throws { fixture = try Fixture() }
+
+    @Test(arguments: [DefaultsConfiguration.Durability.durable, .atomicOnly])
+    func aSetResolvesTheFolderOnceAndOpensEachFileOnce(durability: DefaultsConfiguration.Durability) throws {
+        let store = try fixture.store(durability: durability)
+        let count = DefaultsKey<Int>("count", default: 0)
+        for index in 0..<50 { try store.set("value \(index)", for: DefaultsKey<String>("key.\(index)", default: "")) }
+        let sets = 10
+        FaultInjector.shared.startCounting(pathContaining: fixture.root)
+        defer { FaultInjector.shared.reset() }
+        for value in 1...sets { try store.set(value, for: count) }
+        let calls = FaultInjector.shared.seenCalls
+        func seen(_ call: SystemCall) -> Int { calls.count { $0 == call } }
+        // Per set: the root and `defaults/` (once), the lock file, the suite file (compared with what was written)
+        // and the temporary file. (Reads are not counted: they carry no path to tell this test's from others'.)
+        #expect(seen(.open) == 5 * sets, "\(calls)")
+        #expect(seen(.stat) == 3 * sets, "\(calls)")  // The stamp before and after the write, the lock's check.
+        #expect(seen(.fsync) == (durability == .durable ? 2 * sets : 0), "\(calls)")
+        #expect(seen(.rename) == sets, "\(calls)")
+        #expect(try store.value(for: count) == sets)
+        let reopened = try fixture.store("standard")
+        #expect(try reopened.value(for: count) == sets)
+        #expect(try reopened.value(for: DefaultsKey<String>("key.49", default: "")) == "value 49")
+    }
+}
