@@ -58,7 +58,7 @@ extension DefaultsStore {
             let folder = try Self.suiteFolder(paths)
             let held = try suiteLock(in: folder).acquire(.exclusive, timeout: configuration.lockTimeout)
             defer { held.release() }
-            try reloadIfChangedLocked(in: folder)
+            try reloadIfChangedLocked(in: folder, holdingSuiteLock: true)
             try writePendingLocked(in: folder)
         }
     }
@@ -67,7 +67,7 @@ extension DefaultsStore {
     ///
     /// The store also does this by itself when it watches the file (the default).
     public func refresh() throws {
-        try io.withLock { _ in try reloadIfChangedLocked(in: Self.suiteFolder(paths)) }
+        try io.withLock { _ in try reloadIfChangedLocked(in: Self.suiteFolder(paths), holdingSuiteLock: false) }
     }
 
     /// Atomically reads, transforms and writes one key, across processes: no other writer can slip in between.
@@ -91,7 +91,7 @@ extension DefaultsStore {
             let folder = try Self.suiteFolder(paths)
             let held = try suiteLock(in: folder).acquire(.exclusive, timeout: configuration.lockTimeout)
             defer { held.release() }
-            try reloadIfChangedLocked(in: folder)
+            try reloadIfChangedLocked(in: folder, holdingSuiteLock: true)
             // A value of another type is not "unset": reading it as the default would overwrite it.
             let new = try transform(value(for: key) ?? key.defaultValue)
             let change = try stage([ExactString(key.name): try DefaultsCoding.encode(new, key: key.name)])
@@ -144,8 +144,10 @@ extension DefaultsStore {
     /// same size, carry equal stamps — a merge or an `update` on such a stale read would drop another process's
     /// write). A suite written in the last two seconds is therefore compared with the bytes read or written last at
     /// each check (one read into a buffer, no parse), and read again in full only when they differ.
-    /// - Parameter folder: The `defaults/` folder, opened for this operation.
-    func reloadIfChangedLocked(in folder: DirectoryHandle) throws {
+    /// - Parameters:
+    ///   - folder: The `defaults/` folder, opened for this operation.
+    ///   - holdingSuiteLock: Whether the caller holds the suite's file lock (see ``reloadLocked(in:notify:holdingSuiteLock:)``).
+    func reloadIfChangedLocked(in folder: DirectoryHandle, holdingSuiteLock: Bool) throws {
         let (known, settled, kept) = state.withLock { ($0.identity, $0.identityIsSettled, $0.unsettledBytes) }
         let current = FileStamp.of(fileName, in: folder)
         if current == known, settled { return }
@@ -162,7 +164,7 @@ extension DefaultsStore {
             }
             return
         }
-        try reloadLocked(in: folder, notify: true)
+        try reloadLocked(in: folder, notify: true, holdingSuiteLock: holdingSuiteLock)
     }
 
     /// The stamp of the suite file `fileName` in `folder` when it holds exactly `bytes`, else `nil` (also when it
@@ -187,7 +189,9 @@ extension DefaultsStore {
     /// - Parameters:
     ///   - folder: The `defaults/` folder, opened for this operation.
     ///   - notify: Whether observers hear what changed.
-    func reloadLocked(in folder: DirectoryHandle, notify: Bool) throws {
+    ///   - holdingSuiteLock: Whether the caller holds the suite's file lock. An unreadable file is moved aside under
+    ///     that lock, which is not reentrant: a caller holding it must say so, or the move waits for the caller.
+    func reloadLocked(in folder: DirectoryHandle, notify: Bool, holdingSuiteLock: Bool) throws {
         var disk: [ExactString: PropertyListValue] = [:]
         var identity: FileStamp?
         var bytes: Data?
@@ -199,7 +203,8 @@ extension DefaultsStore {
                 disk = try decodeSuite(content)
             }
         } catch let problem as PropertyListError {
-            try moveAside(identity: identity, reason: problem.description)
+            try moveAside(
+                identity: identity, reason: problem.description, in: folder, holdingSuiteLock: holdingSuiteLock)
             identity = nil
             disk = [:]
         }
@@ -282,13 +287,13 @@ extension DefaultsStore {
     }
 
     /// Moves an unreadable suite file aside (never deletes it), under the exclusive lock.
-    func moveAside(identity: FileStamp?, reason: String) throws {
-        let folder = try Self.suiteFolder(paths)
-        let held = try suiteLock(in: folder).acquire(.exclusive, timeout: configuration.lockTimeout)
-        defer { held.release() }
+    func moveAside(identity: FileStamp?, reason: String, in folder: DirectoryHandle, holdingSuiteLock: Bool) throws {
+        let held =
+            holdingSuiteLock ? nil : try suiteLock(in: folder).acquire(.exclusive, timeout: configuration.lockTimeout)
+        defer { held?.release() }
         // Another process may have repaired or replaced it meanwhile: move only the file we read.
         if let identity, FileStamp.of(fileName, in: folder) != identity {
-            return try reloadLocked(in: folder, notify: false)
+            return try reloadLocked(in: folder, notify: false, holdingSuiteLock: true)
         }
         let stamp = Int(Date().timeIntervalSince1970)
         let asideName = "\(fileName).corrupt-\(stamp)-\(getpid())"

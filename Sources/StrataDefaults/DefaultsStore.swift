@@ -129,7 +129,7 @@ public final class DefaultsStore: Sendable {
         // Read the file whether or not another store has the suite open: its last look may be older than the file
         // (the watcher's next one is up to a second away, and an identity can repeat within a clock tick). Pending
         // writes stay on top; the others' observers hear what changed.
-        try io.withLock { _ in try reloadLocked(in: folderHandle, notify: true) }
+        try io.withLock { _ in try reloadLocked(in: folderHandle, notify: true, holdingSuiteLock: false) }
         DefaultsStore.openStores.register(self)
         if configuration.watchesExternalChanges {
             SuiteWatcher.shared.watch(self, folder: folder, fileName: suite + ".plist")
@@ -286,19 +286,19 @@ public final class DefaultsStore: Sendable {
     }
 
     /// Removes a key's set value.
-    /// - Returns: Whether there was one.
-    @discardableResult
     ///
     /// A key this process has not seen yet (another process set it since this one last read the file) is looked
     /// for in the file, under the suite's lock, before the answer is given: a removal never misses a value that is
     /// on disk.
+    /// - Returns: Whether there was one.
+    @discardableResult
     public func removeObject(forKey key: String) throws -> Bool {
         if !containsValue(forKey: key) {
             try io.withLock { _ in
                 let folder = try Self.suiteFolder(paths)
                 let held = try suiteLock(in: folder).acquire(.exclusive, timeout: configuration.lockTimeout)
                 defer { held.release() }
-                try reloadIfChangedLocked(in: folder)
+                try reloadIfChangedLocked(in: folder, holdingSuiteLock: true)
             }
         }
         let existed = containsValue(forKey: key)

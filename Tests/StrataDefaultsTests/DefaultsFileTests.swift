@@ -41,6 +41,39 @@ struct DefaultsFileTests {
         #expect(try fixture.store().object(forKey: "fresh") == .integer(2))
     }
 
+    /// A suite file made unreadable by another program while this store has it open is moved aside by the write
+    /// that finds it: a flush, an `update`, or a removal of a key not seen yet. Each already holds the suite's lock,
+    /// which is not reentrant; the move used to ask for it again and waited for itself until the lock timed out.
+    @Test(arguments: ["flush", "update", "remove"])
+    func aSuiteDamagedWhileOpenIsMovedAsideByTheWriteThatFindsIt(_ operation: String) throws {
+        let store = try DefaultsStore(
+            suite: "standard", root: fixture.root,
+            configuration: DefaultsConfiguration(
+                durability: .coalesced(.seconds(60)), lockTimeout: .seconds(1), watchesExternalChanges: false))
+        try store.set(.integer(1), forKey: "before")
+        try store.flush()
+        let damaged = Data("damaged by another program".utf8)
+        let planted = fixture.suitePath() + ".planted"
+        try damaged.write(to: URL(fileURLWithPath: planted))
+        #expect(rename(planted, fixture.suitePath()) == 0)
+        switch operation {
+        case "flush":
+            try store.set(.integer(2), forKey: "after")
+            try store.flush()
+        case "update":
+            #expect(try store.update(DefaultsKey("after", default: 0)) { $0 + 2 } == 2)
+        default:
+            #expect(try !store.removeObject(forKey: "unseen"))
+            try store.set(.integer(2), forKey: "after")
+            try store.flush()
+        }
+        let recovery = try #require(store.recoveries.first, "\(operation): no recovery reported")
+        #expect(FileManager.default.contents(atPath: recovery.movedTo) == damaged, "the unreadable file is kept intact")
+        let reopened = try fixture.store()
+        #expect(reopened.object(forKey: "after") == .integer(2))
+        #expect(reopened.object(forKey: "before") == nil)
+    }
+
     /// Another process wrote a key this store has not read yet (it does not watch the file): removing the key looks
     /// in the file first, under the suite's lock, so the removal is not missed and the value does not stay.
     @Test func removingAKeyWrittenElsewhereAndNotYetReadRemovesItFromTheFile() throws {
