@@ -96,7 +96,8 @@ public final class S3FileEngine: FileEngine {
     public var location: String { configuration.description }
 
     public var concurrencyGuarantee: String {
-        "each write replaces the whole object at once (a PUT, or a multipart upload completed whole); update and "
+        "each write replaces the whole object at once, checksum included (a PUT, or one server-side copy of a "
+            + "multipart upload completed under a staging key); update and "
             + "append compare and swap on the object's ETag, retried when another writer won, so none is lost across "
             + "processes; move is a server-side copy then a delete, not atomic"
     }
