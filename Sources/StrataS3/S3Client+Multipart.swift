@@ -140,11 +140,9 @@ extension S3Client {
                 .notFound, "the completed multipart upload's object is not there", tier: .files, key: key,
                 recovery: "Another writer may have deleted it; upload it again")
         }
-        return etag.isEmpty
-            ? info
-            : S3ObjectInfo(
-                key: key, size: info.size, etag: etag, lastModified: info.lastModified, contentType: info.contentType,
-                metadata: info.metadata)
+        var completed = info
+        if !etag.isEmpty { completed.etag = etag }
+        return completed
     }
 
     /// Abandons a multipart upload: its parts are deleted and no object appears. Aborting one that is gone

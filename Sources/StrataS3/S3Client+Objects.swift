@@ -164,11 +164,8 @@ extension S3Client {
         _ source: String, to destination: String, precondition: S3Precondition? = nil, contentType: String? = nil,
         metadata: [String: String]? = nil
     ) throws(StorageError) -> S3ObjectInfo {
-        try checkKey(source)
         try checkKey(destination)
-        // The copy source is the path without its leading slash, encoded as in the request line.
-        var headers = [("x-amz-copy-source", String(path(for: source).dropFirst()))]
-        if let precondition { headers += precondition.copySourceHeaders }
+        var headers = try copySourceHeaders(source, precondition: precondition)
         if let metadata {
             headers.append(("x-amz-metadata-directive", "REPLACE"))
             headers += try objectHeaders(destination, contentType: contentType, metadata: metadata)
@@ -187,6 +184,15 @@ extension S3Client {
             lastModified: document?.text("LastModified").flatMap(S3Timestamp.parseISO8601))
     }
 
+    /// The headers that name the source of a server-side copy (of an object or of a part) and its condition.
+    func copySourceHeaders(
+        _ source: String, precondition: S3Precondition?
+    ) throws(StorageError) -> [(String, String)] {
+        try checkKey(source)
+        // The copy source is the path without its leading slash, encoded as in the request line.
+        return [("x-amz-copy-source", String(path(for: source).dropFirst()))] + (precondition?.copySourceHeaders ?? [])
+    }
+
     /// The description of an object from the headers of its GET or HEAD answer.
     func objectInfo(_ key: String, _ headers: [String: String]) -> S3ObjectInfo {
         var metadata: [String: String] = [:]
@@ -197,6 +203,6 @@ extension S3Client {
             key: key, size: headers["content-length"].flatMap { Int64($0) } ?? 0,
             etag: headers["etag"].map(S3Response.unquoted) ?? "",
             lastModified: headers["last-modified"].flatMap(S3Timestamp.parseHTTP), contentType: headers["content-type"],
-            metadata: metadata)
+            metadata: metadata, versionID: headers["x-amz-version-id"])
     }
 }

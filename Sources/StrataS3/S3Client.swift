@@ -34,16 +34,17 @@ public final class S3Client: Sendable {
 
     /// Creates a client. Nothing is sent until the first operation.
     /// - Parameter configuration: The bucket, prefix, endpoint, region, credentials and limits.
-    /// - Throws: `StorageError` `.invalidArgument` for limits that cannot work (a part smaller than 5 MiB, no
-    ///   attempts, no concurrency).
+    /// - Throws: `StorageError` `.invalidArgument` for limits that cannot work (a part or a copy limit smaller than
+    ///   5 MiB, no attempts, no concurrency).
     public init(_ configuration: S3Configuration) throws(StorageError) {
-        guard configuration.partSize >= 5 << 20, configuration.maxAttempts >= 1, configuration.concurrency >= 1,
-            configuration.requestTimeout > 0, configuration.connectTimeout > 0, configuration.stallTimeout > 0
+        guard configuration.partSize >= 5 << 20, configuration.copyLimit >= 5 << 20, configuration.maxAttempts >= 1,
+            configuration.concurrency >= 1, configuration.requestTimeout > 0, configuration.connectTimeout > 0,
+            configuration.stallTimeout > 0
         else {
             throw StorageError(
                 .invalidArgument, "the S3 configuration's limits cannot work", tier: .files,
-                recovery: "Use a part size of at least 5 MiB, at least one attempt, a concurrency of at least one and "
-                    + "positive timeouts")
+                recovery: "Use a part size and a copy limit of at least 5 MiB, at least one attempt, a concurrency of "
+                    + "at least one and positive timeouts")
         }
         self.configuration = configuration
         self.hostHeader = configuration.hostHeader

@@ -45,6 +45,9 @@ public struct S3Configuration: Sendable, Hashable, CustomStringConvertible {
     /// uploaded: it caps the part size at `writeBufferLimit / (concurrency + 1)` (5 MiB at least) and the parts
     /// in flight at what fits. The default is 20 MiB: parts of 5 MiB, 3 going up while the fourth fills.
     public var writeBufferLimit: Int64 = 20 << 20
+    /// The largest object one server-side copy (CopyObject) may copy, at least 5 MiB: a larger one is copied part
+    /// by part (UploadPartCopy, parts of this size, as many as 10,000). The default is 5 GiB, S3's limit.
+    public var copyLimit: Int64 = 5 << 30
 
     /// Creates a configuration from explicit values.
     /// - Parameters:

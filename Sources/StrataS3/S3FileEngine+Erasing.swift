@@ -5,7 +5,8 @@ extension S3FileEngine {
     /// content afterwards: what `Storage` does to the copy of a value that became a credential.
     ///
     /// First the multipart uploads under way to `key` are aborted (their parts are content too, and one completing
-    /// later would bring a version back); then every version and delete marker of `key` (ListObjectVersions with
+    /// later would bring a version back), and those under the key's staging folder with every version of the objects
+    /// staged there (what a writer killed mid-write left); then every version and delete marker of `key` (ListObjectVersions with
     /// the key as prefix, exact matches only: `ab` is not `a`'s) is deleted by its version id. On an unversioned
     /// bucket that is the one object (version `null`); on a versioned one, the versions older writes and deletes
     /// left too, which a plain `delete` keeps (it adds a delete marker).
@@ -23,6 +24,7 @@ extension S3FileEngine {
         for upload in try client.listMultipartUploads(prefix: key) where ExactString(upload.key) == exact {
             try client.abortMultipartUpload(upload.key, uploadID: upload.uploadID)
         }
+        try eraseStaged(key)
         let versions = try client.versions(of: key)
         for version in versions {
             try client.delete(key, versionID: version.versionID)

@@ -95,8 +95,8 @@ extension S3FileEngine {
 
     /// Streams every object under `prefix` (one GET each) and compares its CRC-32 and size with those its metadata
     /// records; an object deleted meanwhile is skipped.
-    /// - Returns: The objects that do not match, and those with nothing recorded (written by another program, or a
-    ///   multipart write whose checksum could not be recorded).
+    /// - Returns: The objects that do not match, and those with nothing recorded (written by another program, or by
+    ///   an engine from before multipart writes were staged).
     public func verify(prefix: String) throws -> [FileProblem] {
         var problems: [FileProblem] = []
         for key in try list(prefix: prefix, recursive: true) {
@@ -127,10 +127,12 @@ extension S3FileEngine {
         return problems
     }
 
-    /// Aborts the multipart uploads under the engine's prefix that were started more than `age` seconds ago: what
-    /// writers that died (or lost the server) mid-write left behind. An upload is never visible as an object, so
-    /// no reader loses anything; a writer still completing one that old fails.
-    /// - Returns: How many uploads were aborted.
+    /// Removes what writers that died (or lost the server) mid-write left more than `age` seconds ago: aborts the
+    /// multipart uploads under the engine's prefix started before then, and deletes the staged objects (uploads
+    /// completed, not yet copied into place, or copied but not deleted) written before then. Neither is ever
+    /// visible as a file, so no reader loses anything; a writer still busy with one that old fails, and its file
+    /// keeps its old content. Nothing runs it on its own: the store's owner calls it (`FileStore.removeLeftovers`).
+    /// - Returns: How many uploads and staged objects were removed.
     public func removeLeftovers(olderThan age: TimeInterval) throws -> Int {
         let cutoff = Date().addingTimeInterval(-age)
         var removed = 0
@@ -138,7 +140,7 @@ extension S3FileEngine {
             try client.abortMultipartUpload(upload.key, uploadID: upload.uploadID)
             removed += 1
         }
-        return removed
+        return removed + (try removeStagedObjects(olderThan: cutoff))
     }
 
     /// The description of an object.

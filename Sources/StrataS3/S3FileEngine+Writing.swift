@@ -14,7 +14,9 @@ extension S3FileEngine {
             allocatedPartBuffers.add(buffers, ordering: .relaxed)
             largestPartMemoryHeld.max(heldBytes, ordering: .relaxed)
         }
-        let upload = S3StreamedUpload(client: client, key: key, inFlight: partsInFlight, pool: pool)
+        let upload = S3StreamedUpload(client: client, key: key, inFlight: partsInFlight, pool: pool) { [self] step in
+            writeStepObserver.withLock { $0 }?(step)
+        }
         do {
             var writer = FileWriter(sink: { bytes in try upload.take(bytes) })
             try body(&writer)

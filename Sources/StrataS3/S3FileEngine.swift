@@ -16,8 +16,8 @@ import Synchronization
 ///   multipart upload whose parts go up in parallel while the body is written, memory bounded by
 ///   ``S3Configuration/writeBufferLimit``. A failed write is aborted: no object, whole or partial, appears.
 /// - Each object records its CRC-32 and size in user metadata (`x-amz-meta-strata-crc32`, `-size`): on the PUT,
-///   or for a multipart upload by a copy of the object onto itself once it is complete (the checksum is known only
-///   at the end).
+///   or for a multipart upload (the checksum is known only at the end) by completing it under a staging key that
+///   no listing shows, then one server-side copy into place with the metadata: the object is never without it.
 /// - ``update(_:_:)`` and ``append(_:to:)`` are compare-and-swap loops on the object's entity tag (`If-Match`,
 ///   `If-None-Match: *`), tried again after a backoff with jitter when another writer won: no update is lost,
 ///   whatever the number of processes.
@@ -44,6 +44,15 @@ public final class S3FileEngine: FileEngine {
     public let contentionTimeout: Double
     /// The uses of files this process made through the engine (``markUsed(_:)``).
     let uses = Mutex(S3UseRecord())
+    /// Called as a streamed multipart write reaches each of its steps (``observeWriteSteps(_:)``); nil (the default)
+    /// costs a lock per step.
+    let writeStepObserver = Mutex<(@Sendable (S3WriteStep) -> Void)?>(nil)
+
+    /// Has `observer` called as each streamed multipart write of this engine reaches each of its steps, on the
+    /// writer's thread: for tests that kill a writer there.
+    package func observeWriteSteps(_ observer: @escaping @Sendable (S3WriteStep) -> Void) {
+        writeStepObserver.withLock { $0 = observer }
+    }
 
     /// Opens the engine on a bucket and prefix.
     /// - Parameters:
@@ -87,7 +96,8 @@ public final class S3FileEngine: FileEngine {
     public var location: String { configuration.description }
 
     public var concurrencyGuarantee: String {
-        "each write replaces the whole object at once (a PUT, or a multipart upload completed whole); update and "
+        "each write replaces the whole object at once, checksum included (a PUT, or one server-side copy of a "
+            + "multipart upload completed under a staging key); update and "
             + "append compare and swap on the object's ETag, retried when another writer won, so none is lost across "
             + "processes; move is a server-side copy then a delete, not atomic"
     }

@@ -15,11 +15,14 @@ public struct S3ObjectInfo: Sendable, Hashable {
     public var contentType: String?
     /// The user metadata (`x-amz-meta-*`), names in lowercase, without the prefix.
     public var metadata: [String: String]
+    /// The version the server gave the object (`x-amz-version-id`), when it said: on a bucket with versioning
+    /// enabled or suspended. The default is nil.
+    public var versionID: String?
 
     /// Creates a description of an object.
     public init(
         key: String, size: Int64, etag: String, lastModified: Date? = nil, contentType: String? = nil,
-        metadata: [String: String] = [:]
+        metadata: [String: String] = [:], versionID: String? = nil
     ) {
         self.key = key
         self.size = size
@@ -27,5 +30,6 @@ public struct S3ObjectInfo: Sendable, Hashable {
         self.lastModified = lastModified
         self.contentType = contentType
         self.metadata = metadata
+        self.versionID = versionID
     }
 }

@@ -13,7 +13,8 @@ final class S3PartUploads: Sendable {
     }
 
     private let client: S3Client
-    private let key: String
+    /// The key the upload creates.
+    let key: String
     let uploadID: String
     private let slots: DispatchSemaphore
     private let running = DispatchGroup()

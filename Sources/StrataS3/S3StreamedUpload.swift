@@ -5,8 +5,10 @@ import StrataFiles
 /// a body that fits in one part goes up in one PUT when it ends; a longer one becomes a multipart upload whose full parts go up in parallel while the body
 /// is still being written (``S3PartUploads``), so memory holds at most the part being filled and those in flight.
 ///
-/// The multipart upload is created when the first part is full (its first bytes give the content type). A write
-/// that fails is aborted: no object appears.
+/// The multipart upload is created when the first part is full (its first bytes give the content type), under a
+/// staging key (``S3FileEngine/stagingKey(for:)``), not under the object's: a completion cannot carry the checksum,
+/// which is known only at the end, so the upload is completed there and copied into place with it (``finish(metadata:)``).
+/// A write that fails is aborted: no object appears.
 final class S3StreamedUpload {
     private let client: S3Client
     private let key: String
@@ -26,12 +28,15 @@ final class S3StreamedUpload {
     private var head: [UInt8] = []
     private var uploads: S3PartUploads?
     private var nextPart = 1
+    /// Told of each step of a multipart write as it is reached (``S3FileEngine/writeStepObserver``).
+    private let reached: (S3WriteStep) -> Void
 
-    init(client: S3Client, key: String, inFlight: Int, pool: S3PartPool) {
+    init(client: S3Client, key: String, inFlight: Int, pool: S3PartPool, reached: @escaping (S3WriteStep) -> Void) {
         self.client = client
         self.key = key
         self.inFlight = inFlight
         self.pool = pool
+        self.reached = reached
     }
 
     /// The object's content type: by its key's extension, else by its first bytes.
@@ -62,8 +67,9 @@ final class S3StreamedUpload {
 
     private func ship() throws(StorageError) {
         if uploads == nil {
-            let id = try client.createMultipartUpload(key, contentType: contentType)
-            uploads = S3PartUploads(client: client, key: key, uploadID: id, limit: inFlight)
+            let staging = try S3FileEngine.stagingKey(for: key)
+            let id = try client.createMultipartUpload(staging, contentType: contentType)
+            uploads = S3PartUploads(client: client, key: staging, uploadID: id, limit: inFlight)
         }
         if let part = buffer {
             buffer = nil
@@ -78,32 +84,45 @@ final class S3StreamedUpload {
         nextPart += 1
     }
 
-    /// Makes the object visible with `metadata`: one PUT, or the last part and the completion followed by a copy
-    /// of the object onto itself that records `metadata` (a completion cannot carry metadata, and the checksum is
-    /// known only once the body ended).
-    /// - Returns: Whether `metadata` was recorded (the copy onto itself may fail, or the object be replaced
-    ///   meanwhile, after the object became visible: the write stands).
-    @discardableResult
-    func finish(metadata: [String: String]) throws(StorageError) -> Bool {
+    /// Makes the object visible with `metadata`: one PUT; or the last part, the completion under the staging key,
+    /// one server-side copy into place with `metadata` (``S3Client/copy(_:size:to:precondition:contentType:metadata:)``,
+    /// pinned to the completed tag), and a delete of the staged object. The object changes once, at the copy, to
+    /// the new content with its checksum: a writer killed before it leaves the old object, after it the new one;
+    /// what it leaves under the staging key is invisible, for ``S3FileEngine/removeLeftovers(olderThan:)``.
+    /// - Throws: `StorageError`: the old object is then unchanged (and the staged object deleted, when it can be).
+    func finish(metadata: [String: String]) throws(StorageError) {
         guard let uploads else {
             let body: HTTPBody = buffer.map { .part($0) } ?? (small.isEmpty ? .empty : .bytes(small))
             _ = try client.put(key, body: body, contentType: contentType, metadata: metadata, precondition: nil)
-            return true
+            return
         }
         if let part = buffer, !part.isEmpty {
             buffer = nil
             try submit(part, to: uploads)
         }
         let parts = try uploads.finish()
-        let info = try client.completeMultipartUpload(key, uploadID: uploads.uploadID, parts: parts)
+        reached(.uploaded)
+        let staging = uploads.key
+        let staged = try client.completeMultipartUpload(staging, uploadID: uploads.uploadID, parts: parts)
         self.uploads = nil
+        reached(.staged)
         do {
             try client.copy(
-                key, to: key, precondition: .ifMatch(info.etag), contentType: contentType, metadata: metadata)
-            return true
+                staging, size: staged.size, to: key, precondition: .ifMatch(staged.etag), contentType: contentType,
+                metadata: metadata)
         } catch {
-            return false
+            remove(staged)
+            throw error
         }
+        reached(.placed)
+        remove(staged)
+    }
+
+    /// Deletes a staged object, best effort (one left behind is ``S3FileEngine/removeLeftovers(olderThan:)``'s):
+    /// by its version when the bucket gave it one, so that no copy of the content stays there, else plainly.
+    private func remove(_ staged: S3ObjectInfo) {
+        if let version = staged.versionID, (try? client.delete(staged.key, versionID: version)) != nil { return }
+        try? client.delete(staged.key)
     }
 
     /// Abandons a multipart upload under way, if any.

@@ -73,6 +73,32 @@ struct S3SecureDeleteTests {
         #expect(try engine.read("a") == nil)
     }
 
+    /// Writers of `a` killed mid-write leave an open upload (all parts up) and a staged object (completed, not yet
+    /// copied into place), both under `a`'s staging folder: erasing `a` aborts the one and deletes every version of
+    /// the other, on a versioned bucket; a neighbour's leftovers stay.
+    @Test func aKilledWritersStagedUploadAndObjectAreErasedWithTheKey() throws {
+        let engine = try Self.versionedEngine()
+        let url = "s3://\(engine.configuration.bucket)/\(engine.configuration.prefix)"
+        let child = try TestExecutables.url(named: "strata-test-child")
+        for (key, step) in [("a", "uploaded"), ("a", "staged"), ("ab", "staged")] {
+            let writer = try ChildProcess(child, ["s3-write-stop", url, key, String(6 << 20), "9", step])
+            defer {
+                writer.kill()
+                _ = writer.wait()
+            }
+            try writer.waitForLine(timeout: 180) { $0 == "at \(step)" }
+        }
+        #expect(try engine.client.listMultipartUploads().count == 1)
+        #expect(try engine.client.listObjectVersions(prefix: ".strata-").count == 2)
+
+        #expect(try !engine.deleteSecurely("a"), "no file: the writers never put one in place")
+
+        #expect(try engine.client.listMultipartUploads().isEmpty)
+        let left = try engine.client.listObjectVersions(prefix: ".strata-")
+        #expect(left.count == 1, "the neighbour's staged object only: \(left)")
+        #expect(try engine.removeLeftovers(olderThan: 0) == 1)
+    }
+
     /// Through the store and the conformance check's face: `FileStore.deleteSecurely` reaches the engine.
     @Test func theStoreErasesThroughTheEngine() throws {
         let engine = try Self.versionedEngine()
