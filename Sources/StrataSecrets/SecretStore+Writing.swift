@@ -55,7 +55,7 @@ extension SecretStore {
     ///   ``/StrataCore/AtomicFile/writeAll(in:names:permissions:renamesLastAfterFolderSync:beforeFolderSync:_:)``).
     func replaceItems(
         _ fileNames: [String], in folder: DirectoryHandle, manifest: ItemManifest, owner: DataKeys, now: Date,
-        _ item: (Int) throws -> (file: Data, modified: Date, supersedes: String?)
+        timer: StageTimer? = nil, _ item: (Int) throws -> (file: Data, modified: Date, supersedes: String?)
     ) throws {
         var manifest = manifest
         manifest.keyCheck = owner.check
@@ -64,11 +64,13 @@ extension SecretStore {
         let keyringID = try manifestKeyringID()
         try AtomicFile.writeAll(
             in: folder, names: fileNames + [ItemManifest.fileName], renamesLastAfterFolderSync: true,
-            beforeFolderSync: { for name in superseded { _ = try unlinkItemFile(name, in: folder) } }
+            beforeFolderSync: { for name in superseded { _ = try unlinkItemFile(name, in: folder) } }, timer: timer
         ) { index in
             guard index < fileNames.count else {
                 for name in superseded { manifest.entries[name] = manifest.tombstone(name, now: now) }
-                manifestBytes = try manifest.serialized(keyringID: keyringID, key: owner.manifest)
+                manifestBytes = try timer.time("serialize manifest") {
+                    try manifest.serialized(keyringID: keyringID, key: owner.manifest)
+                }
                 return manifestBytes
             }
             let (file, modified, supersedes) = try item(index)
