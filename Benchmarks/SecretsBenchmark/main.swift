@@ -6,6 +6,7 @@
 //
 //   swift run -c release strata-bench-secrets [--quick] [--rounds N]
 //   strata-bench-secrets --profile set|get|batch [--raw]   # only that operation, for callgrind and strace -c
+//   strata-bench-secrets --stages [--rounds N]   # a batch's steps, timed (new items, replaced items)
 //   strata-bench-secrets --flush [--dirty]   # the ways to flush an item and its manifest together (FlushStrategy)
 import BenchmarkKit
 import CSodium
@@ -96,7 +97,37 @@ func profile(_ operation: String, raw useRaw: Bool) throws {
     if sink == 42 { print("") }
 }
 
+/// `--stages`: where a batch of 1,000 spends its time, step by step, for new items and for items replaced, beside
+/// 1,000 single sets replacing the same items, over `--rounds N` rounds (new accounts each round).
+func stages() throws {
+    guard sodium_init() >= 0 else { fatalError("libsodium failed to initialize") }
+    let root = try Bench.temporaryFolder("secrets-stages")
+    defer { try? FileManager.default.removeItem(atPath: root) }
+    let key = Secret(Data((0..<32).map { UInt8($0) }))
+    let store = try SecretStore(paths: try StoragePaths(root: root + "/store"), unlockingWith: .inMemory(key))
+    for round in 0..<Bench.rounds {
+        let batch = (0..<1000).map {
+            SecretWrite(
+                Secret("token-\($0)-0123456789abcdef0123456789abcdef"), service: "batch", account: "r\(round)-\($0)")
+        }
+        for kind in ["new", "replacing"] {
+            let timer = StageTimer()
+            let start = ContinuousClock.now
+            try store.set(batch, timer: timer)
+            let total = ContinuousClock.now - start
+            print(
+                "round \(round) batch of 1,000 \(kind): \(total) — "
+                    + timer.stages.map(\.description).joined(separator: ", "))
+        }
+        let singles = try Bench.time {
+            for write in batch { try store.set(write.value, service: write.service, account: write.account) }
+        }
+        print(String(format: "round \(round) 1,000 single sets replacing: %.0f ms", singles * 1000))
+    }
+}
+
 func run() throws {
+    if CommandLine.arguments.contains("--stages") { return try stages() }
     if CommandLine.arguments.contains("--flush") {
         return try FlushStrategy.compare(dirty: CommandLine.arguments.contains("--dirty"))
     }

@@ -104,12 +104,21 @@ public enum AtomicFile {
 
     /// Creates the temporary file of a replacement of `name` in `folder` (exclusively, never through a link).
     /// - Returns: Its descriptor and its name.
-    static func createTemporary(in folder: DirectoryHandle, for name: String, permissions: Int) throws -> (
-        fd: Int32, name: String
-    ) {
+    /// - Parameter unnamed: Whether to create the file without a name first and then link it under its
+    ///   temporary name (`O_TMPFILE`, where the system has it): the file system allocates the file without
+    ///   holding the folder's lock, so threads creating files in one folder do it at the same time. The default
+    ///   is `false`: one `open` instead of an `open` and a `link`.
+    static func createTemporary(in folder: DirectoryHandle, for name: String, permissions: Int, unnamed: Bool = false)
+        throws -> (fd: Int32, name: String)
+    {
         let temporary = temporaryPrefix + "\(getpid())-" + uniqueSuffix()
-        do {
-            let fd = try folder.openFile(temporary, O_WRONLY | O_CREAT | O_EXCL, permissions: mode_t(permissions))
+        do throws(Errno) {
+            let fd: Int32
+            if unnamed, let created = try createUnnamed(temporary, in: folder, permissions: permissions) {
+                fd = created
+            } else {
+                fd = try folder.openFile(temporary, O_WRONLY | O_CREAT | O_EXCL, permissions: mode_t(permissions))
+            }
             // Held until the temporary is renamed or removed (closing the descriptor drops it): a clean-up in any
             // process, whatever pid namespace or machine it runs on, sees that this temporary is being written.
             // Advisory: a file system without flock(2) falls back on the pid rule of removeStaleTemporaries.
@@ -118,6 +127,40 @@ public enum AtomicFile {
         } catch {
             throw error.storageError("cannot create a temporary file beside the target", path: folder.path(of: name))
         }
+    }
+
+    /// Whether unnamed files can be created here: cleared by the first refusal (no `O_TMPFILE`, no `/proc`).
+    private static let createsUnnamed = Atomic<Bool>(true)
+
+    /// Whether large batches still create their files unnamed (see ``createTemporary(in:for:permissions:unnamed:)``),
+    /// and sets it again (for tests that made the system refuse once).
+    package static var createsUnnamedFiles: Bool {
+        get { createsUnnamed.load(ordering: .relaxed) }
+        set { createsUnnamed.store(newValue, ordering: .relaxed) }
+    }
+
+    /// Creates an unnamed file in `folder` and links it as `temporary`, or `nil` where the system cannot.
+    private static func createUnnamed(_ temporary: String, in folder: DirectoryHandle, permissions: Int) throws(Errno)
+        -> Int32?
+    {
+        guard createsUnnamed.load(ordering: .relaxed) else { return nil }
+        let path = folder.path(of: temporary)
+        let fd: Int32
+        do {
+            fd = try Sys.openUnnamed(folder.fd, permissions: mode_t(permissions), path: path)
+        } catch  where [EOPNOTSUPP, EISDIR, EINVAL].contains(error.code) {
+            createsUnnamed.store(false, ordering: .relaxed)
+            return nil
+        }
+        do {
+            try Sys.linkDescriptor(fd, folder.fd, temporary, path: path)
+        } catch {
+            Sys.close(fd)
+            guard [ENOENT, EOPNOTSUPP].contains(error.code) else { throw error }
+            createsUnnamed.store(false, ordering: .relaxed)
+            return nil
+        }
+        return fd
     }
 
     /// Gives a written temporary file its exact mode (open(2)'s is filtered by the umask) and, when `syncing`,

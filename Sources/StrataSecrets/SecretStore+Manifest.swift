@@ -78,7 +78,7 @@ extension SecretStore {
     /// Changes the manifest and replaces it atomically (flushed, renamed, the folder flushed), tagged under `owner`
     /// (by default the key it is tagged under now). The caller holds the keyring's lock exclusively and has made
     /// the item change durable first. Item writes record their items with
-    /// ``replaceItems(_:in:manifest:owner:now:_:)`` instead, in the same flush as the items.
+    /// ``replaceItems(_:in:manifest:owner:now:timer:_:)`` instead, in the same flush as the items.
     func advanceManifest(
         in folder: DirectoryHandle, as owner: DataKeys? = nil, _ change: (inout ItemManifest) -> Void
     ) throws {

@@ -8,7 +8,7 @@ extension SecretStore {
     /// and may pass the manifest it read under it (``currentManifest(in:)``), which is read otherwise.
     ///
     /// The item's modification time is its generation (see ``ItemManifest``): strictly after the manifest's
-    /// entry, and recorded there in the same write (see ``replaceItems(_:in:manifest:owner:now:_:)``).
+    /// entry, and recorded there in the same write (see ``replaceItems(_:in:manifest:owner:now:timer:_:)``).
     ///
     /// When the item it replaces lay under the first format's name (an identity with a NUL), that file is
     /// removed once the new one is in place: a crash in between leaves both, and the new name wins.
@@ -49,13 +49,14 @@ extension SecretStore {
     ///   - manifest: The manifest the items' generations were computed from (``currentManifest(in:)``).
     ///   - owner: The data key the items are sealed under, which tags the manifest.
     ///   - now: When, for the tombstones of superseded files.
+    ///   - timer: Times the steps, for the benchmark's breakdown of a batch. The default is none.
     ///   - item: Gives the sealed file of `fileNames[index]`, its generation, and a file it supersedes (an item
     ///     under the first format's name), if any; called once per item, in order, before anything is renamed.
     /// - Throws: What `item` throws (nothing written then), or a write error (see
-    ///   ``/StrataCore/AtomicFile/writeAll(in:names:permissions:renamesLastAfterFolderSync:beforeFolderSync:_:)``).
+    ///   ``/StrataCore/AtomicFile/writeAll(in:names:permissions:renamesLastAfterFolderSync:beforeFolderSync:timer:_:)``).
     func replaceItems(
         _ fileNames: [String], in folder: DirectoryHandle, manifest: ItemManifest, owner: DataKeys, now: Date,
-        _ item: (Int) throws -> (file: Data, modified: Date, supersedes: String?)
+        timer: StageTimer? = nil, _ item: (Int) throws -> (file: Data, modified: Date, supersedes: String?)
     ) throws {
         var manifest = manifest
         manifest.keyCheck = owner.check
@@ -64,11 +65,13 @@ extension SecretStore {
         let keyringID = try manifestKeyringID()
         try AtomicFile.writeAll(
             in: folder, names: fileNames + [ItemManifest.fileName], renamesLastAfterFolderSync: true,
-            beforeFolderSync: { for name in superseded { _ = try unlinkItemFile(name, in: folder) } }
+            beforeFolderSync: { for name in superseded { _ = try unlinkItemFile(name, in: folder) } }, timer: timer
         ) { index in
             guard index < fileNames.count else {
                 for name in superseded { manifest.entries[name] = manifest.tombstone(name, now: now) }
-                manifestBytes = try manifest.serialized(keyringID: keyringID, key: owner.manifest)
+                manifestBytes = try timer.time("serialize manifest") {
+                    try manifest.serialized(keyringID: keyringID, key: owner.manifest)
+                }
                 return manifestBytes
             }
             let (file, modified, supersedes) = try item(index)

@@ -9,15 +9,14 @@ func runSecretsBatchMode(_ arguments: [String]) throws -> Bool {
     case "secrets-batch-loop":
         // secrets-batch-loop ROOT KEYHEX COUNT START: set accounts b0..b<COUNT-1> of service `batch` to
         // "value N" in one batch, for N = START, START+1, ..., saying `ack N` after each.
-        let store = try SecretStore(
-            paths: StoragePaths(root: arguments[1]), unlockingWith: .inMemory(key(arguments[2])))
-        let count = Int(arguments[3]) ?? 1
-        var generation = Int(arguments[4]) ?? 0
-        while true {
-            try store.set(
-                (0..<count).map { SecretWrite(Secret("value \(generation)"), service: "batch", account: "b\($0)") })
-            say("ack \(generation)")
-            generation += 1
+        try writeBatches(arguments) { generation, index in
+            SecretWrite(Secret("value \(generation)"), service: "batch", account: "b\(index)")
+        }
+    case "secrets-batch-new-loop":
+        // secrets-batch-new-loop ROOT KEYHEX COUNT START: store accounts g<N>-0..g<N>-<COUNT-1> of service `new`,
+        // all new, with the value "value N" in one batch, for N = START, START+1, ..., saying `ack N` after each.
+        try writeBatches(arguments) { generation, index in
+            SecretWrite(Secret("value \(generation)"), service: "new", account: "g\(generation)-\(index)")
         }
     case "secrets-count-fsyncs":
         // secrets-count-fsyncs ROOT KEYHEX COUNT: the fsyncs (syncfs and fdatasync included) of one replacing
@@ -58,4 +57,18 @@ func runSecretsBatchMode(_ arguments: [String]) throws -> Bool {
         return false
     }
     return true
+}
+
+/// Writes batches of COUNT items (`item(generation, index)`) for generations START, START + 1, ... until killed,
+/// saying `ack N` after each: the loop of `secrets-batch-loop` and `secrets-batch-new-loop` (ROOT KEYHEX COUNT
+/// START).
+private func writeBatches(_ arguments: [String], _ item: (Int, Int) -> SecretWrite) throws -> Never {
+    let store = try SecretStore(paths: StoragePaths(root: arguments[1]), unlockingWith: .inMemory(key(arguments[2])))
+    let count = Int(arguments[3]) ?? 1
+    var generation = Int(arguments[4]) ?? 0
+    while true {
+        try store.set((0..<count).map { item(generation, $0) })
+        say("ack \(generation)")
+        generation += 1
+    }
 }

@@ -134,31 +134,17 @@ struct SecretBatchTests {
     /// A batch writer killed at any point: every item has the value of the last batch acknowledged or of the one
     /// under way, never none, never torn, never reported rolled back; later writes keep working.
     @Test func aBatchKilledMidwayLeavesEveryItemOldOrNew() throws {
-        _ = try fixture.store()
-        let child = try TestExecutables.url(named: "strata-test-child")
         let count = 40
-        var next = 0
-        let rounds = ProcessInfo.processInfo.environment["STRATA_TORTURE_ROUNDS"].flatMap(Int.init).map { $0 / 4 } ?? 20
-        for round in 0..<rounds {
-            let process = try ChildProcess(
-                child, ["secrets-batch-loop", fixture.paths.root, testKeyHex, "\(count)", "\(next)"])
-            try process.waitForLine { $0.hasPrefix("ack ") }
-            Thread.sleep(forTimeInterval: Double(round % 9) / 1000)
-            process.kill(SIGKILL)
-            _ = process.wait()
-            let acknowledged = process.lines.compactMap { $0.hasPrefix("ack ") ? Int($0.dropFirst(4)) : nil }.max()!
-            let store = try fixture.store()
+        try killBatchWriter(fixture, mode: "secrets-batch-loop", count: count, rounds: 20) { store, acknowledged in
             var values = Set<String>()
             for index in 0..<count {
                 let value = try store.get(service: "batch", account: "b\(index)")?.stringValue
                 #expect(
                     value == "value \(acknowledged)" || value == "value \(acknowledged + 1)",
-                    "round \(round), item \(index): \(value ?? "none")")
+                    "item \(index): \(value ?? "none")")
                 values.insert(value ?? "none")
             }
             #expect(values.count <= 2)
-            #expect(store.structuralProblems().isEmpty)
-            next = acknowledged + 2
         }
         // The manifest still vouches for every item: a write after the kills reads back.
         let store = try fixture.store()
@@ -242,5 +228,30 @@ struct SecretBatchTests {
         try FileManager.default.removeItem(atPath: folder)
         try FileManager.default.moveItem(atPath: folder + "-moved", toPath: folder)
         #expect(try store.get(service: "s", account: "a")?.stringValue == "v")
+    }
+}
+
+/// Starts the child `mode` (a batch writer: ROOT KEYHEX COUNT START, saying `ack N`), kills it with SIGKILL at a
+/// point that moves from round to round, and checks the keyring with a new store and the last generation
+/// acknowledged, then checks that no item reads damaged; `rounds` times (a quarter of `STRATA_TORTURE_ROUNDS` when
+/// set), each starting two generations past the last acknowledged.
+func killBatchWriter(
+    _ fixture: SecretsFixture, mode: String, count: Int, rounds: Int, _ check: (SecretStore, Int) throws -> Void
+) throws {
+    _ = try fixture.store()
+    let child = try TestExecutables.url(named: "strata-test-child")
+    var next = 0
+    let rounds = ProcessInfo.processInfo.environment["STRATA_TORTURE_ROUNDS"].flatMap(Int.init).map { $0 / 4 } ?? rounds
+    for round in 0..<rounds {
+        let process = try ChildProcess(child, [mode, fixture.paths.root, testKeyHex, "\(count)", "\(next)"])
+        try process.waitForLine { $0.hasPrefix("ack ") }
+        Thread.sleep(forTimeInterval: Double(round % 9) / 1000)
+        process.kill(SIGKILL)
+        _ = process.wait()
+        let acknowledged = process.lines.compactMap { $0.hasPrefix("ack ") ? Int($0.dropFirst(4)) : nil }.max()!
+        let store = try fixture.store()
+        try check(store, acknowledged)
+        #expect(store.structuralProblems().isEmpty, "\(mode), round \(round)")
+        next = acknowledged + 2
     }
 }

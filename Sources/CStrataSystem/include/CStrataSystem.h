@@ -62,6 +62,40 @@ static inline int strata_syncfs(int fd) {
 }
 #endif
 
+// A new regular file without a name in the folder `directory` (open(2)'s O_TMPFILE, write-only, close-on-exec),
+// and a name for such a file: `strata_link_descriptor` links the file open as `fd` as `name` in `directory`
+// through /proc/self/fd (linkat's AT_EMPTY_PATH needs a privilege; this does not). Creating unnamed files does not
+// hold the folder's lock, so several threads create files in one folder at once. Linux only: elsewhere, or on a
+// file system without O_TMPFILE, -1 with errno EOPNOTSUPP (or what the kernel says: EISDIR, EINVAL, ENOENT
+// without /proc), and the caller creates a named file instead.
+#if defined(__linux__)
+#include <fcntl.h>
+#include <stdio.h>
+static inline int strata_open_unnamed(int directory, mode_t mode) {
+    return openat(directory, ".", __O_TMPFILE | O_DIRECTORY | O_WRONLY | O_CLOEXEC, mode);
+}
+static inline int strata_link_descriptor(int fd, int directory, const char *name) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    return linkat(AT_FDCWD, path, directory, name, AT_SYMLINK_FOLLOW);
+}
+#else
+#include <errno.h>
+static inline int strata_open_unnamed(int directory, mode_t mode) {
+    (void)directory;
+    (void)mode;
+    errno = EOPNOTSUPP;
+    return -1;
+}
+static inline int strata_link_descriptor(int fd, int directory, const char *name) {
+    (void)fd;
+    (void)directory;
+    (void)name;
+    errno = EOPNOTSUPP;
+    return -1;
+}
+#endif
+
 // libFuzzer's entry point, declared for the fuzz targets (defined only when they are built with
 // -sanitize=fuzzer; nothing references it otherwise).
 int LLVMFuzzerRunDriver(int *argc, char ***argv, int (*callback)(const uint8_t *data, size_t size));
