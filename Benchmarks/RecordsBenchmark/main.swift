@@ -65,7 +65,8 @@ final class RawSQLite {
     /// What every Strata connection sets (`SQLiteConnection`, `SQLiteRecordEngine`), for a like-for-like ceiling.
     static let pragmas =
         "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=OFF; PRAGMA secure_delete=ON; "
-        + "PRAGMA mmap_size=\(RecordsConfiguration().memoryMapBytes); PRAGMA cache_size=-\(RecordsConfiguration().pageCacheKibibytes);"
+        + "PRAGMA mmap_size=\(BenchConfiguration.records.memoryMapBytes); "
+        + "PRAGMA cache_size=-\(BenchConfiguration.records.pageCacheKibibytes);"
 
     var db: OpaquePointer?
     var insertStatement: OpaquePointer?
@@ -179,7 +180,7 @@ struct Sides {
 }
 
 func openSides(_ folder: String, _ label: String) throws -> Sides {
-    let store = try RecordStore(path: folder + "/strata-\(label).sqlite")
+    let store = try RecordStore(path: folder + "/strata-\(label).sqlite", configuration: BenchConfiguration.records)
     return Sides(
         strata: try store.collection(Person.self, named: "people", indexes: [.field("age")]),
         raw: RawSQLite(folder + "/raw-\(label).sqlite"))
@@ -451,7 +452,8 @@ func runBenchmark() throws {
     let getsPerRound = quick ? 4_000 : 10_000
     print(
         "StrataRecords vs raw SQLite C API (same schema and pragmas, JSON pre-made on the raw side), \(main) records "
-            + "of ~\(try JSONEncoder().encode(person(1)).count) bytes, \(rounds) paired rounds\(quick ? " (quick)" : "")"
+            + "of ~\(try JSONEncoder().encode(person(1)).count) bytes, \(rounds) paired rounds\(quick ? " (quick)" : ""), "
+            + BenchConfiguration.summary
     )
 
     // Inserts: each round adds `batch` records to each side in one transaction; then point gets on the whole

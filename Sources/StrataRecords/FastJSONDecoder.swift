@@ -215,17 +215,18 @@ struct ByteDecoder: Decoder {
             count += 1
             element = tape[element].next
         }
-        var result: [Element] = []
-        result.reserveCapacity(count)
-        element = entry + 1
-        while element < end {
-            guard let value = try read(tape, element) else {
-                throw ByteDecoder(tape: tapeReference, entry: element).mismatch(type)
+        // Each element initialized in place in storage of the exact size: no growth checks per element.
+        return try [Element](unsafeUninitializedCapacity: count) { buffer, initialized in
+            element = entry + 1
+            while element < end {
+                guard let value = try read(tape, element) else {
+                    throw ByteDecoder(tape: tapeReference, entry: element).mismatch(type)
+                }
+                (buffer.baseAddress! + initialized).initialize(to: value)
+                initialized += 1
+                element = tape[element].next
             }
-            result.append(value)
-            element = tape[element].next
         }
-        return result
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
@@ -273,6 +274,8 @@ struct ByteDecoder: Decoder {
         /// The value entry of the member whose name has exactly the scalars of `key`. The search starts at the
         /// object's cursor, just past the member found last, and wraps around: members read in the order they
         /// were written (what synthesized `Codable` does with what it wrote) are each found at the first try.
+        /// Inlined into each reader of a member, as is ``entry(of:)``: a call each cost more than the lookup.
+        @inline(__always)
         func find(_ key: Key) -> Int? {
             let entries = decoder.tapeReference.pointee.entries
             let object = decoder.entry
@@ -312,6 +315,7 @@ struct ByteDecoder: Decoder {
             return ByteSpans.equal(base + name.start + 1, other, count: count)
         }
 
+        @inline(__always)
         func entry(of key: Key) throws -> Int {
             guard let entry = find(key) else {
                 throw DecodingError.keyNotFound(

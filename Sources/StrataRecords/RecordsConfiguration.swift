@@ -22,13 +22,18 @@ public struct RecordsConfiguration: Sendable {
     public var isReadOnly = false
     /// How much of the database file each connection reads through a memory map instead of `read` calls, in
     /// bytes (SQLite's `mmap_size`, capped by SQLite at 2 GiB); 0 reads everything with `read` calls into each
-    /// connection's page cache. Mapped pages are the system's file cache itself, shared by every connection and
-    /// process, so a point get in a large store costs about what it costs in a small one. Writes never go
-    /// through the map. The default is 1 GiB.
-    public var memoryMapBytes = 1 << 30
-    /// The page cache of each connection, in KiB (SQLite's `cache_size`): what a write transaction keeps of the
-    /// pages it changes and reads before spilling them. The default is 8,192 (8 MiB).
-    public var pageCacheKibibytes = 8_192
+    /// connection's page cache (``pageCacheKibibytes``). A mapped file that another process truncates, or a disk
+    /// error on a mapped page, stops the process with `SIGBUS` instead of returning an error, so a map is for a
+    /// store no other program can write and on a disk that does not fail. The default is 0: no map, and every
+    /// such fault is a thrown `StorageError`.
+    public var memoryMapBytes = 0
+    /// The page cache of each connection, in KiB (SQLite's `cache_size`): the pages a connection keeps after
+    /// reading them (with no memory map, every page a read needs comes from here or from a `read` call), and
+    /// what a write transaction keeps of the pages it changes before spilling them. It fills only as pages are
+    /// read: a connection never holds more than the file. The default is 262,144 (256 MiB), enough for the pages
+    /// of a million records of ~130 bytes, so that a point get in such a store costs about what it costs in a
+    /// small one once its pages have been read.
+    public var pageCacheKibibytes = 262_144
 
     /// Creates a configuration with the defaults described on each property.
     public init(

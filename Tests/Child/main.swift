@@ -342,7 +342,7 @@ do {
             || runCaptureWindowMode(arguments) || runRestoreMode(arguments)
             || runSecretsMode(arguments)
             || runSharedSuiteMode(arguments) || runSecretsRotationMode(arguments) || runSecretsBatchMode(arguments)
-            || runBackupMode(arguments) || runS3Mode(arguments)
+            || runBackupMode(arguments) || runS3Mode(arguments) || runRecordsTruncationMode(arguments)
         {
             break
         }
