@@ -3,7 +3,7 @@
 //
 //   swift run -c release strata-bench-storage            # the full run (the 1M catalog takes a minute to build)
 //   swift run -c release strata-bench-storage --quick    # fewer keys, no 1M catalog
-//   strata-bench-storage profile ROOT records facade 200  # one read per key, for callgrind (see profiledReads)
+//   strata-bench-storage --profile read|put TIER [--direct] [--count N]   # one operation per key, for callgrind
 import BenchmarkKit
 import Foundation
 import Strata
@@ -50,45 +50,64 @@ if arguments.count >= 4, arguments[1] == "build" {
     exit(0)
 }
 
-// Child: `split ROOT` breaks a facade read of the records tier into its steps (catalog lookup, backend lookup,
-// the tier's read), per operation, to see where the facade's time goes.
-/// Reads every key once through `read`: the function a profiler collects (`valgrind --tool=callgrind
-/// --toggle-collect='*profiledReads*'`), so its instruction count divided by the keys is the cost of one read.
+/// Runs `body` once per key: the function a profiler collects (`valgrind --tool=callgrind
+/// --toggle-collect='*profiledOperations*'`), so its instruction count divided by the keys is the cost of one
+/// operation.
 @inline(never)
-func profiledReads(_ keys: [String], _ read: (String) throws -> Data?) throws {
-    for key in keys { _ = try read(key) }
+func profiledOperations(_ keys: [String], _ body: (String) throws -> Void) throws {
+    for key in keys { try body(key) }
 }
 
-/// Child: `profile ROOT TIER facade|tier [N]` puts N values (default 200) in TIER through the facade, reads them
-/// once untimed, then once more inside `profiledReads`, through the facade or the tier's own backend.
-func profileChild() throws {
+/// What each tier is told about the benchmark's values (the selector sends each to its tier).
+func benchDescriptor(for tier: Tier) -> DataDescriptor {
+    switch tier {
+    case .defaults: DataDescriptor(kind: .preference, estimatedSize: 32)
+    case .secrets: DataDescriptor(kind: .credential, estimatedSize: 32)
+    case .records: DataDescriptor(kind: .structured, estimatedSize: 32, isQueried: true)
+    case .files: DataDescriptor(kind: .file, estimatedSize: 4096, contentType: "application/pdf")
+    }
+}
+
+/// `--profile read|put TIER [--direct] [--count N]`: puts N values (default 1000) in TIER through the facade, flushes
+/// the tier, does the operation once per key untimed, then once more per key inside ``profiledOperations(_:_:)``,
+/// through the facade or (`--direct`) the tier's own backend. A put writes a new value of the same size, so the key
+/// stays in its tier (what the benchmark's "put" rows time).
+func profile(_ operation: String, tierName: String) throws {
+    guard let tier = Tier(rawValue: tierName), ["read", "put"].contains(operation) else {
+        fatalError("--profile read|put defaults|secrets|records|files [--direct] [--count N]")
+    }
     setenv("STRATA_BENCH_SECRETS_KEY", String(repeating: "3c", count: 32), 1)
-    let storage = try Storage(root: arguments[2], secretsKey: .environment("STRATA_BENCH_SECRETS_KEY"))
-    guard let tier = Tier(rawValue: arguments[3]) else { throw StorageError(.invalidArgument, "no such tier") }
-    let count = arguments.count >= 6 ? Int(arguments[5]) ?? 200 : 200
-    let descriptor: DataDescriptor =
-        switch tier {
-        case .defaults: DataDescriptor(kind: .preference, estimatedSize: 32)
-        case .secrets: DataDescriptor(kind: .credential, estimatedSize: 32)
-        case .records: DataDescriptor(kind: .structured, estimatedSize: 32, isQueried: true)
-        case .files: DataDescriptor(kind: .file, estimatedSize: 4096, contentType: "application/pdf")
-        }
+    let root = try Bench.temporaryFolder("storage-profile")
+    defer { try? FileManager.default.removeItem(atPath: root) }
+    let storage = try Storage(root: root, secretsKey: .environment("STRATA_BENCH_SECRETS_KEY"))
+    let count = arguments.firstIndex(of: "--count").flatMap { Int(arguments[$0 + 1]) } ?? 1000
+    let direct = arguments.contains("--direct")
+    let descriptor = benchDescriptor(for: tier)
     let keys = (0..<count).map { "bench-\(tier.rawValue)/item-\($0)" }
     let value = Data(repeating: 0x42, count: descriptor.estimatedSize)
     for key in keys { try storage.put(value, for: key, as: descriptor) }
     let backend = try storage.backend(for: tier)
     try backend.flush()
-    let read: (String) throws -> Data? =
-        arguments[4] == "tier" ? { try backend.data(for: $0) } : { try storage.data(for: $0) }
-    for key in keys { _ = try read(key) }
-    try profiledReads(keys, read)
+    let newValue = Data(repeating: 0x43, count: descriptor.estimatedSize)
+    let body: (String) throws -> Void =
+        switch (operation, direct) {
+        case ("read", true): { _ = try backend.data(for: $0) }
+        case ("read", false): { _ = try storage.data(for: $0) }
+        case (_, true): { try backend.put(newValue, for: $0) }
+        default: { try storage.put(newValue, for: $0, as: descriptor) }
+        }
+    for key in keys { try body(key) }
+    try profiledOperations(keys, body)
+    try backend.flush()
 }
 
-if arguments.count >= 5, arguments[1] == "profile" {
-    try profileChild()
+if let flag = arguments.firstIndex(of: "--profile"), flag + 2 < arguments.count {
+    try profile(arguments[flag + 1], tierName: arguments[flag + 2])
     exit(0)
 }
 
+// Child: `split ROOT` breaks a facade read of the records tier into its steps (catalog lookup, backend lookup,
+// the tier's read), per operation, to see where the facade's time goes.
 if arguments.count >= 3, arguments[1] == "split" {
     let storage = try Storage(root: arguments[2])
     let keys = (0..<500).map { "split/item-\($0)" }
@@ -126,18 +145,14 @@ func run() throws {
     defer { try? FileManager.default.removeItem(atPath: root) }
     let storage = try Storage(root: root, secretsKey: .environment("STRATA_BENCH_SECRETS_KEY"))
 
-    let cases: [(tier: Tier, keys: Int, descriptor: DataDescriptor, target: Double)] = [
-        (.defaults, quick ? 200 : 1000, DataDescriptor(kind: .preference, estimatedSize: 32), 1 / 1.5),
-        (.secrets, quick ? 50 : 200, DataDescriptor(kind: .credential, estimatedSize: 32), 1 / 1.1),
-        (.records, quick ? 200 : 1000, DataDescriptor(kind: .structured, estimatedSize: 32, isQueried: true), 1 / 1.1),
-        (
-            .files, quick ? 50 : 200, DataDescriptor(kind: .file, estimatedSize: 4096, contentType: "application/pdf"),
-            1 / 1.1
-        ),
+    let cases: [(tier: Tier, keys: Int, target: Double)] = [
+        (.defaults, quick ? 200 : 1000, 1 / 1.5), (.secrets, quick ? 50 : 200, 1 / 1.1),
+        (.records, quick ? 200 : 1000, 1 / 1.1), (.files, quick ? 50 : 200, 1 / 1.1),
     ]
 
     var rows: [Comparison] = []
-    for (tier, keyCount, descriptor, target) in cases {
+    for (tier, keyCount, target) in cases {
+        let descriptor = benchDescriptor(for: tier)
         let keys = (0..<keyCount).map { "bench-\(tier.rawValue)/item-\($0)" }
         let value = Data(repeating: 0x42, count: descriptor.estimatedSize)
         for key in keys { try storage.put(value, for: key, as: descriptor) }

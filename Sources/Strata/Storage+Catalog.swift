@@ -12,10 +12,13 @@ extension Storage {
         // meanwhile (a move commits in the catalog before it removes the old copy). Under a storm of changes,
         // fall back to reading under the key's lock, where nothing can move it.
         for _ in 0..<8 {
-            let before = catalog.changeCount
-            guard let tier = try catalog.tier(of: key) else { break }
-            // The backend checks the key; a catalogued key passed the same checks when it was put.
-            let value = try backend(for: tier, key: key).data(for: key)
+            let (tier, before) = try catalog.placement(of: key)
+            guard let tier else { break }
+            // The backend checks the key; a catalogued key passed the same checks when it was put. The box is bound
+            // first: called on the box returned, the backend would be copied out of it (and retained: a backend
+            // that others hold weakly takes the reference count's slow path).
+            let opened = try opened(tier, key: key)
+            let value = try opened.backend.data(for: key)
             if catalog.changeCount == before { return value }
         }
         try StoragePaths.validateKey(key)

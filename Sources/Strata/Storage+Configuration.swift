@@ -80,11 +80,10 @@ extension Storage {
         return defaults
     }
 
-    /// The selection with the facts of the tier's active backend: its name, concurrency guarantee and durability,
+    /// Fills in the facts of the selection's tier's active backend: its name, concurrency guarantee and durability,
     /// known without opening a built-in backend (no server is contacted, no keyring unlocked). A tier whose backend
-    /// must be opened to answer and cannot be says so instead.
-    func withBackendFacts(_ selection: Selection) -> Selection {
-        var selection = selection
+    /// must be opened to answer and cannot be says so instead. In place: a selection is a large value to copy.
+    func addBackendFacts(to selection: inout Selection) {
         do {
             let facts = try registry.facts(for: selection.tier)
             selection.backend = facts.name
@@ -96,6 +95,5 @@ extension Storage {
         } catch {
             selection.concurrencyGuarantee = "unknown: the \(selection.tier.rawValue) backend is not open"
         }
-        return selection
     }
 }

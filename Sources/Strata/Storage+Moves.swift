@@ -40,7 +40,8 @@ extension Storage {
         try StoragePaths.validateKey(key)
         var described = descriptor
         described.estimatedSize = max(descriptor.estimatedSize, value.count)
-        var selection = select(described)
+        var selection = selector.select(described)
+        addBackendFacts(to: &selection)
         try catalog.withKeyLock(key) {
             try settle(key)
             do {
@@ -52,7 +53,8 @@ extension Storage {
             {
                 // The selector kept the value within the defaults value limit (the tier's own), so only the
                 // suite's room can refuse it: it goes to files by a rule of its own, and nothing was changed.
-                selection = withBackendFacts(selector.selection(by: .suiteFull, for: described))
+                selection = selector.selection(by: .suiteFull, for: described)
+                addBackendFacts(to: &selection)
                 try write(
                     value, to: location(of: key, by: selection, size: value.count, contentType: contentType),
                     as: descriptor)
@@ -65,7 +67,7 @@ extension Storage {
     /// byte form).
     func location(of key: String, by selection: Selection, size: Int, contentType: String?) throws -> StorageLocation {
         StorageLocation(
-            key: key, tier: selection.tier, backend: try backend(for: selection.tier, key: key).name,
+            key: key, tier: selection.tier, backend: try opened(selection.tier, key: key).facts.name,
             ruleID: selection.ruleID, kind: selection.descriptor.kind, contentType: contentType, size: size,
             modified: Date())
     }
@@ -118,17 +120,17 @@ extension Storage {
     /// allowed by ``/StrataCore/DataDescriptor/allowsSensitiveName``).
     func write(_ value: Data, to location: StorageLocation, as descriptor: DataDescriptor? = nil) throws {
         let key = location.key
-        let target = try backend(for: location.tier, key: key)
+        let target = try opened(location.tier, key: key)
         let entry = try catalog.entry(for: location)
-        let previous = try catalog.location(of: key)?.tier ?? (try adopt(key)?.location.tier)
+        let previous = try catalog.tier(of: key) ?? (try adopt(key)?.location.tier)
         guard let previous, previous != location.tier else {
             // Same tier, or a new key: the tier's own atomic replace is the whole story. The catalog records a
             // new placement without an fsync (a crash that loses the record loses only metadata, found again by
             // searching the tiers), and nothing at all when the placement is unchanged: the size and time of a
             // value are the tier's to tell (`location(of:)` asks it). Appending to the log on every put would make
             // each of the tier's own syncs carry the log's metadata too (one file system journal).
-            try store(value, in: target, at: location, as: descriptor)
-            if try catalog.location(of: key)?.hasPlacement(of: location) != true {
+            try store(value, in: target.backend, at: location, as: descriptor)
+            if try catalog.entry(of: key)?.hasPlacement(of: entry) != true {
                 try catalog.append([.set(key: key, entry: entry)], durable: false)
             }
             return
@@ -139,8 +141,8 @@ extension Storage {
         try backend(for: previous, key: key).flush()
         try catalog.append([.intent(key: key, from: previous, to: location.tier)], durable: true)
         do {
-            try store(value, in: target, at: location, as: descriptor)
-            try target.flush()
+            try store(value, in: target.backend, at: location, as: descriptor)
+            try target.backend.flush()
         } catch {
             // Not committed: the catalog still points at the old copy. Undo what reached the new tier.
             _ = try? removeCopy(of: key, from: location.tier, skippingLocked: false)

@@ -131,8 +131,9 @@ extension Storage {
     func store(
         _ bytes: Data, in target: any StorageBackend, at location: StorageLocation, as descriptor: DataDescriptor?
     ) throws {
-        guard let defaults = target as? DefaultsStore, let contentType = location.contentType,
-            contentType.hasPrefix(PropertyListValue.byteFormContentTypePrefix)
+        // The content type first: bytes put without one (most puts) need no cast of the backend.
+        guard let contentType = location.contentType,
+            contentType.hasPrefix(PropertyListValue.byteFormContentTypePrefix), let defaults = target as? DefaultsStore
         else {
             guard let descriptor else { return try target.put(bytes, for: location.key) }
             return try target.put(bytes, for: location.key, as: descriptor)

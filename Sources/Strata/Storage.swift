@@ -130,7 +130,9 @@ public final class Storage: Sendable {
     /// - Returns: The selector's choice, with the facts of that tier's active backend (its name, concurrency
     ///   guarantee and durability, as the backend reports them).
     public func select(_ descriptor: DataDescriptor) -> Selection {
-        withBackendFacts(selector.select(descriptor))
+        var selection = selector.select(descriptor)
+        addBackendFacts(to: &selection)
+        return selection
     }
 
     /// Reads a value; the descriptor is ignored: the catalog knows where the key lives.
@@ -153,8 +155,14 @@ public final class Storage: Sendable {
     }
 
     func backend(for tier: Tier, key: String) throws -> any StorageBackend {
+        try opened(tier, key: key).backend
+    }
+
+    /// The active backend of `tier` in the registry's box (call it there: copying it out costs more than the
+    /// lookup), an error naming `key` when there is none.
+    func opened(_ tier: Tier, key: String) throws -> BackendRegistry.Opened {
         do {
-            return try registry.backend(for: tier)
+            return try registry.opened(for: tier)
         } catch let error as StorageError {
             throw error.attributed(tier: tier, key: key)
         }

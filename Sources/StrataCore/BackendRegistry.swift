@@ -30,7 +30,7 @@ public final class BackendRegistry: Sendable {
     private struct Entry {
         var factory: Factory
         var facts: BackendFacts?
-        var instance: (any StorageBackend)?
+        var instance: Opened?
     }
 
     private struct State {
@@ -38,7 +38,7 @@ public final class BackendRegistry: Sendable {
         var active: [Tier: String] = [:]
         /// The open instance of each tier's active backend, by `Tier.catalogCode`: what a read through `Storage`
         /// asks for, found without hashing a tier or a name. Refreshed by every change to `entries` or `active`.
-        var openActive = [(any StorageBackend)?](repeating: nil, count: Tier.allCases.count)
+        var openActive = [Opened?](repeating: nil, count: Tier.allCases.count)
 
         /// Brings `openActive` up to date for `tier`.
         mutating func refreshOpenActive(_ tier: Tier) {
@@ -123,11 +123,17 @@ public final class BackendRegistry: Sendable {
     /// - Throws: ``StorageError`` `.noBackend` when no backend is registered for the tier, or
     ///   `.backendUnavailable` (or the factory's own ``StorageError``) when opening it fails.
     public func backend(for tier: Tier) throws -> any StorageBackend {
+        try opened(for: tier).backend
+    }
+
+    /// The active backend of a tier, opened on first use, in the box the registry keeps it in.
+    /// - Throws: As ``backend(for:)``.
+    package func opened(for tier: Tier) throws -> Opened {
         // One lock and one array read when the active backend is open: the path every read through `Storage` takes.
         let slot = Int(tier.catalogCode)
         if let instance = state.withLock({ $0.openActive[slot] }) { return instance }
         guard let name = state.withLock({ $0.active[tier] }) else { throw Self.missing(tier, name: nil, known: []) }
-        return try backend(for: tier, named: name)
+        return try opened(for: tier, named: name)
     }
 
     /// The facts of a tier's active backend (its name, concurrency guarantee, durability and layout): the open
@@ -136,6 +142,7 @@ public final class BackendRegistry: Sendable {
     /// a server or unlocks a keyring that a built-in backend would need.
     /// - Throws: As ``backend(for:)``, when the backend must be opened to answer.
     public func facts(for tier: Tier) throws -> BackendFacts {
+        if let instance = state.withLock({ $0.openActive[Int(tier.catalogCode)] }) { return instance.facts }
         let known = try state.withLock { state throws(StorageError) -> BackendFacts? in
             guard let name = state.active[tier], let entry = state.entries[tier]?[name] else {
                 throw Self.missing(tier, name: nil, known: [])
@@ -148,6 +155,10 @@ public final class BackendRegistry: Sendable {
     /// A backend by tier and name, opened on first use.
     /// - Throws: ``StorageError`` `.noBackend` when nothing is registered under the name.
     public func backend(for tier: Tier, named name: String) throws -> any StorageBackend {
+        try opened(for: tier, named: name).backend
+    }
+
+    private func opened(for tier: Tier, named name: String) throws -> Opened {
         let factory = try state.withLock { state throws(StorageError) -> Factory? in
             guard let entry = state.entries[tier]?[name] else {
                 throw Self.missing(tier, name: name, known: state.entries[tier].map { Array($0.keys) } ?? [])
@@ -156,7 +167,7 @@ public final class BackendRegistry: Sendable {
         }
         guard let factory else {
             if let instance = state.withLock({ $0.entries[tier]?[name]?.instance }) { return instance }
-            return try backend(for: tier, named: name)  // Unregistered meanwhile: report as usual.
+            return try opened(for: tier, named: name)  // Unregistered meanwhile: report as usual.
         }
         let opened: any StorageBackend
         do {
@@ -168,13 +179,13 @@ public final class BackendRegistry: Sendable {
                 .backendUnavailable, "the \(tier.rawValue) backend '\(name)' failed to open: \(error)", tier: tier)
         }
         // Once open, the backend speaks for itself (asked once, outside the lock: its facts do not change).
-        let facts = opened.facts
+        let instance = Opened(opened)
         return state.withLock { state in
             if let existing = state.entries[tier]?[name]?.instance { return existing }
-            state.entries[tier]?[name]?.facts = facts
-            state.entries[tier]?[name]?.instance = opened
+            state.entries[tier]?[name]?.facts = instance.facts
+            state.entries[tier]?[name]?.instance = instance
             state.refreshOpenActive(tier)
-            return opened
+            return instance
         }
     }
 

@@ -11,3 +11,13 @@ package struct CatalogEntry: Sendable, Hashable {
     /// Seconds since 1970.
     package var modified: Double
 }
+
+extension CatalogEntry {
+    /// Whether `other` puts the key in the same place by the same decision: tier, backend, rule, kind and content
+    /// type (size and modification time aside), as ``StorageLocation/hasPlacement(of:)`` says of locations. Both
+    /// entries' strings were interned by the same catalog, so equal ids are equal strings.
+    package func hasPlacement(of other: CatalogEntry) -> Bool {
+        tier == other.tier && backend == other.backend && rule == other.rule && kind == other.kind
+            && contentType == other.contentType
+    }
+}

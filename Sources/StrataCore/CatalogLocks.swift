@@ -32,21 +32,29 @@ final class CatalogLocks: Sendable {
     /// The stripe of a key: a hash of its exact UTF-8 bytes (FNV-1a), the same in every process.
     static func stripe(of key: String) -> Int {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in key.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        var key = key
+        key.withUTF8 { bytes in
+            for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        }
         return Int(hash % UInt64(stripeCount))
     }
 
     static func name(of stripe: Int) -> String { stripe < 10 ? "0\(stripe)" : "\(stripe)" }
 
-    /// Runs `body` holding the lock of `key`'s stripe.
-    func withKey<T>(_ key: String, _ body: () throws -> T) throws -> T {
-        try with(slot: Self.stripe(of: key), name: Self.name(of: Self.stripe(of: key)), wait: true, body)!
+    /// The lock file of a slot (a stripe, or ``stripeCount`` for the log lock).
+    private func path(of slot: Int) -> String {
+        directory + "/" + (slot == Self.stripeCount ? "log" : Self.name(of: slot))
     }
 
-    /// Runs `body` holding the lock of `key`'s stripe if it is free now; returns `nil` without running it if
-    /// another thread or process holds it.
-    func withKeyIfFree<T>(_ key: String, _ body: () throws -> T) throws -> T? {
-        try with(slot: Self.stripe(of: key), name: Self.name(of: Self.stripe(of: key)), wait: false, body)
+    /// Runs `body` holding the lock of `stripe` (``stripe(of:)`` of the key).
+    func withStripe<T>(_ stripe: Int, _ body: () throws -> T) throws -> T {
+        try with(slot: stripe, wait: true, body)!
+    }
+
+    /// Runs `body` holding the lock of `stripe` if it is free now; returns `nil` without running it if another
+    /// thread or process holds it.
+    func withStripeIfFree<T>(_ stripe: Int, _ body: () throws -> T) throws -> T? {
+        try with(slot: stripe, wait: false, body)
     }
 
     /// Runs `body` holding every key stripe, taken in stripe order (a put, move or delete holds one stripe at a
@@ -54,20 +62,20 @@ final class CatalogLocks: Sendable {
     func withEveryStripe<T>(_ body: () throws -> T) throws -> T {
         func hold(from stripe: Int) throws -> T {
             guard stripe < Self.stripeCount else { return try body() }
-            return try with(slot: stripe, name: Self.name(of: stripe), wait: true) { try hold(from: stripe + 1) }!
+            return try with(slot: stripe, wait: true) { try hold(from: stripe + 1) }!
         }
         return try hold(from: 0)
     }
 
     /// Runs `body` holding the log lock.
     func withLog<T>(_ body: () throws -> T) throws -> T {
-        try with(slot: Self.stripeCount, name: "log", wait: true, body)!
+        try with(slot: Self.stripeCount, wait: true, body)!
     }
 
-    private func with<T>(slot index: Int, name: String, wait: Bool, _ body: () throws -> T) throws -> T? {
-        let path = directory + "/" + name
-        return try slots[index].descriptor.withLock { fd -> T? in
+    private func with<T>(slot index: Int, wait: Bool, _ body: () throws -> T) throws -> T? {
+        try slots[index].descriptor.withLock { fd -> T? in
             if fd < 0 {
+                let path = path(of: index)
                 do throws(Errno) {
                     fd = try Sys.open(path, O_RDWR | O_CREAT | O_NOFOLLOW, 0o600)
                 } catch {
@@ -75,13 +83,13 @@ final class CatalogLocks: Sendable {
                 }
             }
             do throws(Errno) {
-                try Sys.flock(fd, wait ? LOCK_EX : LOCK_EX | LOCK_NB, path: path)
+                try Sys.flock(fd, wait ? LOCK_EX : LOCK_EX | LOCK_NB, path: path(of: index))
             } catch let error where !wait && (error.code == EWOULDBLOCK || error.code == EAGAIN) {
                 return nil
             } catch {
-                throw error.storageError("cannot take a catalog lock", path: path)
+                throw error.storageError("cannot take a catalog lock", path: path(of: index))
             }
-            defer { _ = try? Sys.flock(fd, LOCK_UN, path: path) }
+            defer { _ = try? Sys.flock(fd, LOCK_UN, path: path(of: index)) }
             return try body()
         }
     }

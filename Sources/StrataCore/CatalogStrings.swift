@@ -45,6 +45,14 @@ package struct CatalogStrings: Sendable {
         return index
     }
 
+    /// ``intern(_:)`` of a record's `field` (0 backend, 1 rule, 2 content type): the string last interned for
+    /// that field is compared first, byte for byte, since puts mostly repeat it.
+    package mutating func intern(_ string: String, field: Int) -> UInt16? {
+        var text = string
+        guard text.utf8.count <= 254 else { return intern(string) }
+        return text.withUTF8 { intern(UnsafeRawBufferPointer($0), field: field) }
+    }
+
     /// The index of the string whose UTF-8 bytes are `raw`, adding it when it is new; `field` (0, 1 or 2) names
     /// the position in the record, whose last answer is tried first.
     package mutating func intern(_ raw: UnsafeRawBufferPointer, field: Int) -> UInt16? {

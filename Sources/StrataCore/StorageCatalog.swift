@@ -43,8 +43,10 @@ public final class StorageCatalog: Sendable {
     let locks: CatalogLocks
     let sequence: CatalogSequence
     let state: Mutex<CatalogState>
-    /// The keys whose stripe lock this instance holds now (``withKeyLock(_:_:)``), for ``placementCheck(for:)``.
-    let keysLockedHere = Mutex<Set<ExactString>>([])
+    /// The key whose stripe lock this instance holds now (``withKeyLock(_:_:)``), by stripe, for
+    /// ``placementCheck(for:)``. A stripe's lock is held by one thread of the process at a time, so it covers one
+    /// key at a time; the key is found by its stripe, without hashing it twice.
+    let keysLockedHere = Mutex([ExactString?](repeating: nil, count: CatalogLocks.stripeCount))
 
     /// Opens the catalog of a store, creating it when absent.
     /// - Parameter root: The store root.
@@ -86,6 +88,18 @@ public final class StorageCatalog: Sendable {
         try current { state in state.entries[key]?.tier }
     }
 
+    /// The tier that holds `key` (`nil` when the catalog has no entry for it) and the change counter this lookup
+    /// saw: the lookup an optimistic read makes, which keeps the value it read only if ``changeCount`` has not moved
+    /// from `changeCount` meanwhile. The entry reflects at least every change counted up to `changeCount`.
+    package func placement(of key: String) throws -> (tier: Tier?, changeCount: UInt64) {
+        try current { state in (state.entries[key]?.tier, state.seen) }
+    }
+
+    /// The entry of `key` (its placement as interned ids, with ``entry(for:)``'s), or `nil` when it has none.
+    package func entry(of key: String) throws -> CatalogEntry? {
+        try current { state in state.entries[key] }
+    }
+
     /// The catalogued locations of every key that starts with `prefix`, sorted by the keys' UTF-8 bytes.
     public func locations(prefix: String = "") throws -> [StorageLocation] {
         try current { state in
@@ -111,20 +125,27 @@ public final class StorageCatalog: Sendable {
 
     /// Runs `body` holding `key`'s stripe lock (threads and processes).
     package func withKeyLock<T>(_ key: String, _ body: () throws -> T) throws -> T {
-        try locks.withKey(key) { try holding(key, body) }
+        let stripe = CatalogLocks.stripe(of: key)
+        return try locks.withStripe(stripe) { try holding(key, stripe: stripe, body) }
     }
 
     /// Runs `body` holding `key`'s stripe lock if nobody holds it now; `nil` without running it otherwise.
     package func withKeyLockIfFree<T>(_ key: String, _ body: () throws -> T) throws -> T? {
-        try locks.withKeyIfFree(key) { try holding(key, body) }
+        let stripe = CatalogLocks.stripe(of: key)
+        return try locks.withStripeIfFree(stripe) { try holding(key, stripe: stripe, body) }
     }
 
     /// Runs `body` with `key` listed in ``keysLockedHere``; the caller holds its stripe lock.
-    private func holding<T>(_ key: String, _ body: () throws -> T) throws -> T {
-        let exact = ExactString(key)
-        keysLockedHere.withLock { _ = $0.insert(exact) }
-        defer { keysLockedHere.withLock { _ = $0.remove(exact) } }
+    private func holding<T>(_ key: String, stripe: Int, _ body: () throws -> T) throws -> T {
+        keysLockedHere.withLock { $0[stripe] = ExactString(key) }
+        defer { keysLockedHere.withLock { $0[stripe] = nil } }
         return try body()
+    }
+
+    /// Whether this instance holds `key`'s stripe lock for `key` now.
+    private func isLockedHere(_ key: String) -> Bool {
+        let stripe = CatalogLocks.stripe(of: key)
+        return keysLockedHere.withLock { $0[stripe] == ExactString(key) }
     }
 
     /// The check a backend of `tier` that writes late (coalesces) asks before a late write (see
@@ -139,9 +160,9 @@ public final class StorageCatalog: Sendable {
     /// - Parameter tier: The tier of the backend that asks.
     public func placementCheck(for tier: Tier) -> PlacementCheck {
         PlacementCheck(
-            claims: { [self] key in keysLockedHere.withLock { $0.contains(ExactString(key)) } },
+            claims: { [self] key in isLockedHere(key) },
             isPlaced: { [self] key in
-                if keysLockedHere.withLock({ $0.contains(ExactString(key)) }) { return true }
+                if isLockedHere(key) { return true }
                 return try current { state in
                     state.entries[key]?.tier == tier || state.intents[ExactString(key)]?.to == tier
                 }
@@ -158,7 +179,8 @@ public final class StorageCatalog: Sendable {
 
     /// The pending intent for `key`, if any.
     package func intent(for key: String) throws -> CatalogIntent? {
-        try current { $0.intents[ExactString(key)] }
+        // Every put asks; while no move is pending anywhere, without hashing the key.
+        try current { $0.intents.isEmpty ? nil : $0.intents[ExactString(key)] }
     }
 
     /// Appends records under the log lock, applying them to this process's state.
@@ -190,9 +212,10 @@ public final class StorageCatalog: Sendable {
     /// Interns the strings of a location for an entry.
     package func entry(for location: StorageLocation) throws -> CatalogEntry {
         try state.withLock { state in
-            guard let backend = state.strings.intern(location.backend),
-                let rule = state.strings.intern(location.ruleID),
-                let contentType = location.contentType.map({ state.strings.intern($0) }) ?? CatalogStrings.none
+            guard let backend = state.strings.intern(location.backend, field: 0),
+                let rule = state.strings.intern(location.ruleID, field: 1),
+                let contentType = location.contentType.map({ state.strings.intern($0, field: 2) })
+                    ?? CatalogStrings.none
             else {
                 throw StorageError(
                     .limitExceeded, "the catalog holds 65,534 distinct backend names, rules and content types",

@@ -44,13 +44,8 @@ public struct StorageSelector: Sendable {
     /// ``SelectionRule/suiteFull`` when the defaults suite has no room.
     public func selection(by rule: SelectionRule, for descriptor: DataDescriptor) -> Selection {
         Selection(
-            tier: rule.tier,
-            ruleID: rule.id,
-            reason: rule.reason(descriptor, configuration),
-            appleEquivalent: rule.appleEquivalent(configuration.context),
-            concurrencyGuarantee: "",
-            descriptor: descriptor
-        )
+            tier: rule.tier, ruleID: rule.id, appleEquivalent: rule.appleEquivalent(configuration.context),
+            descriptor: descriptor, explanation: { [configuration] in rule.reason(descriptor, configuration) })
     }
 
     /// The rule with an id, if the selector has one.

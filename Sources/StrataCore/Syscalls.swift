@@ -167,8 +167,10 @@ package enum Sys {
         _ = try retrying(.ftruncate, nil) { system_ftruncate(fd, off_t(length)) }
     }
 
-    package static func flock(_ fd: Int32, _ operation: Int32, path: String? = nil) throws(Errno) {
-        _ = try retrying(.lock, path) { system_flock(fd, operation) }
+    /// `flock(2)`. The path (for the fault injector) is built only when faults are armed: the catalog takes a stripe
+    /// lock on every put.
+    package static func flock(_ fd: Int32, _ operation: Int32, path: @autoclosure () -> String? = nil) throws(Errno) {
+        _ = try retrying(.lock, path()) { system_flock(fd, operation) }
     }
 
     package static func fchmod(_ fd: Int32, _ mode: mode_t) throws(Errno) {

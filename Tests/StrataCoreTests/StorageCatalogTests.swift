@@ -149,4 +149,36 @@ struct StorageCatalogTests {
         #expect(try reader.count == 2)
         #expect(try reader.tier(of: "after") == .defaults)
     }
+
+    /// A key's stripe is FNV-1a of its exact UTF-8 bytes modulo 64 in every process and every version: a process of
+    /// another build that picked another stripe for the same key would not exclude this one.
+    @Test func stripesAreTheSameInEveryBuild() {
+        let known: [(String, Int)] = [
+            ("", 37), ("k", 10), ("theme", 50), ("records/person-1", 57), ("caf\u{E9}", 9), ("cafe\u{301}", 55),
+            ("bench-defaults/item-0", 57), (String(repeating: "x", count: 40), 5),
+        ]
+        for (key, stripe) in known { #expect(CatalogLocks.stripe(of: key) == stripe, "\(key)") }
+    }
+
+    /// The placement check claims exactly the key whose lock this instance holds: not another key of the same
+    /// stripe, not a canonically equivalent spelling, and nothing once the lock is released.
+    @Test func placementCheckClaimsOnlyTheLockedKey() throws {
+        let catalog = try StorageCatalog(root: directory.path)
+        let check = catalog.placementCheck(for: .defaults)
+        #expect(CatalogLocks.stripe(of: "key-0") == CatalogLocks.stripe(of: "key-20"))
+        try catalog.withKeyLock("key-0") {
+            #expect(check.claims("key-0"))
+            #expect(try check.isPlaced("key-0"))
+            #expect(!check.claims("key-20"))
+            #expect(try !check.isPlaced("key-20"))
+            try catalog.withKeyLock("caf\u{E9}") {
+                #expect(check.claims("caf\u{E9}") && check.claims("key-0"))
+                #expect(!check.claims("cafe\u{301}"))
+            }
+            #expect(!check.claims("caf\u{E9}"))
+        }
+        #expect(!check.claims("key-0"))
+        #expect(try catalog.withKeyLockIfFree("key-20") { check.claims("key-20") } == true)
+        #expect(!check.claims("key-20"))
+    }
 }
