@@ -79,6 +79,11 @@ struct CPUSplit {
         statFields(pid).flatMap { $0.count > 1 ? Int32($0[1]) : nil }
     }
 
+    /// One process's CPU seconds (a server's backend), from `/proc/<pid>/schedstat`; `nil` where there is none.
+    static func processSeconds(_ pid: Int32) -> Double? {
+        runNanoseconds(pid).map { Double($0) / 1e9 }
+    }
+
     /// The time a process has run on a CPU, from `/proc/<pid>/schedstat`.
     private static func runNanoseconds(_ pid: Int32) -> UInt64? {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/schedstat", encoding: .utf8) else { return nil }

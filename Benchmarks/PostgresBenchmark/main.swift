@@ -3,6 +3,8 @@
 //
 //   swift run -c release strata-bench-postgres [--quick] [--rounds N]
 //   swift run -c release strata-bench-postgres --profile insert|import   # one bulk run alone, for callgrind
+//   swift run -c release strata-bench-postgres --layouts [--rounds N]    # the server's CPU per record for each
+//                                                                         # layout of the index (LayoutComparison)
 //
 // The inserts in one transaction and the JSON Lines import, of 20,000 records (with --quick too; the rest uses
 // 5,000 with --quick), run N rounds (default 5), Strata and its baselines
@@ -63,14 +65,18 @@ final class RawPostgres {
     }
     func prepare(_ name: String, _ sql: String) { PQclear(PQprepare(connection, name, sql, 0, nil)) }
     /// The rows in one transaction as one binary `COPY` in pieces of 64 KiB: the least a client can ask of the
-    /// server for them (the ceiling for the bulk path).
-    func copy(_ rows: [(id: String, body: String)]) {
+    /// server for them (the ceiling for the bulk path). `extra` gives each row's further columns after `id` and
+    /// `body`, each in its binary form (`nil`: SQL NULL), for `columns`.
+    func copy(
+        _ rows: [(id: String, body: String)], into table: String = "c_people", columns: String = "(id, body)",
+        extra: (Int) -> [[UInt8]?] = { _ in [] }
+    ) {
         exec("BEGIN")
-        let result = PQexec(connection, "COPY c_people (id, body) FROM STDIN (FORMAT binary)")
+        let result = PQexec(connection, "COPY \(table) \(columns) FROM STDIN (FORMAT binary)")
         guard PQresultStatus(result) == PGRES_COPY_IN else { fatalError(String(cString: PQerrorMessage(connection))) }
         PQclear(result)
-        // The signature, no flags, no extension; then each row: 2 fields, each a length and its bytes (jsonb's
-        // binary form is a version byte, 1, then the text); then -1.
+        // The signature, no flags, no extension; then each row: its field count, then each field a length and its
+        // bytes (jsonb's binary form is a version byte, 1, then the text; -1 is NULL); then -1.
         var data = Array("PGCOPY\n".utf8) + [0xFF, 0x0D, 0x0A, 0, 0, 0, 0, 0, 0, 0, 0, 0]
         func put(_ last: Bool) {
             if last { data += [0xFF, 0xFF] }
@@ -81,13 +87,18 @@ final class RawPostgres {
             guard sent == 1 else { fatalError(String(cString: PQerrorMessage(connection))) }
             data.removeAll(keepingCapacity: true)
         }
-        for (id, body) in rows {
-            data += [0, 2]
+        for (index, (id, body)) in rows.enumerated() {
+            let fields = extra(index)
+            withUnsafeBytes(of: UInt16(2 + fields.count).bigEndian) { data += $0 }
             withUnsafeBytes(of: UInt32(id.utf8.count).bigEndian) { data += $0 }
             data += id.utf8
             withUnsafeBytes(of: UInt32(body.utf8.count + 1).bigEndian) { data += $0 }
             data.append(1)
             data += body.utf8
+            for field in fields {
+                withUnsafeBytes(of: (field.map { UInt32($0.count) } ?? UInt32.max).bigEndian) { data += $0 }
+                data += field ?? []
+            }
             put(false)
         }
         put(true)
@@ -244,6 +255,13 @@ func run() throws {
         let (url, stopServer) = try startServer()
         defer { stopServer() }
         return try profile(CommandLine.arguments[flag + 1], url: url)
+    }
+    if CommandLine.arguments.contains("--layouts") {
+        let (url, stopServer) = try startServer()
+        defer { stopServer() }
+        let raw = RawPostgres(url)
+        defer { raw.close() }
+        return LayoutComparison.run(raw, rounds: sizes.rounds)
     }
     let count = sizes.count
     let (url, stopServer) = try startServer()
