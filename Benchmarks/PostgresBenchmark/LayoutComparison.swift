@@ -19,7 +19,8 @@ import Foundation
 ///   bytewise (the strings would then compare in the collation).
 ///
 /// The keys here are built for the benchmark's values (small non-negative integers) only, enough to measure what
-/// the server does with them; the layout is not adopted (see "Where the time goes" in Documentation/Postgres.md).
+/// the server does with them; the layout is not adopted yet (see "A key the client computes" in
+/// Documentation/Postgres.md).
 struct LayoutComparison {
     struct Layout: Sendable {
         let name: String
@@ -37,11 +38,14 @@ struct LayoutComparison {
 
     /// The order-preserving key of a non-negative integer value as a top-level scalar: 0x02 (a scalar, between an
     /// empty array and a non-empty one, as `jsonb` orders them), 0x02 (a number; strings are 0x01, booleans 0x03),
-    /// the sign (0x03: positive), the decimal exponent (three bytes, offset by 2^23), the digits two to a byte
-    /// (each pair plus one, so that the terminating 0x00 sorts first), then 0x00.
+    /// then zero as 0x02, or 0x03 (positive), the exponent e of value = 0.digits × 10^e (three bytes, offset by
+    /// 2^23), the digits without trailing zeros two to a byte (each pair plus one, so that the terminating 0x00
+    /// sorts first), then 0x00. (The whole key is in Documentation/Postgres.md, "A key the client computes".)
     static func orderedKey(_ value: Int) -> [UInt8] {
-        let digits = Array(String(value).utf8).map { Int($0) - 48 }
-        let exponent = digits.count + (1 << 23)
+        let text = Array(String(value).utf8)
+        let exponent = text.count + (1 << 23)
+        var digits = text.map { Int($0) - 48 }
+        while digits.last == 0 { digits.removeLast() }
         var key: [UInt8] = [0x02, 0x02, value == 0 ? 0x02 : 0x03]
         if value != 0 {
             key += [UInt8(exponent >> 16 & 0xFF), UInt8(exponent >> 8 & 0xFF), UInt8(exponent & 0xFF)]
