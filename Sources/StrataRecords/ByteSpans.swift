@@ -37,6 +37,27 @@ enum ByteSpans {
             || first.load(fromByteOffset: offset, as: UInt8.self) == second.load(fromByteOffset: offset, as: UInt8.self)
     }
 
+    /// The `count` bytes at `start` (fewer than eight) as one word, the first byte lowest and the bytes above
+    /// them zero: three loads at most, and no byte past `start + count` is read.
+    @inline(__always)
+    static func partialWord(_ start: UnsafeRawPointer, count: Int) -> UInt64 {
+        var word: UInt64 = 0
+        var shift: UInt64 = 0
+        var offset = 0
+        if count & 4 != 0 {
+            word = UInt64(UInt32(littleEndian: start.loadUnaligned(as: UInt32.self)))
+            shift = 32
+            offset = 4
+        }
+        if count & 2 != 0 {
+            word |= UInt64(UInt16(littleEndian: start.loadUnaligned(fromByteOffset: offset, as: UInt16.self))) << shift
+            shift += 16
+            offset += 2
+        }
+        if count & 1 != 0 { word |= UInt64(start.load(fromByteOffset: offset, as: UInt8.self)) << shift }
+        return word
+    }
+
     /// Whether two buffers hold the same bytes.
     @inline(__always)
     static func equal(_ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer) -> Bool {

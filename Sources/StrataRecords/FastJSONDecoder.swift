@@ -203,7 +203,9 @@ struct ByteDecoder: Decoder {
     }
 
     /// The elements of the array here, scalars each read by `read` straight from the tape (`nil`: of another type).
-    /// A path for the error is made only when an element is of another type.
+    /// A path for the error is made only when an element is of another type. Inlined into each caller, so that the
+    /// array is made for a concrete element type.
+    @inline(__always)
     func scalars<Element>(_ type: Element.Type, _ read: (JSONTape, Int) throws(JSONParseError) -> Element?) throws
         -> [Element]
     {
@@ -215,18 +217,20 @@ struct ByteDecoder: Decoder {
             count += 1
             element = tape[element].next
         }
-        // Each element initialized in place in storage of the exact size: no growth checks per element.
-        return try [Element](unsafeUninitializedCapacity: count) { buffer, initialized in
-            element = entry + 1
-            while element < end {
-                guard let value = try read(tape, element) else {
-                    throw ByteDecoder(tape: tapeReference, entry: element).mismatch(type)
-                }
-                (buffer.baseAddress! + initialized).initialize(to: value)
-                initialized += 1
-                element = tape[element].next
+        // Storage of the exact size, reserved rather than made by `init(unsafeUninitializedCapacity:)`: that one
+        // allocates through a generic function of the standard library, which looks the array's storage type up in
+        // the run time's metadata cache on every call, where `reserveCapacity` is specialized here for `Element`.
+        var elements: [Element] = []
+        elements.reserveCapacity(count)
+        element = entry + 1
+        while element < end {
+            guard let value = try read(tape, element) else {
+                throw ByteDecoder(tape: tapeReference, entry: element).mismatch(type)
             }
+            elements.append(value)
+            element = tape[element].next
         }
+        return elements
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {

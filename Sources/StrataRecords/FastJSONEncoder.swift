@@ -29,6 +29,12 @@ final class StreamingJSONEncoder: Encoder {
         var namesStart: Int
     }
 
+    /// Where a member name was written in the output, between its quotes.
+    struct NameSpan {
+        var start: Int
+        var count: Int
+    }
+
     // The encoder's state is touched only by the thread running `encode`, and no access to one of these
     // properties ever overlaps another (none is passed `inout` to code that reaches the encoder): the run-time
     // exclusivity checks, a third of the encoding time, are left out.
@@ -36,10 +42,11 @@ final class StreamingJSONEncoder: Encoder {
     @exclusivity(unchecked) private var buffer: UnsafeMutablePointer<UInt8>
     @exclusivity(unchecked) private var count = 0
     @exclusivity(unchecked) private var capacity: Int
-    @exclusivity(unchecked) var stack: [Frame] = []
+    /// The open containers, innermost last.
+    @exclusivity(unchecked) var stack = ScratchStack<Frame>(capacity: 8)
     /// Where each member name of the open objects was written in the output (one string always escapes to the
     /// same bytes), innermost object last: one buffer for every frame, so encoding allocates nothing per object.
-    @exclusivity(unchecked) var names: [Range<Int>] = []
+    @exclusivity(unchecked) var names = ScratchStack<NameSpan>(capacity: 32)
     @exclusivity(unchecked) var generation = 0
     @exclusivity(unchecked) var codingPath: [any CodingKey] = []
     var userInfo: [CodingUserInfoKey: Any] { [:] }
@@ -49,15 +56,19 @@ final class StreamingJSONEncoder: Encoder {
         buffer = .allocate(capacity: capacity)
     }
 
-    deinit { buffer.deallocate() }
+    deinit {
+        buffer.deallocate()
+        stack.deallocate()
+        names.deallocate()
+    }
 
     /// Encodes `value` and lends its JSON to `body`; the bytes stay valid only during `body`. A value whose
     /// `encode(to:)` uses its containers out of order is encoded by Foundation's encoder instead.
     func encode<T: Encodable, R>(_ value: T, _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R {
         count = 0
-        stack.removeAll(keepingCapacity: true)
-        names.removeAll(keepingCapacity: true)
-        codingPath = []
+        stack.truncate(to: 0)
+        names.truncate(to: 0)
+        if !codingPath.isEmpty { codingPath = [] }
         do {
             try encodeValue(value)
         } catch Interleaved.detected {
@@ -106,9 +117,9 @@ final class StreamingJSONEncoder: Encoder {
         append(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
-    /// The bytes written at `range`.
-    private func written(_ range: Range<Int>) -> UnsafeRawBufferPointer {
-        UnsafeRawBufferPointer(start: buffer + range.lowerBound, count: range.count)
+    /// The bytes of the member name written at `span`.
+    private func written(_ span: NameSpan) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: buffer + span.start, count: span.count)
     }
 
     /// Writes `text` as a JSON string: its bytes copied whole when nothing in them needs escaping (nearly every
@@ -122,23 +133,58 @@ final class StreamingJSONEncoder: Encoder {
     }
 
     private func writeString(_ bytes: UnsafeRawBufferPointer) {
-        reserve(bytes.count + 2)
-        buffer[count] = 0x22
-        count += 1
-        if Self.needsNoEscape(bytes) {
-            append(bytes)
-        } else {
-            var out: [UInt8] = []
-            JSONWriter.appendEscaped(bytes, to: &out)
-            out.withUnsafeBytes { append($0) }
+        let length = bytes.count
+        // The quotes, and the eight bytes the last word of the copy may store past the string's end.
+        reserve(length + 10)
+        let out = UnsafeMutableRawPointer(buffer + count)
+        out.storeBytes(of: 0x22, as: UInt8.self)
+        guard let source = bytes.baseAddress, length > 0 else {
+            out.storeBytes(of: 0x22, toByteOffset: 1, as: UInt8.self)
+            count += 2
+            return
         }
+        if Self.copyUnescaped(from: source, count: length, to: out + 1) {
+            out.storeBytes(of: 0x22, toByteOffset: length + 1, as: UInt8.self)
+            count += length + 2
+            return
+        }
+        // Rare: something to escape. The copy is written over.
+        count += 1
+        var escaped: [UInt8] = []
+        JSONWriter.appendEscaped(bytes, to: &escaped)
+        escaped.withUnsafeBytes { append($0) }
         append(0x22)
     }
 
-    /// Whether no byte is a quote, a backslash or a control character.
+    /// Copies `length` bytes (at least one) from `source` to `target` a word of eight at a time, storing up to
+    /// seven bytes of padding past `target + length`, and tells whether none of them is a quote, a backslash or a
+    /// control character (nearly every string: then the copy is the string's JSON text as it stands). No byte
+    /// outside the source is read, and no call is made to copy a few bytes.
     @inline(__always)
-    static func needsNoEscape(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        JSONTape.firstSpecial(bytes, from: 0).offset == bytes.count
+    static func copyUnescaped(from source: UnsafeRawPointer, count length: Int, to target: UnsafeMutableRawPointer)
+        -> Bool
+    {
+        var special: UInt64 = 0
+        if length >= 8 {
+            var offset = 0
+            while offset + 8 <= length {
+                let word = source.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                special |= JSONTape.specialBytes(UInt64(littleEndian: word))
+                target.storeBytes(of: word, toByteOffset: offset, as: UInt64.self)
+                offset += 8
+            }
+            if offset < length {
+                // The last eight bytes, overlapping some already copied.
+                let word = source.loadUnaligned(fromByteOffset: length - 8, as: UInt64.self)
+                special |= JSONTape.specialBytes(UInt64(littleEndian: word))
+                target.storeBytes(of: word, toByteOffset: length - 8, as: UInt64.self)
+            }
+            return special == 0
+        }
+        // One to seven bytes, gathered into one word (first byte lowest) and padded with spaces.
+        let word = ByteSpans.partialWord(source, count: length) | (0x2020_2020_2020_2020 << (8 * UInt64(length)))
+        target.storeBytes(of: word.littleEndian, as: UInt64.self)
+        return JSONTape.specialBytes(word) == 0
     }
 
     func writeDouble(_ number: Double) {
@@ -195,7 +241,7 @@ final class StreamingJSONEncoder: Encoder {
         while stack.count > depth {
             let frame = stack.removeLast()
             if names.count - frame.namesStart > 1 { try refuseRepeatedNames(from: frame.namesStart) }
-            names.removeLast(names.count - frame.namesStart)
+            names.truncate(to: frame.namesStart)
             append(frame.isObject ? 0x7D : 0x5D)
         }
     }
@@ -212,7 +258,7 @@ final class StreamingJSONEncoder: Encoder {
     func writeKey(_ key: some CodingKey) {
         let start = count + 1
         writeString(key.stringValue)
-        names.append(start..<(count - 1))
+        names.append(NameSpan(start: start, count: count - 1 - start))
         append(0x3A)
     }
 
@@ -221,12 +267,11 @@ final class StreamingJSONEncoder: Encoder {
     func refuseRepeatedNames(from first: Int) throws {
         let count = names.count - first
         if count <= DuplicateMemberNames.pairwiseLimit {
-            let repeats = names.withUnsafeBufferPointer { names in
-                DuplicateMemberNames.hasRepeat(in: buffer, count: count) {
-                    (names[first + $0].lowerBound, names[first + $0].count)
-                }
+            let names = names.base + first
+            if !DuplicateMemberNames.hasRepeat(in: buffer, count: count, range: { (names[$0].start, names[$0].count) })
+            {
+                return
             }
-            if !repeats { return }
         }
         let repeated = DuplicateMemberNames.firstRepeat(
             count: names.count - first, length: { self.names[first + $0].count },

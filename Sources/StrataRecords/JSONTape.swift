@@ -292,6 +292,18 @@ struct JSONTape {
         return (parser.position, true, false)
     }
 
+    /// The high bit of each byte of `word` that may be a quote, a backslash or a control character (below 0x20),
+    /// the bytes in little-endian order: zero exactly when there is none. A set bit can come from a borrow out of
+    /// a special byte below it, never from other bytes, so the lowest set bit marks the first special byte.
+    @inline(__always)
+    static func specialBytes(_ word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let quote = word ^ (ones &* 0x22)
+        let backslash = word ^ (ones &* 0x5C)
+        return (((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word))
+            & 0x8080_8080_8080_8080
+    }
+
     /// The offset of the first quote, backslash or control character from `start` on (`bytes.count` when there is
     /// none), found eight bytes at a time: in each word, a byte's flag can be set by a borrow only from a special
     /// byte below it, so the lowest flag is the first special byte. Also whether every byte before it is ASCII
@@ -300,17 +312,12 @@ struct JSONTape {
     static func firstSpecial(_ bytes: UnsafeRawBufferPointer, from start: Int) -> (offset: Int, isASCII: Bool) {
         guard let base = bytes.baseAddress else { return (start, true) }
         var position = start
-        let ones: UInt64 = 0x0101_0101_0101_0101
         let highBits: UInt64 = 0x8080_8080_8080_8080
         var seen: UInt64 = 0
         while position + 8 <= bytes.count {
             // Little-endian, so that the lowest bits are the first byte on every machine.
             let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: position, as: UInt64.self))
-            let quote = word ^ (ones &* 0x22)
-            let backslash = word ^ (ones &* 0x5C)
-            let special =
-                (((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word))
-                & highBits
+            let special = specialBytes(word)
             if special != 0 {
                 let index = special.trailingZeroBitCount / 8
                 // Only the bytes below the special one are the string's.
@@ -342,8 +349,13 @@ struct JSONTape {
         let quoted = UnsafeRawBufferPointer(rebasing: bytes[(entry.start + 1)..<(entry.end - 1)])
         // ASCII, nearly every stored string, is valid UTF-8 as it stands: no validating decoder to run (and
         // `String(validating:)` is generic, several times slower than `String(decoding:)`'s ASCII path). The tape
-        // noted it while finding the string's end.
-        if entry.isASCII { return String(decoding: quoted.assumingMemoryBound(to: UInt8.self), as: UTF8.self) }
+        // noted it while finding the string's end. A short one is made in place.
+        if entry.isASCII {
+            if let base = quoted.baseAddress, let small = SmallASCIIString.string(base, count: quoted.count) {
+                return small
+            }
+            return String(decoding: quoted.assumingMemoryBound(to: UInt8.self), as: UTF8.self)
+        }
         guard let text = String(validating: quoted, as: UTF8.self) else {
             throw JSONParseError(message: "invalid UTF-8 in a string", offset: entry.start)
         }

@@ -143,6 +143,36 @@ struct RecordDecoderFastPathTests {
         }
     }
 
+    /// Strings of up to 15 ASCII bytes are made in place in the standard library's own small form: bit for bit
+    /// what `String(decoding:as:)` makes, at every length, alignment and place in the buffer (up to its last byte),
+    /// and usable as any other string. Longer ones are left to the standard path.
+    @Test func shortASCIIStringsAreMadeInTheStandardLibrarysOwnForm() {
+        #expect(SmallASCIIString.isSupported, "64-bit little-endian: the form is checked at startup")
+        let alphabet = Array(" ~!#$%&'()*+,-./0123456789:;<=>?@ABCXYZ[]^_`abcxyz{|}".utf8) + [0x7F, 0x00, 0x1F, 0x22]
+        for count in 0...17 {
+            for offset in 0..<9 {
+                // The string ends at the buffer's last byte: nothing past it may be read.
+                let bytes = (0..<(offset + count)).map { alphabet[($0 &* 7 &+ count) % alphabet.count] }
+                bytes.withUnsafeBytes { buffer in
+                    let slice = UnsafeRawBufferPointer(rebasing: buffer[offset...])
+                    let expected = String(decoding: slice, as: UTF8.self)
+                    guard let made = SmallASCIIString.string(buffer.baseAddress! + offset, count: count) else {
+                        #expect(count > SmallASCIIString.capacity)
+                        return
+                    }
+                    #expect(count <= SmallASCIIString.capacity)
+                    #expect(made == expected)
+                    let (madeLow, madeHigh) = unsafeBitCast(made, to: (UInt64, UInt64).self)
+                    let (low, high) = unsafeBitCast(expected, to: (UInt64, UInt64).self)
+                    #expect(madeLow == low && madeHigh == high, "count \(count), offset \(offset)")
+                    #expect(Set([made, expected]).count == 1)
+                    #expect(made.utf8.count == count && Array(made.utf8) == Array(slice))
+                    #expect(made + "é" == expected + "é")
+                }
+            }
+        }
+    }
+
     /// The word-at-a-time comparison agrees with comparing arrays, at every length and every place of a difference.
     @Test func byteSpansCompareLikeArrays() {
         for length in 0..<40 {

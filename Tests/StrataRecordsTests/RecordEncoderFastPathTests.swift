@@ -84,6 +84,33 @@ struct RecordEncoderFastPathTests {
         #expect(try JSONDecoder().decode([String].self, from: Data(try FastJSONEncoder.encode([bridged]))) == [bridged])
     }
 
+    /// Strings (and member names) are copied a word of eight bytes at a time, the last word gathered and padded:
+    /// at every length from 0 to 40, with nothing to escape or with one byte to escape (or a non-ASCII character)
+    /// at any place, the output is the string's JSON text and nothing else, whatever the buffer held before.
+    @Test func stringsOfEveryLengthAreCopiedExactly() throws {
+        let encoder = StreamingJSONEncoder()
+        for length in 0...40 {
+            let plain = (0..<length).map { Character(UnicodeScalar(UInt8(0x61 + $0 % 26))) }
+            var texts = [String(plain)]
+            for place in 0..<length {
+                for special: Character in ["\"", "\\", "\u{01}", "\n", "é", "\u{7F}"] {
+                    var characters = plain
+                    characters[place] = special
+                    texts.append(String(characters))
+                }
+            }
+            for text in texts {
+                let json = try encoder.encode([text: [text, "z"]]) { String(decoding: $0, as: UTF8.self) }
+                #expect(
+                    try JSONDecoder().decode([String: [String]].self, from: Data(json.utf8)) == [text: [text, "z"]],
+                    "length \(length)")
+                if !text.contains(where: { "\"\\\u{01}\n".contains($0) }) {
+                    #expect(json == "{\"\(text)\":[\"\(text)\",\"z\"]}")
+                }
+            }
+        }
+    }
+
     @Test func arraysOfDoublesAreCheckedForNonFiniteValues() throws {
         #expect(throws: EncodingError.self) { try FastJSONEncoder.encode([1.0, .nan]) }
         #expect(throws: EncodingError.self) { try FastJSONEncoder.encode(["x": [Double.infinity]]) }
