@@ -8,6 +8,7 @@
 //   strata-bench-secrets --profile set|get|batch [--raw]   # only that operation, for callgrind and strace -c
 //   strata-bench-secrets --stages [--rounds N]   # a batch's steps, timed (new items, replaced items)
 //   strata-bench-secrets --flush [--dirty]   # the ways to flush an item and its manifest together (FlushStrategy)
+//   strata-bench-secrets --keyring-sizes [--rounds N]   # a set's cost as the keyring grows (KeyringSizeSweep)
 import BenchmarkKit
 import CSodium
 import Foundation
@@ -128,6 +129,11 @@ func stages() throws {
 
 func run() throws {
     if CommandLine.arguments.contains("--stages") { return try stages() }
+    if CommandLine.arguments.contains("--keyring-sizes") {
+        let index = CommandLine.arguments.firstIndex(of: "--rounds")
+        let rounds = index.flatMap { $0 + 1 < CommandLine.arguments.count ? Int(CommandLine.arguments[$0 + 1]) : nil }
+        return try KeyringSizeSweep.run(rounds: rounds ?? 5)
+    }
     if CommandLine.arguments.contains("--flush") {
         return try FlushStrategy.compare(dirty: CommandLine.arguments.contains("--dirty"))
     }

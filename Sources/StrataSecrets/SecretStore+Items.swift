@@ -138,8 +138,9 @@ extension SecretStore {
         }
     }
 
-    /// Checks the keyring's files without a key: `keyring.json` parses and is canonical, every item file has a
-    /// valid header. (Authenticity needs the key: ``get(service:account:)`` checks it for each item.)
+    /// Checks the keyring's files without a key: `keyring.json` parses and is canonical, the manifest's entries
+    /// parse, every item file and every item inside the manifest has a valid header. (Authenticity needs the key:
+    /// ``get(service:account:)`` checks it for each item.)
     /// - Returns: The problems found, each naming its file; empty when all is well.
     public func structuralProblems() -> [String] {
         var problems: [String] = []
@@ -149,6 +150,21 @@ extension SecretStore {
             problems.append("\(error)")
         }
         let folder = try? existingKeyringFolder()
+        if let folder,
+            let manifest = try? AtomicFile.read(in: folder, name: ItemManifest.fileName, maximumSize: 64 << 20)
+        {
+            if let inline = ItemManifest.unauthenticatedInlineItems(manifest) {
+                for (name, item) in inline.sorted(by: { $0.key < $1.key }) {
+                    do {
+                        _ = try ItemEnvelope.header(of: item, path: manifestPath + " (" + name + ")")
+                    } catch {
+                        problems.append("\(error)")
+                    }
+                }
+            } else {
+                problems.append("\(manifestPath): not an item manifest this program reads")
+            }
+        }
         let names = (try? folder?.entries()) ?? []
         for name in names.sorted() where name.hasSuffix(Self.itemSuffix) {
             let path = directory + "/" + name

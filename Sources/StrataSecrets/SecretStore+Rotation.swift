@@ -114,7 +114,8 @@ extension SecretStore {
         try advanceManifest(in: folder, as: next) { manifest, owner in
             for (name, entry) in manifest.entries {
                 guard let sealed = entry.inline else { continue }
-                guard let file = try resealedItem(sealed, name: name, keyringID: keyringID, from: owner, to: next) else {
+                guard let file = try resealedItem(sealed, name: name, keyringID: keyringID, from: owner, to: next)
+                else {
                     unreadable.append(manifestPath + " (" + name + ")")
                     continue
                 }

@@ -27,7 +27,8 @@ func runSecretsBatchMode(_ arguments: [String]) throws -> Bool {
         // own (none inside the manifest).
         let store = try SecretStore(
             paths: StoragePaths(root: arguments[1]), unlockingWith: .inMemory(key(arguments[2])),
-            configuration: SecretsConfiguration(inlineItemLimit: arguments.count > 4 && arguments[4] == "files" ? 0 : 1024))
+            configuration: SecretsConfiguration(
+                inlineItemLimit: arguments.count > 4 && arguments[4] == "files" ? 0 : 1024))
         let count = Int(arguments[3]) ?? 1
         let writes = (0..<count).map { SecretWrite(Secret("value \($0)"), service: "count", account: "c\($0)") }
         try store.set("first", service: "count", account: "single")

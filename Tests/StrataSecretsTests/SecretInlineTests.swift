@@ -70,7 +70,9 @@ struct SecretInlineTests {
         #expect(inline.values.reduce(0) { $0 + $1.count } <= 1000)
         #expect(!inline.isEmpty)
         #expect(inline.count + (try fixture.itemFiles().count) == 10)
-        for index in 0..<10 { #expect(try store.get(service: "s", account: "\(index)")?.stringValue == "value \(index)") }
+        for index in 0..<10 {
+            #expect(try store.get(service: "s", account: "\(index)")?.stringValue == "value \(index)")
+        }
         #expect(try store.items().count == 10)
         #expect(store.itemCount == 10)
     }
@@ -199,7 +201,9 @@ struct SecretInlineTests {
         #expect(after.keys.sorted() == before.keys.sorted())
         #expect(after.allSatisfy { before[$0.key] != $0.value }, "every inline item sealed anew")
         for reader in [store, try fixture.store()] {
-            for index in 0..<6 { #expect(try reader.get(service: "s", account: "\(index)")?.stringValue == "value \(index)") }
+            for index in 0..<6 {
+                #expect(try reader.get(service: "s", account: "\(index)")?.stringValue == "value \(index)")
+            }
             #expect(try reader.items().count == 7)
         }
         try oldKeyring.write(to: URL(fileURLWithPath: keyringPath))
@@ -226,6 +230,34 @@ struct SecretInlineTests {
         let store = try fixture.store()
         try store.set("after", service: "move", account: "m0")
         #expect(try fixture.store().get(service: "move", account: "m0")?.stringValue == "after")
+    }
+
+    /// A reader in another process than the writer never misses an item while it moves between the manifest
+    /// and a file (a reader that read the manifest before a move into it finds no file, and reads the manifest
+    /// again), nor sees it rolled back: every get gives a whole value of some generation, never none.
+    @Test func aReaderNeverMissesAnItemMovingBetweenManifestAndFile() throws {
+        let count = 3
+        let store = try fixture.store()
+        for index in 0..<count { try store.set(movingValue(0, index), service: "move", account: "m\(index)") }
+        let writer = try ChildProcess(
+            try TestExecutables.url(named: "strata-test-child"),
+            ["secrets-move-loop", fixture.paths.root, testKeyHex, "\(count)", "1"])
+        defer { writer.kill(SIGKILL) }
+        _ = try writer.waitForLine { $0.hasPrefix("ack ") }
+        var reads = 0
+        let end = Date().addingTimeInterval(2)
+        while Date() < end {
+            for index in 0..<count {
+                let value = try #require(try store.get(service: "move", account: "m\(index)")?.stringValue)
+                let generation = try #require(Int(value.split(separator: " ")[1]))
+                #expect(value == movingValue(generation, index))
+                reads += 1
+            }
+        }
+        writer.kill(SIGKILL)
+        _ = writer.wait()
+        let acknowledged = writer.lines.compactMap { $0.hasPrefix("ack ") ? Int($0.dropFirst(4)) : nil }.max() ?? 0
+        #expect(acknowledged > 3, "the writer moved items meanwhile (\(acknowledged) generations, \(reads) reads)")
     }
 
     /// The same values as the child's move loops (Tests/Child/SecretsInlineModes.swift).

@@ -15,7 +15,9 @@ struct SecretKeyringSafetyTests {
     /// Over item files, and over items the manifest holds (no item file at all).
     @Test(arguments: [false, true])
     func aKeyringIsNeverCreatedOverItems(_ inline: Bool) throws {
-        let store = try inline ? fixture.store(provider: .passphrase("right")) : fixture.fileStore(provider: .passphrase("right"))
+        let store =
+            try inline
+            ? fixture.store(provider: .passphrase("right")) : fixture.fileStore(provider: .passphrase("right"))
         try store.set("kept", service: "s", account: "a")
         let name = try store.fileName(ItemIdentity(service: "s", account: "a"))
         let items = try fixture.itemFiles()

@@ -84,7 +84,9 @@ struct SecretRollbackTests {
         var bytes = try Data(contentsOf: URL(fileURLWithPath: manifest))
         bytes[bytes.count - 40] ^= 1
         try bytes.write(to: URL(fileURLWithPath: manifest))
-        let refused = #expect(throws: StorageError.self) { try fixture.fileStore().get(service: "api", account: "alice") }
+        let refused = #expect(throws: StorageError.self) {
+            try fixture.fileStore().get(service: "api", account: "alice")
+        }
         #expect(refused?.code == .corrupt)
         #expect(refused?.path == manifest)
     }
@@ -114,7 +116,9 @@ struct SecretRollbackTests {
         let manifest = fixture.keyringFolder() + "/" + ItemManifest.fileName
         try FileManager.default.removeItem(atPath: manifest)
         try old.write(to: URL(fileURLWithPath: path))
-        let refused = #expect(throws: StorageError.self) { try fixture.fileStore().get(service: "api", account: "alice") }
+        let refused = #expect(throws: StorageError.self) {
+            try fixture.fileStore().get(service: "api", account: "alice")
+        }
         #expect(refused?.code == .rolledBack)
         #expect(refused?.path == manifest)
     }
