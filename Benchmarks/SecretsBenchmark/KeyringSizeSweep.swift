@@ -1,4 +1,4 @@
-// `strata-bench-secrets --keyring-sizes [--rounds N]`: what a durable set of a 64-byte item costs as the keyring
+// `strata-bench-secrets --keyring-sizes [--rounds N] [--sizes 0,100,...]`: what a durable set of a 64-byte item costs as the keyring
 // grows, with small items inside the manifest (the default) and with every item in a file of its own
 // (`inlineItemLimit` 0), beside the raw atomic replace: every write rewrites and tags the whole manifest, so its
 // size is what `SecretsConfiguration.inlineTotalLimit` bounds.
@@ -10,7 +10,9 @@ import StrataSecrets
 enum KeyringSizeSweep {
     /// Prints, for each keyring size and layout, the 10th percentile and the median time of a set over `rounds`
     /// rounds of 20 sets (the 10th percentile is what load disturbs least), and the manifest's size.
-    static func run(rounds: Int) throws {
+    /// - Parameter sizes: The keyring sizes, in the order run (file creation costs more after many frees on some
+    ///   file systems: run them in both orders).
+    static func run(rounds: Int, sizes: [Int]) throws {
         let root = try Bench.temporaryFolder("secrets-sizes")
         defer { try? FileManager.default.removeItem(atPath: root) }
         let raw = try RawSecrets(folder: root + "/raw")
@@ -20,7 +22,7 @@ enum KeyringSizeSweep {
             ("inside the manifest", SecretsConfiguration()),
             ("files only", SecretsConfiguration(inlineItemLimit: 0)),
         ]
-        for size in [0, 100, 250, 500, 1000] {
+        for size in sizes {
             for (layout, configuration) in layouts {
                 let paths = try StoragePaths(root: root + "/\(size)-\(layout.hashValue)")
                 let store = try SecretStore(

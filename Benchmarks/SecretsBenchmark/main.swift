@@ -8,7 +8,7 @@
 //   strata-bench-secrets --profile set|get|batch [--raw]   # only that operation, for callgrind and strace -c
 //   strata-bench-secrets --stages [--rounds N]   # a batch's steps, timed (new items, replaced items)
 //   strata-bench-secrets --flush [--dirty]   # the ways to flush an item and its manifest together (FlushStrategy)
-//   strata-bench-secrets --keyring-sizes [--rounds N]   # a set's cost as the keyring grows (KeyringSizeSweep)
+//   strata-bench-secrets --keyring-sizes [--rounds N] [--sizes 0,100,...]   # a set's cost by keyring size
 import BenchmarkKit
 import CSodium
 import Foundation
@@ -132,7 +132,11 @@ func run() throws {
     if CommandLine.arguments.contains("--keyring-sizes") {
         let index = CommandLine.arguments.firstIndex(of: "--rounds")
         let rounds = index.flatMap { $0 + 1 < CommandLine.arguments.count ? Int(CommandLine.arguments[$0 + 1]) : nil }
-        return try KeyringSizeSweep.run(rounds: rounds ?? 5)
+        let sizes = CommandLine.arguments.firstIndex(of: "--sizes").flatMap {
+            $0 + 1 < CommandLine.arguments.count
+                ? CommandLine.arguments[$0 + 1].split(separator: ",").compactMap { Int($0) } : nil
+        }
+        return try KeyringSizeSweep.run(rounds: rounds ?? 5, sizes: sizes ?? [0, 100, 250, 500, 1000])
     }
     if CommandLine.arguments.contains("--flush") {
         return try FlushStrategy.compare(dirty: CommandLine.arguments.contains("--dirty"))
