@@ -155,8 +155,10 @@ struct SecretKeyringSafetyTests {
         #expect(try fixture.itemFiles().map { ($0 as NSString).lastPathComponent } == [try store.fileName(identity)])
     }
 
-    @Test func anItemUnderItsFirstFormatNameIsFoundAndMovedOnWrite() throws {
-        let store = try fixture.fileStore()
+    /// Moved to its new name, or into the manifest (`inline`): the first format's file is removed either way.
+    @Test(arguments: [false, true])
+    func anItemUnderItsFirstFormatNameIsFoundAndMovedOnWrite(_ inline: Bool) throws {
+        let store = try inline ? fixture.store() : fixture.fileStore()
         // What the first format wrote for ("bank", "alice\0token"): the same file as ("bank\0alice", "token").
         let identity = ItemIdentity(service: "bank", account: "alice\0token")
         let legacy = try #require(try store.legacyFileName(identity))
@@ -173,9 +175,15 @@ struct SecretKeyringSafetyTests {
         #expect(try store.contains(service: "bank", account: "alice\0token"))
         #expect(try store.items().map(\.label) == ["old"])
         try store.set("new", service: "bank", account: "alice\0token")
-        #expect(try fixture.itemFiles().map { ($0 as NSString).lastPathComponent } == [try store.fileName(identity)])
-        #expect(try store.attributes(service: "bank", account: "alice\0token")?.label == "old", "label kept")
-        #expect(try store.get(service: "bank", account: "alice\0token")?.stringValue == "new")
+        #expect(
+            try fixture.itemFiles().map { ($0 as NSString).lastPathComponent }
+                == (inline ? [] : [try store.fileName(identity)]))
+        for reader in [store, try fixture.store()] {
+            #expect(try reader.attributes(service: "bank", account: "alice\0token")?.label == "old", "label kept")
+            #expect(try reader.get(service: "bank", account: "alice\0token")?.stringValue == "new")
+            #expect(try reader.items().count == 1)
+        }
+        #expect(store.itemCount == 1)
     }
 
     @Test func otherMachinesDeviceOnlyItemsAreSkippedReportedAndDeleted() throws {
