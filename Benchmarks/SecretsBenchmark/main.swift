@@ -61,15 +61,22 @@ struct RawSecrets {
     }
 }
 
-/// Runs one kind of operation, Strata's (or with `--raw` the baseline's), and nothing else: no unlock at the
-/// default Argon2id cost, no timing, so `valgrind --tool=callgrind` and `strace -c -f` count that operation alone.
-func profile(_ operation: String, raw useRaw: Bool) throws {
+/// A temporary folder (the caller removes it) holding the raw baseline's folder and a keyring unlocked by the
+/// baseline's key, libsodium initialized.
+func rawAndStore(_ name: String) throws -> (root: String, raw: RawSecrets, store: SecretStore) {
     guard sodium_init() >= 0 else { fatalError("libsodium failed to initialize") }
-    let root = try Bench.temporaryFolder("secrets-profile")
-    defer { try? FileManager.default.removeItem(atPath: root) }
+    let root = try Bench.temporaryFolder(name)
     let raw = try RawSecrets(folder: root + "/raw")
     let store = try SecretStore(
         paths: try StoragePaths(root: root + "/store"), unlockingWith: .inMemory(Secret(Data(raw.key))))
+    return (root, raw, store)
+}
+
+/// Runs one kind of operation, Strata's (or with `--raw` the baseline's), and nothing else: no unlock at the
+/// default Argon2id cost, no timing, so `valgrind --tool=callgrind` and `strace -c -f` count that operation alone.
+func profile(_ operation: String, raw useRaw: Bool) throws {
+    let (root, raw, store) = try rawAndStore("secrets-profile")
+    defer { try? FileManager.default.removeItem(atPath: root) }
     let value = (0..<64).map { UInt8(truncatingIfNeeded: $0 &* 31) }
     let secret = Secret(Data(value))
     let count = operation == "batch" ? 1000 : 100
@@ -132,12 +139,8 @@ func stages() throws {
 /// spends its time, step by step, over `--rounds N` rounds of 10 replacing sets (a batch of one takes the very
 /// path of a set), beside the raw atomic replace of the same value.
 func setStages() throws {
-    guard sodium_init() >= 0 else { fatalError("libsodium failed to initialize") }
-    let root = try Bench.temporaryFolder("secrets-set-stages")
+    let (root, raw, store) = try rawAndStore("secrets-set-stages")
     defer { try? FileManager.default.removeItem(atPath: root) }
-    let raw = try RawSecrets(folder: root + "/raw")
-    let store = try SecretStore(
-        paths: try StoragePaths(root: root + "/store"), unlockingWith: .inMemory(Secret(Data(raw.key))))
     let value = (0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
     let write = SecretWrite(Secret(Data(value)), service: "bench", account: "large")
     try store.set([write])
