@@ -7,7 +7,9 @@
 //   swift run -c release strata-bench-secrets [--quick] [--rounds N]
 //   strata-bench-secrets --profile set|get|batch [--raw]   # only that operation, for callgrind and strace -c
 //   strata-bench-secrets --stages [--rounds N]   # a batch's steps, timed (new items, replaced items)
+//   strata-bench-secrets --set-stages [--rounds N]   # a 1 MiB set's steps, timed, beside the raw replace
 //   strata-bench-secrets --flush [--dirty]   # the ways to flush an item and its manifest together (FlushStrategy)
+//   strata-bench-secrets --keyring-sizes [--rounds N] [--sizes 0,100,...]   # a set's cost by keyring size
 import BenchmarkKit
 import CSodium
 import Foundation
@@ -59,15 +61,22 @@ struct RawSecrets {
     }
 }
 
-/// Runs one kind of operation, Strata's (or with `--raw` the baseline's), and nothing else: no unlock at the
-/// default Argon2id cost, no timing, so `valgrind --tool=callgrind` and `strace -c -f` count that operation alone.
-func profile(_ operation: String, raw useRaw: Bool) throws {
+/// A temporary folder (the caller removes it) holding the raw baseline's folder and a keyring unlocked by the
+/// baseline's key, libsodium initialized.
+func rawAndStore(_ name: String) throws -> (root: String, raw: RawSecrets, store: SecretStore) {
     guard sodium_init() >= 0 else { fatalError("libsodium failed to initialize") }
-    let root = try Bench.temporaryFolder("secrets-profile")
-    defer { try? FileManager.default.removeItem(atPath: root) }
+    let root = try Bench.temporaryFolder(name)
     let raw = try RawSecrets(folder: root + "/raw")
     let store = try SecretStore(
         paths: try StoragePaths(root: root + "/store"), unlockingWith: .inMemory(Secret(Data(raw.key))))
+    return (root, raw, store)
+}
+
+/// Runs one kind of operation, Strata's (or with `--raw` the baseline's), and nothing else: no unlock at the
+/// default Argon2id cost, no timing, so `valgrind --tool=callgrind` and `strace -c -f` count that operation alone.
+func profile(_ operation: String, raw useRaw: Bool) throws {
+    let (root, raw, store) = try rawAndStore("secrets-profile")
+    defer { try? FileManager.default.removeItem(atPath: root) }
     let value = (0..<64).map { UInt8(truncatingIfNeeded: $0 &* 31) }
     let secret = Secret(Data(value))
     let count = operation == "batch" ? 1000 : 100
@@ -126,8 +135,37 @@ func stages() throws {
     }
 }
 
+/// `--set-stages`: where a durable set of a 1 MiB item (too large for the manifest: a file and the manifest)
+/// spends its time, step by step, over `--rounds N` rounds of 10 replacing sets (a batch of one takes the very
+/// path of a set), beside the raw atomic replace of the same value.
+func setStages() throws {
+    let (root, raw, store) = try rawAndStore("secrets-set-stages")
+    defer { try? FileManager.default.removeItem(atPath: root) }
+    let value = (0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+    let write = SecretWrite(Secret(Data(value)), service: "bench", account: "large")
+    try store.set([write])
+    for round in 0..<Bench.rounds {
+        let rawTime = Bench.time { for _ in 0..<10 { raw.set(value, name: "large") } }
+        let timer = StageTimer()
+        let strata = try Bench.time { for _ in 0..<10 { try store.set([write], timer: timer) } }
+        print(
+            String(format: "round \(round) set 1 MiB: %.2f ms (raw %.2f ms) — ", strata * 100, rawTime * 100)
+                + timer.stages.map(\.description).joined(separator: ", ") + " (10 sets)")
+    }
+}
+
 func run() throws {
     if CommandLine.arguments.contains("--stages") { return try stages() }
+    if CommandLine.arguments.contains("--set-stages") { return try setStages() }
+    if CommandLine.arguments.contains("--keyring-sizes") {
+        let index = CommandLine.arguments.firstIndex(of: "--rounds")
+        let rounds = index.flatMap { $0 + 1 < CommandLine.arguments.count ? Int(CommandLine.arguments[$0 + 1]) : nil }
+        let sizes = CommandLine.arguments.firstIndex(of: "--sizes").flatMap {
+            $0 + 1 < CommandLine.arguments.count
+                ? CommandLine.arguments[$0 + 1].split(separator: ",").compactMap { Int($0) } : nil
+        }
+        return try KeyringSizeSweep.run(rounds: rounds ?? 5, sizes: sizes ?? [0, 100, 250, 500, 1000])
+    }
     if CommandLine.arguments.contains("--flush") {
         return try FlushStrategy.compare(dirty: CommandLine.arguments.contains("--dirty"))
     }

@@ -10,9 +10,11 @@ package enum SecretsFuzzing {
     /// The fixed key's derived keys, for the manifest and the rotation record.
     nonisolated(unsafe) static var dataKeys: DataKeys? = key.flatMap { try? DataKeys($0) }
 
-    /// Parses a keyring file, and the same bytes as an item manifest and a rotation record.
+    /// Parses a keyring file, and the same bytes as an item manifest (authenticated, and its entries without the
+    /// key, as counts read them) and a rotation record.
     package static func keyring(_ data: Data) {
         _ = try? KeyringFile.parse(data, expectedName: "default", path: "fuzz")
+        _ = ItemManifest.unauthenticatedInlineItems(data)
         guard let dataKeys else { return }
         let keyringID = [UInt8](repeating: 1, count: 16)
         _ = try? ItemManifest.parse(data, keyringID: keyringID, keys: [dataKeys], path: "fuzz")

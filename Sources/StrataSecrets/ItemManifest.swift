@@ -1,36 +1,56 @@
 import Foundation
 import StrataCore
 
-/// `items.manifest`: the keyring's authenticated record of every item file's generation, so an older copy of an
-/// item put back over the current one (a rollback) is refused instead of returning a revoked value.
+/// `items.manifest`: the keyring's authenticated record of every item's generation, so an older copy of an item
+/// put back over the current one (a rollback) is refused instead of returning a revoked value; and, from format
+/// version 2, the home of small items themselves.
 ///
 /// An item's generation is its authenticated modification time: every write of an item makes it strictly later
-/// than the one the manifest holds for that file, and advances the manifest after the item file is durable. A
+/// than the one the manifest holds for that item, and advances the manifest after the item file is durable. A
 /// reader reads the manifest first, then the item: an item older than its entry is a rollback. A deleted item
 /// keeps a tombstone, so a deleted file put back is refused too.
 ///
+/// An entry may carry the item itself (``Entry/inline``): the same sealed bytes an item file holds, bound to the
+/// item's file name as a file's are. The entry then says where the item lives: a file of that name is a leftover
+/// (of a crash, or an older copy put back), never read, and removed by the next write of the item. Such an item
+/// is replaced with the manifest, whole and tagged, so rolling it back takes an older manifest: the rollback of
+/// the whole folder, out of scope.
+///
 /// The file is `STRATASM`, a version byte, the keyring's id, the check value of the data key it is tagged under
-/// (the keyring's current key: writers seal items under that key), the entries sorted by file name (the name's
-/// 16 bytes, the generation's bit pattern, a deleted flag), and a keyed BLAKE2b tag over all of it under a key
-/// derived from that data key: editing, truncating or moving it between keyrings is refused.
+/// (the keyring's current key: writers seal items under that key), the entry count (4 bytes), the entries sorted
+/// by file name, and a keyed BLAKE2b tag over all of it under a key derived from that data key: editing,
+/// truncating or moving it between keyrings is refused. An entry is the name's 16 bytes, the generation's bit
+/// pattern and a flags byte (version 1: 1 when deleted; version 2: bit 0 deleted, bit 1 inline, then for an
+/// inline entry the sealed item's size in 4 bytes and its bytes). Version 1 files (written before items could be
+/// inline) are read; every write writes version 2.
 struct ItemManifest: Sendable, Equatable {
     static let fileName = "items.manifest"
     static let magic = Array("STRATASM".utf8)
-    static let version: UInt8 = 1
+    static let version: UInt8 = 2
     static let tagBytes = 32
+    static let deletedFlag: UInt8 = 1
+    static let inlineFlag: UInt8 = 2
 
-    /// The newest generation written for one item file.
+    /// The newest generation written for one item.
     struct Entry: Sendable, Equatable {
         /// The item's modification time (its generation).
         var modified: Double
         /// Whether the item was deleted at `modified`.
         var deleted: Bool
+        /// The sealed item, when it lives here instead of in a file of its own.
+        var inline: Data? = nil
     }
 
     /// The check value of the data key the manifest is tagged under (``GuardedKey/check()``).
     var keyCheck: [UInt8]
     /// Entries by item file name.
     var entries: [String: Entry] = [:]
+
+    /// The sealed item `fileName` when it lives in the manifest (a file of its name is then a leftover).
+    func inlineItem(_ fileName: String) -> Data? { entries[fileName]?.inline }
+
+    /// The bytes of every inline item together.
+    var inlineBytes: Int { entries.values.reduce(0) { $0 + ($1.inline?.count ?? 0) } }
 
     /// Whether an item file holding `modified` is older than this manifest allows.
     func isRolledBack(_ fileName: String, modified: Date) -> Bool {
@@ -66,7 +86,13 @@ struct ItemManifest: Sendable, Equatable {
         for (_, raw, entry) in rows {
             body += raw
             ItemEnvelope.appendUInt64(entry.modified.bitPattern, to: &body)
-            body.append(entry.deleted ? 1 : 0)
+            if let inline = entry.inline {
+                body.append(Self.inlineFlag)
+                ItemEnvelope.appendUInt64(UInt64(inline.count), to: &body, width: 4)
+                body += inline
+            } else {
+                body.append(entry.deleted ? Self.deletedFlag : 0)
+            }
         }
         let tag = try key.withBytes { Sodium.keyedHash(body, key: $0, length: Self.tagBytes) }
         return Data(body + tag)
@@ -104,21 +130,60 @@ struct ItemManifest: Sendable, Equatable {
                 tier: .secrets, path: path, recovery: "Unlock the keyring again")
         }
         let authentic = try owner.manifest.withBytes { Sodium.keyedHash(body, key: $0, length: tagBytes) } == tag
-        guard authentic, bytes[magic.count] == version, Array(body[idStart..<checkStart]) == keyringID else {
+        guard authentic, bytes[magic.count] >= 1, Array(body[idStart..<checkStart]) == keyringID else {
             throw corrupt
         }
-        let count = body[(headerSize - 4)..<headerSize].reduce(0) { $0 << 8 | Int($1) }
-        let entrySize = 16 + 8 + 1
-        guard body.count == headerSize + count * entrySize else { throw corrupt }
-        var manifest = ItemManifest(keyCheck: keyCheck)
-        var offset = headerSize
+        guard let entries = Self.entries(of: body, version: bytes[magic.count], from: headerSize - 4) else {
+            throw corrupt
+        }
+        return (ItemManifest(keyCheck: keyCheck, entries: entries), owner)
+    }
+
+    /// The entries of an untagged body, from the entry count at `offset` to the end; `nil` when they do not fill
+    /// it exactly, or an entry is malformed (an unknown flag, an inline item that is also deleted or empty).
+    static func entries(of body: [UInt8], version: UInt8, from offset: Int) -> [String: Entry]? {
+        guard offset >= 0, body.count >= offset + 4 else { return nil }
+        let count = body[offset..<(offset + 4)].reduce(0) { $0 << 8 | Int($1) }
+        var offset = offset + 4
+        // Every entry takes at least 25 bytes: a count past what is there is refused before anything is reserved.
+        guard count <= (body.count - offset) / 25 else { return nil }
+        var entries: [String: Entry] = [:]
+        entries.reserveCapacity(count)
         for _ in 0..<count {
+            guard body.count - offset >= 25 else { return nil }
             let name = Hex.encode(Array(body[offset..<(offset + 16)])) + SecretStore.itemSuffix
             let bits = body[(offset + 16)..<(offset + 24)].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-            manifest.entries[name] = Entry(modified: Double(bitPattern: bits), deleted: body[offset + 24] != 0)
-            offset += entrySize
+            let flags = body[offset + 24]
+            offset += 25
+            var entry = Entry(modified: Double(bitPattern: bits), deleted: false)
+            if version < 2 {
+                entry.deleted = flags != 0
+            } else if flags == Self.inlineFlag {
+                guard body.count - offset >= 4 else { return nil }
+                let size = body[offset..<(offset + 4)].reduce(0) { $0 << 8 | Int($1) }
+                offset += 4
+                guard size > 0, body.count - offset >= size else { return nil }
+                entry.inline = Data(body[offset..<(offset + size)])
+                offset += size
+            } else {
+                guard flags & ~Self.deletedFlag == 0 else { return nil }
+                entry.deleted = flags == Self.deletedFlag
+            }
+            guard entries.updateValue(entry, forKey: name) == nil else { return nil }
         }
-        return (manifest, owner)
+        return offset == body.count ? entries : nil
+    }
+
+    /// The items a manifest holds inline, by file name, read without the key (nothing is authenticated: for counts
+    /// and checks that need no key); `nil` when the bytes are not a manifest this program reads.
+    static func unauthenticatedInlineItems(_ data: Data, keyringIDSize: Int = 16) -> [String: Data]? {
+        let bytes = [UInt8](data)
+        let headerSize = magic.count + 1 + keyringIDSize + 16 + 4
+        guard bytes.count >= headerSize + tagBytes, bytes.starts(with: magic), bytes[magic.count] <= version,
+            let entries = entries(
+                of: Array(bytes[..<(bytes.count - tagBytes)]), version: bytes[magic.count], from: headerSize - 4)
+        else { return nil }
+        return entries.compactMapValues(\.inline)
     }
 
     /// The 16 bytes an item file name stands for, or `nil` for a name that is not an item's.

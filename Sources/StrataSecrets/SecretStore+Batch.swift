@@ -3,8 +3,9 @@ package import StrataCore
 import Synchronization
 
 extension SecretStore {
-    /// Stores many secrets at once: under one hold of the keyring's lock, with one flush of the new files to disk
-    /// and one `fsync` of the folder for the whole batch, and one update of the item manifest.
+    /// Stores many secrets at once: under one hold of the keyring's lock, with one update of the item manifest for
+    /// the whole batch, which holds the small items themselves (see ``SecretsConfiguration/inlineItemLimit``); the
+    /// others get files, with one flush of the new files to disk and one `fsync` of the folder for them all.
     ///
     /// Each item is replaced atomically, as by ``set(_:service:account:label:accessibility:)-(Secret,_,_,_,_)``; the batch as a
     /// whole is not: a crash (or a power loss) in the middle leaves every item of it either with its old value or
@@ -65,13 +66,13 @@ extension SecretStore {
                         keyringID: item.keyringID,
                         key: sealingKey(item.write.accessibility, of: owner), fileName: item.fileName)
                     return (
-                        file, record.modified, existing.flatMap { $0.fileName != item.fileName ? $0.fileName : nil }
+                        item.fileName, file, record.modified,
+                        existing.flatMap { $0.fileName != item.fileName ? $0.fileName : nil },
+                        !item.write.accessibility.isThisDeviceOnly
                     )
                 }
             }
-            try replaceItems(
-                items.map(\.fileName), in: folder, manifest: manifest, owner: owner, now: now, timer: timer
-            ) { sealed[$0] }
+            try writeItems(sealed, in: folder, manifest: manifest, owner: owner, now: now, timer: timer)
         }
     }
 

@@ -100,6 +100,7 @@ extension SecretStore {
         let identity = try checkedIdentity(service: service, account: account)
         let fileName = try self.fileName(identity)
         let folder = try keyringFolder()
+        if try currentManifest(in: folder).manifest.inlineItem(fileName) != nil { return true }
         do throws(Errno) {
             if try folder.status(of: fileName) != nil { return true }
         } catch {
@@ -117,7 +118,14 @@ extension SecretStore {
         let folder = try keyringFolder()
         return try keyringLock(in: folder).withLock(.exclusive, timeout: configuration.lockTimeout) {
             // The manifest first: a process whose key was rotated away deletes nothing it cannot record.
-            _ = try currentManifest(in: folder)
+            let manifest = try currentManifest(in: folder).manifest
+            if manifest.inlineItem(name) != nil {
+                // The item lives in the manifest: its tombstone is its deletion, one replacement of the manifest;
+                // a file of its name (a leftover) goes after, and reads as deleted if a crash leaves it.
+                try recordDeletions([name], in: folder)
+                _ = try unlinkItemFile(name, in: folder)
+                return true
+            }
             var removed: [String] = []
             if try removeItemFile(name, in: folder) { removed.append(name) }
             if identity.legacyNameMessage != nil, let legacy = try locate(identity, in: folder, value: false),
@@ -130,8 +138,9 @@ extension SecretStore {
         }
     }
 
-    /// Checks the keyring's files without a key: `keyring.json` parses and is canonical, every item file has a
-    /// valid header. (Authenticity needs the key: ``get(service:account:)`` checks it for each item.)
+    /// Checks the keyring's files without a key: `keyring.json` parses and is canonical, the manifest's entries
+    /// parse, every item file and every item inside the manifest has a valid header. (Authenticity needs the key:
+    /// ``get(service:account:)`` checks it for each item.)
     /// - Returns: The problems found, each naming its file; empty when all is well.
     public func structuralProblems() -> [String] {
         var problems: [String] = []
@@ -141,6 +150,21 @@ extension SecretStore {
             problems.append("\(error)")
         }
         let folder = try? existingKeyringFolder()
+        if let folder,
+            let manifest = try? AtomicFile.read(in: folder, name: ItemManifest.fileName, maximumSize: 64 << 20)
+        {
+            if let inline = ItemManifest.unauthenticatedInlineItems(manifest) {
+                for (name, item) in inline.sorted(by: { $0.key < $1.key }) {
+                    do {
+                        _ = try ItemEnvelope.header(of: item, path: manifestPath + " (" + name + ")")
+                    } catch {
+                        problems.append("\(error)")
+                    }
+                }
+            } else {
+                problems.append("\(manifestPath): not an item manifest this program reads")
+            }
+        }
         let names = (try? folder?.entries()) ?? []
         for name in names.sorted() where name.hasSuffix(Self.itemSuffix) {
             let path = directory + "/" + name
@@ -159,9 +183,21 @@ extension SecretStore {
         return problems
     }
 
-    /// How many item files the keyring holds (no key needed).
-    public var itemCount: Int {
-        ((try? existingKeyringFolder()?.entries()) ?? []).filter { $0.hasSuffix(Self.itemSuffix) }.count
+    /// How many items the keyring holds: its item files and the items its manifest holds (no key needed: the
+    /// manifest's entries are counted without authenticating it).
+    public var itemCount: Int { itemNamesWithoutKey().count }
+
+    /// The names of the keyring's items read without a key: its item files and the items its manifest holds
+    /// (see ``ItemManifest/unauthenticatedInlineItems(_:keyringIDSize:)``), each once.
+    func itemNamesWithoutKey() -> [String] {
+        guard let folder = try? existingKeyringFolder() else { return [] }
+        var names = Set(((try? folder.entries()) ?? []).filter { $0.hasSuffix(Self.itemSuffix) })
+        if let data = try? AtomicFile.read(in: folder, name: ItemManifest.fileName, maximumSize: 64 << 20),
+            let inline = ItemManifest.unauthenticatedInlineItems(data)
+        {
+            names.formUnion(inline.keys)
+        }
+        return names.sorted()
     }
 
     // MARK: Internals
@@ -274,8 +310,10 @@ extension SecretStore {
         // The path only for errors: a warm read does not build it.
         func path() -> String { folder.path(of: fileName) }
         // The manifest before the item (see ``currentManifest(in:)``).
-        let manifest = try known ?? currentManifest(in: folder).manifest
-        guard let (file, stamp, kept) = try itemFile(fileName, in: folder) else { return nil }
+        guard
+            let (file, stamp, kept, manifest) = try sealedItem(
+                fileName, in: folder, manifest: known ?? currentManifest(in: folder).manifest, mayReread: known == nil)
+        else { return nil }
         let (accessibility, version) = try ItemEnvelope.header(of: file, path: path())
         let (keyringID, key) = try classKey(accessibility, writing: false)
         func open(with key: GuardedKey, attributes: ItemEnvelope.Record? = nil) throws -> (ItemEnvelope.Record, Secret?)
@@ -304,6 +342,23 @@ extension SecretStore {
         }
         try checkNotRolledBack(record, fileName: fileName, in: manifest, path: path())
         return (record, accessibility, secret)
+    }
+
+    /// The sealed bytes of an item: from its manifest entry when it lives there (a file of its name is then a
+    /// leftover, never read), else from its file (see ``itemFile(_:in:)``).
+    /// - Parameter mayReread: Whether `manifest` was read without the keyring's lock: a writer may then have moved
+    ///   the item into the manifest and removed its file since, and a live entry without a file reads the manifest
+    ///   again.
+    /// - Returns: The bytes, their stamp and what is kept of them (see ``itemFile(_:in:)``), and the manifest that
+    ///   vouches for them; `nil` when there is no such item.
+    func sealedItem(_ fileName: String, in folder: DirectoryHandle, manifest: ItemManifest, mayReread: Bool) throws
+        -> (file: Data, stamp: FileStamp?, kept: OpenedItem?, manifest: ItemManifest)?
+    {
+        if let inline = manifest.inlineItem(fileName) { return (inline, nil, nil, manifest) }
+        if let found = try itemFile(fileName, in: folder) { return (found.file, found.stamp, found.kept, manifest) }
+        guard mayReread, let entry = manifest.entries[fileName], !entry.deleted else { return nil }
+        let again = try currentManifest(in: folder).manifest
+        return again.inlineItem(fileName).map { ($0, nil, nil, again) }
     }
 
     /// How many sealed boxes this process tried to open so far (an item holds two: its attributes and its
@@ -376,7 +431,7 @@ extension SecretStore {
     func recordDeletions(_ fileNames: [String], in folder: DirectoryHandle) throws {
         guard !fileNames.isEmpty else { return }
         let now = Date()
-        try advanceManifest(in: folder) { manifest in
+        try advanceManifest(in: folder) { manifest, _ in
             for name in fileNames { manifest.entries[name] = manifest.tombstone(name, now: now) }
         }
     }

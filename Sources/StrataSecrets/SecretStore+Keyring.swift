@@ -54,21 +54,22 @@ extension SecretStore {
     ///   the two ways out.
     func refuseMissingKeyringOverItems() throws {
         guard let folder = try existingKeyringFolder() else { return }
-        let items: [String]
         do throws(Errno) {
-            items = try folder.entries().filter { $0.hasSuffix(Self.itemSuffix) }.sorted()
+            _ = try folder.entries()
         } catch {
             throw error.storageError("cannot list the keyring folder", tier: .secrets, path: directory)
         }
+        // Item files, and the small items the manifest holds (counted without the key).
+        let items = itemNamesWithoutKey()
         guard !items.isEmpty else { return }
         let shown = items.prefix(5).joined(separator: ", ") + (items.count > 5 ? ", …" : "")
         var error = StorageError(
             .corrupt,
-            "keyring.json is missing but \(items.count) item file(s) remain (\(shown)); a new keyring cannot open them",
+            "keyring.json is missing but \(items.count) item(s) remain (\(shown)); a new keyring cannot open them",
             tier: .secrets, path: keyringPath,
             recovery:
                 "Restore keyring.json from a backup to read the items again; or, to start over without them, move the "
-                + "*.item files out of \(directory)")
+                + "*.item files and \(ItemManifest.fileName) out of \(directory)")
         error.collection = keyring
         throw error
     }

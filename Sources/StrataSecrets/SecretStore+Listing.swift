@@ -58,14 +58,17 @@ extension SecretStore {
     /// NUL) counts once, even when a crash left it under both names.
     func allItems(values: Bool) throws -> (found: [(SecretItem, Secret?)], skipped: [SecretListing.Skipped]) {
         _ = try fileName(ItemIdentity(service: "-", account: "-"))  // Throws `.locked` before the first unlock.
-        let names: [String]
         let folder = try keyringFolder()
+        // The manifest first, as for one item: the items it holds, then every item file (a file of an item the
+        // manifest holds is read from the manifest, once).
+        let manifest = try currentManifest(in: folder).manifest
+        var present = Set(manifest.entries.compactMap { $0.value.inline == nil ? nil : $0.key })
         do throws(Errno) {
-            names = try folder.entries().filter { $0.hasSuffix(Self.itemSuffix) }
+            present.formUnion(try folder.entries().filter { $0.hasSuffix(Self.itemSuffix) })
         } catch {
             throw error.storageError("cannot list the keyring folder", tier: .secrets, path: directory)
         }
-        let present = Set(names)
+        let names = Array(present)
         var found: [(SecretItem, Secret?)] = []
         var skipped: [SecretListing.Skipped] = []
         for name in names.sorted() {

@@ -78,15 +78,17 @@ extension SecretStore {
     /// Changes the manifest and replaces it atomically (flushed, renamed, the folder flushed), tagged under `owner`
     /// (by default the key it is tagged under now). The caller holds the keyring's lock exclusively and has made
     /// the item change durable first. Item writes record their items with
-    /// ``replaceItems(_:in:manifest:owner:now:timer:_:)`` instead, in the same flush as the items.
+    /// ``writeItems(_:in:manifest:owner:now:timer:)`` instead, in the same flush as the items.
+    /// - Parameter change: Changes the manifest; it is given the data key the manifest is tagged under now and
+    ///   may throw (nothing is written then).
     func advanceManifest(
-        in folder: DirectoryHandle, as owner: DataKeys? = nil, _ change: (inout ItemManifest) -> Void
+        in folder: DirectoryHandle, as owner: DataKeys? = nil, _ change: (inout ItemManifest, DataKeys) throws -> Void
     ) throws {
         let (current, currentOwner) = try currentManifest(in: folder)
         let owner = owner ?? currentOwner
         var manifest = current
         manifest.keyCheck = owner.check
-        change(&manifest)
+        try change(&manifest, currentOwner)
         let bytes = try manifest.serialized(keyringID: try manifestKeyringID(), key: owner.manifest)
         try AtomicFile.write(bytes, in: folder, name: ItemManifest.fileName)
         rememberWritten(manifest, bytes: bytes)

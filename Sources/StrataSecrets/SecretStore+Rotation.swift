@@ -101,14 +101,28 @@ extension SecretStore {
         keyMaterial.withLock { $0.next = next }
         var resealed = 0
         var unreadable: [String] = []
-        for name in try itemFileNames(in: folder) {
+        // Item files first, one by one; then the items the manifest holds, all at once in the manifest that is
+        // tagged under the new key (until then they are under the key the manifest is tagged under).
+        let inline = try currentManifest(in: folder).manifest
+        for name in try itemFileNames(in: folder) where inline.inlineItem(name) == nil {
             switch try reseal(name, in: folder, keyringID: keyringID, from: current, to: next) {
             case true: resealed += 1
             case false: break
             case nil: unreadable.append(folder.path(of: name))
             }
         }
-        try advanceManifest(in: folder, as: next) { _ in }
+        try advanceManifest(in: folder, as: next) { manifest, owner in
+            for (name, entry) in manifest.entries {
+                guard let sealed = entry.inline else { continue }
+                guard let file = try resealedItem(sealed, name: name, keyringID: keyringID, from: owner, to: next)
+                else {
+                    unreadable.append(manifestPath + " (" + name + ")")
+                    continue
+                }
+                if file != sealed { resealed += 1 }
+                manifest.entries[name]?.inline = file
+            }
+        }
         let file = try KeyringFile.wrapping(
             next.data, names: names, name: keyring, id: keyringID, provider: provider, kdf: kdf, with: wrapping)
         try AtomicFile.write(file.serialized, in: folder, name: "keyring.json")
@@ -125,34 +139,49 @@ extension SecretStore {
         return SecretRotation(resealed: resealed, unreadable: unreadable)
     }
 
-    /// Re-seals one item under `next` through the one sealing path, keeping its record (so its generation).
+    /// Re-seals one item file under `next` through the one sealing path, keeping its record (so its generation).
     /// - Returns: `true` when re-sealed, `false` when it already was, `nil` when it opens under neither key.
     private func reseal(
         _ name: String, in folder: DirectoryHandle, keyringID: [UInt8], from current: DataKeys, to next: DataKeys
     ) throws -> Bool? {
-        let path = folder.path(of: name)
         guard
             let file = try AtomicFile.read(
                 in: folder, name: name, maximumSize: configuration.valueLimit + (64 << 10), followGrowth: false)
         else { return false }
+        guard let sealed = try resealedItem(file, name: name, keyringID: keyringID, from: current, to: next) else {
+            return nil
+        }
+        if sealed == file { return false }
+        try AtomicFile.write(sealed, in: folder, name: name)
+        return true
+    }
+
+    /// The sealed item `file` (of the item file `name`, or the manifest's entry of that name) sealed under `next`
+    /// through the one sealing path, keeping its record (so its generation): `file` itself when it opens under
+    /// `next` already, `nil` when it opens under neither key.
+    /// - Throws: What sealing throws (``SecretsConfiguration/valueLimit`` lowered since the item was stored).
+    private func resealedItem(_ file: Data, name: String, keyringID: [UInt8], from current: DataKeys, to next: DataKeys)
+        throws -> Data?
+    {
+        let path = directory + "/" + name
         guard let (accessibility, version) = try? ItemEnvelope.header(of: file, path: path) else { return nil }
         func open(_ keys: DataKeys, value: Bool) -> (ItemEnvelope.Record, Secret?)? {
             try? ItemEnvelope.open(
                 file, accessibility: accessibility, version: version, keyringID: keyringID, fileName: name,
                 key: keys.classKey(accessibility), path: path, value: value)
         }
-        if open(next, value: false) != nil { return false }
+        if open(next, value: false) != nil { return file }
         guard let (record, secret) = open(current, value: true), let secret else { return nil }
-        try seal(
+        return try sealedFile(
             secret, as: record, accessibility: accessibility, keyringID: keyringID,
-            key: next.classKey(accessibility), fileName: name, in: folder)
-        return true
+            key: next.classKey(accessibility), fileName: name)
     }
 
     /// Refuses to start a rotation over a `...ThisDeviceOnly` item of another machine: it cannot be re-sealed
     /// here, and the key that opens it there would be gone.
     private func refuseOtherMachinesItems(in folder: DirectoryHandle) throws {
-        for name in try itemFileNames(in: folder) {
+        let inline = try currentManifest(in: folder).manifest
+        for name in try itemFileNames(in: folder) where inline.inlineItem(name) == nil {
             guard
                 let file = try AtomicFile.read(
                     in: folder, name: name, maximumSize: configuration.valueLimit + (64 << 10), followGrowth: false),

@@ -19,7 +19,8 @@ extension SecretStore: StorageBackend {
     /// Every item is written with fsync before `put` returns.
     public var durability: Durability { .durable }
 
-    /// The keyring folder: `keyring.json`, its lock, the item manifest, and one sealed file per item.
+    /// The keyring folder: `keyring.json`, its lock, the item manifest (which holds the small items), and one
+    /// sealed file per larger item.
     public var layout: [StorageLayoutEntry] { facts.layout }
 
     /// The facts a store opened on `keyring` reports, without opening it (nor unlocking it).
@@ -27,21 +28,22 @@ extension SecretStore: StorageBackend {
         let directory = paths.directoryPath(for: .secrets) + "/" + keyring
         return BackendFacts(
             tier: .secrets, name: "sodium",
-            concurrencyGuarantee: "any thread, any process: each item sealed in its own file and replaced atomically "
-                + "(rename); the keyring file changed only under its file lock",
+            concurrencyGuarantee: "any thread, any process: each item sealed, in the manifest (small items) or a file "
+                + "of its own, replaced atomically (rename); the keyring changed only under its file lock",
             durability: .durable,
             layout: [
                 StorageLayoutEntry(
                     .folder, directory,
                     role:
-                        "keyring '\(keyring)': one sealed file per item (names hide accounts); rotation.key while a "
-                        + "rotation is under way"),
+                        "keyring '\(keyring)': one sealed file per item too large for the manifest (names hide "
+                        + "accounts); rotation.key while a rotation is under way"),
                 StorageLayoutEntry(
                     .file, directory + "/keyring.json", role: "key derivation parameters, wrapped data and name keys"),
                 StorageLayoutEntry(
                     .file, directory + "/keyring.lock", role: "lock file, held while the keyring changes"),
                 StorageLayoutEntry(
-                    .file, directory + "/items.manifest", role: "authenticated item generations (rollback detection)"),
+                    .file, directory + "/items.manifest",
+                    role: "authenticated item generations (rollback detection), and the small items, sealed"),
             ])
     }
 

@@ -8,7 +8,7 @@ extension SecretStore {
     /// and may pass the manifest it read under it (``currentManifest(in:)``), which is read otherwise.
     ///
     /// The item's modification time is its generation (see ``ItemManifest``): strictly after the manifest's
-    /// entry, and recorded there in the same write (see ``replaceItems(_:in:manifest:owner:now:timer:_:)``).
+    /// entry, and recorded there in the same write (see ``writeItems(_:in:manifest:owner:now:timer:)``).
     ///
     /// When the item it replaces lay under the first format's name (an identity with a NUL), that file is
     /// removed once the new one is in place: a crash in between leaves both, and the new name wins.
@@ -27,60 +27,102 @@ extension SecretStore {
         let record = newRecord(
             identity, size: value.count, label: label, replacing: existing?.record, fileName: fileName,
             in: manifest, now: now)
-        try replaceItems([fileName], in: folder, manifest: manifest, owner: owner, now: now) { _ in
-            let file = try sealedFile(
-                value, as: record, accessibility: accessibility, keyringID: keyringID, key: key, fileName: fileName)
-            return (file, record.modified, existing.flatMap { $0.fileName != fileName ? $0.fileName : nil })
-        }
+        let file = try sealedFile(
+            value, as: record, accessibility: accessibility, keyringID: keyringID, key: key, fileName: fileName)
+        try writeItems(
+            [
+                (
+                    fileName, file, record.modified, existing.flatMap { $0.fileName != fileName ? $0.fileName : nil },
+                    !accessibility.isThisDeviceOnly
+                )
+            ], in: folder, manifest: manifest, owner: owner, now: now)
     }
 
-    /// Replaces item files and records their new generations in the manifest with two flushes in all, as one
-    /// file's atomic replace has: the new item files and the new manifest are written beside their targets and
-    /// flushed together, the items are renamed into place (and files they supersede removed), the folder is
-    /// flushed, and only then is the manifest renamed. The caller holds the keyring's lock exclusively and read
-    /// `manifest` under it.
+    /// Writes sealed items and records their new generations in the manifest, each item inside the manifest when
+    /// it fits (see ``SecretsConfiguration/inlineItemLimit`` and ``SecretsConfiguration/inlineTotalLimit``), in a
+    /// file of its own otherwise, with two waits for the disk at most, as one file's atomic replace has. The
+    /// caller holds the keyring's lock exclusively and read `manifest` under it.
     ///
-    /// Order is what rollback detection needs: on disk the manifest is never newer than the items. A crash (or a
-    /// power loss) before the manifest's rename leaves items newer than their entries, which read; the manifest's
-    /// content is on disk before its rename, so it is never torn, and its rename becomes durable with the
-    /// folder's next flush — a power loss before that keeps the previous manifest, whole.
+    /// - Only inline items: the manifest alone is replaced (temporary, `fdatasync`, rename, folder `fsync`).
+    /// - Item files: the new files and the new manifest are written beside their targets and flushed together,
+    ///   the files renamed into place (and files they supersede removed), the folder flushed, and only then the
+    ///   manifest renamed: on disk the manifest is never newer than the item files, so a crash (or a power loss)
+    ///   before its rename leaves files newer than their entries, which read. Its content is on disk before its
+    ///   rename, so it is never torn. When that rename carries items too (inline ones, or an item that moves from
+    ///   the manifest to a file, whose file is ignored until the manifest says so), the folder is flushed once
+    ///   more; otherwise the rename becomes durable with the folder's next flush.
+    ///
+    /// Files of items now inline (the file an item moves out of, or a leftover) are removed after the manifest's
+    /// rename: a crash before leaves them, and readers never read a file whose entry is inline.
     /// - Parameters:
-    ///   - fileNames: The item files, distinct.
+    ///   - items: The items, with distinct file names: each one's sealed bytes, generation, the file it supersedes
+    ///     (an item under the first format's name), if any, and whether it may live in the manifest.
     ///   - manifest: The manifest the items' generations were computed from (``currentManifest(in:)``).
     ///   - owner: The data key the items are sealed under, which tags the manifest.
     ///   - now: When, for the tombstones of superseded files.
     ///   - timer: Times the steps, for the benchmark's breakdown of a batch. The default is none.
-    ///   - item: Gives the sealed file of `fileNames[index]`, its generation, and a file it supersedes (an item
-    ///     under the first format's name), if any; called once per item, in order, before anything is renamed.
-    /// - Throws: What `item` throws (nothing written then), or a write error (see
+    /// - Throws: A write error (see
     ///   ``/StrataCore/AtomicFile/writeAll(in:names:permissions:renamesLastAfterFolderSync:beforeFolderSync:timer:_:)``).
-    func replaceItems(
-        _ fileNames: [String], in folder: DirectoryHandle, manifest: ItemManifest, owner: DataKeys, now: Date,
-        timer: StageTimer? = nil, _ item: (Int) throws -> (file: Data, modified: Date, supersedes: String?)
+    func writeItems(
+        _ items: [(fileName: String, file: Data, modified: Date, supersedes: String?, inlinable: Bool)],
+        in folder: DirectoryHandle, manifest: ItemManifest, owner: DataKeys, now: Date, timer: StageTimer? = nil
     ) throws {
         var manifest = manifest
         manifest.keyCheck = owner.check
+        var room = configuration.inlineTotalLimit - manifest.inlineBytes
+        var files: [(name: String, file: Data)] = []
+        var leftovers: [(name: String, hadFile: Bool)] = []
         var superseded: [String] = []
-        var manifestBytes = Data()
-        let keyringID = try manifestKeyringID()
-        try AtomicFile.writeAll(
-            in: folder, names: fileNames + [ItemManifest.fileName], renamesLastAfterFolderSync: true,
-            beforeFolderSync: { for name in superseded { _ = try unlinkItemFile(name, in: folder) } }, timer: timer
-        ) { index in
-            guard index < fileNames.count else {
-                for name in superseded { manifest.entries[name] = manifest.tombstone(name, now: now) }
-                manifestBytes = try timer.time("serialize manifest") {
-                    try manifest.serialized(keyringID: keyringID, key: owner.manifest)
-                }
-                return manifestBytes
+        var carriesItems = false
+        for item in items {
+            let previous = manifest.inlineItem(item.fileName)?.count ?? 0
+            var entry = ItemManifest.Entry(modified: item.modified.timeIntervalSince1970, deleted: false)
+            if item.inlinable, item.file.count <= configuration.inlineItemLimit, item.file.count <= room + previous {
+                room += previous - item.file.count
+                entry.inline = item.file
+                leftovers.append((item.fileName, previous == 0))
+                carriesItems = true
+            } else {
+                room += previous
+                carriesItems = carriesItems || previous > 0
+                files.append((item.fileName, item.file))
             }
-            let (file, modified, supersedes) = try item(index)
-            manifest.entries[fileNames[index]] = ItemManifest.Entry(
-                modified: modified.timeIntervalSince1970, deleted: false)
-            if let supersedes { superseded.append(supersedes) }
-            return file
+            manifest.entries[item.fileName] = entry
+            if let supersedes = item.supersedes { superseded.append(supersedes) }
         }
-        rememberWritten(manifest, bytes: manifestBytes)
+        for name in superseded { manifest.entries[name] = manifest.tombstone(name, now: now) }
+        let keyringID = try manifestKeyringID()
+        let bytes = try timer.time("serialize manifest") {
+            try manifest.serialized(keyringID: keyringID, key: owner.manifest)
+        }
+        if files.isEmpty {
+            try AtomicFile.writeAll(in: folder, names: [ItemManifest.fileName], timer: timer) { _ in bytes }
+            leftovers += superseded.map { ($0, true) }
+        } else {
+            try AtomicFile.writeAll(
+                in: folder, names: files.map(\.name) + [ItemManifest.fileName], renamesLastAfterFolderSync: true,
+                beforeFolderSync: { for name in superseded { _ = try unlinkItemFile(name, in: folder) } },
+                timer: timer
+            ) { index in index < files.count ? files[index].file : bytes }
+            if carriesItems { try timer.time("folder sync") { try folder.sync() } }
+        }
+        rememberWritten(manifest, bytes: bytes)
+        timer.time("remove leftovers") { removeLeftovers(leftovers, in: folder) }
+    }
+
+    /// Removes the files of items that live in the manifest, where there are any (the file an item moved out of,
+    /// or a crash's leftover), without waiting for their freeing (see ``/StrataCore/RetiredFiles``). Best effort:
+    /// a file left behind is never read, and the next write of its item removes it.
+    /// - Parameter names: The files, each with whether one is expected there (the item lived in a file until
+    ///   now): only those are held open across their unlink, so that the background close frees them.
+    func removeLeftovers(_ names: [(name: String, hadFile: Bool)], in folder: DirectoryHandle) {
+        var held: [Int32] = []
+        defer { RetiredFiles.release(held) }
+        for (name, hadFile) in names {
+            let old = hadFile && held.count < AtomicFile.oneByOneFlushLimit ? RetiredFiles.hold(name, in: folder) : nil
+            _ = try? unlinkItemFile(name, in: folder)
+            if let old { held.append(old) }
+        }
     }
 
     /// The class key of `accessibility` under `owner`, the data key the manifest is tagged under.
@@ -108,23 +150,10 @@ extension SecretStore {
             modified: manifest.nextGeneration(fileName, now: now), valueSize: size)
     }
 
-    /// The one sealing path: checks the value against ``SecretsConfiguration/valueLimit``, seals the attributes
-    /// and the value under `key` and replaces the file `fileName` atomically (temporary file, `fsync`, rename,
-    /// folder `fsync`). Every write of an item ends here, so limits and errors cannot drift between callers; a
-    /// re-sealing under a new key goes through it with the record it read.
-    /// - Throws: ``StorageError`` `.tooLarge` (naming the item, with the way out), or a write error (the previous
-    ///   file stays).
-    func seal(
-        _ value: Secret, as record: ItemEnvelope.Record, accessibility: SecretAccessibility, keyringID: [UInt8],
-        key: GuardedKey, fileName: String, in folder: DirectoryHandle
-    ) throws {
-        let file = try sealedFile(
-            value, as: record, accessibility: accessibility, keyringID: keyringID, key: key, fileName: fileName)
-        try AtomicFile.write(file, in: folder, name: fileName)
-    }
-
-    /// The bytes of an item file: checks the value against ``SecretsConfiguration/valueLimit`` and seals the
-    /// attributes and the value under `key` (see ``seal(_:as:accessibility:keyringID:key:fileName:in:)``).
+    /// The one sealing path, which every write of an item takes (so limits and errors cannot drift between
+    /// callers): checks the value against ``SecretsConfiguration/valueLimit`` and seals the attributes and the
+    /// value under `key`, bound to the item's file name, into the bytes of an item file (or of an inline entry of
+    /// the manifest, the same bytes). A re-sealing under a new key goes through it with the record it read.
     /// - Throws: ``StorageError`` `.tooLarge`, naming the item.
     func sealedFile(
         _ value: Secret, as record: ItemEnvelope.Record, accessibility: SecretAccessibility, keyringID: [UInt8],

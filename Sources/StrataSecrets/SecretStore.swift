@@ -229,7 +229,7 @@ public final class SecretStore: Sendable {
             defer { wrapping.wipe() }
             // The file written is version 2, which requires the manifest: a keyring made before manifests gets
             // one first (empty when it has none: no item is older than an entry it lacks).
-            try advanceManifest(in: folder) { _ in }
+            try advanceManifest(in: folder) { _, _ in }
             let file = try KeyringFile.wrapping(
                 dataKey, names: names, name: keyring, id: current.id, provider: provider.kind, kdf: kdf,
                 with: wrapping)

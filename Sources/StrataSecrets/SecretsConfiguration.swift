@@ -34,13 +34,26 @@ public struct SecretsConfiguration: Sendable {
     public var valueLimit: Int
     /// How long writers wait for another process holding the keyring's lock. The default is 10 seconds.
     public var lockTimeout: FileLock.Timeout
+    /// The largest sealed item (value, attributes and about 100 bytes of envelope) kept inside the keyring's
+    /// manifest instead of in a file of its own: such an item is stored with one file replacement (the manifest's)
+    /// instead of two, and a batch of them with one. `...ThisDeviceOnly` items always get a file (a backup copies
+    /// the manifest whole, and those items never leave the machine). 0 keeps every item in a file. The default is
+    /// 1 KiB (a 64-byte token seals to about 250 bytes).
+    public var inlineItemLimit: Int
+    /// The most bytes of inline items one manifest holds; past it, further items get files. Every write rewrites
+    /// and tags the whole manifest, so this bounds what a write of any item costs on top of its own. The default
+    /// is 256 KiB (about a thousand tokens).
+    public var inlineTotalLimit: Int
 
     /// Creates a configuration with the defaults described on each property.
     public init(
         passwordHashCost: PasswordHashCost = .interactive, valueLimit: Int = 16 << 20,
         lockTimeout: FileLock.Timeout = .seconds(10),
-        passwordHashLimit: PasswordHashCost = PasswordHashCost(operations: 4, memory: 256 << 20)
+        passwordHashLimit: PasswordHashCost = PasswordHashCost(operations: 4, memory: 256 << 20),
+        inlineItemLimit: Int = 1 << 10, inlineTotalLimit: Int = 256 << 10
     ) {
+        self.inlineItemLimit = inlineItemLimit
+        self.inlineTotalLimit = inlineTotalLimit
         self.passwordHashCost = passwordHashCost
         self.passwordHashLimit = passwordHashLimit
         self.valueLimit = valueLimit

@@ -66,7 +66,10 @@ let hostileFormats: [HostileFormat] = [
     HostileFormat(
         name: "sealed item", versionOffsets: [8],
         make: { root in
-            let store = try SecretStore(paths: StoragePaths(root: root), unlockingWith: tortureKey)
+            // In a file of its own (a small item lives in the manifest: the next row).
+            let store = try SecretStore(
+                paths: StoragePaths(root: root), unlockingWith: tortureKey,
+                configuration: SecretsConfiguration(inlineItemLimit: 0))
             try store.set("the secret", service: "s", account: "a")
             let folder = root + "/secrets/default"
             let item = try FileManager.default.contentsOfDirectory(atPath: folder).first { $0.hasSuffix(".item") }!
@@ -80,6 +83,27 @@ let hostileFormats: [HostileFormat] = [
             do {
                 let value = try SecretStore(paths: StoragePaths(root: root), unlockingWith: tortureKey).get(
                     service: "s", account: "a")
+                if value?.stringValue != "the secret" {
+                    throw WrongValue(description: "read \(value?.stringValue ?? "nothing")")
+                }
+                return false
+            } catch is StorageError {
+                return true
+            }
+        }),
+    HostileFormat(
+        name: "item manifest with an item inside", versionOffsets: [8],
+        make: { root in
+            let store = try SecretStore(paths: StoragePaths(root: root), unlockingWith: tortureKey)
+            try store.set("the secret", service: "s", account: "a")
+            return try Data(contentsOf: URL(fileURLWithPath: root + "/secrets/default/items.manifest"))
+        },
+        feed: { data, root in
+            try data.write(to: URL(fileURLWithPath: root + "/secrets/default/items.manifest"))
+            do {
+                let store = try SecretStore(paths: StoragePaths(root: root), unlockingWith: tortureKey)
+                let value = try store.get(service: "s", account: "a")
+                _ = try store.items()
                 if value?.stringValue != "the secret" {
                     throw WrongValue(description: "read \(value?.stringValue ?? "nothing")")
                 }

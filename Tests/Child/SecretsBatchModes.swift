@@ -19,13 +19,16 @@ func runSecretsBatchMode(_ arguments: [String]) throws -> Bool {
             SecretWrite(Secret("value \(generation)"), service: "new", account: "g\(generation)-\(index)")
         }
     case "secrets-count-fsyncs":
-        // secrets-count-fsyncs ROOT KEYHEX COUNT: the fsyncs (syncfs and fdatasync included) of one replacing
-        // set, and of one batch replacing COUNT items; the files opened and the sealed boxes opened by a get just
-        // after that write, and by one once the files are settled (with its stats), and the order of one set's
-        // write-backs, flushes and renames: says `set S batch B get-opens G get-boxes X settled-opens G
-        // settled-stats T settled-boxes X set-order writeback,fsync,...`.
+        // secrets-count-fsyncs ROOT KEYHEX COUNT [files]: the fsyncs (syncfs and fdatasync included) of one
+        // replacing set, and of one batch replacing COUNT items; the files opened and the sealed boxes opened by a
+        // get just after that write, and by one once the files are settled (with its stats), and the order of one
+        // set's write-backs, flushes and renames: says `set S batch B get-opens G get-boxes X settled-opens G
+        // settled-stats T settled-boxes X set-order writeback,fsync,...`. With `files`, every item in a file of its
+        // own (none inside the manifest).
         let store = try SecretStore(
-            paths: StoragePaths(root: arguments[1]), unlockingWith: .inMemory(key(arguments[2])))
+            paths: StoragePaths(root: arguments[1]), unlockingWith: .inMemory(key(arguments[2])),
+            configuration: SecretsConfiguration(
+                inlineItemLimit: arguments.count > 4 && arguments[4] == "files" ? 0 : 1024))
         let count = Int(arguments[3]) ?? 1
         let writes = (0..<count).map { SecretWrite(Secret("value \($0)"), service: "count", account: "c\($0)") }
         try store.set("first", service: "count", account: "single")

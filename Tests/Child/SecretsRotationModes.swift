@@ -16,9 +16,11 @@ func runSecretsRotationMode(_ arguments: [String]) throws -> Bool {
     case "secrets-set-stop-before-manifest":
         // secrets-set-stop-before-manifest ROOT KEYHEX SERVICE ACCOUNT VALUE: set the item with the manifest's
         // rename made to fail after the item's rename and the folder's flush (both new files are flushed by then),
-        // say `between`, and wait to be killed there: the kill point between the two renames.
+        // say `between`, and wait to be killed there: the kill point between the two renames. Every item in a file
+        // of its own: an item inside the manifest has one rename.
         let store = try SecretStore(
-            paths: StoragePaths(root: arguments[1]), unlockingWith: .inMemory(key(arguments[2])))
+            paths: StoragePaths(root: arguments[1]), unlockingWith: .inMemory(key(arguments[2])),
+            configuration: SecretsConfiguration(inlineItemLimit: 0))
         FaultInjector.shared.inject(.error(EIO), on: .rename, pathContaining: "items.manifest")
         do {
             try store.set(arguments[5], service: arguments[3], account: arguments[4])

@@ -342,6 +342,7 @@ do {
             || runCaptureWindowMode(arguments) || runRestoreMode(arguments)
             || runSecretsMode(arguments)
             || runSharedSuiteMode(arguments) || runSecretsRotationMode(arguments) || runSecretsBatchMode(arguments)
+            || runSecretsInlineMode(arguments)
             || runBackupMode(arguments) || runS3Mode(arguments) || runRecordsTruncationMode(arguments)
         {
             break

@@ -35,7 +35,7 @@ struct SecretBatchFileTests {
             FaultInjector.shared.reset()
             AtomicFile.createsUnnamedFiles = true
         }
-        let store = try fixture.store()
+        let store = try fixture.fileStore()
         let count = 3 * AtomicFile.concurrentFileCalls
         FaultInjector.shared.startCounting(pathContaining: fixture.keyringFolder() + "/")
         try store.set(writes(count, "unnamed"))
@@ -52,7 +52,7 @@ struct SecretBatchFileTests {
         #expect(FaultInjector.shared.seenCount(of: .link) < count)
         #expect(!AtomicFile.createsUnnamedFiles)
         #expect(try temporaries().isEmpty)
-        let reader = try fixture.store()
+        let reader = try fixture.fileStore()
         for index in 0..<count {
             #expect(try reader.get(service: "batch", account: "b\(index)")?.stringValue == "named \(index)")
         }
@@ -63,7 +63,7 @@ struct SecretBatchFileTests {
     /// whose rename failed old), the manifest is not advanced, no temporary is left, and the next batch works.
     @Test func aRenameFailingInALargeBatchLeavesEveryItemOldOrNew() throws {
         defer { FaultInjector.shared.reset() }
-        let store = try fixture.store()
+        let store = try fixture.fileStore()
         let count = 5 * AtomicFile.concurrentFileCalls
         try store.set(writes(count, "old"))
         let failing = try store.fileName(ItemIdentity(service: "batch", account: "b17"))
@@ -73,7 +73,7 @@ struct SecretBatchFileTests {
         #expect(refused?.path?.hasSuffix(failing) == true)
         FaultInjector.shared.reset()
         #expect(try temporaries().isEmpty)
-        let reader = try fixture.store()
+        let reader = try fixture.fileStore()
         for index in 0..<count {
             let value = try reader.get(service: "batch", account: "b\(index)")?.stringValue
             #expect(
@@ -87,7 +87,7 @@ struct SecretBatchFileTests {
     /// A set keeps the files it replaces open across the renames and closes them on a background thread: once that
     /// thread is done, no descriptor of this process names a replaced (deleted) file of the keyring.
     @Test func aSetLetsGoOfTheFilesItReplaced() throws {
-        let store = try fixture.store()
+        let store = try fixture.fileStore()
         for round in 0..<20 { try store.set("value \(round)", service: "s", account: "a") }
         #expect(RetiredFiles.pending <= RetiredFiles.pendingLimit)
         RetiredFiles.drain()

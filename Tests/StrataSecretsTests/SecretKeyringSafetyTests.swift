@@ -12,19 +12,29 @@ struct SecretKeyringSafetyTests {
     let fixture: SecretsFixture
     init() throws { fixture = try SecretsFixture() }
 
-    @Test func aKeyringIsNeverCreatedOverItems() throws {
-        let store = try fixture.store(provider: .passphrase("right"))
+    /// Over item files, and over items the manifest holds (no item file at all).
+    @Test(arguments: [false, true])
+    func aKeyringIsNeverCreatedOverItems(_ inline: Bool) throws {
+        let store =
+            try inline
+            ? fixture.store(provider: .passphrase("right")) : fixture.fileStore(provider: .passphrase("right"))
         try store.set("kept", service: "s", account: "a")
+        let name = try store.fileName(ItemIdentity(service: "s", account: "a"))
         let items = try fixture.itemFiles()
+        #expect(items.isEmpty == inline)
+        let manifest = fixture.keyringFolder() + "/" + ItemManifest.fileName
+        let manifestBytes = try Data(contentsOf: URL(fileURLWithPath: manifest))
         try FileManager.default.removeItem(atPath: fixture.keyringFolder() + "/keyring.json")
+        #expect(store.itemCount == 1, "counted without the key")
         let reopened = try SecretStore(paths: fixture.paths, configuration: fastPasswords)
         let refused = #expect(throws: StorageError.self) { try reopened.unlock(with: .passphrase("totally-wrong")) }
         #expect(refused?.code == .corrupt)
         #expect(refused?.path == fixture.keyringFolder() + "/keyring.json")
-        #expect(refused?.message.contains((items[0] as NSString).lastPathComponent) == true)
+        #expect(refused?.message.contains(name) == true)
         #expect(refused?.recovery?.contains("backup") == true)
         #expect(!FileManager.default.fileExists(atPath: fixture.keyringFolder() + "/keyring.json"))
         #expect(try fixture.itemFiles() == items, "nothing stored is touched")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: manifest)) == manifestBytes)
     }
 
     @Test func aMissingKeyringIsNotCreatedWhenNotAsked() throws {
@@ -120,7 +130,7 @@ struct SecretKeyringSafetyTests {
 
     @Test(arguments: [false, true])
     func identitiesWithNulNeverShareAFile(_ reversed: Bool) throws {
-        let store = try fixture.store()
+        let store = try fixture.fileStore()
         var pairs = [("bank", "alice\0token", "first"), ("bank\0alice", "token", "second")]
         if reversed { pairs.reverse() }
         for (service, account, value) in pairs { try store.set(value, service: service, account: account) }
@@ -134,7 +144,7 @@ struct SecretKeyringSafetyTests {
     }
 
     @Test func identitiesWithoutNulKeepTheirFileNames() throws {
-        let store = try fixture.store()
+        let store = try fixture.fileStore()
         let identity = ItemIdentity(service: "api", account: "alice")
         #expect(identity.nameMessage == Array("api\0alice".utf8), "the first format's bytes")
         #expect(identity.legacyNameMessage == nil)
@@ -145,8 +155,10 @@ struct SecretKeyringSafetyTests {
         #expect(try fixture.itemFiles().map { ($0 as NSString).lastPathComponent } == [try store.fileName(identity)])
     }
 
-    @Test func anItemUnderItsFirstFormatNameIsFoundAndMovedOnWrite() throws {
-        let store = try fixture.store()
+    /// Moved to its new name, or into the manifest (`inline`): the first format's file is removed either way.
+    @Test(arguments: [false, true])
+    func anItemUnderItsFirstFormatNameIsFoundAndMovedOnWrite(_ inline: Bool) throws {
+        let store = try inline ? fixture.store() : fixture.fileStore()
         // What the first format wrote for ("bank", "alice\0token"): the same file as ("bank\0alice", "token").
         let identity = ItemIdentity(service: "bank", account: "alice\0token")
         let legacy = try #require(try store.legacyFileName(identity))
@@ -155,17 +167,23 @@ struct SecretKeyringSafetyTests {
         let record = ItemEnvelope.Record(
             service: "bank", account: "alice\0token", label: "old", created: Date(timeIntervalSince1970: 1),
             modified: Date(timeIntervalSince1970: 1), valueSize: 3)
-        try store.seal(
-            Secret("old"), as: record, accessibility: .whenUnlocked, keyringID: keyringID, key: key, fileName: legacy,
-            in: folder)
+        let file = try store.sealedFile(
+            Secret("old"), as: record, accessibility: .whenUnlocked, keyringID: keyringID, key: key, fileName: legacy)
+        try AtomicFile.write(file, in: folder, name: legacy)
         #expect(try store.get(service: "bank", account: "alice\0token")?.stringValue == "old")
         #expect(try store.get(service: "bank\0alice", account: "token") == nil, "the other identity of the collision")
         #expect(try store.contains(service: "bank", account: "alice\0token"))
         #expect(try store.items().map(\.label) == ["old"])
         try store.set("new", service: "bank", account: "alice\0token")
-        #expect(try fixture.itemFiles().map { ($0 as NSString).lastPathComponent } == [try store.fileName(identity)])
-        #expect(try store.attributes(service: "bank", account: "alice\0token")?.label == "old", "label kept")
-        #expect(try store.get(service: "bank", account: "alice\0token")?.stringValue == "new")
+        #expect(
+            try fixture.itemFiles().map { ($0 as NSString).lastPathComponent }
+                == (inline ? [] : [try store.fileName(identity)]))
+        for reader in [store, try fixture.store()] {
+            #expect(try reader.attributes(service: "bank", account: "alice\0token")?.label == "old", "label kept")
+            #expect(try reader.get(service: "bank", account: "alice\0token")?.stringValue == "new")
+            #expect(try reader.items().count == 1)
+        }
+        #expect(store.itemCount == 1)
     }
 
     @Test func otherMachinesDeviceOnlyItemsAreSkippedReportedAndDeleted() throws {

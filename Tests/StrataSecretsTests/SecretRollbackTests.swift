@@ -28,10 +28,10 @@ struct SecretRollbackTests {
 
     @Test(arguments: SecretAccessibility.allCases)
     func anOlderItemPutBackIsRefused(_ accessibility: SecretAccessibility) throws {
-        let store = try fixture.store()
+        let store = try fixture.fileStore()
         let (path, old) = try revokedCopy(store, accessibility)
         try old.write(to: URL(fileURLWithPath: path))
-        for reader in [store, try fixture.store()] {
+        for reader in [store, try fixture.fileStore()] {
             let refused = #expect(throws: StorageError.self) { try reader.get(service: "api", account: "alice") }
             #expect(refused?.code == .rolledBack)
             #expect(refused?.path == path)
@@ -45,7 +45,7 @@ struct SecretRollbackTests {
     }
 
     @Test func aDeletedItemPutBackIsRefused() throws {
-        let store = try fixture.store()
+        let store = try fixture.fileStore()
         try store.set("revoked", service: "api", account: "alice")
         try store.set("kept", service: "api", account: "bob")
         let path = try file(store, "api", "alice")
@@ -60,15 +60,15 @@ struct SecretRollbackTests {
     }
 
     @Test func theClockGoingBackStillAdvancesTheGeneration() throws {
-        let store = try fixture.store()
+        let store = try fixture.fileStore()
         try store.set("one", service: "api", account: "alice")
         let name = try store.fileName(ItemIdentity(service: "api", account: "alice"))
         let folder = try store.keyringFolder()
         // As if the first write happened an hour ahead of the clock.
         let ahead = Date().addingTimeInterval(3600).timeIntervalSince1970
         try store.keyringLock(in: folder).withLock(.exclusive, timeout: .seconds(5)) {
-            try store.advanceManifest(in: folder) {
-                $0.entries[name] = ItemManifest.Entry(modified: ahead, deleted: false)
+            try store.advanceManifest(in: folder) { manifest, _ in
+                manifest.entries[name] = ItemManifest.Entry(modified: ahead, deleted: false)
             }
         }
         #expect(throws: StorageError.self) { try store.get(service: "api", account: "alice") }
@@ -78,19 +78,21 @@ struct SecretRollbackTests {
     }
 
     @Test func anEditedOrForeignManifestIsRefused() throws {
-        let store = try fixture.store()
+        let store = try fixture.fileStore()
         try store.set("one", service: "api", account: "alice")
         let manifest = fixture.keyringFolder() + "/" + ItemManifest.fileName
         var bytes = try Data(contentsOf: URL(fileURLWithPath: manifest))
         bytes[bytes.count - 40] ^= 1
         try bytes.write(to: URL(fileURLWithPath: manifest))
-        let refused = #expect(throws: StorageError.self) { try fixture.store().get(service: "api", account: "alice") }
+        let refused = #expect(throws: StorageError.self) {
+            try fixture.fileStore().get(service: "api", account: "alice")
+        }
         #expect(refused?.code == .corrupt)
         #expect(refused?.path == manifest)
     }
 
     @Test func everyTruncationAndByteFlipOfTheManifestIsRefused() throws {
-        try fixture.store().set("one", service: "api", account: "alice")
+        try fixture.fileStore().set("one", service: "api", account: "alice")
         let path = fixture.keyringFolder() + "/" + ItemManifest.fileName
         let good = try Data(contentsOf: URL(fileURLWithPath: path))
         var variants = (0..<good.count).map { good.prefix($0) }
@@ -102,25 +104,27 @@ struct SecretRollbackTests {
         for (number, variant) in variants.enumerated() {
             try variant.write(to: URL(fileURLWithPath: path))
             let refused = #expect(throws: StorageError.self, "variant \(number)") {
-                try fixture.store().get(service: "api", account: "alice")
+                try fixture.fileStore().get(service: "api", account: "alice")
             }
             #expect([.corrupt, .locked, .unsupportedVersion].contains(refused?.code), "variant \(number)")
         }
     }
 
     @Test func aMissingManifestIsRefused() throws {
-        let (path, old) = try revokedCopy(try fixture.store())
+        let (path, old) = try revokedCopy(try fixture.fileStore())
         // Deleting the manifest must not switch the check off.
         let manifest = fixture.keyringFolder() + "/" + ItemManifest.fileName
         try FileManager.default.removeItem(atPath: manifest)
         try old.write(to: URL(fileURLWithPath: path))
-        let refused = #expect(throws: StorageError.self) { try fixture.store().get(service: "api", account: "alice") }
+        let refused = #expect(throws: StorageError.self) {
+            try fixture.fileStore().get(service: "api", account: "alice")
+        }
         #expect(refused?.code == .rolledBack)
         #expect(refused?.path == manifest)
     }
 
     @Test func aWriterKilledBetweenItemAndManifestLeavesTheNewItemReadable() throws {
-        let store = try fixture.store()
+        let store = try fixture.fileStore()
         try store.set("first", service: "api", account: "alice")
         let child = try ChildProcess(
             try TestExecutables.url(named: "strata-test-child"),
@@ -129,22 +133,22 @@ struct SecretRollbackTests {
         child.kill(SIGKILL)
         #expect(child.wait().wasSignalled)
         #expect(line == "between io", "the item is durable, its manifest entry not")
-        for reader in [store, try fixture.store()] {
+        for reader in [store, try fixture.fileStore()] {
             #expect(try reader.get(service: "api", account: "alice")?.stringValue == "second")
             #expect(try reader.items().count == 1)
         }
         try store.set("third", service: "api", account: "alice")
-        #expect(try fixture.store().get(service: "api", account: "alice")?.stringValue == "third")
+        #expect(try fixture.fileStore().get(service: "api", account: "alice")?.stringValue == "third")
     }
 
     @Test func twoProcessesWritingKeepTheManifestConsistent() throws {
-        _ = try fixture.store()
+        _ = try fixture.fileStore()
         let child = try TestExecutables.url(named: "strata-test-child")
         let processes = try (0..<2).map { writer in
             try ChildProcess(child, ["secrets-write-accounts", fixture.paths.root, testKeyHex, "w\(writer)", "30"])
         }
         for process in processes { #expect(process.wait().status == 0) }
-        let store = try fixture.store()
+        let store = try fixture.fileStore()
         let manifest = try store.currentManifest(in: store.keyringFolder()).manifest
         #expect(manifest.entries.count == 60)
         for item in try store.items(service: "shared") {

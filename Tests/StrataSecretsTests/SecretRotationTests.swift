@@ -38,15 +38,22 @@ struct SecretRotationTests {
         return (file.id, [current, try DataKeys(rotation.open(keyringID: file.id, with: current, path: ""))])
     }
 
-    /// Checks that every item file opens under exactly one of the keyring's keys and holds `value-<account>`.
+    /// Checks that every item — each item file, and each item the manifest holds (a file of such an item is a
+    /// leftover, never read) — opens under exactly one of the keyring's keys and holds `value-<account>`.
     /// - Returns: How many items there are.
     @discardableResult
     func expectEveryItemUnderExactlyOneKey(_ context: String) throws -> Int {
         let (keyringID, keys) = try keyringKeys()
+        let manifest = try Data(
+            contentsOf: URL(fileURLWithPath: fixture.keyringFolder() + "/" + ItemManifest.fileName))
+        let inline = try #require(ItemManifest.unauthenticatedInlineItems(manifest), "\(context): manifest")
+        var items = inline.map { (name: $0.key, path: "manifest " + $0.key, file: $0.value) }
+        for path in try fixture.itemFiles() where inline[(path as NSString).lastPathComponent] == nil {
+            items.append(
+                ((path as NSString).lastPathComponent, path, try Data(contentsOf: URL(fileURLWithPath: path))))
+        }
         var count = 0
-        for path in try fixture.itemFiles() {
-            let file = try Data(contentsOf: URL(fileURLWithPath: path))
-            let name = (path as NSString).lastPathComponent
+        for (name, path, file) in items {
             let (accessibility, version) = try ItemEnvelope.header(of: file, path: path)
             let opened = keys.compactMap { keys in
                 try? ItemEnvelope.open(
@@ -82,7 +89,7 @@ struct SecretRotationTests {
 
     @Test func rotationResealsEveryItemAndTheOldKeyringOpensNothingWrittenAfter() throws {
         let passphrase = KeyProvider.passphrase("old passphrase")
-        let store = try fixture.store(provider: passphrase)
+        let store = try fixture.fileStore(provider: passphrase)
         try fill(store, count: 12)
         let keyringPath = fixture.keyringFolder() + "/keyring.json"
         let oldKeyring = try Data(contentsOf: URL(fileURLWithPath: keyringPath))
@@ -150,7 +157,7 @@ struct SecretRotationTests {
 
     @Test func aFirstFormatKeyringWithoutManifestKeepsReadingAfterPasswd() throws {
         _ = try firstFormatKeyring()
-        try fill(try fixture.store(), count: 3)
+        try fill(try fixture.fileStore(), count: 3)
         // As an earlier release left it: items, no manifest.
         try FileManager.default.removeItem(atPath: fixture.keyringFolder() + "/" + ItemManifest.fileName)
         let store = try fixture.store()
@@ -163,7 +170,7 @@ struct SecretRotationTests {
 
     @Test func aFirstFormatKeyringOpensAndRotatesToTheSecond() throws {
         let dataKey = try firstFormatKeyring()
-        let store = try fixture.store()
+        let store = try fixture.fileStore()
         try fill(store, count: 4)
         let names = try fixture.itemFiles()
         let nameKey = try dataKey.derive("strata item names")

@@ -24,7 +24,7 @@ struct SecretSettledReadTests {
     /// exactly what a store that never read the item before sees.
     @Test(arguments: Change.allCases)
     func aKeptItemIsNeverServedOnceItsFileChanges(_ change: Change) throws {
-        let store = try fixture.store()
+        let store = try fixture.fileStore()
         let folder = fixture.keyringFolder()
         // "revoked" and "current" have one length: an older copy has the very size of the current file.
         try store.set("revoked", service: "shared", account: "p-0")

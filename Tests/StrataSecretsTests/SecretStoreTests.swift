@@ -10,6 +10,8 @@ import Testing
 let testKeyHex = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
 let testKey = KeyProvider.inMemory(Secret(Data((0..<32).map { UInt8($0) })))
 let fastPasswords = SecretsConfiguration(passwordHashCost: .minimumForTests)
+/// Every item in a file of its own (none inside the manifest): for tests of the item files themselves.
+let itemFilesOnly = SecretsConfiguration(passwordHashCost: .minimumForTests, inlineItemLimit: 0)
 
 struct SecretsFixture {
     let directory: TemporaryDirectory
@@ -22,6 +24,11 @@ struct SecretsFixture {
 
     func store(_ keyring: String = "default", provider: KeyProvider = testKey) throws -> SecretStore {
         try SecretStore(keyring: keyring, paths: paths, unlockingWith: provider, configuration: fastPasswords)
+    }
+
+    /// A store that keeps every item in a file of its own (see ``itemFilesOnly``).
+    func fileStore(_ keyring: String = "default", provider: KeyProvider = testKey) throws -> SecretStore {
+        try SecretStore(keyring: keyring, paths: paths, unlockingWith: provider, configuration: itemFilesOnly)
     }
 
     func keyringFolder(_ keyring: String = "default") -> String { paths.root + "/secrets/" + keyring }
@@ -52,7 +59,7 @@ struct SecretItemTests {
     }
 
     @Test func setIsAnUpsertThatKeepsCreationAndLabel() throws {
-        let store = try fixture.store()
+        let store = try fixture.fileStore()
         try store.set("one", service: "api", account: "alice", label: "kept", accessibility: .afterFirstUnlock)
         let first = try #require(try store.attributes(service: "api", account: "alice"))
         Thread.sleep(forTimeInterval: 0.01)
@@ -141,7 +148,7 @@ struct SecretItemTests {
     }
 
     @Test func filesAndFoldersArePrivateAndLinksAreNotFollowed() throws {
-        let store = try fixture.store()
+        let store = try fixture.fileStore()
         try store.set("x", service: "s", account: "a")
         let mode = { (path: String) in try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
         }
@@ -284,7 +291,7 @@ struct SecretFaultTests {
     @Test func containsReportsAnInjectedStatFault() throws {
         let fixture = try SecretsFixture()
         defer { FaultInjector.shared.reset() }
-        let store = try fixture.store()
+        let store = try fixture.fileStore()
         try store.set("v", service: "s", account: "a")
         FaultInjector.shared.inject(.error(EIO), on: .stat, pathContaining: fixture.keyringFolder() + "/")
         let error = #expect(throws: StorageError.self) { _ = try store.contains(service: "s", account: "a") }

@@ -12,7 +12,7 @@ struct SecretTamperTests {
 
     @Test(arguments: SecretAccessibility.allCases)
     func everyByteFlipOfAnItemIsRefused(_ accessibility: SecretAccessibility) throws {
-        let store = try fixture.store()
+        let store = try fixture.fileStore()
         try store.set("the real value", service: "svc", account: "acct", accessibility: accessibility)
         let path = try #require(try fixture.itemFiles().first)
         let original = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -86,7 +86,7 @@ struct SecretTamperTests {
     }
 
     @Test func anItemSwappedOntoAnotherNameIsRefused() throws {
-        let store = try fixture.store()
+        let store = try fixture.fileStore()
         try store.set("alice's", service: "s", account: "alice")
         try store.set("bob's", service: "s", account: "bob")
         let files = try fixture.itemFiles()
@@ -104,8 +104,8 @@ struct SecretTamperTests {
     }
 
     @Test func anItemCopiedIntoAnotherKeyringIsRefused() throws {
-        let first = try fixture.store("first")
-        let second = try fixture.store("second")
+        let first = try fixture.fileStore("first")
+        let second = try fixture.fileStore("second")
         try first.set("first's", service: "s", account: "a")
         try second.set("second's", service: "s", account: "a")
         let source = try #require(try fixture.itemFiles("first").first)

@@ -28,7 +28,10 @@ extension CaptureRestoreTests {
         }
         let folder = try FolderCapture(folder: directory.appending("capture"))
         try storage.capture(into: folder)
-        let item = try #require(folder.files.first { $0.path.hasSuffix(".item") }).path
+        // Small secrets live in the keyring's manifest, larger ones in item files: damage whichever holds them.
+        let item = try #require(
+            folder.files.first { $0.path.hasSuffix(".item") } ?? folder.files.first { $0.path.hasSuffix(".manifest") }
+        ).path
         let forged = try capture(folder, editing: item)
         let error = try expectRestoreFails(forged, tier: .secrets, key: testSecretsKey)
         #expect(error?.code == .corrupt || error?.code == .authenticationFailed)

@@ -31,7 +31,7 @@ struct CaptureRestoreTests {
         let paths = Set(capture.files.map(\.path))
         #expect(paths.contains("strata.conf") || !FileManager.default.fileExists(atPath: root + "/strata.conf"))
         #expect(paths.isSuperset(of: ["catalog/log", "defaults/standard.plist", "records/main.sqlite"]))
-        #expect(paths.contains { $0.hasPrefix("secrets/default/") && $0.hasSuffix(".item") })
+        #expect(paths.contains("secrets/default/items.manifest"), "the small secrets' home")
         #expect(paths.contains("secrets/default/keyring.json"))
         // The SQLite file is a copy, never the live file: no WAL or lock files are captured.
         #expect(!paths.contains { $0.hasSuffix("-wal") || $0.hasSuffix("-shm") || $0.hasSuffix(".lock") })
@@ -248,7 +248,8 @@ struct CaptureRestoreTests {
         let locked = try Storage(root: root, secretsKey: nil)
         let capture = try FolderCapture(folder: directory.appending("capture"))
         try locked.capture(into: capture)
-        #expect(capture.files.contains { $0.path.hasPrefix("secrets/default/") && $0.path.hasSuffix(".item") })
+        // A small secret lives in the keyring's manifest (see SecretsConfiguration.inlineItemLimit).
+        #expect(capture.files.contains { $0.path == "secrets/default/items.manifest" })
         let target = directory.appending("restored")
         let report = try Storage.restore(from: capture, to: target, secretsKey: testSecretsKey)
         #expect(report.verifiedKeys == 5)
