@@ -17,11 +17,12 @@ enum SmallASCIIString {
             let sample = Array("0123456789abcdefghij".utf8)
             return sample.withUnsafeBytes { sample in
                 (0...capacity).allSatisfy { count in
+                    // Compare the bits first: a string is made from words only once they are known to be the
+                    // standard library's own (a foreign form could be a pointer).
                     let expected = String(decoding: sample.prefix(count), as: UTF8.self)
-                    let made = unsafeBitCast(words(sample.baseAddress!, count: count), to: String.self)
-                    return made == expected
-                        && unsafeBitCast(expected, to: (UInt64, UInt64).self)
-                            == words(sample.baseAddress!, count: count)
+                    let form = words(sample.baseAddress!, count: count)
+                    guard unsafeBitCast(expected, to: (UInt64, UInt64).self) == form else { return false }
+                    return unsafeBitCast(form, to: String.self) == expected
                 }
             }
         #else
