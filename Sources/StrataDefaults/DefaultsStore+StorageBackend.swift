@@ -57,9 +57,9 @@ extension DefaultsStore: StorageBackend {
     /// watcher last looked, and a miss must not be answered from a stale memory.
     func storedValue(_ key: String) throws -> PropertyListValue? {
         let exact = ExactString(key)
-        if let stored = state.withLock({ $0.value(forKey: exact) }) { return stored }
+        if let stored = state.withLock({ $0.values[exact] }) { return stored }
         try refresh()
-        return state.withLock { $0.value(forKey: exact) }
+        return state.withLock { $0.values[exact] }
     }
 
     public func data(for key: String) throws -> Data? {

@@ -56,17 +56,8 @@ public final class DefaultsStore: Sendable {
     struct State {
         /// What the file held when last read or written.
         var persisted: [ExactString: PropertyListValue] = [:]
-        /// `persisted` with the pending changes applied: what reads see. Any change drops ``readIndex``.
-        var values: [ExactString: PropertyListValue] = [:] {
-            didSet {
-                readIndex = nil
-                readsWithoutIndex = 0
-            }
-        }
-        /// ``values`` indexed for reads (see ``ReadIndex``), built after as many reads as there are values since
-        /// the last change; `nil` until then.
-        var readIndex: ReadIndex?
-        var readsWithoutIndex = 0
+        /// `persisted` with the pending changes applied: what reads see.
+        var values: [ExactString: PropertyListValue] = [:]
         /// Sets and removals not yet written; `nil` value means removed.
         var pending: [ExactString: Pending] = [:]
         /// The stamp of the suite file last read or written (`nil`: there was none).
@@ -83,17 +74,6 @@ public final class DefaultsStore: Sendable {
         var observers: [UInt64: Observer] = [:]
         var nextObserver: UInt64 = 0
         var recoveries: [DefaultsRecovery] = []
-
-        /// The set value of `key` (what `values[key]` is), through ``readIndex`` when it is built: a change of the
-        /// values drops it, and it is built again once as many reads as there are values have gone without it.
-        mutating func value(forKey key: ExactString) -> PropertyListValue? {
-            if let readIndex { return readIndex.value(for: key) }
-            readsWithoutIndex += 1
-            guard readsWithoutIndex > max(values.count, 16) else { return values[key] }
-            let index = ReadIndex(values)
-            readIndex = index
-            return index.value(for: key)
-        }
     }
 
     // Lock order: `io` before `state`, never the other way. `state` is held only for memory work; `io`
@@ -268,14 +248,14 @@ public final class DefaultsStore: Sendable {
     /// The set value of a key, or, when `includingRegistered`, its registered default; `nil` when it has neither.
     public func object(forKey key: String, includingRegistered: Bool) -> PropertyListValue? {
         let exact = ExactString(key)
-        if let value = state.withLock({ $0.value(forKey: exact) }) { return value }
+        if let value = state.withLock({ $0.values[exact] }) { return value }
         return includingRegistered ? registered.withLock { $0[exact] } : nil
     }
 
     /// Whether the key has a set value (registered defaults do not count).
     public func containsValue(forKey key: String) -> Bool {
         let exact = ExactString(key)
-        return state.withLock { $0.value(forKey: exact) != nil }
+        return state.withLock { $0.values[exact] != nil }
     }
 
     /// Every set key, sorted by their UTF-8 bytes (twin spellings of one key are two keys).
