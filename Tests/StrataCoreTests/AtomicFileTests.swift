@@ -60,6 +60,32 @@ struct AtomicFileTests {
         #expect(try leftovers().isEmpty)
     }
 
+    /// A durable write whose temporary cannot be named once sealed (or renamed, or the folder synced) throws a typed
+    /// error, keeps the old content and leaves no temporary, named or not.
+    @Test(arguments: [SystemCall.link, .rename, .fsync])
+    func aDurableWriteThatFailsLateKeepsTheOldFile(call: SystemCall) throws {
+        let path = directory.appending("late")
+        try AtomicFile.write(Data("old".utf8), to: path)
+        try AtomicFile.write(Data("old".utf8), to: path)  // Named by then: the next names its temporary late.
+        #if os(Linux)
+            // Another test may have made the system refuse unnamed files: then there is no late naming to fail.
+            if call == .link, !AtomicFile.createsUnnamedFiles { return }
+        #else
+            if call == .link { return }
+        #endif
+        // The third matching call of the write: the temporary's fsync, then the folder's, for `.fsync`.
+        FaultInjector.shared.inject(
+            .error(EIO), on: call, pathContaining: directory.path, after: call == .fsync ? 1 : 0)
+        defer { FaultInjector.shared.reset() }
+        #expect(throws: StorageError.self) { try AtomicFile.write(Data("new".utf8), to: path) }
+        FaultInjector.shared.reset()
+        let kept = try AtomicFile.read(path)
+        // A failed folder fsync comes after the rename: the new content is in place, not yet durable.
+        #expect(kept == Data(call == .fsync ? "new".utf8 : "old".utf8))
+        #expect(try leftovers().isEmpty)
+        #expect(try deletedFilesStillOpen().isEmpty)
+    }
+
     /// Where the system refuses unnamed files, a durable write creates a named temporary, as before.
     @Test func aDurableWriteFallsBackOnANamedTemporary() throws {
         let path = directory.appending("named")
