@@ -343,9 +343,10 @@ extension DefaultsStore {
             do {
                 let bytes = configuration.format.encode(merged)
                 written = bytes
+                // The suite replaced is freed in the background (RetiredFiles), not inside the rename.
                 try AtomicFile.write(
-                    bytes, in: folder, name: fileName,
-                    permissions: paths.filePermissions, durability: configuration.durability)
+                    bytes, in: folder, name: fileName, permissions: paths.filePermissions,
+                    durability: configuration.durability, retiringReplaced: true)
             } catch {
                 for (key, value) in replaced.reversed() { merged[key] = value }
                 state.withLock { $0.persisted = merged }

@@ -35,6 +35,97 @@ struct AtomicFileTests {
         #expect(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int == 0o600)
     }
 
+    /// A durable write creates its temporary without a name (Linux, `O_TMPFILE`) and names it only once its content
+    /// is on disk: the file's `fsync` then writes the file alone, not the folder's new entry too, which the folder's
+    /// own `fsync` after the rename writes anyway (one disk write fewer per replacement). An `.atomicOnly` write
+    /// syncs nothing and keeps the one `open` of a named temporary.
+    @Test func aDurableWriteNamesItsTemporaryOnlyOnceItIsOnDisk() throws {
+        let path = directory.appending("sealed")
+        try AtomicFile.write(Data("first".utf8), to: path)  // The first proves that this process can name one.
+        FaultInjector.shared.startCounting(pathContaining: directory.path)
+        defer { FaultInjector.shared.reset() }
+        try AtomicFile.write(Data("second".utf8), to: path)
+        let durable = FaultInjector.shared.seenCalls
+        FaultInjector.shared.startCounting(pathContaining: directory.path)
+        try AtomicFile.write(Data("third".utf8), to: path, durability: .atomicOnly)
+        let atomicOnly = FaultInjector.shared.seenCalls
+        #if os(Linux)
+            if AtomicFile.createsUnnamedFiles {  // Another test may have made the system refuse them.
+                // The folder, the unnamed file, its lock, its content, its fsync; then its name, the rename, the folder's fsync.
+                #expect(durable == [.open, .open, .lock, .write, .fsync, .link, .rename, .fsync], "\(durable)")
+            }
+        #endif
+        #expect(atomicOnly == [.open, .open, .lock, .write, .rename], "\(atomicOnly)")
+        #expect(try AtomicFile.read(path) == Data("third".utf8))
+        #expect(try leftovers().isEmpty)
+    }
+
+    /// A durable write whose temporary cannot be named once sealed (or renamed, or the folder synced) throws a typed
+    /// error, keeps the old content and leaves no temporary, named or not.
+    @Test(arguments: [SystemCall.link, .rename, .fsync])
+    func aDurableWriteThatFailsLateKeepsTheOldFile(call: SystemCall) throws {
+        let path = directory.appending("late")
+        try AtomicFile.write(Data("old".utf8), to: path)
+        try AtomicFile.write(Data("old".utf8), to: path)  // Named by then: the next names its temporary late.
+        #if os(Linux)
+            // Another test may have made the system refuse unnamed files: then there is no late naming to fail.
+            if call == .link, !AtomicFile.createsUnnamedFiles { return }
+        #else
+            if call == .link { return }
+        #endif
+        // The third matching call of the write: the temporary's fsync, then the folder's, for `.fsync`.
+        FaultInjector.shared.inject(
+            .error(EIO), on: call, pathContaining: directory.path, after: call == .fsync ? 1 : 0)
+        defer { FaultInjector.shared.reset() }
+        #expect(throws: StorageError.self) { try AtomicFile.write(Data("new".utf8), to: path) }
+        FaultInjector.shared.reset()
+        let kept = try AtomicFile.read(path)
+        // A failed folder fsync comes after the rename: the new content is in place, not yet durable.
+        #expect(kept == Data(call == .fsync ? "new".utf8 : "old".utf8))
+        #expect(try leftovers().isEmpty)
+        #expect(try deletedFilesStillOpen().isEmpty)
+    }
+
+    /// Where the system refuses unnamed files, a durable write creates a named temporary, as before.
+    @Test func aDurableWriteFallsBackOnANamedTemporary() throws {
+        let path = directory.appending("named")
+        FaultInjector.shared.inject(
+            .error(EOPNOTSUPP), on: .open, pathContaining: directory.appending(AtomicFile.temporaryPrefix))
+        FaultInjector.shared.startCounting(pathContaining: directory.path)
+        defer {
+            FaultInjector.shared.reset()
+            AtomicFile.createsUnnamedFiles = true
+        }
+        AtomicFile.createsUnnamedFiles = true
+        try AtomicFile.write(Data("one".utf8), to: path)
+        try AtomicFile.write(Data("two".utf8), to: path)
+        #expect(FaultInjector.shared.seenCount(of: .link) == 0)
+        #expect(try AtomicFile.read(path) == Data("two".utf8))
+        #expect(try leftovers().isEmpty)
+    }
+
+    /// With `retiringReplaced`, the file a write replaces is opened before the rename, so the rename only drops a name
+    /// and the file is freed when ``RetiredFiles`` closes that descriptor on its background queue: freeing a file
+    /// (a discard on a file system mounted with `discard`) is not on the writer's path. Nothing stays open after.
+    @Test(arguments: [AtomicFile.Durability.durable, .atomicOnly])
+    func aReplacedFileIsFreedOffTheWritersPathWhenAsked(durability: AtomicFile.Durability) throws {
+        let folder = try DirectoryHandle.open(path: directory.path)
+        try AtomicFile.write(Data("old".utf8), in: folder, name: "r")
+        FaultInjector.shared.startCounting(pathContaining: directory.path)
+        defer { FaultInjector.shared.reset() }
+        try AtomicFile.write(Data("new".utf8), in: folder, name: "r", durability: durability, retiringReplaced: true)
+        let calls = FaultInjector.shared.seenCalls
+        let rename = try #require(calls.firstIndex(of: .rename))
+        #expect(calls[rename - 1] == .open, "the replaced file is opened just before the rename: \(calls)")
+        RetiredFiles.drain()
+        #expect(try AtomicFile.read(directory.appending("r")) == Data("new".utf8))
+        #expect(try deletedFilesStillOpen().isEmpty)
+        // Nothing to hold when there is no file yet.
+        try AtomicFile.write(Data("first".utf8), in: folder, name: "fresh", retiringReplaced: true)
+        #expect(try AtomicFile.read(directory.appending("fresh")) == Data("first".utf8))
+        #expect(try leftovers().isEmpty)
+    }
+
     @Test func streamingWriteThatThrowsLeavesTheOldFile() throws {
         struct Stop: Error {}
         let path = directory.appending("s")
@@ -142,6 +233,15 @@ struct AtomicFileTests {
         }
         AtomicFile.removeStaleTemporaries(in: directory.path)
         #expect(try leftovers().isEmpty)
+    }
+
+    /// The files of this test's folder that a descriptor of this process still holds after their removal.
+    private func deletedFilesStillOpen() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").compactMap { entry in
+            let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + entry)
+            guard let target, target.hasPrefix(directory.path), target.hasSuffix(" (deleted)") else { return nil }
+            return target
+        }
     }
 
     private func leftovers() throws -> [String] {
