@@ -5,7 +5,8 @@
 // `--rounds N` times, alternating, and keeps its best.
 //
 //   swift run -c release strata-bench-secrets [--quick] [--rounds N]
-//   strata-bench-secrets --profile set|get|batch [--raw]   # only that operation, for callgrind and strace -c
+//   strata-bench-secrets --profile set|get|batch [--raw] [--size BYTES]   # only that operation (of a BYTES
+//                                                          value, 64 by default), for callgrind and strace -c
 //   strata-bench-secrets --stages [--rounds N]   # a batch's steps, timed (new items, replaced items)
 //   strata-bench-secrets --set-stages [--rounds N]   # a 1 MiB set's steps, timed, beside the raw replace
 //   strata-bench-secrets --flush [--dirty]   # the ways to flush an item and its manifest together (FlushStrategy)
@@ -74,10 +75,17 @@ func rawAndStore(_ name: String) throws -> (root: String, raw: RawSecrets, store
 
 /// Runs one kind of operation, Strata's (or with `--raw` the baseline's), and nothing else: no unlock at the
 /// default Argon2id cost, no timing, so `valgrind --tool=callgrind` and `strace -c -f` count that operation alone.
-func profile(_ operation: String, raw useRaw: Bool) throws {
+/// The word after `flag` on the command line, if any.
+func argument(_ flag: String) -> String? {
+    CommandLine.arguments.firstIndex(of: flag).flatMap {
+        $0 + 1 < CommandLine.arguments.count ? CommandLine.arguments[$0 + 1] : nil
+    }
+}
+
+func profile(_ operation: String, raw useRaw: Bool, size: Int) throws {
     let (root, raw, store) = try rawAndStore("secrets-profile")
     defer { try? FileManager.default.removeItem(atPath: root) }
-    let value = (0..<64).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+    let value = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31) }
     let secret = Secret(Data(value))
     let count = operation == "batch" ? 1000 : 100
     // The items exist before the operation measured: a set replaces, a get reads one that is there, unchanged
@@ -89,7 +97,7 @@ func profile(_ operation: String, raw useRaw: Bool) throws {
     switch operation {
     case "set" where useRaw: for _ in 0..<count { raw.set(value, name: "a0") }
     case "set": for _ in 0..<count { try store.set(secret, service: "bench", account: "a0") }
-    case "get" where useRaw: for _ in 0..<count * 100 { sink &+= raw.get(name: "a0", size: 64).count }
+    case "get" where useRaw: for _ in 0..<count * 100 { sink &+= raw.get(name: "a0", size: size).count }
     case "get":
         for _ in 0..<count * 100 { sink &+= try store.get(service: "bench", account: "a0")!.count }
     case "batch":
@@ -158,19 +166,17 @@ func run() throws {
     if CommandLine.arguments.contains("--stages") { return try stages() }
     if CommandLine.arguments.contains("--set-stages") { return try setStages() }
     if CommandLine.arguments.contains("--keyring-sizes") {
-        let index = CommandLine.arguments.firstIndex(of: "--rounds")
-        let rounds = index.flatMap { $0 + 1 < CommandLine.arguments.count ? Int(CommandLine.arguments[$0 + 1]) : nil }
-        let sizes = CommandLine.arguments.firstIndex(of: "--sizes").flatMap {
-            $0 + 1 < CommandLine.arguments.count
-                ? CommandLine.arguments[$0 + 1].split(separator: ",").compactMap { Int($0) } : nil
-        }
+        let rounds = argument("--rounds").flatMap { Int($0) }
+        let sizes = argument("--sizes").map { $0.split(separator: ",").compactMap { Int($0) } }
         return try KeyringSizeSweep.run(rounds: rounds ?? 5, sizes: sizes ?? [0, 100, 250, 500, 1000])
     }
     if CommandLine.arguments.contains("--flush") {
         return try FlushStrategy.compare(dirty: CommandLine.arguments.contains("--dirty"))
     }
     if let index = CommandLine.arguments.firstIndex(of: "--profile"), index + 1 < CommandLine.arguments.count {
-        return try profile(CommandLine.arguments[index + 1], raw: CommandLine.arguments.contains("--raw"))
+        return try profile(
+            CommandLine.arguments[index + 1], raw: CommandLine.arguments.contains("--raw"),
+            size: argument("--size").flatMap { Int($0) } ?? 64)
     }
     let quick = CommandLine.arguments.contains("--quick")
     guard sodium_init() >= 0 else { fatalError("libsodium failed to initialize") }

@@ -90,31 +90,46 @@ enum ItemEnvelope {
         let version = format ?? version(for: accessibility)
         let (associated, deviceSuffix) = associatedData(
             version: version, accessibility: accessibility, keyringID: keyringID, fileName: fileName)
-        // Both nonces from one call to the system's generator.
-        let nonces = Sodium.random(2 * Sodium.nonceBytes)
-        let attributesNonce = Array(nonces[..<Sodium.nonceBytes])
-        let valueNonce = Array(nonces[Sodium.nonceBytes...])
-        return try key.withBytes { key in
-            let sealedAttributes = attributes.withUnsafeBytes {
-                Sodium.seal($0, additionalData: associated, nonce: attributesNonce, key: key)
+        let sealedAttributesCount = attributes.count + Sodium.tagBytes
+        let valueStart = headerSize + 2 * Sodium.nonceBytes + 4 + sealedAttributesCount
+        let count = valueStart + value.count + Sodium.tagBytes
+        // The file in one buffer, the value sealed straight into it: no intermediate copy of a large value. Not
+        // zeroed first: every byte is written below.
+        var file = Data(bytesNoCopy: malloc(count)!, count: count, deallocator: .free)
+        try file.withUnsafeMutableBytes { (bytes: UnsafeMutableRawBufferPointer) in
+            magic.withUnsafeBytes { bytes.copyMemory(from: $0) }
+            bytes[8] = version
+            bytes[9] = accessibility.code
+            // Each nonce drawn straight into its place.
+            let attributesNonce = UnsafeMutableRawBufferPointer(
+                rebasing: bytes[headerSize..<(headerSize + Sodium.nonceBytes)])
+            let valueNonce = UnsafeMutableRawBufferPointer(
+                rebasing: bytes[(valueStart - Sodium.nonceBytes)..<valueStart])
+            Sodium.randomFill(attributesNonce)
+            Sodium.randomFill(valueNonce)
+            var cursor = headerSize + Sodium.nonceBytes
+            for shift in stride(from: 24, through: 0, by: -8) {
+                bytes[cursor] = UInt8(truncatingIfNeeded: sealedAttributesCount >> shift)
+                cursor += 1
             }
-            var valueAssociated = associated  // Has room for the rest (see associatedData).
-            valueAssociated += sealedAttributes.suffix(Sodium.tagBytes)
-            valueAssociated += deviceSuffix
-            let sealedValue = Sodium.seal(value, additionalData: valueAssociated, nonce: valueNonce, key: key)
-            // Assembled in an array (appending to Data costs a call into Foundation each), copied once.
-            var file = [UInt8]()
-            file.reserveCapacity(headerSize + 2 * Sodium.nonceBytes + 4 + sealedAttributes.count + sealedValue.count)
-            file += magic
-            file.append(version)
-            file.append(accessibility.code)
-            file += attributesNonce
-            appendUInt64(UInt64(sealedAttributes.count), to: &file, width: 4)
-            file += sealedAttributes
-            file += valueNonce
-            file += sealedValue
-            return Data(file)
+            let sealedAttributes = UnsafeMutableRawBufferPointer(
+                rebasing: bytes[cursor..<(cursor + sealedAttributesCount)])
+            try key.withBytes { key in
+                attributes.withUnsafeBytes {
+                    Sodium.seal(
+                        $0, additionalData: associated, nonce: UnsafeRawBufferPointer(attributesNonce), key: key,
+                        into: sealedAttributes)
+                }
+                var valueAssociated = associated  // Has room for the rest (see associatedData).
+                valueAssociated += UnsafeRawBufferPointer(
+                    rebasing: sealedAttributes[(sealedAttributesCount - Sodium.tagBytes)...])
+                valueAssociated += deviceSuffix
+                Sodium.seal(
+                    value, additionalData: valueAssociated, nonce: UnsafeRawBufferPointer(valueNonce), key: key,
+                    into: UnsafeMutableRawBufferPointer(rebasing: bytes[valueStart...]))
+            }
         }
+        return file
     }
 
     /// Reads the clear header: checks the format version and returns the accessibility class and the version.
@@ -168,10 +183,17 @@ enum ItemEnvelope {
     /// caller compares the bytes up to ``attributesEnd(of:)``): the attributes box is then not opened again —
     /// the same ciphertext, nonce, associated data and key open to the same plaintext. The value box is opened
     /// in full either way, and its associated data holds the attributes' tag read from this file.
+    ///
+    /// `size` is the whole file's size when `file` holds only its first bytes, at least up to
+    /// ``attributesEnd(of:)`` (a read of the attributes alone, which never reads a large value): the value box's
+    /// length is then checked against it.
     static func open(
-        _ file: Data, accessibility: SecretAccessibility, version: UInt8, keyringID: [UInt8], fileName: String,
-        key: GuardedKey, path: @autoclosure () -> String, value wantsValue: Bool, attributes known: Record? = nil
+        _ file: Data, size: Int? = nil, accessibility: SecretAccessibility, version: UInt8, keyringID: [UInt8],
+        fileName: String, key: GuardedKey, path: @autoclosure () -> String, value wantsValue: Bool,
+        attributes known: Record? = nil
     ) throws -> (Record, Secret?) {
+        precondition(size == nil || !wantsValue, "the value needs the whole file")
+        let size = size ?? file.count
         let (associated, deviceSuffix) = associatedData(
             version: version, accessibility: accessibility, keyringID: keyringID, fileName: fileName)
         /// A box that does not open: `device-mismatch` where this machine's identity is bound in (an item made
@@ -189,14 +211,17 @@ enum ItemEnvelope {
         let attributesBindDevice = accessibility.isThisDeviceOnly && deviceSuffix.isEmpty
         func failure() -> StorageError { failure(deviceBound: attributesBindDevice) }
         // `header(of:path:)` checks this too; `open` does not rely on its caller for memory safety.
-        guard file.count >= headerSize + 2 * (Sodium.nonceBytes + Sodium.tagBytes) + 4 else { throw failure() }
+        guard size >= headerSize + 2 * (Sodium.nonceBytes + Sodium.tagBytes) + 4,
+            file.count >= min(size, headerSize + Sodium.nonceBytes + 4)
+        else { throw failure() }
         return try file.withUnsafeBytes { bytes throws -> (Record, Secret?) in
             let attributesNonce = UnsafeRawBufferPointer(rebasing: bytes[headerSize..<(headerSize + Sodium.nonceBytes)])
             var cursor = headerSize + Sodium.nonceBytes
             let attributesLength = bytes[cursor..<(cursor + 4)].reduce(0) { $0 << 8 | Int($1) }
             cursor += 4
             guard attributesLength >= Sodium.tagBytes,
-                cursor + attributesLength + Sodium.nonceBytes + Sodium.tagBytes <= bytes.count
+                cursor + attributesLength + Sodium.nonceBytes + Sodium.tagBytes <= size,
+                cursor + attributesLength <= bytes.count
             else { throw failure() }
             let sealedAttributes = UnsafeRawBufferPointer(rebasing: bytes[cursor..<(cursor + attributesLength)])
             cursor += attributesLength
@@ -228,11 +253,11 @@ enum ItemEnvelope {
                         created: Date(timeIntervalSince1970: Double(bitPattern: created)),
                         modified: Date(timeIntervalSince1970: Double(bitPattern: modified)), valueSize: Int(size))
                 }
+            guard size - cursor - Sodium.nonceBytes == record.valueSize + Sodium.tagBytes else { throw failure() }
+            guard wantsValue else { return (record, nil) }
             let valueNonce = UnsafeRawBufferPointer(rebasing: bytes[cursor..<(cursor + Sodium.nonceBytes)])
             cursor += Sodium.nonceBytes
             let sealedValue = UnsafeRawBufferPointer(rebasing: bytes[cursor...])
-            guard sealedValue.count == record.valueSize + Sodium.tagBytes else { throw failure() }
-            guard wantsValue else { return (record, nil) }
             var valueAssociated = associated  // Has room for the rest (see associatedData).
             // The tag by its range: `suffix` on a raw buffer is the generic, element-by-element one.
             valueAssociated += UnsafeRawBufferPointer(

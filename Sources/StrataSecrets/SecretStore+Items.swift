@@ -311,15 +311,17 @@ extension SecretStore {
         func path() -> String { folder.path(of: fileName) }
         // The manifest before the item (see ``currentManifest(in:)``).
         guard
-            let (file, stamp, kept, manifest) = try sealedItem(
-                fileName, in: folder, manifest: known ?? currentManifest(in: folder).manifest, mayReread: known == nil)
+            let (file, size, stamp, kept, manifest) = try sealedItem(
+                fileName, in: folder, manifest: known ?? currentManifest(in: folder).manifest, mayReread: known == nil,
+                whole: value)
         else { return nil }
         let (accessibility, version) = try ItemEnvelope.header(of: file, path: path())
         let (keyringID, key) = try classKey(accessibility, writing: false)
         func open(with key: GuardedKey, attributes: ItemEnvelope.Record? = nil) throws -> (ItemEnvelope.Record, Secret?)
         {
             try ItemEnvelope.open(
-                file, accessibility: accessibility, version: version, keyringID: keyringID, fileName: fileName,
+                file, size: size, accessibility: accessibility, version: version, keyringID: keyringID,
+                fileName: fileName,
                 key: key, path: path(), value: value, attributes: attributes)
         }
         let record: ItemEnvelope.Record
@@ -349,16 +351,21 @@ extension SecretStore {
     /// - Parameter mayReread: Whether `manifest` was read without the keyring's lock: a writer may then have moved
     ///   the item into the manifest and removed its file since, and a live entry without a file reads the manifest
     ///   again.
-    /// - Returns: The bytes, their stamp and what is kept of them (see ``itemFile(_:in:)``), and the manifest that
-    ///   vouches for them; `nil` when there is no such item.
-    func sealedItem(_ fileName: String, in folder: DirectoryHandle, manifest: ItemManifest, mayReread: Bool) throws
-        -> (file: Data, stamp: FileStamp?, kept: OpenedItem?, manifest: ItemManifest)?
-    {
-        if let inline = manifest.inlineItem(fileName) { return (inline, nil, nil, manifest) }
-        if let found = try itemFile(fileName, in: folder) { return (found.file, found.stamp, found.kept, manifest) }
+    ///   - whole: Whether the value is wanted: otherwise an item file may be read only up to the end of its
+    ///     sealed attributes (see ``itemFile(_:in:whole:)``).
+    /// - Returns: The bytes, the whole file's size when they are only its first bytes, their stamp and what is
+    ///   kept of them (see ``itemFile(_:in:whole:)``), and the manifest that vouches for them; `nil` when there is
+    ///   no such item.
+    func sealedItem(
+        _ fileName: String, in folder: DirectoryHandle, manifest: ItemManifest, mayReread: Bool, whole: Bool = true
+    ) throws -> (file: Data, size: Int?, stamp: FileStamp?, kept: OpenedItem?, manifest: ItemManifest)? {
+        if let inline = manifest.inlineItem(fileName) { return (inline, nil, nil, nil, manifest) }
+        if let found = try itemFile(fileName, in: folder, whole: whole) {
+            return (found.file, found.size, found.stamp, found.kept, manifest)
+        }
         guard mayReread, let entry = manifest.entries[fileName], !entry.deleted else { return nil }
         let again = try currentManifest(in: folder).manifest
-        return again.inlineItem(fileName).map { ($0, nil, nil, again) }
+        return again.inlineItem(fileName).map { ($0, nil, nil, nil, again) }
     }
 
     /// How many sealed boxes this process tried to open so far (an item holds two: its attributes and its
@@ -370,11 +377,14 @@ extension SecretStore {
     package static var settlingTime: Double { FileStamp.settlingTime }
 
     /// The bytes of an item file, or `nil` when there is none: those this store keeps, when the file's settled
-    /// stamp is unchanged (one `fstatat`: see ``OpenedItem``), else read from the file.
-    /// - Returns: The bytes, the file's stamp when it was settled before they were read (to keep them under), and
-    ///   what is kept with them when they are those kept.
-    func itemFile(_ fileName: String, in folder: DirectoryHandle) throws -> (
-        file: Data, stamp: FileStamp?, kept: OpenedItem?
+    /// stamp is unchanged (one `fstatat`: see ``OpenedItem``), else read from the file — only its first bytes, up
+    /// to the end of its sealed attributes, when `whole` is `false` and the file is larger than
+    /// ``OpenedItem/wholeFileLimit`` (a replacement or a listing needs the attributes, never a large value).
+    /// - Returns: The bytes, the whole file's size when they are only its first bytes, the file's stamp when it
+    ///   was settled before they were read and they are the whole file (to keep them under), and what is kept with
+    ///   them when they are those kept.
+    func itemFile(_ fileName: String, in folder: DirectoryHandle, whole: Bool = true) throws -> (
+        file: Data, size: Int?, stamp: FileStamp?, kept: OpenedItem?
     )? {
         let kept = keyMaterial.withLock { keys in keys.openedItems[fileName] }
         if let kept, let stamp = kept.stamp {
@@ -385,16 +395,78 @@ extension SecretStore {
                 throw error.storageError("cannot inspect the item", tier: .secrets, path: folder.path(of: fileName))
             }
             guard let status else { return nil }
-            if FileStamp(status) == stamp { return (kept.sealed, stamp, kept) }
+            if FileStamp(status) == stamp { return (kept.sealed, nil, stamp, kept) }
         }
         let readStart = Date().timeIntervalSince1970
+        if !whole { return try itemFilePrefix(fileName, in: folder, readStart: readStart) }
         // Item files are only ever replaced by rename, never appended to: read exactly what fstat reports.
         guard
             let (file, status) = try AtomicFile.readWithStatus(
                 in: folder, name: fileName, maximumSize: configuration.valueLimit + (64 << 10), followGrowth: false)
         else { return nil }
+        itemBytesRead.add(file.count, ordering: .relaxed)
         let stamp = FileStamp(status)
-        return (file, stamp.isSettled(readStart: readStart) ? stamp : nil, nil)
+        return (file, nil, stamp.isSettled(readStart: readStart) ? stamp : nil, nil)
+    }
+
+    /// ``itemFile(_:in:whole:)`` for the attributes only: one `pread` of the file's first bytes (a second one when
+    /// its attributes run past them), never its value; the whole file when it is that small.
+    private func itemFilePrefix(_ fileName: String, in folder: DirectoryHandle, readStart: Double) throws -> (
+        file: Data, size: Int?, stamp: FileStamp?, kept: OpenedItem?
+    )? {
+        func failure(_ error: Errno, _ what: String) -> StorageError {
+            error.storageError("cannot \(what) the item", tier: .secrets, path: folder.path(of: fileName))
+        }
+        let fd: Int32
+        do throws(Errno) {
+            fd = try folder.openFile(fileName, O_RDONLY)
+        } catch  where error.code == ENOENT {
+            return nil
+        } catch {
+            throw failure(error, "open")
+        }
+        defer { Sys.close(fd) }
+        let status: stat
+        do throws(Errno) { status = try Sys.fstat(fd) } catch { throw failure(error, "inspect") }
+        // Item files are only ever replaced by rename, never changed in place: this descriptor's file keeps the
+        // size fstat reports.
+        let size = Int(status.st_size)
+        var file = Data(count: min(size, OpenedItem.wholeFileLimit))
+        func fill(from start: Int) throws {
+            var filled = start
+            var failed: Errno?
+            file.withUnsafeMutableBytes { (bytes: UnsafeMutableRawBufferPointer) in
+                while filled < bytes.count {
+                    do throws(Errno) {
+                        let got = try Sys.pread(
+                            fd, UnsafeMutableRawBufferPointer(rebasing: bytes[filled...]), at: Int64(filled))
+                        if got == 0 { break }
+                        filled += got
+                    } catch {
+                        failed = error
+                        return
+                    }
+                }
+            }
+            if let failed { throw failure(failed, "read") }
+            itemBytesRead.add(filled - start, ordering: .relaxed)
+            if filled < file.count { file.count = filled }
+        }
+        try fill(from: 0)
+        if file.count == size {
+            let stamp = FileStamp(status)
+            return (file, nil, stamp.isSettled(readStart: readStart) ? stamp : nil, nil)
+        }
+        // Attributes longer than the first read (up to the limits of three attributes): read on to their end.
+        let lengthStart = ItemEnvelope.headerSize + Sodium.nonceBytes
+        if ItemEnvelope.attributesEnd(of: file) == nil, file.count >= lengthStart + 4 {
+            let length = file[lengthStart..<(lengthStart + 4)].reduce(0) { $0 << 8 | Int($1) }
+            let end = min(lengthStart + 4 + length, size)
+            let start = file.count
+            file.count = end
+            try fill(from: start)
+        }
+        return (file, size, nil, nil)
     }
 
     /// What the attributes of `file` opened to before, when its bytes up to the end of its sealed attributes are

@@ -103,6 +103,8 @@ public final class SecretStore: Sendable {
     // Key material, all in guarded memory. `lock()` wipes the data keys and the `whenUnlocked` class keys; the
     // name key, the manifest keys and the `afterFirstUnlock` class keys live until the store is released.
     let keyMaterial = Mutex(Keys())
+    /// How many bytes of item files this store read, for tests that check what a replacement reads.
+    let itemBytesRead = Atomic<Int>(0)
 
     /// The keyring folder opened last, with its device and inode (see ``existingKeyringFolder(create:)``).
     let openFolder = Mutex<(handle: DirectoryHandle, device: UInt64, inode: UInt64)?>(nil)

@@ -34,20 +34,32 @@ package enum Sodium {
     package static func seal(
         _ plaintext: UnsafeRawBufferPointer, additionalData: [UInt8], nonce: [UInt8], key: UnsafeRawBufferPointer
     ) -> [UInt8] {
-        precondition(nonce.count == nonceBytes && key.count == keyBytes)
         var output = [UInt8](repeating: 0, count: plaintext.count + tagBytes)
+        output.withUnsafeMutableBytes { out in
+            nonce.withUnsafeBytes { seal(plaintext, additionalData: additionalData, nonce: $0, key: key, into: out) }
+        }
+        return output
+    }
+
+    /// XChaCha20-Poly1305 (IETF) into `output`, exactly `plaintext.count` + ``tagBytes`` bytes: the ciphertext
+    /// followed by the tag, written where the caller wants them (an item file's buffer), without a copy.
+    package static func seal(
+        _ plaintext: UnsafeRawBufferPointer, additionalData: [UInt8], nonce: UnsafeRawBufferPointer,
+        key: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer
+    ) {
+        precondition(
+            nonce.count == nonceBytes && key.count == keyBytes && output.count == plaintext.count + tagBytes)
         var length: UInt64 = 0
         let empty: [UInt8] = [0]
         empty.withUnsafeBytes { placeholder in
             // An empty plaintext has no base address; libsodium reads nothing from the pointer then.
             let message = (plaintext.baseAddress ?? placeholder.baseAddress!).assumingMemoryBound(to: UInt8.self)
-            output.withUnsafeMutableBufferPointer { out in
-                _ = crypto_aead_xchacha20poly1305_ietf_encrypt(
-                    out.baseAddress!, &length, message, UInt64(plaintext.count), additionalData,
-                    UInt64(additionalData.count), nil, nonce, key.baseAddress!.assumingMemoryBound(to: UInt8.self))
-            }
+            _ = crypto_aead_xchacha20poly1305_ietf_encrypt(
+                output.baseAddress!.assumingMemoryBound(to: UInt8.self), &length, message, UInt64(plaintext.count),
+                additionalData, UInt64(additionalData.count), nil,
+                nonce.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                key.baseAddress!.assumingMemoryBound(to: UInt8.self))
         }
-        return output
     }
 
     /// XChaCha20-Poly1305 (IETF) in place: the plaintext, all of `buffer` but its last ``tagBytes``, becomes the
