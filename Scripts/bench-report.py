@@ -101,14 +101,17 @@ def svg(results, meta):
         value = min(max(value, low), high)
         return left + (math.log10(value) - math.log10(low)) / (math.log10(high) - math.log10(low)) * plot_width
 
+    # Suites kept from earlier runs may have been measured over another number of rounds than this run's.
+    counts = sorted({result["rounds"] for result in results}) or [meta["rounds"]]
+    rounds_text = "%d" % counts[0] if len(counts) == 1 else "%d–%d" % (counts[0], counts[-1])
     parts = [
         '<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" '
         'font-family="DejaVu Sans, Helvetica, Arial, sans-serif" font-size="13">' % (width, height, width, height),
         '<rect width="100%" height="100%" fill="white"/>',
         '<text x="%d" y="24" font-size="17" font-weight="bold">Strata vs baselines: ratio = baseline time / Strata '
         'time (log scale)</text>' % 16,
-        '<text x="%d" y="44" fill="#555">median of %d round(s) (dot), range (whiskers), target (bar: green met, '
-        'red missed) — %s, %d cores</text>' % (16, meta["rounds"], escape(meta["date"]), meta["cores"]),
+        '<text x="%d" y="44" fill="#555">median of %s round(s) (dot), range (whiskers), target (bar: green met, '
+        'red missed) — %s, %d cores</text>' % (16, rounds_text, escape(meta["date"]), meta["cores"]),
     ]
     # Bands under every other row, then the grid (each power of ten; 1× darker), then the rows.
     for index in range(0, len(results), 2):
