@@ -97,7 +97,10 @@ public final class SQLiteRecordEngine: RecordEngine {
                     """, operation: "create")
             }
             connection.resetStatements()
-            try connection.execute("COMMIT", operation: "open")
+            // An existing store is only read here: roll back rather than commit, because SQLite's write
+            // transaction rewrites page 1 whenever the page count in the header is not the file's (a header
+            // damaged by another program), and a store found damaged later must be left as it was found.
+            try connection.execute(created ? "COMMIT" : "ROLLBACK", operation: "open")
         } catch {
             connection.resetStatements()
             if connection.isInTransaction { try? connection.execute("ROLLBACK", operation: "rollback") }

@@ -168,6 +168,40 @@ struct ForeignFileTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes)
     }
 
+    /// A header whose page count SQLite cannot trust (its "version valid for" field differs from the change
+    /// counter, as another program's scribble leaves it) made opening a store write page 1: SQLite corrects the
+    /// count at the start of any write transaction, and opening ran one to check the schema. Opening and reading
+    /// an existing store writes nothing, whether its pages are all there (it reads) or cut (it is `corrupt`).
+    @Test(arguments: [false, true])
+    func aStoreWhoseHeaderMisstatesItsSizeIsLeftAsFound(_ truncated: Bool) throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.appending("store.sqlite")
+        try ForeignRecordFile.writeStrataStore(to: path, records: 300)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        let pageSize = Int(bytes[16]) << 8 | Int(bytes[17])
+        let pages = bytes.count / pageSize
+        try #require(pages >= 4)
+        if truncated { bytes.count = pageSize * (pages / 2) }
+        // A page count in the header that is not the file's, and a "version valid for" that no longer vouches for it.
+        let misstated = UInt32(pages + 3)
+        for index in 0..<4 { bytes[28 + index] = UInt8(truncatingIfNeeded: misstated >> (24 - 8 * index)) }
+        bytes[92] ^= 0xFF
+        try bytes.write(to: URL(fileURLWithPath: path))
+        let before = ForeignRecordFile.snapshot(path)
+        do {
+            let store = try RecordStore(path: path)
+            let items = try store.collection(BatchItem.self, named: "items")
+            if truncated {
+                #expect(try !store.verify().isEmpty)
+                let error = #expect(throws: StorageError.self) { try items.fetch() }
+                #expect(error?.code == .corrupt)
+            } else {
+                #expect(try items.fetch().count == 300)
+            }
+        }
+        #expect(ForeignRecordFile.snapshot(path) == before, "truncated \(truncated): the store's file was changed")
+    }
+
     @Test func aPathWithURICharactersOpens() throws {
         let directory = try TemporaryDirectory()
         let path = directory.appending("a?b#c%20d caf\u{E9} [x].sqlite")
