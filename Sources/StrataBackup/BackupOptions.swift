@@ -1,4 +1,4 @@
-public import StrataCore
+import StrataCore
 
 /// The sizes a new repository uses, stored in its configuration.
 public struct BackupOptions: Sendable, Hashable {

@@ -1,5 +1,5 @@
 public import Foundation
-public import StrataCore
+import StrataCore
 
 // Writing, listing and opening snapshots.
 extension BackupRepository {

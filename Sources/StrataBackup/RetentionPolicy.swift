@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Which snapshots ``BackupRepository/forget(_:dryRun:)`` keeps; every other one is forgotten.
 ///

@@ -1,24 +1,5 @@
 import Synchronization
 
-/// The system calls that pass through ``Sys`` and can have faults injected.
-package enum SystemCall: String, Sendable, Hashable, CaseIterable {
-    case open, read, write, fsync, rename, unlink, mkdir, ftruncate, lock, chmod, stat
-    case link
-    case map
-    case terminal
-    case writeback
-}
-
-/// A fault that ``FaultInjector`` makes a system call suffer.
-package enum InjectedFault: Sendable, Hashable {
-    /// The call fails with this `errno` (for example `ENOSPC` or `EIO`).
-    case error(Int32)
-    /// The call is interrupted once (`EINTR`); the seam must retry it.
-    case interrupt
-    /// A `write` writes at most this many bytes.
-    case shortWrite(Int)
-}
-
 /// Makes chosen system calls fail, for tests and the torture harness.
 ///
 /// Off by default: when nothing is armed the seam pays one relaxed atomic load per call. Plans are matched by

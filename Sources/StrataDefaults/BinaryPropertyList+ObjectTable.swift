@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 
 extension BinaryPropertyList {
     /// A `bplist00` document built object by object, each reference chosen by the caller: shared objects (a

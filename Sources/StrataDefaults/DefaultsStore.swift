@@ -429,21 +429,3 @@ public final class DefaultsStore: Sendable {
         }
     }
 }
-
-/// What changed in a suite: which keys, and whether another process made the change.
-public struct DefaultsChange: Sendable, Hashable {
-    /// The keys whose values changed.
-    public var keys: Set<String>
-    /// Whether the change came from another process (seen in the file) rather than from this store.
-    public var isExternal: Bool
-}
-
-/// A suite file that could not be read and was moved aside.
-public struct DefaultsRecovery: Sendable, Hashable, CustomStringConvertible {
-    /// Where the unreadable file now is.
-    public var movedTo: String
-    /// Why it could not be read.
-    public var reason: String
-
-    public var description: String { "unreadable suite file moved to \(movedTo): \(reason)" }
-}

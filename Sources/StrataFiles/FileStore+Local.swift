@@ -1,4 +1,4 @@
-public import StrataCore
+import StrataCore
 
 // What only an engine with a local folder can do, asked of the engine (`LocalFileEngine`).
 extension FileStore {

@@ -1,5 +1,5 @@
-public import Foundation
-public import StrataCore
+import Foundation
+import StrataCore
 
 #if canImport(Glibc)
     import Glibc

@@ -181,10 +181,3 @@ public enum KeyProvider: Sendable, CustomStringConvertible {
 
     static func hexBytes(_ text: String) -> [UInt8]? { Hex.decode(text) }
 }
-
-/// Argon2id parameters, stored in the keyring so any later unlock derives the same key.
-struct KDFParameters: Sendable, Hashable {
-    var salt: [UInt8]
-    var operations: UInt64
-    var memory: Int
-}
