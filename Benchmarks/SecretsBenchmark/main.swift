@@ -5,8 +5,9 @@
 // `--rounds N` times, alternating, and keeps its best.
 //
 //   swift run -c release strata-bench-secrets [--quick] [--rounds N]
-//   strata-bench-secrets --profile set|get|batch [--raw] [--size BYTES]   # only that operation (of a BYTES
-//                                                          value, 64 by default), for callgrind and strace -c
+//   strata-bench-secrets --profile set|get|batch [--raw] [--size BYTES] [--keyring N]   # only that operation
+//                               (of a BYTES value, 64 by default; in a keyring holding N other small items, 0 by
+//                               default), for callgrind and strace -c
 //   strata-bench-secrets --stages [--rounds N]   # a batch's steps, timed (new items, replaced items)
 //   strata-bench-secrets --set-stages [--rounds N]   # a 1 MiB set's steps, timed, beside the raw replace
 //   strata-bench-secrets --flush [--dirty]   # the ways to flush an item and its manifest together (FlushStrategy)
@@ -90,6 +91,13 @@ func profile(_ operation: String, raw useRaw: Bool, size: Int) throws {
     let count = operation == "batch" ? 1000 : 100
     // The items exist before the operation measured: a set replaces, a get reads one that is there, unchanged
     // for longer than a store needs to trust its stamp (see the warm gets in run()).
+    let others = Int(argument("--keyring") ?? "0") ?? 0
+    if others > 0 {
+        try store.set(
+            (0..<others).map {
+                SecretWrite(Secret("token-\($0)-0123456789abcdef0123456789abcdef"), service: "fill", account: "\($0)")
+            })
+    }
     raw.set(value, name: "a0")
     try store.set(secret, service: "bench", account: "a0")
     if operation == "get" { Thread.sleep(forTimeInterval: SecretStore.settlingTime + 0.1) }

@@ -30,6 +30,8 @@ struct ItemManifest: Sendable, Equatable {
     static let tagBytes = 32
     static let deletedFlag: UInt8 = 1
     static let inlineFlag: UInt8 = 2
+    /// The UTF-8 of ``SecretStore/itemSuffix``, which every item file name ends with.
+    static let itemSuffix = Array(SecretStore.itemSuffix.utf8)
 
     /// The newest generation written for one item.
     struct Entry: Sendable, Equatable {
@@ -68,34 +70,60 @@ struct ItemManifest: Sendable, Equatable {
 
     /// The file's bytes, tagged under `key`.
     func serialized(keyringID: [UInt8], key: GuardedKey) throws -> Data {
-        var body = Self.magic + [Self.version] + keyringID + keyCheck
-        ItemEnvelope.appendUInt64(UInt64(entries.count), to: &body, width: 4)
-        // Sorted by the names' 16 bytes, read as two big-endian integers: the order of the lowercase hex names,
-        // without comparing strings (a set serializes the whole manifest, so this runs per entry per write).
-        var rows: [(order: (UInt64, UInt64), raw: [UInt8], entry: Entry)] = []
+        // A set serializes the whole manifest, so this runs per entry per write: the names are read as two
+        // big-endian integers straight from their UTF-8 (their order is the order of the lowercase hex names),
+        // the entries sorted as small rows that point into one array, and the body sized before it is filled.
+        var named: [(name: String, entry: Entry)] = []
+        named.reserveCapacity(entries.count)
+        var rows: [(high: UInt64, low: UInt64, index: Int)] = []
         rows.reserveCapacity(entries.count)
+        var size = Self.magic.count + 1 + keyringID.count + keyCheck.count + 4
         for (name, entry) in entries {
             guard let raw = Self.rawName(name) else { continue }
-            let order = (
-                raw[0..<8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) },
-                raw[8..<16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-            )
-            rows.append((order, raw, entry))
+            rows.append((raw.high, raw.low, named.count))
+            named.append((name, entry))
+            size += 25 + (entry.inline.map { 4 + $0.count } ?? 0)
         }
-        rows.sort { $0.order < $1.order }
-        for (_, raw, entry) in rows {
-            body += raw
-            ItemEnvelope.appendUInt64(entry.modified.bitPattern, to: &body)
-            if let inline = entry.inline {
-                body.append(Self.inlineFlag)
-                ItemEnvelope.appendUInt64(UInt64(inline.count), to: &body, width: 4)
-                body += inline
-            } else {
-                body.append(entry.deleted ? Self.deletedFlag : 0)
+        rows.sort { ($0.high, $0.low) < ($1.high, $1.low) }
+        let header = Self.magic + [Self.version] + keyringID + keyCheck
+        var body = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
+            let out = UnsafeMutableRawBufferPointer(buffer)
+            var offset = 0
+            func put(_ value: UInt64, width: Int = 8) {
+                withUnsafeBytes(of: value.bigEndian) {
+                    out.baseAddress!.advanced(by: offset).copyMemory(
+                        from: $0.baseAddress!.advanced(by: 8 - width), byteCount: width)
+                }
+                offset += width
             }
+            func put(_ bytes: UnsafeRawBufferPointer) {
+                if let base = bytes.baseAddress {
+                    out.baseAddress!.advanced(by: offset).copyMemory(from: base, byteCount: bytes.count)
+                }
+                offset += bytes.count
+            }
+            header.withUnsafeBytes { put($0) }
+            put(UInt64(rows.count), width: 4)
+            for row in rows {
+                let entry = named[row.index].entry
+                put(row.high)
+                put(row.low)
+                put(entry.modified.bitPattern)
+                if let inline = entry.inline {
+                    out[offset] = Self.inlineFlag
+                    offset += 1
+                    put(UInt64(inline.count), width: 4)
+                    inline.withUnsafeBytes { put($0) }
+                } else {
+                    out[offset] = entry.deleted ? Self.deletedFlag : 0
+                    offset += 1
+                }
+            }
+            initialized = offset
         }
         let tag = try key.withBytes { Sodium.keyedHash(body, key: $0, length: Self.tagBytes) }
-        return Data(body + tag)
+        body += tag
+        return Data(body)
     }
 
     /// Parses and authenticates a manifest with the one of `keys` whose check value it names.
@@ -186,26 +214,33 @@ struct ItemManifest: Sendable, Equatable {
         return entries.compactMapValues(\.inline)
     }
 
-    /// The 16 bytes an item file name stands for, or `nil` for a name that is not an item's.
-    static func rawName(_ name: String) -> [UInt8]? {
-        // Decoded from the name's UTF-8 in place, without a string for its digits: every write serializes every
-        // entry.
-        let suffix = SecretStore.itemSuffix.utf8
-        let utf8 = name.utf8
-        guard utf8.count == 32 + suffix.count, utf8.dropFirst(32).elementsEqual(suffix) else { return nil }
-        var raw = [UInt8](repeating: 0, count: 16)
-        var index = utf8.startIndex
-        for position in 0..<16 {
-            guard let high = Hex.digitValue(utf8[index]), let low = Hex.digitValue(utf8[utf8.index(after: index)])
-            else {
-                return nil
+    /// The 16 bytes an item file name stands for, as two big-endian integers, or `nil` for a name that is not an
+    /// item's.
+    static func rawName(_ name: String) -> (high: UInt64, low: UInt64)? {
+        // Decoded from the name's UTF-8 in place, without a string or an array for its digits: every write
+        // serializes every entry.
+        var name = name
+        return name.withUTF8 { utf8 -> (high: UInt64, low: UInt64)? in
+            guard utf8.count == 32 + itemSuffix.count,
+                itemSuffix.withUnsafeBytes({ memcmp(utf8.baseAddress! + 32, $0.baseAddress!, $0.count) == 0 })
+            else { return nil }
+            var words: (UInt64, UInt64) = (0, 0)
+            for position in 0..<32 {
+                // A lowercase or uppercase hex digit's value, else 16 or more.
+                let byte = utf8[position]
+                let decimal = byte &- UInt8(ascii: "0")
+                let letter = (byte | 0x20) &- UInt8(ascii: "a")
+                let digit = decimal < 10 ? decimal : letter < 6 ? letter + 10 : 16
+                guard digit < 16 else { return nil }
+                if position < 16 {
+                    words.0 = words.0 << 4 | UInt64(digit)
+                } else {
+                    words.1 = words.1 << 4 | UInt64(digit)
+                }
             }
-            raw[position] = high << 4 | low
-            index = utf8.index(index, offsetBy: 2)
+            return (words.0, words.1)
         }
-        return raw
     }
-
 }
 
 extension ItemManifest {

@@ -127,7 +127,9 @@ struct SecretInlineTests {
         ItemEnvelope.appendUInt64(UInt64(manifest.entries.count), to: &body, width: 4)
         for name in manifest.entries.keys.sorted() {
             let entry = manifest.entries[name]!
-            body += try #require(ItemManifest.rawName(name))
+            let raw = try #require(ItemManifest.rawName(name))
+            ItemEnvelope.appendUInt64(raw.high, to: &body)
+            ItemEnvelope.appendUInt64(raw.low, to: &body)
             ItemEnvelope.appendUInt64(entry.modified.bitPattern, to: &body)
             body.append(entry.deleted ? 1 : 0)
         }

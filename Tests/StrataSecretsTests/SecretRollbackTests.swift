@@ -91,6 +91,50 @@ struct SecretRollbackTests {
         #expect(refused?.path == manifest)
     }
 
+    @Test func aManifestListsItsEntriesInNameOrderAndReadsBack() throws {
+        let store = try fixture.fileStore()
+        try store.set((0..<300).map { SecretWrite(Secret("value \($0)"), service: "s", account: "a\($0)") })
+        try store.set(Secret(Data(count: 4096)), service: "s", account: "large")
+        try store.delete(service: "s", account: "a7")
+        let folder = try store.keyringFolder()
+        let (manifest, owner) = try store.currentManifest(in: folder)
+        let bytes = try manifest.serialized(keyringID: try store.manifestKeyringID(), key: owner.manifest)
+        let (parsed, _) = try ItemManifest.parse(
+            bytes, keyringID: try store.manifestKeyringID(), keys: [owner], path: "test")
+        #expect(parsed == manifest)
+        // The entries follow each other in the order of their names, each led by the name's 16 bytes.
+        var offset = ItemManifest.magic.count + 1 + (try store.manifestKeyringID()).count + 16 + 4
+        var names: [String] = []
+        let body = [UInt8](bytes.dropLast(ItemManifest.tagBytes))
+        while offset < body.count {
+            names.append(Hex.encode(body[offset..<(offset + 16)]) + SecretStore.itemSuffix)
+            let flags = body[offset + 24]
+            offset += 25
+            if flags == ItemManifest.inlineFlag {
+                offset += 4 + body[offset..<(offset + 4)].reduce(0) { $0 << 8 | Int($1) }
+            }
+        }
+        #expect(offset == body.count)
+        #expect(names == manifest.entries.keys.sorted())
+        #expect(names.count == 301)
+    }
+
+    @Test func onlyItemFileNamesHaveRawNames() throws {
+        let name = String(repeating: "0123456789abcdef", count: 2) + SecretStore.itemSuffix
+        let raw = try #require(ItemManifest.rawName(name))
+        #expect(raw.high == 0x0123_4567_89ab_cdef && raw.low == 0x0123_4567_89ab_cdef)
+        let upper = String(repeating: "0123456789ABCDEF", count: 2) + SecretStore.itemSuffix
+        #expect(ItemManifest.rawName(upper)?.high == raw.high)
+        for bad in [
+            "", String(name.dropFirst()), "g" + name.dropFirst(), String(name.dropLast()) + "x", name + "x",
+            String(repeating: "/", count: 32) + SecretStore.itemSuffix,
+            String(repeating: ":", count: 32) + SecretStore.itemSuffix,
+            String(repeating: "é", count: 16) + SecretStore.itemSuffix,
+        ] {
+            #expect(ItemManifest.rawName(bad) == nil, "\(bad)")
+        }
+    }
+
     @Test func everyTruncationAndByteFlipOfTheManifestIsRefused() throws {
         try fixture.fileStore().set("one", service: "api", account: "alice")
         let path = fixture.keyringFolder() + "/" + ItemManifest.fileName
