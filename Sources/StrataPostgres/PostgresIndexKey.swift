@@ -1,4 +1,4 @@
-import StrataRecords
+package import StrataRecords
 
 /// The order-preserving key of an indexed field's value, which the client computes and stores in a `bytea` column
 /// of its own (`k__<field>`): `memcmp` orders two keys exactly as `jsonb` orders the values (on a database whose
@@ -15,7 +15,7 @@ import StrataRecords
 /// - A number as `numeric` compares it: `02` for zero; else the digits without leading or trailing zeros, the
 ///   exponent *e* with the value 0.*digits* × 10^*e*, written `03`, *e* + 2²³ in 3 bytes, the digits two to a
 ///   byte (each pair plus 1), `00`; a negative number `01` and every following byte complemented.
-enum PostgresIndexKey {
+package enum PostgresIndexKey {
     /// The key of a field's value (`nil`: missing).
     static func key(_ value: JSONExactValue?) -> [UInt8] {
         var key: [UInt8] = []
@@ -38,7 +38,7 @@ enum PostgresIndexKey {
 
     /// The key of a query's value, as a field holding it would have. JSON `null` (a non-finite real) keys as a
     /// top-level scalar `null`, which no stored key equals (a stored `null` is the empty key).
-    static func key(_ value: QueryValue) -> [UInt8] {
+    package static func key(_ value: QueryValue) -> [UInt8] {
         var key: [UInt8] = [2]
         appendToken(exact(value), to: &key)
         return key
@@ -167,7 +167,7 @@ enum PostgresIndexKey {
     }
 
     /// The key as a `bytea` literal in PostgreSQL's hex text form (`\x…`), for a parameter in text format.
-    static func hex(_ key: [UInt8]) -> [UInt8] {
+    package static func hex(_ key: [UInt8]) -> [UInt8] {
         let digits = Array("0123456789abcdef".utf8)
         var text: [UInt8] = [UInt8(ascii: "\\"), UInt8(ascii: "x")]
         text.reserveCapacity(2 + 2 * key.count)
