@@ -109,22 +109,32 @@ package enum PostgresIndexKey {
     /// that (a number the server refuses anyway) is clamped.
     private static let exponentBias = 1 << 23
 
-    /// Appends a number's form from its JSON text (never through a `Double`).
+    /// Appends a number's form from its JSON text (never through a `Double`), in one pass and with nothing
+    /// allocated but the key's own growth.
     static func appendNumber(_ text: [UInt8], to key: inout [UInt8]) {
+        let (zero, nine, dot) = (UInt8(ascii: "0"), UInt8(ascii: "9"), UInt8(ascii: "."))
         var index = 0
         let negative = text.first == UInt8(ascii: "-")
         if negative { index += 1 }
-        // The digits of the integer part and fraction, and where the point falls among them.
-        var digits: [UInt8] = []
+        // Where the first and last non-zero digits are, how many digits come before the first, and before the
+        // point.
+        var first = -1
+        var last = -1
+        var leading = 0
         var point = 0
         var seenPoint = false
+        var ordinal = 0
         while index < text.count {
             let byte = text[index]
-            if byte == UInt8(ascii: ".") {
+            if byte == dot {
                 seenPoint = true
-            } else if byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") {
-                digits.append(byte - UInt8(ascii: "0"))
+            } else if byte >= zero && byte <= nine {
+                if byte != zero {
+                    if first < 0 { (first, leading) = (index, ordinal) }
+                    last = index
+                }
                 if !seenPoint { point += 1 }
+                ordinal += 1
             } else {
                 break
             }
@@ -137,32 +147,35 @@ package enum PostgresIndexKey {
             if index < text.count && (text[index] == UInt8(ascii: "-") || text[index] == UInt8(ascii: "+")) {
                 index += 1
             }
-            while index < text.count, text[index] >= UInt8(ascii: "0"), text[index] <= UInt8(ascii: "9") {
-                exponent = Swift.min(exponent * 10 + Int(text[index] - UInt8(ascii: "0")), exponentBias)
+            while index < text.count, text[index] >= zero, text[index] <= nine {
+                exponent = Swift.min(exponent * 10 + Int(text[index] - zero), exponentBias)
                 index += 1
             }
             if negativeExponent { exponent = -exponent }
         }
-        // 0.d1d2… × 10^e: drop leading zeros (each moves the point left) and trailing ones.
-        guard let first = digits.firstIndex(where: { $0 != 0 }) else {
+        guard first >= 0 else {
             key.append(2)
             return
         }
-        let last = digits.lastIndex(where: { $0 != 0 })!
-        let e = Swift.max(Swift.min(point - first + exponent + exponentBias, (1 << 24) - 1), 0)
-        var form: [UInt8] = [3, UInt8(e >> 16), UInt8(truncatingIfNeeded: e >> 8), UInt8(truncatingIfNeeded: e)]
-        var pair = first
-        while pair <= last {
-            let low = pair + 1 <= last ? digits[pair + 1] : 0
-            form.append(digits[pair] * 10 + low + 1)
-            pair += 2
+        // 0.d1d2… × 10^e: leading zeros dropped (each moves the point left), trailing ones too.
+        if negative { key.append(1) }
+        let start = key.count
+        let e = Swift.max(Swift.min(point - leading + exponent + exponentBias, (1 << 24) - 1), 0)
+        key += [3, UInt8(e >> 16), UInt8(truncatingIfNeeded: e >> 8), UInt8(truncatingIfNeeded: e)]
+        var pending: UInt8?
+        for at in first...last where text[at] != dot {
+            let digit = text[at] - zero
+            if let high = pending {
+                key.append(high * 10 + digit + 1)
+                pending = nil
+            } else {
+                pending = digit
+            }
         }
-        form.append(0)
+        if let high = pending { key.append(high * 10 + 1) }
+        key.append(0)
         if negative {
-            key.append(1)
-            key += form.map { 255 - $0 }
-        } else {
-            key += form
+            for at in start..<key.count { key[at] = 255 - key[at] }
         }
     }
 

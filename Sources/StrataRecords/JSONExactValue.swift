@@ -1,3 +1,5 @@
+import Foundation
+
 /// A JSON value read with its numbers exactly as written: where ``JSONValue`` parses a number into `Int64` or
 /// `Double`, this keeps its text (a `Decimal`, an integer past 2^53, a number of an imported line), for an engine
 /// that must know the exact value a database will store (``fields(_:in:)``).
@@ -48,12 +50,21 @@ extension JSONTape {
         let end = self[object].next
         var child = object + 1
         while child < end {
-            if self[child].isEscaped ? self.name(child) == name : quoted(child).elementsEqual(name.utf8) {
+            if self[child].isEscaped ? self.name(child) == name : Self.equal(quoted(child), name) {
                 return child + 1
             }
             child = self[child + 1].next
         }
         return nil
+    }
+
+    /// Whether `bytes` are the UTF-8 of `name`.
+    private static func equal(_ bytes: UnsafeRawBufferPointer, _ name: String) -> Bool {
+        var name = name
+        return name.withUTF8 { utf8 in
+            utf8.count == bytes.count
+                && (utf8.isEmpty || memcmp(utf8.baseAddress!, bytes.baseAddress!, utf8.count) == 0)
+        }
     }
 
     /// The value of entry `index`, numbers kept as written.
