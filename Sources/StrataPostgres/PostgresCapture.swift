@@ -17,7 +17,7 @@ public import StrataCore
 ///
 /// | path in the capture                    | content                                                              |
 /// |----------------------------------------|----------------------------------------------------------------------|
-/// | `records/postgres/store.json`          | the export's format, the schema, `strata_meta` (format and schema version), each collection with its index definitions |
+/// | `records/postgres/store.json`          | the export's format, the schema, `strata_meta` (format and schema version), each collection with its index definitions and its key columns' fields |
 /// | `records/postgres/kv.jsonl`            | the key-value table: `{"key":…,"value":"<hex>","modified":…}` per line |
 /// | `records/postgres/c/<collection>.jsonl`| one record per line, by id: `{"id":"…","body":{…}}`                    |
 public final class PostgresCapture: TierCapture {
