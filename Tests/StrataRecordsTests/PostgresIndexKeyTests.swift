@@ -174,6 +174,25 @@ struct PostgresIndexKeyTests {
         #expect(try a.verify() == [])
     }
 
+    struct Price: Codable, Identifiable, Sendable, Equatable {
+        var id: String
+        var amount: Decimal
+    }
+
+    @Test func aDecimalKeysAsWrittenNotAsADouble() throws {
+        // 23 significant digits: one Double for all three, three numeric values on the server.
+        let store = try fixture.store()
+        let prices = try store.collection(Price.self, named: "prices", indexes: [.unique("amount")])
+        let amounts = ["12345678901234567890.124", "12345678901234567890.123", "12345678901234567890.1235"]
+        try prices.insert(contentsOf: amounts.enumerated().map { Price(id: "p\($0)", amount: Decimal(string: $1)!) })
+        let sorted = try prices.fetch(Query(.all, sort: [SortKey(field: "amount", ascending: true)]))
+        #expect(sorted.map(\.id) == ["p1", "p2", "p0"])
+        let clash = #expect(throws: StorageError.self) {
+            try prices.insert(Price(id: "again", amount: Decimal(string: "12345678901234567890.1230")!))
+        }
+        #expect(clash?.code == .constraintViolation)
+    }
+
     @Test func migrationsAndRelationsKeepKeysTrue() throws {
         let store = try fixture.store()
         let items = try store.collection(AnyRecord.self, named: "items", indexes: [.field("a"), .field("b.c")])
