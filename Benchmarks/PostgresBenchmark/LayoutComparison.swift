@@ -1,5 +1,7 @@
 import BenchmarkKit
 import Foundation
+import StrataPostgres
+import StrataRecords
 
 /// `--layouts`: what each candidate layout of the index on `age` costs the server per inserted record.
 ///
@@ -9,7 +11,7 @@ import Foundation
 /// to a loaded machine than the wall time, and blind to the rest of the server (the WAL writer, autovacuum).
 /// The layouts:
 /// - none (the table and its primary key): the floor;
-/// - Strata's: a B-tree on `NULLIF(body->'age', 'null'::jsonb)`;
+/// - format version 1's: a B-tree on `NULLIF(body->'age', 'null'::jsonb)`;
 /// - the same value as a stored generated column, indexed;
 /// - the same value computed by the client and sent as a `jsonb` column of its own, indexed;
 /// - an order-preserving key computed by the client and sent as a `bytea` column, indexed: its bytes compare as
@@ -18,9 +20,8 @@ import Foundation
 /// - the same key with a string's text in a `text` column beside it, for a database whose collation is not
 ///   bytewise (the strings would then compare in the collation).
 ///
-/// The keys here are built for the benchmark's values (small non-negative integers) only, enough to measure what
-/// the server does with them; the layout is not adopted yet (see "A key the client computes" in
-/// Documentation/Postgres.md).
+/// The `bytea` key is the layout Strata adopted (format version 2, on a database that sorts text bytewise); the
+/// `NULLIF` expression index was format version 1's (see "A key the client computes" in Documentation/Postgres.md).
 struct LayoutComparison {
     struct Layout: Sendable {
         let name: String
@@ -36,35 +37,15 @@ struct LayoutComparison {
     /// The binary form of `jsonb`: a version byte, then the text.
     static func jsonb(_ text: String) -> [UInt8] { [1] + Array(text.utf8) }
 
-    /// The order-preserving key of a non-negative integer value as a top-level scalar: 0x02 (a scalar, between an
-    /// empty array and a non-empty one, as `jsonb` orders them), 0x02 (a number; strings are 0x01, booleans 0x03),
-    /// then zero as 0x02, or 0x03 (positive), the exponent e of value = 0.digits × 10^e (three bytes, offset by
-    /// 2^23), the digits without trailing zeros two to a byte (each pair plus one, so that the terminating 0x00
-    /// sorts first), then 0x00. (The whole key is in Documentation/Postgres.md, "A key the client computes".)
-    static func orderedKey(_ value: Int) -> [UInt8] {
-        let text = Array(String(value).utf8)
-        let exponent = text.count + (1 << 23)
-        var digits = text.map { Int($0) - 48 }
-        while digits.last == 0 { digits.removeLast() }
-        var key: [UInt8] = [0x02, 0x02, value == 0 ? 0x02 : 0x03]
-        if value != 0 {
-            key += [UInt8(exponent >> 16 & 0xFF), UInt8(exponent >> 8 & 0xFF), UInt8(exponent & 0xFF)]
-            var index = 0
-            while index < digits.count {
-                let pair = digits[index] * 10 + (index + 1 < digits.count ? digits[index + 1] : 0)
-                key.append(UInt8(pair + 1))
-                index += 2
-            }
-        }
-        return key + [0x00]
-    }
+    /// The order-preserving key Strata computes for an integer value (``PostgresIndexKey``).
+    static func orderedKey(_ value: Int) -> [UInt8] { PostgresIndexKey.key(.integer(Int64(value))) }
 
     static let layouts: [Layout] = [
         Layout(name: "none (the table and its primary key)", extraColumns: "", index: "", copyColumns: "(id, body)") {
             _ in []
         },
         Layout(
-            name: "Strata's: NULLIF(body->'age', 'null'::jsonb)", extraColumns: "",
+            name: "format 1: NULLIF(body->'age', 'null'::jsonb)", extraColumns: "",
             index: "CREATE INDEX ON <table> ((NULLIF(body->'age', 'null'::jsonb)))", copyColumns: "(id, body)"
         ) { _ in [] },
         Layout(
@@ -87,7 +68,7 @@ struct LayoutComparison {
     ]
 
     /// Runs the rounds, the layouts interleaved in each (starting from a different one each round), and prints the
-    /// medians and ranges of the backend's CPU per record, each against Strata's layout.
+    /// medians and ranges of the backend's CPU per record, each against format version 1's layout.
     static func run(_ raw: RawPostgres, rounds: Int) {
         let count = Sizes().bulkCount
         let everyone = (0..<count).map(person)
@@ -120,7 +101,7 @@ struct LayoutComparison {
             let name = layout.name.padding(toLength: 48, withPad: " ", startingAt: 0)
             print(
                 "\(name) \(Bench.perOperation(median, count)) (\(range)), "
-                    + String(format: "%.2f", median / strata) + " of Strata's")
+                    + String(format: "%.2f", median / strata) + " of format 1's")
         }
     }
 }

@@ -43,13 +43,14 @@ final class RawPostgres {
         connection = PQconnectdb(url)!
         strata_pg_silence(connection)
         exec("DROP SCHEMA IF EXISTS raw_bench CASCADE; CREATE SCHEMA raw_bench; SET search_path TO raw_bench")
-        exec(#"CREATE TABLE c_people (id text COLLATE "C" PRIMARY KEY, body jsonb NOT NULL)"#)
-        exec("CREATE INDEX i_people_age ON c_people ((NULLIF(body->'age', 'null'::jsonb)))")
-        prepare("insert", "INSERT INTO c_people (id, body) VALUES ($1::text, $2::jsonb)")
+        // Strata's layout (format version 2): the key of `age` in a column the client fills, indexed.
+        exec(#"CREATE TABLE c_people (id text COLLATE "C" PRIMARY KEY, body jsonb NOT NULL, k__age bytea NOT NULL)"#)
+        exec("CREATE INDEX i_people_age ON c_people (k__age)")
+        prepare("insert", "INSERT INTO c_people (id, body, k__age) VALUES ($1::text, $2::jsonb, $3::bytea)")
         prepare("get", "SELECT body FROM c_people WHERE id = $1::text")
         prepare(
             "upsert",
-            "INSERT INTO c_people (id, body) VALUES ($1::text, $2::jsonb) ON CONFLICT (id) DO UPDATE SET body = excluded.body"
+            "INSERT INTO c_people (id, body, k__age) VALUES ($1::text, $2::jsonb, $3::bytea) ON CONFLICT (id) DO UPDATE SET body = excluded.body, k__age = excluded.k__age"
         )
     }
     func close() {
@@ -270,6 +271,9 @@ func run() throws {
     let bodies = try (0..<bulkCount).map {
         (person($0).id, String(decoding: try JSONEncoder().encode(person($0)), as: UTF8.self))
     }
+    // The key of each record's `age`, for the raw baselines: as bytes (binary COPY) and as text (`\x…`).
+    let keys = (0..<bulkCount).map { LayoutComparison.orderedKey(person($0).age) }
+    let keyTexts = keys.map { String(decoding: PostgresIndexKey.hex($0), as: UTF8.self) }
     let folder = try Bench.temporaryFolder("postgres")
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let schema = "bench_\(getpid())"
@@ -294,12 +298,16 @@ func run() throws {
     var rawTimes: [String: Double] = [:]
     rawTimes["insert"] = Bench.time {
         raw.exec("BEGIN")
-        for (id, body) in bodies.prefix(count) { _ = raw.run("insert", [id, body]) }
+        for (index, (id, body)) in bodies.prefix(count).enumerated() {
+            _ = raw.run("insert", [id, body, keyTexts[index]])
+        }
         raw.exec("COMMIT")
     }
     rawTimes["get"] = Bench.best(of: 3) { for id in ids { _ = raw.run("get", [id]) } }
     rawTimes["durable"] = Bench.time {
-        for (id, body) in bodies.prefix(sizes.durableCount) { _ = raw.run("upsert", [id, body]) }
+        for (index, (id, body)) in bodies.prefix(sizes.durableCount).enumerated() {
+            _ = raw.run("upsert", [id, body, keyTexts[index]])
+        }
     }
 
     // Rounds, interleaved: inserts in one transaction (Strata, raw libpq one statement at a time), and the JSON
@@ -308,8 +316,9 @@ func run() throws {
     try (everyone.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) + "\n" }.joined()).write(
         toFile: lines, atomically: true, encoding: .utf8)
     let csv = folder + "/people.csv"
-    try bodies.map { csvField($0.0) + "," + csvField($0.1) + "\n" }.joined().write(
-        toFile: csv, atomically: true, encoding: .utf8)
+    try bodies.indices.map { csvField(bodies[$0].0) + "," + csvField(bodies[$0].1) + "," + keyTexts[$0] + "\n" }
+        .joined().write(
+            toFile: csv, atomically: true, encoding: .utf8)
     let split = CPUSplit(backend: Int32(raw.value("SELECT pg_backend_pid()")) ?? 0)
     var strataInsert = Rounds()
     var strataBare = Rounds()
@@ -321,7 +330,7 @@ func run() throws {
         let inserted = try postgres.collection(Person.self, named: "insert\(round)", indexes: [.field("age")])
         strataInsert.append(try split.measure { try inserted.insert(contentsOf: everyone) })
         raw.exec("TRUNCATE c_people")
-        rawCopy.append(split.measure { raw.copy(bodies) })
+        rawCopy.append(split.measure { raw.copy(bodies, columns: "(id, body, k__age)") { [keys[$0]] } })
         // The same inserts into a collection without the index on age: the index's share of the server's work.
         let bare = try postgres.collection(Person.self, named: "bare\(round)")
         strataBare.append(try split.measure { try bare.insert(contentsOf: everyone) })
@@ -329,17 +338,19 @@ func run() throws {
         rawInsert.append(
             split.measure {
                 raw.exec("BEGIN")
-                for (id, body) in bodies { _ = raw.run("insert", [id, body]) }
+                for (index, (id, body)) in bodies.enumerated() { _ = raw.run("insert", [id, body, keyTexts[index]]) }
                 raw.exec("COMMIT")
             })
         let imported = try postgres.collection(Person.self, named: "import\(round)", indexes: [.field("age")])
         strataImport.append(try split.measure { try imported.importJSONLines(from: lines) })
-        raw.exec(#"CREATE TABLE c_copy\#(round) (id text COLLATE "C" PRIMARY KEY, body jsonb NOT NULL)"#)
-        raw.exec("CREATE INDEX i_copy\(round)_age ON c_copy\(round) ((NULLIF(body->'age', 'null'::jsonb)))")
+        raw.exec(
+            #"CREATE TABLE c_copy\#(round) (id text COLLATE "C" PRIMARY KEY, body jsonb NOT NULL, k__age bytea NOT NULL)"#
+        )
+        raw.exec("CREATE INDEX i_copy\(round)_age ON c_copy\(round) (k__age)")
         psqlCopy.append(
             try split.measure {
                 try Bench.shell(
-                    "psql -q -X '\(url)' -c \"\\\\copy raw_bench.c_copy\(round) (id, body) FROM '\(csv)' WITH (FORMAT csv)\""
+                    "psql -q -X '\(url)' -c \"\\\\copy raw_bench.c_copy\(round) (id, body, k__age) FROM '\(csv)' WITH (FORMAT csv)\""
                 )
             })
     }

@@ -17,7 +17,7 @@ public import StrataCore
 ///
 /// | path in the capture                    | content                                                              |
 /// |----------------------------------------|----------------------------------------------------------------------|
-/// | `records/postgres/store.json`          | the export's format, the schema, `strata_meta` (format and schema version), each collection with its index definitions |
+/// | `records/postgres/store.json`          | the export's format, the schema, `strata_meta` (format and schema version), each collection with its index definitions and its key columns' fields |
 /// | `records/postgres/kv.jsonl`            | the key-value table: `{"key":…,"value":"<hex>","modified":…}` per line |
 /// | `records/postgres/c/<collection>.jsonl`| one record per line, by id: `{"id":"…","body":{…}}`                    |
 public final class PostgresCapture: TierCapture {
@@ -94,10 +94,17 @@ public final class PostgresCapture: TierCapture {
             definitions[String(indexes.text(row, 0).dropFirst(2)), default: [:]][indexes.text(row, 1)] =
                 indexes.text(row, 2)
         }
+        let keys = try connection.query(
+            #"SELECT c.relname, a.attname, col_description(a.attrelid, a.attnum) FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1::text AND c.relkind = 'r' AND a.attnum > 0 AND NOT a.attisdropped AND a.attname LIKE 'k\_\_%'"#,
+            [.text(engine.configuration.schema)], operation: "capture")
+        var fields: [String: [String: String]] = [:]
+        for row in 0..<keys.rowCount where keys.text(row, 0).hasPrefix("c_") {
+            fields[String(keys.text(row, 0).dropFirst(2)), default: [:]][keys.text(row, 1)] = keys.text(row, 2)
+        }
         let description = PostgresExportDescription(
             format: Self.format, version: Self.formatVersion, schema: engine.configuration.schema,
             meta: Dictionary(uniqueKeysWithValues: (0..<meta.rowCount).map { (meta.text($0, 0), meta.text($0, 1)) }),
-            collections: collections.map { .init(name: $0, indexes: definitions[$0] ?? [:]) })
+            collections: collections.map { .init(name: $0, indexes: definitions[$0] ?? [:], keys: fields[$0]) })
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         try write(Array(try encoder.encode(description)))

@@ -64,17 +64,21 @@ package struct PostgresExport {
 
     /// The Strata indexes of a collection, read back from their definitions: each one whose name is the name
     /// Strata gives an index on the field its definition reads (others, made by hand, are not restored).
-    package func indexes(of collection: String) -> [Index] {
-        guard let definitions = description.collections.first(where: { $0.name == collection })?.indexes else {
-            return []
-        }
-        return definitions.sorted { $0.key < $1.key }.compactMap { name, definition in
+    package func indexes(of collection: String) -> [Index] { Self.indexes(of: collection, in: description) }
+
+    /// The Strata indexes of a collection of `description`.
+    static func indexes(of collection: String, in description: PostgresExportDescription) -> [Index] {
+        guard let described = description.collections.first(where: { $0.name == collection }) else { return [] }
+        return described.indexes.sorted { $0.key < $1.key }.compactMap { name, definition in
             // `… USING btree (NULLIF((body -> 'a'::text) -> 'b'::text, 'null'::jsonb))`: the quoted names cast
-            // to text are the field's components.
+            // to text are the field's components; `… USING btree (k__a__b) [WHERE …]`: the key column's field.
             let pieces = definition.split(separator: "'", omittingEmptySubsequences: false)
             var components: [String] = []
             for index in stride(from: 1, to: pieces.count - 1, by: 2) where pieces[index + 1].hasPrefix("::text") {
                 components.append(String(pieces[index]))
+            }
+            if let (_, path) = described.keys?.first(where: { definition.contains("btree (\($0.key))") }) {
+                components = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
             }
             guard !components.isEmpty, components.allSatisfy(RecordStore.isValidName) else { return nil }
             let field = Field(components.joined(separator: "."))

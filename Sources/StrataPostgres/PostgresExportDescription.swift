@@ -1,10 +1,12 @@
 /// `records/postgres/store.json` in a capture of a PostgreSQL record store (``PostgresCapture``).
 struct PostgresExportDescription: Codable, Sendable {
     /// One collection: its name (table `c_<name>`) and its indexes' definitions by index name, as
-    /// `pg_indexes.indexdef` gave them.
+    /// `pg_indexes.indexdef` gave them, and its key columns' fields by column name (none before format version 2
+    /// of the store, whose indexes read the `jsonb` value).
     struct Collection: Codable, Sendable {
         var name: String
         var indexes: [String: String]
+        var keys: [String: String]?
     }
 
     /// ``PostgresCapture/format``.

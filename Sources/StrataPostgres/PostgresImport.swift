@@ -22,8 +22,9 @@ package final class PostgresImport {
 
     /// Connects and loads `export` into `configuration`'s schema, in a transaction left open.
     ///
-    /// The records' bodies are not parsed here (the server parses each as `jsonb`): the caller has checked them,
-    /// as a restore does by converting the export into the staged SQLite store first.
+    /// The records' bodies are not checked here (the server parses each as `jsonb`; the keys of indexed fields are
+    /// computed from them): the caller has checked them, as a restore does by converting the export into the staged
+    /// SQLite store first.
     /// - Throws: ``/StrataCore/StorageError``: `.conflict` naming the schema when it holds anything, the export's
     ///   `.corrupt`, or the server's errors (nothing is then left on the server).
     package init(_ export: PostgresExport, into configuration: PostgresConfiguration) throws {
@@ -43,13 +44,20 @@ package final class PostgresImport {
                     operation: "restore")
             }
             try loadValues(export)
+            let keyed = try PostgresRecordEngine.sortsTextBytewise(on: connection)
             for collection in export.collections {
                 try connection.execute(
                     PostgresSession.createCollectionSQL(collection), operation: "restore", collection: collection)
-                try loadRecords(export, collection)
-                for index in export.indexes(of: collection) {
+                let indexes = export.indexes(of: collection)
+                var fields: [Field] = []
+                for field in indexes.map(\.field) where keyed && !fields.contains(field) {
+                    try PostgresSession.addKeyColumn(field, to: collection, on: connection)
+                    fields.append(field)
+                }
+                try loadRecords(export, collection, keys: PostgresKeyColumns.read(collection, on: connection))
+                for index in indexes {
                     try connection.execute(
-                        PostgresSession.createIndexSQL(index, in: collection), operation: "restore",
+                        PostgresSession.createIndexSQL(index, in: collection, keyed: keyed), operation: "restore",
                         collection: collection)
                 }
             }
@@ -134,16 +142,14 @@ package final class PostgresImport {
     }
 
     /// Streams one collection's records with `COPY`.
-    private func loadRecords(_ export: PostgresExport, _ collection: String) throws {
-        let sql = PostgresWriteBatch(collection: collection, mode: .insert, usesCopy: true).copySQL
+    private func loadRecords(_ export: PostgresExport, _ collection: String, keys: PostgresKeyColumns) throws {
+        let sql = PostgresWriteBatch(collection: collection, mode: .insert, keys: keys, usesCopy: true).copySQL
         var stream = PostgresCopyStream(connection, sql: sql, collection: collection)
         var count = 0
         // The restore converted these files into SQLite first, checking every body; the server parses each again.
         try export.forEachRecord(in: collection, checksBodies: false) { id, body in
             try PostgresSession.checkID(id, collection: collection, operation: "restore")
-            PostgresBinaryCopy.appendRow(fields: 2, to: &stream.rows)
-            PostgresBinaryCopy.appendField(id.utf8, to: &stream.rows)
-            PostgresBinaryCopy.appendJSONB(body, to: &stream.rows)
+            PostgresWriteBatch.appendCopyRow(id: id, body: body, keys: try keys.keys(of: body), to: &stream.rows)
             count += 1
             try stream.sendIfLarge()
         }

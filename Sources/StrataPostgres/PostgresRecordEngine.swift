@@ -13,8 +13,10 @@ import Synchronization
 /// let people = try store.collection(Person.self, named: "people", indexes: [.field("age")])
 /// ```
 ///
-/// Each collection is a table `c_<name> (id text, body jsonb)` in the configured schema; each declared index is
-/// a B-tree expression index over the field. Queries compile to SQL with every value bound as a parameter.
+/// Each collection is a table `c_<name> (id text, body jsonb, …)` in the configured schema. On a database that
+/// sorts text bytewise, each indexed field has a `bytea` key column the client computes from the body
+/// (``PostgresIndexKey``: ordered as `jsonb` orders the values) and a B-tree index on it; elsewhere each declared
+/// index is a B-tree expression index over the field. Queries compile to SQL with every value bound as a parameter.
 /// ``RecordStore/write(_:)`` runs at `SERIALIZABLE` isolation and reruns its closure when the server reports a
 /// serialization failure or deadlock (within ``PostgresConfiguration/transactionRetryBudgetMilliseconds``, the
 /// rerun queued on locks of the records it touched), so a read-modify-write is as safe as on SQLite while writers
@@ -62,6 +64,8 @@ public final class PostgresRecordEngine: RecordEngine {
     public let usesTLS: Bool
 
     let pool: PostgresPool
+    /// The key columns of each collection, as last read from the catalog (see ``keyColumns(_:on:)``).
+    let keyColumnCache = Mutex<[String: PostgresKeyColumns]>([:])
     /// Records whose transactions conflicted lately, by lock key, with when (see ``markHot(_:)``).
     private let hotRecords = Mutex<[Int64: ContinuousClock.Instant]>([:])
     static let hotRecordMemory = Duration.seconds(10)
@@ -79,15 +83,8 @@ public final class PostgresRecordEngine: RecordEngine {
         self.configuration = configuration
         pool = PostgresPool(configuration)
         let (where_, bytewise, tls) = try pool.with { connection -> (String, Bool, Bool) in
-            try Self.prepareSchema(connection, configuration)
-            // The libc collation's name, and how the default collation (libc or ICU) really orders text: both must
-            // say bytewise.
-            let collation = try connection.query(
-                "SELECT datcollate, ('B' < 'a' AND 'Z' < 'a' AND '_' < 'a' AND 'a' < 'é') FROM pg_database WHERE datname = current_database()",
-                operation: "open")
-            let name = collation.rowCount > 0 ? collation.text(0, 0) : ""
-            let ordersBytewise = collation.rowCount > 0 && collation.text(0, 1) == "t"
-            let bytewise = ordersBytewise && (name == "C" || name == "POSIX" || name.hasPrefix("C."))
+            let bytewise = try Self.sortsTextBytewise(on: connection)
+            try Self.prepareSchema(connection, configuration, keyed: bytewise)
             return (connection.location, bytewise, connection.usesTLS)
         }
         location = where_ + "#" + configuration.schema
@@ -102,8 +99,21 @@ public final class PostgresRecordEngine: RecordEngine {
         try RecordStore(engine: PostgresRecordEngine(configuration), migrations: migrations)
     }
 
-    /// The format of the store's own tables; a schema with a newer one is refused.
-    static let formatVersion = 1
+    /// Whether the database's default collation sorts text bytewise: the libc collation's name, and how the
+    /// default collation (libc or ICU) really orders text, must both say so.
+    static func sortsTextBytewise(on connection: PostgresConnection) throws -> Bool {
+        let collation = try connection.query(
+            "SELECT datcollate, ('B' < 'a' AND 'Z' < 'a' AND '_' < 'a' AND 'a' < 'é') FROM pg_database WHERE datname = current_database()",
+            operation: "open")
+        let name = collation.rowCount > 0 ? collation.text(0, 0) : ""
+        let ordersBytewise = collation.rowCount > 0 && collation.text(0, 1) == "t"
+        return ordersBytewise && (name == "C" || name == "POSIX" || name.hasPrefix("C."))
+    }
+
+    /// The format of the store's own tables; a schema with a newer one is refused, an older one upgraded when
+    /// opened. Version 2: indexed fields have key columns the client fills (on a database that sorts text
+    /// bytewise); version 1 had expression indexes over `jsonb`.
+    static let formatVersion = 2
 
     /// Creates the store's own tables in the schema first on the search path: `strata_meta` (with the format and
     /// its version) and `strata_kv`.
@@ -113,7 +123,9 @@ public final class PostgresRecordEngine: RecordEngine {
         CREATE TABLE strata_kv (key text COLLATE "C" PRIMARY KEY, value bytea NOT NULL, modified double precision NOT NULL);
         """
 
-    static func prepareSchema(_ connection: PostgresConnection, _ configuration: PostgresConfiguration) throws {
+    static func prepareSchema(_ connection: PostgresConnection, _ configuration: PostgresConfiguration, keyed: Bool)
+        throws
+    {
         try connection.execute("BEGIN", operation: "open")
         do {
             try connection.execute(
@@ -134,6 +146,7 @@ public final class PostgresRecordEngine: RecordEngine {
                         tier: .records, path: connection.location,
                         recovery: "Open it with the newer program that wrote it")
                 }
+                if found < formatVersion { try upgrade(connection, configuration, keyed: keyed) }
             } else {
                 guard names.isEmpty else {
                     throw StorageError(
@@ -210,6 +223,12 @@ public final class PostgresRecordEngine: RecordEngine {
                             }
                             locked = []
                             return result
+                        } catch let error as StorageError
+                            where Self.isKeyColumnMismatch(error)
+                            && attempts < configuration.maximumTransactionAttempts
+                        {
+                            // Another process added or dropped a key column: read them again, and run again.
+                            forgetKeyColumns()
                         } catch var error as StorageError where error.code == .conflict {
                             conflicted.formUnion(session?.touchedRecords ?? [])
                             markHot(session?.touchedRecords ?? [])
@@ -299,14 +318,16 @@ public final class PostgresRecordEngine: RecordEngine {
     public func writeOne(_ collection: String, id: String, body: UnsafeRawBufferPointer, mode: RecordWriteMode)
         throws -> Bool
     {
-        let (write, operation) = PostgresSession.writeSQL(collection, mode: mode)
-        try PostgresSession.checkID(id, collection: collection, operation: operation)
-        let sql = "WITH w AS (\(write) RETURNING 1) SELECT pg_notify($3::text, $4::text) FROM w"
-        let parameters: [PostgresParameter] = [
-            .text(id), .bytes(body), .text(configuration.channel), .text(token + " " + collection),
-        ]
+        try PostgresSession.checkID(id, collection: collection, operation: PostgresSession.operation(mode))
         func attempt() throws -> Bool {
             try pool.with { connection in
+                let keys = try keyColumns(collection, on: connection)
+                let (write, operation) = PostgresSession.writeSQL(collection, mode: mode, keys: keys)
+                let sql =
+                    "WITH w AS (\(write) RETURNING 1) SELECT pg_notify($\(keys.count + 3)::text, $\(keys.count + 4)::text) FROM w"
+                let parameters: [PostgresParameter] =
+                    [.text(id), .bytes(body)] + (try keys.keys(of: body).map(PostgresSession.keyParameter))
+                    + [.text(configuration.channel), .text(token + " " + collection)]
                 do {
                     return try connection.query(sql, parameters, operation: operation, collection: collection)
                         .rowCount > 0
@@ -316,7 +337,13 @@ public final class PostgresRecordEngine: RecordEngine {
             }
         }
         do {
-            return try attempt()
+            do {
+                return try attempt()
+            } catch let error as StorageError where Self.isKeyColumnMismatch(error) {
+                // Another process added or dropped a key column: read them again.
+                forgetKeyColumns()
+                return try attempt()
+            }
         } catch let error as StorageError where error.code == .connectionFailed && mode != .insert {
             return try attempt()
         } catch var error as StorageError
@@ -330,10 +357,12 @@ public final class PostgresRecordEngine: RecordEngine {
     }
 
     public func read<T>(snapshot: Bool, _ body: (any RecordSession) throws -> T) throws -> T {
-        // A read changes nothing, so one lost to a dropped connection simply runs again on a new one.
+        // A read changes nothing, so one lost to a dropped connection simply runs again on a new one; one that
+        // named a key column another process dropped, with the columns read again.
         do {
             return try readOnce(snapshot: snapshot, body)
-        } catch let error as StorageError where error.code == .connectionFailed {
+        } catch let error as StorageError where error.code == .connectionFailed || Self.isKeyColumnMismatch(error) {
+            if Self.isKeyColumnMismatch(error) { forgetKeyColumns() }
             return try readOnce(snapshot: snapshot, body)
         }
     }
@@ -350,6 +379,8 @@ public final class PostgresRecordEngine: RecordEngine {
     }
 
     public func migrate(_ body: (any RecordSession) throws -> Void) throws {
+        // A migration may add or drop key columns, and roll back: what it read is not kept.
+        defer { forgetKeyColumns() }
         try pool.with { connection in
             try transaction(on: connection, begin: "BEGIN") { session in
                 _ = try connection.query(
@@ -472,8 +503,10 @@ public final class PostgresRecordEngine: RecordEngine {
                     "SELECT string_agg(column_name || ' ' || data_type, ', ' ORDER BY ordinal_position) FROM information_schema.columns WHERE table_schema = $1::text AND table_name = $2::text",
                     [.text(configuration.schema), .text("c_" + name)], operation: "verify", collection: name)
                 let shape = columns.rowCount > 0 ? columns.text(0, 0) : ""
-                guard shape == "id text, body jsonb" else {
-                    problems.append("collection '\(name)': columns are (\(shape)), not (id text, body jsonb)")
+                let keys = try PostgresKeyColumns.read(name, on: connection)
+                let expected = "id text, body jsonb" + keys.columns.map { ", \($0) bytea" }.joined()
+                guard shape == expected else {
+                    problems.append("collection '\(name)': columns are (\(shape)), not (\(expected))")
                     continue
                 }
                 let bad = try connection.query(
@@ -506,10 +539,11 @@ public final class PostgresRecordEngine: RecordEngine {
     /// small enough that PostgreSQL would rather read it whole, the plan still shows whether an index can serve
     /// the query.
     public func queryPlan(for query: Query, in collection: String) throws -> [String] {
-        var builder = PostgresSQL(bytewiseText: sortsTextBytewise)
-        let sql = builder.select(query, collection: collection)
-        return try pool.with { connection in
-            try transaction(on: connection, begin: "BEGIN READ ONLY") { _ in
+        try pool.with { connection in
+            var builder = PostgresSQL(
+                bytewiseText: sortsTextBytewise, keys: try keyColumns(collection, on: connection))
+            let sql = builder.select(query, collection: collection)
+            return try transaction(on: connection, begin: "BEGIN READ ONLY") { _ in
                 try connection.execute("SET LOCAL enable_seqscan = off", operation: "explain")
                 let result = try connection.query(
                     "EXPLAIN " + sql, builder.parameters, operation: "explain", collection: collection)

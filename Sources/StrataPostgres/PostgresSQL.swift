@@ -6,11 +6,16 @@ struct PostgresSQL {
     var parameters: [PostgresParameter] = []
     /// Whether the database's collation is bytewise, so that a prefix can also be a range an index serves.
     let bytewiseText: Bool
+    /// The collection's key columns: a field that has one is compared, sorted and ranged on its key.
+    let keys: PostgresKeyColumns
 
-    init(bytewiseText: Bool) { self.bytewiseText = bytewiseText }
+    init(bytewiseText: Bool, keys: PostgresKeyColumns = .none) {
+        self.bytewiseText = bytewiseText
+        self.keys = keys
+    }
 
     /// The field as `jsonb`, with JSON `null` read as SQL NULL (as SQLite's `json_extract` does): exactly the
-    /// expression indexes are built on.
+    /// expression indexes are built on where fields have no key column.
     static func value(_ field: Field) -> String {
         "NULLIF(body" + field.components.map { "->'\($0)'" }.joined() + ", 'null'::jsonb)"
     }
@@ -27,6 +32,10 @@ struct PostgresSQL {
         bind(.text(Self.json(value))) + "::jsonb"
     }
 
+    private mutating func bindKey(_ key: [UInt8]) -> String {
+        bind(.text(String(decoding: PostgresIndexKey.hex(key), as: UTF8.self))) + "::bytea"
+    }
+
     static func json(_ value: QueryValue) -> String {
         switch value {
         case .integer(let number): String(number)
@@ -37,11 +46,22 @@ struct PostgresSQL {
         }
     }
 
+    /// What a sort or `min`/`max` orders by: the key column, or the `jsonb` value.
+    func orderValue(_ field: Field) -> String { keys.column(of: field) ?? Self.value(field) }
+
+    /// The condition that a field is missing or JSON `null`.
+    func isMissing(_ field: Field) -> String {
+        keys.column(of: field).map { "\($0) = ''" } ?? "\(Self.value(field)) IS NULL"
+    }
+
     mutating func select(_ query: Query, collection: String, columns: String = "id, body") -> String {
         var sql = "SELECT \(columns) FROM c_\(collection) WHERE " + condition(query.predicate)
-        // SQLite's order: NULLs first when ascending, last when descending.
+        // SQLite's order: NULLs first when ascending, last when descending (the empty key sorts first).
         let order =
-            query.sort.map { "\(Self.value($0.field)) \($0.ascending ? "ASC NULLS FIRST" : "DESC NULLS LAST")" }
+            query.sort.map { sort in
+                keys.column(of: sort.field).map { "\($0) \(sort.ascending ? "ASC" : "DESC")" }
+                    ?? "\(Self.value(sort.field)) \(sort.ascending ? "ASC NULLS FIRST" : "DESC NULLS LAST")"
+            }
             + ["id ASC"]
         sql += " ORDER BY " + order.joined(separator: ", ")
         if let limit = query.limit { sql += " LIMIT \(bind(.text(String(Swift.max(0, limit)))))::bigint" }
@@ -49,18 +69,84 @@ struct PostgresSQL {
         return sql
     }
 
-    mutating func condition(_ predicate: StrataRecords.Predicate) -> String {
+    /// The predicate as SQL that is true exactly where it holds, or, when `negated`, exactly where its negation
+    /// holds under SQL's three-valued logic on the `jsonb` values: a comparison with a missing field is unknown,
+    /// so neither it nor its negation holds. `NOT` is pushed down to the comparisons, so that a key column (where
+    /// a missing field is the empty key, not SQL NULL) keeps that meaning.
+    mutating func condition(_ predicate: StrataRecords.Predicate, negated: Bool = false) -> String {
         switch predicate {
-        case .compare(let field, let comparison, .null):
-            let value = Self.value(field)
-            return comparison == .equal
-                ? "\(value) IS NULL" : comparison == .notEqual ? "\(value) IS NOT NULL" : "FALSE"
+        case .and(let parts), .or(let parts):
+            // A negated AND is the OR of the negations, and the other way round.
+            let isAnd = { if case .and = predicate { return true } else { return false } }() != negated
+            guard !parts.isEmpty else { return isAnd ? "TRUE" : "FALSE" }
+            return "("
+                + parts.map { condition($0, negated: negated) }.joined(separator: isAnd ? " AND " : " OR ") + ")"
+        case .not(let inner):
+            return condition(inner, negated: !negated)
+        case .all:
+            return negated ? "FALSE" : "TRUE"
+        case .isNull(let field), .compare(let field, .equal, .null):
+            // Never unknown.
+            return negated ? "NOT (\(isMissing(field)))" : isMissing(field)
+        case .compare(let field, .notEqual, .null):
+            return negated ? isMissing(field) : "NOT (\(isMissing(field)))"
+        case .compare(_, _, .null):
+            return negated ? "TRUE" : "FALSE"
+        default:
+            guard let (column, sql) = keyComparison(predicate) else {
+                // On the `jsonb` value: unknown where the field is missing, as is its negation.
+                let sql = valueComparison(predicate)
+                return negated ? "NOT \(sql)" : sql
+            }
+            // Every key comparison is false for the empty key: its negation must be too.
+            return negated ? "(\(column) <> '' AND NOT \(sql))" : sql
+        }
+    }
+
+    /// A comparison on the field's key column, if it has one and the comparison can use it: the column, and the
+    /// SQL, false for the empty key (it repeats `<> ''` so that a partial unique index can serve it).
+    private mutating func keyComparison(_ predicate: StrataRecords.Predicate) -> (String, String)? {
+        switch predicate {
+        case .compare(let field, let comparison, let compared):
+            guard let k = keys.column(of: field) else { return nil }
+            let key = bindKey(PostgresIndexKey.key(compared))
+            switch comparison {
+            case .equal: return (k, "(\(k) = \(key) AND \(k) <> '')")
+            case .notEqual: return (k, "(\(k) <> \(key) AND \(k) <> '')")
+            case .less, .lessOrEqual:
+                // Only values of the compared value's JSON type: from its type's first key.
+                let low = bindKey(PostgresIndexKey.typePrefix(compared))
+                return (k, "(\(k) \(comparison.rawValue) \(key) AND \(k) >= \(low) AND \(k) <> '')")
+            case .greater, .greaterOrEqual:
+                var next = PostgresIndexKey.typePrefix(compared)
+                next[1] += 1
+                let high = bindKey(next)
+                return (k, "(\(k) \(comparison.rawValue) \(key) AND \(k) < \(high) AND \(k) <> '')")
+            }
+        case .oneOf(let field, let values):
+            guard let k = keys.column(of: field), !values.isEmpty else { return nil }
+            let list = values.map { bindKey(PostgresIndexKey.key($0)) }.joined(separator: ", ")
+            return (k, "(\(k) IN (\(list)) AND \(k) <> '')")
+        case .prefix(let field, let prefix):
+            // Exact on a key column whatever the collation: strings compare bytewise in keys.
+            guard let k = keys.column(of: field) else { return nil }
+            let low = PostgresIndexKey.stringPrefix(prefix)
+            let (lower, upper) = (bindKey(low), bindKey(low + [0xFF]))
+            return (k, "(\(k) >= \(lower) AND \(k) < \(upper) AND \(k) <> '')")
+        default:
+            return nil
+        }
+    }
+
+    /// A comparison on the field's `jsonb` value (no key column, or `contains`).
+    private mutating func valueComparison(_ predicate: StrataRecords.Predicate) -> String {
+        switch predicate {
         case .compare(let field, let comparison, let compared):
             let value = Self.value(field)
             let parameter = bindJSON(compared)
             switch comparison {
-            case .equal: return "\(value) = \(parameter)"
-            case .notEqual: return "\(value) <> \(parameter)"
+            case .equal: return "(\(value) = \(parameter))"
+            case .notEqual: return "(\(value) <> \(parameter))"
             default:
                 // jsonb orders across types (any boolean > any number); match only the compared value's type.
                 return
@@ -68,7 +154,7 @@ struct PostgresSQL {
             }
         case .oneOf(let field, let values):
             guard !values.isEmpty else { return "FALSE" }
-            return "\(Self.value(field)) IN (\(values.map { bindJSON($0) }.joined(separator: ", ")))"
+            return "(\(Self.value(field)) IN (\(values.map { bindJSON($0) }.joined(separator: ", "))))"
         case .prefix(let field, let prefix):
             let value = Self.value(field)
             let text = bind(.text(prefix))
@@ -84,16 +170,8 @@ struct PostgresSQL {
             let parameter = bind(.text(text))
             return
                 "(CASE jsonb_typeof(\(value)) WHEN 'array' THEN \(value) @> jsonb_build_array(\(parameter)::text) ELSE strpos(\(value) #>> '{}', \(parameter)::text) > 0 END)"
-        case .isNull(let field):
-            return "\(Self.value(field)) IS NULL"
-        case .and(let parts):
-            return parts.isEmpty ? "TRUE" : "(" + parts.map { condition($0) }.joined(separator: " AND ") + ")"
-        case .or(let parts):
-            return parts.isEmpty ? "FALSE" : "(" + parts.map { condition($0) }.joined(separator: " OR ") + ")"
-        case .not(let inner):
-            return "NOT (\(condition(inner)))"
-        case .all:
-            return "TRUE"
+        default:
+            return "FALSE"
         }
     }
 

@@ -8,16 +8,21 @@ import StrataRecords
 /// it would without chunks; the transaction then fails as a whole. (`COPY` cannot upsert.)
 extension PostgresSession {
     /// Adds a record to the chunk being gathered, sending the chunk first if the record cannot join it.
-    func queue(_ collection: String, id: String, body: UnsafeRawBufferPointer, mode: RecordWriteMode) throws {
-        if let pending = batch, pending.collection != collection || pending.mode != mode || pending.contains(id) {
+    func queue(
+        _ collection: String, id: String, body: UnsafeRawBufferPointer, mode: RecordWriteMode,
+        keys: PostgresKeyColumns
+    ) throws {
+        if let pending = batch,
+            pending.collection != collection || pending.mode != mode || pending.keys != keys || pending.contains(id)
+        {
             try sendBatch()
         }
         if batch == nil {
             let usesCopy = mode == .insert && queuedRecords >= PostgresWriteBatch.copyAfterRows
-            batch = PostgresWriteBatch(collection: collection, mode: mode, usesCopy: usesCopy)
+            batch = PostgresWriteBatch(collection: collection, mode: mode, keys: keys, usesCopy: usesCopy)
         }
         queuedRecords += 1
-        batch!.append(id: id, body: body)
+        try batch!.append(id: id, body: body)
         if batch!.usesCopy && batch!.unsentCopyBytes >= PostgresWriteBatch.copyPieceBytes {
             try remembering { try streamCopy(last: false) }
         }
@@ -59,10 +64,8 @@ extension PostgresSession {
         }
         try remembering {
             try connection.send("SAVEPOINT strata_bulk", operation: operation, collection: collection, prepared: false)
-            try pending.withLiterals { ids, bodies in
-                try connection.send(
-                    sql, [.bytes(ids), .bytes(bodies)], operation: operation, collection: collection,
-                    chunk: chunk)
+            try pending.withParameters { parameters in
+                try connection.send(sql, parameters, operation: operation, collection: collection, chunk: chunk)
             }
             pending.sent()
             sentChunks[chunk] = pending
@@ -126,12 +129,12 @@ extension PostgresSession {
 
     /// Sends the records of `batch` one statement each, each naming its record if it fails.
     private func sendEach(of batch: PostgresWriteBatch) throws {
-        let (sql, operation) = Self.writeSQL(batch.collection, mode: batch.mode)
+        let (sql, operation) = Self.writeSQL(batch.collection, mode: batch.mode, keys: batch.keys)
         for row in batch.rows {
             try row.body.withUnsafeBytes { body in
                 try connection.send(
-                    sql, [.text(row.id), .bytes(body)], operation: operation, collection: batch.collection,
-                    key: row.id)
+                    sql, [.text(row.id), .bytes(body)] + batch.keys.keys(of: body).map(Self.keyParameter),
+                    operation: operation, collection: batch.collection, key: row.id)
             }
         }
     }

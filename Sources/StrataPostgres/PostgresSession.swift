@@ -20,6 +20,8 @@ final class PostgresSession: RecordSession {
     /// How many records the transaction queued in chunks: past ``PostgresWriteBatch/copyAfterRows``, inserts go
     /// out as `COPY`.
     var queuedRecords = 0
+    /// The key columns of the collections this session wrote or queried (see ``keyColumns(_:)``).
+    private var knownKeyColumns: [String: PostgresKeyColumns] = [:]
 
     init(connection: PostgresConnection, engine: PostgresRecordEngine) {
         self.connection = connection
@@ -99,29 +101,58 @@ final class PostgresSession: RecordSession {
         let record =
             deferredBegin != nil || touchedRecords.count < Self.touchedRecordLimit ? touch(collection, [id]) : nil
         // (A `COPY` in progress is the bulk path of a pipelined transaction.)
+        try beginIfDeferred(first: record)
+        let keys = try keyColumns(collection)
         if (connection.isPipelining || connection.isCopying) && mode != .update {
             // Nothing to wait for: the record goes out in the pipeline with others, and a failure is reported at
             // the next read or at the commit, naming this record (the server skips every statement after it).
-            try beginIfDeferred(first: record)
-            try queue(collection, id: id, body: body, mode: mode)
+            try queue(collection, id: id, body: body, mode: mode, keys: keys)
             return true
         }
-        let (sql, operation) = Self.writeSQL(collection, mode: mode)
+        let (sql, operation) = Self.writeSQL(collection, mode: mode, keys: keys)
         let result = try query(
-            sql, [.text(id), .bytes(body)], operation: operation, collection: collection, record: record)
+            sql, [.text(id), .bytes(body)] + keys.keys(of: body).map(Self.keyParameter), operation: operation,
+            collection: collection, record: record)
         return mode != .update || result.changedRows > 0
     }
 
-    /// The statement writing one record: `$1` is the id, `$2` the JSON body.
-    static func writeSQL(_ collection: String, mode: RecordWriteMode) -> (sql: String, operation: String) {
+    /// The key columns of a collection, read from the engine's cache or the catalog once per session (the chunk
+    /// being gathered goes out first, since a catalog read cannot run inside a `COPY`).
+    func keyColumns(_ collection: String) throws -> PostgresKeyColumns {
+        if let known = knownKeyColumns[collection] { return known }
+        try sendBatch()
+        let keys = try remembering { try engine.keyColumns(collection, on: connection) }
+        knownKeyColumns[collection] = keys
+        return keys
+    }
+
+    /// Forgets the key columns this session and its engine know (after adding or dropping one).
+    func forgetKeyColumns() {
+        knownKeyColumns = [:]
+        engine.forgetKeyColumns()
+    }
+
+    /// A key as a `bytea` parameter in text form.
+    static func keyParameter(_ key: [UInt8]) -> PostgresParameter {
+        .text(String(decoding: PostgresIndexKey.hex(key), as: UTF8.self))
+    }
+
+    /// The statement writing one record: `$1` is the id, `$2` the JSON body, `$3`… its keys.
+    static func writeSQL(_ collection: String, mode: RecordWriteMode, keys: PostgresKeyColumns)
+        -> (sql: String, operation: String)
+    {
+        let columns = keys.columns
+        let values = columns.indices.map { ", $\($0 + 3)::bytea" }.joined()
+        let insert =
+            "INSERT INTO c_\(collection) (id, body\(keys.columnList)) VALUES ($1::text, $2::jsonb\(values))"
         switch mode {
-        case .insert: ("INSERT INTO c_\(collection) (id, body) VALUES ($1::text, $2::jsonb)", operation(mode))
+        case .insert: return (insert, operation(mode))
         case .upsert:
-            (
-                "INSERT INTO c_\(collection) (id, body) VALUES ($1::text, $2::jsonb) ON CONFLICT (id) DO UPDATE SET body = excluded.body",
-                operation(mode)
-            )
-        case .update: ("UPDATE c_\(collection) SET body = $2::jsonb WHERE id = $1::text", operation(mode))
+            let updates = columns.map { ", \($0) = excluded.\($0)" }.joined()
+            return (insert + " ON CONFLICT (id) DO UPDATE SET body = excluded.body" + updates, operation(mode))
+        case .update:
+            let updates = columns.indices.map { ", \(columns[$0]) = $\($0 + 3)::bytea" }.joined()
+            return ("UPDATE c_\(collection) SET body = $2::jsonb\(updates) WHERE id = $1::text", operation(mode))
         }
     }
 
@@ -166,7 +197,7 @@ final class PostgresSession: RecordSession {
     }
 
     func select(_ collection: String, _ query: Query, _ row: (String, UnsafeRawBufferPointer) throws -> Void) throws {
-        var builder = PostgresSQL(bytewiseText: bytewise)
+        var builder = PostgresSQL(bytewiseText: bytewise, keys: try keyColumns(collection))
         let sql = builder.select(query, collection: collection)
         let result = try self.query(sql, builder.parameters, operation: "query", collection: collection)
         for index in 0..<result.rowCount {
@@ -194,14 +225,14 @@ final class PostgresSession: RecordSession {
     }
 
     func ids(_ collection: String, matching predicate: StrataRecords.Predicate) throws -> [String] {
-        var builder = PostgresSQL(bytewiseText: bytewise)
+        var builder = PostgresSQL(bytewiseText: bytewise, keys: try keyColumns(collection))
         let sql = builder.select(Query(predicate), collection: collection, columns: "id")
         let result = try query(sql, builder.parameters, operation: "query", collection: collection)
         return (0..<result.rowCount).map { result.text($0, 0) }
     }
 
     func count(_ collection: String, matching predicate: StrataRecords.Predicate) throws -> Int {
-        var builder = PostgresSQL(bytewiseText: bytewise)
+        var builder = PostgresSQL(bytewiseText: bytewise, keys: try keyColumns(collection))
         let condition = builder.condition(predicate)
         let result = try query(
             "SELECT count(*) FROM c_\(collection) WHERE \(condition)", builder.parameters, operation: "count",
@@ -214,14 +245,15 @@ final class PostgresSession: RecordSession {
     )
         throws -> QueryValue?
     {
-        var builder = PostgresSQL(bytewiseText: bytewise)
+        var builder = PostgresSQL(bytewiseText: bytewise, keys: try keyColumns(collection))
         let condition = builder.condition(predicate)
         let value = PostgresSQL.value(field)
         switch aggregate {
         case .min, .max:
             // jsonb has no min/max aggregates; the first value in index order is the same thing.
+            let order = builder.orderValue(field)
             let result = try query(
-                "SELECT \(value) FROM c_\(collection) WHERE (\(condition)) AND \(value) IS NOT NULL ORDER BY \(value) \(aggregate == .min ? "ASC" : "DESC") LIMIT 1",
+                "SELECT \(value) FROM c_\(collection) WHERE (\(condition)) AND NOT (\(builder.isMissing(field))) ORDER BY \(order) \(aggregate == .min ? "ASC" : "DESC") LIMIT 1",
                 builder.parameters, operation: aggregate.rawValue, collection: collection)
             guard result.rowCount > 0 else { return nil }
             return try result.withBytes(0, 0) { try PostgresSQL.queryValue(fromJSON: $0) }
@@ -248,9 +280,27 @@ final class PostgresSession: RecordSession {
 
     func setNull(_ collection: String, field: Field, ids: [String]) throws {
         guard !ids.isEmpty else { return }
-        _ = try query(
+        try changeBodies(
+            collection, fields: [field],
             "UPDATE c_\(collection) SET body = jsonb_set(body, \(PostgresSQL.path(field)), 'null'::jsonb, true) WHERE id = ANY($1::text[])",
-            [.text(PostgresSQL.arrayLiteral(ids))], operation: "delete (nullify)", collection: collection)
+            [.text(PostgresSQL.arrayLiteral(ids))], operation: "delete (nullify)")
+    }
+
+    /// Runs an `UPDATE` that changes bodies on the server, then, if it changes `fields` that hold or are held by
+    /// an indexed field, computes the changed rows' keys again (the statement returns their new bodies).
+    private func changeBodies(
+        _ collection: String, fields: [Field], _ sql: String, _ parameters: [PostgresParameter] = [],
+        operation: String
+    ) throws {
+        let keys = try keyColumns(collection).overlapping(fields)
+        guard !keys.isEmpty else {
+            _ = try query(sql, parameters, operation: operation, collection: collection)
+            return
+        }
+        let changed = try query(sql + " RETURNING id, body", parameters, operation: operation, collection: collection)
+        try remembering {
+            try Self.updateKeys(keys, of: changed, in: collection, on: connection, operation: operation)
+        }
     }
 
     // MARK: Schema
@@ -276,34 +326,41 @@ final class PostgresSession: RecordSession {
     }
 
     func createIndex(_ index: Index, in collection: String) throws {
-        _ = try query(Self.createIndexSQL(index, in: collection), operation: "create index", collection: collection)
-    }
-
-    /// The statement creating an index, if it is missing.
-    static func createIndexSQL(_ index: Index, in collection: String) -> String {
-        "CREATE \(index.isUnique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(index.name(in: collection)) ON c_\(collection) ((\(PostgresSQL.value(index.field))))"
+        try beginIfDeferred(first: nil)
+        try sendBatch()
+        try remembering {
+            if bytewise { try Self.addKeyColumn(index.field, to: collection, on: connection) }
+            forgetKeyColumns()
+            try connection.execute(
+                Self.createIndexSQL(index, in: collection, keyed: bytewise), operation: "create index",
+                collection: collection)
+        }
     }
 
     func dropIndex(_ index: Index, in collection: String) throws {
-        _ = try query(
-            "DROP INDEX IF EXISTS \(index.name(in: collection))", operation: "drop index", collection: collection)
+        try beginIfDeferred(first: nil)
+        try sendBatch()
+        try remembering { try Self.dropIndex(index, in: collection, on: connection) }
+        forgetKeyColumns()
     }
 
     func addField(_ collection: String, _ field: Field, value: JSONValue) throws {
-        _ = try query(
+        try changeBodies(
+            collection, fields: [field],
             "UPDATE c_\(collection) SET body = jsonb_set(body, \(PostgresSQL.path(field)), $1::jsonb, true) WHERE body #> \(PostgresSQL.path(field)) IS NULL",
-            [.text(value.description)], operation: "migrate", collection: collection)
+            [.text(value.description)], operation: "migrate")
     }
 
     func renameField(_ collection: String, from: Field, to: Field) throws {
-        _ = try query(
+        try changeBodies(
+            collection, fields: [from, to],
             "UPDATE c_\(collection) SET body = jsonb_set(body #- \(PostgresSQL.path(from)), \(PostgresSQL.path(to)), body #> \(PostgresSQL.path(from)), true) WHERE body #> \(PostgresSQL.path(from)) IS NOT NULL",
-            operation: "migrate", collection: collection)
+            operation: "migrate")
     }
 
     func removeField(_ collection: String, _ field: Field) throws {
-        _ = try query(
-            "UPDATE c_\(collection) SET body = body #- \(PostgresSQL.path(field))", operation: "migrate",
-            collection: collection)
+        try changeBodies(
+            collection, fields: [field], "UPDATE c_\(collection) SET body = body #- \(PostgresSQL.path(field))",
+            operation: "migrate")
     }
 }

@@ -5,8 +5,11 @@ import StrataRecords
 /// chunk of records costs the server one statement instead of one each.
 ///
 /// A chunk goes out in one of two ways:
-/// - `INSERT … SELECT * FROM unnest($1::text[], $2::jsonb[])`, in the pipeline: the ids and bodies travel as two
-///   array literals, each element quoted, with `"` and `\` escaped by a backslash (no other byte needs escaping
+/// Each record also carries the keys of the collection's indexed fields (``PostgresKeyColumns``), one more array or
+/// field per key column.
+///
+/// - `INSERT … SELECT * FROM unnest($1::text[], $2::jsonb[], $3::bytea[], …)`, in the pipeline: the ids, bodies and
+///   keys travel as array literals, each element quoted, with `"` and `\` escaped by a backslash (no other byte needs escaping
 ///   inside quotes, and neither byte occurs inside a multi-byte UTF-8 sequence). Such a chunk never holds the
 ///   same id twice, so that an upsert chunk means what one statement per record means (PostgreSQL refuses to
 ///   update one row twice in a statement). The records are kept until the server has stored the chunk, so that
@@ -18,6 +21,8 @@ import StrataRecords
 struct PostgresWriteBatch {
     let collection: String
     let mode: RecordWriteMode
+    /// The key columns every record of the chunk writes.
+    let keys: PostgresKeyColumns
     /// Whether the chunk is a `COPY`.
     let usesCopy: Bool
     /// The records of an `INSERT … unnest` chunk, in order: the id, and the JSON body.
@@ -25,6 +30,8 @@ struct PostgresWriteBatch {
     private var ids = Set<ExactString>()
     private var idLiteral: [UInt8] = [UInt8(ascii: "{")]
     private var bodyLiteral: [UInt8] = [UInt8(ascii: "{")]
+    /// One literal per key column.
+    private var keyLiterals: [[UInt8]]
     /// The rows of a `COPY` chunk in its binary format, after its header; those from `copySent` on are not sent.
     private var copyRows: [UInt8] = []
     private var copySent = 0
@@ -42,10 +49,12 @@ struct PostgresWriteBatch {
     /// A `COPY` chunk's rows go to the server in pieces of this many bytes.
     static let copyPieceBytes = 64 << 10
 
-    init(collection: String, mode: RecordWriteMode, usesCopy: Bool = false) {
+    init(collection: String, mode: RecordWriteMode, keys: PostgresKeyColumns, usesCopy: Bool = false) {
         self.collection = collection
         self.mode = mode
+        self.keys = keys
         self.usesCopy = usesCopy
+        keyLiterals = Array(repeating: [UInt8(ascii: "{")], count: keys.count)
     }
 
     var isFull: Bool {
@@ -57,12 +66,12 @@ struct PostgresWriteBatch {
     /// Whether the chunk must go out before a record with this id joins it.
     func contains(_ id: String) -> Bool { !usesCopy && ids.contains(ExactString(id)) }
 
-    mutating func append(id: String, body: UnsafeRawBufferPointer) {
+    /// - Throws: ``/StrataCore/StorageError`` `.invalidArgument` when the body is not valid JSON.
+    mutating func append(id: String, body: UnsafeRawBufferPointer) throws {
+        let keyValues = try keys.keys(of: body)
         count += 1
         if usesCopy {
-            PostgresBinaryCopy.appendRow(fields: 2, to: &copyRows)
-            PostgresBinaryCopy.appendField(id.utf8, to: &copyRows)
-            PostgresBinaryCopy.appendJSONB(body, to: &copyRows)
+            Self.appendCopyRow(id: id, body: body, keys: keyValues, to: &copyRows)
             return
         }
         ids.insert(ExactString(id))
@@ -70,6 +79,17 @@ struct PostgresWriteBatch {
         insertRows.append((id, bytes))
         Self.appendElement(id.utf8, to: &idLiteral)
         Self.appendElement(bytes, to: &bodyLiteral)
+        for (column, key) in keyValues.enumerated() {
+            Self.appendElement(PostgresIndexKey.hex(key), to: &keyLiterals[column])
+        }
+    }
+
+    /// Appends a record's row in binary `COPY` form: its id, its body, its keys.
+    static func appendCopyRow(id: String, body: UnsafeRawBufferPointer, keys: [[UInt8]], to rows: inout [UInt8]) {
+        PostgresBinaryCopy.appendRow(fields: 2 + keys.count, to: &rows)
+        PostgresBinaryCopy.appendField(id.utf8, to: &rows)
+        PostgresBinaryCopy.appendJSONB(body, to: &rows)
+        for key in keys { PostgresBinaryCopy.appendField(key, to: &rows) }
     }
 
     /// The records, in order: the id, and the JSON body.
@@ -86,12 +106,13 @@ struct PostgresWriteBatch {
             offset += 2
             let id = String(decoding: field(), as: UTF8.self)
             rows.append((id, [UInt8](field().dropFirst())))
+            for _ in 0..<keys.count { _ = field() }
         }
         return rows
     }
 
     /// The statement starting a `COPY` chunk.
-    var copySQL: String { "COPY c_\(collection) (id, body) FROM STDIN (FORMAT binary)" }
+    var copySQL: String { "COPY c_\(collection) (id, body\(keys.columnList)) FROM STDIN (FORMAT binary)" }
 
     /// The bytes of a `COPY` chunk's rows not sent yet.
     var unsentCopyBytes: Int { copyRows.count - copySent }
@@ -109,31 +130,40 @@ struct PostgresWriteBatch {
         copySent = copyRows.count
     }
 
-    /// The statement writing the whole chunk: `$1` is the ids, `$2` the bodies.
+    /// The statement writing the whole chunk: `$1` is the ids, `$2` the bodies, `$3`… the keys.
     var sql: String {
-        let insert = "INSERT INTO c_\(collection) (id, body) SELECT * FROM unnest($1::text[], $2::jsonb[])"
-        return mode == .upsert ? insert + " ON CONFLICT (id) DO UPDATE SET body = excluded.body" : insert
+        let columns = keys.columns
+        let arrays = columns.indices.map { ", $\($0 + 3)::bytea[]" }.joined()
+        let insert =
+            "INSERT INTO c_\(collection) (id, body\(keys.columnList)) SELECT * FROM unnest($1::text[], $2::jsonb[]\(arrays))"
+        guard mode == .upsert else { return insert }
+        return insert + " ON CONFLICT (id) DO UPDATE SET body = excluded.body"
+            + columns.map { ", \($0) = excluded.\($0)" }.joined()
     }
 
     var operation: String { PostgresSession.operation(mode) }
 
-    /// Lends the two array literals, closed.
-    mutating func withLiterals<T>(_ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> T) rethrows
-        -> T
-    {
+    /// Lends the statement's parameters: the array literals, closed.
+    mutating func withParameters<T>(_ body: ([PostgresParameter]) throws -> T) rethrows -> T {
         idLiteral.append(UInt8(ascii: "}"))
         bodyLiteral.append(UInt8(ascii: "}"))
         defer {
             idLiteral.removeLast()
             bodyLiteral.removeLast()
         }
-        return try idLiteral.withUnsafeBytes { ids in try bodyLiteral.withUnsafeBytes { try body(ids, $0) } }
+        let keyParameters = keyLiterals.map {
+            PostgresParameter.text(String(decoding: $0 + [UInt8(ascii: "}")], as: UTF8.self))
+        }
+        return try idLiteral.withUnsafeBytes { ids in
+            try bodyLiteral.withUnsafeBytes { try body([.bytes(ids), .bytes($0)] + keyParameters) }
+        }
     }
 
     /// Drops the literals of an `INSERT … unnest` chunk once sent, keeping the records for a replay.
     mutating func sent() {
         idLiteral = []
         bodyLiteral = []
+        keyLiterals = []
         ids = []
     }
 

@@ -1,0 +1,69 @@
+import StrataCore
+import StrataRecords
+
+/// The key columns of one collection's table: one `bytea NOT NULL` column per indexed field, holding the field's
+/// ``PostgresIndexKey``, which every write computes from the body it sends. Each column's comment holds its
+/// field's path (the column's name may end in a hash instead). Read from the catalog, so that every process
+/// writes the columns that exist, whoever added them.
+struct PostgresKeyColumns: Equatable, Sendable {
+    /// The indexed fields, in the order of their columns.
+    let fields: [Field]
+    /// The fields' paths as member names, to find them in a body.
+    private let paths: [[String]]
+
+    init(_ fields: [Field]) {
+        self.fields = fields
+        paths = fields.map(\.components)
+    }
+
+    static let none = PostgresKeyColumns([])
+
+    var isEmpty: Bool { fields.isEmpty }
+    var count: Int { fields.count }
+    var columns: [String] { fields.map(Self.column) }
+
+    /// The column of a field's key: `k__<path, dots as __>`, or a hashed name past 63 bytes (as index names).
+    static func column(_ field: Field) -> String { "k" + Index.field(field).name(in: "").dropFirst() }
+
+    /// The column of `field`, if it has one.
+    func column(of field: Field) -> String? { fields.contains(field) ? Self.column(field) : nil }
+
+    /// The keys of a body's fields, in column order.
+    /// - Throws: ``/StrataCore/StorageError`` `.invalidArgument` when the body is not valid JSON.
+    func keys(of body: UnsafeRawBufferPointer) throws -> [[UInt8]] {
+        guard !fields.isEmpty else { return [] }
+        do {
+            return try JSONExactValue.fields(paths, in: body).map(PostgresIndexKey.key)
+        } catch {
+            throw StorageError(
+                .invalidArgument, "a record's body is not valid JSON: \(error)", tier: .records,
+                recovery: "Write records through their collection's encoder")
+        }
+    }
+
+    /// The key columns of the fields that hold one of `fields` or lie inside one of them: those whose keys change
+    /// when the fields do.
+    func overlapping(_ changed: [Field]) -> PostgresKeyColumns {
+        PostgresKeyColumns(
+            fields.filter { field in
+                changed.contains { other in
+                    let (a, b) = (field.components, other.components)
+                    return a.starts(with: b) || b.starts(with: a)
+                }
+            })
+    }
+
+    /// `, k__a, k__b` for a column list after `id, body` (empty when there are none).
+    var columnList: String { columns.map { ", " + $0 }.joined() }
+
+    /// The catalog query for a table's key columns and their fields: `$1` is the table's name.
+    static let catalogSQL =
+        #"SELECT col_description(a.attrelid, a.attnum) FROM pg_attribute a WHERE a.attrelid = to_regclass($1::text) AND a.attnum > 0 AND NOT a.attisdropped AND a.attname LIKE 'k\_\_%' ORDER BY a.attnum"#
+
+    /// Reads a collection's key columns from the catalog (none for a table that does not exist).
+    static func read(_ collection: String, on connection: PostgresConnection) throws -> PostgresKeyColumns {
+        let result = try connection.query(
+            catalogSQL, [.text("c_" + collection)], operation: "open", collection: collection)
+        return PostgresKeyColumns((0..<result.rowCount).map { Field(result.text($0, 0)) })
+    }
+}
