@@ -164,6 +164,17 @@ extension S3Client {
         _ source: String, to destination: String, precondition: S3Precondition? = nil, contentType: String? = nil,
         metadata: [String: String]? = nil
     ) throws(StorageError) -> S3ObjectInfo {
+        try copy(
+            source, to: destination, precondition: precondition, contentType: contentType, metadata: metadata,
+            size: nil)
+    }
+
+    /// ``copy(_:to:precondition:contentType:metadata:)`` of a source whose size the caller knows (`size`): the
+    /// copy's description then takes it, instead of a HEAD of the copy asking for it (nil).
+    func copy(
+        _ source: String, to destination: String, precondition: S3Precondition?, contentType: String?,
+        metadata: [String: String]?, size: Int64?
+    ) throws(StorageError) -> S3ObjectInfo {
         try checkKey(destination)
         var headers = try copySourceHeaders(source, precondition: precondition)
         if let metadata {
@@ -178,9 +189,10 @@ extension S3Client {
             throw answerError(status: 500, headers: response.headers, body: response.body, request: request)
         }
         let etag = document?.text("ETag").map(S3Response.unquoted) ?? response.etag ?? ""
-        let size = try head(destination)?.size ?? 0
+        var copied = size ?? 0
+        if size == nil { copied = try head(destination)?.size ?? 0 }
         return S3ObjectInfo(
-            key: destination, size: size, etag: etag,
+            key: destination, size: copied, etag: etag,
             lastModified: document?.text("LastModified").flatMap(S3Timestamp.parseISO8601))
     }
 

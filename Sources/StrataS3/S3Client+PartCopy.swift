@@ -32,7 +32,8 @@ extension S3Client {
         let ranges = try Self.copyRanges(size: size, limit: configuration.copyLimit, key: source)
         guard ranges.count > 1 else {
             return try copy(
-                source, to: destination, precondition: precondition, contentType: contentType, metadata: metadata)
+                source, to: destination, precondition: precondition, contentType: contentType, metadata: metadata,
+                size: size)
         }
         let uploadID = try createMultipartUpload(destination, contentType: contentType, metadata: metadata)
         do throws(StorageError) {

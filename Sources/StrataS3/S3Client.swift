@@ -157,7 +157,8 @@ public final class S3Client: Sendable {
         return failure
     }
 
-    /// The hex SHA-256 of the body, read once before sending (the signature covers it, and the server checks it).
+    /// The hex SHA-256 of the body, worked out before sending (the signature covers it, and the server checks it): read
+    /// once from a file; a part buffer hashed its bytes as they were copied in.
     private func payloadHash(of request: S3Request) throws(StorageError) -> String {
         switch request.body {
         case .empty:
@@ -165,7 +166,7 @@ public final class S3Client: Sendable {
         case .bytes(let bytes):
             return try S3Signer.hexSHA256(bytes)
         case .part(let buffer):
-            return try S3Signer.hexSHA256(buffer.bytes)
+            return try buffer.payloadHash()
         case .descriptor(let fd, let offset, let length):
             var failure: StorageError?
             let digest = try S3Digest.sha256 { feed in

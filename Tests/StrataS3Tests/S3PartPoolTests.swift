@@ -32,6 +32,26 @@ struct S3PartPoolTests {
         #expect(buffer.isEmpty && buffer.capacity == 10)
     }
 
+    /// The SHA-256 a part's signature carries is fed as the bytes are copied in: it must be the hash of exactly the
+    /// bytes held, in however many pieces they came, and start afresh when the buffer is reused.
+    @Test func aBufferHashesExactlyTheBytesItHolds() throws {
+        let buffer = try S3PartBuffer(capacity: 1000)
+        let source = (0..<1500).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        func expected(_ bytes: ArraySlice<UInt8>) throws -> String { try S3Signer.hexSHA256(Array(bytes)) }
+        #expect(try buffer.payloadHash() == expected([]))
+        for (start, end) in [(0, 1), (1, 300), (300, 301), (301, 1500)] {
+            _ = source[start..<end].withUnsafeBytes { buffer.append($0) }
+        }
+        #expect(buffer.isFull)
+        #expect(try buffer.payloadHash() == expected(source[0..<1000]))
+        #expect(try buffer.payloadHash() == expected(source[0..<1000]))
+        buffer.removeAll()
+        _ = source[700..<1500].withUnsafeBytes { buffer.append($0) }
+        #expect(try buffer.payloadHash() == expected(source[700..<1500]))
+        _ = source[0..<100].withUnsafeBytes { buffer.append($0) }
+        #expect(try buffer.payloadHash() == expected(source[700..<1500] + source[0..<100]))
+    }
+
     /// The bound the S3 engine's peak memory relies on: however many parts go through a pool, from however many
     /// threads, it never holds more than `capacity` buffers of one part at once.
     @Test func aPoolNeverHoldsMoreThanItsCapacityOfParts() throws {
