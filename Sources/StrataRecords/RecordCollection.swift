@@ -71,8 +71,8 @@ public struct RecordCollection<R: Record>: Sendable where R.ID: RecordIdentifier
     @inlinable
     public func get(id: R.ID) throws -> R? {
         let key = id.recordKey
-        return try store.readOne { session in
-            try session.body(name, id: key) { try RecordCoder.decode(R.self, from: $0, collection: name, id: key) }
+        return try store.engine.readBody(name, id: key) {
+            try RecordCoder.decode(R.self, from: $0, collection: name, id: key)
         }
     }
 

@@ -51,6 +51,10 @@ public protocol RecordEngine: Sendable {
     /// Runs `body` for reading. With `snapshot`, every read inside sees one consistent state of the
     /// database; without, `body` makes a single read (one statement is always consistent by itself).
     func read<T>(snapshot: Bool, _ body: (any RecordSession) throws -> T) throws -> T
+    /// Lends the body of the record with this id to `decode`, in a read of its own (a point get); `nil` when
+    /// there is none. The default runs ``RecordSession/body(_:id:_:)`` in ``read(snapshot:_:)`` without a
+    /// snapshot; an engine can read on a connection whose cache is likelier to hold the record.
+    func readBody<T>(_ collection: String, id: String, _ decode: (UnsafeRawBufferPointer) throws -> T) throws -> T?
 
     /// Starts telling `handler` of commits made by other processes (or other stores on the same database),
     /// with the collection when the engine knows it. Returns a function that stops it.
@@ -77,6 +81,12 @@ extension RecordEngine {
     /// The default: the ``location``.
     public var layout: [StorageLayoutEntry] {
         [StorageLayoutEntry(location.contains("://") ? .server : .file, location, role: "the '\(name)' database")]
+    }
+
+    public func readBody<T>(_ collection: String, id: String, _ decode: (UnsafeRawBufferPointer) throws -> T)
+        throws -> T?
+    {
+        try read(snapshot: false) { try $0.body(collection, id: id, decode) }
     }
 
     public func writeOne(_ collection: String, id: String, body: UnsafeRawBufferPointer, mode: RecordWriteMode)

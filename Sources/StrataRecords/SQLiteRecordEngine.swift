@@ -157,6 +157,66 @@ public final class SQLiteRecordEngine: RecordEngine {
         }
     }
 
+    /// A point get reads on the writer connection when no write holds it, and on a reader otherwise.
+    ///
+    /// The writer's page cache already holds the pages this process wrote, and its own commits never drop it,
+    /// while a reader's cache starts empty and SQLite drops the whole of it at the reader's next read after any
+    /// other connection (the writer included) has committed: a get on a reader then reads its pages again with
+    /// `read` calls, into a second copy of them. The row is copied out and decoded after the writer is given
+    /// back, so a write waits for SQLite's part of a get only, and a record type's `init(from:)` may use the
+    /// store (even write to it) as it may on a reader.
+    public func readBody<T>(_ collection: String, id: String, _ decode: (UnsafeRawBufferPointer) throws -> T)
+        throws -> T?
+    {
+        // Not `withUnsafeTemporaryAllocation`: in a generic function it looks up `Result`'s metadata on each call.
+        var inline = InlineArray<128, UInt64>(repeating: 0)
+        var large: [UInt8] = []
+        let count = try withUnsafeMutableBytes(of: &inline) {
+            try copyFromWriter(collection, id: id, into: $0, large: &large)
+        }
+        switch count {
+        case Self.writerBusy:
+            return try readers.with { try SQLiteSession(connection: $0).body(collection, id: id, decode) }
+        case Self.noRecord: return nil
+        case ...MemoryLayout.size(ofValue: inline):
+            return try withUnsafeBytes(of: &inline) { try decode(.init(rebasing: $0[..<count])) }
+        default: return try large.withUnsafeBytes(decode)
+        }
+    }
+
+    /// Copies the body of the record with this id, read on the writer connection, into `inline`, or into `large`
+    /// when it is longer. Returns its length, ``noRecord`` when there is no such record, or ``writerBusy`` when a
+    /// write holds the writer. Not generic, and without an optional of an optional: either would cost a run-time
+    /// metadata lookup on each get.
+    private func copyFromWriter(
+        _ collection: String, id: String, into inline: UnsafeMutableRawBufferPointer, large: inout [UInt8]
+    ) throws -> Int {
+        var failure: (any Error)?
+        let count =
+            writer.withLockIfAvailable { box -> Int in
+                do {
+                    return try SQLiteSession(connection: box.connection).body(collection, id: id) { row in
+                        if row.count > inline.count {
+                            large = Array(row)
+                        } else if let base = row.baseAddress {
+                            inline.baseAddress!.copyMemory(from: base, byteCount: row.count)
+                        }
+                        return row.count
+                    } ?? Self.noRecord
+                } catch {
+                    failure = error
+                    return Self.noRecord
+                }
+            } ?? Self.writerBusy
+        if let failure { throw failure }
+        return count
+    }
+
+    /// What ``copyFromWriter(_:id:into:large:)`` returns when there is no such record.
+    private static var noRecord: Int { -1 }
+    /// What ``copyFromWriter(_:id:into:large:)`` returns when a write holds the writer.
+    private static var writerBusy: Int { -2 }
+
     public func migrate(_ body: (any RecordSession) throws -> Void) throws {
         try transaction(operation: "migrate") { try body(SQLiteSession(connection: $0)) }
     }

@@ -11,6 +11,23 @@ struct OnlyAnID: Codable, Identifiable, Sendable {
     var id: String
 }
 
+/// A record whose decoding writes to the store in ``store`` (a log of reads, say): a key per record read.
+struct LoggedRead: Codable, Identifiable, Sendable {
+    static let store = Mutex<RecordStore?>(nil)
+    var id: String
+
+    enum CodingKeys: String, CodingKey { case id }
+
+    init(id: String) { self.id = id }
+
+    init(from decoder: any Decoder) throws {
+        id = try decoder.container(keyedBy: CodingKeys.self).decode(String.self, forKey: .id)
+        if let store = Self.store.withLock({ $0 }) {
+            try store.put(Data(id.utf8), for: "read-" + (id.count > 100 ? "\(id.count)" : id))
+        }
+    }
+}
+
 @Suite("Records: the read path (memory map, page cache, one-pass decoding)")
 struct RecordReadPathTests {
     /// `PRAGMA name` on a connection, as an integer.
@@ -73,6 +90,44 @@ struct RecordReadPathTests {
         }()
         #expect(!FileManager.default.fileExists(atPath: fixture.path + "-wal"))
         #expect(!FileManager.default.fileExists(atPath: fixture.path + "-shm"))
+    }
+
+    /// A point get reads on the writer connection when no write holds it, and on a reader when one does. Inside a
+    /// write on the same thread the writer is held: a get there reads committed records only, as every read outside
+    /// the transaction does, and never the transaction's own changes (nor does it wait for the lock it holds).
+    @Test func aGetDuringAWriteReadsWhatIsCommitted() throws {
+        let fixture = try RecordsFixture()
+        let store = try fixture.store()
+        let people = try store.collection(Person.self, named: "people")
+        try people.insert(person(1))
+        #expect(try people.get(id: person(1).id) == person(1))
+        try store.write { tx in
+            try tx(people).insert(person(2))
+            try tx(people).update(Person(id: person(1).id, name: "changed", email: "c@example.com", age: 1, tags: []))
+            #expect(try tx(people).get(id: person(2).id) == person(2))
+            #expect(try people.get(id: person(2).id) == nil)
+            #expect(try people.get(id: person(1).id) == person(1))
+        }
+        #expect(try people.get(id: person(2).id) == person(2))
+        #expect(try people.get(id: person(1).id)?.name == "changed")
+        #expect(try people.get(id: "absent") == nil)
+    }
+
+    /// A record type's `init(from:)` may use the store it is read from, even write to it: a get copies the row off
+    /// the writer connection and gives the writer back before decoding.
+    @Test func aRecordMayWriteToTheStoreWhileItIsDecoded() throws {
+        let fixture = try RecordsFixture()
+        let store = try fixture.store()
+        let reads = try store.collection(LoggedRead.self, named: "reads")
+        let long = String(repeating: "x", count: 5_000)
+        try reads.insert(contentsOf: [LoggedRead(id: "short"), LoggedRead(id: long)])
+        LoggedRead.store.withLock { $0 = store }
+        defer { LoggedRead.store.withLock { $0 = nil } }
+        // A short row is copied onto the stack, a long one (past 1 KiB) into an array.
+        #expect(try reads.get(id: "short")?.id == "short")
+        #expect(try reads.get(id: long)?.id == long)
+        #expect(try store.data(for: "read-short") == Data("short".utf8))
+        #expect(try store.data(for: "read-\(long.count)") == Data(long.utf8))
     }
 
     @Test func aRepeatedNameIsRefusedInAMemberTheTypeDoesNotRead() throws {
