@@ -168,19 +168,30 @@ public final class SQLiteRecordEngine: RecordEngine {
     public func readBody<T>(_ collection: String, id: String, _ decode: (UnsafeRawBufferPointer) throws -> T)
         throws -> T?
     {
-        // Not `withUnsafeTemporaryAllocation`: in a generic function it looks up `Result`'s metadata on each call.
-        var inline = InlineArray<128, UInt64>(repeating: 0)
-        var large: [UInt8] = []
-        let count = try withUnsafeMutableBytes(of: &inline) {
-            try copyFromWriter(collection, id: id, into: $0, large: &large)
-        }
-        switch count {
+        var decoded: T?
+        switch try withBodyFromWriter(collection, id: id, { decoded = try decode($0) }) {
         case Self.writerBusy:
             return try readers.with { try SQLiteSession(connection: $0).body(collection, id: id, decode) }
-        case Self.noRecord: return nil
-        case ...MemoryLayout.size(ofValue: inline):
-            return try withUnsafeBytes(of: &inline) { try decode(.init(rebasing: $0[..<count])) }
-        default: return try large.withUnsafeBytes(decode)
+        default: return decoded
+        }
+    }
+
+    /// Lends `use` a copy of the body of the record with this id, read on the writer connection, once the writer
+    /// is given back: in stack storage up to 1 KiB, in an array past that. Returns the body's length,
+    /// ``noRecord`` (`use` not called) or ``writerBusy`` when a write holds the writer. Not generic, so that the
+    /// stack storage costs no run-time metadata lookup.
+    private func withBodyFromWriter(
+        _ collection: String, id: String, _ use: (UnsafeRawBufferPointer) throws -> Void
+    ) throws -> Int {
+        try withUnsafeTemporaryAllocation(byteCount: 1024, alignment: 8) { inline in
+            var large: [UInt8] = []
+            let count = try copyFromWriter(collection, id: id, into: inline, large: &large)
+            switch count {
+            case Self.writerBusy, Self.noRecord: break
+            case ...inline.count: try use(UnsafeRawBufferPointer(rebasing: inline[..<count]))
+            default: try large.withUnsafeBytes(use)
+            }
+            return count
         }
     }
 
