@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Turns the JSON lines BenchmarkKit appended (benchmarks.jsonl, one object per Comparison row per round) into
-benchmarks.json, RESULTS.md and results.svg in the same folder. Used by Scripts/bench.sh.
+benchmarks.json, RESULTS.md and results.svg in the same folder. Used by Scripts/bench.sh. A suite that suites.tsv
+lists but benchmarks.jsonl has no rows of (a run of other suites; a fresh clone, which has the committed report but
+not the raw rows) keeps its rows from the benchmarks.json being replaced.
 
     python3 Scripts/bench-report.py Benchmarks/results [--rounds N] [--seconds S] [--quick]
 """
@@ -180,10 +182,21 @@ def main():
             if text.strip():
                 lines.append(json.loads(text))
     results = summarize(lines)
+    # Suites measured before but not in this run's rows (a run of some suites, or a fresh clone, where the raw rows
+    # of earlier runs are not kept): their rows come from the report this one replaces, as they were.
+    runs = suite_runs(folder)
+    measured = {r["suite"] for r in results}
+    previous = os.path.join(folder, "benchmarks.json")
+    if os.path.exists(previous):
+        with open(previous) as report:
+            kept = [r for r in json.load(report).get("results", [])
+                    if r["suite"] not in measured and any(r["suite"] == run[0] for run in runs)]
+        order = {run[0]: index for index, run in enumerate(runs)}
+        results = sorted(kept + results, key=lambda r: order.get(r["suite"], len(order)))
     meta = {
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "rounds": rounds, "quick": "--quick" in args,
         "machine": platform.machine(), "cores": os.cpu_count() or 0, "seconds": seconds,
-        "suites": suite_runs(folder),
+        "suites": runs,
     }
     with open(os.path.join(folder, "benchmarks.json"), "w") as out:
         json.dump({"run": meta, "results": results}, out, indent=2)
