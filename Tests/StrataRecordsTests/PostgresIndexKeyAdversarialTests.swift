@@ -250,3 +250,31 @@ extension PostgresIndexKeyAdversarialTests {
         #expect(try store.verify() == [])
     }
 }
+
+extension PostgresIndexKeyAdversarialTests {
+    /// A member name escaped as `\u212A` (KELVIN SIGN, canonically equivalent to `K`) is not the field `Key`:
+    /// `jsonb` compares names by their bytes, and so must the key.
+    @Test func anEscapedNameCanonicallyEquivalentToAFieldIsNotTheField() throws {
+        let store = try fixture.store()
+        for name in ["plain", "indexed"] {
+            _ = try store.collection(AnyRecord.self, named: name, indexes: name == "plain" ? [] : [.field("Key")])
+            _ = try store.engine.write { session in
+                for (id, text) in [
+                    ("kelvin", #"{"id":"kelvin","\u212Aey":5}"#), ("both", #"{"id":"both","\u212Aey":6,"Key":7}"#),
+                ] {
+                    _ = try Array(text.utf8).withUnsafeBytes {
+                        try session.write(name, id: id, body: $0, mode: .insert)
+                    }
+                }
+                return ((), [name])
+            }
+        }
+        for predicate: StrataRecords.Predicate in [
+            Field("Key") == 5, Field("Key") == 6, Field("Key") == 7, Field("Key").isNull,
+        ] {
+            let query = Query(predicate)
+            #expect(try Self.ids(store, "indexed", query) == Self.ids(store, "plain", query), "\(predicate)")
+        }
+        #expect(try Self.ids(store, "indexed", Query(Field("Key") == 7)) == ["both"])
+    }
+}
