@@ -278,3 +278,38 @@ extension PostgresIndexKeyAdversarialTests {
         #expect(try Self.ids(store, "indexed", Query(Field("Key") == 7)) == ["both"])
     }
 }
+
+extension PostgresIndexKeyAdversarialTests {
+    /// The migrations compute keys again from the bodies the server returns (numbers as `numeric` prints them).
+    @Test func migrationsOnHostileValuesKeepKeysTrue() throws {
+        let store = try fixture.store()
+        let values = Self.values.filter { $0 != "1e131071" } + ["null"]
+        let records: [(id: String, json: String?)] =
+            values.enumerated().map { (String(format: "r%03d", $0), $1) } + [("missing", nil)]
+        for name in ["plain", "indexed"] {
+            _ = try store.collection(
+                AnyRecord.self, named: name, indexes: name == "plain" ? [] : [.field("w"), .field("u")])
+            try Self.insert(records, into: name, of: store)
+        }
+        try store.engine.migrate { session in
+            for name in ["plain", "indexed"] {
+                try session.renameField(name, from: Field("v"), to: Field("w"))
+                try session.addField(name, Field("u"), value: .string("same"))
+                try session.removeField(name, Field("u"))
+                try session.addField(name, Field("w"), value: .integer(1))
+            }
+        }
+        let w = Field("w")
+        for predicate: StrataRecords.Predicate in [
+            w > .integer(0), w <= .real(1.0), w == .integer(1), w.isNull, w.hasPrefix(""), w > .text(""),
+            w == .bool(false), !(w == .integer(1)),
+        ] {
+            let query = Query(predicate, sort: [SortKey(field: w, ascending: false)])
+            #expect(try Self.ids(store, "indexed", query) == Self.ids(store, "plain", query), "\(predicate)")
+        }
+        // Only the record whose `v` was JSON `null` (`addField` fills missing fields only).
+        #expect(try Self.ids(store, "indexed", Query(w.isNull)).count == 1)
+        #expect(try Self.ids(store, "indexed", Query(Field("u").isNotNull)) == [])
+        #expect(try store.verify() == [])
+    }
+}
