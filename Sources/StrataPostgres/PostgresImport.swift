@@ -54,10 +54,12 @@ package final class PostgresImport {
                     try PostgresSession.addKeyColumn(field, to: collection, on: connection)
                     fields.append(field)
                 }
-                try loadRecords(export, collection, keys: PostgresKeyColumns.read(collection, on: connection))
+                let keys = try PostgresKeyColumns.read(collection, on: connection)
+                try loadRecords(export, collection, keys: keys)
                 for index in indexes {
                     try connection.execute(
-                        PostgresSession.createIndexSQL(index, in: collection, keyed: keyed), operation: "restore",
+                        PostgresSession.createIndexSQL(index, in: collection, keyed: keys.fields.contains(index.field)),
+                        operation: "restore",
                         collection: collection)
                 }
             }

@@ -21,8 +21,10 @@ extension PostgresRecordEngine {
                     format: PostgresCapture.format, version: PostgresCapture.formatVersion,
                     schema: configuration.schema, meta: [:],
                     collections: [.init(name: collection, indexes: [indexes.text(row, 1): indexes.text(row, 2)])])
-                for index in PostgresExport.indexes(of: collection, in: description) {
-                    try PostgresSession.addKeyColumn(index.field, to: collection, on: connection)
+                // A field without a column of its own (see ``PostgresSession/addKeyColumn(_:to:on:)``) keeps its
+                // expression index.
+                for index in PostgresExport.indexes(of: collection, in: description)
+                where try PostgresSession.addKeyColumn(index.field, to: collection, on: connection) {
                     try connection.execute(
                         "DROP INDEX \(index.name(in: collection)); "
                             + PostgresSession.createIndexSQL(index, in: collection, keyed: true),

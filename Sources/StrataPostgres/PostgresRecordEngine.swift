@@ -504,7 +504,8 @@ public final class PostgresRecordEngine: RecordEngine {
                     [.text(configuration.schema), .text("c_" + name)], operation: "verify", collection: name)
                 let shape = columns.rowCount > 0 ? columns.text(0, 0) : ""
                 let keys = try PostgresKeyColumns.read(name, on: connection)
-                let expected = "id text, body jsonb" + keys.columns.map { ", \($0) bytea" }.joined()
+                // The catalog holds the key columns' names folded to lower case, as they are written unquoted.
+                let expected = "id text, body jsonb" + keys.columns.map { ", \($0.lowercased()) bytea" }.joined()
                 guard shape == expected else {
                     problems.append("collection '\(name)': columns are (\(shape)), not (\(expected))")
                     continue

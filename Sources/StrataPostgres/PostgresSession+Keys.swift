@@ -18,11 +18,15 @@ extension PostgresSession {
 
     /// Adds the key column of `field` to a collection's table, unless it has one: the column is added, filled from
     /// the client, then made `NOT NULL` (so that a process that writes without it fails instead of storing a row
-    /// the index misses).
-    static func addKeyColumn(_ field: Field, to collection: String, on connection: PostgresConnection) throws {
+    /// the index misses). Returns whether the field has its column: not when another field's column has its name
+    /// (`a.b` and `a__b` give one name, and PostgreSQL folds `Age` to `age`); such a field is indexed and queried
+    /// on its `jsonb` value, as on a database that does not sort text bytewise.
+    @discardableResult
+    static func addKeyColumn(_ field: Field, to collection: String, on connection: PostgresConnection) throws -> Bool {
         let existing = try PostgresKeyColumns.read(collection, on: connection)
-        guard !existing.fields.contains(field) else { return }
+        guard !existing.fields.contains(field) else { return true }
         let column = PostgresKeyColumns.column(field)
+        guard !existing.columns.contains(where: { $0.lowercased() == column.lowercased() }) else { return false }
         try connection.execute(
             "ALTER TABLE c_\(collection) ADD COLUMN \(column) bytea; COMMENT ON COLUMN c_\(collection).\(column) IS '\(field.path)'",
             operation: "create index", collection: collection)
@@ -30,6 +34,7 @@ extension PostgresSession {
         try connection.execute(
             "ALTER TABLE c_\(collection) ALTER COLUMN \(column) SET NOT NULL", operation: "create index",
             collection: collection)
+        return true
     }
 
     /// Drops an index, and its field's key column once no index of the store reads it.

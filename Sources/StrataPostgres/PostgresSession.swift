@@ -329,10 +329,10 @@ final class PostgresSession: RecordSession {
         try beginIfDeferred(first: nil)
         try sendBatch()
         try remembering {
-            if bytewise { try Self.addKeyColumn(index.field, to: collection, on: connection) }
+            let keyed = try bytewise && Self.addKeyColumn(index.field, to: collection, on: connection)
             forgetKeyColumns()
             try connection.execute(
-                Self.createIndexSQL(index, in: collection, keyed: bytewise), operation: "create index",
+                Self.createIndexSQL(index, in: collection, keyed: keyed), operation: "create index",
                 collection: collection)
         }
     }

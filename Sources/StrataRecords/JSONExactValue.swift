@@ -1,4 +1,5 @@
 import Foundation
+import StrataCore
 
 /// A JSON value read with its numbers exactly as written: where ``JSONValue`` parses a number into `Int64` or
 /// `Double`, this keeps its text (a `Decimal`, an integer past 2^53, a number of an imported line), for an engine
@@ -50,7 +51,9 @@ extension JSONTape {
         let end = self[object].next
         var child = object + 1
         while child < end {
-            if self[child].isEscaped ? self.name(child) == name : Self.equal(quoted(child), name) {
+            // By the exact scalars, as `jsonb` compares names: `String ==` would take `\u212A` (KELVIN SIGN) for `K`.
+            let escaped = self[child].isEscaped
+            if escaped ? self.name(child).isScalarIdentical(to: name) : Self.equal(quoted(child), name) {
                 return child + 1
             }
             child = self[child + 1].next

@@ -36,19 +36,34 @@ struct PostgresIndexKeyTests {
         let engine = try PostgresRecordEngine(configuration)
         defer { engine.close() }
         #expect(engine.sortsTextBytewise)
-        let keys = try Self.values.map { json in
+        let keys = try Self.expectKeysOrderAndCompareAsTheServer(Self.values, engine: engine)
+        // A missing field and JSON null: the empty key, below every other.
+        #expect(
+            try Array(#"{"w":1}"#.utf8).withUnsafeBytes { try PostgresKeyColumns([Field("v")]).keys(of: $0) } == [[]])
+        #expect(
+            try Array(#"{"v":null}"#.utf8).withUnsafeBytes { try PostgresKeyColumns([Field("v")]).keys(of: $0) } == [[]]
+        )
+        #expect(!keys.contains([]))
+    }
+
+    /// Expects the keys of `values` (JSON texts) to sort as `ORDER BY` on the server sorts the values, and to be
+    /// equal exactly where the server's `=` says the values are; returns the keys.
+    static func expectKeysOrderAndCompareAsTheServer(_ values: [String], engine: PostgresRecordEngine) throws
+        -> [[UInt8]]
+    {
+        let keys = try values.map { json in
             try Array(#"{"v":\#(json)}"#.utf8).withUnsafeBytes { try PostgresKeyColumns([Field("v")]).keys(of: $0)[0] }
         }
         let (serverOrder, serverEqual) = try engine.pool.with { connection -> ([Int], [[Bool]]) in
-            let values = PostgresSQL.arrayLiteral(Self.values)
+            let literal = PostgresSQL.arrayLiteral(values)
             let order = try connection.query(
-                "SELECT o - 1 FROM unnest($1::jsonb[]) WITH ORDINALITY AS t(v, o) ORDER BY v, o", [.text(values)],
+                "SELECT o - 1 FROM unnest($1::jsonb[]) WITH ORDINALITY AS t(v, o) ORDER BY v, o", [.text(literal)],
                 operation: "test")
             let equal = try connection.query(
                 "SELECT a.o - 1, b.o - 1, a.v = b.v FROM unnest($1::jsonb[]) WITH ORDINALITY AS a(v, o), unnest($1::jsonb[]) WITH ORDINALITY AS b(v, o) ORDER BY a.o, b.o",
-                [.text(values)], operation: "test")
+                [.text(literal)], operation: "test")
             var matrix = [[Bool]](
-                repeating: [Bool](repeating: false, count: Self.values.count), count: Self.values.count)
+                repeating: [Bool](repeating: false, count: values.count), count: values.count)
             for row in 0..<equal.rowCount {
                 matrix[Int(equal.text(row, 0))!][Int(equal.text(row, 1))!] = equal.text(row, 2) == "t"
             }
@@ -58,19 +73,13 @@ struct PostgresIndexKeyTests {
         let clientOrder = keys.indices.sorted {
             keys[$0].lexicographicallyPrecedes(keys[$1]) || (keys[$0] == keys[$1] && $0 < $1)
         }
-        #expect(clientOrder.map { Self.values[$0] } == serverOrder.map { Self.values[$0] })
+        #expect(clientOrder.map { values[$0] } == serverOrder.map { values[$0] })
         for a in keys.indices {
             for b in keys.indices where (keys[a] == keys[b]) != serverEqual[a][b] {
-                Issue.record("\(Self.values[a]) and \(Self.values[b]): keys equal \(keys[a] == keys[b])")
+                Issue.record("\(values[a]) and \(values[b]): keys equal \(keys[a] == keys[b])")
             }
         }
-        // A missing field and JSON null: the empty key, below every other.
-        #expect(
-            try Array(#"{"w":1}"#.utf8).withUnsafeBytes { try PostgresKeyColumns([Field("v")]).keys(of: $0) } == [[]])
-        #expect(
-            try Array(#"{"v":null}"#.utf8).withUnsafeBytes { try PostgresKeyColumns([Field("v")]).keys(of: $0) } == [[]]
-        )
-        #expect(!keys.contains([]))
+        return keys
     }
 
     /// The SQL of format version 1: expression indexes over `jsonb`, as the previous release made them.
@@ -104,7 +113,7 @@ struct PostgresIndexKeyTests {
         let postgres = try #require(store.engine as? PostgresRecordEngine)
         let layout = try postgres.pool.with { connection in
             try connection.query(
-                "SELECT (SELECT value FROM strata_meta WHERE key = 'format_version'), (SELECT string_agg(indexdef, '; ' ORDER BY indexname) FROM pg_indexes WHERE tablename = 'c_people' AND indexname LIKE 'i\\_%')",
+                "SELECT (SELECT value FROM strata_meta WHERE key = 'format_version'), (SELECT string_agg(indexdef, '; ' ORDER BY indexname) FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'c_people' AND indexname LIKE 'i\\_%')",
                 operation: "test")
         }
         #expect(layout.text(0, 0) == "2")
