@@ -56,6 +56,26 @@ struct PostgresKeyColumns: Equatable, Sendable {
     /// `, k__a, k__b` for a column list after `id, body` (empty when there are none).
     var columnList: String { columns.map { ", " + $0 }.joined() }
 
+    /// How the guard of a body-changing `UPDATE` (``unchangedCondition(_:)``) fails when the table's key columns are
+    /// not these: the start of the text it fails to read as a boolean (`22P02`), which
+    /// ``PostgresRecordEngine/isKeyColumnMismatch(_:)`` recognizes.
+    static let changedMarker = "strata: the key columns changed"
+
+    /// A condition for the `WHERE` of an `UPDATE` that changes bodies: true while the table `c_<collection>` has
+    /// exactly these key columns, and otherwise an error (see ``changedMarker``), so that the writer reads the
+    /// columns again and runs again. An `INSERT` that leaves out a column another process added fails by itself
+    /// (`NOT NULL`), but an `UPDATE` leaves a column it does not name as it was: without this, a process that read
+    /// the columns before another indexed a field would change a body and leave the field's key stale. Evaluated
+    /// once per statement (a catalog lookup).
+    func unchangedCondition(_ collection: String) -> String {
+        let present =
+            #"(SELECT coalesce(string_agg(attname::text, ',' ORDER BY attname), '') FROM pg_attribute WHERE attrelid = 'c_\#(collection)'::regclass AND attnum > 0 AND NOT attisdropped AND attname LIKE 'k\_\_%')"#
+        // Unquoted identifiers: PostgreSQL folds them to lower case (field names are ASCII).
+        let expected = columns.map { $0.lowercased() }.sorted().joined(separator: ",")
+        return
+            "(CASE WHEN \(present) = '\(expected)' THEN true ELSE ('\(Self.changedMarker): ' || \(present))::boolean END)"
+    }
+
     /// The catalog query for a table's key columns and their fields: `$1` is the table's name.
     static let catalogSQL =
         #"SELECT col_description(a.attrelid, a.attnum) FROM pg_attribute a WHERE a.attrelid = to_regclass($1::text) AND a.attnum > 0 AND NOT a.attisdropped AND a.attname LIKE 'k\_\_%' ORDER BY a.attnum"#

@@ -50,8 +50,10 @@ extension PostgresRecordEngine {
     func forgetKeyColumns() { keyColumnCache.withLock { $0.removeAll() } }
 
     /// Whether `error` says that a statement did not write a key column the table has, or named one it no
-    /// longer has: the key columns changed since they were read.
+    /// longer has, or that an `UPDATE`'s guard found other columns (``PostgresKeyColumns/unchangedCondition(_:)``):
+    /// the key columns changed since they were read.
     static func isKeyColumnMismatch(_ error: StorageError) -> Bool {
         (error.sqlState == "23502" || error.sqlState == "42703") && error.message.contains("\"k__")
+            || error.sqlState == "22P02" && error.message.contains(PostgresKeyColumns.changedMarker)
     }
 }

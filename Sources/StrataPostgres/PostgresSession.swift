@@ -152,7 +152,10 @@ final class PostgresSession: RecordSession {
             return (insert + " ON CONFLICT (id) DO UPDATE SET body = excluded.body" + updates, operation(mode))
         case .update:
             let updates = columns.indices.map { ", \(columns[$0]) = $\($0 + 3)::bytea" }.joined()
-            return ("UPDATE c_\(collection) SET body = $2::jsonb\(updates) WHERE id = $1::text", operation(mode))
+            return (
+                "UPDATE c_\(collection) SET body = $2::jsonb\(updates) WHERE id = $1::text AND "
+                    + keys.unchangedCondition(collection), operation(mode)
+            )
         }
     }
 
@@ -281,18 +284,21 @@ final class PostgresSession: RecordSession {
     func setNull(_ collection: String, field: Field, ids: [String]) throws {
         guard !ids.isEmpty else { return }
         try changeBodies(
-            collection, fields: [field],
-            "UPDATE c_\(collection) SET body = jsonb_set(body, \(PostgresSQL.path(field)), 'null'::jsonb, true) WHERE id = ANY($1::text[])",
-            [.text(PostgresSQL.arrayLiteral(ids))], operation: "delete (nullify)")
+            collection, fields: [field], set: "jsonb_set(body, \(PostgresSQL.path(field)), 'null'::jsonb, true)",
+            where: "id = ANY($1::text[])", [.text(PostgresSQL.arrayLiteral(ids))], operation: "delete (nullify)")
     }
 
-    /// Runs an `UPDATE` that changes bodies on the server, then, if it changes `fields` that hold or are held by
-    /// an indexed field, computes the changed rows' keys again (the statement returns their new bodies).
+    /// Runs an `UPDATE` that changes bodies on the server (`SET body = <set> WHERE <where>`, guarded by
+    /// ``PostgresKeyColumns/unchangedCondition(_:)``), then, if it changes `fields` that hold or are held by an
+    /// indexed field, computes the changed rows' keys again (the statement returns their new bodies).
     private func changeBodies(
-        _ collection: String, fields: [Field], _ sql: String, _ parameters: [PostgresParameter] = [],
-        operation: String
+        _ collection: String, fields: [Field], set body: String, where condition: String = "TRUE",
+        _ parameters: [PostgresParameter] = [], operation: String
     ) throws {
-        let keys = try keyColumns(collection).overlapping(fields)
+        let all = try keyColumns(collection)
+        let sql =
+            "UPDATE c_\(collection) SET body = \(body) WHERE \(condition) AND \(all.unchangedCondition(collection))"
+        let keys = all.overlapping(fields)
         guard !keys.isEmpty else {
             _ = try query(sql, parameters, operation: operation, collection: collection)
             return
@@ -346,21 +352,20 @@ final class PostgresSession: RecordSession {
 
     func addField(_ collection: String, _ field: Field, value: JSONValue) throws {
         try changeBodies(
-            collection, fields: [field],
-            "UPDATE c_\(collection) SET body = jsonb_set(body, \(PostgresSQL.path(field)), $1::jsonb, true) WHERE body #> \(PostgresSQL.path(field)) IS NULL",
-            [.text(value.description)], operation: "migrate")
+            collection, fields: [field], set: "jsonb_set(body, \(PostgresSQL.path(field)), $1::jsonb, true)",
+            where: "body #> \(PostgresSQL.path(field)) IS NULL", [.text(value.description)], operation: "migrate")
     }
 
     func renameField(_ collection: String, from: Field, to: Field) throws {
         try changeBodies(
             collection, fields: [from, to],
-            "UPDATE c_\(collection) SET body = jsonb_set(body #- \(PostgresSQL.path(from)), \(PostgresSQL.path(to)), body #> \(PostgresSQL.path(from)), true) WHERE body #> \(PostgresSQL.path(from)) IS NOT NULL",
-            operation: "migrate")
+            set:
+                "jsonb_set(body #- \(PostgresSQL.path(from)), \(PostgresSQL.path(to)), body #> \(PostgresSQL.path(from)), true)",
+            where: "body #> \(PostgresSQL.path(from)) IS NOT NULL", operation: "migrate")
     }
 
     func removeField(_ collection: String, _ field: Field) throws {
         try changeBodies(
-            collection, fields: [field], "UPDATE c_\(collection) SET body = body #- \(PostgresSQL.path(field))",
-            operation: "migrate")
+            collection, fields: [field], set: "body #- \(PostgresSQL.path(field))", operation: "migrate")
     }
 }

@@ -312,4 +312,30 @@ extension PostgresIndexKeyAdversarialTests {
         #expect(try Self.ids(store, "indexed", Query(Field("u").isNotNull)) == [])
         #expect(try store.verify() == [])
     }
+
+    /// A process that read a collection's key columns before another process indexed a field writes the new
+    /// column too when it changes a body on the server side of an `UPDATE`: its statement finds the columns
+    /// changed, it reads them again and runs again (an `UPDATE` leaves a column it does not name as it was, so
+    /// `NOT NULL` alone would not stop it).
+    @Test func aProcessThatMissedANewIndexKeepsTheKeyTrueOnUpdateAndSetNull() throws {
+        let a = try fixture.store()
+        let b = try fixture.store()
+        let inA = try a.collection(AnyRecord.self, named: "items")
+        try inA.insert(Self.record("x", "1"))
+        let inB = try b.collection(AnyRecord.self, named: "items", indexes: [.field("v")])
+        try inA.update(Self.record("x", "5"))
+        #expect(try inB.count(where: Field("v") == .integer(5)) == 1)
+        #expect(try inB.count(where: Field("v") == .integer(1)) == 0)
+        // A server-side change of a field another process indexed since this one read the columns.
+        let otherInA = try a.collection(AnyRecord.self, named: "other")
+        try otherInA.insert(Self.record("y", #""owner""#))
+        let otherInB = try b.collection(AnyRecord.self, named: "other", indexes: [.field("v")])
+        _ = try a.engine.write { session in
+            try session.setNull("other", field: Field("v"), ids: ["y"])
+            return ((), ["other"])
+        }
+        #expect(try otherInB.count(where: Field("v") == .text("owner")) == 0)
+        #expect(try otherInB.count(where: Field("v").isNull) == 1)
+        #expect(try a.verify() == [])
+    }
 }
