@@ -190,7 +190,16 @@ struct PostgresSQL {
 
     /// A `jsonb` value as PostgreSQL prints it, read back as a query value.
     static func queryValue(fromJSON bytes: UnsafeRawBufferPointer) throws -> QueryValue? {
-        switch try JSONValue.parse(bytes) {
+        let parsed: JSONValue
+        do {
+            parsed = try JSONValue.parse(bytes)
+        } catch let error as JSONParseError {
+            // A `numeric` beyond `Double`'s range (`1E+400`, `1e-400`), which `JSONValue` refuses: as a real, the
+            // infinity or zero it rounds to, as SQLite's engine reads such a number.
+            guard let number = Double(String(decoding: bytes, as: UTF8.self)) else { throw error }
+            return .real(number)
+        }
+        return switch parsed {
         case .null: nil
         case .bool(let flag): .bool(flag)
         case .integer(let number): .integer(number)

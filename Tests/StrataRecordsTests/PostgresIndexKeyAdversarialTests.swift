@@ -338,4 +338,23 @@ extension PostgresIndexKeyAdversarialTests {
         #expect(try otherInB.count(where: Field("v").isNull) == 1)
         #expect(try a.verify() == [])
     }
+
+    /// `min` and `max` of numbers beyond `Double`'s range read as the infinity or zero they round to, as SQLite's
+    /// engine reads them, with and without an index, instead of failing to parse the server's answer.
+    @Test func minAndMaxOfNumbersBeyondDoubleReadAsTheirRounding() throws {
+        let store = try fixture.store()
+        for (name, indexes) in [("plain", [Index]()), ("indexed", [.field("v")])] {
+            _ = try store.collection(AnyRecord.self, named: name, indexes: indexes)
+            try Self.insert(
+                [("huge", "1E+400"), ("tiny", "1e-400"), ("one", "1"), ("none", nil)], into: name, of: store)
+            let max = try store.engine.read(snapshot: false) {
+                try $0.aggregate(name, .max, of: Field("v"), matching: .all)
+            }
+            let min = try store.engine.read(snapshot: false) {
+                try $0.aggregate(name, .min, of: Field("v"), matching: Field("v") > .integer(0))
+            }
+            #expect(max == .real(.infinity), "\(name)")
+            #expect(min == .real(0), "\(name)")
+        }
+    }
 }
