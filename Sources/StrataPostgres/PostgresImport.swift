@@ -151,7 +151,8 @@ package final class PostgresImport {
         // The restore converted these files into SQLite first, checking every body; the server parses each again.
         try export.forEachRecord(in: collection, checksBodies: false) { id, body in
             try PostgresSession.checkID(id, collection: collection, operation: "restore")
-            PostgresWriteBatch.appendCopyRow(id: id, body: body, keys: try keys.keys(of: body), to: &stream.rows)
+            PostgresWriteBatch.appendCopyRow(
+                id: id, body: body, keys: try keys.keys(of: body, id: id, in: collection), to: &stream.rows)
             count += 1
             try stream.sendIfLarge()
         }

@@ -29,15 +29,20 @@ struct PostgresKeyColumns: Equatable, Sendable {
     func column(of field: Field) -> String? { fields.contains(field) ? Self.column(field) : nil }
 
     /// The keys of a body's fields, in column order.
-    /// - Throws: ``/StrataCore/StorageError`` `.invalidArgument` when the body is not valid JSON.
-    func keys(of body: UnsafeRawBufferPointer) throws -> [[UInt8]] {
+    /// - Parameters:
+    ///   - id: The record's id, and `collection` its collection, for the error.
+    /// - Throws: ``/StrataCore/StorageError`` `.invalidArgument`, naming the collection and the record, when the
+    ///   body is not valid JSON (or nests deeper than the records tier's JSON reader follows).
+    func keys(of body: UnsafeRawBufferPointer, id: String, in collection: String) throws -> [[UInt8]] {
         guard !fields.isEmpty else { return [] }
         do {
             return try JSONExactValue.fields(paths, in: body).map(PostgresIndexKey.key)
         } catch {
-            throw StorageError(
-                .invalidArgument, "a record's body is not valid JSON: \(error)", tier: .records,
-                recovery: "Write records through their collection's encoder")
+            var failure = StorageError(
+                .invalidArgument, "a record's body cannot be read for its index keys: \(error)", tier: .records,
+                key: id, recovery: "Write records through their collection's encoder")
+            failure.collection = collection
+            throw failure
         }
     }
 

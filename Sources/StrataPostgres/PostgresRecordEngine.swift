@@ -326,7 +326,8 @@ public final class PostgresRecordEngine: RecordEngine {
                 let sql =
                     "WITH w AS (\(write) RETURNING 1) SELECT pg_notify($\(keys.count + 3)::text, $\(keys.count + 4)::text) FROM w"
                 let parameters: [PostgresParameter] =
-                    [.text(id), .bytes(body)] + (try keys.keys(of: body).map(PostgresSession.keyParameter))
+                    [.text(id), .bytes(body)]
+                    + (try keys.keys(of: body, id: id, in: collection).map(PostgresSession.keyParameter))
                     + [.text(configuration.channel), .text(token + " " + collection)]
                 do {
                     return try connection.query(sql, parameters, operation: operation, collection: collection)

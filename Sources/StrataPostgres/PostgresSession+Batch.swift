@@ -133,7 +133,9 @@ extension PostgresSession {
         for row in batch.rows {
             try row.body.withUnsafeBytes { body in
                 try connection.send(
-                    sql, [.text(row.id), .bytes(body)] + batch.keys.keys(of: body).map(Self.keyParameter),
+                    sql,
+                    [.text(row.id), .bytes(body)]
+                        + batch.keys.keys(of: body, id: row.id, in: batch.collection).map(Self.keyParameter),
                     operation: operation, collection: batch.collection, key: row.id)
             }
         }

@@ -78,8 +78,9 @@ extension PostgresSession {
         var ids: [String] = []
         var columns = [[String]](repeating: [], count: keys.count)
         for row in 0..<rows.rowCount {
-            ids.append(rows.text(row, 0))
-            let values = try rows.withBytes(row, 1) { try keys.keys(of: $0) }
+            let id = rows.text(row, 0)
+            ids.append(id)
+            let values = try rows.withBytes(row, 1) { try keys.keys(of: $0, id: id, in: collection) }
             for (column, key) in values.enumerated() {
                 columns[column].append(String(decoding: PostgresIndexKey.hex(key), as: UTF8.self))
             }

@@ -111,7 +111,8 @@ final class PostgresSession: RecordSession {
         }
         let (sql, operation) = Self.writeSQL(collection, mode: mode, keys: keys)
         let result = try query(
-            sql, [.text(id), .bytes(body)] + keys.keys(of: body).map(Self.keyParameter), operation: operation,
+            sql, [.text(id), .bytes(body)] + keys.keys(of: body, id: id, in: collection).map(Self.keyParameter),
+            operation: operation,
             collection: collection, record: record)
         return mode != .update || result.changedRows > 0
     }

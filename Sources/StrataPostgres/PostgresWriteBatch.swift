@@ -68,7 +68,7 @@ struct PostgresWriteBatch {
 
     /// - Throws: ``/StrataCore/StorageError`` `.invalidArgument` when the body is not valid JSON.
     mutating func append(id: String, body: UnsafeRawBufferPointer) throws {
-        let keyValues = try keys.keys(of: body)
+        let keyValues = try keys.keys(of: body, id: id, in: collection)
         count += 1
         if usesCopy {
             Self.appendCopyRow(id: id, body: body, keys: keyValues, to: &copyRows)

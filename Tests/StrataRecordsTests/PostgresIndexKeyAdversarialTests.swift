@@ -357,4 +357,19 @@ extension PostgresIndexKeyAdversarialTests {
             #expect(min == .real(0), "\(name)")
         }
     }
+
+    /// A body nested deeper than the records tier's JSON reader follows cannot be keyed: the write is refused with
+    /// `invalid-argument` naming the collection and the record, and nothing of it is stored.
+    @Test func aBodyTooDeepToKeyIsRefusedNamingItsRecord() throws {
+        let store = try fixture.store()
+        _ = try store.collection(AnyRecord.self, named: "deep", indexes: [.field("v")])
+        let nested = String(repeating: "[", count: 600) + String(repeating: "]", count: 600)
+        let refused = #expect(throws: StorageError.self) {
+            try Self.insert([("ok", "1"), ("d", nested)], into: "deep", of: store)
+        }
+        #expect(refused?.code == .invalidArgument)
+        #expect(refused?.collection == "deep")
+        #expect(refused?.key == "d")
+        #expect(try Self.ids(store, "deep", Query(.all)) == [])
+    }
 }

@@ -39,9 +39,13 @@ struct PostgresIndexKeyTests {
         let keys = try Self.expectKeysOrderAndCompareAsTheServer(Self.values, engine: engine)
         // A missing field and JSON null: the empty key, below every other.
         #expect(
-            try Array(#"{"w":1}"#.utf8).withUnsafeBytes { try PostgresKeyColumns([Field("v")]).keys(of: $0) } == [[]])
+            try Array(#"{"w":1}"#.utf8).withUnsafeBytes {
+                try PostgresKeyColumns([Field("v")]).keys(of: $0, id: "r", in: "c")
+            } == [[]])
         #expect(
-            try Array(#"{"v":null}"#.utf8).withUnsafeBytes { try PostgresKeyColumns([Field("v")]).keys(of: $0) } == [[]]
+            try Array(#"{"v":null}"#.utf8).withUnsafeBytes {
+                try PostgresKeyColumns([Field("v")]).keys(of: $0, id: "r", in: "c")
+            } == [[]]
         )
         #expect(!keys.contains([]))
     }
@@ -52,7 +56,9 @@ struct PostgresIndexKeyTests {
         -> [[UInt8]]
     {
         let keys = try values.map { json in
-            try Array(#"{"v":\#(json)}"#.utf8).withUnsafeBytes { try PostgresKeyColumns([Field("v")]).keys(of: $0)[0] }
+            try Array(#"{"v":\#(json)}"#.utf8).withUnsafeBytes {
+                try PostgresKeyColumns([Field("v")]).keys(of: $0, id: "r", in: "c")[0]
+            }
         }
         let (serverOrder, serverEqual) = try engine.pool.with { connection -> ([Int], [[Bool]]) in
             let literal = PostgresSQL.arrayLiteral(values)
