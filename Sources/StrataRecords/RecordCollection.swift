@@ -71,9 +71,11 @@ public struct RecordCollection<R: Record>: Sendable where R.ID: RecordIdentifier
     @inlinable
     public func get(id: R.ID) throws -> R? {
         let key = id.recordKey
-        return try store.engine.readBody(name, id: key) {
-            try RecordCoder.decode(R.self, from: $0, collection: name, id: key)
+        var record: R?
+        _ = try store.engine.readBody(name, id: key) {
+            record = try RecordCoder.decode(R.self, from: $0, collection: name, id: key)
         }
+        return record
     }
 
     /// The records with these ids that exist, in the order of `ids`.

@@ -51,10 +51,12 @@ public protocol RecordEngine: Sendable {
     /// Runs `body` for reading. With `snapshot`, every read inside sees one consistent state of the
     /// database; without, `body` makes a single read (one statement is always consistent by itself).
     func read<T>(snapshot: Bool, _ body: (any RecordSession) throws -> T) throws -> T
-    /// Lends the body of the record with this id to `decode`, in a read of its own (a point get); `nil` when
-    /// there is none. The default runs ``RecordSession/body(_:id:_:)`` in ``read(snapshot:_:)`` without a
-    /// snapshot; an engine can read on a connection whose cache is likelier to hold the record.
-    func readBody<T>(_ collection: String, id: String, _ decode: (UnsafeRawBufferPointer) throws -> T) throws -> T?
+    /// Lends the body of the record with this id to `use`, in a read of its own (a point get); returns `false`
+    /// (and does not call `use`) when there is none. The default runs ``RecordSession/body(_:id:_:)`` in
+    /// ``read(snapshot:_:)`` without a snapshot; an engine can read on a connection whose cache is likelier to
+    /// hold the record. Not generic: the caller keeps what it decodes in a variable of its own, which in its
+    /// specialized code costs no run-time metadata lookup, where an engine's `T?` cost two on each get.
+    func readBody(_ collection: String, id: String, _ use: (UnsafeRawBufferPointer) throws -> Void) throws -> Bool
 
     /// Starts telling `handler` of commits made by other processes (or other stores on the same database),
     /// with the collection when the engine knows it. Returns a function that stops it.
@@ -83,10 +85,10 @@ extension RecordEngine {
         [StorageLayoutEntry(location.contains("://") ? .server : .file, location, role: "the '\(name)' database")]
     }
 
-    public func readBody<T>(_ collection: String, id: String, _ decode: (UnsafeRawBufferPointer) throws -> T)
-        throws -> T?
+    public func readBody(_ collection: String, id: String, _ use: (UnsafeRawBufferPointer) throws -> Void)
+        throws -> Bool
     {
-        try read(snapshot: false) { try $0.body(collection, id: id, decode) }
+        try read(snapshot: false) { try $0.body(collection, id: id, use) != nil }
     }
 
     public func writeOne(_ collection: String, id: String, body: UnsafeRawBufferPointer, mode: RecordWriteMode)

@@ -165,14 +165,14 @@ public final class SQLiteRecordEngine: RecordEngine {
     /// `read` calls, into a second copy of them. The row is copied out and decoded after the writer is given
     /// back, so a write waits for SQLite's part of a get only, and a record type's `init(from:)` may use the
     /// store (even write to it) as it may on a reader.
-    public func readBody<T>(_ collection: String, id: String, _ decode: (UnsafeRawBufferPointer) throws -> T)
-        throws -> T?
+    public func readBody(_ collection: String, id: String, _ use: (UnsafeRawBufferPointer) throws -> Void)
+        throws -> Bool
     {
-        var decoded: T?
-        switch try withBodyFromWriter(collection, id: id, { decoded = try decode($0) }) {
+        switch try withBodyFromWriter(collection, id: id, use) {
         case Self.writerBusy:
-            return try readers.with { try SQLiteSession(connection: $0).body(collection, id: id, decode) }
-        default: return decoded
+            return try readers.with { try SQLiteSession(connection: $0).body(collection, id: id, use) != nil }
+        case Self.noRecord: return false
+        default: return true
         }
     }
 
