@@ -25,14 +25,14 @@ struct SQLiteKeyValueTable: RecordKeyValueTable {
     }
 
     func value(for key: String) throws -> [UInt8]? {
-        // One statement reads consistently by itself: no BEGIN and COMMIT around it.
-        try engine.read(snapshot: false) { session in
-            let statement = try (session as! SQLiteSession).connection.statement(
-                "SELECT value FROM strata_kv WHERE key = ?", operation: "get")
+        var value: [UInt8]?
+        try engine.singleRead { connection in
+            let statement = try connection.statement("SELECT value FROM strata_kv WHERE key = ?", operation: "get")
             defer { statement.reset() }
             statement.bind(.text(key), at: 1)
-            return try statement.step() ? statement.withBytes(0) { [UInt8]($0) } : nil
+            if try statement.step() { value = statement.withBytes(0) { [UInt8]($0) } }
         }
+        return value
     }
 
     func remove(_ key: String) throws -> Bool {
@@ -74,12 +74,14 @@ struct SQLiteKeyValueTable: RecordKeyValueTable {
     }
 
     func sizeAndModified(for key: String) throws -> (size: Int, modified: Double)? {
-        try engine.read(snapshot: true) { session in
-            let statement = try (session as! SQLiteSession).connection.statement(
+        var found: (size: Int, modified: Double)?
+        try engine.singleRead { connection in
+            let statement = try connection.statement(
                 "SELECT length(value), modified FROM strata_kv WHERE key = ?", operation: "metadata")
+            defer { statement.reset() }
             statement.bind(.text(key), at: 1)
-            guard try statement.step() else { return nil }
-            return (Int(statement.int64(0)), statement.double(1))
+            if try statement.step() { found = (Int(statement.int64(0)), statement.double(1)) }
         }
+        return found
     }
 }

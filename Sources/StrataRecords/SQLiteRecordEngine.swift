@@ -202,25 +202,44 @@ public final class SQLiteRecordEngine: RecordEngine {
     private func copyFromWriter(
         _ collection: String, id: String, into inline: UnsafeMutableRawBufferPointer, large: inout [UInt8]
     ) throws -> Int {
+        try onFreeWriter { connection in
+            try SQLiteSession(connection: connection).body(collection, id: id) { row in
+                if row.count > inline.count {
+                    large = Array(row)
+                } else if let base = row.baseAddress {
+                    inline.baseAddress!.copyMemory(from: base, byteCount: row.count)
+                }
+                return row.count
+            } ?? Self.noRecord
+        }
+    }
+
+    /// Runs `read` on the writer connection when no write holds it and returns what it returns, or ``writerBusy``
+    /// without running it. Not generic, like ``copyFromWriter(_:id:into:large:)``.
+    private func onFreeWriter(_ read: (SQLiteConnection) throws -> Int) throws -> Int {
         var failure: (any Error)?
-        let count =
+        let result =
             writer.withLockIfAvailable { box -> Int in
                 do {
-                    return try SQLiteSession(connection: box.connection).body(collection, id: id) { row in
-                        if row.count > inline.count {
-                            large = Array(row)
-                        } else if let base = row.baseAddress {
-                            inline.baseAddress!.copyMemory(from: base, byteCount: row.count)
-                        }
-                        return row.count
-                    } ?? Self.noRecord
+                    return try read(box.connection)
                 } catch {
                     failure = error
                     return Self.noRecord
                 }
             } ?? Self.writerBusy
         if let failure { throw failure }
-        return count
+        return result
+    }
+
+    /// Runs `read`, one statement that copies what it reads out (SQLite makes a single statement consistent by
+    /// itself), on the writer connection when no write holds it, for the reasons ``readBody(_:id:_:)`` gives, and
+    /// on a reader otherwise. `read` runs holding the writer: it must not call back into the store.
+    func singleRead(_ read: (SQLiteConnection) throws -> Void) throws {
+        let onWriter = try onFreeWriter { connection in
+            try read(connection)
+            return 0
+        }
+        if onWriter == Self.writerBusy { try readers.with(read) }
     }
 
     /// What ``copyFromWriter(_:id:into:large:)`` returns when there is no such record.

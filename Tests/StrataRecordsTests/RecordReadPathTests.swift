@@ -113,6 +113,40 @@ struct RecordReadPathTests {
         #expect(try people.get(id: "absent") == nil)
     }
 
+    /// A value of the store's key-value table (its `StorageBackend` side) is read as a point get is: on the writer
+    /// when no write holds it, on a reader when one does. Inside a write on the same thread, or while another
+    /// thread's write holds the writer, it reads what is committed, without waiting for the writer.
+    @Test func aValueReadDuringAWriteReadsWhatIsCommitted() throws {
+        let fixture = try RecordsFixture()
+        let store = try fixture.store()
+        let people = try store.collection(Person.self, named: "people")
+        try store.put(Data("one".utf8), for: "k")
+        #expect(try store.data(for: "k") == Data("one".utf8))
+        try store.write { tx in
+            try tx(people).insert(person(1))
+            #expect(try store.data(for: "k") == Data("one".utf8))
+            #expect(try store.metadata(for: "k")?.size == 3)
+            #expect(try store.data(for: "absent") == nil)
+        }
+        let writing = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let other = Thread {
+            try? store.write { tx in
+                try tx(people).insert(person(2))
+                writing.signal()
+                release.wait()
+            }
+        }
+        other.start()
+        writing.wait()
+        #expect(try store.data(for: "k") == Data("one".utf8))
+        #expect(try store.metadata(for: "k")?.size == 3)
+        release.signal()
+        try store.put(Data("two!".utf8), for: "k")
+        #expect(try store.data(for: "k") == Data("two!".utf8))
+        #expect(try store.metadata(for: "k")?.size == 4)
+    }
+
     /// A record type's `init(from:)` may use the store it is read from, even write to it: a get copies the row off
     /// the writer connection and gives the writer back before decoding.
     @Test func aRecordMayWriteToTheStoreWhileItIsDecoded() throws {
