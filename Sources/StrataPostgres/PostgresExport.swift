@@ -70,21 +70,29 @@ package struct PostgresExport {
     static func indexes(of collection: String, in description: PostgresExportDescription) -> [Index] {
         guard let described = description.collections.first(where: { $0.name == collection }) else { return [] }
         return described.indexes.sorted { $0.key < $1.key }.compactMap { name, definition in
-            // `… USING btree (NULLIF((body -> 'a'::text) -> 'b'::text, 'null'::jsonb))`: the quoted names cast
-            // to text are the field's components; `… USING btree (k__a__b) [WHERE …]`: the key column's field.
-            let pieces = definition.split(separator: "'", omittingEmptySubsequences: false)
-            var components: [String] = []
-            for index in stride(from: 1, to: pieces.count - 1, by: 2) where pieces[index + 1].hasPrefix("::text") {
-                components.append(String(pieces[index]))
-            }
-            if let (_, path) = described.keys?.first(where: { definition.contains("btree (\($0.key))") }) {
-                components = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-            }
-            guard !components.isEmpty, components.allSatisfy(RecordStore.isValidName) else { return nil }
-            let field = Field(components.joined(separator: "."))
-            let index: Index = definition.hasPrefix("CREATE UNIQUE ") ? .unique(field) : .field(field)
-            return index.name(in: collection) == name ? index : nil
+            index(named: name, definition: definition, in: collection, keys: described.keys ?? [:])
         }
+    }
+
+    /// The Strata index that an index of a collection's table is, read back from its name and its definition (as
+    /// `pg_indexes.indexdef` gives it), or `nil` for one Strata would not have made by that name. `keys` maps the
+    /// table's key columns to their fields' paths.
+    static func index(named name: String, definition: String, in collection: String, keys: [String: String]) -> Index? {
+        // `… USING btree (NULLIF((body -> 'a'::text) -> 'b'::text, 'null'::jsonb))`: the quoted names cast
+        // to text are the field's components; `… USING btree (k__a__b) [WHERE …]`: the key column's field.
+        let pieces = definition.split(separator: "'", omittingEmptySubsequences: false)
+        var components: [String] = []
+        for index in stride(from: 1, to: pieces.count - 1, by: 2) where pieces[index + 1].hasPrefix("::text") {
+            components.append(String(pieces[index]))
+        }
+        if let (_, path) = keys.first(where: { definition.contains("btree (\($0.key))") }) {
+            components = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        }
+        guard !components.isEmpty, components.allSatisfy(RecordStore.isValidName) else { return nil }
+        let field = Field(components.joined(separator: "."))
+        let index: Index = definition.hasPrefix("CREATE UNIQUE ") ? .unique(field) : .field(field)
+        // The server folds unquoted names to lower case.
+        return index.name(in: collection).lowercased() == name.lowercased() ? index : nil
     }
 
     /// Calls `body` with each value of the key-value table: its key, its bytes and its modification time.

@@ -16,6 +16,26 @@ extension PostgresSession {
         return head + " (\(column))" + (index.isUnique ? " WHERE \(column) <> ''" : "")
     }
 
+    /// Checks that the index holding `index`'s name is `index`: `CREATE INDEX IF NOT EXISTS` also skips a name that
+    /// another index holds, on this table or another one.
+    /// - Throws: ``/StrataCore/StorageError`` `.invalidArgument` (``/StrataRecords/Index/nameTaken(in:holder:)``).
+    static func checkIndexName(_ index: Index, in collection: String, on connection: PostgresConnection) throws {
+        let name = index.name(in: collection).lowercased()
+        let found = try connection.query(
+            "SELECT tablename::text, indexdef FROM pg_indexes WHERE schemaname = current_schema() AND indexname = $1::text",
+            [.text(name)], operation: "create index", collection: collection)
+        guard found.rowCount > 0 else { return }
+        let definition = found.text(0, 1)
+        let keys = try PostgresKeyColumns.read(collection, on: connection).fields.map {
+            (PostgresKeyColumns.column($0).lowercased(), $0.path)
+        }
+        guard found.text(0, 0) == "c_\(collection)".lowercased(),
+            PostgresExport.index(
+                named: name, definition: definition, in: collection,
+                keys: Dictionary(keys, uniquingKeysWith: { first, _ in first })) == index
+        else { throw index.nameTaken(in: collection, holder: definition) }
+    }
+
     /// Adds the key column of `field` to a collection's table, unless it has one: the column is added, filled from
     /// the client, then made `NOT NULL` (so that a process that writes without it fails instead of storing a row
     /// the index misses). Returns whether the field has its column: not when another field's column has its name

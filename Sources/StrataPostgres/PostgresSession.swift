@@ -341,6 +341,7 @@ final class PostgresSession: RecordSession {
             try connection.execute(
                 Self.createIndexSQL(index, in: collection, keyed: keyed), operation: "create index",
                 collection: collection)
+            try Self.checkIndexName(index, in: collection, on: connection)
         }
     }
 

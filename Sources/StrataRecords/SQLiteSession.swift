@@ -181,9 +181,32 @@ struct SQLiteSession: RecordSession {
     }
 
     func createIndex(_ index: Index, in collection: String) throws {
+        let head = "CREATE \(index.isUnique ? "UNIQUE " : "")INDEX"
+        let target = "\(index.name(in: collection)) ON c_\(collection)(\(index.field.sqliteSQL))"
+        let definition = head + " " + target
         try connection.execute(
-            "CREATE \(index.isUnique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(index.name(in: collection)) ON c_\(collection)(\(index.field.sqliteSQL))",
-            operation: "create index", collection: collection)
+            head + " IF NOT EXISTS " + target, operation: "create index", collection: collection)
+        // `IF NOT EXISTS` also skips a name that another index holds: the index there must be this one.
+        let statement = try connection.statement(
+            "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ? COLLATE NOCASE", operation: "create index",
+            collection: collection)
+        defer { statement.reset() }
+        statement.bind(.text(index.name(in: collection)), at: 1)
+        guard try statement.step() else { return }
+        let existing = statement.text(0)
+        guard Self.sameDefinition(existing, definition) else { throw index.nameTaken(in: collection, holder: existing) }
+    }
+
+    /// Whether two `CREATE INDEX` statements define one index: equal but for white space, and for the case of
+    /// what comes before the first quote (keywords and names, which SQL compares without case; the JSON path in
+    /// the quotes is compared exactly, as `Age` and `age` are different members).
+    static func sameDefinition(_ first: String, _ second: String) -> Bool {
+        func normalized(_ sql: String) -> (String, Substring) {
+            let compact = String(sql.unicodeScalars.filter { !CharacterSet.whitespacesAndNewlines.contains($0) })
+            let quote = compact.firstIndex(of: "'") ?? compact.endIndex
+            return (compact[..<quote].lowercased(), compact[quote...])
+        }
+        return normalized(first) == normalized(second)
     }
 
     func dropIndex(_ index: Index, in collection: String) throws {
