@@ -47,8 +47,8 @@ extension Storage {
         // The instant: every stripe held.
         try catalog.withEveryKeyLock {
             // Writes this process coalesced go to their files first, so the catalog never names a value the
-            // capture of its tier lacks.
-            for tier in Tier.allCases { try? capturingBackend(for: tier)?.flush() }
+            // capture of its tier lacks; a flush that fails fails the capture (it would lack the value).
+            for tier in Tier.allCases { try capturingBackend(for: tier)?.flush() }
             if let file = try sink.add(
                 StoreConfiguration.fileName, in: paths.openRoot(), path: StoreConfiguration.fileName, tier: nil)
             {
