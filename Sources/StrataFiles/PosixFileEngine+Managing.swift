@@ -94,26 +94,48 @@ extension PosixFileEngine {
     }
 
     /// Every file key under `prefix`, sorted, walking folders by descriptor: links and special files are neither
-    /// listed nor followed, and names under the reserved prefix (locks, temporaries, staging) are skipped.
+    /// listed nor followed, and names under the reserved prefix (locks, temporaries, staging) are skipped. An entry
+    /// removed or swapped for a link while the walk passes is skipped; a folder or entry that cannot be read (an
+    /// I/O error, a permission) fails the listing rather than leave its keys out of it.
     public func list(prefix: String, recursive: Bool) throws -> [String] {
         guard let start = try prefix.isEmpty ? tierFolder() : listedFolder(prefix) else { return [] }
         var keys: [String] = []
         func walk(_ folder: DirectoryHandle, _ relative: String) throws {
-            guard let names = try? folder.entries() else { return }
-            for name in names where !name.hasPrefix(StoragePaths.reservedPrefix) {
+            for name in try folder.entries(of: .files) where !name.hasPrefix(StoragePaths.reservedPrefix) {
                 let key = relative.isEmpty ? name : relative + "/" + name
-                guard let info = try? folder.status(of: name) else { continue }
+                guard let info = try Self.listedStatus(of: name, in: folder) else { continue }  // Removed meanwhile.
                 switch info.st_mode & S_IFMT {
                 case S_IFREG: keys.append(key)
                 case S_IFDIR:
-                    // Opened without following links: one swapped in meanwhile is skipped, never followed.
-                    if recursive, let child = try? folder.openDirectory(name, create: false) { try walk(child, key) }
+                    if recursive, let child = try Self.listedFolder(name, in: folder) { try walk(child, key) }
                 default: continue  // Links and specials are never listed (nor followed).
                 }
             }
         }
         try walk(start, prefix)
         return keys.sorted()
+    }
+
+    /// A listed entry's status; `nil` when it was removed meanwhile.
+    private static func listedStatus(of name: String, in folder: DirectoryHandle) throws -> stat? {
+        do {
+            return try folder.status(of: name)
+        } catch {
+            throw error.storageError("cannot inspect a listed file", tier: .files, path: folder.path(of: name))
+        }
+    }
+
+    /// A listed folder, opened without following links: `nil` when it was removed meanwhile or swapped for a link
+    /// or a file (skipped, never followed).
+    private static func listedFolder(_ name: String, in folder: DirectoryHandle) throws -> DirectoryHandle? {
+        let child: DirectoryHandle?
+        do throws(StorageError) {
+            child = try folder.openDirectory(name, create: false)
+        } catch {
+            guard error.code == .symbolicLink || error.code == .invalidArgument else { throw error }
+            child = nil
+        }
+        return child
     }
 
     /// The folder `key` names, or `nil` when there is none or it names a file.
