@@ -29,49 +29,47 @@ extension JSONTape {
         return (quote | backslash | control | word) & 0x8080_8080_8080_8080
     }
 
-    /// The offset of the first quote, backslash or control character from `start` on (`bytes.count` when there is
-    /// none), found eight bytes at a time, and whether every byte before it is ASCII. The scan stops at the first
+    /// The offset of the first quote, backslash or control character in the `count` bytes at `base`, from `start` on
+    /// (`count` when there is none), found eight bytes at a time, and whether every byte before it is ASCII. The scan stops at the first
     /// byte that is special or not ASCII (``specialOrNonASCIIBytes(_:)``): for the ASCII strings of nearly every
-    /// record that is the end; after a byte that is not ASCII, ``firstSpecial(_:from:)`` finds the end.
+    /// record that is the end; after a byte that is not ASCII, ``firstSpecial(_:count:from:)`` finds the end.
     @inline(__always)
-    static func firstSpecialOrNonASCII(_ bytes: UnsafeRawBufferPointer, from start: Int) -> (
+    static func firstSpecialOrNonASCII(_ base: UnsafeRawPointer, count: Int, from start: Int) -> (
         offset: Int, isASCII: Bool
     ) {
-        guard let base = bytes.baseAddress else { return (start, true) }
         var position = start
-        while position + 8 <= bytes.count {
+        while position + 8 <= count {
             // Little-endian, so that the lowest bits are the first byte on every machine.
             let stops = specialOrNonASCIIBytes(
                 UInt64(littleEndian: base.loadUnaligned(fromByteOffset: position, as: UInt64.self)))
             if stops != 0 {
                 position += stops.trailingZeroBitCount / 8
                 if base.load(fromByteOffset: position, as: UInt8.self) < 0x80 { return (position, true) }
-                return (firstSpecial(bytes, from: position), false)
+                return (firstSpecial(base, count: count, from: position), false)
             }
             position += 8
         }
-        while position < bytes.count {
+        while position < count {
             let byte = base.load(fromByteOffset: position, as: UInt8.self)
-            if byte >= 0x80 { return (firstSpecial(bytes, from: position), false) }
+            if byte >= 0x80 { return (firstSpecial(base, count: count, from: position), false) }
             if byte == 0x22 || byte == 0x5C || byte < 0x20 { break }
             position += 1
         }
         return (position, true)
     }
 
-    /// The offset of the first quote, backslash or control character from `start` on (`bytes.count` when there is
+    /// The offset of the first quote, backslash or control character in the `count` bytes at `base`, from `start` on (`count` when there is
     /// none), found eight bytes at a time: in each word, a byte's flag can be set by a borrow only from a special
     /// byte below it, so the lowest flag is the first special byte.
-    static func firstSpecial(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Int {
-        guard let base = bytes.baseAddress else { return start }
+    static func firstSpecial(_ base: UnsafeRawPointer, count: Int, from start: Int) -> Int {
         var position = start
-        while position + 8 <= bytes.count {
+        while position + 8 <= count {
             let special = specialBytes(
                 UInt64(littleEndian: base.loadUnaligned(fromByteOffset: position, as: UInt64.self)))
             if special != 0 { return position + special.trailingZeroBitCount / 8 }
             position += 8
         }
-        while position < bytes.count {
+        while position < count {
             let byte = base.load(fromByteOffset: position, as: UInt8.self)
             if byte == 0x22 || byte == 0x5C || byte < 0x20 { break }
             position += 1

@@ -128,24 +128,26 @@ struct JSONTape {
         nameCount += 1
     }
 
-    /// A 32-bit hash of the `length` bytes at `start`: equal bytes, equal hashes (the converse is checked byte by
+    /// A 32-bit hash of the `byteCount` bytes at `start`: equal bytes, equal hashes (the converse is checked byte by
     /// byte). Made of the first and last words of the bytes, read with one or two loads when the buffer has eight
     /// bytes from `start` on.
     @inline(__always)
-    private func signature(at start: Int, length: Int) -> UInt64 {
+    private func signature(at start: Int, byteCount: Int) -> UInt64 {
         let base = UnsafeRawPointer(pointer)
         var word: UInt64
-        if length >= 8 {
+        if byteCount >= 8 {
             word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: start, as: UInt64.self))
-            let last = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: start + length - 8, as: UInt64.self))
+            let last = UInt64(
+                littleEndian: base.loadUnaligned(fromByteOffset: start + byteCount - 8, as: UInt64.self))
             word ^= last << 29 | last >> 35
         } else if start + 8 <= length {
+            // The word reaches past the name (into the rest of the document): only the name's bytes are kept.
             word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: start, as: UInt64.self))
-            word &= (1 << (8 * UInt64(length))) &- 1
+            word &= (1 << (8 * UInt64(byteCount))) &- 1
         } else {
-            word = ByteSpans.partialWord(base + start, count: length)
+            word = ByteSpans.partialWord(base + start, count: byteCount)
         }
-        return ((word &+ UInt64(length)) &* 0x9E37_79B9_7F4A_7C15) >> 32
+        return ((word &+ UInt64(byteCount)) &* 0x9E37_79B9_7F4A_7C15) >> 32
     }
 
     /// Moves a full buffer of `count` elements to storage of its own twice as large (freeing the old one if it
@@ -222,7 +224,7 @@ struct JSONTape {
             if byte == UInt8(ascii: "\"") { return try appendString(at: start) }
             if byte &- 48 < 10 || byte == UInt8(ascii: "-") {
                 let index = count
-                let end = try number(at: start)
+                let end = try Self.number(pointer, length, at: start)
                 append(Entry(start: start, end: end, next: index + 1))
                 return end
             }
@@ -243,7 +245,7 @@ struct JSONTape {
             // The name's entry, made here rather than by `value(at:depth:)`: it is always a string.
             let name = count
             let nameEnd = try appendString(at: position)
-            appendName(name, signature: signature(at: position + 1, length: nameEnd - position - 2))
+            appendName(name, signature: signature(at: position + 1, byteCount: nameEnd - position - 2))
             anyEscaped = anyEscaped || entries[name].isEscaped
             position = skipWhitespace(from: nameEnd)
             guard position < length, pointer[position] == UInt8(ascii: ":") else {
@@ -297,6 +299,14 @@ struct JSONTape {
 
     /// Checks RFC 8259 number grammar without converting anything.
     private func number(at start: Int) throws(JSONParseError) -> Int {
+        try Self.number(pointer, length, at: start)
+    }
+
+    /// ``number(at:)`` on the `length` bytes at `pointer`: static, so that a caller in the middle of the parse
+    /// does not copy the tape to call it.
+    private static func number(_ pointer: UnsafePointer<UInt8>, _ length: Int, at start: Int) throws(JSONParseError)
+        -> Int
+    {
         var position = start
         func digit(_ at: Int) -> Bool { at < length && pointer[at] >= 48 && pointer[at] <= 57 }
         if position < length, pointer[position] == UInt8(ascii: "-") { position += 1 }
@@ -326,7 +336,7 @@ struct JSONTape {
     /// whether it is all ASCII (when it has none).
     @inline(__always)
     private func string(at start: Int) throws(JSONParseError) -> (end: Int, escaped: Bool, isASCII: Bool) {
-        let (position, isASCII) = Self.firstSpecialOrNonASCII(bytes, from: start + 1)
+        let (position, isASCII) = Self.firstSpecialOrNonASCII(UnsafeRawPointer(pointer), count: length, from: start + 1)
         guard position < length else { throw JSONParseError(message: "unterminated string", offset: start) }
         let byte = pointer[position]
         if byte == UInt8(ascii: "\"") { return (position + 1, false, isASCII) }
@@ -354,7 +364,8 @@ struct JSONTape {
         // `String(validating:)` is generic, several times slower than `String(decoding:)`'s ASCII path). The tape
         // noted it while finding the string's end. A short one is made in place.
         if entry.isASCII {
-            if makesSmallStrings, quoted.count <= SmallASCIIString.capacity, let base = quoted.baseAddress {
+            guard let base = quoted.baseAddress else { return "" }
+            if makesSmallStrings, quoted.count <= SmallASCIIString.capacity {
                 return SmallASCIIString.supportedString(base, count: quoted.count)
             }
             return String(decoding: quoted.assumingMemoryBound(to: UInt8.self), as: UTF8.self)
