@@ -36,7 +36,9 @@ struct ByteDecoder: Decoder {
 
     /// The tape, lent by reference.
     let tapeReference: UnsafePointer<JSONTape>
-    var tape: JSONTape { tapeReference.pointee }
+    /// The tape, read in place: a method called on it gets the lent tape's address where it can, where a getter
+    /// returning `tapeReference.pointee` copies the tape (some hundred bytes) onto the stack for every use.
+    var tape: JSONTape { unsafeAddress { tapeReference } }
     /// The tape entry of this value.
     let entry: Int
 
@@ -254,7 +256,7 @@ struct ByteDecoder: Decoder {
         /// unique: the tape refuses a repeated one).
         let decoder: ByteDecoder
         var codingPath: [any CodingKey] { decoder.codingPath }
-        var tape: JSONTape { decoder.tape }
+        var tape: JSONTape { unsafeAddress { decoder.tapeReference } }
 
         /// Calls `body` with each member's name and value entries until it returns `false`.
         func forEachMember(_ body: (_ name: Int, _ value: Int) -> Bool) {

@@ -48,16 +48,25 @@ struct JSONTape {
     }
 
     let bytes: UnsafeRawBufferPointer
+    /// The address of `bytes` (not empty) and their count, for the parse: reading through them checks no
+    /// optional address.
+    private let pointer: UnsafePointer<UInt8>
+    private let length: Int
     /// The entries, `count` of them, in storage of `capacity`.
     private(set) var entries: UnsafeMutablePointer<Entry>
     private(set) var count = 0
     private var capacity: Int
-    /// The name entries of the objects being read, innermost last: one buffer for the whole document.
-    private var names: UnsafeMutablePointer<Int32>
+    /// The name entries of the objects being read, innermost last: one buffer for the whole document. Each is the
+    /// entry's index in the low 32 bits and a hash of the name's bytes in the high 32 (``signature(at:length:)``),
+    /// so that the repeated-name check compares two names with one instruction.
+    private var names: UnsafeMutablePointer<UInt64>
     private var nameCount = 0
     private var nameCapacity: Int
     /// The first storage (``TapeBlock``), holding both buffers until they outgrow it.
     private let block: UnsafeMutableRawPointer
+    /// Whether short ASCII strings are made in place (``SmallASCIIString/isSupported``, read once per tape rather
+    /// than once per string).
+    private let makesSmallStrings: Bool
     /// Whether `entries` and `names` moved to storage of their own (after outgrowing the block).
     private var entriesMoved = false
     private var namesMoved = false
@@ -68,20 +77,26 @@ struct JSONTape {
         guard bytes.count < Int(Int32.max) else {
             throw JSONParseError(message: "a JSON document of 2 GiB or more", offset: 0)
         }
-        var tape = JSONTape(bytes: bytes)
+        guard let pointer = bytes.baseAddress, !bytes.isEmpty else {
+            throw JSONParseError(message: "unexpected end of input", offset: 0)
+        }
+        var tape = JSONTape(bytes: bytes, pointer: pointer.assumingMemoryBound(to: UInt8.self))
         defer { tape.deallocate() }
         try tape.parse()
         return try body(tape)
     }
 
-    private init(bytes: UnsafeRawBufferPointer) {
+    private init(bytes: UnsafeRawBufferPointer, pointer: UnsafePointer<UInt8>) {
         self.bytes = bytes
+        self.pointer = pointer
+        length = bytes.count
         block = TapeBlock.take()
         entries = block.bindMemory(to: Entry.self, capacity: TapeBlock.entries)
         capacity = TapeBlock.entries
         names = (block + TapeBlock.entries * MemoryLayout<Entry>.stride).bindMemory(
-            to: Int32.self, capacity: TapeBlock.names)
+            to: UInt64.self, capacity: TapeBlock.names)
         nameCapacity = TapeBlock.names
+        makesSmallStrings = SmallASCIIString.isSupported
     }
 
     private func deallocate() {
@@ -92,7 +107,7 @@ struct JSONTape {
 
     private mutating func parse() throws(JSONParseError) {
         let end = try value(at: skipWhitespace(from: 0), depth: 0)
-        guard skipWhitespace(from: end) == bytes.count else {
+        guard skipWhitespace(from: end) == length else {
             throw JSONParseError(message: "unexpected text after the JSON value", offset: end)
         }
     }
@@ -105,12 +120,34 @@ struct JSONTape {
     }
 
     @inline(__always)
-    private mutating func appendName(_ index: Int) {
+    private mutating func appendName(_ index: Int, signature: UInt64) {
         if nameCount == nameCapacity {
             Self.grow(&names, capacity: &nameCapacity, count: nameCount, moved: &namesMoved)
         }
-        names[nameCount] = Int32(truncatingIfNeeded: index)
+        names[nameCount] = signature << 32 | UInt64(UInt32(truncatingIfNeeded: index))
         nameCount += 1
+    }
+
+    /// A 32-bit hash of the `byteCount` bytes at `start`: equal bytes, equal hashes (the converse is checked byte by
+    /// byte). Made of the first and last words of the bytes, read with one or two loads when the buffer has eight
+    /// bytes from `start` on.
+    @inline(__always)
+    private func signature(at start: Int, byteCount: Int) -> UInt64 {
+        let base = UnsafeRawPointer(pointer)
+        var word: UInt64
+        if byteCount >= 8 {
+            word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: start, as: UInt64.self))
+            let last = UInt64(
+                littleEndian: base.loadUnaligned(fromByteOffset: start + byteCount - 8, as: UInt64.self))
+            word ^= last << 29 | last >> 35
+        } else if start + 8 <= length {
+            // The word reaches past the name (into the rest of the document): only the name's bytes are kept.
+            word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: start, as: UInt64.self))
+            word &= (1 << (8 * UInt64(byteCount))) &- 1
+        } else {
+            word = ByteSpans.partialWord(base + start, count: byteCount)
+        }
+        return ((word &+ UInt64(byteCount)) &* 0x9E37_79B9_7F4A_7C15) >> 32
     }
 
     /// Moves a full buffer of `count` elements to storage of its own twice as large (freeing the old one if it
@@ -131,8 +168,8 @@ struct JSONTape {
     @inline(__always)
     func skipWhitespace(from start: Int) -> Int {
         var position = start
-        while position < bytes.count {
-            switch bytes[position] {
+        while position < length {
+            switch pointer[position] {
             case 0x20, 0x09, 0x0A, 0x0D: position += 1
             default: return position
             }
@@ -143,10 +180,10 @@ struct JSONTape {
     /// Adds the value starting at `start` (which must not be white space) and its contents; returns its end.
     private mutating func value(at start: Int, depth: Int) throws(JSONParseError) -> Int {
         guard depth < JSONParser.maximumDepth else { throw JSONParseError(message: "nesting too deep", offset: start) }
-        guard start < bytes.count else { throw JSONParseError(message: "unexpected end of input", offset: start) }
+        guard start < length else { throw JSONParseError(message: "unexpected end of input", offset: start) }
         let index = count
         let end: Int
-        switch bytes[start] {
+        switch pointer[start] {
         case UInt8(ascii: "\""): return try appendString(at: start)
         case UInt8(ascii: "{"):
             append(Entry(start: start, end: start, next: index + 1))
@@ -178,43 +215,55 @@ struct JSONTape {
         return end
     }
 
-    /// Adds a member's value or an element starting at `start`, at `depth`: a string (most of them) straight away,
-    /// anything else through ``value(at:depth:)``.
+    /// Adds a member's value or an element starting at `start`, at `depth`: a string or a number (most of them)
+    /// straight away, anything else through ``value(at:depth:)``.
     @inline(__always)
     private mutating func child(at start: Int, depth: Int) throws(JSONParseError) -> Int {
-        if depth < JSONParser.maximumDepth, start < bytes.count, bytes[start] == UInt8(ascii: "\"") {
-            return try appendString(at: start)
+        if depth < JSONParser.maximumDepth, start < length {
+            let byte = pointer[start]
+            if byte == UInt8(ascii: "\"") { return try appendString(at: start) }
+            if byte &- 48 < 10 || byte == UInt8(ascii: "-") {
+                let index = count
+                let end = try Self.number(pointer, length, at: start)
+                append(Entry(start: start, end: end, next: index + 1))
+                return end
+            }
         }
         return try value(at: start, depth: depth)
     }
 
     private mutating func object(at start: Int, depth: Int) throws(JSONParseError) -> Int {
         var position = skipWhitespace(from: start + 1)
-        if position < bytes.count, bytes[position] == UInt8(ascii: "}") { return position + 1 }
+        if position < length, pointer[position] == UInt8(ascii: "}") { return position + 1 }
         let firstName = nameCount
         defer { nameCount = firstName }
+        var anyEscaped = false
         while true {
-            guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else {
+            guard position < length, pointer[position] == UInt8(ascii: "\"") else {
                 throw JSONParseError(message: "expected a member name", offset: position)
             }
             // The name's entry, made here rather than by `value(at:depth:)`: it is always a string.
-            appendName(count)
+            let name = count
             let nameEnd = try appendString(at: position)
+            appendName(name, signature: signature(at: position + 1, byteCount: nameEnd - position - 2))
+            anyEscaped = anyEscaped || entries[name].isEscaped
             position = skipWhitespace(from: nameEnd)
-            guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else {
+            guard position < length, pointer[position] == UInt8(ascii: ":") else {
                 throw JSONParseError(message: "expected ':'", offset: position)
             }
             position = skipWhitespace(from: try child(at: skipWhitespace(from: position + 1), depth: depth + 1))
-            guard position < bytes.count else {
+            guard position < length else {
                 throw JSONParseError(message: "unterminated object", offset: position)
             }
-            if bytes[position] == UInt8(ascii: "}") {
+            if pointer[position] == UInt8(ascii: "}") {
                 if nameCount - firstName > 1 {
-                    try refuseRepeatedNames(UnsafeBufferPointer(start: names + firstName, count: nameCount - firstName))
+                    try refuseRepeatedNames(
+                        UnsafeBufferPointer(start: names + firstName, count: nameCount - firstName),
+                        anyEscaped: anyEscaped)
                 }
                 return position + 1
             }
-            guard bytes[position] == UInt8(ascii: ",") else {
+            guard pointer[position] == UInt8(ascii: ",") else {
                 throw JSONParseError(message: "expected ',' or '}'", offset: position)
             }
             position = skipWhitespace(from: position + 1)
@@ -223,14 +272,14 @@ struct JSONTape {
 
     private mutating func array(at start: Int, depth: Int) throws(JSONParseError) -> Int {
         var position = skipWhitespace(from: start + 1)
-        if position < bytes.count, bytes[position] == UInt8(ascii: "]") { return position + 1 }
+        if position < length, pointer[position] == UInt8(ascii: "]") { return position + 1 }
         while true {
             position = skipWhitespace(from: try child(at: position, depth: depth + 1))
-            guard position < bytes.count else {
+            guard position < length else {
                 throw JSONParseError(message: "unterminated array", offset: position)
             }
-            if bytes[position] == UInt8(ascii: "]") { return position + 1 }
-            guard bytes[position] == UInt8(ascii: ",") else {
+            if pointer[position] == UInt8(ascii: "]") { return position + 1 }
+            guard pointer[position] == UInt8(ascii: ",") else {
                 throw JSONParseError(message: "expected ',' or ']'", offset: position)
             }
             position = skipWhitespace(from: position + 1)
@@ -239,10 +288,10 @@ struct JSONTape {
 
     private func literal(_ word: StaticString, at start: Int) throws(JSONParseError) -> Int {
         let count = word.utf8CodeUnitCount
-        guard start + count <= bytes.count else {
+        guard start + count <= length else {
             throw JSONParseError(message: "unexpected end of input", offset: start)
         }
-        for index in 0..<count where bytes[start + index] != word.utf8Start[index] {
+        for index in 0..<count where pointer[start + index] != word.utf8Start[index] {
             throw JSONParseError(message: "invalid literal", offset: start)
         }
         return start + count
@@ -250,23 +299,31 @@ struct JSONTape {
 
     /// Checks RFC 8259 number grammar without converting anything.
     private func number(at start: Int) throws(JSONParseError) -> Int {
+        try Self.number(pointer, length, at: start)
+    }
+
+    /// ``number(at:)`` on the `length` bytes at `pointer`: static, so that a caller in the middle of the parse
+    /// does not copy the tape to call it.
+    private static func number(_ pointer: UnsafePointer<UInt8>, _ length: Int, at start: Int) throws(JSONParseError)
+        -> Int
+    {
         var position = start
-        func digit(_ at: Int) -> Bool { at < bytes.count && bytes[at] >= 48 && bytes[at] <= 57 }
-        if position < bytes.count, bytes[position] == UInt8(ascii: "-") { position += 1 }
+        func digit(_ at: Int) -> Bool { at < length && pointer[at] >= 48 && pointer[at] <= 57 }
+        if position < length, pointer[position] == UInt8(ascii: "-") { position += 1 }
         guard digit(position) else { throw JSONParseError(message: "invalid value", offset: start) }
-        if bytes[position] == 48 {
+        if pointer[position] == 48 {
             position += 1
         } else {
             while digit(position) { position += 1 }
         }
-        if position < bytes.count, bytes[position] == UInt8(ascii: ".") {
+        if position < length, pointer[position] == UInt8(ascii: ".") {
             position += 1
             guard digit(position) else { throw JSONParseError(message: "invalid number", offset: start) }
             while digit(position) { position += 1 }
         }
-        if position < bytes.count, bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E") {
+        if position < length, pointer[position] == UInt8(ascii: "e") || pointer[position] == UInt8(ascii: "E") {
             position += 1
-            if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") {
+            if position < length, pointer[position] == UInt8(ascii: "+") || pointer[position] == UInt8(ascii: "-") {
                 position += 1
             }
             guard digit(position) else { throw JSONParseError(message: "invalid number", offset: start) }
@@ -279,9 +336,9 @@ struct JSONTape {
     /// whether it is all ASCII (when it has none).
     @inline(__always)
     private func string(at start: Int) throws(JSONParseError) -> (end: Int, escaped: Bool, isASCII: Bool) {
-        let (position, isASCII) = Self.firstSpecial(bytes, from: start + 1)
-        guard position < bytes.count else { throw JSONParseError(message: "unterminated string", offset: start) }
-        let byte = bytes[position]
+        let (position, isASCII) = Self.firstSpecialOrNonASCII(UnsafeRawPointer(pointer), count: length, from: start + 1)
+        guard position < length else { throw JSONParseError(message: "unterminated string", offset: start) }
+        let byte = pointer[position]
         if byte == UInt8(ascii: "\"") { return (position + 1, false, isASCII) }
         guard byte == UInt8(ascii: "\\") else {
             throw JSONParseError(message: "a control character in a string", offset: position)
@@ -290,50 +347,6 @@ struct JSONTape {
         parser.position = start
         _ = try parser.string()  // Validates every escape; rare in stored records.
         return (parser.position, true, false)
-    }
-
-    /// The high bit of each byte of `word` that may be a quote, a backslash or a control character (below 0x20),
-    /// the bytes in little-endian order: zero exactly when there is none. A set bit can come from a borrow out of
-    /// a special byte below it, never from other bytes, so the lowest set bit marks the first special byte.
-    @inline(__always)
-    static func specialBytes(_ word: UInt64) -> UInt64 {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let quote = word ^ (ones &* 0x22)
-        let backslash = word ^ (ones &* 0x5C)
-        return (((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word))
-            & 0x8080_8080_8080_8080
-    }
-
-    /// The offset of the first quote, backslash or control character from `start` on (`bytes.count` when there is
-    /// none), found eight bytes at a time: in each word, a byte's flag can be set by a borrow only from a special
-    /// byte below it, so the lowest flag is the first special byte. Also whether every byte before it is ASCII
-    /// (their high bits, gathered on the way), so that a string's text needs no second pass to tell.
-    @inline(__always)
-    static func firstSpecial(_ bytes: UnsafeRawBufferPointer, from start: Int) -> (offset: Int, isASCII: Bool) {
-        guard let base = bytes.baseAddress else { return (start, true) }
-        var position = start
-        let highBits: UInt64 = 0x8080_8080_8080_8080
-        var seen: UInt64 = 0
-        while position + 8 <= bytes.count {
-            // Little-endian, so that the lowest bits are the first byte on every machine.
-            let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: position, as: UInt64.self))
-            let special = specialBytes(word)
-            if special != 0 {
-                let index = special.trailingZeroBitCount / 8
-                // Only the bytes below the special one are the string's.
-                let before = index == 0 ? 0 : word & (UInt64.max >> (64 - 8 * index))
-                return (position + index, (seen | before) & highBits == 0)
-            }
-            seen |= word
-            position += 8
-        }
-        while position < bytes.count {
-            let byte = base.load(fromByteOffset: position, as: UInt8.self)
-            if byte == 0x22 || byte == 0x5C || byte < 0x20 { break }
-            seen |= UInt64(byte)
-            position += 1
-        }
-        return (position, seen & highBits == 0)
     }
 
     // MARK: Reading
@@ -351,8 +364,9 @@ struct JSONTape {
         // `String(validating:)` is generic, several times slower than `String(decoding:)`'s ASCII path). The tape
         // noted it while finding the string's end. A short one is made in place.
         if entry.isASCII {
-            if let base = quoted.baseAddress, let small = SmallASCIIString.string(base, count: quoted.count) {
-                return small
+            guard let base = quoted.baseAddress else { return "" }
+            if makesSmallStrings, quoted.count <= SmallASCIIString.capacity {
+                return SmallASCIIString.supportedString(base, count: quoted.count)
             }
             return String(decoding: quoted.assumingMemoryBound(to: UInt8.self), as: UTF8.self)
         }
@@ -396,23 +410,40 @@ struct JSONTape {
         return String(decoding: quoted(index), as: UTF8.self)
     }
 
-    /// Whether a few names, none escaped, have a repeat, compared by their bytes. `true` also when a name is
-    /// escaped, for the full check to decide.
-    private func hasRepeatedPlainName(_ names: UnsafeBufferPointer<Int32>) -> Bool {
-        for name in names where entries[Int(name)].isEscaped { return true }
-        return DuplicateMemberNames.hasRepeat(in: bytes.baseAddress!, count: names.count) { member in
-            let entry = entries[Int(names[member])]
-            return (entry.start, entry.end - entry.start)
+    /// Whether a few names, none escaped, have a repeat: compared by their signatures, and by their bytes when
+    /// those are equal.
+    @inline(__always)
+    private func hasRepeatedPlainName(_ names: UnsafeBufferPointer<UInt64>) -> Bool {
+        guard let base = bytes.baseAddress else { return false }
+        var index = 1
+        while index < names.count {
+            let signature = names[index] >> 32
+            var earlier = 0
+            while earlier < index {
+                if names[earlier] >> 32 == signature {
+                    let one = entries[Int(truncatingIfNeeded: UInt32(truncatingIfNeeded: names[index]))]
+                    let other = entries[Int(truncatingIfNeeded: UInt32(truncatingIfNeeded: names[earlier]))]
+                    if one.end - one.start == other.end - other.start,
+                        ByteSpans.equal(base + one.start, base + other.start, count: one.end - one.start)
+                    {
+                        return true
+                    }
+                }
+                earlier += 1
+            }
+            index += 1
         }
+        return false
     }
 
     /// A name given twice (the same scalars) is refused: SQLite's JSON functions read the first member and a
     /// last-wins decoder the other, so the record would match queries on a value it does not read back with.
-    private func refuseRepeatedNames(_ names: UnsafeBufferPointer<Int32>) throws(JSONParseError) {
-        if names.count <= DuplicateMemberNames.pairwiseLimit, !hasRepeatedPlainName(names) { return }
+    /// `slots` are the object's entries of the names buffer; `anyEscaped`, whether one of the names has escapes.
+    private func refuseRepeatedNames(_ slots: UnsafeBufferPointer<UInt64>, anyEscaped: Bool) throws(JSONParseError) {
+        if slots.count <= DuplicateMemberNames.pairwiseLimit, !anyEscaped, !hasRepeatedPlainName(slots) { return }
+        let names = slots.map { Int32(truncatingIfNeeded: $0) }
         let base = names.startIndex
         // Escaped names (rare) are compared after resolving their escapes; others as they stand in the text.
-        let anyEscaped = names.contains { entries[Int($0)].isEscaped }
         let escapedNames = anyEscaped ? names.map { entries[Int($0)].isEscaped ? Array(name(Int($0)).utf8) : nil } : []
         func exact(_ member: Int) -> ExactString {
             if anyEscaped, let decoded = escapedNames[member] {

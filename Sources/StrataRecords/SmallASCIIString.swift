@@ -35,7 +35,14 @@ enum SmallASCIIString {
     @inline(__always)
     static func string(_ start: UnsafeRawPointer, count: Int) -> String? {
         guard count <= capacity, isSupported else { return nil }
-        return unsafeBitCast(words(start, count: count), to: String.self)
+        return supportedString(start, count: count)
+    }
+
+    /// ``string(_:count:)`` for a caller that checked ``isSupported`` (once for many strings) and that `count` is
+    /// at most ``capacity``.
+    @inline(__always)
+    static func supportedString(_ start: UnsafeRawPointer, count: Int) -> String {
+        unsafeBitCast(words(start, count: count), to: String.self)
     }
 
     /// The two words of the small string: the first eight bytes, then the next seven with the flags and count on top.

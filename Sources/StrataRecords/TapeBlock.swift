@@ -10,7 +10,7 @@ enum TapeBlock {
     /// The member names a block holds.
     static var names: Int { 32 }
     static var byteCount: Int {
-        entries * MemoryLayout<JSONTape.Entry>.stride + names * MemoryLayout<Int32>.stride
+        entries * MemoryLayout<JSONTape.Entry>.stride + names * MemoryLayout<UInt64>.stride
     }
 
     /// The address of the spare block, or 0 while it is taken.

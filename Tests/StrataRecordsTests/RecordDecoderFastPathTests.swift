@@ -143,6 +143,68 @@ struct RecordDecoderFastPathTests {
         }
     }
 
+    /// The scan for a string's end flags exactly the quotes, backslashes, control characters and bytes above 0x7F,
+    /// and its lowest flag is the first of them (a borrow out of a flagged byte may flag the bytes above it): every
+    /// byte value in every place of a word, between plain bytes and before special ones.
+    @Test func theStringScanStopsAtTheFirstSpecialOrNonASCIIByte() {
+        func stops(_ byte: UInt8) -> Bool { byte == 0x22 || byte == 0x5C || byte < 0x20 || byte >= 0x80 }
+        var wrong: [[UInt8]] = []
+        for place in 0..<8 {
+            for value in 0...255 {
+                for filler: UInt8 in [0x20, 0x21, 0x23, 0x41, 0x5B, 0x5D, 0x7E, 0x7F] {
+                    for after in [filler, 0x00, 0x01, 0x22, 0x5C, 0x80, 0xFF] {
+                        var bytes = [UInt8](repeating: filler, count: 8)
+                        bytes[place] = UInt8(value)
+                        for later in (place + 1)..<8 { bytes[later] = after }
+                        let word = bytes.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) }
+                        let flags = JSONTape.specialOrNonASCIIBytes(word)
+                        let first = bytes.firstIndex(where: stops)
+                        if (flags == 0) != (first == nil) || first.map({ flags.trailingZeroBitCount / 8 != $0 }) == true
+                        {
+                            wrong.append(bytes)
+                        }
+                    }
+                }
+            }
+        }
+        #expect(wrong.isEmpty, "\(wrong.prefix(5))")
+    }
+
+    /// The repeated-name check compares hashes of the names before their bytes: names with the same first and last
+    /// eight bytes (the same hash) that differ between them are two names, and any name given twice is refused, at
+    /// every length, in objects checked pair by pair and through a set. Escaped names are compared by their scalars.
+    @Test func namesWithTheSameHashAreTwoNamesAndARepeatIsRefused() throws {
+        for length in 0..<40 {
+            let name = String(repeating: "n", count: length)
+            let others = (0..<length).map { place in
+                String(repeating: "n", count: place) + "m" + String(repeating: "n", count: length - place - 1)
+            }
+            let unique = "{" + ([name] + others).map { #""\#($0)":1"# }.joined(separator: ",") + "}"
+            #expect(throws: Never.self, "length \(length)") { try Self.fast(JSONValue.self, Array(unique.utf8)) }
+            for repeated in [name] + others {
+                let text = String(unique.dropLast()) + #","\#(repeated)":2}"#
+                #expect(throws: JSONParseError.self, "\(repeated)") { try Self.fast(JSONValue.self, Array(text.utf8)) }
+            }
+        }
+        #expect(throws: JSONParseError.self) { try Self.fast(JSONValue.self, Array(#"{"nn":1,"n\u006e":2}"#.utf8)) }
+        #expect(throws: Never.self) { try Self.fast(JSONValue.self, Array(#"{"nn":1,"n\u006d":2}"#.utf8)) }
+    }
+
+    /// Numbers as members' values and as elements are checked where they stand (the tape reads them without the
+    /// general value path): the RFC 8259 grammar, nothing more and nothing less.
+    @Test func numbersAreCheckedAsMembersAndElements() {
+        let valid = ["0", "-0", "12", "-12", "1.5", "1e5", "1E+5", "-1.5e-3", "123456789012345678901234567890"]
+        let invalid = ["01", "-", "1.", ".5", "1e", "+1", "--1", "0x1", "1.e3", "- 1", "-01", "1e+", "Infinity", "NaN"]
+        for (numbers, isValid) in [(valid, true), (invalid, false)] {
+            for number in numbers {
+                for text in [#"{"n":\#(number)}"#, "[\(number)]", "[1,\(number),2]", #"{"a":[\#(number)],"b":1}"#] {
+                    let read = try? Self.fast(JSONValue.self, Array(text.utf8))
+                    #expect((read != nil) == isValid, "\(text)")
+                }
+            }
+        }
+    }
+
     /// Strings of up to 15 ASCII bytes are made in place in the standard library's own small form: bit for bit
     /// what `String(decoding:as:)` makes, at every length, alignment and place in the buffer (up to its last byte),
     /// and usable as any other string. Longer ones are left to the standard path.
