@@ -149,10 +149,19 @@ extension SecretStore {
         } catch {
             problems.append("\(error)")
         }
-        let folder = try? existingKeyringFolder()
-        if let folder,
-            let manifest = try? AtomicFile.read(in: folder, name: ItemManifest.fileName, maximumSize: 64 << 20)
-        {
+        // What cannot be read is a problem too: a check that skipped it would call the keyring sound.
+        let folder: DirectoryHandle?
+        let manifest: Data?
+        let names: [String]
+        do {
+            folder = try existingKeyringFolder()
+            manifest = try folder.flatMap {
+                try AtomicFile.read(in: $0, name: ItemManifest.fileName, maximumSize: 64 << 20)
+            }
+        } catch {
+            return problems + ["\(error)"]
+        }
+        if let manifest {
             if let inline = ItemManifest.unauthenticatedInlineItems(manifest) {
                 for (name, item) in inline.sorted(by: { $0.key < $1.key }) {
                     do {
@@ -165,7 +174,11 @@ extension SecretStore {
                 problems.append("\(manifestPath): not an item manifest this program reads")
             }
         }
-        let names = (try? folder?.entries()) ?? []
+        do {
+            names = try folder?.entries(of: .secrets) ?? []
+        } catch {
+            return problems + ["\(error)"]
+        }
         for name in names.sorted() where name.hasSuffix(Self.itemSuffix) {
             let path = directory + "/" + name
             do {
