@@ -103,39 +103,18 @@ extension PosixFileEngine {
         func walk(_ folder: DirectoryHandle, _ relative: String) throws {
             for name in try folder.entries(of: .files) where !name.hasPrefix(StoragePaths.reservedPrefix) {
                 let key = relative.isEmpty ? name : relative + "/" + name
-                guard let info = try Self.listedStatus(of: name, in: folder) else { continue }  // Removed meanwhile.
+                // `nil`: removed meanwhile.
+                guard let info = try folder.status(ofListed: name, tier: .files) else { continue }
                 switch info.st_mode & S_IFMT {
                 case S_IFREG: keys.append(key)
                 case S_IFDIR:
-                    if recursive, let child = try Self.listedFolder(name, in: folder) { try walk(child, key) }
+                    if recursive, let child = try folder.openListedFolder(name) { try walk(child, key) }
                 default: continue  // Links and specials are never listed (nor followed).
                 }
             }
         }
         try walk(start, prefix)
         return keys.sorted()
-    }
-
-    /// A listed entry's status; `nil` when it was removed meanwhile.
-    private static func listedStatus(of name: String, in folder: DirectoryHandle) throws -> stat? {
-        do {
-            return try folder.status(of: name)
-        } catch {
-            throw error.storageError("cannot inspect a listed file", tier: .files, path: folder.path(of: name))
-        }
-    }
-
-    /// A listed folder, opened without following links: `nil` when it was removed meanwhile or swapped for a link
-    /// or a file (skipped, never followed).
-    private static func listedFolder(_ name: String, in folder: DirectoryHandle) throws -> DirectoryHandle? {
-        let child: DirectoryHandle?
-        do throws(StorageError) {
-            child = try folder.openDirectory(name, create: false)
-        } catch {
-            guard error.code == .symbolicLink || error.code == .invalidArgument else { throw error }
-            child = nil
-        }
-        return child
     }
 
     /// The folder `key` names, or `nil` when there is none or it names a file.

@@ -28,8 +28,9 @@ extension SecretStore: TierCapturing {
         let relative = try CapturedFile.relativePath(tier.path, root: root, tier: .secrets)
         let names = try tier.entries(of: .secrets)
         for name in names.sorted() where !name.hasPrefix(StoragePaths.reservedPrefix) {
-            guard let info = try? tier.status(of: name), (info.st_mode & S_IFMT) == S_IFDIR,
-                let folder = try? tier.openDirectory(name, create: false)
+            // A keyring folder that cannot be read fails the capture rather than be left out of it.
+            guard let info = try tier.status(ofListed: name, tier: .secrets), (info.st_mode & S_IFMT) == S_IFDIR,
+                let folder = try tier.openListedFolder(name)
             else { continue }
             try keyringLock(in: folder).withLock(.shared, timeout: configuration.lockTimeout) {
                 report.merge(

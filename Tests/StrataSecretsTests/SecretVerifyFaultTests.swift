@@ -8,7 +8,7 @@ import Testing
 /// `structuralProblems` (what `strata verify` and `Storage.verify` report for the secrets tier) skipped what it could
 /// not read: a manifest or a keyring folder that failed with an I/O error left the keyring "sound". What cannot be
 /// read is now a problem, typed and naming its path.
-@Suite("SecretStore: a check that cannot read the keyring", .serialized)
+@Suite("SecretStore: a keyring that cannot be read is never taken as sound or empty", .serialized)
 struct SecretVerifyFaultTests {
     /// The manifest's open fails, or the listing of the folder (which opens a duplicate of the folder's descriptor:
     /// the third open under the folder, after `keyring.json` and the manifest).
@@ -37,5 +37,22 @@ struct SecretVerifyFaultTests {
             problems.first?.contains(listing ? folder : folder + "/" + ItemManifest.fileName) == true, "\(problems)")
         #expect(store.structuralProblems().isEmpty)
         #expect(try store.get(service: "s", account: "a")?.stringValue == "small")
+    }
+
+    /// A capture (the start of a backup) left a keyring folder it could not open out of the capture without a word,
+    /// and the backup went on without its secrets; the capture now fails.
+    @Test func aKeyringFolderThatCannotBeOpenedFailsTheCapture() throws {
+        let fixture = try SecretsFixture()
+        defer { FaultInjector.shared.reset() }
+        let store = try fixture.store()
+        try store.set("small", service: "s", account: "a")
+        let failed = try FolderCapture(folder: fixture.directory.appending("failed"))
+        FaultInjector.shared.inject(.error(EIO), on: .open, pathContaining: fixture.keyringFolder())
+        let error = #expect(throws: StorageError.self) { try store.capture(into: failed, root: fixture.paths.root) }
+        FaultInjector.shared.reset()
+        #expect(error?.errno == EIO)
+        #expect(error?.path == fixture.keyringFolder())
+        let capture = try FolderCapture(folder: fixture.directory.appending("capture"))
+        #expect(try store.capture(into: capture, root: fixture.paths.root).fileCount > 0)
     }
 }
