@@ -151,15 +151,19 @@ extension SecretStore {
         }
         // What cannot be read is a problem too: a check that skipped it would call the keyring sound.
         let folder: DirectoryHandle?
-        let manifest: Data?
+        var manifest: Data?
         let names: [String]
         do {
             folder = try existingKeyringFolder()
+        } catch {
+            return problems + ["\(error)"]
+        }
+        do {
             manifest = try folder.flatMap {
                 try AtomicFile.read(in: $0, name: ItemManifest.fileName, maximumSize: 64 << 20)
             }
         } catch {
-            return problems + ["\(error)"]
+            problems.append("\(error)")
         }
         if let manifest {
             if let inline = ItemManifest.unauthenticatedInlineItems(manifest) {
