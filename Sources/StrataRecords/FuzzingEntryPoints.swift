@@ -70,10 +70,11 @@ extension RecordsFuzzing {
     ///   `Double` rounded to `Float`, as ``FastJSONEncoder`` writes a `Float` as a `Double`), so non-zero digits
     ///   that round to zero read as zero and a `Float` beyond its range as an infinity (which cannot be encoded
     ///   again); Foundation refuses both as not valid JSON.
-    /// - **Invalid UTF-8** (Strata decodes): the tape checks a string's UTF-8 when the string is read (ASCII needs
-    ///   no check, and most strings are ASCII), not while it finds the string's end, and reads a member name of
-    ///   invalid UTF-8 with U+FFFD in place of the bad bytes; Foundation refuses such a name. Two such names in one
-    ///   object read as the same name, which cannot be encoded again.
+    /// - **Member names of invalid UTF-8** (Strata decodes): the tape checks a string's UTF-8 when the string's
+    ///   value is read (ASCII needs no check, and most strings are ASCII), not while it finds the string's end, and
+    ///   reads a member name of invalid UTF-8 with U+FFFD in place of the bad bytes; Foundation refuses such a
+    ///   name. Two such names in one object may read as the same name, which cannot be encoded again. (A string
+    ///   value of invalid UTF-8 both take when no shape reads it, and both refuse when one does.)
     ///
     /// `superDecoder()` is called only when the object has a `super` member: without one, the tape's keyed
     /// container returns the object's own decoder, where Foundation's returns a decoder of `null` (a difference of
@@ -99,7 +100,7 @@ extension RecordsFuzzing {
                 fail("Strata decoded \(ours), Foundation \(theirs)")
             }
         case (.success(let ours), .failure(let error)):
-            guard !differences(bytes).isDisjoint(with: [.nameNotInNormalFormC, .numberRounded, .invalidUTF8]) else {
+            guard !differences(bytes).isDisjoint(with: [.nameNotInNormalFormC, .numberRounded, .nameNotUTF8]) else {
                 fail("Strata decoded \(ours), Foundation refused: \(describe(error))")
             }
         case (.failure(let error), .success(let theirs)):
@@ -121,8 +122,8 @@ extension RecordsFuzzing {
             encoded = try FastJSONEncoder.encode(value)
         } catch {
             // A Float beyond its range reads as an infinity, which JSON cannot hold; two member names of invalid
-            // UTF-8 both read as U+FFFD, which one object cannot hold twice.
-            guard !differences(bytes).isDisjoint(with: [.numberRounded, .invalidUTF8]) else {
+            // UTF-8 may read as the same name, which one object cannot hold twice.
+            guard !differences(bytes).isDisjoint(with: [.numberRounded, .nameNotUTF8]) else {
                 fail("\(value) could not be encoded again: \(error)")
             }
             return
@@ -144,8 +145,8 @@ extension RecordsFuzzing {
         case notStrictJSON
         /// A member name not in Unicode normalization form C.
         case nameNotInNormalFormC
-        /// Bytes that are not UTF-8 (in a string: outside one, the body is not JSON for either decoder).
-        case invalidUTF8
+        /// A member name whose bytes are not UTF-8.
+        case nameNotUTF8
         /// A number whose digits are not zero but that rounds to zero, or to beyond `Float`'s range.
         case numberRounded
     }
@@ -159,13 +160,21 @@ extension RecordsFuzzing {
         var found: Set<Difference> = []
         let marks: [[UInt8]] = [[0xEF, 0xBB, 0xBF], [0xFE, 0xFF], [0xFF, 0xFE]]
         if marks.contains(where: { bytes.starts(with: $0) }) || bytes.prefix(4).contains(0) { found.insert(.encoding) }
-        if bytes.withUnsafeBytes({ String(validating: $0, as: UTF8.self) }) == nil { found.insert(.invalidUTF8) }
-        if let value = try? bytes.withUnsafeBytes({ try JSONValue.parse($0) }) {
-            if value.hasNameNotInNormalFormC { found.insert(.nameNotInNormalFormC) }
-        } else {
-            found.insert(.notStrictJSON)
+        if (try? bytes.withUnsafeBytes({ try JSONValue.parse($0) })) == nil { found.insert(.notStrictJSON) }
+        let (numbers, names) = tokens(bytes)
+        for name in names {
+            guard String(validating: name, as: UTF8.self) != nil else {
+                found.insert(.nameNotUTF8)
+                continue
+            }
+            // The name's scalars, its escapes resolved by reading it as a JSON string.
+            let quoted = [UInt8(ascii: "\"")] + name + [UInt8(ascii: "\"")]
+            guard case .string(let text)? = try? quoted.withUnsafeBytes({ try JSONValue.parse($0) }) else { continue }
+            if !text.unicodeScalars.elementsEqual(text.precomposedStringWithCanonicalMapping.unicodeScalars) {
+                found.insert(.nameNotInNormalFormC)
+            }
         }
-        for number in numberTexts(bytes) {
+        for number in numbers {
             // What Strata reads: the nearest Double, and for a Float, that Double rounded.
             guard let double = Double(String(decoding: number, as: UTF8.self)) else { continue }
             let float = Float(double)
@@ -178,19 +187,24 @@ extension RecordsFuzzing {
         return found
     }
 
-    /// The text of every number outside a string: each run of number characters that starts with `-` or a digit.
-    static func numberTexts(_ bytes: [UInt8]) -> [ArraySlice<UInt8>] {
-        var numbers: [ArraySlice<UInt8>] = []
+    /// The text of every number, and of every member name (between its quotes), found by a scan that knows only
+    /// strings: a number is each run of number characters outside a string that starts with `-` or a digit, a name
+    /// each string followed by a colon.
+    static func tokens(_ bytes: [UInt8]) -> (numbers: [ArraySlice<UInt8>], names: [ArraySlice<UInt8>]) {
+        var (numbers, names): ([ArraySlice<UInt8>], [ArraySlice<UInt8>]) = ([], [])
         var index = 0
-        var inString = false
         while index < bytes.count {
             let byte = bytes[index]
-            if inString {
-                if byte == UInt8(ascii: "\\") { index += 1 } else if byte == UInt8(ascii: "\"") { inString = false }
+            if byte == UInt8(ascii: "\"") {
+                let start = index + 1
+                index = start
+                while index < bytes.count, bytes[index] != UInt8(ascii: "\"") {
+                    index += bytes[index] == UInt8(ascii: "\\") ? 2 : 1
+                }
+                let text = bytes[start..<min(index, bytes.count)]
                 index += 1
-            } else if byte == UInt8(ascii: "\"") {
-                inString = true
-                index += 1
+                let after = bytes[min(index, bytes.count)...].first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
+                if after == UInt8(ascii: ":") { names.append(text) }
             } else if byte == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) {
                 let start = index
                 while index < bytes.count, Array("+-.0123456789eE".utf8).contains(bytes[index]) { index += 1 }
@@ -199,7 +213,7 @@ extension RecordsFuzzing {
                 index += 1
             }
         }
-        return numbers
+        return (numbers, names)
     }
 
     /// The error, with the underlying error of a `DecodingError` (Foundation's says which number it refused).
@@ -208,20 +222,5 @@ extension RecordsFuzzing {
             return "\(error)"
         }
         return "\(error) (\(underlying))"
-    }
-}
-
-extension JSONValue {
-    /// Whether some member name, at any depth, is not in Unicode normalization form C.
-    var hasNameNotInNormalFormC: Bool {
-        switch self {
-        case .array(let items): items.contains { $0.hasNameNotInNormalFormC }
-        case .object(let members):
-            members.contains { name, value in
-                !Array(name.string.unicodeScalars).elementsEqual(
-                    name.string.precomposedStringWithCanonicalMapping.unicodeScalars) || value.hasNameNotInNormalFormC
-            }
-        default: false
-        }
     }
 }
