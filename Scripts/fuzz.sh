@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fuzzes one of Strata's parsers with libFuzzer (it ships with the toolchain's clang).
 #
-#   Scripts/fuzz.sh TARGET [SECONDS]      TARGET: archive, sealed-item, json-lines, path-mapping, plist
+#   Scripts/fuzz.sh TARGET [SECONDS]      TARGET: archive, sealed-item, json-lines, record-body, path-mapping,
+#                                                 plist
 #
 # The seed corpus is committed in Fuzz/TARGET; new interesting inputs go to .build/fuzz-corpus/TARGET, and a
 # crash is written as crash-* in the current folder (replay it with: swift run strata-fuzz TARGET crash-...).

@@ -4,7 +4,8 @@
 //   strata-fuzz TARGET FILE...           a normal build replays files (the committed seed corpus, or crashes)
 //
 // Targets: archive (zip and gzip readers), sealed-item (keyring parser and item envelope), json-lines (the
-// import's parsing and decoding), path-mapping (key validation and mapping), plist (suite files, raw or generated
+// import's parsing and decoding), record-body (typed decoding of a record body, differential against Foundation's
+// JSONDecoder), path-mapping (key validation and mapping), plist (suite files, raw or generated
 // with shared references and twin keys when the first byte is 0xFF).
 import Foundation
 import StrataCore
@@ -17,6 +18,7 @@ enum FuzzTarget: String, CaseIterable {
     case archive = "archive"
     case sealedItem = "sealed-item"
     case jsonLines = "json-lines"
+    case recordBody = "record-body"
     case pathMapping = "path-mapping"
     case plist = "plist"
 
@@ -39,6 +41,8 @@ enum FuzzTarget: String, CaseIterable {
             SecretsFuzzing.roundTrip(data)
         case .jsonLines:
             RecordsFuzzing.jsonLines(data)
+        case .recordBody:
+            RecordsFuzzing.recordBody(data)
         case .pathMapping:
             let key = String(decoding: data, as: UTF8.self)
             if (try? StoragePaths.validateKey(key)) != nil {
