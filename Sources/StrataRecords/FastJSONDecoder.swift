@@ -57,7 +57,15 @@ struct ByteDecoder: Decoder {
         case UInt8(ascii: "\""): found = "a string"
         case UInt8(ascii: "t"), UInt8(ascii: "f"): found = "a boolean"
         case UInt8(ascii: "n"): found = "null"
-        default: found = "a number"
+        default:
+            let text = String(decoding: bytes[offset..<tape[entry].end], as: UTF8.self)
+            guard !(type is any FixedWidthInteger.Type) else {
+                // As Foundation's decoder says it: the value is a number, just not one this type holds.
+                return DecodingError.dataCorrupted(
+                    DecodingError.Context(
+                        codingPath: codingPath, debugDescription: "the number \(text) does not fit in \(type)"))
+            }
+            found = "the number \(text)"
         }
         return DecodingError.typeMismatch(
             type, DecodingError.Context(codingPath: codingPath, debugDescription: "found \(found)"))
@@ -132,12 +140,12 @@ struct ByteDecoder: Decoder {
         -> I?
     {
         if let small = smallInteger(tape, entry) { return I(exactly: small) }
-        switch try number(tape, entry) {
-        case .integer(let number): return I(exactly: number)
-        case .unsignedInteger(let number): return I(exactly: number)
-        case .number(let number): return I(exactly: number)
-        default: return nil
-        }
+        // Checked as a number (its syntax, as the parser does), then read from its digits: through `Double`, a
+        // long or fractional text rounded to a neighbouring integer.
+        guard try number(tape, entry) != nil else { return nil }
+        let bytes = tape.bytes
+        return JSONIntegerText.exact(
+            UnsafeRawBufferPointer(rebasing: bytes[tape[entry].start..<tape[entry].end]), as: type)
     }
 
     /// ``integer(_:_:as:)`` for `Int`, the integer type of nearly every record, without the generic one's
@@ -282,14 +290,18 @@ struct ByteDecoder: Decoder {
         /// were written (what synthesized `Codable` does with what it wrote) are each found at the first try.
         /// Inlined into each reader of a member, as is ``entry(of:)``: a call each cost more than the lookup.
         @inline(__always)
-        func find(_ key: Key) -> Int? {
+        func find(_ key: Key) -> Int? { find(named: key.stringValue) }
+
+        /// ``find(_:)`` by the member's name, for a name the container's `Key` type may not have (`super`).
+        @inline(__always)
+        func find(named name: String) -> Int? {
             let entries = decoder.tapeReference.pointee.entries
             let object = decoder.entry
             let first = object + 1
             let end = entries[object].next
             guard first < end else { return nil }
             let cursor = entries[object].cursor < end ? entries[object].cursor : first
-            var name8 = key.stringValue
+            var name8 = name
             return name8.withUTF8 { wanted -> Int? in
                 let wanted = UnsafeRawBufferPointer(wanted)
                 var member = cursor
@@ -396,11 +408,19 @@ struct ByteDecoder: Decoder {
         func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
             try child(key).unkeyedContainer()
         }
+        // A missing member gives a decoder of `null`, as Foundation's decoder does (this one used to hand back the
+        // object itself for `super`, and throw for another key).
         func superDecoder() throws -> any Decoder {
-            guard let key = Key(stringValue: "super"), let entry = find(key) else { return decoder }
+            // The member named `super`, whether or not `Key` has such a case (as Foundation's decoder does).
+            guard let entry = find(named: "super") else {
+                return NullDecoder(codingPath: codingPath + [AnyCodingKey("super")])
+            }
             return decoder.child(entry)
         }
-        func superDecoder(forKey key: Key) throws -> any Decoder { try child(key) }
+        func superDecoder(forKey key: Key) throws -> any Decoder {
+            guard let entry = find(key) else { return NullDecoder(codingPath: codingPath + [key]) }
+            return decoder.child(entry)
+        }
     }
 
     struct Unkeyed: UnkeyedDecodingContainer {

@@ -70,15 +70,23 @@ extension RecordsFuzzing {
     ///   `Double` rounded to `Float`, as ``FastJSONEncoder`` writes a `Float` as a `Double`), so non-zero digits
     ///   that round to zero read as zero and a `Float` beyond its range as an infinity (which cannot be encoded
     ///   again); Foundation refuses both as not valid JSON.
+    /// - **A fraction into an integer** (Strata refuses): a number that is not whole is not an integer, whatever
+    ///   its size; Foundation's decoder drops the fraction of a dictionary's value (`{"a": 2.5}` as `[String: Int]`
+    ///   reads as 2). Integers are read from their digits, never through `Double`, so a long or fractional text is
+    ///   never rounded to a neighbouring integer (``JSONIntegerText``).
+    /// - **Large numbers with a fraction or an exponent** (any outcome): `1.8446744073709551615e19` is `UInt64.max`
+    ///   and `9007199254740993.0` an `Int`; Foundation's decoder reads such a text through `Double` when it wants an
+    ///   integer (refusing the first as "not valid JSON", rounding the second), Strata from its digits.
+    /// - **A zero with an exponent** (Strata decodes): `0e9` is valid JSON (RFC 8259's grammar, and
+    ///   `JSONSerialization` takes it); Foundation's decoder refuses it.
     /// - **Member names of invalid UTF-8** (Strata decodes): the tape checks a string's UTF-8 when the string's
     ///   value is read (ASCII needs no check, and most strings are ASCII), not while it finds the string's end, and
     ///   reads a member name of invalid UTF-8 with U+FFFD in place of the bad bytes; Foundation refuses such a
     ///   name. Two such names in one object may read as the same name, which cannot be encoded again. (A string
     ///   value of invalid UTF-8 both take when no shape reads it, and both refuse when one does.)
     ///
-    /// `superDecoder()` is called only when the object has a `super` member: without one, the tape's keyed
-    /// container returns the object's own decoder, where Foundation's returns a decoder of `null` (a difference of
-    /// ``ByteDecoder/Keyed/superDecoder()`` itself, not of the text, left to the decoder's owner).
+    /// `superDecoder()` of an object without a `super` member gives a decoder of `null`, as Foundation's does
+    /// (``NullDecoder``; it returned the object's own decoder before the fuzzer's first run).
     package static func recordBody(_ data: Data) {
         let bytes = [UInt8](data)
         for shape in recordShapes { check(shape, bytes) }
@@ -96,15 +104,27 @@ extension RecordsFuzzing {
         let foundation = Result { try JSONDecoder().decode(Shape.self, from: Data(bytes)) }
         switch (strata, foundation) {
         case (.success(let ours), .success(let theirs)):
-            guard ours.agrees(with: theirs) || differences(bytes).contains(.nameNotInNormalFormC) else {
+            guard
+                ours.agrees(with: theirs)
+                    || !differences(bytes).isDisjoint(with: [.nameNotInNormalFormC, .largeWithFractionOrExponent])
+            else {
                 fail("Strata decoded \(ours), Foundation \(theirs)")
             }
         case (.success(let ours), .failure(let error)):
-            guard !differences(bytes).isDisjoint(with: [.nameNotInNormalFormC, .numberRounded, .nameNotUTF8]) else {
+            guard
+                !differences(bytes).isDisjoint(with: [
+                    .nameNotInNormalFormC, .numberRounded, .nameNotUTF8, .largeWithFractionOrExponent,
+                    .zeroWithExponent,
+                ])
+            else {
                 fail("Strata decoded \(ours), Foundation refused: \(describe(error))")
             }
         case (.failure(let error), .success(let theirs)):
-            guard !differences(bytes).isDisjoint(with: [.encoding, .notStrictJSON, .nameNotInNormalFormC]) else {
+            guard
+                !differences(bytes).isDisjoint(with: [
+                    .encoding, .notStrictJSON, .nameNotInNormalFormC, .fractionalNumber, .largeWithFractionOrExponent,
+                ])
+            else {
                 fail("Strata refused (\(error)), Foundation decoded \(theirs)")
             }
         case (.failure, .failure): break
@@ -149,6 +169,14 @@ extension RecordsFuzzing {
         case nameNotUTF8
         /// A number whose digits are not zero but that rounds to zero, or to beyond `Float`'s range.
         case numberRounded
+        /// A number that is not whole (`1.5`, `1e-1`): Strata refuses it as an integer, where Foundation's decoder
+        /// drops the fraction in some places (a dictionary's values).
+        case fractionalNumber
+        /// A number with a fraction or an exponent and a magnitude of 2^53 or more, which Foundation's decoder
+        /// reads as an integer through `Double` (rounded, or refused as "not valid JSON"), Strata from its digits.
+        case largeWithFractionOrExponent
+        /// A zero with an exponent (`0e9`): valid JSON, which Foundation's decoder refuses.
+        case zeroWithExponent
     }
 
     /// What the tree parser refuses and the tape checks only in a value that is read.
@@ -182,6 +210,15 @@ extension RecordsFuzzing {
             let isZero = !mantissa.contains { $0 >= UInt8(ascii: "1") && $0 <= UInt8(ascii: "9") }
             if !double.isFinite || !float.isFinite || (!isZero && (double == 0 || float == 0)) {
                 found.insert(.numberRounded)
+            }
+            if !Array(number).withUnsafeBytes(JSONIntegerText.isWhole) { found.insert(.fractionalNumber) }
+            let plain = !number.contains { $0 == UInt8(ascii: ".") || $0 | 0x20 == UInt8(ascii: "e") }
+            if !plain, abs(double) >= 0x1p53 { found.insert(.largeWithFractionOrExponent) }
+            if number.drop { $0 == UInt8(ascii: "-") }.starts(with: [UInt8(ascii: "0")]),
+                number.dropFirst(number.first == UInt8(ascii: "-") ? 2 : 1).first.map({ $0 | 0x20 })
+                    == UInt8(ascii: "e")
+            {
+                found.insert(.zeroWithExponent)
             }
         }
         return found

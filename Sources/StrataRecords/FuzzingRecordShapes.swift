@@ -216,7 +216,11 @@ package struct FuzzCustom: FuzzingRecordShape {
             note = .value(try container.decode(String.self, forKey: .note))
         }
         parent = try FuzzLevel(from: container.superDecoder(forKey: .parent))
-        base = container.contains(.super) ? try FuzzPerson(from: container.superDecoder()) : nil
+        // Without a `super` member, both decoders hand a decoder of null: a person never reads from it.
+        base =
+            container.contains(.super)
+            ? try FuzzPerson(from: container.superDecoder())
+            : try? FuzzPerson(from: container.superDecoder())
         let known = Set(FuzzCustomKey.allCases.map(\.stringValue))
         extras = try decoder.container(keyedBy: FuzzAnyKey.self).allKeys.map(\.stringValue)
             .filter { !known.contains($0) }.sorted()
