@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-    package import Glibc
-#elseif canImport(Musl)
-    package import Musl
-#elseif canImport(Darwin)
-    package import Darwin
-#endif
+package import Foundation  // `stat`, from the platform's C library
 
 extension DirectoryHandle {
     /// The names in this folder, unsorted, or a ``StorageError`` naming the folder and `tier`.

@@ -58,7 +58,10 @@ struct ByteDecoder: Decoder {
         case UInt8(ascii: "t"), UInt8(ascii: "f"): found = "a boolean"
         case UInt8(ascii: "n"): found = "null"
         default:
-            let text = String(decoding: bytes[offset..<tape[entry].end], as: UTF8.self)
+            // The number's text, up to 64 bytes of it (a body may hold a number of any length).
+            let end = tape[entry].end
+            let text =
+                String(decoding: bytes[offset..<min(end, offset + 64)], as: UTF8.self) + (end - offset > 64 ? "…" : "")
             guard !(type is any FixedWidthInteger.Type) else {
                 // As Foundation's decoder says it: the value is a number, just not one this type holds.
                 return DecodingError.dataCorrupted(
