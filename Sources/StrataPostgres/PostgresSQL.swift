@@ -193,7 +193,7 @@ struct PostgresSQL {
         let parsed: JSONValue
         do {
             parsed = try JSONValue.parse(bytes)
-        } catch let error as JSONParseError {
+        } catch {
             // A `numeric` beyond `Double`'s range (`1E+400`, `1e-400`), which `JSONValue` refuses: as a real, the
             // infinity or zero it rounds to, as SQLite's engine reads such a number.
             guard let number = Double(String(decoding: bytes, as: UTF8.self)) else { throw error }

@@ -214,7 +214,7 @@ extension RecordsFuzzing {
             if !Array(number).withUnsafeBytes(JSONIntegerText.isWhole) { found.insert(.fractionalNumber) }
             let plain = !number.contains { $0 == UInt8(ascii: ".") || $0 | 0x20 == UInt8(ascii: "e") }
             if !plain, abs(double) >= 0x1p53 { found.insert(.largeWithFractionOrExponent) }
-            if number.drop { $0 == UInt8(ascii: "-") }.starts(with: [UInt8(ascii: "0")]),
+            if number.drop(while: { $0 == UInt8(ascii: "-") }).starts(with: [UInt8(ascii: "0")]),
                 number.dropFirst(number.first == UInt8(ascii: "-") ? 2 : 1).first.map({ $0 | 0x20 })
                     == UInt8(ascii: "e")
             {

@@ -4,7 +4,7 @@ import Foundation
 /// each exercises another path of ``FastJSONDecoder`` (its per-type fast paths, its keyed and unkeyed containers,
 /// a hand-written `init(from:)`), and each is `Equatable`, so that what it decodes can be compared with what
 /// Foundation's `JSONDecoder` decodes from the same bytes.
-package protocol FuzzingRecordShape: Codable, Equatable {
+package protocol FuzzingRecordShape: Codable, Equatable, Sendable {
     /// Whether this value, decoded by Strata, and `other`, decoded by Foundation from the same bytes, say the same.
     /// Equality, but for a `Float`, which Strata reads through `Double` and Foundation straight from the digits:
     /// the two roundings may land one step apart.

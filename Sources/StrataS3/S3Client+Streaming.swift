@@ -1,4 +1,4 @@
-public import StrataCore
+import StrataCore
 
 extension S3Client {
     /// Streams an object (or a range of it) to `body` in chunks of `chunkSize` bytes (the last one shorter), with

@@ -1,5 +1,5 @@
 public import Foundation
-public import StrataCore
+import StrataCore
 
 extension S3FileEngine {
     /// The whole object, or nil when there is none: one GET, from one version.

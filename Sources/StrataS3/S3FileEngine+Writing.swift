@@ -1,5 +1,5 @@
 public import Foundation
-public import StrataCore
+import StrataCore
 public import StrataFiles
 import Synchronization
 

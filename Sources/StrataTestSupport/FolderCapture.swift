@@ -110,7 +110,7 @@ public final class FolderCapture: CaptureSink, CaptureSource, @unchecked Sendabl
         }
         do {
             try Sys.writeAll(descriptor, data, path: file.path)
-        } catch let error as Errno {
+        } catch {
             throw error.storageError("cannot write a restored file", tier: file.tier, path: file.path)
         }
     }

@@ -23,7 +23,7 @@ struct PostgresSelectionTests {
         let selection = try storage.put(Data(#"{"id":"r1"}"#.utf8), for: "orders/r1", as: descriptor)
         #expect(selection.tier == .records)
         #expect(try storage.backend(for: .records).name == "postgres")
-        #expect(try storage.data(for: "orders/r1", as: descriptor) == Data(#"{"id":"r1"}"#.utf8))
+        #expect(try storage.data(for: "orders/r1") == Data(#"{"id":"r1"}"#.utf8))
         // The value is on the server: a store opened separately on the same schema sees it.
         #expect(try location.open().data(for: "orders/r1") == Data(#"{"id":"r1"}"#.utf8))
         // Without a URL, the records tier stays on SQLite under the root.

@@ -66,7 +66,7 @@ struct PostgresCaptureTests {
             let acknowledged =
                 writer.lines.compactMap { $0.hasPrefix("pair ") ? Int($0.dropFirst(5)) : nil }.max() ?? 0
             let capture = try FolderCapture(folder: fixture.directory.appending("capture-\(attempt)"))
-            try store.capture(into: capture, root: fixture.directory.path)
+            _ = try store.capture(into: capture, root: fixture.directory.path)
             let counters = try Self.records(capture, "counters") + Self.records(capture, "mirror")
             #expect(counters.map(\.id) == ["a", "b"])
             let values = counters.map { $0.body["value"] as? Int ?? -1 }

@@ -85,7 +85,7 @@ struct PostgresIndexKeyAdversarialTests {
         try Self.insert(records, into: "indexed", of: store)
         let v = Field("v")
         let compared: [QueryValue] = [
-            .integer(1), .real(1.0), .real(-0.0), .real(0.3), .real(0.30000000000000004), .real(5e-324),
+            .integer(1), .real(1.0), .real(-0.0), .real(0.3), .real(0.30000000000000004), .real(.leastNonzeroMagnitude),
             .real(1.7976931348623157e308), .real(.nan), .real(.infinity), .text(""), .text("é"), .text("e\u{301}"),
             .text("😀"), .text("%"), .text("\\"), .text("/"), .text("\""), .bool(false), .integer(Int64.max),
             .integer(Int64.min),

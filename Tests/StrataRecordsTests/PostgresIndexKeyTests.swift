@@ -227,7 +227,7 @@ struct PostgresIndexKeyTests {
         #expect(try items.count(where: Field("a") == "new") == 30)
         #expect(try items.count(where: Field("a") == 3) == 0)
         #expect(try items.count(where: Field("b.c").isNull) == 30)
-        try store.engine.write { session in
+        _ = try store.engine.write { session in
             try session.setNull("items", field: Field("a"), ids: ["i1", "i2"])
             return ((), ["items"])
         }

@@ -55,7 +55,7 @@ struct RecordFileTruncationTests {
         let reader = try ChildProcess(
             child, ["records-read-until", path, stop] + (cacheKibibytes.map { ["\($0)"] } ?? []))
         defer {
-            FileManager.default.createFile(atPath: stop, contents: nil)
+            _ = FileManager.default.createFile(atPath: stop, contents: nil)
             _ = reader.wait()
         }
         _ = try reader.waitForLine { $0.hasPrefix("pass 1 ") }
@@ -65,7 +65,7 @@ struct RecordFileTruncationTests {
         // Five whole passes over the cut file (a reader killed by a signal ends the wait early).
         let passCut = reader.lines.count
         _ = try? reader.waitForLine { Self.pass(of: $0) >= passCut + 6 }
-        FileManager.default.createFile(atPath: stop, contents: nil)
+        #expect(FileManager.default.createFile(atPath: stop, contents: nil))
         let result = reader.wait()
 
         let crash = result.standardError.split(separator: "\n").first { $0.contains("crashed") } ?? ""

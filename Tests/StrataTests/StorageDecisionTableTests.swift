@@ -23,7 +23,7 @@ struct StorageDecisionTableTests {
     static func descriptors(_ configuration: SelectorConfiguration) -> [DataDescriptor] {
         let sizes = [
             8, configuration.smallStructuredLimit, configuration.smallStructuredLimit + 1,
-            configuration.secretSizeLimit + 1, configuration.defaultsBudget, configuration.defaultsBudget + 1,
+            configuration.secretSizeLimit + 1, configuration.defaults.valueLimit, configuration.defaults.valueLimit + 1,
         ]
         var all: [DataDescriptor] = []
         for kind in DataKind.allCases {

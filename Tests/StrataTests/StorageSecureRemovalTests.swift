@@ -111,7 +111,7 @@ struct StorageSecureRemovalTests {
             try storage.put(Data("%PDF".utf8), for: "session", as: descriptorForTier[.files]!)
         case .delete: _ = try storage.delete("session")
         }
-        FileManager.default.createFile(atPath: go, contents: nil)
+        #expect(FileManager.default.createFile(atPath: go, contents: nil))
         _ = try child.waitForLine(timeout: 60) { $0 == "written" }
         #expect(child.wait().status == 0)
         let suite = try String(contentsOfFile: root + "/defaults/standard.plist", encoding: .isoLatin1)
