@@ -20,7 +20,7 @@ packages=(
 if [ "${1:-}" = s3 ]; then packages=(ceph-mon ceph-osd radosgw); else packages+=("$@"); fi
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
-    echo "install-deps: not a Debian-based system; install zlib, SQLite 3, libsodium and libpq development files (and a PostgreSQL server for the tests) yourself." >&2
+    echo "install-deps: not a Debian-based system; install the development files of zlib, libdeflate, SQLite 3, libsodium, libpq, libcurl and OpenSSL (and a PostgreSQL server for the tests) yourself." >&2
     exit 0
 fi
 

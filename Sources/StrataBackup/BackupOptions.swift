@@ -15,7 +15,7 @@ public struct BackupOptions: Sendable, Hashable {
     public init() {}
 
     /// Checks the sizes: 64 bytes ≤ minimum ≤ average ≤ maximum ≤ 64 MiB, and a positive pack size.
-    /// - Throws: ``StorageError`` `.invalidArgument`.
+    /// - Throws: ``/StrataCore/StorageError`` `.invalidArgument`.
     func validate() throws {
         guard Self.areValid(minimum: minimumChunk, average: averageChunk, maximum: maximumChunk, packSize: packSize)
         else {

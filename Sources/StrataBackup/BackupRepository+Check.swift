@@ -8,7 +8,7 @@ extension BackupRepository {
     /// of a random share of them) are opened, decompressed and checked against their ids.
     /// - Parameter readData: How much pack data to read. The default is ``CheckReport/DataRead/none``.
     /// - Returns: What was checked and every damage found.
-    /// - Throws: ``StorageError`` only when the check itself cannot run (the lock, an unreadable folder).
+    /// - Throws: ``/StrataCore/StorageError`` only when the check itself cannot run (the lock, an unreadable folder).
     public func check(readData: CheckReport.DataRead = .none) throws -> CheckReport {
         let held = try acquire(.shared)
         defer { held.release() }

@@ -7,7 +7,7 @@ import Synchronization
 // removing or changing one rewrites one small file and never touches packs, indexes or snapshots.
 extension BackupRepository {
     /// The repository's key slots, in id order.
-    /// - Throws: ``StorageError`` when the keys folder cannot be read (a damaged slot is listed with its
+    /// - Throws: ``/StrataCore/StorageError`` when the keys folder cannot be read (a damaged slot is listed with its
     ///   ``RepositoryKeySlot/damage``, not thrown).
     public func keySlots() throws -> [RepositoryKeySlot] {
         let keyFolder = try Self.subfolder("keys", of: folder)
@@ -39,7 +39,7 @@ extension BackupRepository {
 
     /// Adds a key slot that `key` opens: another passphrase or key file for the same repository.
     /// - Returns: The new slot's id.
-    /// - Throws: ``StorageError`` `.invalidArgument` for an empty passphrase, a key file error
+    /// - Throws: ``/StrataCore/StorageError`` `.invalidArgument` for an empty passphrase, a key file error
     ///   (`.unsafePermissions`, `.invalidArgument`), or an I/O error; `.lockTimeout` while a prune runs.
     @discardableResult
     public func addKey(_ key: RepositoryKey) throws -> String {
@@ -53,8 +53,8 @@ extension BackupRepository {
     /// The slot this repository was opened with cannot be removed (open it with another key first, or use
     /// ``changeKey(to:)``), so at least one working slot always stays.
     /// - Parameter id: The slot's id, or a unique prefix of it.
-    /// - Throws: ``StorageError`` `.notFound` (no such slot), `.invalidArgument` (an ambiguous prefix, or the
-    ///   current slot), `.lockTimeout` while backups or a prune run.
+    /// - Throws: ``/StrataCore/StorageError`` `.notFound` (no such slot), `.invalidArgument` (an ambiguous prefix, or
+    ///   the current slot), `.lockTimeout` while backups or a prune run.
     public func removeKey(_ id: String) throws {
         let held = try acquire(.exclusive)
         defer { held.release() }

@@ -9,7 +9,8 @@ extension BackupRepository {
     ///   - policy: What to keep. A policy that keeps nothing is refused.
     ///   - dryRun: Whether to only report what would be forgotten. The default is `false`.
     /// - Returns: What was kept and forgotten.
-    /// - Throws: ``StorageError`` `.invalidArgument` for an empty policy, or the error of a damaged snapshot.
+    /// - Throws: ``/StrataCore/StorageError`` `.invalidArgument` for an empty policy, or the error of a damaged
+    ///   snapshot.
     public func forget(_ policy: RetentionPolicy, dryRun: Bool = false) throws -> ForgetReport {
         guard !policy.keepsNothing else {
             throw StorageError(
@@ -39,7 +40,7 @@ extension BackupRepository {
     /// deleted → old packs deleted. Until the new index exists the old ones list only packs still there; after,
     /// it lists only packs that stay. Packs no index lists (an interrupted backup or prune) are deleted too.
     /// - Returns: What was removed.
-    /// - Throws: ``StorageError`` before anything is deleted when a snapshot, an index or a needed blob is
+    /// - Throws: ``/StrataCore/StorageError`` before anything is deleted when a snapshot, an index or a needed blob is
     ///   damaged or missing (`.corrupt`, `.authenticationFailed`), or `.lockTimeout` while backups run.
     public func prune() throws -> PruneReport {
         let held = try acquire(.exclusive)

@@ -20,8 +20,9 @@ extension BackupRepository {
     ///   - readsEverything: Whether to read every file even when the parent has it unchanged (a full read, which
     ///     still stores nothing the repository already holds). The default is `false`.
     /// - Returns: The writer, holding the repository's shared lock until it commits or is abandoned.
-    /// - Throws: ``StorageError``: the lock (`.lockTimeout` while a prune runs), a damaged parent. (The index is
-    ///   read by the writer when the first chunk needs it, and a damaged index file is thrown from that `add`.)
+    /// - Throws: ``/StrataCore/StorageError``: the lock (`.lockTimeout` while a prune runs), a damaged parent. (The
+    ///   index is read by the writer when the first chunk needs it, and a damaged index file is thrown from that
+    ///   `add`.)
     public func beginSnapshot(
         parent: Parent = .latest, host: String = ProcessInfo.processInfo.hostName, readsEverything: Bool = false
     ) throws -> SnapshotWriter {
@@ -48,7 +49,7 @@ extension BackupRepository {
     }
 
     /// Every snapshot, oldest first.
-    /// - Throws: ``StorageError`` naming a snapshot file that is damaged.
+    /// - Throws: ``/StrataCore/StorageError`` naming a snapshot file that is damaged.
     public func snapshots() throws -> [SnapshotSummary] {
         let held = try acquire(.shared)
         defer { held.release() }
@@ -58,8 +59,8 @@ extension BackupRepository {
     /// Opens a snapshot for reading (a restore).
     /// - Parameter id: Its id, or a unique prefix of it.
     /// - Returns: The reader, holding the repository's shared lock until it is released.
-    /// - Throws: ``StorageError`` `.notFound` (no such snapshot), `.invalidArgument` (an ambiguous prefix), or
-    ///   the error of a damaged snapshot or index.
+    /// - Throws: ``/StrataCore/StorageError`` `.notFound` (no such snapshot), `.invalidArgument` (an ambiguous prefix),
+    ///   or the error of a damaged snapshot or index.
     public func snapshot(_ id: String) throws -> SnapshotReader {
         let held = try acquire(.shared)
         do {

@@ -77,7 +77,7 @@ public final class BackupRepository: Sendable {
     ///   - options: Chunk and pack sizes. The default suits stores of any size.
     ///   - lockTimeout: How long operations wait for the repository lock. The default is 30 seconds.
     /// - Returns: The repository, open.
-    /// - Throws: ``StorageError`` `.invalidArgument` when the folder holds anything, or an I/O error.
+    /// - Throws: ``/StrataCore/StorageError`` `.invalidArgument` when the folder holds anything, or an I/O error.
     public static func create(
         at path: String, key: RepositoryKey, options: BackupOptions = BackupOptions(),
         lockTimeout: FileLock.Timeout = .seconds(30)
@@ -120,7 +120,7 @@ public final class BackupRepository: Sendable {
     ///   - path: The repository's folder.
     ///   - key: A passphrase or key file of one of its key slots.
     ///   - lockTimeout: How long operations wait for the repository lock. The default is 30 seconds.
-    /// - Throws: ``StorageError``: `.authenticationFailed` when `key` opens no slot (a wrong passphrase),
+    /// - Throws: ``/StrataCore/StorageError``: `.authenticationFailed` when `key` opens no slot (a wrong passphrase),
     ///   `.unsupportedVersion` for a newer format, `.corrupt` naming a damaged file (or the keys folder when it
     ///   holds no slot), `.notAStore` when the folder is not a repository.
     public static func open(
@@ -181,7 +181,7 @@ public final class BackupRepository: Sendable {
     }
 
     /// One of the repository's folders.
-    /// - Throws: ``StorageError`` `.corrupt` when it is missing.
+    /// - Throws: ``/StrataCore/StorageError`` `.corrupt` when it is missing.
     static func subfolder(_ name: String, of folder: DirectoryHandle) throws -> DirectoryHandle {
         guard let handle = try folder.openDirectory(name, create: false) else {
             throw StorageError(
@@ -204,7 +204,7 @@ public final class BackupRepository: Sendable {
     /// - Parameters:
     ///   - noun: What the folder holds (`snapshot`, `key slot`), for the errors.
     ///   - command: The verb that lists them, for the errors' recovery.
-    /// - Throws: ``StorageError`` `.notFound` (no such name) or `.invalidArgument` (an ambiguous prefix).
+    /// - Throws: ``/StrataCore/StorageError`` `.notFound` (no such name) or `.invalidArgument` (an ambiguous prefix).
     static func resolve(_ prefix: String, in folder: DirectoryHandle, noun: String, listedBy command: String) throws
         -> String
     {

@@ -31,7 +31,7 @@ enum BlobCodec {
 
     /// Compresses when that seems worth it, and seals `chunk` (on this thread), into one new buffer: the nonce,
     /// then the ciphertext and tag, written in place with no other copy of the chunk.
-    /// - Throws: ``StorageError`` `.io` when libdeflate cannot allocate a compressor.
+    /// - Throws: ``/StrataCore/StorageError`` `.io` when libdeflate cannot allocate a compressor.
     static func seal(
         _ chunk: UnsafeRawBufferPointer, id: BlobID, type: UInt8, keys: RepositoryKeys, stages: BackupStages? = nil
     ) throws -> [UInt8] {
@@ -87,7 +87,7 @@ enum BlobCodec {
     /// Whether `chunk` seems worth deflating whole: a chunk shorter than ``sampledChunk`` always is; a longer one
     /// when ``samplePieces`` pieces of ``samplePiece`` bytes spread evenly over it, deflated at level 1, save at
     /// least 1/16 of their bytes.
-    /// - Throws: ``StorageError`` `.io` when libdeflate cannot allocate a compressor.
+    /// - Throws: ``/StrataCore/StorageError`` `.io` when libdeflate cannot allocate a compressor.
     static func isWorthCompressing(_ chunk: UnsafeRawBufferPointer) throws -> Bool {
         guard chunk.count >= sampledChunk else { return true }
         let sampler = try LibDeflate.Compressor(level: 1)

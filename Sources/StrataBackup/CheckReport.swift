@@ -20,8 +20,8 @@ public struct CheckReport: Sendable, Hashable {
     public var blobsRead = 0
     /// Packs in `data/` that no index lists (left by an interrupted backup or prune; the next prune removes them).
     public var unindexedPacks = 0
-    /// Every damage found, each a ``StorageError`` naming the file (`path`), the blob (`key`) and the snapshot
-    /// (`collection`) where they apply. Empty for a sound repository.
+    /// Every damage found, each a ``/StrataCore/StorageError`` naming the file (`path`), the blob (`key`) and the
+    /// snapshot (`collection`) where they apply. Empty for a sound repository.
     public var problems: [StorageError] = []
 
     /// Whether nothing is damaged.

@@ -81,7 +81,7 @@ struct KeySlot: Codable {
     }
 
     /// Reads a slot file.
-    /// - Throws: ``StorageError`` `.corrupt` (damaged) or `.unsupportedVersion`, naming `path`.
+    /// - Throws: ``/StrataCore/StorageError`` `.corrupt` (damaged) or `.unsupportedVersion`, naming `path`.
     static func decode(_ bytes: [UInt8], path: String) throws -> KeySlot {
         let damaged = StorageError(
             .corrupt, "the key slot is damaged (its checksum does not match)", path: path,
@@ -100,7 +100,8 @@ struct KeySlot: Codable {
     }
 
     /// The master key, when `key` opens this slot; `nil` when it does not (another passphrase or key file).
-    /// - Throws: ``StorageError`` `.corrupt` for a slot whose fields are unusable, or an error reading the key file.
+    /// - Throws: ``/StrataCore/StorageError`` `.corrupt` for a slot whose fields are unusable, or an error reading the
+    ///   key file.
     func open(with key: RepositoryKey, path: String) throws -> [UInt8]? {
         let isPassphrase = if case .passphrase = key.source { true } else { false }
         guard isPassphrase == (kind == "passphrase") else { return nil }

@@ -17,7 +17,7 @@ final class PackReader: Sendable {
     let size: Int
 
     /// Opens a pack.
-    /// - Throws: ``StorageError`` `.corrupt` naming the pack when it is missing.
+    /// - Throws: ``/StrataCore/StorageError`` `.corrupt` naming the pack when it is missing.
     init(name: String, in folder: DirectoryHandle, keys: RepositoryKeys) throws {
         self.name = name
         self.keys = keys
@@ -44,7 +44,7 @@ final class PackReader: Sendable {
     deinit { Sys.close(fd) }
 
     /// Reads `count` bytes at `offset`.
-    /// - Throws: ``StorageError`` `.corrupt` when the pack ends first (it was truncated).
+    /// - Throws: ``/StrataCore/StorageError`` `.corrupt` when the pack ends first (it was truncated).
     func read(at offset: Int, count: Int) throws -> [UInt8] {
         // Subtraction, not `offset + count`: lengths from a file may be anything, and must not overflow.
         guard offset >= 0, count >= 0, offset <= size, count <= size - offset else {
@@ -72,8 +72,8 @@ final class PackReader: Sendable {
     }
 
     /// The plaintext of a blob.
-    /// - Throws: ``StorageError`` `.authenticationFailed` or `.corrupt` naming the pack (`path`) and the blob
-    ///   (`key`).
+    /// - Throws: ``/StrataCore/StorageError`` `.authenticationFailed` or `.corrupt` naming the pack (`path`) and the
+    ///   blob (`key`).
     func blob(_ entry: PackEntry, id: BlobID) throws -> [UInt8] {
         try blobs([(id, entry)])[0]
     }
@@ -118,7 +118,8 @@ final class PackReader: Sendable {
     }
 
     /// The entries of the pack's own header.
-    /// - Throws: ``StorageError`` `.corrupt`, `.unsupportedVersion` or `.authenticationFailed` naming the pack.
+    /// - Throws: ``/StrataCore/StorageError`` `.corrupt`, `.unsupportedVersion` or `.authenticationFailed` naming the
+    ///   pack.
     func header() throws -> [PackEntry] {
         let prefix = try read(at: 0, count: SealedFile.prefixSize)
         guard Array(prefix[0..<4]) == SealedFile.magic else {

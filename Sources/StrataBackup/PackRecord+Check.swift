@@ -10,7 +10,7 @@ extension PackRecord {
 
     /// Checks the record against what a pack can hold: a pack name, and for each blob an id, a plaintext of at
     /// most `maximumChunk` bytes, and a sealed length and offset inside the pack, past its prefix.
-    /// - Throws: ``StorageError`` `.corrupt` naming the index file (`path`) and the pack or blob (`key`).
+    /// - Throws: ``/StrataCore/StorageError`` `.corrupt` naming the index file (`path`) and the pack or blob (`key`).
     func check(maximumChunk: Int, path: String) throws {
         guard Self.isPackName(name) else {
             throw StorageError(

@@ -18,7 +18,7 @@ struct RepositoryIndex {
     /// Reads every index file of `folder`.
     /// - Parameter onDamage: Called with the error of a damaged file, which is then skipped; without it, the
     ///   error is thrown.
-    /// - Throws: ``StorageError`` naming the damaged file (`.corrupt`, `.authenticationFailed`,
+    /// - Throws: ``/StrataCore/StorageError`` naming the damaged file (`.corrupt`, `.authenticationFailed`,
     ///   `.unsupportedVersion`) or an I/O error.
     static func load(
         from folder: DirectoryHandle, keys: RepositoryKeys, maximumChunk: Int,
@@ -44,7 +44,7 @@ struct RepositoryIndex {
     }
 
     /// Reads one index file and checks every record in it (see ``PackRecord/check(maximumChunk:path:)``).
-    /// - Throws: ``StorageError`` naming the file: `.tooLarge` over
+    /// - Throws: ``/StrataCore/StorageError`` naming the file: `.tooLarge` over
     ///   ``BackupRepository/maximumMetadataFileSize`` (refused unread), `.corrupt`, `.authenticationFailed`.
     static func read(_ name: String, in folder: DirectoryHandle, keys: RepositoryKeys, maximumChunk: Int) throws
         -> [PackRecord]

@@ -23,7 +23,8 @@ public struct RepositoryKey: Sendable {
     /// A passphrase.
     /// - Parameters:
     ///   - passphrase: Its UTF-8 bytes are hashed, exactly as given.
-    ///   - cost: The cost of a new slot. The default is ``PasswordHashCost/interactive``.
+    ///   - cost: The cost of a new slot. The default is
+    ///     ``/StrataSecrets/SecretsConfiguration/PasswordHashCost/interactive``.
     public static func passphrase(_ passphrase: String, cost: PasswordHashCost = .interactive) -> RepositoryKey {
         RepositoryKey(source: .passphrase(Array(passphrase.utf8)), cost: cost)
     }
@@ -34,7 +35,7 @@ public struct RepositoryKey: Sendable {
     }
 
     /// Writes a new key file of 32 random bytes, mode 0600.
-    /// - Throws: ``StorageError`` when it cannot be written (a file already there is never replaced:
+    /// - Throws: ``/StrataCore/StorageError`` when it cannot be written (a file already there is never replaced:
     ///   `.invalidArgument`).
     public static func createKeyFile(at path: String) throws {
         if FileManager.default.fileExists(atPath: path) {
@@ -46,8 +47,8 @@ public struct RepositoryKey: Sendable {
     }
 
     /// The 32 bytes of the key file.
-    /// - Throws: ``StorageError`` `.unsafePermissions` when group or others may read it, `.invalidArgument` when it
-    ///   is not 32 bytes, or an I/O error.
+    /// - Throws: ``/StrataCore/StorageError`` `.unsafePermissions` when group or others may read it, `.invalidArgument`
+    ///   when it is not 32 bytes, or an I/O error.
     func keyFileBytes(_ path: String) throws -> [UInt8] {
         let info: stat
         do { info = try Sys.lstat(path) } catch {

@@ -37,7 +37,7 @@ enum SealedFile {
     }
 
     /// Opens what ``seal(_:kind:name:key:)`` made.
-    /// - Throws: ``StorageError`` `.corrupt` (not a sealed file of this kind, or cut short),
+    /// - Throws: ``/StrataCore/StorageError`` `.corrupt` (not a sealed file of this kind, or cut short),
     ///   `.unsupportedVersion` (a newer format), `.authenticationFailed` (edited bytes, another name or key),
     ///   each naming `path`.
     static func open(_ bytes: [UInt8], kind: Kind, name: String, key: [UInt8], path: String) throws -> [UInt8] {

@@ -47,8 +47,8 @@ extension SnapshotManifest {
 
     /// Decodes a body of format 2 and checks it (see ``refusal(of:total:)``): every count and length is checked
     /// against the bytes left before anything is allocated for it.
-    /// - Throws: ``StorageError`` `.unsupportedVersion`, or `.corrupt` naming the part (`attribute`) and the file
-    ///   (`key`) at fault.
+    /// - Throws: ``/StrataCore/StorageError`` `.unsupportedVersion`, or `.corrupt` naming the part (`attribute`) and
+    ///   the file (`key`) at fault.
     static func decode(_ body: [UInt8], headerOnly: Bool, path: String) throws -> SnapshotManifest {
         var reader = BinaryReader(body)
         if let version = try? reader.varint("version"), version != UInt64(Self.version) {

@@ -68,7 +68,7 @@ struct SnapshotManifest: Sendable {
     /// Reads and checks a snapshot file.
     /// - Parameter headerOnly: Whether to stop after the header (time, host, parent, metadata, counts), leaving
     ///   ``files`` empty: what choosing a parent needs. The default is `false`.
-    /// - Throws: ``StorageError`` naming the file (`path`, and the snapshot as `collection`): `.notFound`,
+    /// - Throws: ``/StrataCore/StorageError`` naming the file (`path`, and the snapshot as `collection`): `.notFound`,
     ///   `.tooLarge` over ``BackupRepository/maximumMetadataFileSize`` (refused unread), `.corrupt` naming the
     ///   damaged part (`attribute`) and file (`key`), `.authenticationFailed`, `.unsupportedVersion`.
     static func read(

@@ -27,7 +27,7 @@ struct SnapshotManifestV1: Codable {
     var addedBytes: Int64
 
     /// Decodes a body of format 1 into the current form, checking what format 2 checks.
-    /// - Throws: ``StorageError`` `.corrupt` (naming the file at fault as `key`), `.unsupportedVersion`.
+    /// - Throws: ``/StrataCore/StorageError`` `.corrupt` (naming the file at fault as `key`), `.unsupportedVersion`.
     static func decode(_ body: [UInt8], path: String) throws -> SnapshotManifest {
         guard let old = try? JSONDecoder().decode(SnapshotManifestV1.self, from: Data(body)) else {
             throw SnapshotManifest.damage(

@@ -2,7 +2,7 @@ import Foundation
 public import StrataCore
 import StrataFiles
 
-/// One snapshot read back: its files, and their content on request. A ``CaptureSource`` for a restore.
+/// One snapshot read back: its files, and their content on request. A ``/StrataCore/CaptureSource`` for a restore.
 ///
 /// Holds the repository's shared lock while it exists, so a prune cannot remove a pack it reads.
 public final class SnapshotReader: CaptureSource {
@@ -50,8 +50,9 @@ public final class SnapshotReader: CaptureSource {
     }
 
     /// Writes the content of `file` to `descriptor` at its current offset.
-    /// - Throws: ``StorageError`` `.corrupt` or `.authenticationFailed` naming the pack (`path`), the blob (`key`)
-    ///   and the snapshot (`collection`); `.notFound` when the file is not in the snapshot; or an error writing.
+    /// - Throws: ``/StrataCore/StorageError`` `.corrupt` or `.authenticationFailed` naming the pack (`path`), the blob
+    ///   (`key`) and the snapshot (`collection`); `.notFound` when the file is not in the snapshot; or an error
+    ///   writing.
     public func write(_ file: CapturedFile, to descriptor: Int32) throws {
         try write([file], opening: { _ in descriptor }, finishing: { _, _, _ in })
     }
@@ -252,8 +253,8 @@ public final class SnapshotReader: CaptureSource {
     ///
     /// The chunk list is checked against the file's size before anything is read: a list that repeats or runs past
     /// the size (a loop) is refused.
-    /// - Throws: ``StorageError`` `.notFound` when the file is not in the snapshot, `.corrupt` for a chunk that no
-    ///   pack holds or chunks that do not add up to the size, naming the snapshot (`collection`).
+    /// - Throws: ``/StrataCore/StorageError`` `.notFound` when the file is not in the snapshot, `.corrupt` for a chunk
+    ///   that no pack holds or chunks that do not add up to the size, naming the snapshot (`collection`).
     func blobs(of file: CapturedFile) throws -> (size: Int64, blobs: [(BlobID, RepositoryIndex.Location)]) {
         let entry = try entry(of: file)
         var blobs: [(BlobID, RepositoryIndex.Location)] = []

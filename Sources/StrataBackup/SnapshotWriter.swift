@@ -2,8 +2,8 @@ import Foundation
 public import StrataCore
 import StrataFiles
 
-/// A snapshot being written: a ``CaptureSink`` that chunks, deduplicates, compresses and seals what the tiers
-/// hand it, and a commit point.
+/// A snapshot being written: a ``/StrataCore/CaptureSink`` that chunks, deduplicates, compresses and seals what the
+/// tiers hand it, and a commit point.
 ///
 /// Nothing of the snapshot is visible until ``commit(metadata:)``: packs are made durable first, then the index
 /// file listing them, then the snapshot file. A process killed before the snapshot file is renamed into place
@@ -74,8 +74,8 @@ public final class SnapshotWriter: CaptureSink {
     }
 
     /// Stores one file, reading `descriptor` with `pread` from offset 0 for exactly `file.size` bytes.
-    /// - Throws: ``StorageError`` `.corruptData`-like `.corrupt` naming the path when the file ends early, an
-    ///   error reading the repository's index (read at the first chunk) or writing the repository.
+    /// - Throws: ``/StrataCore/StorageError`` `.corruptData`-like `.corrupt` naming the path when the file ends early,
+    ///   an error reading the repository's index (read at the first chunk) or writing the repository.
     public func add(_ file: CapturedFile, contentsOf descriptor: Int32) throws {
         try ensureOpen()
         if reuse(file) { return }
@@ -125,8 +125,8 @@ public final class SnapshotWriter: CaptureSink {
     }
 
     /// Stores one file whose content is in memory.
-    /// - Throws: ``StorageError`` `.invalidArgument` when `file.size` is not `contents.count`, an error reading
-    ///   the repository's index (read at the first chunk) or writing the repository.
+    /// - Throws: ``/StrataCore/StorageError`` `.invalidArgument` when `file.size` is not `contents.count`, an error
+    ///   reading the repository's index (read at the first chunk) or writing the repository.
     public func add(_ file: CapturedFile, contents: [UInt8]) throws {
         try ensureOpen()
         guard file.size == Int64(contents.count) else {
@@ -152,7 +152,7 @@ public final class SnapshotWriter: CaptureSink {
     /// Makes the snapshot durable and visible: the commit point.
     /// - Parameter metadata: What the capture records beside the files (the store's catalog, the items left out).
     /// - Returns: The snapshot's summary.
-    /// - Throws: ``StorageError`` when the repository cannot be written; the snapshot does not exist then.
+    /// - Throws: ``/StrataCore/StorageError`` when the repository cannot be written; the snapshot does not exist then.
     public func commit(metadata: [String: String] = [:]) throws -> SnapshotSummary {
         try ensureOpen()
         defer { abandon() }
@@ -279,7 +279,7 @@ public final class SnapshotWriter: CaptureSink {
     }
 
     /// The blobs the repository holds, read from its index the first time a chunk needs them.
-    /// - Throws: ``StorageError`` naming a damaged index file.
+    /// - Throws: ``/StrataCore/StorageError`` naming a damaged index file.
     private func knownBlobs() throws -> KnownBlobs {
         if let known { return known }
         let index = try RepositoryIndex.load(

@@ -1,7 +1,7 @@
 import Foundation
 public import StrataCore
 
-/// The contract test every ``StorageBackend`` runs, ours or a third party's.
+/// The contract test every ``/StrataCore/StorageBackend`` runs, ours or a third party's.
 ///
 /// Each ``Check`` gets a fresh backend from the caller's factory. The suite does not depend on a test framework:
 /// a check throws ``ConformanceFailure`` with a message that says what the backend did wrong. With Swift
@@ -83,7 +83,8 @@ public enum BackendConformance {
     /// Runs one check against a fresh backend.
     /// - Parameters:
     ///   - id: The check's id.
-    ///   - options: Sizes tuned to the backend. The default is ``Options/init(largeValueSize:manyKeysCount:concurrentTasks:writesPerTask:)``.
+    ///   - options: Sizes tuned to the backend. The default is
+    ///     ``Options/init(largeValueSize:manyKeysCount:concurrentTasks:writesPerTask:)``.
     ///   - makeBackend: Opens a fresh, empty backend.
     /// - Throws: ``ConformanceFailure`` when the backend breaks the contract, or what the backend throws.
     public static func run(

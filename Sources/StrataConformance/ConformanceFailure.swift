@@ -1,6 +1,6 @@
 import Foundation
 
-/// A broken promise of the ``StorageBackend`` contract: which check, and what went wrong.
+/// A broken promise of the ``/StrataCore/StorageBackend`` contract: which check, and what went wrong.
 public struct ConformanceFailure: Error, Sendable, CustomStringConvertible {
     /// The id of the check that failed.
     public var check: String

@@ -17,10 +17,11 @@ public struct PostgresConfiguration: Sendable {
     public var schema: String
     /// How many connections the pool opens at most (opened as needed, reused). The default is 8.
     public var poolSize: Int
-    /// How long ``RecordStore/write(_:)`` keeps running again a transaction that the server rolled back for a
-    /// serialization failure or a deadlock, before reporting `.conflict` (with ``StorageError/attempts`` and
-    /// ``StorageError/elapsed``). Between attempts it sleeps a random time in [0, min(200 ms, 1 ms · 2ⁿ)]
-    /// (exponential backoff with full jitter). In a URI, `strata_retry_budget=<ms>`. The default is 30 000 ms.
+    /// How long ``/StrataRecords/RecordStore/write(_:)`` keeps running again a transaction that the server rolled back
+    /// for a serialization failure or a deadlock, before reporting `.conflict` (with
+    /// ``/StrataCore/StorageError/attempts`` and ``/StrataCore/StorageError/elapsed``). Between attempts it sleeps a
+    /// random time in [0, min(200 ms, 1 ms · 2ⁿ)] (exponential backoff with full jitter). In a URI,
+    /// `strata_retry_budget=<ms>`. The default is 30 000 ms.
     public var transactionRetryBudgetMilliseconds: Int
     /// A cap on the attempts as well as the time, for callers that want one. The default is `Int.max`: only
     /// ``transactionRetryBudgetMilliseconds`` limits the retries.
@@ -58,6 +59,11 @@ public struct PostgresConfiguration: Sendable {
     ///     `strata_retry_budget` parameters set ``schema``, ``callTimeoutMilliseconds`` and
     ///     ``transactionRetryBudgetMilliseconds`` (and are not passed to libpq).
     ///   - schema: The schema, when the connection string names none. The default is `strata`.
+    ///   - poolSize: ``poolSize``: the most connections the pool opens. The default is 8.
+    ///   - maximumTransactionAttempts: ``maximumTransactionAttempts``: a cap on a transaction's attempts besides
+    ///     its time budget. The default is `Int.max`.
+    ///   - lockTimeoutMilliseconds: ``lockTimeoutMilliseconds``: how long a statement waits for a row lock. The
+    ///     default is 10 000 ms.
     public init(
         connectionString: String, schema: String? = nil, poolSize: Int = 8, maximumTransactionAttempts: Int = .max,
         lockTimeoutMilliseconds: Int = 10_000

@@ -490,7 +490,7 @@ final class PostgresResult {
 extension StorageError {
     /// PostgreSQL's SQLSTATE for an error that came from the server (`23505`, `40001`, `28P01`, …), or `nil`.
     ///
-    /// ``StorageError/underlyingCode`` holds it packed six bits per character, as PostgreSQL's own
+    /// ``/StrataCore/StorageError/underlyingCode`` holds it packed six bits per character, as PostgreSQL's own
     /// `MAKE_SQLSTATE` does.
     public var sqlState: String? {
         guard message.contains("[SQLSTATE "), let packed = underlyingCode else { return nil }

@@ -2,7 +2,7 @@ import StrataCore
 import StrataRecords
 
 /// The key columns of one collection's table: one `bytea NOT NULL` column per indexed field, holding the field's
-/// ``PostgresIndexKey``, which every write computes from the body it sends. Each column's comment holds its
+/// `PostgresIndexKey`, which every write computes from the body it sends. Each column's comment holds its
 /// field's path (the column's name may end in a hash instead). Read from the catalog, so that every process
 /// writes the columns that exist, whoever added them.
 struct PostgresKeyColumns: Equatable, Sendable {

@@ -3,7 +3,7 @@ public import StrataCore
 public import StrataRecords
 import Synchronization
 
-/// The records tier on PostgreSQL: the same ``RecordStore`` API, with the data in a shared database that
+/// The records tier on PostgreSQL: the same ``/StrataRecords/RecordStore`` API, with the data in a shared database that
 /// services on several machines use at once.
 ///
 /// ```swift
@@ -15,11 +15,11 @@ import Synchronization
 ///
 /// Each collection is a table `c_<name> (id text, body jsonb, …)` in the configured schema. On a database that
 /// sorts text bytewise, each indexed field has a `bytea` key column the client computes from the body
-/// (``PostgresIndexKey``: ordered as `jsonb` orders the values) and a B-tree index on it; elsewhere each declared
+/// (`PostgresIndexKey`: ordered as `jsonb` orders the values) and a B-tree index on it; elsewhere each declared
 /// index is a B-tree expression index over the field. Queries compile to SQL with every value bound as a parameter.
-/// ``RecordStore/write(_:)`` runs at `SERIALIZABLE` isolation and reruns its closure when the server reports a
-/// serialization failure or deadlock (within ``PostgresConfiguration/transactionRetryBudgetMilliseconds``, the
-/// rerun queued on locks of the records it touched), so a read-modify-write is as safe as on SQLite while writers
+/// ``/StrataRecords/RecordStore/write(_:)`` runs at `SERIALIZABLE` isolation and reruns its closure when the server
+/// reports a serialization failure or deadlock (within ``PostgresConfiguration/transactionRetryBudgetMilliseconds``,
+/// the rerun queued on locks of the records it touched), so a read-modify-write is as safe as on SQLite while writers
 /// on many machines run concurrently. Every call to the server is bounded by
 /// ``PostgresConfiguration/callTimeoutMilliseconds``. Commits are
 /// announced with `NOTIFY` and observed with `LISTEN`, naming the collection.
@@ -74,7 +74,7 @@ public final class PostgresRecordEngine: RecordEngine {
     let token = String(UInt64.random(in: 0...UInt64.max), radix: 36)
 
     /// Connects, and creates the store's schema and tables (or checks them).
-    /// - Throws: ``StorageError``: `.connectionFailed` when the server cannot be reached,
+    /// - Throws: ``/StrataCore/StorageError``: `.connectionFailed` when the server cannot be reached,
     ///   `.authenticationFailed` for a wrong user or password, `.notFound` for a missing database,
     ///   `.invalidArgument` for a bad connection string, `.notAStore` for a schema that holds other tables,
     ///   `.unsupportedVersion` for a store written by a newer Strata.
@@ -92,7 +92,7 @@ public final class PostgresRecordEngine: RecordEngine {
         usesTLS = tls
     }
 
-    /// Opens a ``RecordStore`` on PostgreSQL.
+    /// Opens a ``/StrataRecords/RecordStore`` on PostgreSQL.
     public static func store(_ configuration: PostgresConfiguration, migrations: [Migration] = []) throws
         -> RecordStore
     {
@@ -440,7 +440,7 @@ public final class PostgresRecordEngine: RecordEngine {
     /// Sends `before`, `COMMIT` and `after` (in one round trip), and leaves pipeline mode.
     /// - Throws: The error of a statement of the transaction that failed (nothing was committed), or, when the
     ///   connection is lost or the server stops answering after `COMMIT` was sent, the error marked
-    ///   ``StorageError/uncertainCommit``.
+    ///   ``/StrataCore/StorageError/uncertainCommit``.
     private func commit(on connection: PostgresConnection, before: [String], after: [String]) throws {
         do {
             if connection.isPipelining {

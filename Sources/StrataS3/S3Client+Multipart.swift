@@ -73,7 +73,13 @@ extension S3Client {
     }
 
     /// Uploads one part (at least 5 MiB, except the last) from a range of an open file.
-    /// - Parameter number: The part number, 1 to 10,000.
+    /// - Parameters:
+    ///   - key: The object's key.
+    ///   - uploadID: The id ``createMultipartUpload(_:contentType:metadata:)`` returned.
+    ///   - number: The part number, 1 to 10,000.
+    ///   - fd: An open file descriptor to read the part from; it stays open.
+    ///   - offset: Where the part starts in the file.
+    ///   - length: The part's size in bytes.
     /// - Returns: The part's number and entity tag, for the completion.
     public func uploadPart(
         _ key: String, uploadID: String, number: Int, from fd: Int32, offset: Int64, length: Int64
@@ -82,7 +88,11 @@ extension S3Client {
     }
 
     /// Uploads one part (at least 5 MiB, except the last) from bytes in memory.
-    /// - Parameter number: The part number, 1 to 10,000.
+    /// - Parameters:
+    ///   - key: The object's key.
+    ///   - uploadID: The id ``createMultipartUpload(_:contentType:metadata:)`` returned.
+    ///   - number: The part number, 1 to 10,000.
+    ///   - bytes: The part's bytes.
     /// - Returns: The part's number and entity tag, for the completion.
     public func uploadPart(
         _ key: String, uploadID: String, number: Int, bytes: [UInt8]
@@ -108,7 +118,10 @@ extension S3Client {
     /// Completes a multipart upload: the object appears, whole, at once.
     ///
     /// Ceph 16.2 answers an empty entity tag here; the client then asks for it with a HEAD.
-    /// - Parameter parts: Every part, in increasing number order.
+    /// - Parameters:
+    ///   - key: The object's key.
+    ///   - uploadID: The id ``createMultipartUpload(_:contentType:metadata:)`` returned.
+    ///   - parts: Every part, in increasing number order.
     /// - Returns: The new object's description.
     public func completeMultipartUpload(
         _ key: String, uploadID: String, parts: [S3CompletedPart]

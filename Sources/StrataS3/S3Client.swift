@@ -16,9 +16,10 @@ import Synchronization
 /// does not match it). Connections are reused: the client keeps one libcurl handle per concurrent caller. Every
 /// request has a deadline and a stall limit, and a request that fails with a 5xx, `SlowDown` or a lost connection
 /// is sent again after a backoff with jitter, up to ``S3Configuration/maxAttempts`` times. Every S3 error is a
-/// ``StorageError`` whose ``StorageError/code`` says what happened (`.notFound` for `NoSuchKey`,
-/// `.authenticationFailed` for `SignatureDoesNotMatch`, ...) with the S3 code in ``StorageError/serviceCode`` and
-/// the request id in ``StorageError/requestID``; no error, log line or description contains the credentials.
+/// ``/StrataCore/StorageError`` whose ``/StrataCore/StorageError/code`` says what happened (`.notFound` for
+/// `NoSuchKey`, `.authenticationFailed` for `SignatureDoesNotMatch`, ...) with the S3 code in
+/// ``/StrataCore/StorageError/serviceCode`` and the request id in ``/StrataCore/StorageError/requestID``; no error, log
+/// line or description contains the credentials.
 ///
 /// Safe from any number of threads at once.
 public final class S3Client: Sendable {

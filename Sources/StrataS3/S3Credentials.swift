@@ -3,7 +3,7 @@ import Foundation
 /// The access key pair that signs S3 requests.
 ///
 /// Neither half is ever printed: the description, the debug description and the mirror show `<redacted>`, and no
-/// ``StorageError`` the client throws contains them.
+/// ``/StrataCore/StorageError`` the client throws contains them.
 public struct S3Credentials: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
     CustomReflectable
 {

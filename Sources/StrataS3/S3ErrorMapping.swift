@@ -1,7 +1,8 @@
 import StrataCore
 
-/// Every S3 error code, as a ``StorageError/Code`` a caller can branch on, whether sending the request again may
-/// succeed, and what to do about it. The S3 code itself travels verbatim in ``StorageError/serviceCode``.
+/// Every S3 error code, as a ``/StrataCore/StorageError/Code`` a caller can branch on, whether sending the request
+/// again may succeed, and what to do about it. The S3 code itself travels verbatim in
+/// ``/StrataCore/StorageError/serviceCode``.
 enum S3ErrorMapping {
     struct Entry: Sendable {
         var code: StorageError.Code

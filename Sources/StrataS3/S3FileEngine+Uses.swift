@@ -6,8 +6,8 @@ import Synchronization
 extension S3FileEngine {
     /// Records that a file was used now, in this process: S3 keeps no access time, and setting one (a copy of the
     /// object onto itself) would cost a request per read. ``metadata(_:)`` reports the later of the last use
-    /// recorded here and the object's modification date as its ``FileMetadata/accessDate``, so a cache area's
-    /// least-recently-used order holds for the uses this process makes; another process's uses are not seen (it
+    /// recorded here and the object's modification date as its ``/StrataFiles/FileMetadata/accessDate``, so a cache
+    /// area's least-recently-used order holds for the uses this process makes; another process's uses are not seen (it
     /// orders by its own uses and by writes).
     public func markUsed(_ key: String) {
         uses.withLock { $0.record(key, at: Date()) }
