@@ -63,7 +63,9 @@ extension FileStore {
     ) throws -> (entries: Int, bytes: Int) {
         var keys: [String] = []
         for prefix in prefixes {
-            let found = try !prefix.isEmpty && exists(prefix) ? [prefix] : list(prefix: prefix)
+            // A key written with a trailing `/` is a folder: never asked about as a file (which refuses it).
+            let isFile = try !prefix.isEmpty && !prefix.hasSuffix("/") && exists(prefix)
+            let found = try isFile ? [prefix] : list(prefix: prefix)
             guard !found.isEmpty else {
                 // An archive of nothing is a mistake (a mistyped prefix), never a success.
                 throw StorageError(

@@ -233,9 +233,7 @@ public final class FileStore: Sendable {
 
     /// Every file key under `prefix` (a folder key, or `""` for all), sorted; recursive unless asked not to be.
     public func list(prefix: String = "", recursive: Bool = true) throws -> [String] {
-        let base = prefix.hasSuffix("/") ? String(prefix.dropLast()) : prefix
-        if !base.isEmpty { try check(base) }
-        return try engine.list(prefix: base, recursive: recursive)
+        try engine.list(prefix: folderKey(prefix), recursive: recursive)
     }
 
     /// Size, dates, content type and recorded checksum of a file, or `nil` when there is none.
@@ -247,9 +245,15 @@ public final class FileStore: Sendable {
     /// Recomputes the CRC-32 of every file under `prefix` and compares it with what was recorded at write time.
     /// - Returns: The files that do not match (and those with nothing recorded); empty when all is well.
     public func verify(prefix: String = "") throws -> [FileProblem] {
+        try engine.verify(prefix: folderKey(prefix))
+    }
+
+    /// A folder key as the engine takes it: checked, without the one trailing `/` a caller may write
+    /// (`photos/` is the folder `photos`); `""` is the whole store.
+    func folderKey(_ prefix: String) throws -> String {
         let base = prefix.hasSuffix("/") ? String(prefix.dropLast()) : prefix
         if !base.isEmpty { try check(base) }
-        return try engine.verify(prefix: base)
+        return base
     }
 
     /// Removes what interrupted writes and imports left behind (temporary files, staging folders, unfinished

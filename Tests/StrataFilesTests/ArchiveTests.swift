@@ -184,6 +184,39 @@ struct ExportTests {
                 $0.contains("strata-tmp")
             }.isEmpty)
     }
+
+    /// A folder key exports with or without its trailing `/` (as `list(prefix:)` takes it); a file key exports
+    /// that file; what matches nothing, or is no key, is refused before anything is written.
+    @Test(arguments: FileEngineKind.available)
+    func folderKeysExportWithOrWithoutTheirSlash(_ engine: FileEngineKind) throws {
+        let location = try FileStoreLocation(engine)
+        let store = try location.open(configuration: FilesConfiguration(durability: .atomicOnly))
+        _ = try populate(store)
+        let expected: [[String]: Set<String>] = [
+            ["exports/"]: ["exports/report-1.pdf", "exports/report-2.pdf"],
+            ["exports"]: ["exports/report-1.pdf", "exports/report-2.pdf"],
+            ["exports/report-2.pdf"]: ["exports/report-2.pdf"],
+            ["notes/", "exports/report-1.pdf"]: ["notes/naïve résumé.txt", "notes/empty.txt", "exports/report-1.pdf"],
+        ]
+        for (index, (prefixes, names)) in expected.enumerated() {
+            let archive = location.directory.appending("part-\(index).zip")
+            let (entries, _) = try store.exportZip(prefixes, to: archive)
+            #expect(entries == names.count, "\(prefixes)")
+            let listing = try python(
+                "import sys, zipfile, json; print(json.dumps(zipfile.ZipFile(sys.argv[1]).namelist()))", [archive])
+            #expect(listing.status == 0, "\(listing.standardError)")
+            let found = try JSONSerialization.jsonObject(with: Data(listing.standardOutput.utf8)) as? [String]
+            #expect(Set(found ?? []) == names, "\(prefixes)")
+        }
+        for (prefix, code) in [
+            ("nothing/", StorageError.Code.notFound), ("exports//", .invalidKey), ("../", .invalidKey),
+        ] {
+            let archive = location.directory.appending("refused.zip")
+            let error = #expect(throws: StorageError.self) { try store.exportZip([prefix], to: archive) }
+            #expect(error?.code == code, "\(prefix)")
+            #expect(!FileManager.default.fileExists(atPath: archive))
+        }
+    }
 }
 
 func sha256(_ data: Data) -> String {
