@@ -71,7 +71,8 @@ extension Storage {
     }
 
     /// Restores the keys of a capture that start with `prefix` into this store, each into the tier the capture's
-    /// catalog places it in (moving it there when this store keeps it elsewhere), replacing what this store holds
+    /// catalog places it in (a key written through a tier's own API, which the catalog does not record, into the
+    /// tier that holds it; moving it there when this store keeps it elsewhere), replacing what this store holds
     /// under the same key. Keys of this store that the capture does not hold are left alone.
     ///
     /// The whole capture is first restored into a private staging folder beside this store's root and verified
@@ -83,12 +84,15 @@ extension Storage {
     ///   - secretsKey: What unlocks the captured keyring. The default (`nil`) reads `STRATA_SECRETS_KEY`.
     /// - Returns: The keys restored, sorted.
     /// - Throws: ``/StrataCore/StorageError`` as ``restore(from:to:secretsKey:records:)``, `.locked` for a captured secret
-    ///   with no key to read it, or a tier's error.
+    ///   with no key to read it, `.conflict` for a key whose uncatalogued copies are in several tiers, or a tier's
+    ///   error.
     @discardableResult
     public func restore(keysWithPrefix prefix: String, from source: some CaptureSource, secretsKey: KeyProvider? = nil)
         throws -> [String]
     {
-        try restoreKeys(from: source, secretsKey: secretsKey) { try $0.catalog.locations(prefix: prefix) }
+        try restoreKeys(from: source, secretsKey: secretsKey) { captured in
+            try captured.keys(prefix: prefix).compactMap { try captured.restorableLocation(of: $0) }
+        }
     }
 
     /// Writes `value` where `location` says, under the key's lock, recording it in the catalog; a copy in another

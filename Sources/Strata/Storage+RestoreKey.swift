@@ -1,10 +1,12 @@
 import Foundation
 
 // Restoring chosen keys of a capture into this store: one key exactly, or every key with a prefix
-// (`restore(keysWithPrefix:from:secretsKey:)`), each through the catalog of the staged capture.
+// (`restore(keysWithPrefix:from:secretsKey:)`), each where the staged capture keeps it: its catalog's location, or
+// the tier holding a key written through a tier's own API, as the store's own reads find it.
 extension Storage {
     /// Restores exactly one key of a capture into this store, into the tier the capture's catalog places it in
-    /// (moving it there when this store keeps it elsewhere), replacing what this store holds under it. Only that
+    /// (or, for a key written through a tier's own API and so not in the catalog, the tier that holds it; moving it
+    /// there when this store keeps it elsewhere), replacing what this store holds under it. Only that
     /// key: restoring `a` leaves `ab` alone. The key is matched by its exact Unicode scalars, as the catalog keeps
     /// it.
     ///
@@ -19,18 +21,31 @@ extension Storage {
     ///   - key: The key.
     ///   - source: The capture.
     ///   - secretsKey: What unlocks the captured keyring. The default (`nil`) reads `STRATA_SECRETS_KEY`.
-    /// - Throws: ``/StrataCore/StorageError``: `.notFound` naming the key when the capture's catalog does not hold
-    ///   it (nothing in this store is changed), `.locked` for a captured secret with no key to read it, the
+    /// - Throws: ``/StrataCore/StorageError``: `.notFound` naming the key when the capture holds no value under it
+    ///   (nothing in this store is changed), `.conflict` when several of its tiers hold uncatalogued copies, `.locked` for a captured secret with no key to read it, the
     ///   restore's errors (as ``restore(from:to:secretsKey:records:)``), or a tier's error.
     public func restore(key: String, from source: some CaptureSource, secretsKey: KeyProvider? = nil) throws {
         let restored = try restoreKeys(from: source, secretsKey: secretsKey) { captured in
-            try captured.catalog.location(of: key).map { [$0] } ?? []
+            try captured.restorableLocation(of: key).map { [$0] } ?? []
         }
         guard !restored.isEmpty else {
             throw StorageError(
                 .notFound, "the capture holds no value under this key", key: key,
                 recovery: "Check the key's exact spelling, or restore the keys with a prefix (--prefix)")
         }
+    }
+
+    /// Where this (staged) store keeps `key`: the catalog's location or, for a key the catalog does not record
+    /// (written through a tier's own API), the one tier that holds it, found as ``location(of:)`` finds it. A
+    /// string that is no key is held nowhere.
+    func restorableLocation(of key: String) throws -> StorageLocation? {
+        if let location = try catalog.location(of: key) { return location }
+        do {
+            try StoragePaths.validateKey(key)
+        } catch {
+            return nil
+        }
+        return try location(of: key)
     }
 
     /// Stages the whole capture (records into SQLite), then writes the values at the locations `choose` picks

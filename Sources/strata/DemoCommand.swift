@@ -84,7 +84,7 @@ enum DemoCommand {
             )
             print("    why: \(selection.reason)")
             try storage.put(sample.value, for: sample.key, as: sample.descriptor)
-            let back = try storage.data(for: sample.key, as: sample.descriptor.sized(sample.value.count))
+            let back = try storage.data(for: sample.key)
             guard back == sample.value else {
                 throw StorageError(
                     .corrupt, "the tier read back different bytes", tier: selection.tier, key: sample.key,

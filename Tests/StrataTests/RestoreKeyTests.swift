@@ -80,4 +80,27 @@ struct RestoreKeyTests {
         try storage.restore(key: "caf\u{E9}", from: capture, secretsKey: testSecretsKey)
         #expect(try storage.data(for: "caf\u{E9}") == Data("captured café".utf8))
     }
+
+    /// A key written through its tier's own API (the catalog does not record it; the store's reads find it in the
+    /// tier) is in the capture, and restores by key and by prefix into that tier, as the store's own reads see it.
+    @Test(arguments: Tier.allCases)
+    func aKeyWrittenThroughItsTiersOwnAPIRestores(tier: Tier) throws {
+        let storage = try openStorage(root)
+        let key = "direct/\(tier)"
+        try storage.backend(for: tier).put(Data("captured direct".utf8), for: key)
+        try storage.backend(for: tier).flush()
+        #expect(try storage.catalog.location(of: key) == nil)
+        let capture = try FolderCapture(folder: directory.appending("capture"))
+        try storage.capture(into: capture)
+        try storage.put(Data("changed direct".utf8), for: key, as: descriptorForTier[tier]!)
+        try storage.restore(key: key, from: capture, secretsKey: testSecretsKey)
+        #expect(try storage.data(for: key) == Data("captured direct".utf8))
+        #expect(try tiersHolding(key, in: storage) == [tier])
+
+        try storage.put(Data("changed again".utf8), for: key, as: descriptorForTier[tier]!)
+        #expect(
+            try storage.restore(keysWithPrefix: "direct/", from: capture, secretsKey: testSecretsKey) == [key])
+        #expect(try storage.data(for: key) == Data("captured direct".utf8))
+        #expect(try storage.verifyCatalog().isSound)
+    }
 }
