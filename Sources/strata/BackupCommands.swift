@@ -16,9 +16,9 @@ enum BackupCommands {
     static let backup = CommandSpec(
         name: "backup",
         summary: "Back the store at ROOT up into a new snapshot of a backup repository, while it is in use.",
-        usage: "backup ROOT --repo DIR [--init] [--key-file FILE] [--read-everything] [--json]",
+        usage: "backup [ROOT] [--root DIR] --repo DIR [--init] [--key-file FILE] [--read-everything] [--json]",
         options: [
-            repoOption,
+            StoreRoot.option, repoOption,
             .flag("--init", "Make the repository first when DIR is not one yet (a new or empty folder)."),
             keyFileOption,
             .flag("--read-everything", "Read every file, also those the previous snapshot holds unchanged."),

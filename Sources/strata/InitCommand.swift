@@ -7,9 +7,10 @@ enum InitCommand {
         name: "init",
         summary: "Write the store's configuration (ROOT/strata.conf): each tier's backend, the limits, allowed names.",
         usage:
-            "init ROOT [--records-url-variable NAME | --records-url URL | --records-sqlite] [--defaults-value-limit SIZE] "
+            "init [ROOT] [--root DIR] [--records-url-variable NAME | --records-url URL | --records-sqlite] [--defaults-value-limit SIZE] "
             + "[--defaults-suite-budget SIZE] [--allow-sensitive-key NAME]... [--min-os OS]",
         options: [
+            StoreRoot.option,
             .value(
                 "--records-url-variable", "NAME",
                 "Records on PostgreSQL, the connection string read from the environment variable NAME when the store "
@@ -32,7 +33,10 @@ enum InitCommand {
     static func run(_ arguments: [String]) throws {
         let parsed = try spec.parse(arguments)
         if parsed.wantsHelp { return print(spec.help) }
-        let root = try parsed.positionals(1, "ROOT")[0]
+        guard let root = try StoreRoot.path(parsed, positional: try parsed.optionalPositional("ROOT")) else {
+            throw UsageError(
+                "the store root is required: 'init ROOT', or '--root DIR' (or set \(StoreRoot.environmentVariable))")
+        }
         var scratch = StoreConfiguration()
         try apply(parsed, to: &scratch)  // Every option is checked before anything is created.
         let paths = try StoragePaths(root: root)

@@ -145,7 +145,8 @@ struct BackupCLITests {
         (["check", "--repo", "r", "--read-data-subset", "ten"], "takes a percentage"),
         (["check", "--repo", "r", "--read-data", "--read-data-subset", "5%"], "not both"),
         (["restore", "abc", "--repo", "r"], "'--root NEW' is required"),
-        (["backup", "--repo", "r"], "expected one ROOT"),
+        (["backup", "--repo", "r"], "'--root DIR' is required"),
+        (["backup", "a", "b", "--repo", "r"], "expected at most one ROOT, got 2"),
         (["backup", "x", "--repo", "r", "--passphrase", "p"], "unknown option '--passphrase'"),
     ])
     func mistakesAreUsageErrors(arguments: [String], message: String) throws {

@@ -62,7 +62,7 @@ struct InitCommandTests {
 
     /// Bad options are refused before anything is created.
     @Test(arguments: [
-        ([], "expected one ROOT, got 0"),
+        ([], "the store root is required"), (["a", "b"], "expected at most one ROOT, got 2"),
         (["ROOT", "--records-url", "mysql://x"], "postgresql://"),
         (["ROOT", "--records-sqlite", "--records-url-variable", "X"], "give one of"),
         (["ROOT", "--defaults-value-limit", "lots"], "cannot read 'lots' as a size"),
