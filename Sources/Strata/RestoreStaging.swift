@@ -187,7 +187,7 @@ final class RestoreStaging {
         let directory = synced[components.dropLast().reduce(folder.path) { $0 + "/" + $1 }] ?? folder
         let name = components.last ?? path
         do throws(Errno) {
-            let fd = try directory.openFile(name, O_RDONLY)
+            let fd = try directory.openRegularFile(name).fd
             defer { Sys.close(fd) }
             try Sys.fsync(fd, path: directory.path(of: name))
         } catch {

@@ -22,8 +22,9 @@ final class PackReader: Sendable {
         self.name = name
         self.keys = keys
         path = folder.path(of: name)
+        let status: stat
         do {
-            fd = try folder.openFile(name, O_RDONLY)
+            (fd, status) = try folder.openRegularFile(name)
         } catch let error where error.code == ENOENT {
             throw StorageError(
                 .corrupt, "a pack the index lists is missing", path: folder.path(of: name),
@@ -32,13 +33,8 @@ final class PackReader: Sendable {
         } catch {
             throw error.storageError("cannot open a pack", path: folder.path(of: name))
         }
-        do {
-            size = Int(try Sys.fstat(fd).st_size)
-            Sys.adviseSequential(fd)  // Restores and checks read a pack's blobs in order: a larger read-ahead.
-        } catch {
-            Sys.close(fd)
-            throw error.storageError("cannot inspect a pack", path: path)
-        }
+        size = Int(status.st_size)
+        Sys.adviseSequential(fd)  // Restores and checks read a pack's blobs in order: a larger read-ahead.
     }
 
     deinit { Sys.close(fd) }

@@ -50,7 +50,7 @@ extension CaptureSink {
     ) throws -> CapturedFile? {
         let fd: Int32
         do throws(Errno) {
-            fd = try folder.openFile(name, O_RDONLY | O_NOFOLLOW)
+            fd = try folder.openRegularFile(name).fd
         } catch let error where error.code == ENOENT {
             return nil
         } catch {

@@ -116,6 +116,27 @@ package final class DirectoryHandle: Sendable {
         try Sys.openat(fd, name, flags | O_NOFOLLOW, permissions, path: path(of: name))
     }
 
+    /// Opens the regular file `name` inside this folder (`O_NOFOLLOW`, `O_CLOEXEC` added) and returns its descriptor
+    /// and status. It never waits: the file is opened non-blocking (no change for a regular file), so that a FIFO,
+    /// a socket or a device put where one of a store's files belongs opens at once and is refused, as a folder is.
+    /// - Parameters:
+    ///   - flags: `O_RDONLY`, or with `O_CREAT` (then `permissions` apply).
+    /// - Throws: ``Errno``: `ENXIO` for what is not a regular file (``StorageError`` says so), `ELOOP` for a link,
+    ///   `ENOENT`, ...
+    package func openRegularFile(_ name: String, _ flags: Int32 = O_RDONLY, permissions: mode_t = 0o600) throws(Errno)
+        -> (fd: Int32, status: stat)
+    {
+        let fd = try openFile(name, flags | O_NONBLOCK | O_NOCTTY, permissions: permissions)
+        do throws(Errno) {
+            let status = try Sys.fstat(fd)
+            guard status.st_mode & S_IFMT == S_IFREG else { throw Errno(ENXIO) }
+            return (fd, status)
+        } catch {
+            Sys.close(fd)
+            throw error
+        }
+    }
+
     /// Information about `name` itself (a link is reported as a link), or `nil` when there is nothing there.
     package func status(of name: String) throws(Errno) -> stat? {
         do {

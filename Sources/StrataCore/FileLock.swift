@@ -173,8 +173,8 @@ public struct FileLock: Sendable, Hashable {
         do {
             // Read-only is enough for flock(2), and lets the members of a shared group lock files they can
             // only read.
-            let fd = try folder.openFile(name, O_RDONLY | O_CREAT, permissions: permissions)
-            let info = try Sys.fstat(fd)
+            // A FIFO in the lock file's place is refused: opened blocking, it would wait for a writer.
+            let (fd, info) = try folder.openRegularFile(name, O_RDONLY | O_CREAT, permissions: permissions)
             if info.st_mode & 0o777 != permissions, info.st_uid == Sys.effectiveUserID {
                 try? Sys.fchmod(fd, permissions)  // The umask filtered the mode; set it exactly.
             }

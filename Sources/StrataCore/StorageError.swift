@@ -197,6 +197,13 @@ extension StorageError {
             return StorageError(
                 .symbolicLink, message, tier: tier, key: key, path: path, errno: errno,
                 recovery: "The store never follows symbolic links; replace the link with a real file or folder")
+        case ENXIO:
+            // What `DirectoryHandle.openRegularFile` refuses (the system's own text, "no such device or address",
+            // would mislead).
+            return StorageError(
+                .invalidArgument, message + ": it is not a regular file (a FIFO, socket, device or folder)",
+                tier: tier, key: key, path: path,
+                recovery: "A store's files are regular files: remove what is there, or put the file back from a backup")
         default:
             return StorageError(.io, message, tier: tier, key: key, path: path, errno: errno)
         }

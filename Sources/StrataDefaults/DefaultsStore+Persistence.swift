@@ -234,21 +234,15 @@ extension DefaultsStore {
     static func readFile(_ fileName: String, in folder: DirectoryHandle, path: String, limit: Int) throws -> (
         Data, FileStamp
     )? {
-        let fd: Int32
+        let (fd, info): (Int32, stat)
         do {
-            fd = try folder.openFile(fileName, O_RDONLY)
+            (fd, info) = try folder.openRegularFile(fileName)
         } catch  where error.code == ENOENT {
             return nil
         } catch {
             throw error.storageError("cannot open the suite file", tier: .defaults, path: path)
         }
         defer { Sys.close(fd) }
-        let info: stat
-        do {
-            info = try Sys.fstat(fd)
-        } catch {
-            throw error.storageError("cannot inspect the suite file", tier: .defaults, path: path)
-        }
         let data = try AtomicFile.readAll(fd, path: path, maximumSize: limit)
         return (data, FileStamp(info))
     }

@@ -144,7 +144,7 @@ final class EngineImport: ImportTransaction {
     private func writeStaged(_ file: String, to key: String) throws {
         let fd: Int32
         do {
-            fd = try folder.openFile(file, O_RDONLY)
+            fd = try folder.openRegularFile(file).fd
         } catch {
             throw error.storageError("cannot read a staged file", tier: .files, key: key, path: folder.path(of: file))
         }

@@ -121,7 +121,7 @@ extension PosixFileEngine {
     func open(_ name: String, in folder: DirectoryHandle, key: String) throws -> Int32 {
         let path = folder.path(of: name)
         do {
-            return try folder.openFile(name, O_RDONLY)
+            return try folder.openRegularFile(name).fd
         } catch  where error.code == ENOENT {
             throw StorageError(.notFound, "there is no file with this key", tier: .files, key: key, path: path)
         } catch {

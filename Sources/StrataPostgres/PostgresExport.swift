@@ -190,7 +190,7 @@ package struct PostgresExport {
         }
         let fd: Int32
         do throws(Errno) {
-            fd = try directory.openFile(components.last!, O_RDONLY | O_NOFOLLOW)
+            fd = try directory.openRegularFile(components.last!).fd
         } catch let error where error.code == ENOENT {
             throw Self.corrupt(name, "the export lacks this file")
         } catch {

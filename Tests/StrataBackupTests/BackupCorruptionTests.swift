@@ -53,6 +53,20 @@ struct BackupCorruptionTests {
         #expect(error?.code == .corrupt || error?.code == .authenticationFailed)
     }
 
+    @Test("a pack replaced by a FIFO is refused, naming it, and never waited on")
+    func packReplacedByAFIFO() throws {
+        let (fixture, summary, _) = try damaged()
+        let pack = try fixture.files(in: "data")[0]
+        let full = fixture.path + "/" + pack
+        #expect(unlink(full) == 0 && mkfifo(full, 0o600) == 0)
+        let watchdog = FIFOWatchdog(path: full)
+        defer { #expect(watchdog.finish() == 0, "a reader waited on the FIFO") }
+        let error = #expect(throws: StorageError.self) { try fixture.restore(summary.id) }
+        #expect(error?.code == .invalidArgument && error?.path == full, "\(String(describing: error))")
+        let report = try fixture.open().check(readData: .all)
+        #expect(report.problems.contains { $0.path == full }, "\(report.problems)")
+    }
+
     @Test("two packs swapped by name fail authentication")
     func swappedPacks() throws {
         let (fixture, summary, _) = try damaged()
