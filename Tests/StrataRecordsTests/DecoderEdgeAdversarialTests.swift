@@ -93,6 +93,21 @@ struct DecoderEdgeAdversarialTests {
         #expect(try Self.foundation(Int.self, small) == 1)
     }
 
+    /// A fraction of more digits than the exponent reader's clamp (it stopped at 100 000): `0.0…01e100002` is 1,
+    /// and `10…0e-100001` too; both were refused as numbers that do not fit.
+    @Test func anExponentPastAHundredThousandScalesALongerFraction() throws {
+        let zeros = 100_001
+        let small = "0." + String(repeating: "0", count: zeros) + "1e\(zeros + 1)"
+        #expect(try Self.strata(Int.self, small) == 1)
+        #expect(try Self.strata(UInt8.self, small) == 1)
+        let large = "1" + String(repeating: "0", count: zeros) + "e-\(zeros)"
+        #expect(try Self.strata(Int.self, large) == 1)
+        #expect(Array(small.utf8).withUnsafeBytes(JSONIntegerText.isWhole))
+        let tenth = "0." + String(repeating: "0", count: zeros) + "1e\(zeros)"
+        #expect(!Array(tenth.utf8).withUnsafeBytes(JSONIntegerText.isWhole))
+        #expect(try Self.foundation(Int.self, small) == 1)
+    }
+
     /// White space around a number with a fraction or an exponent is not part of its text.
     @Test func whiteSpaceAroundANumberIsNotItsText() throws {
         #expect(try Self.strata([String: Int8].self, "{ \"v\" : 1.0e2 \n}") == ["v": 100])
