@@ -82,6 +82,23 @@ struct DecoderEdgeAdversarialTests {
         #expect(try Self.strata(UInt.self, text) == UInt(expected))
     }
 
+    @Test(arguments: [
+        "1e20", "-1e0", "-1", "-0.1", "18446744073709551616", "1.8446744073709551616e19", "18446744073709551615.5",
+        String(repeating: "9", count: 400), "1" + String(repeating: "0", count: 400), "1e999999999",
+        "1e-999999999", "1e99999999999999999999999999999", "1e-99999999999999999999999999999",
+        "-" + String(repeating: "9", count: 400) + "e-390",
+    ])
+    func unsignedSixtyFourBitsRefuseWhatDoesNotFit(_ text: String) throws {
+        let error = #expect(throws: DecodingError.self) { try Self.strata(UInt64.self, text) }
+        guard case .dataCorrupted(let context)? = error else {
+            Issue.record("\(text): not dataCorrupted: \(String(describing: error))")
+            return
+        }
+        #expect(context.debugDescription.contains("does not fit in UInt64"), "\(context.debugDescription)")
+        // The number is named, cut at 64 bytes.
+        #expect(context.debugDescription.utf8.count < 64 + 40, "\(context.debugDescription)")
+    }
+
     /// A whole number written with a long fraction: `0.000…1e400` is 1, however many zeros stand before the 1.
     @Test(arguments: [10, 400, 5000])
     func aLongFractionScaledToAWholeNumberIsThatNumber(_ zeros: Int) throws {
@@ -113,6 +130,22 @@ struct DecoderEdgeAdversarialTests {
         #expect(try Self.strata([String: Int8].self, "{ \"v\" : 1.0e2 \n}") == ["v": 100])
         #expect(try Self.strata([UInt64].self, "[ 1e19 ,\t1.0\r\n]") == [10_000_000_000_000_000_000, 1])
         #expect(try Self.strata(Int.self, " -0.0 ") == 0)
+    }
+
+    /// A stored body with an integer past `Double`'s range (valid JSON: RFC 8259 sets no limit) does not fit an
+    /// `Int` field: a type mismatch naming the field, as with Foundation's decoder. It was refused as `corrupt`,
+    /// "not valid JSON: number out of range", without the field.
+    @Test(arguments: ["1e400", "-1e999999999", String(repeating: "7", count: 400)])
+    func anIntegerPastDoublesRangeIsATypeMismatchNamingTheField(_ number: String) throws {
+        struct Record: Decodable { var id: String; var n: Int }
+        let body = Array(#"{"id":"1","n":"#.utf8) + Array(number.utf8) + Array("}".utf8)
+        let error = #expect(throws: StorageError.self) {
+            try body.withUnsafeBytes { try RecordCoder.decode(Record.self, from: $0, collection: "c", id: "1") }
+        }
+        #expect(error?.code == .typeMismatch, "\(String(describing: error))")
+        #expect(error?.message.contains("'n'") == true, "\(String(describing: error))")
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(Record.self, from: Data(body)) }
+        #expect(try Self.strata(Double?.self, "null") == nil)
     }
 
     /// Strata's integers beside Foundation's: every text both read, they read alike.
