@@ -206,12 +206,13 @@ struct ByteDecoder: Decoder {
             return url as! T
         }
         if type == Decimal.self {
-            switch try number() {
-            case .integer(let number): return Decimal(number) as! T
-            case .unsignedInteger(let number): return Decimal(number) as! T
-            case .number(let number): return Decimal(number) as! T
-            default: throw mismatch(Decimal.self)
-            }
+            // From the number's digits, as the encoder wrote them: through `Double`, digits past its 17 were lost.
+            guard first == UInt8(ascii: "-") || (first >= 48 && first <= 57),
+                let decimal = Decimal(
+                    string: String(decoding: bytes[offset..<tape[entry].end], as: UTF8.self), locale: nil),
+                !decimal.isNaN
+            else { throw mismatch(Decimal.self) }
+            return decimal as! T
         }
         return try T(from: self)
     }

@@ -173,6 +173,30 @@ struct DecoderEdgeAdversarialTests {
         #expect(negativeZero == 0 && negativeZero.sign == .minus)
     }
 
+    /// A `Decimal` is written from its digits by the encoder; read back, it is the same decimal, as Foundation's
+    /// decoder reads it.
+    @Test(arguments: [
+        "0.1", "3.14159", "12345678901234567890.123", "-0.000001", "1e-7", "79228162514264337593543950335", "-0",
+        "1E+20", "123456789012345678901234567890123456789",
+    ])
+    func aDecimalReadsItsDigits(_ text: String) throws {
+        let expected = try #require(Decimal(string: text))
+        #expect(try Self.foundation(Decimal.self, text) == expected)
+        #expect(try Self.strata(Decimal.self, text) == expected)
+        let encoded = try FastJSONEncoder.encode(["d": expected])
+        #expect(
+            try encoded.withUnsafeBytes { try FastJSONDecoder.decode([String: Decimal].self, from: $0) } == [
+                "d": expected
+            ])
+    }
+
+    /// A number no `Decimal` holds, or not a number, is refused as with Foundation's decoder.
+    @Test(arguments: ["1e400", "-1e999999999", "\"1.5\"", "true", "null", "[1]"])
+    func whatIsNotADecimalIsRefused(_ json: String) throws {
+        #expect(throws: (any Error).self) { try Self.foundation(Decimal.self, json) }
+        #expect(throws: DecodingError.self) { try Self.strata(Decimal.self, json) }
+    }
+
     // MARK: Super decoders
 
     final class Base: Codable, Equatable, Sendable {
