@@ -242,6 +242,45 @@ struct DecoderEdgeAdversarialTests {
         #expect(try JSONDecoder().decode(Derived.self, from: Data(encoded)) == value)
     }
 
+    /// Super decoders of keys that are missing, `null` or present, nested, and read as optionals or values.
+    struct Nested: Decodable, Equatable {
+        var missingIsNil: Bool
+        var nullIsNil: Bool
+        var inner: Int?
+        var deep: String?
+        enum Keys: String, CodingKey { case missing, null, inner, deep }
+        enum DeepKeys: String, CodingKey { case leaf }
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: Keys.self)
+            missingIsNil = try container.superDecoder(forKey: .missing).singleValueContainer().decodeNil()
+            nullIsNil = try container.superDecoder(forKey: .null).singleValueContainer().decodeNil()
+            inner = try Int?(from: container.superDecoder(forKey: .inner))
+            let deepDecoder = try container.superDecoder(forKey: .deep)
+            if try deepDecoder.singleValueContainer().decodeNil() {
+                deep = nil
+            } else {
+                deep = try deepDecoder.container(keyedBy: DeepKeys.self).superDecoder(forKey: .leaf)
+                    .singleValueContainer().decode(String?.self)
+            }
+        }
+        init(missingIsNil: Bool, nullIsNil: Bool, inner: Int?, deep: String?) {
+            (self.missingIsNil, self.nullIsNil, self.inner, self.deep) = (missingIsNil, nullIsNil, inner, deep)
+        }
+    }
+
+    @Test(arguments: [
+        (#"{"null":null}"#, Nested(missingIsNil: true, nullIsNil: true, inner: nil, deep: nil)),
+        (#"{"null":null,"inner":7,"deep":{}}"#, Nested(missingIsNil: true, nullIsNil: true, inner: 7, deep: nil)),
+        (
+            #"{"null":null,"inner":null,"deep":{"leaf":"x"}}"#,
+            Nested(missingIsNil: true, nullIsNil: true, inner: nil, deep: "x")
+        ),
+    ])
+    func nestedSuperDecodersOfMissingMembersAsFoundation(_ json: String, _ expected: Nested) throws {
+        #expect(try Self.strata(Nested.self, json) == expected)
+        #expect(try Self.foundation(Nested.self, json) == expected)
+    }
+
     /// A value (not an optional) asked of a missing member's super decoder, or a container, is an error naming the
     /// member's path, as with Foundation.
     @Test func aValueOfAMissingSuperMemberIsAnErrorNamingItsPath() throws {
