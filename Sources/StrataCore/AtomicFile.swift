@@ -339,7 +339,7 @@ public enum AtomicFile {
         }
     }
 
-    /// Reads a whole file, never following a symbolic link.
+    /// Reads a whole file, never following a symbolic link nor waiting on a FIFO.
     /// - Parameters:
     ///   - path: The file.
     ///   - maximumSize: Refuse files larger than this many bytes (a guard against hostile input). The default
@@ -348,7 +348,8 @@ public enum AtomicFile {
     ///     append to. Files that are only ever replaced (by this type) never grow: pass `false` to save a read.
     ///     The default is `true`.
     /// - Returns: The content, or `nil` when there is no file at `path`.
-    /// - Throws: ``StorageError``: `.symbolicLink`, `.tooLarge`, or an I/O error.
+    /// - Throws: ``StorageError``: `.symbolicLink`, `.invalidArgument` when it is not a regular file (a FIFO, a
+    ///   device, a folder), `.tooLarge`, or an I/O error.
     public static func read(_ path: String, maximumSize: Int? = nil, followGrowth: Bool = true) throws -> Data? {
         let folder: DirectoryHandle
         let name: String
@@ -379,7 +380,8 @@ public enum AtomicFile {
     ) throws -> (data: Data, status: stat)? {
         let fd: Int32
         do {
-            fd = try folder.openFile(name, O_RDONLY)
+            // Non-blocking: a FIFO put in the file's place opens at once instead of waiting for a writer.
+            fd = try folder.openFile(name, O_RDONLY | O_NONBLOCK | O_NOCTTY)
         } catch let error where error.code == ENOENT {
             return nil
         } catch {
@@ -388,6 +390,11 @@ public enum AtomicFile {
         defer { Sys.close(fd) }
         // The path only for errors: a read that succeeds does not build it.
         let status = try status(of: fd, path: folder.path(of: name))
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            throw StorageError(
+                .invalidArgument, "the file is not a regular file (a FIFO, socket, device or folder)",
+                path: folder.path(of: name), recovery: "Replace it with the regular file it stands for")
+        }
         let data = try readAll(
             fd, status: status, path: folder.path(of: name), maximumSize: maximumSize, followGrowth: followGrowth)
         return (data, status)

@@ -51,13 +51,24 @@ extension SecretStore: TierCapturing {
             let filePath = path + "/" + name
             let fd: Int32
             do throws(Errno) {
-                fd = try folder.openFile(name, O_RDONLY)
+                // Non-blocking, then checked: a FIFO in a keyring file's place is refused, never waited on.
+                fd = try folder.openFile(name, O_RDONLY | O_NONBLOCK | O_NOCTTY)
             } catch let error where error.code == ENOENT {
                 continue
             } catch {
                 throw error.storageError("cannot open a keyring file to capture", tier: .secrets, path: filePath)
             }
             defer { Sys.close(fd) }
+            let info: stat
+            do throws(Errno) { info = try Sys.fstat(fd) } catch {
+                throw error.storageError("cannot inspect a keyring file to capture", tier: .secrets, path: filePath)
+            }
+            guard info.st_mode & S_IFMT == S_IFREG else {
+                throw StorageError(
+                    .invalidArgument,
+                    "a keyring file to capture is not a regular file (a FIFO, socket, device or folder)",
+                    tier: .secrets, path: filePath, recovery: "Put the keyring's file back from a backup")
+            }
             if name.hasSuffix(Self.itemSuffix), Self.isThisDeviceOnly(fd) {
                 let named = isThisStore ? (try? readItem(in: folder, fileName: name, value: false)) ?? nil : nil
                 report.omissions.append(

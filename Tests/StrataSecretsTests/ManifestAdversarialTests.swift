@@ -1,6 +1,7 @@
 import Foundation
 import StrataCore
 import StrataTestSupport
+import Synchronization
 import Testing
 
 @testable import StrataSecrets
@@ -17,7 +18,7 @@ import Testing
 @Suite("SecretStore: a manifest that is not a manifest", .serialized)
 struct ManifestAdversarialTests {
     enum Shape: String, CaseIterable, Sendable {
-        case folder, linkToManifest, linkToNothing, empty, truncated, garbage, huge
+        case folder, linkToManifest, linkToNothing, empty, truncated, garbage, huge, fifo
     }
 
     /// Replaces the manifest of `fixture`'s keyring with `shape`.
@@ -33,11 +34,45 @@ struct ManifestAdversarialTests {
         case .empty: try Data().write(to: URL(fileURLWithPath: path))
         case .truncated: try original.prefix(original.count / 2).write(to: URL(fileURLWithPath: path))
         case .garbage: try Data(repeating: 0xA5, count: original.count).write(to: URL(fileURLWithPath: path))
+        case .fifo: #expect(mkfifo(path, 0o600) == 0)
         case .huge:
             // Sparse: 64 MiB and one byte, past the limit of the check's read.
             let fd = open(path, O_CREAT | O_WRONLY, 0o600)
             #expect(fd >= 0 && ftruncate(fd, (64 << 20) + 1) == 0)
             close(fd)
+        }
+    }
+
+    /// Frees whoever waits on the FIFO at `path` for a writer, after a grace of five seconds, and counts them: a
+    /// reader that waited would hang the test (a check, a read and a capture each did before they opened keyring
+    /// files without blocking).
+    final class FIFOWatchdog: Sendable {
+        let state = Mutex((done: false, freed: 0))
+
+        init(path: String) {
+            Thread { [self] in watch(path) }.start()
+        }
+
+        private func watch(_ path: String) {
+            var polls = 0
+            while !state.withLock({ $0.done }) {
+                usleep(10_000)
+                polls += 1
+                guard polls >= 500 else { continue }
+                let fd = open(path, O_WRONLY | O_NONBLOCK)  // Succeeds only while a reader has it open.
+                if fd >= 0 {
+                    close(fd)
+                    state.withLock { $0.freed += 1 }
+                }
+            }
+        }
+
+        /// Stops watching; returns how many waiting readers were freed.
+        func finish() -> Int {
+            state.withLock {
+                $0.done = true
+                return $0.freed
+            }
         }
     }
 
@@ -50,6 +85,8 @@ struct ManifestAdversarialTests {
         #expect(store.structuralProblems().isEmpty)
         let manifest = fixture.keyringFolder() + "/" + ItemManifest.fileName
         try Self.replace(manifest, with: shape, outside: fixture.directory.appending("outside"))
+        let watchdog = FIFOWatchdog(path: manifest)
+        defer { #expect(watchdog.finish() == 0, "\(shape): a reader waited on the FIFO") }
 
         let problems = store.structuralProblems()
         #expect(problems.count == 1, "\(shape): \(problems)")
