@@ -436,7 +436,8 @@ extension SecretStore {
         }
         let fd: Int32
         do throws(Errno) {
-            fd = try folder.openFile(fileName, O_RDONLY)
+            // Non-blocking, then checked: a FIFO in the item's place is refused, never waited on.
+            fd = try folder.openFile(fileName, O_RDONLY | O_NONBLOCK | O_NOCTTY)
         } catch  where error.code == ENOENT {
             return nil
         } catch {
@@ -445,6 +446,11 @@ extension SecretStore {
         defer { Sys.close(fd) }
         let status: stat
         do throws(Errno) { status = try Sys.fstat(fd) } catch { throw failure(error, "inspect") }
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            throw StorageError(
+                .corrupt, "the item's file is not a regular file (a FIFO, socket, device or folder)", tier: .secrets,
+                path: folder.path(of: fileName), recovery: "Put the keyring's file back from a backup")
+        }
         // Item files are only ever replaced by rename, never changed in place: this descriptor's file keeps the
         // size fstat reports.
         let size = Int(status.st_size)

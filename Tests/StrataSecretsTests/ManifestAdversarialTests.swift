@@ -114,4 +114,32 @@ struct ManifestAdversarialTests {
             #expect(error is StorageError, "\(shape): \(error)")
         }
     }
+
+    /// An item file replaced by a FIFO: the item and its attributes read as a typed error, the check reports the
+    /// file, a capture fails naming it; none waits for a writer (a read of the attributes did before).
+    @Test func anItemFileThatIsAFIFOIsRefusedNotWaitedOn() throws {
+        let fixture = try SecretsFixture()
+        let store = try fixture.fileStore()
+        try store.set("value", service: "s", account: "a")
+        let files = try fixture.itemFiles()
+        #expect(files.count == 1)
+        let item = try #require(files.first)
+        try FileManager.default.removeItem(atPath: item)
+        #expect(mkfifo(item, 0o600) == 0)
+        let watchdog = FIFOWatchdog(path: item)
+        defer { #expect(watchdog.finish() == 0, "a reader waited on the FIFO") }
+        let read = #expect(throws: StorageError.self) { try fixture.fileStore().get(service: "s", account: "a") }
+        #expect(read?.path == item, "\(String(describing: read))")
+        // The attributes alone: read from the file's first bytes, by another open.
+        let attributes = #expect(throws: StorageError.self) {
+            try fixture.fileStore().attributes(service: "s", account: "a")
+        }
+        #expect(attributes?.path == item, "\(String(describing: attributes))")
+        #expect(store.structuralProblems().contains { $0.contains(item) })
+        let capture = try FolderCapture(folder: fixture.directory.appending("capture"))
+        let captured = #expect(throws: StorageError.self) {
+            try store.capture(into: capture, root: fixture.paths.root)
+        }
+        #expect(captured?.path?.hasSuffix((item as NSString).lastPathComponent) == true)
+    }
 }
