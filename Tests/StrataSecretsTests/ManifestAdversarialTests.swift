@@ -1,7 +1,6 @@
 import Foundation
 import StrataCore
 import StrataTestSupport
-import Synchronization
 import Testing
 
 @testable import StrataSecrets
@@ -40,39 +39,6 @@ struct ManifestAdversarialTests {
             let fd = open(path, O_CREAT | O_WRONLY, 0o600)
             #expect(fd >= 0 && ftruncate(fd, (64 << 20) + 1) == 0)
             close(fd)
-        }
-    }
-
-    /// Frees whoever waits on the FIFO at `path` for a writer, after a grace of five seconds, and counts them: a
-    /// reader that waited would hang the test (a check, a read and a capture each did before they opened keyring
-    /// files without blocking).
-    final class FIFOWatchdog: Sendable {
-        let state = Mutex((done: false, freed: 0))
-
-        init(path: String) {
-            Thread { [self] in watch(path) }.start()
-        }
-
-        private func watch(_ path: String) {
-            var polls = 0
-            while !state.withLock({ $0.done }) {
-                usleep(10_000)
-                polls += 1
-                guard polls >= 500 else { continue }
-                let fd = open(path, O_WRONLY | O_NONBLOCK)  // Succeeds only while a reader has it open.
-                if fd >= 0 {
-                    close(fd)
-                    state.withLock { $0.freed += 1 }
-                }
-            }
-        }
-
-        /// Stops watching; returns how many waiting readers were freed.
-        func finish() -> Int {
-            state.withLock {
-                $0.done = true
-                return $0.freed
-            }
         }
     }
 
