@@ -120,13 +120,29 @@ extension PosixFileEngine {
 
     func open(_ name: String, in folder: DirectoryHandle, key: String) throws -> Int32 {
         let path = folder.path(of: name)
+        let fd: Int32
         do {
-            return try folder.openFile(name, O_RDONLY)
+            // Non-blocking, then checked: a FIFO in the file's place is refused, never waited on.
+            fd = try folder.openFile(name, O_RDONLY | O_NONBLOCK | O_NOCTTY)
         } catch  where error.code == ENOENT {
             throw StorageError(.notFound, "there is no file with this key", tier: .files, key: key, path: path)
         } catch {
             throw error.storageError("cannot open the file", tier: .files, key: key, path: path)
         }
+        let info: stat
+        do {
+            info = try Sys.fstat(fd)
+        } catch {
+            Sys.close(fd)
+            throw error.storageError("cannot inspect the file", tier: .files, key: key, path: path)
+        }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            Sys.close(fd)
+            throw StorageError(
+                .invalidArgument, "the file is not a regular file (a FIFO, socket, device or folder)", tier: .files,
+                key: key, path: path, recovery: "Remove what is at the key's name; the store never made it")
+        }
+        return fd
     }
 
     static func date(_ info: stat, modification: Bool) -> Date {
