@@ -236,7 +236,8 @@ extension DefaultsStore {
     )? {
         let fd: Int32
         do {
-            fd = try folder.openFile(fileName, O_RDONLY)
+            // Non-blocking, then checked: a FIFO in the suite file's place is refused, never waited on.
+            fd = try folder.openFile(fileName, O_RDONLY | O_NONBLOCK | O_NOCTTY)
         } catch  where error.code == ENOENT {
             return nil
         } catch {
@@ -248,6 +249,11 @@ extension DefaultsStore {
             info = try Sys.fstat(fd)
         } catch {
             throw error.storageError("cannot inspect the suite file", tier: .defaults, path: path)
+        }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw StorageError(
+                .corrupt, "the suite file is not a regular file (a FIFO, socket, device or folder)", tier: .defaults,
+                path: path, recovery: "Remove what is at the suite file's name; the store never made it")
         }
         let data = try AtomicFile.readAll(fd, path: path, maximumSize: limit)
         return (data, FileStamp(info))
