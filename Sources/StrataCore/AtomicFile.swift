@@ -339,7 +339,7 @@ public enum AtomicFile {
         }
     }
 
-    /// Reads a whole file, never following a symbolic link.
+    /// Reads a whole file, never following a symbolic link nor waiting on a FIFO.
     /// - Parameters:
     ///   - path: The file.
     ///   - maximumSize: Refuse files larger than this many bytes (a guard against hostile input). The default
@@ -348,7 +348,8 @@ public enum AtomicFile {
     ///     append to. Files that are only ever replaced (by this type) never grow: pass `false` to save a read.
     ///     The default is `true`.
     /// - Returns: The content, or `nil` when there is no file at `path`.
-    /// - Throws: ``StorageError``: `.symbolicLink`, `.tooLarge`, or an I/O error.
+    /// - Throws: ``StorageError``: `.symbolicLink`, `.invalidArgument` when it is not a regular file (a FIFO, a
+    ///   device, a folder), `.tooLarge`, or an I/O error.
     public static func read(_ path: String, maximumSize: Int? = nil, followGrowth: Bool = true) throws -> Data? {
         let folder: DirectoryHandle
         let name: String
@@ -377,17 +378,17 @@ public enum AtomicFile {
     package static func readWithStatus(
         in folder: DirectoryHandle, name: String, maximumSize: Int? = nil, followGrowth: Bool = true
     ) throws -> (data: Data, status: stat)? {
-        let fd: Int32
+        let (fd, status): (Int32, stat)
         do {
-            fd = try folder.openFile(name, O_RDONLY)
+            // A FIFO, socket, device or folder in the file's place is refused, never waited on.
+            (fd, status) = try folder.openRegularFile(name)
         } catch let error where error.code == ENOENT {
             return nil
         } catch {
+            // The path only for errors: a read that succeeds does not build it.
             throw error.storageError("cannot open the file", path: folder.path(of: name))
         }
         defer { Sys.close(fd) }
-        // The path only for errors: a read that succeeds does not build it.
-        let status = try status(of: fd, path: folder.path(of: name))
         let data = try readAll(
             fd, status: status, path: folder.path(of: name), maximumSize: maximumSize, followGrowth: followGrowth)
         return (data, status)

@@ -91,12 +91,15 @@ package final class DirectoryHandle: Sendable {
     }
 
     /// Throws the right error for `name`, which could not be opened as a folder; returns when it is a folder
-    /// again by now (it was swapped meanwhile, and the caller tries again).
+    /// again by now, or gone (it was swapped meanwhile, and the caller tries again: a folder gone is then
+    /// missing, as if it had been removed before the first try).
     private func refuseNonFolder(_ name: String) throws(StorageError) {
         let childPath = path(of: name)
         let info: stat
         do throws(Errno) {
             info = try Sys.fstatat(fd, name, path: childPath)
+        } catch let error where error.code == ENOENT {
+            return
         } catch {
             throw error.storageError("cannot inspect a folder", path: childPath)
         }

@@ -239,6 +239,11 @@ extension DefaultsStore {
             (fd, info) = try folder.openRegularFile(fileName)
         } catch  where error.code == ENOENT {
             return nil
+        } catch  where error.code == ENXIO {
+            // A FIFO, socket, device or folder at the suite file's name: damage, as an unreadable suite is.
+            throw StorageError(
+                .corrupt, "the suite file is not a regular file (a FIFO, socket, device or folder)", tier: .defaults,
+                path: path, recovery: "Remove what is at the suite file's name; the store never made it")
         } catch {
             throw error.storageError("cannot open the suite file", tier: .defaults, path: path)
         }

@@ -121,6 +121,7 @@ extension PosixFileEngine {
     func open(_ name: String, in folder: DirectoryHandle, key: String) throws -> Int32 {
         let path = folder.path(of: name)
         do {
+            // A FIFO, socket, device or folder at the key's name is refused, never waited on.
             return try folder.openRegularFile(name).fd
         } catch  where error.code == ENOENT {
             throw StorageError(.notFound, "there is no file with this key", tier: .files, key: key, path: path)

@@ -29,7 +29,10 @@ extension PostgresSession {
         let keys = try PostgresKeyColumns.read(collection, on: connection).fields.map {
             (PostgresKeyColumns.column($0).lowercased(), $0.path)
         }
-        guard found.text(0, 0) == "c_\(collection)".lowercased(),
+        // The table's name as the server keeps it: folded to lower case and cut at 63 bytes (a collection's name
+        // may have 64), as the index's own name is kept within them.
+        let table = String(decoding: "c_\(collection)".lowercased().utf8.prefix(63), as: UTF8.self)
+        guard found.text(0, 0) == table,
             PostgresExport.index(
                 named: name, definition: definition, in: collection,
                 keys: Dictionary(keys, uniquingKeysWith: { first, _ in first })) == index

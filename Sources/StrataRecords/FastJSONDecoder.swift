@@ -143,10 +143,11 @@ struct ByteDecoder: Decoder {
         -> I?
     {
         if let small = smallInteger(tape, entry) { return I(exactly: small) }
-        // Checked as a number (its syntax, as the parser does), then read from its digits: through `Double`, a
-        // long or fractional text rounded to a neighbouring integer.
-        guard try number(tape, entry) != nil else { return nil }
+        // Read from its digits (the tape checked its syntax): through `Double`, a long or fractional text rounded
+        // to a neighbouring integer, and one past `Double`'s range (`1e400`, 400 digits) was refused as not JSON.
         let bytes = tape.bytes
+        let first = bytes[tape[entry].start]
+        guard first == UInt8(ascii: "-") || (first >= 48 && first <= 57) else { return nil }
         return JSONIntegerText.exact(
             UnsafeRawBufferPointer(rebasing: bytes[tape[entry].start..<tape[entry].end]), as: type)
     }
@@ -205,12 +206,13 @@ struct ByteDecoder: Decoder {
             return url as! T
         }
         if type == Decimal.self {
-            switch try number() {
-            case .integer(let number): return Decimal(number) as! T
-            case .unsignedInteger(let number): return Decimal(number) as! T
-            case .number(let number): return Decimal(number) as! T
-            default: throw mismatch(Decimal.self)
-            }
+            // From the number's digits, as the encoder wrote them: through `Double`, digits past its 17 were lost.
+            guard first == UInt8(ascii: "-") || (first >= 48 && first <= 57),
+                let decimal = Decimal(
+                    string: String(decoding: bytes[offset..<tape[entry].end], as: UTF8.self), locale: nil),
+                !decimal.isNaN
+            else { throw mismatch(Decimal.self) }
+            return decimal as! T
         }
         return try T(from: self)
     }

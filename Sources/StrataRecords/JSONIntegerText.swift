@@ -79,8 +79,10 @@ enum JSONIntegerText {
                     position += 1
                 }
                 while position < count, JSONIntegerText.isDigit(text[position]) {
-                    // Clamped: past a few hundred, any non-zero digit overflows or leaves a fraction anyway.
-                    exponent = min(exponent * 10 + Int(text[position] - 48), 100_000)
+                    // Clamped past the text's length (plus 20 digits): scaled by more than the digits it can
+                    // shift, any non-zero digit overflows or leaves a fraction anyway (a fixed clamp did not hold
+                    // for a fraction longer than it: `0.0…01e100002` is 1).
+                    exponent = min(exponent * 10 + Int(text[position] - 48), count + 21)
                     position += 1
                 }
                 if exponentNegative { exponent = -exponent }

@@ -51,7 +51,8 @@ extension SecretStore: TierCapturing {
             let filePath = path + "/" + name
             let fd: Int32
             do throws(Errno) {
-                fd = try folder.openFile(name, O_RDONLY)
+                // A FIFO, socket, device or folder in a keyring file's place is refused, never waited on.
+                fd = try folder.openRegularFile(name).fd
             } catch let error where error.code == ENOENT {
                 continue
             } catch {

@@ -434,17 +434,20 @@ extension SecretStore {
         func failure(_ error: Errno, _ what: String) -> StorageError {
             error.storageError("cannot \(what) the item", tier: .secrets, path: folder.path(of: fileName))
         }
-        let fd: Int32
+        let (fd, status): (Int32, stat)
         do throws(Errno) {
-            fd = try folder.openFile(fileName, O_RDONLY)
+            (fd, status) = try folder.openRegularFile(fileName)
         } catch  where error.code == ENOENT {
             return nil
+        } catch  where error.code == ENXIO {
+            // A FIFO, socket, device or folder in the item's place: damage, refused and never waited on.
+            throw StorageError(
+                .corrupt, "the item's file is not a regular file (a FIFO, socket, device or folder)", tier: .secrets,
+                path: folder.path(of: fileName), recovery: "Put the keyring's file back from a backup")
         } catch {
             throw failure(error, "open")
         }
         defer { Sys.close(fd) }
-        let status: stat
-        do throws(Errno) { status = try Sys.fstat(fd) } catch { throw failure(error, "inspect") }
         // Item files are only ever replaced by rename, never changed in place: this descriptor's file keeps the
         // size fstat reports.
         let size = Int(status.st_size)
