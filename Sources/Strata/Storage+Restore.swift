@@ -48,7 +48,7 @@ extension Storage {
         if let info = try? parent.status(of: base) {
             let isEmptyFolder =
                 (info.st_mode & S_IFMT) == S_IFDIR
-                && ((try? parent.openDirectory(base, create: false)?.entries().isEmpty) ?? false)
+                && ((try? parent.openDirectory(base, create: false)?.isEmpty()) ?? false)
             guard isEmptyFolder else {
                 throw StorageError(
                     .conflict, "the restore's target exists and is not an empty folder", path: root,

@@ -176,9 +176,16 @@ package final class DirectoryHandle: Sendable {
         try Sys.unlinkat(fd, name, AT_REMOVEDIR, path: path(of: name))
     }
 
-    /// The names in this folder, without `.` and `..`, unsorted.
+    /// The names in this folder, without `.` and `..`, unsorted. Names that are not UTF-8 (another program's, never
+    /// a key) are left out: no name decoded from them would reach the same file.
     package func entries() throws(Errno) -> [String] {
-        try Sys.directoryEntries(fd, path: path)
+        try Sys.directoryEntries(fd, path: path).names
+    }
+
+    /// Whether this folder holds nothing at all (but `.` and `..`), counting names that are not UTF-8.
+    package func isEmpty() throws(Errno) -> Bool {
+        let (names, undecodable) = try Sys.directoryEntries(fd, path: path)
+        return names.isEmpty && undecodable == 0
     }
 
     /// `fsync`s the folder, so that a rename or unlink inside it is durable.

@@ -103,8 +103,12 @@ extension Sys {
         }
     }
 
-    /// The names in the folder open at `directory` (without `.` and `..`), read through a duplicate descriptor.
-    package static func directoryEntries(_ directory: Int32, path: String) throws(Errno) -> [String] {
+    /// The names in the folder open at `directory` (without `.` and `..`), read through a duplicate descriptor, and
+    /// how many others it holds whose names are not UTF-8 (another program's; never a key). Those are not decoded:
+    /// a lossy decoding (`a\xFF` as `a\u{FFFD}`) would name another file, or one the folder holds too.
+    package static func directoryEntries(_ directory: Int32, path: String) throws(Errno) -> (
+        names: [String], undecodable: Int
+    ) {
         let duplicate = try retrying(.open, path) { system_fcntl_dupfd(directory) }
         guard let stream = system_fdopendir(duplicate) else {
             let code = errno
@@ -114,14 +118,19 @@ extension Sys {
         defer { _ = system_closedir(stream) }
         system_rewinddir(stream)
         var names: [String] = []
+        var undecodable = 0
         while true {
             errno = 0
             guard let entry = system_readdir(stream) else {
                 if errno != 0 { throw Errno(errno) }
-                return names
+                return (names, undecodable)
             }
             let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
-                String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+                String(validating: bytes.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard let name else {
+                undecodable += 1
+                continue
             }
             if name != "." && name != ".." { names.append(name) }
         }

@@ -20,7 +20,7 @@ struct FileListingFaultTests {
             try store.write(Data(key.utf8), to: key)
         }
         #expect(try store.list() == ["a.txt", "inner/b.txt", "inner/deeper/c.txt", "other/d.txt"])
-        FaultInjector.shared.inject(.error(EIO), on: call, pathContaining: "/files/inner")
+        FaultInjector.shared.inject(.error(EIO), on: call, pathContaining: directory.appending("root/files/inner"))
         let error = #expect(throws: StorageError.self) { try store.list() }
         #expect(error?.errno == EIO)
         #expect(error?.path?.contains("/files/inner") == true)

@@ -28,7 +28,7 @@ struct ListingAdversarialTests {
         let directory = try TemporaryDirectory(prefix: "strata-listing-removed")
         defer { FaultInjector.shared.reset() }
         let store = try Self.store(directory)
-        FaultInjector.shared.inject(.error(ENOENT), on: .stat, pathContaining: "/files/inner")
+        FaultInjector.shared.inject(.error(ENOENT), on: .stat, pathContaining: directory.appending("root/files/inner"))
         #expect(try store.list() == ["a.txt", "other/d.txt"])
     }
 
@@ -40,10 +40,11 @@ struct ListingAdversarialTests {
         defer { FaultInjector.shared.reset() }
         let store = try Self.store(directory)
         // The open finds no folder, the check after it nothing at all, and so does the open tried again.
-        FaultInjector.shared.inject(.error(ENOTDIR), on: .open, pathContaining: "/files/inner")
-        FaultInjector.shared.inject(.error(ENOENT), on: .open, pathContaining: "/files/inner")
+        FaultInjector.shared.inject(.error(ENOTDIR), on: .open, pathContaining: directory.appending("root/files/inner"))
+        FaultInjector.shared.inject(.error(ENOENT), on: .open, pathContaining: directory.appending("root/files/inner"))
         // The first status (the listing's) says folder; the second (after the failed open) finds nothing.
-        FaultInjector.shared.inject(.error(ENOENT), on: .stat, pathContaining: "/files/inner", after: 1)
+        FaultInjector.shared.inject(
+            .error(ENOENT), on: .stat, pathContaining: directory.appending("root/files/inner"), after: 1)
         #expect(try store.list() == ["a.txt", "other/d.txt"])
     }
 
@@ -62,10 +63,10 @@ struct ListingAdversarialTests {
         try FileManager.default.removeItem(atPath: files + "/inner")
         try FileManager.default.moveItem(atPath: directory.appending("inner"), toPath: files + "/inner")
         // The open fails as if swapped, the check finds a folder again: opened afresh and walked.
-        FaultInjector.shared.inject(.error(ENOTDIR), on: .open, pathContaining: "/files/inner")
+        FaultInjector.shared.inject(.error(ENOTDIR), on: .open, pathContaining: directory.appending("root/files/inner"))
         #expect(try store.list() == Self.keys)
         FaultInjector.shared.reset()
-        FaultInjector.shared.inject(.error(ELOOP), on: .open, pathContaining: "/files/inner")
+        FaultInjector.shared.inject(.error(ELOOP), on: .open, pathContaining: directory.appending("root/files/inner"))
         #expect(try store.list() == Self.keys)
     }
 
@@ -75,7 +76,8 @@ struct ListingAdversarialTests {
         let directory = try TemporaryDirectory(prefix: "strata-listing-stat")
         defer { FaultInjector.shared.reset() }
         let store = try Self.store(directory)
-        FaultInjector.shared.inject(.error(code), on: .stat, pathContaining: "/files/inner/deeper/c.txt")
+        FaultInjector.shared.inject(
+            .error(code), on: .stat, pathContaining: directory.appending("root/files/inner/deeper/c.txt"))
         let error = #expect(throws: StorageError.self) { try store.list() }
         #expect(error?.errno == code)
         #expect(error?.path?.hasSuffix("/files/inner/deeper/c.txt") == true)
@@ -120,6 +122,22 @@ struct ListingAdversarialTests {
         #expect(hiddenFD >= 0)
         close(hiddenFD)
         #expect(try store.list() == Self.keys)
+    }
+
+    /// A name that is not UTF-8 beside the key its lossy decoding spells (`a\xFF` beside `a\u{FFFD}`): the key is
+    /// listed once and reads its own bytes; the foreign name was decoded to the key's name and listed twice.
+    @Test func aNameNotUTF8BesideTheKeyItsDecodingSpellsIsNotListed() throws {
+        let directory = try TemporaryDirectory(prefix: "strata-listing-lossy")
+        let store = try Self.store(directory)
+        try store.write(Data("real".utf8), to: "inner/a\u{FFFD}")
+        let foreign = Array(directory.appending("root/files/inner/").utf8) + [0x61, 0xFF, 0]
+        let fd = foreign.withUnsafeBufferPointer {
+            open(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), O_CREAT | O_WRONLY, 0o600)
+        }
+        #expect(fd >= 0)
+        close(fd)
+        #expect(try store.list(prefix: "inner") == ["inner/a\u{FFFD}", "inner/b.txt", "inner/deeper/c.txt"])
+        #expect(try store.read("inner/a\u{FFFD}") == Data("real".utf8))
     }
 
     /// Folders 200 deep: every one walked (a descriptor each, held while the walk is under it).

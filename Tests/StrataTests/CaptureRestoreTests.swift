@@ -137,6 +137,30 @@ struct CaptureRestoreTests {
         #expect(try openStorage(empty).data(for: "k/files") == Data("value of files".utf8))
     }
 
+    /// A folder holding only a file whose name is not UTF-8 is not empty: the restore refuses it and leaves the
+    /// file (a listing that leaves such names out must not make the folder look empty).
+    @Test func aTargetHoldingOnlyANameThatIsNotUTF8IsNotEmpty() throws {
+        let storage = try filledStore()
+        let capture = try FolderCapture(folder: directory.appending("capture"))
+        try storage.capture(into: capture)
+        let target = directory.appending("foreign")
+        try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: false)
+        let name = Array((target + "/").utf8) + [0x66, 0xFF, 0]
+        let fd = name.withUnsafeBufferPointer {
+            open(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), O_CREAT | O_WRONLY, 0o600)
+        }
+        #expect(fd >= 0)
+        close(fd)
+        let error = #expect(throws: StorageError.self) {
+            try Storage.restore(from: capture, to: target, secretsKey: testSecretsKey)
+        }
+        #expect(error?.code == .conflict, "\(String(describing: error))")
+        #expect(
+            name.withUnsafeBufferPointer {
+                access(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), F_OK)
+            } == 0)
+    }
+
     /// One key, or a prefix, restored into an existing store, into the tier the capture placed it in.
     @Test func restoresKeysIntoAnExistingStore() throws {
         let storage = try filledStore()
