@@ -22,8 +22,9 @@ extension Storage {
     ///   - source: The capture.
     ///   - secretsKey: What unlocks the captured keyring. The default (`nil`) reads `STRATA_SECRETS_KEY`.
     /// - Throws: ``/StrataCore/StorageError``: `.notFound` naming the key when the capture holds no value under it
-    ///   (nothing in this store is changed), `.conflict` when several of its tiers hold uncatalogued copies, `.locked` for a captured secret with no key to read it, the
-    ///   restore's errors (as ``restore(from:to:secretsKey:records:)``), or a tier's error.
+    ///   (nothing in this store is changed), `.conflict` when several of its tiers hold uncatalogued copies,
+    ///   `.locked` for a captured secret with no key to read it, the restore's errors (as
+    ///   ``restore(from:to:secretsKey:records:)``), or a tier's error.
     public func restore(key: String, from source: some CaptureSource, secretsKey: KeyProvider? = nil) throws {
         let restored = try restoreKeys(from: source, secretsKey: secretsKey) { captured in
             try captured.restorableLocation(of: key).map { [$0] } ?? []

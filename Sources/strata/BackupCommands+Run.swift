@@ -3,8 +3,9 @@ import Strata
 
 // What each backup verb does once its arguments are parsed.
 extension BackupCommands {
-    /// `strata backup ROOT --repo DIR` (or `--root`, or `STRATA_ROOT`): the store captured into a new snapshot, with progress, stopped cleanly by
-    /// Ctrl-C (the snapshot is abandoned: nothing is committed, its temporary pack removed).
+    /// `strata backup ROOT --repo DIR` (or `--root`, or `STRATA_ROOT`): the store captured into a new snapshot, with
+    /// progress, stopped cleanly by Ctrl-C (the snapshot is abandoned: nothing is committed, its temporary pack
+    /// removed).
     static func runBackup(_ parsed: ParsedArguments) throws {
         let paths = try StoreRoot.paths(parsed, for: .read, positional: try parsed.optionalPositional("ROOT"))
         let storage = try Storage(root: paths.root)
