@@ -113,8 +113,8 @@ let package = Package(
         .executableTarget(
             name: "strata-torture",
             dependencies: [
-                "StrataCore", "StrataDefaults", "StrataSecrets", "StrataRecords", "StrataFiles", "StrataPostgres",
-                "StrataTestSupport",
+                "Strata", "StrataCore", "StrataDefaults", "StrataSecrets", "StrataRecords", "StrataFiles",
+                "StrataPostgres", "StrataTestSupport",
             ]),
 
         // Fuzz targets (see Scripts/fuzz.sh); a normal build replays corpus files.
@@ -127,7 +127,9 @@ let package = Package(
         // Test support: temporary directories and child processes. Not a product.
         .target(
             name: "StrataTestSupport",
-            dependencies: ["StrataCore", "StrataRecords", "StrataPostgres", "StrataFiles", "StrataS3"]),
+            dependencies: [
+                "Strata", "StrataCore", "StrataDefaults", "StrataRecords", "StrataPostgres", "StrataFiles", "StrataS3",
+            ]),
         // The child program that tests spawn, hold locks in, and kill with SIGKILL.
         .executableTarget(
             name: "strata-test-child",

@@ -14,7 +14,8 @@ public struct CatalogProblem: Sendable, Hashable, CustomStringConvertible {
         /// A move a crashed process left could not be settled (a tier is locked or unreachable); ``error`` says
         /// why. Until it settles, the key may have a copy in both tiers; its next put, move or delete settles it.
         case unsettledMove(from: Tier?, to: Tier)
-        /// The catalog says `tier` holds the key, and it does not: reads return nothing. `foundIn` lists the
+        /// The catalog says `tier` holds the key, it does not, and the entry could not be repaired (``error`` says
+        /// why; an entry that can be is repaired, and reported in ``CatalogReport/repaired``). `foundIn` lists the
         /// tiers that do hold a copy (empty when none does).
         case missingValue(tier: Tier, foundIn: [Tier])
         /// Several tiers hold a copy of the key, in the order of `Tier.allCases`; reads go to the

@@ -5,6 +5,9 @@ public import StrataCore
 public struct CatalogReport: Sendable, Hashable {
     /// Interrupted moves that were settled, at open or by the check, in the order they were settled.
     public var settled: [SettledMove] = []
+    /// Entries that named a tier which did not hold the key, repaired by a read, a listing or the check, in the
+    /// order they were repaired. A key with no copy left is gone: something outside Strata removed it.
+    public var repaired: [RepairedEntry] = []
     /// What is still wrong; empty when the catalog and the tiers agree.
     public var problems: [CatalogProblem] = []
     /// Keys whose move a live process is making now: neither settled nor checked.
@@ -19,9 +22,9 @@ public struct CatalogReport: Sendable, Hashable {
     /// Whether nothing is left to fix.
     public var isSound: Bool { problems.isEmpty }
 
-    /// One line per settled move, problem, moving key and unchecked tier, for people.
+    /// One line per settled move, repaired entry, problem, moving key and unchecked tier, for people.
     public var lines: [String] {
-        settled.map { "settled: \($0)" } + problems.map { "problem: \($0)" }
+        settled.map { "settled: \($0)" } + repaired.map { "repaired: \($0)" } + problems.map { "problem: \($0)" }
             + movingKeys.map { "moving: \($0.escapedForDisplay): a live process is moving it" }
             + Tier.allCases.compactMap { tier in uncheckedTiers[tier].map { "unchecked: \(tier.rawValue): \($0)" } }
     }

@@ -9,6 +9,9 @@ public struct RestoreReport: Sendable, Hashable {
     public var uncheckedKeys: [String]
     /// What the capture had left out on purpose (a `...ThisDeviceOnly` secret), as it reported it.
     public var omissions: [CaptureOmission]
+    /// Keys the snapshot's catalog named whose value it does not hold (removed from their tier before the backup,
+    /// by something outside Strata): left out of the restored store, which holds every other key.
+    public var missingKeys: [String]
     /// Where the restore's time went, by stage: the source's reads (on worker threads: `read packs`, `decrypt`,
     /// `inflate`, `check ids`, `checksum`; on the restoring thread: `write files`, `wait for blobs`), then the
     /// restore's own steps (`create files`, `finish files`, `flush`, `open staged store`, `verify catalog`,
@@ -18,8 +21,9 @@ public struct RestoreReport: Sendable, Hashable {
     /// Creates a report.
     public init(
         fileCount: Int = 0, verifiedKeys: Int = 0, uncheckedKeys: [String] = [], omissions: [CaptureOmission] = [],
-        stages: [StageTime] = []
+        missingKeys: [String] = [], stages: [StageTime] = []
     ) {
+        self.missingKeys = missingKeys
         self.fileCount = fileCount
         self.verifiedKeys = verifiedKeys
         self.uncheckedKeys = uncheckedKeys

@@ -18,15 +18,16 @@ extension Storage {
         var factory: BackendRegistry.Factory
     }
 
-    /// Strata's persistent backends, one entry per tier.
-    /// With a `catalog`, the defaults tier checks its late writes against it (``/StrataCore/PlacementCheck``).
+    /// Strata's persistent backends, one entry per tier, each reporting the changes made through its own API to
+    /// `placement` (``/StrataCore/PlacementLedger``).
     static func builtInBackends(
         secretsKey: KeyProvider?, recordsURL: String? = nil, filesLocation: S3FilesLocation? = nil,
-        configuration: StoreConfiguration = StoreConfiguration(), catalog: StorageCatalog? = nil
+        configuration: StoreConfiguration = StoreConfiguration(), placement: (any PlacementLedger)? = nil
     ) -> [BuiltIn] {
-        var checked = defaultsConfiguration(configuration)
-        checked.placementCheck = catalog?.placementCheck(for: .defaults)
-        let defaults = checked
+        let defaults = with(defaultsConfiguration(configuration)) { $0.placement = placement }
+        let secrets = with(SecretsConfiguration()) { $0.placement = placement }
+        let records = with(RecordsConfiguration()) { $0.placement = placement }
+        let files = with(FilesConfiguration()) { $0.placement = placement }
         let (suite, keyring, store) = (
             configuration.defaults.suite, configuration.secrets.keyring, configuration.records.store
         )
@@ -45,7 +46,8 @@ extension Storage {
                         recovery: "Pass secretsKey: to Storage, or set \(secretsKeyVariable) to 64 hex characters")
                 }
                 return try SecretStore(
-                    keyring: keyring, paths: requirePaths(paths, for: .secrets), unlockingWith: key)
+                    keyring: keyring, paths: requirePaths(paths, for: .secrets), unlockingWith: key,
+                    configuration: secrets)
             },
             BuiltIn(
                 tier: .records, name: "sqlite",
@@ -54,13 +56,13 @@ extension Storage {
                         path: RecordStore.sqlitePath(name: store, paths: $0), configuration: RecordsConfiguration())
                 }
             ) { paths in
-                try RecordStore(name: store, paths: requirePaths(paths, for: .records))
+                try RecordStore(name: store, paths: requirePaths(paths, for: .records), configuration: records)
             },
             BuiltIn(
                 tier: .files, name: "filesystem",
                 facts: { PosixFileEngine.facts(paths: $0, configuration: FilesConfiguration()) }
             ) { paths in
-                try FileStore(paths: requirePaths(paths, for: .files))
+                try FileStore(paths: requirePaths(paths, for: .files), configuration: files)
             },
         ]
         if let recordsURL, PostgresConfiguration.isPostgresURL(recordsURL) {
@@ -70,12 +72,15 @@ extension Storage {
                     tier: .records, name: "postgres",
                     facts: { _ in PostgresRecordEngine.facts(PostgresConfiguration(connectionString: recordsURL)) }
                 ) { _ in
-                    try PostgresRecordEngine.store(PostgresConfiguration(connectionString: recordsURL))
+                    try PostgresRecordEngine.store(
+                        PostgresConfiguration(connectionString: recordsURL),
+                        placement: TierPlacement(.records, store: store, ledger: placement))
                 })
         }
         if let filesLocation {
             // Registered after the filesystem, so it is the active files backend.
-            backends.append(s3Backend(filesLocation, secretsKey: secretsKey, configuration: configuration))
+            backends.append(
+                s3Backend(filesLocation, secretsKey: secretsKey, configuration: configuration, files: files))
         }
         return backends
     }
@@ -97,6 +102,13 @@ extension Storage {
         return Tier.allCases.compactMap { tier in
             builtIns.last { $0.tier == tier && $0.name == configuration.backend(for: tier) }?.facts(paths)
         }
+    }
+
+    /// `value` changed by `change`: a configured copy that closures may capture.
+    private static func with<Value>(_ value: Value, _ change: (inout Value) -> Void) -> Value {
+        var copy = value
+        change(&copy)
+        return copy
     }
 
     static func environmentSecretsKey() -> KeyProvider? {

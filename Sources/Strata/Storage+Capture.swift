@@ -9,8 +9,11 @@ import Foundation
 // tier's capture runs in three steps (`TierCapture`): ahead of the instant, with no stripe held, a tier copies its
 // bulk (the files tier, every file under its own lock); at the instant it copies what changed since, names the
 // copies no longer current, or holds its state still (a database's read transaction); after the instant, with the
-// stripes released, it copies the state it held. Writes that bypass `Storage` (a tier's own API) are not
-// catalogued; each tier's own lock keeps them whole, and a restored store adopts such keys when read.
+// stripes released, it copies the state it held. Writes through a tier's own API hold the key's stripe too (see
+// `CatalogPlacement`); keys they write that the catalog does not know are adopted by the restored store when read.
+//
+// The catalog is copied as it is, but a key it names that its tier does not hold at the instant (something outside
+// Strata removed it) is listed in the capture's description: a restore drops its entry, and restores the rest.
 extension Storage {
     /// Copies the whole store, consistently, into `sink`, while other threads and processes keep using it: its
     /// configuration file, every tier (each through its backend's ``/StrataCore/TierCapturing`` conformance), the
@@ -34,6 +37,7 @@ extension Storage {
     public func capture(into sink: some CaptureSink) throws -> CaptureReport {
         var report = CaptureReport()
         // Ahead of the instant: no stripe held, writers go on.
+        let suspects = try catalogedKeysNotListed()
         var steps: [any TierCapture] = []
         for tier in Tier.allCases {
             guard let backend = try capturingBackend(for: tier) else { continue }
@@ -55,13 +59,14 @@ extension Storage {
                 report.count(file)
             }
             for step in steps { report.merge(try step.pin(into: sink)) }
+            report.missingKeys = try suspects.filter(isMissing).map(\.key)
             report.count(try catalog.capture(into: sink))
         }
         // After the instant: the states the tiers held still.
         for step in steps { report.merge(try step.finish(into: sink)) }
         let description = CaptureDescription(
             version: CaptureDescription.formatVersion, created: Date().timeIntervalSince1970,
-            omissions: report.omissions, withdrawn: report.withdrawnPaths)
+            omissions: report.omissions, withdrawn: report.withdrawnPaths, missing: report.missingKeys)
         let bytes = [UInt8](try JSONEncoder().encode(description))
         let now = Date().timeIntervalSince1970
         try sink.add(
@@ -70,6 +75,33 @@ extension Storage {
                 modificationTime: .init(seconds: Int64(now), nanoseconds: Int32((now - now.rounded(.down)) * 1e9))),
             contents: bytes)
         return report
+    }
+
+    /// The catalogued keys that their tier's listing does not show, each with that tier: what may be missing at the
+    /// capture's instant (``isMissing(_:)`` decides there). A tier that cannot be listed (locked) is not suspected.
+    func catalogedKeysNotListed() throws -> [StorageLocation] {
+        var listed: [Tier: Set<ExactString>] = [:]
+        for tier in Tier.allCases {
+            guard let backend = try? capturingBackend(for: tier), let keys = try? backend.keys() else { continue }
+            listed[tier] = Set(keys.map { ExactString($0) })
+        }
+        return try catalog.locations().filter { location in
+            listed[location.tier].map { !$0.contains(ExactString(location.key)) } ?? false
+        }
+    }
+
+    /// Whether the tier that `suspect` names still does not hold its key (at the capture's instant, every stripe
+    /// held): the key's entry is left out of the capture's catalog. A key placed elsewhere since, or in a tier that
+    /// cannot say, is not missing.
+    func isMissing(_ suspect: StorageLocation) throws -> Bool {
+        guard try catalog.tier(of: suspect.key) == suspect.tier,
+            let backend = try capturingBackend(for: suspect.tier)
+        else { return false }
+        do {
+            return try !backend.contains(suspect.key)
+        } catch let error as StorageError where error.code == .locked {
+            return false
+        }
     }
 
     /// The backend whose files a capture copies for `tier`: the active one; for a secrets tier without a key, the

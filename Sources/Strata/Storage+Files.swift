@@ -71,13 +71,14 @@ extension Storage {
         return FileStore(engine: try S3FileEngine(configuration: client), configuration: configuration)
     }
 
-    /// The built-in `s3` files backend on `location`.
+    /// The built-in `s3` files backend on `location`, opened with `files` (its catalog).
     static func s3Backend(
-        _ location: S3FilesLocation, secretsKey: KeyProvider?, configuration: StoreConfiguration
+        _ location: S3FilesLocation, secretsKey: KeyProvider?, configuration: StoreConfiguration,
+        files: FilesConfiguration
     ) -> BuiltIn {
         let keyring = configuration.secrets.keyring
         return BuiltIn(tier: .files, name: "s3", facts: { _ in location.facts }) { paths in
-            try s3FileStore(location) {
+            try s3FileStore(location, configuration: files) {
                 guard let key = secretsKey ?? environmentSecretsKey() else {
                     throw StorageError(
                         .locked, "the S3 secret key is in the keyring, and the secrets tier has no key to unlock it",

@@ -26,10 +26,12 @@ extension Storage {
     /// preference still goes to files when it is over budget. When the key was in another tier (a preference
     /// that became a credential, a file that became small), the value moves: the new copy is written and
     /// recorded before the old one is removed, so a crash leaves exactly one of them. A plaintext preference that
-    /// becomes a credential is removed from the defaults suite file, not merely unlisted.
+    /// becomes a credential is removed from the defaults suite file, not merely unlisted. A credential never leaves
+    /// the secrets tier unless the descriptor ``/StrataCore/DataDescriptor/allowsPlaintext``.
     /// - Returns: The selection that routed it.
     /// - Throws: ``/StrataCore/StorageError`` from the selector's tier: `.noBackend` when that tier has no backend, or
-    ///   the backend's own error; nothing changed then.
+    ///   the backend's own error; `.wrongTier` for a value that would take a credential out of the secrets tier.
+    ///   Nothing changed then.
     @discardableResult
     public func put(_ value: Data, for key: String, as descriptor: DataDescriptor) throws -> Selection {
         try put(value, for: key, as: descriptor, contentType: descriptor.contentType)
@@ -47,7 +49,7 @@ extension Storage {
             do {
                 try write(
                     value, to: location(of: key, by: selection, size: value.count, contentType: contentType),
-                    as: descriptor)
+                    as: descriptor, allowingPlaintext: descriptor.allowsPlaintext)
             } catch let error as StorageError
                 where selection.tier == .defaults && error.tier == .defaults && error.code == .tooLarge
             {
@@ -57,7 +59,7 @@ extension Storage {
                 addBackendFacts(to: &selection)
                 try write(
                     value, to: location(of: key, by: selection, size: value.count, contentType: contentType),
-                    as: descriptor)
+                    as: descriptor, allowingPlaintext: descriptor.allowsPlaintext)
             }
         }
         return selection
@@ -73,11 +75,20 @@ extension Storage {
     }
 
     /// Moves a key's value to another tier, whatever the selector would say.
+    ///
+    /// A credential (a key the secrets tier holds, or that was put as a ``/StrataCore/DataKind/credential``) stays in
+    /// the secrets tier unless `allowingPlaintext`: another tier would store it in plaintext. Moved out on purpose,
+    /// its sealed copy is removed as every old copy is.
+    /// - Parameters:
+    ///   - key: The key.
+    ///   - tier: The tier to move it to.
+    ///   - allowingPlaintext: Whether a credential may go to a tier that stores plaintext. The default is `false`.
     /// - Returns: The key's new location (rule `move`).
-    /// - Throws: ``/StrataCore/StorageError`` `.notFound` when no tier holds the key, or the new tier's refusal (a key
-    ///   that looks like a credential refused by defaults, a value too large for it); nothing changed then.
+    /// - Throws: ``/StrataCore/StorageError`` `.notFound` when no tier holds the key, `.wrongTier` for a credential
+    ///   without `allowingPlaintext`, or the new tier's refusal (a key that looks like a credential refused by
+    ///   defaults, a value too large for it); nothing changed then.
     @discardableResult
-    public func move(_ key: String, to tier: Tier) throws -> StorageLocation {
+    public func move(_ key: String, to tier: Tier, allowingPlaintext: Bool = false) throws -> StorageLocation {
         try StoragePaths.validateKey(key)
         return try catalog.withKeyLock(key) {
             try settle(key)
@@ -93,7 +104,7 @@ extension Storage {
             location.backend = try backend(for: tier, key: key).name
             location.ruleID = "move"
             location.modified = Date()
-            try write(value, to: location)
+            try write(value, to: location, allowingPlaintext: allowingPlaintext)
             return location
         }
     }
@@ -118,28 +129,48 @@ extension Storage {
     /// Writes `value` where `location` says, moving it from another tier if the key lives elsewhere. The caller holds
     /// the key's lock, and any earlier move of the key is settled. The tier sees `descriptor` when there is one (a name
     /// allowed by ``/StrataCore/DataDescriptor/allowsSensitiveName``).
-    func write(_ value: Data, to location: StorageLocation, as descriptor: DataDescriptor? = nil) throws {
+    /// - Parameter allowingPlaintext: Whether a credential may leave the secrets tier
+    ///   (``/StrataCore/DataDescriptor/allowsPlaintext``, or the same argument of ``move(_:to:allowingPlaintext:)``).
+    func write(
+        _ value: Data, to location: StorageLocation, as descriptor: DataDescriptor? = nil,
+        allowingPlaintext: Bool = false
+    ) throws {
         let key = location.key
         let target = try opened(location.tier, key: key)
         let entry = try catalog.entry(for: location)
-        let previous = try catalog.tier(of: key) ?? (try adopt(key)?.location.tier)
-        guard let previous, previous != location.tier else {
+        let recorded = try catalog.entry(of: key)
+        let previous: (tier: Tier, kind: DataKind?)?
+        if let recorded {
+            previous = (recorded.tier, recorded.kind)
+        } else {
+            previous = try adopt(key).map { ($0.location.tier, $0.location.kind) }
+        }
+        if let previous, previous.tier == .secrets || previous.kind == .credential, location.tier != .secrets,
+            !allowingPlaintext
+        {
+            throw Self.credentialLeavingSecrets(key, to: location.tier)
+        }
+        guard let previous, previous.tier != location.tier else {
             // Same tier, or a new key: the tier's own atomic replace is the whole story. The catalog records a
             // new placement without an fsync (a crash that loses the record loses only metadata, found again by
             // searching the tiers), and nothing at all when the placement is unchanged: the size and time of a
             // value are the tier's to tell (`location(of:)` asks it). Appending to the log on every put would make
             // each of the tier's own syncs carry the log's metadata too (one file system journal).
             try store(value, in: target.backend, at: location, as: descriptor)
-            if try catalog.entry(of: key)?.hasPlacement(of: entry) != true {
+            if recorded?.hasPlacement(of: entry) != true {
+                // A new key is recorded once its tier holds it on disk: a tier that writes late (defaults) writes it
+                // first, so that no other process, and no backup, meets an entry whose value is not there yet.
+                if recorded == nil, case .coalesced = target.facts.durability { try target.backend.flush() }
                 try catalog.append([.set(key: key, entry: entry)], durable: false)
             }
             return
         }
+        let previousTier = previous.tier
         // The old copy must be durable before the move starts: a put that stayed in a coalescing tier (defaults
         // writes its suite after a delay) was acknowledged before it reached the disk, and a crash before the
         // commit point must leave it readable.
-        try backend(for: previous, key: key).flush()
-        try catalog.append([.intent(key: key, from: previous, to: location.tier)], durable: true)
+        try backend(for: previousTier, key: key).flush()
+        try catalog.append([.intent(key: key, from: previousTier, to: location.tier)], durable: true)
         do {
             try store(value, in: target.backend, at: location, as: descriptor)
             try target.backend.flush()
@@ -150,8 +181,19 @@ extension Storage {
             throw error
         }
         try catalog.append([.set(key: key, entry: entry)], durable: true)
-        try removeCopy(of: key, from: previous, skippingLocked: false, securely: location.tier == .secrets)
+        try removeCopy(of: key, from: previousTier, skippingLocked: false, securely: location.tier == .secrets)
         try catalog.append([.settle(key: key)], durable: false)
+    }
+
+    /// The refusal of a write that would take a credential out of the secrets tier.
+    static func credentialLeavingSecrets(_ key: String, to tier: Tier) -> StorageError {
+        StorageError(
+            .wrongTier, "the key holds a credential, and the \(tier.rawValue) tier would store it in plaintext",
+            tier: tier, key: key,
+            recovery: "Keep it in the secrets tier; to store it in plaintext on purpose, say so: "
+                + "storage.move(key, to: .\(tier.rawValue), allowingPlaintext: true), or a DataDescriptor with "
+                + "allowsPlaintext: true for a put",
+            suggestedTier: .secrets)
     }
 
     /// Finishes or undoes an interrupted move of `key`, and keeps what it did for ``verifyCatalog()``. The caller

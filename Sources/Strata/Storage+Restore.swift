@@ -144,10 +144,12 @@ extension Storage {
         // The description first: it names the files copied ahead of the capture's instant to leave out.
         let describedAt = files.firstIndex { $0.tier == nil && $0.path == CaptureDescription.path }
         var skipped = Set<Int>()
+        var missing: [String] = []
         if let describedAt {
             try staging.write([files[describedAt]], from: source)
             let description = try readDescription(in: staging)
             report.omissions = description.omissions
+            missing = description.missing
             skipped = try withdrawnIndices(description.withdrawn, in: files)
         }
         // All at once, so that the source reads the next files' content while one is written.
@@ -158,8 +160,8 @@ extension Storage {
         // A PostgreSQL export becomes the staged store's SQLite records (and a load into PostgreSQL, not committed).
         let load = hasExport ? try restoreRecordsExport(in: staging, target: records) : nil
         try verifyStaged(
-            at: staging.path, secretsKey: secretsKey, checkedFiles: staging.checkedFiles, timer: staging.timer,
-            report: &report)
+            at: staging.path, secretsKey: secretsKey, missing: missing, checkedFiles: staging.checkedFiles,
+            timer: staging.timer, report: &report)
         if let load, case .postgres(let url, let schema) = records {
             try adopt(load, in: staging, url: url, schema: schema)
         }
@@ -207,23 +209,25 @@ extension Storage {
         return indices
     }
 
-    /// Opens the staged store, drops the catalog entries of values its capture could not hold, verifies its catalog
-    /// and reads every catalogued key back, on every core.
+    /// Opens the staged store, verifies its catalog (which drops the entries of values the capture does not hold) and
+    /// reads every catalogued key back, on every core.
     ///
-    /// Two kinds of entry name a value that is rightly absent: a secret the capture left out (`ThisDeviceOnly`), and
-    /// a preference another process had coalesced and not yet flushed when the capture was taken (the catalog
-    /// records a defaults put before the suite file holds it; a crash of that process loses the write the same
-    /// way). Only those are dropped; any other disagreement fails the restore.
+    /// An entry that names a value the capture does not hold — a key the capture found missing from its tier (listed
+    /// in its description, `missing`), a secret it left out (`ThisDeviceOnly`), or, in a capture made before captures
+    /// checked their keys, any key whose value was gone — is dropped, and the key reported in
+    /// ``RestoreReport/missingKeys`` (but for the secrets left out, reported as omissions): the other keys restore.
+    /// Any other disagreement fails the restore.
     ///
     /// A files-tier key whose file is in `checkedFiles` (its content's CRC-32 and size, as written, equal the
     /// checksum recorded with it) is opened and described rather than read again: what the tier's verification
     /// would compute is what was checked as it was written.
     /// - Parameters:
+    ///   - missing: The keys the capture found missing.
     ///   - checkedFiles: The staged files (paths relative to the root) whose content was checked as written.
     ///   - timer: Adds `open staged store`, `verify catalog` and `read back keys`.
     static func verifyStaged(
-        at path: String, secretsKey: KeyProvider?, checkedFiles: Set<ExactString> = [], timer: StageTimer? = nil,
-        report: inout RestoreReport
+        at path: String, secretsKey: KeyProvider?, missing: [String] = [], checkedFiles: Set<ExactString> = [],
+        timer: StageTimer? = nil, report: inout RestoreReport
     ) throws {
         var clock = ContinuousClock.now
         func lap(_ stage: String) {
@@ -232,7 +236,7 @@ extension Storage {
             clock = now
         }
         // Before the store opens: opening moves an unreadable suite aside and starts it empty, and its catalogued
-        // preferences would then pass for unflushed ones below.
+        // preferences would then pass for missing ones below.
         if var damaged = DefaultsStore.unreadableSuites(paths: try StoragePaths(root: path, create: false)).first {
             damaged.path = damaged.path.map { Tier.defaults.directoryName + "/" + ($0 as NSString).lastPathComponent }
             damaged.recovery = "The snapshot holds a damaged suite file; restore another snapshot"
@@ -244,14 +248,11 @@ extension Storage {
             report.omissions.filter { $0.tier == .secrets }.map {
                 ExactString(String($0.key.dropFirst(SecretStore.storageBackendService.count + 1)))
             })
-        let first = try storage.verifyCatalog()
-        let droppable = first.problems.compactMap { problem -> String? in
-            guard case .missingValue(let tier, let foundIn) = problem.kind, foundIn.isEmpty else { return nil }
-            return tier == .defaults || (tier == .secrets && omitted.contains(ExactString(problem.key)))
-                ? problem.key : nil
-        }
-        try storage.catalog.forget(droppable)
-        let verified = droppable.isEmpty ? first : try storage.verifyCatalog()
+        try storage.catalog.forget(missing)
+        let verified = try storage.verifyCatalog()
+        report.missingKeys =
+            missing
+            + verified.repaired.filter { $0.foundIn == nil && !omitted.contains(ExactString($0.key)) }.map(\.key)
         guard verified.isSound else {
             throw StorageError(
                 .corrupt, "the restored store does not verify: " + verified.lines.joined(separator: "; "), path: path,

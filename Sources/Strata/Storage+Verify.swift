@@ -5,9 +5,11 @@ extension Storage {
     /// Settles the moves crashed processes left, then checks the catalog against every tier.
     ///
     /// Opening a store already settles interrupted moves; this reports what was settled since (at open, by a
-    /// put of a key with an interrupted move, or now), and what is still wrong:
+    /// put of a key with an interrupted move, or now), the entries repaired since (an entry naming a tier that does
+    /// not hold its key is removed, and the key recorded where a copy is, if one is: by a read, a listing, or now),
+    /// and what is still wrong:
     /// - a move that could not be settled (a tier is locked or unreachable), with the error that stopped it;
-    /// - a catalogued key whose tier no longer holds a value (and which tiers do);
+    /// - a catalogued key whose tier no longer holds a value and whose entry could not be repaired (with the error);
     /// - a key held by several tiers;
     /// - a key catalogued under a backend that is not registered, or not active, for its tier.
     ///
@@ -55,11 +57,20 @@ extension Storage {
                 report.problems.append(CatalogProblem(key: location.key, kind: kind))
             } else if listed.contains(location.tier) {
                 let tiers = holders[ExactString(location.key)] ?? []
-                if !tiers.contains(location.tier) {
+                guard !tiers.contains(location.tier) else { continue }
+                // Checked again under the key's lock (it may have been written since the listing), then repaired.
+                do {
+                    try repairIfStale(location.key)
+                } catch let error as StorageError {
                     report.problems.append(
-                        CatalogProblem(key: location.key, kind: .missingValue(tier: location.tier, foundIn: tiers)))
+                        CatalogProblem(
+                            key: location.key, kind: .missingValue(tier: location.tier, foundIn: tiers), error: error))
                 }
             }
+        }
+        report.repaired = repairedEntries.withLock { entries in
+            defer { entries.removeAll() }
+            return entries
         }
         for (key, tiers) in holders.sorted(by: { $0.key < $1.key }) where tiers.count > 1 && !skipped.contains(key) {
             report.problems.append(CatalogProblem(key: key.string, kind: .copiesInSeveralTiers(tiers)))

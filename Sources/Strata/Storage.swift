@@ -29,6 +29,10 @@ public final class Storage: Sendable {
     public let configuration: StoreConfiguration
     /// The interrupted moves this instance settled and ``verifyCatalog()`` has not reported yet.
     let settledMoves = Mutex<[SettledMove]>([])
+    /// The stale entries this instance repaired and ``verifyCatalog()`` has not reported yet.
+    let repairedEntries = Mutex<[RepairedEntry]>([])
+    /// The catalog as the ledger of the tier stores on this root: what keeps it true when a tier's own API writes.
+    let placement: CatalogPlacement
 
     /// Opens (creating if needed) a store.
     ///
@@ -72,10 +76,13 @@ public final class Storage: Sendable {
         self.registry = BackendRegistry(paths: paths)
         self.selector = selector ?? StorageSelector(configuration: configuration.selector)
         self.catalog = try StorageCatalog(root: paths.root)
+        self.placement = CatalogPlacement(catalog: catalog, configuration: configuration)
+        // Tier stores this process opens on the root by themselves report to this catalog while it lives.
+        try placement.register(root: paths.openRoot(), path: paths.root)
         if registerBuiltIns {
             Self.registerBuiltInBackends(
                 in: registry, secretsKey: secretsKey, recordsURL: recordsURL, filesLocation: filesLocation,
-                configuration: configuration, catalog: catalog)
+                configuration: configuration, placement: placement)
             try Self.activateConfiguredBackends(configuration, in: registry)
         }
         // Finish or undo the moves a crashed process left; what cannot be settled now (a locked tier) is
@@ -107,17 +114,17 @@ public final class Storage: Sendable {
     ///     root stays registered as `filesystem`). The default (`nil`) keeps it under the root.
     ///   - configuration: The suite, keyring, record store and defaults limits the backends open with.
     ///     The default is the built-in configuration.
-    ///   - catalog: The catalog of the store the backends serve: the defaults tier, which writes late, then drops a
-    ///     pending set whose key the catalog has since placed elsewhere or removed
-    ///     (``/StrataCore/StorageCatalog/placementCheck(for:)``). The default is `nil` (every pending set is written).
+    ///   - placement: The catalog the tier stores report the changes made through their own APIs to (see
+    ///     ``/StrataCore/PlacementLedger``). The default (`nil`) is the catalog of a `Storage` this process has open
+    ///     on the registry's root, found when a tier store changes a key.
     public static func registerBuiltInBackends(
         in registry: BackendRegistry, secretsKey: KeyProvider? = nil, recordsURL: String? = nil,
         filesLocation: S3FilesLocation? = nil, configuration: StoreConfiguration = StoreConfiguration(),
-        catalog: StorageCatalog? = nil
+        placement: (any PlacementLedger)? = nil
     ) {
         for registration in builtInBackends(
             secretsKey: secretsKey, recordsURL: recordsURL, filesLocation: filesLocation,
-            configuration: configuration, catalog: catalog)
+            configuration: configuration, placement: placement)
         {
             registry.register(
                 registration.tier, name: registration.name, makeActive: true,

@@ -11,15 +11,20 @@ public struct CaptureReport: Sendable, Hashable, Codable {
     /// again (a later file of the same path, which a restore keeps); one that left its tier (deleted, or moved to
     /// another tier) has no later copy.
     public var withdrawnPaths: [String]
+    /// Keys the store's catalog named at the capture's instant whose tier did not hold them (something outside
+    /// Strata removed them): left out of the capture's catalog, so that its restore holds every other key.
+    public var missingKeys: [String]
 
     /// Creates a report.
     public init(
-        fileCount: Int = 0, byteCount: Int64 = 0, omissions: [CaptureOmission] = [], withdrawnPaths: [String] = []
+        fileCount: Int = 0, byteCount: Int64 = 0, omissions: [CaptureOmission] = [], withdrawnPaths: [String] = [],
+        missingKeys: [String] = []
     ) {
         self.fileCount = fileCount
         self.byteCount = byteCount
         self.omissions = omissions
         self.withdrawnPaths = withdrawnPaths
+        self.missingKeys = missingKeys
     }
 
     /// Counts one file handed to the sink.
@@ -34,5 +39,6 @@ public struct CaptureReport: Sendable, Hashable, Codable {
         byteCount += other.byteCount
         omissions += other.omissions
         withdrawnPaths += other.withdrawnPaths
+        missingKeys += other.missingKeys
     }
 }

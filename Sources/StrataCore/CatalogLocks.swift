@@ -60,11 +60,25 @@ final class CatalogLocks: Sendable {
     /// Runs `body` holding every key stripe, taken in stripe order (a put, move or delete holds one stripe at a
     /// time, so taking them in order cannot deadlock with one): no key is put, moved or deleted while it runs.
     func withEveryStripe<T>(_ body: () throws -> T) throws -> T {
-        func hold(from stripe: Int) throws -> T {
-            guard stripe < Self.stripeCount else { return try body() }
-            return try with(slot: stripe, wait: true) { try hold(from: stripe + 1) }!
+        try withStripes(Array(0..<Self.stripeCount), body)
+    }
+
+    /// Runs `body` holding the locks of `stripes`, taken in ascending order; a stripe the calling thread holds
+    /// already is not taken again.
+    func withStripes<T>(_ stripes: [Int], _ body: () throws -> T) throws -> T {
+        let ordered = Set(stripes).sorted()
+        func hold(from index: Int) throws -> T {
+            guard index < ordered.count else { return try body() }
+            let stripe = ordered[index]
+            if isHeldByCurrentThread(stripe) { return try hold(from: index + 1) }
+            return try with(slot: stripe, wait: true) { try hold(from: index + 1) }!
         }
         return try hold(from: 0)
+    }
+
+    /// Whether the calling thread holds the lock of `stripe` now.
+    func isHeldByCurrentThread(_ stripe: Int) -> Bool {
+        slots[stripe].owner.load(ordering: .relaxed) == Sys.currentThread
     }
 
     /// Runs `body` holding the log lock.
@@ -90,6 +104,9 @@ final class CatalogLocks: Sendable {
                 throw error.storageError("cannot take a catalog lock", path: path(of: index))
             }
             defer { _ = try? Sys.flock(fd, LOCK_UN, path: path(of: index)) }
+            let slot = slots[index]
+            slot.owner.store(Sys.currentThread, ordering: .relaxed)
+            defer { slot.owner.store(0, ordering: .relaxed) }
             return try body()
         }
     }

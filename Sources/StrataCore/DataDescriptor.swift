@@ -23,6 +23,10 @@ public struct DataDescriptor: Sendable, Hashable, Codable {
     /// credential. A store-wide list of such names is the store configuration's `allow-sensitive-key`. It never
     /// changes the tier the selector picks. The default is `false`.
     public var allowsSensitiveName: Bool
+    /// Whether this value may replace a credential (a key the secrets tier holds, or that was put as a
+    /// ``DataKind/credential``) in a tier that stores it in plaintext: the explicit answer to the `wrong-tier` refusal
+    /// of a put that would take a credential out of the secrets tier. The default is `false`.
+    public var allowsPlaintext: Bool
 
     /// Creates a descriptor.
     /// - Parameters:
@@ -33,6 +37,7 @@ public struct DataDescriptor: Sendable, Hashable, Codable {
     ///   - isFlat: Whether structured data is flat and small enough to be a preference.
     ///   - isQueried: Whether the app queries into it.
     ///   - allowsSensitiveName: Whether the defaults tier may hold it under a credential-looking key name.
+    ///   - allowsPlaintext: Whether it may replace a credential in a tier that stores plaintext.
     public init(
         kind: DataKind,
         estimatedSize: Int,
@@ -40,8 +45,10 @@ public struct DataDescriptor: Sendable, Hashable, Codable {
         contentType: String? = nil,
         isFlat: Bool = false,
         isQueried: Bool = false,
-        allowsSensitiveName: Bool = false
+        allowsSensitiveName: Bool = false,
+        allowsPlaintext: Bool = false
     ) {
+        self.allowsPlaintext = allowsPlaintext
         self.kind = kind
         self.estimatedSize = estimatedSize
         self.isSensitive = isSensitive ?? (kind == .credential)
@@ -52,10 +59,11 @@ public struct DataDescriptor: Sendable, Hashable, Codable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case kind, estimatedSize, isSensitive, contentType, isFlat, isQueried, allowsSensitiveName
+        case kind, estimatedSize, isSensitive, contentType, isFlat, isQueried, allowsSensitiveName, allowsPlaintext
     }
 
-    /// Decodes a descriptor; a field added after the first version (``allowsSensitiveName``) may be absent.
+    /// Decodes a descriptor; the fields added after the first version (``allowsSensitiveName``, ``allowsPlaintext``)
+    /// may be absent.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
@@ -65,7 +73,8 @@ public struct DataDescriptor: Sendable, Hashable, Codable {
             contentType: try container.decodeIfPresent(String.self, forKey: .contentType),
             isFlat: try container.decode(Bool.self, forKey: .isFlat),
             isQueried: try container.decode(Bool.self, forKey: .isQueried),
-            allowsSensitiveName: try container.decodeIfPresent(Bool.self, forKey: .allowsSensitiveName) ?? false)
+            allowsSensitiveName: try container.decodeIfPresent(Bool.self, forKey: .allowsSensitiveName) ?? false,
+            allowsPlaintext: try container.decodeIfPresent(Bool.self, forKey: .allowsPlaintext) ?? false)
     }
 
     /// Whether the content type names file-like media (documents, images, audio, video, archives).

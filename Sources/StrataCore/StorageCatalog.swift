@@ -44,8 +44,8 @@ public final class StorageCatalog: Sendable {
     let sequence: CatalogSequence
     let state: Mutex<CatalogState>
     /// The key whose stripe lock this instance holds now (``withKeyLock(_:_:)``), by stripe, for
-    /// ``placementCheck(for:)``. A stripe's lock is held by one thread of the process at a time, so it covers one
-    /// key at a time; the key is found by its stripe, without hashing it twice.
+    /// ``isLockedByCurrentThread(_:)``. A stripe's lock is held by one thread of the process at a time, so it covers
+    /// one key at a time.
     let keysLockedHere = Mutex([ExactString?](repeating: nil, count: CatalogLocks.stripeCount))
 
     /// Opens the catalog of a store, creating it when absent.
@@ -53,7 +53,7 @@ public final class StorageCatalog: Sendable {
     /// - Throws: ``StorageError`` `.corrupt` when the log is not a catalog, `.unsupportedVersion` when a newer
     ///   Strata wrote it, or an I/O error.
     public init(root: String) throws {
-        directory = root + "/catalog"
+        directory = root + "/" + StoragePaths.catalogFolderName
         for folder in [directory, directory + "/locks"] {
             do {
                 try Sys.mkdir(folder, 0o700)
@@ -93,6 +93,19 @@ public final class StorageCatalog: Sendable {
     /// from `changeCount` meanwhile. The entry reflects at least every change counted up to `changeCount`.
     package func placement(of key: String) throws -> (tier: Tier?, changeCount: UInt64) {
         try current { state in (state.entries[key]?.tier, state.seen) }
+    }
+
+    /// Where `key` is placed now, the move it is under, and whether a ``withKeyLock(_:_:)`` of this instance holds it:
+    /// from memory caught up with the log, without waiting for the key's lock.
+    package func keyPlacement(of key: String) throws -> KeyPlacement {
+        let stripe = CatalogLocks.stripe(of: key)
+        let isBeingChanged = keysLockedHere.withLock { $0[stripe] == ExactString(key) }
+        return try current { state in
+            KeyPlacement(
+                tier: state.entries[key]?.tier,
+                movingTo: state.intents.isEmpty ? nil : state.intents[ExactString(key)]?.to,
+                isBeingChanged: isBeingChanged)
+        }
     }
 
     /// The entry of `key` (its placement as interned ids, with ``entry(for:)``'s), or `nil` when it has none.
@@ -142,31 +155,19 @@ public final class StorageCatalog: Sendable {
         return try body()
     }
 
-    /// Whether this instance holds `key`'s stripe lock for `key` now.
-    private func isLockedHere(_ key: String) -> Bool {
-        let stripe = CatalogLocks.stripe(of: key)
-        return keysLockedHere.withLock { $0[stripe] == ExactString(key) }
+    /// Runs `body` holding the stripe locks of every key of `keys` (threads and processes), taken in stripe order;
+    /// a stripe the calling thread holds already is not taken again. For a change of several keys at once through a
+    /// tier's own API: no `Storage` operation holds one stripe and waits for another, so this cannot deadlock.
+    package func withKeyLocks<T>(_ keys: [String], _ body: () throws -> T) throws -> T {
+        try locks.withStripes(keys.map(CatalogLocks.stripe(of:)), body)
     }
 
-    /// The check a backend of `tier` that writes late (coalesces) asks before a late write (see
-    /// ``PlacementCheck``): a change is claimed when this instance holds the key's lock (a put, move or delete
-    /// through it is writing the key), and a claimed change may still be written while the key is locked here, is
-    /// placed in `tier`, or is moving into `tier`. A key placed in another tier or no longer catalogued (moved or
-    /// deleted by another process since) is not: its late write would be a stale copy.
-    ///
-    /// Answered from this process's copy of the catalog, caught up with the log; no key's lock is taken, so a
-    /// backend may ask while it holds its own file lock (which a process moving the key may be waiting for while
-    /// it holds the key's lock).
-    /// - Parameter tier: The tier of the backend that asks.
-    public func placementCheck(for tier: Tier) -> PlacementCheck {
-        PlacementCheck(
-            claims: { [self] key in isLockedHere(key) },
-            isPlaced: { [self] key in
-                if isLockedHere(key) { return true }
-                return try current { state in
-                    state.entries[key]?.tier == tier || state.intents[ExactString(key)]?.to == tier
-                }
-            })
+    /// Whether the calling thread is inside ``withKeyLock(_:_:)`` for `key`: a `Storage` operation on the key is
+    /// writing it through a tier now.
+    package func isLockedByCurrentThread(_ key: String) -> Bool {
+        let stripe = CatalogLocks.stripe(of: key)
+        guard locks.isHeldByCurrentThread(stripe) else { return false }
+        return keysLockedHere.withLock { $0[stripe] == ExactString(key) }
     }
 
     /// Runs `body` on the catalog state, caught up with every other process's appends.

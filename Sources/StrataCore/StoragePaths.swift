@@ -36,6 +36,8 @@ public struct StoragePaths: Sendable, Hashable {
     public static let maximumComponentLength = 255
     /// Names starting with this prefix are Strata's own (temporary files, locks) and refused as keys.
     public static let reservedPrefix = ".strata-"
+    /// The folder under the root that holds the store's catalog (where every key lives).
+    package static let catalogFolderName = "catalog"
 
     /// The absolute path of the store's root folder.
     public let root: String

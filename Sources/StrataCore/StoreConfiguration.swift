@@ -78,6 +78,17 @@ public struct StoreConfiguration: Sendable, Hashable {
 
     /// The name of the file under the store root.
     public static let fileName = "strata.conf"
+
+    /// The store of `tier` whose keys the store's catalog places: the suite, keyring or record store named here;
+    /// `""` for the files tier, which has one.
+    package func placedStore(of tier: Tier) -> String {
+        switch tier {
+        case .defaults: defaults.suite
+        case .secrets: secrets.keyring
+        case .records: records.store
+        case .files: ""
+        }
+    }
     /// The newest format version this code reads and the one it writes.
     public static let currentVersion = 1
 

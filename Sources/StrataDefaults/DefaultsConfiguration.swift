@@ -26,16 +26,10 @@ public struct DefaultsConfiguration: Sendable {
     /// Whether to watch the file for other processes' changes (inotify, with a periodic check as a fallback).
     /// The default is `true`.
     public var watchesExternalChanges: Bool
-    /// What decides whether a set made by the store's owner may still be written when it is written late
-    /// (``/StrataCore/Durability/coalesced(_:)``): `Storage` installs its catalog's
-    /// (``/StrataCore/StorageCatalog/placementCheck(for:)``), so that a set another process has since made stale (by
-    /// moving the key to another tier, or deleting it) is dropped rather than written back. The default is `nil`:
-    /// every pending change is written.
-    ///
-    /// The check is asked under the suite's file lock, just before the write, for each pending set that it claimed
-    /// when the set was made. A dropped set is gone from this process's view too: reads return what the file holds
-    /// (usually nothing), and observers hear the key change as an external change.
-    public var placementCheck: PlacementCheck?
+    /// The catalog the suite reports its changes to when `Storage` opens it (see
+    /// ``/StrataCore/PlacementLedger``); `nil` for a store opened on its own, which finds the catalog of its root
+    /// itself.
+    package var placement: (any PlacementLedger)?
 
     /// Creates a configuration with the defaults described on each property.
     public init(

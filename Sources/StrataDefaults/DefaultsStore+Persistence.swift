@@ -87,18 +87,25 @@ extension DefaultsStore {
         let home = try home(of: key)
         if home !== self { return try home.update(key, transform) }
         try checkKey(key.name, allowingSensitiveName: key.allowsSensitiveName)
-        return try io.withLock { _ in
-            let folder = try Self.suiteFolder(paths)
-            let held = try suiteLock(in: folder).acquire(.exclusive, timeout: configuration.lockTimeout)
-            defer { held.release() }
-            try reloadIfChangedLocked(in: folder, holdingSuiteLock: true)
-            // A value of another type is not "unset": reading it as the default would overwrite it.
-            let new = try transform(value(for: key) ?? key.defaultValue)
-            let change = try stage([ExactString(key.name): try DefaultsCoding.encode(new, key: key.name)])
-            if !change.keys.isEmpty { notify(change) }
-            try writePendingLocked(in: folder)
-            return new
+        // The key's catalog lock first, then the suite's: the order of every change that goes through the catalog.
+        let (new, encoded) = try placement.change(setting: [key.name]) { ledger, claimed in
+            try io.withLock { _ in
+                let folder = try Self.suiteFolder(paths)
+                let held = try suiteLock(in: folder).acquire(.exclusive, timeout: configuration.lockTimeout)
+                defer { held.release() }
+                try reloadIfChangedLocked(in: folder, holdingSuiteLock: true)
+                // A value of another type is not "unset": reading it as the default would overwrite it.
+                let new = try transform(value(for: key) ?? key.defaultValue)
+                let encoded = try DefaultsCoding.encode(new, key: key.name)
+                let change = try stage([ExactString(key.name): encoded], ledger: ledger, claimed: claimed)
+                if !change.keys.isEmpty { notify(change) }
+                try writePendingLocked(in: folder)
+                return (new, encoded)
+            }
         }
+        // An optional key updated to `nil` was removed: its placement goes too.
+        if encoded == nil { try placement.change(setting: [], removing: [key.name]) { _, _ in } }
+        return new
     }
 
     /// Stops watching, writes pending changes, and refuses further sets (through the suites its keys name too).
@@ -311,17 +318,22 @@ extension DefaultsStore {
     /// Writes `persisted` plus every pending change as the new file. Call with `io` and the file lock held,
     /// after ``reloadIfChangedLocked(in:)``.
     ///
-    /// A set claimed by the configuration's ``DefaultsConfiguration/placementCheck`` is asked about again here,
-    /// under the file lock: when its key is no longer placed with this tier (another process moved it to another
-    /// tier or deleted it after the set was made), the set is dropped, not written. A process moving the key
-    /// removes it from the file under this same lock after recording the move, so a set written before that is
-    /// removed by it, and a set checked after it is dropped: the stale value never stays.
+    /// A set reported to a catalog is asked about again here, under the file lock
+    /// (``/StrataCore/TierPlacement/allowsLateWrite(of:in:claimed:ledger:)``): when another process has since moved
+    /// its key to another tier or deleted it, the set is dropped, not written. A process moving the key removes it
+    /// from the file under this same lock after recording the move, so a set written before that is removed by it,
+    /// and a set checked after it is dropped: the stale value never stays.
     func writePendingLocked(in folder: DirectoryHandle) throws {
         let pending = state.withLock { $0.pending }
         guard !pending.isEmpty else { return }
         var stale: Set<ExactString> = []
         for (key, change) in pending {
-            if let placement = change.placement, try !placement.isPlaced(key.string) { stale.insert(key) }
+            if let ledger = change.ledger,
+                try !TierPlacement.allowsLateWrite(
+                    of: key.string, in: .defaults, claimed: change.claimed, ledger: ledger)
+            {
+                stale.insert(key)
+            }
         }
         // `persisted` is only touched with `io` held: take it out of the state so that the merge below changes it in
         // place (no copy of the whole suite per write), and put back what it was if the write fails.

@@ -38,9 +38,13 @@ public final class DefaultsStore: Sendable {
     struct Pending {
         var value: PropertyListValue?
         var sequence: UInt64
-        /// The configuration's ``DefaultsConfiguration/placementCheck`` when it claimed this set: asked again
-        /// just before the set is written. `nil` for a removal and for a set the owner did not make.
-        var placement: PlacementCheck? = nil
+        /// The catalog the set was reported to, asked again just before the set is written
+        /// (``/StrataCore/TierPlacement/allowsLateWrite(of:in:claimed:ledger:)``); `nil` for a removal and for a
+        /// suite no catalog places.
+        var ledger: (any PlacementLedger)? = nil
+        /// Whether the catalog placed the key in this suite (or a `Storage` operation was writing it here) when the
+        /// set was made.
+        var claimed = false
     }
 
     struct Observer {
@@ -97,6 +101,8 @@ public final class DefaultsStore: Sendable {
     let subscriptError = Mutex<StorageError?>(nil)
     /// Stores on the suites that keys name (``DefaultsKey/suite``), opened on first use, by exact suite name.
     let suiteStores = Mutex<[ExactString: DefaultsStore]>([:])
+    /// How changes of the suite keep the store's catalog true.
+    let placement: TierPlacement
 
     /// Opens a suite, reading its file if there is one.
     ///
@@ -121,6 +127,7 @@ public final class DefaultsStore: Sendable {
         self.paths = paths
         self.allowedSensitiveNames = Set(configuration.allowedSensitiveKeys.map { ExactString($0) })
         self.folderHandle = try Self.suiteFolder(paths)
+        self.placement = try TierPlacement(.defaults, store: suite, paths: paths, ledger: configuration.placement)
         let shared = SuiteTable.shared.shared(
             for: try Self.identity(of: suite + ".plist", in: folderHandle, path: path))
         self.state = shared.state
@@ -293,17 +300,19 @@ public final class DefaultsStore: Sendable {
     /// - Returns: Whether there was one.
     @discardableResult
     public func removeObject(forKey key: String) throws -> Bool {
-        if !containsValue(forKey: key) {
-            try io.withLock { _ in
-                let folder = try Self.suiteFolder(paths)
-                let held = try suiteLock(in: folder).acquire(.exclusive, timeout: configuration.lockTimeout)
-                defer { held.release() }
-                try reloadIfChangedLocked(in: folder, holdingSuiteLock: true)
+        try placement.change(setting: [], removing: [key]) { ledger, claimed in
+            if !containsValue(forKey: key) {
+                try io.withLock { _ in
+                    let folder = try Self.suiteFolder(paths)
+                    let held = try suiteLock(in: folder).acquire(.exclusive, timeout: configuration.lockTimeout)
+                    defer { held.release() }
+                    try reloadIfChangedLocked(in: folder, holdingSuiteLock: true)
+                }
             }
+            let existed = containsValue(forKey: key)
+            if existed { try apply([ExactString(key): nil], ledger: ledger, claimed: claimed) }
+            return existed
         }
-        let existed = containsValue(forKey: key)
-        if existed { try apply([ExactString(key): nil]) }
-        return existed
     }
 
     /// Removes every set value of the suite.
@@ -313,9 +322,21 @@ public final class DefaultsStore: Sendable {
         try apply(Dictionary(uniqueKeysWithValues: all.map { (ExactString($0), nil) }))
     }
 
-    /// Applies changes in memory, notifies observers, and schedules or performs the write.
+    /// Applies changes in memory, notifies observers, and schedules or performs the write, through the store's
+    /// catalog when one places the suite's keys (a key it places in another tier is refused).
     func apply(_ changes: [ExactString: PropertyListValue?]) throws {
-        let change = try stage(changes)
+        let setting = changes.compactMap { $0.value == nil ? nil : $0.key.string }
+        let removing = changes.compactMap { $0.value == nil ? $0.key.string : nil }
+        try placement.change(setting: setting, removing: removing) { ledger, claimed in
+            try apply(changes, ledger: ledger, claimed: claimed)
+        }
+    }
+
+    /// ``apply(_:)`` for changes already reported to `ledger` (which placed `claimed` here).
+    func apply(
+        _ changes: [ExactString: PropertyListValue?], ledger: (any PlacementLedger)?, claimed: Set<ExactString>
+    ) throws {
+        let change = try stage(changes, ledger: ledger, claimed: claimed)
         if !change.keys.isEmpty { notify(change) }
         switch configuration.durability {
         case .durable, .atomicOnly:
@@ -326,7 +347,12 @@ public final class DefaultsStore: Sendable {
     }
 
     /// Checks the limits and records changes in memory as pending. Does not notify or write.
-    func stage(_ changes: [ExactString: PropertyListValue?]) throws(StorageError) -> DefaultsChange {
+    /// - Parameters:
+    ///   - ledger: The catalog the changes were reported to, asked again before a set is written.
+    ///   - claimed: The keys it placed in this suite when the changes were made.
+    func stage(
+        _ changes: [ExactString: PropertyListValue?], ledger: (any PlacementLedger)?, claimed: Set<ExactString>
+    ) throws(StorageError) -> DefaultsChange {
         try state.withLock { state throws(StorageError) -> DefaultsChange in
             guard !isClosed.load(ordering: .relaxed) else {
                 throw StorageError(.closed, "the suite was closed", tier: .defaults, path: path)
@@ -355,10 +381,9 @@ public final class DefaultsStore: Sendable {
             var changed: Set<String> = []
             for (key, value) in changes where state.values[key] != value {
                 state.sequence += 1
-                let placement = configuration.placementCheck.flatMap { check in
-                    value != nil && check.claims(key.string) ? check : nil
-                }
-                state.pending[key] = Pending(value: value, sequence: state.sequence, placement: placement)
+                state.pending[key] = Pending(
+                    value: value, sequence: state.sequence, ledger: value == nil ? nil : ledger,
+                    claimed: claimed.contains(key))
                 state.values[key] = value
                 changed.insert(key.string)
             }

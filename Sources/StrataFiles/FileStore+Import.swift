@@ -59,7 +59,9 @@ extension FileStore {
             staged.append((index, key))
         }
         try options.checkCancelled(archive)
-        return try transaction.commit(staged, newFolders: newFolders)
+        return try placement.change(setting: staged.map(\.key)) { _, _ in
+            try transaction.commit(staged, newFolders: newFolders)
+        }
     }
 
     /// Decompresses a gzip file into the store at `key`, with the same checks as
@@ -117,7 +119,7 @@ extension FileStore {
                 })
         }
         try options.checkCancelled(archive)
-        _ = try transaction.commit([(0, key)], newFolders: newFolders)
+        _ = try placement.change(setting: [key]) { _, _ in try transaction.commit([(0, key)], newFolders: newFolders) }
     }
 
     /// Starts an import on the engine: staged in the tier and committed by rename on a local folder, staged in a

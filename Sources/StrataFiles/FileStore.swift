@@ -30,19 +30,31 @@ public final class FileStore: Sendable {
     public let engine: any FileEngine
     /// Durability, lock timeout and chunk size.
     public let configuration: FilesConfiguration
+    /// How the store's changes keep its root's catalog true.
+    let placement: TierPlacement
 
     /// Opens a file store over `engine`.
+    ///
+    /// A store over an engine of its own is on no store root: no catalog records its changes (but `Storage`'s,
+    /// which gives it its catalog), and none refuses them.
     /// - Parameters:
     ///   - engine: Where the files live.
     ///   - configuration: The store's chunk size (the engine has its own durability and timeouts).
     public init(engine: any FileEngine, configuration: FilesConfiguration = FilesConfiguration()) {
         self.engine = engine
         self.configuration = configuration
+        self.placement = TierPlacement(.files, store: "", ledger: configuration.placement)
     }
 
     /// Opens the file tier of a store on the local disk, under `<root>/files`, creating its folder (0700).
-    public convenience init(paths: StoragePaths, configuration: FilesConfiguration = FilesConfiguration()) throws {
-        self.init(engine: try PosixFileEngine(paths: paths, configuration: configuration), configuration: configuration)
+    ///
+    /// On the root of a store that keeps a catalog (one `Storage` has opened), the store's changes are recorded there
+    /// while a `Storage` of this process has the root open, and refused with `.conflict` while none has (nothing would
+    /// record them): see `Documentation/Storage.md`, "Writing through a tier's own API".
+    public init(paths: StoragePaths, configuration: FilesConfiguration = FilesConfiguration()) throws {
+        self.engine = try PosixFileEngine(paths: paths, configuration: configuration)
+        self.configuration = configuration
+        self.placement = try TierPlacement(.files, store: "", paths: paths, ledger: configuration.placement)
     }
 
     /// Opens the file tier under a store root folder.
@@ -75,7 +87,7 @@ public final class FileStore: Sendable {
     /// Writes a file with a ``FileWriter`` that `body` feeds; nothing replaces the old file unless `body` returns.
     public func write(to key: String, _ body: (inout FileWriter) throws -> Void) throws {
         try check(key)
-        try engine.write(key, body)
+        try placement.change(setting: [key]) { _, _ in try engine.write(key, body) }
     }
 
     /// Reads, transforms and replaces a file atomically across processes: no other writer of the key changes it
@@ -86,13 +98,13 @@ public final class FileStore: Sendable {
     ///     more than once (an optimistic engine retries when another writer won).
     public func update(_ key: String, _ transform: (Data?) throws -> Data) throws {
         try check(key)
-        try engine.update(key, transform)
+        try placement.change(setting: [key]) { _, _ in try engine.update(key, transform) }
     }
 
     /// Appends `data` to a file (creating it), atomically against other writers, keeping its checksum current.
     public func append(_ data: Data, to key: String) throws {
         try check(key)
-        try engine.append(data, to: key)
+        try placement.change(setting: [key]) { _, _ in try engine.append(data, to: key) }
     }
 
     // MARK: Reading
@@ -196,7 +208,7 @@ public final class FileStore: Sendable {
     @discardableResult
     public func delete(_ key: String) throws -> Bool {
         try check(key)
-        return try engine.delete(key)
+        return try placement.change(setting: [], removing: [key]) { _, _ in try engine.delete(key) }
     }
 
     /// Deletes a file and every copy of its content the engine keeps (``FileEngine/deleteSecurely(_:)``): on the
@@ -210,7 +222,7 @@ public final class FileStore: Sendable {
     @discardableResult
     public func deleteSecurely(_ key: String) throws -> Bool {
         try check(key)
-        return try engine.deleteSecurely(key)
+        return try placement.change(setting: [], removing: [key]) { _, _ in try engine.deleteSecurely(key) }
     }
 
     /// Moves a file, replacing any file at the destination (atomically on the POSIX engine; see the engine's
@@ -219,7 +231,10 @@ public final class FileStore: Sendable {
     public func move(_ source: String, to destination: String) throws {
         try check(source)
         try check(destination)
-        try engine.move(source, to: destination)
+        guard ExactString(source) != ExactString(destination) else { return try engine.move(source, to: destination) }
+        try placement.change(setting: [destination], removing: [source]) { _, _ in
+            try engine.move(source, to: destination)
+        }
     }
 
     /// Copies a file (streamed, or server-side where the engine can), replacing any file at the destination
@@ -228,7 +243,7 @@ public final class FileStore: Sendable {
     public func copy(_ source: String, to destination: String) throws {
         try check(source)
         try check(destination)
-        try engine.copy(source, to: destination)
+        try placement.change(setting: [destination]) { _, _ in try engine.copy(source, to: destination) }
     }
 
     /// Every file key under `prefix` (a folder key, or `""` for all), sorted; recursive unless asked not to be.

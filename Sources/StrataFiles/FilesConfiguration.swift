@@ -9,6 +9,9 @@ public struct FilesConfiguration: Sendable {
     public var lockTimeout: FileLock.Timeout
     /// The size of the chunks streamed reads hand out. The default is 1 MiB.
     public var chunkSize: Int
+    /// The catalog the store reports its changes to when `Storage` opens it (see ``/StrataCore/PlacementLedger``);
+    /// `nil` for a store opened on its own, which finds the catalog of its root itself.
+    package var placement: (any PlacementLedger)?
 
     /// Creates a configuration with the defaults described on each property.
     public init(

@@ -99,6 +99,12 @@ public final class PostgresRecordEngine: RecordEngine {
         try RecordStore(engine: PostgresRecordEngine(configuration), migrations: migrations)
     }
 
+    /// Opens a ``/StrataRecords/RecordStore`` on PostgreSQL whose key-value values keep a store root's catalog
+    /// true (`Storage` opens its records tier so).
+    package static func store(_ configuration: PostgresConfiguration, placement: TierPlacement) throws -> RecordStore {
+        try RecordStore(engine: PostgresRecordEngine(configuration), placement: placement)
+    }
+
     /// Whether the database's default collation sorts text bytewise: the libc collation's name, and how the
     /// default collation (libc or ICU) really orders text, must both say so.
     static func sortsTextBytewise(on connection: PostgresConnection) throws -> Bool {

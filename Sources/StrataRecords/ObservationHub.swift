@@ -12,7 +12,7 @@ public struct RecordChange: Sendable, Hashable {
 }
 
 /// Delivers commits to subscribers: this store's at once, others' through the engine's watcher, which runs
-/// while anyone subscribes. Delivery is at least once: a local commit can also be seen by the watcher.
+/// while anyone subscribes and reports only commits this store did not make. Each commit arrives once.
 final class ObservationHub: Sendable {
     struct Subscriber {
         var collection: String?

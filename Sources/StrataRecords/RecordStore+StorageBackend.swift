@@ -16,7 +16,9 @@ extension RecordStore: StorageBackend {
 
     public func put(_ value: Data, for key: String) throws {
         try StoragePaths.validateKey(key, for: .records)
-        try engine.keyValue.put([UInt8](value), for: key, modified: Date().timeIntervalSince1970)
+        try placement.change(setting: [key]) { _, _ in
+            try engine.keyValue.put([UInt8](value), for: key, modified: Date().timeIntervalSince1970)
+        }
     }
 
     public func data(for key: String) throws -> Data? {
@@ -27,7 +29,7 @@ extension RecordStore: StorageBackend {
     @discardableResult
     public func delete(_ key: String) throws -> Bool {
         try StoragePaths.validateKey(key, for: .records)
-        return try engine.keyValue.remove(key)
+        return try placement.change(setting: [], removing: [key]) { _, _ in try engine.keyValue.remove(key) }
     }
 
     /// Removes the value and its bytes from the engine's files under the store root: with SQLite, the freed
@@ -36,7 +38,7 @@ extension RecordStore: StorageBackend {
     @discardableResult
     public func deleteSecurely(_ key: String) throws -> Bool {
         try StoragePaths.validateKey(key, for: .records)
-        return try engine.keyValue.removeSecurely(key)
+        return try placement.change(setting: [], removing: [key]) { _, _ in try engine.keyValue.removeSecurely(key) }
     }
 
     public func contains(_ key: String) throws -> Bool {

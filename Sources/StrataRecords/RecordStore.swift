@@ -29,6 +29,9 @@ public final class RecordStore: Sendable {
 
     let catalog = Mutex(Catalog())
     let observation = ObservationHub()
+    /// How changes of the store's key-value values (its ``/StrataCore/StorageBackend`` view) keep the store root's
+    /// catalog true.
+    let placement: TierPlacement
 
     /// Collections, relations and indexes declared in this process.
     struct Catalog {
@@ -43,8 +46,14 @@ public final class RecordStore: Sendable {
     ///     one transaction, in version order.
     /// - Throws: ``/StrataCore/StorageError`` `.unsupportedVersion` for a store newer than the migrations given, or
     ///   what a migration throws (the database is then unchanged).
-    public init(engine: any RecordEngine, migrations: [Migration] = []) throws {
+    public convenience init(engine: any RecordEngine, migrations: [Migration] = []) throws {
+        try self.init(engine: engine, migrations: migrations, placement: .unbound(.records))
+    }
+
+    /// Opens a store on `engine` whose key-value values keep a store root's catalog true through `placement`.
+    package init(engine: any RecordEngine, migrations: [Migration] = [], placement: TierPlacement) throws {
         self.engine = engine
+        self.placement = placement
         try Self.migrate(engine, migrations: migrations)
         let known = try engine.collectionNames()
         catalog.withLock { $0.collections = known }
@@ -75,10 +84,10 @@ public final class RecordStore: Sendable {
             throw StorageError(
                 .invalidArgument, "a store name is letters, digits and '_' (at most 64)", tier: .records, key: name)
         }
+        let path = try paths.path(for: name + ".sqlite", in: .records, createParents: true)
         try self.init(
-            path: try paths.path(for: name + ".sqlite", in: .records, createParents: true),
-            configuration: configuration,
-            migrations: migrations)
+            engine: try SQLiteRecordEngine(path: path, configuration: configuration), migrations: migrations,
+            placement: TierPlacement(.records, store: name, paths: paths, ledger: configuration.placement))
     }
 
     /// Where the SQLite store `name` of a root is (`<root>/records/<name>.sqlite`), whether or not it exists.

@@ -34,6 +34,10 @@ public struct RecordsConfiguration: Sendable {
     /// of a million records of ~130 bytes, so that a point get in such a store costs about what it costs in a
     /// small one once its pages have been read.
     public var pageCacheKibibytes = 262_144
+    /// The catalog the store reports the changes of its key-value values to when `Storage` opens it (see
+    /// ``/StrataCore/PlacementLedger``); `nil` for a store opened on its own, which finds the catalog of its root
+    /// itself.
+    package var placement: (any PlacementLedger)?
 
     /// Creates a configuration with the defaults described on each property.
     public init(

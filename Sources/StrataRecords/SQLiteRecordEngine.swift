@@ -305,22 +305,19 @@ public final class SQLiteRecordEngine: RecordEngine {
         }
     }
 
-    /// Polls `PRAGMA data_version` on a connection of its own: it changes when another connection commits.
+    /// Polls `PRAGMA data_version` on the writer connection: it changes when another connection commits, never for
+    /// this engine's own commits.
     public func watchExternalCommits(_ handler: @escaping @Sendable (String?) -> Void) -> @Sendable () -> Void {
         let stopped = Atomic<Bool>(false)
         let box = StopFlag(stopped)
         let interval = UInt32(max(10, configuration.observationIntervalMilliseconds)) * 1000
-        let (path, configuration) = (path, configuration)
-        let thread = Thread {
-            guard
-                let connection = try? SQLiteConnection(
-                    path: path, access: configuration.isReadOnly ? .queryOnly : .readWrite(create: false),
-                    configuration: configuration),
-                var version = try? connection.dataVersion()
-            else { return }
+        let thread = Thread { [weak self] in
+            // Asked on the writer: its `data_version` moves for every other connection's commit (other processes',
+            // other stores' on the file) and never for its own, which the store reports as they happen.
+            guard var version = try? self?.withWriter({ try $0.dataVersion() }) else { return }
             while !box.flag.load(ordering: .acquiring) {
                 usleep(interval)
-                guard let now = try? connection.dataVersion(), now != version else { continue }
+                guard let now = try? self?.withWriter({ try $0.dataVersion() }), now != version else { continue }
                 version = now
                 if !box.flag.load(ordering: .acquiring) { handler(nil) }
             }

@@ -47,32 +47,34 @@ extension SecretStore {
         let folder = try keyringFolder()
         let lock = keyringLock(in: folder)
         // Exclusive, as for one item: the manifest is read, changed and written back after the items.
-        try lock.withLock(.exclusive, timeout: configuration.lockTimeout) {
-            let now = Date()
-            // Sealed under the key the manifest is tagged under (see ``store(_:identity:label:replacing:...)``).
-            let (manifest, owner) = try timer.time("read manifest") { try currentManifest(in: folder) }
-            // Sealed first, on every core: each item is read (for its creation date and label) and sealed on its
-            // own, and only the files' creation, which the folder serializes, is left to the write below.
-            let sealed = try timer.time("read and seal") {
-                try Self.concurrently(items.count) { [items] index in
-                    let item = items[index]
-                    // Keep the creation date (and label) of an item being replaced, when its attributes can be read.
-                    let existing = try? locate(item.identity, in: folder, value: false, manifest: manifest)
-                    let record = newRecord(
-                        item.identity, size: item.write.value.count, label: item.write.label,
-                        replacing: existing?.record, fileName: item.fileName, in: manifest, now: now)
-                    let file = try sealedFile(
-                        item.write.value, as: record, accessibility: item.write.accessibility,
-                        keyringID: item.keyringID,
-                        key: sealingKey(item.write.accessibility, of: owner), fileName: item.fileName)
-                    return (
-                        item.fileName, file, record.modified,
-                        existing.flatMap { $0.fileName != item.fileName ? $0.fileName : nil },
-                        !item.write.accessibility.isThisDeviceOnly
-                    )
+        try reportingChange(setting: items.map(\.identity)) {
+            try lock.withLock(.exclusive, timeout: configuration.lockTimeout) {
+                let now = Date()
+                // Sealed under the key the manifest is tagged under (see ``store(_:identity:label:replacing:...)``).
+                let (manifest, owner) = try timer.time("read manifest") { try currentManifest(in: folder) }
+                // Sealed first, on every core: each item is read (for its creation date and label) and sealed on its
+                // own, and only the files' creation, which the folder serializes, is left to the write below.
+                let sealed = try timer.time("read and seal") {
+                    try Self.concurrently(items.count) { [items] index in
+                        let item = items[index]
+                        // Keep the creation date (and label) of an item being replaced, when its attributes can be read.
+                        let existing = try? locate(item.identity, in: folder, value: false, manifest: manifest)
+                        let record = newRecord(
+                            item.identity, size: item.write.value.count, label: item.write.label,
+                            replacing: existing?.record, fileName: item.fileName, in: manifest, now: now)
+                        let file = try sealedFile(
+                            item.write.value, as: record, accessibility: item.write.accessibility,
+                            keyringID: item.keyringID,
+                            key: sealingKey(item.write.accessibility, of: owner), fileName: item.fileName)
+                        return (
+                            item.fileName, file, record.modified,
+                            existing.flatMap { $0.fileName != item.fileName ? $0.fileName : nil },
+                            !item.write.accessibility.isThisDeviceOnly
+                        )
+                    }
                 }
+                try writeItems(sealed, in: folder, manifest: manifest, owner: owner, now: now, timer: timer)
             }
-            try writeItems(sealed, in: folder, manifest: manifest, owner: owner, now: now, timer: timer)
         }
     }
 

@@ -30,15 +30,18 @@ extension SecretStore {
         let keyringID = try classKey(accessibility, writing: true).0
         let fileName = try self.fileName(identity)
         let folder = try keyringFolder()
+        // The key's catalog lock first, then the keyring's: the order of every change that goes through the catalog.
         // Exclusive: the manifest is read, changed and written back after the item.
-        try keyringLock(in: folder).withLock(.exclusive, timeout: configuration.lockTimeout) {
-            // Read once: no other writer changes it while the lock is held.
-            let manifest = try currentManifest(in: folder)
-            // Keep the creation date (and label) of an item being replaced, when its attributes can be read.
-            let existing = try? locate(identity, in: folder, value: false, manifest: manifest.manifest)
-            try store(
-                value, identity: identity, label: label, replacing: existing, accessibility: accessibility,
-                keyringID: keyringID, fileName: fileName, in: folder, manifest: manifest)
+        try reportingChange(setting: [identity]) {
+            try keyringLock(in: folder).withLock(.exclusive, timeout: configuration.lockTimeout) {
+                // Read once: no other writer changes it while the lock is held.
+                let manifest = try currentManifest(in: folder)
+                // Keep the creation date (and label) of an item being replaced, when its attributes can be read.
+                let existing = try? locate(identity, in: folder, value: false, manifest: manifest.manifest)
+                try store(
+                    value, identity: identity, label: label, replacing: existing, accessibility: accessibility,
+                    keyringID: keyringID, fileName: fileName, in: folder, manifest: manifest)
+            }
         }
     }
 
@@ -61,13 +64,15 @@ extension SecretStore {
         let keyringID = try classKey(accessibility, writing: true).0
         let fileName = try self.fileName(identity)
         let folder = try keyringFolder()
-        return try keyringLock(in: folder).withLock(.exclusive, timeout: configuration.lockTimeout) {
-            let existing = try locate(identity, in: folder, value: true)
-            let value = try transform(existing?.secret)
-            try store(
-                value, identity: identity, label: nil, replacing: existing, accessibility: accessibility,
-                keyringID: keyringID, fileName: fileName, in: folder)
-            return value
+        return try reportingChange(setting: [identity]) {
+            try keyringLock(in: folder).withLock(.exclusive, timeout: configuration.lockTimeout) {
+                let existing = try locate(identity, in: folder, value: true)
+                let value = try transform(existing?.secret)
+                try store(
+                    value, identity: identity, label: nil, replacing: existing, accessibility: accessibility,
+                    keyringID: keyringID, fileName: fileName, in: folder)
+                return value
+            }
         }
     }
 
@@ -116,25 +121,27 @@ extension SecretStore {
         let identity = try checkedIdentity(service: service, account: account)
         let name = try fileName(identity)
         let folder = try keyringFolder()
-        return try keyringLock(in: folder).withLock(.exclusive, timeout: configuration.lockTimeout) {
-            // The manifest first: a process whose key was rotated away deletes nothing it cannot record.
-            let manifest = try currentManifest(in: folder).manifest
-            if manifest.inlineItem(name) != nil {
-                // The item lives in the manifest: its tombstone is its deletion, one replacement of the manifest;
-                // a file of its name (a leftover) goes after, and reads as deleted if a crash leaves it.
-                try recordDeletions([name], in: folder)
-                _ = try unlinkItemFile(name, in: folder)
-                return true
+        return try reportingChange(removing: [identity]) {
+            try keyringLock(in: folder).withLock(.exclusive, timeout: configuration.lockTimeout) {
+                // The manifest first: a process whose key was rotated away deletes nothing it cannot record.
+                let manifest = try currentManifest(in: folder).manifest
+                if manifest.inlineItem(name) != nil {
+                    // The item lives in the manifest: its tombstone is its deletion, one replacement of the manifest;
+                    // a file of its name (a leftover) goes after, and reads as deleted if a crash leaves it.
+                    try recordDeletions([name], in: folder)
+                    _ = try unlinkItemFile(name, in: folder)
+                    return true
+                }
+                var removed: [String] = []
+                if try removeItemFile(name, in: folder) { removed.append(name) }
+                if identity.legacyNameMessage != nil, let legacy = try locate(identity, in: folder, value: false),
+                    try removeItemFile(legacy.fileName, in: folder)
+                {
+                    removed.append(legacy.fileName)
+                }
+                try recordDeletions(removed, in: folder)
+                return !removed.isEmpty
             }
-            var removed: [String] = []
-            if try removeItemFile(name, in: folder) { removed.append(name) }
-            if identity.legacyNameMessage != nil, let legacy = try locate(identity, in: folder, value: false),
-                try removeItemFile(legacy.fileName, in: folder)
-            {
-                removed.append(legacy.fileName)
-            }
-            try recordDeletions(removed, in: folder)
-            return !removed.isEmpty
         }
     }
 

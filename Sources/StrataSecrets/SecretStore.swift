@@ -39,6 +39,8 @@ public final class SecretStore: Sendable {
     var keyringPath: String { directory + "/keyring.json" }
     /// The store root: every file operation opens the keyring folder from it by descriptor.
     let paths: StoragePaths
+    /// How changes of `Storage`'s items keep the store root's catalog true (``reportingChange(setting:removing:_:)``).
+    let placement: TierPlacement
 
     /// The keyring folder (0700 whatever the sharing), opened from the root, never through a link.
     /// - Throws: ``/StrataCore/StorageError`` `.notFound` when it does not exist (and `create` is `false`).
@@ -129,6 +131,7 @@ public final class SecretStore: Sendable {
         self.configuration = configuration
         self.paths = paths
         self.directory = paths.root + "/" + Tier.secrets.directoryName + "/" + keyring
+        self.placement = try TierPlacement(.secrets, store: keyring, paths: paths, ledger: configuration.placement)
         if let folder = try existingKeyringFolder() { AtomicFile.removeStaleTemporaries(in: folder) }
     }
 

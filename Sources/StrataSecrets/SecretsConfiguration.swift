@@ -44,6 +44,10 @@ public struct SecretsConfiguration: Sendable {
     /// and tags the whole manifest, so this bounds what a write of any item costs on top of its own. The default
     /// is 256 KiB (about a thousand tokens).
     public var inlineTotalLimit: Int
+    /// The catalog the keyring reports changes of `Storage`'s items to when `Storage` opens it (see
+    /// ``/StrataCore/PlacementLedger``); `nil` for a keyring opened on its own, which finds the catalog of its root
+    /// itself.
+    package var placement: (any PlacementLedger)?
 
     /// Creates a configuration with the defaults described on each property.
     public init(

@@ -1,10 +1,12 @@
 // strata-torture: abuses every tier on purpose and prints what survived.
 //
 //   strata-torture --quick                 a bounded run for the test suite (seconds)
-//   strata-torture [--kills 200] [--hostile 1000] [--contention 250] [--seed N]   the long run
+//   strata-torture [--kills 200] [--hostile 1000] [--contention 250] [--mixed 400] [--seed N]   the long run
 //
 // Scenarios: kill (a child writes and acknowledges; SIGKILL at seeded random moments; every acknowledged
-// write is checked), contention (4 processes × M read-modify-writes of one counter), faults (ENOSPC, EIO, EINTR
+// write is checked), contention (4 processes × M read-modify-writes of one counter), mixed (Storage, tiers' own
+// APIs and the strata tool writing the same keys from 4 processes: no stale read, no copy left in two tiers, no
+// acknowledged write lost; see Mixed.swift), faults (ENOSPC, EIO, EINTR
 // and short writes at every system call of one write), hostile (damaged files of every format we read, fed to
 // their readers in a child process so a crash is counted, not fatal).
 import Foundation
@@ -28,6 +30,11 @@ do {
     case "child-write": try childWrite(tier: arguments[1], root: arguments[2], start: Int(arguments[3]) ?? 0)
     case "child-contend":
         try childContend(tier: arguments[1], root: arguments[2], count: Int(arguments[3]) ?? 1)
+        exit(0)
+    case "child-mixed":
+        try childMixed(
+            role: MixedRole(rawValue: arguments[1]) ?? .storage, root: arguments[2], id: Int(arguments[3]) ?? 0,
+            operations: Int(arguments[4]) ?? 1, tool: arguments[5])
         exit(0)
     case "child-hostile":
         try childHostile(format: arguments[1], count: Int(arguments[2]) ?? 10, seed: UInt64(arguments[3]) ?? 1)
@@ -119,6 +126,17 @@ for tier in tiers {
     }
     rows.append(tally)
     say("  contention \(tier): 4 × \(contention) → \(final)")
+}
+
+// Mixed writers: Storage, tiers' own APIs and the tool on the same keys.
+do {
+    var tally = Tally(scenario: "mixed", tier: "all")
+    let operations = option("--mixed", quick ? 40 : 400)
+    try mixedScenario(operations: operations, tally: &tally)
+    rows.append(tally)
+    say(
+        "  mixed: 4 × \(operations) operations, \(tally.rounds) acknowledged, \(tally.faults) tier writes refused, "
+            + "\(tally.lost) stale or lost")
 }
 
 // Faults.

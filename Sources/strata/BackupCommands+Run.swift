@@ -21,17 +21,24 @@ extension BackupCommands {
             return backup
         }
         let summary = backup.snapshot
+        let missing = backup.capture.missingKeys
         if parsed.has(JSONOutput.option.name) {
             guard case .object(var members) = json(summary) else { return }
             members["omissions"] = .array(backup.capture.omissions.map { .string($0.description) })
+            members["missing"] = .integer(Int64(missing.count))
+            members["missingKeys"] = .array(missing.map { .string($0) })
             return JSONOutput.print(.object(members))
         }
         print(
             "snapshot \(summary.id.prefix(12)) saved: \(summary.fileCount) files, "
                 + "\(ProgressReporter.bytes(Int(summary.totalSize))); \(summary.reusedFiles) unchanged, "
-                + "\(ProgressReporter.bytes(Int(summary.addedBytes))) written")
+                + "\(ProgressReporter.bytes(Int(summary.addedBytes))) written"
+                + (missing.isEmpty ? "" : "; \(missing.count) missing"))
         for omission in backup.capture.omissions {
             print(omission.description)
+        }
+        for key in missing {
+            print("missing: \(key.escapedForDisplay): the catalog names it and no tier holds it; left out")
         }
     }
 
@@ -92,7 +99,11 @@ extension BackupCommands {
         if !report.uncheckedKeys.isEmpty {
             line += ", \(report.uncheckedKeys.count) secrets present but not read (no STRATA_SECRETS_KEY)"
         }
+        if !report.missingKeys.isEmpty { line += "; \(report.missingKeys.count) missing" }
         print(line)
+        for key in report.missingKeys {
+            print("missing: \(key.escapedForDisplay): the snapshot's catalog names it and holds no value; left out")
+        }
     }
 
     /// `strata forget --repo DIR --keep-… N [--dry-run]`.

@@ -15,9 +15,9 @@ enum CommandLineTool {
     ]
     static let commands: [CommandSpec] =
         [
-            DemoCommand.spec, InitCommand.spec, SelectCommand.spec, InspectCommand.inspect, InspectCommand.verify,
-            LintCommand.spec,
-        ] + BackupCommands.specs + [CompletionCommand.spec, versionSpec]
+            DemoCommand.spec, InitCommand.spec, SelectCommand.spec,
+        ] + StorageCommands.specs + [InspectCommand.inspect, InspectCommand.verify, LintCommand.spec]
+        + BackupCommands.specs + [CompletionCommand.spec, versionSpec]
         + groups.map { CommandSpec(name: $0.name, summary: $0.summary, usage: "\($0.name) <command>") }
 
     static var overview: String {
@@ -69,6 +69,8 @@ enum CommandLineTool {
             case InspectCommand.verify.name: try InspectCommand.runVerify(rest)
             case LintCommand.spec.name: try LintCommand.run(rest)
             case CompletionCommand.spec.name: try CompletionCommand.run(rest)
+            case let name where StorageCommands.specs.contains(where: { $0.name == name }):
+                try StorageCommands.run(StorageCommands.specs.first { $0.name == name }!, rest)
             case let name where BackupCommands.specs.contains(where: { $0.name == name }):
                 try BackupCommands.run(BackupCommands.specs.first { $0.name == name }!, rest)
             case versionSpec.name:

@@ -6,7 +6,7 @@ import Strata
 enum InputFile {
     /// The contents of the file at `path`.
     /// - Throws: ``StorageError`` from ``unreadable(_:tier:key:)`` when it cannot be read.
-    static func contents(_ path: String, tier: Tier, key: String? = nil) throws -> Data {
+    static func contents(_ path: String, tier: Tier? = nil, key: String? = nil) throws -> Data {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw unreadable(path, tier: tier, key: key)
         }
@@ -15,7 +15,7 @@ enum InputFile {
 
     /// A handle that reads the file at `path` (a folder is refused before it is opened: reading one fails late).
     /// - Throws: ``StorageError`` from ``unreadable(_:tier:key:)`` when it cannot be read.
-    static func handle(_ path: String, tier: Tier, key: String? = nil) throws -> FileHandle {
+    static func handle(_ path: String, tier: Tier? = nil, key: String? = nil) throws -> FileHandle {
         var isFolder: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isFolder)
         guard !(exists && isFolder.boolValue), let handle = FileHandle(forReadingAtPath: path) else {
@@ -26,7 +26,7 @@ enum InputFile {
 
     /// The error for an input file that could not be read: `not-found` when nothing is there, `invalid-argument`
     /// for a folder, `permission-denied` otherwise.
-    static func unreadable(_ path: String, tier: Tier, key: String? = nil) -> StorageError {
+    static func unreadable(_ path: String, tier: Tier?, key: String? = nil) -> StorageError {
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
             return StorageError(

@@ -54,6 +54,18 @@ enum JSONOutput {
 }
 
 extension JSONOutput {
+    /// Where a key lives: `{"key", "tier", "backend", "rule", "kind", "size", "modified", "contentType"}` (`kind` and
+    /// `contentType` null when unknown, `modified` ISO 8601).
+    static func location(_ location: StorageLocation) -> JSONValue {
+        .object([
+            "key": .string(location.key), "tier": .string(location.tier.rawValue), "backend": .string(location.backend),
+            "rule": .string(location.ruleID), "kind": location.kind.map { .string($0.rawValue) } ?? .null,
+            "size": .integer(Int64(location.size)),
+            "modified": .string(ISO8601DateFormatter().string(from: location.modified)),
+            "contentType": location.contentType.map { .string($0) } ?? .null,
+        ])
+    }
+
     /// A defaults entry: `{"key": K, "type": T, "value": V}`.
     static func entry(_ key: String, _ value: PropertyListValue) -> JSONValue {
         .object(["key": .string(key), "type": .string(value.typeName), "value": json(value)])

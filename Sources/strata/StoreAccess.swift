@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import Synchronization
 
 /// The options every tier verb shares, and how they open the store: as its configuration file
 /// (`<root>/strata.conf`) says, explicit options winning.
@@ -12,10 +13,34 @@ enum StoreAccess {
             "Read the passphrase from FILE, mode 0600 (else STRATA_PASSPHRASE, else the terminal)."),
     ]
 
-    /// The store at `--root` or `STRATA_ROOT`, checked for `use` (see ``StoreRoot/paths(_:for:positional:)``).
+    /// The store at `--root` or `STRATA_ROOT`, checked for `use` (see ``StoreRoot/paths(_:for:positional:)``). For a
+    /// write, the store's catalog (when it has one) is opened as the ledger of the tier stores the verb opens, so
+    /// that what the verb changes keeps the catalog true (see `Documentation/Storage.md`, "Writing through a tier's
+    /// own API").
     static func paths(_ parsed: ParsedArguments, for use: StoreRoot.Use) throws -> StoragePaths {
-        try StoreRoot.paths(parsed, for: use)
+        let paths = try StoreRoot.paths(parsed, for: use)
+        if use == .write { _ = try ledger(for: paths) }
+        return paths
     }
+
+    /// Opens the catalog of the store the verb names as the ledger of its changes (see ``ledger(for:)``), for a verb
+    /// that changes the store while it opens it only to read (a delete needs no `--create`).
+    static func reportChanges(_ parsed: ParsedArguments) throws {
+        _ = try ledger(for: StoreRoot.paths(parsed, for: .read))
+    }
+
+    /// The catalog of the store at `paths` as the ledger of the verb's writes (`nil` when the store has none), opened
+    /// once and kept until the tool exits: tier stores on the root find it by themselves, those on a server (S3,
+    /// PostgreSQL) are given it.
+    static func ledger(for paths: StoragePaths) throws -> (any PlacementLedger)? {
+        if let known = ledgers.withLock({ $0[paths.root] }) { return known }
+        let opened = try Storage.catalogLedger(for: paths)
+        ledgers.withLock { $0[paths.root] = .some(opened) }
+        return opened
+    }
+
+    /// The ledgers opened, by root (the registry holds them weakly).
+    private static let ledgers = Mutex<[String: (any PlacementLedger)?]>([:])
 
     /// The store's configuration: its `strata.conf`, else the built-in one.
     /// - Throws: ``StorageError`` (with the file's path and line) for a bad or newer file.
@@ -72,9 +97,20 @@ enum StoreAccess {
     /// The file tier: on S3 when `--url` is an `s3://` URL, or the root's configuration puts the files tier there,
     /// or (without a configuration that says otherwise) `STRATA_FILES_URL` is one; else the folder under the root,
     /// or `nil` when a read verb finds none (it is not created for a read).
-    static func files(_ parsed: ParsedArguments, for use: StoreRoot.Use) throws -> FileStore? {
+    /// - Parameter reportingChanges: Whether the verb changes files, which the store's catalog then records. The
+    ///   default is `use == .write`.
+    static func files(_ parsed: ParsedArguments, for use: StoreRoot.Use, reportingChanges: Bool? = nil) throws
+        -> FileStore?
+    {
+        let reportingChanges = reportingChanges ?? (use == .write)
         if let location = try filesLocation(parsed, for: use) {
-            return try Storage.s3FileStore(location) { try SecretsAccess.open(parsed, for: .read) }
+            var configuration = FilesConfiguration()
+            if reportingChanges, try StoreRoot.path(parsed) != nil {
+                configuration.placement = try ledger(for: paths(parsed, for: use))
+            }
+            return try Storage.s3FileStore(location, configuration: configuration) {
+                try SecretsAccess.open(parsed, for: .read)
+            }
         }
         let paths = try self.paths(parsed, for: use)
         guard use == .write || FileManager.default.fileExists(atPath: paths.directoryPath(for: .files)) else {

@@ -84,6 +84,7 @@ enum DefaultsCommands {
             CommandLineTool.printError(try DefaultsValueText.note(key: arguments[0], value: value))
         case "delete":
             let key = try parsed.positionals(1, "KEY")[0]
+            try StoreAccess.reportChanges(parsed)
             guard try StoreAccess.defaultsSnapshot(parsed)[ExactString(key)] != nil,
                 try open(parsed, for: .read).removeObject(forKey: key)
             else {
@@ -220,6 +221,7 @@ enum SecretsCommands {
                 accessibility: accessibility)
         case "delete":
             let arguments = try parsed.positionals(2, "SERVICE ACCOUNT")
+            try StoreAccess.reportChanges(parsed)
             guard try SecretsAccess.open(parsed, for: .read).delete(service: arguments[0], account: arguments[1]) else {
                 throw SecretsCommands.noItem(service: arguments[0], account: arguments[1])
             }
@@ -435,7 +437,12 @@ enum FilesCommands {
 
     static func run(_ spec: CommandSpec, _ parsed: ParsedArguments) throws {
         let use: StoreRoot.Use = spec.name == "put" || spec.name == "import" ? .write : .read
-        guard let files = try StoreAccess.files(parsed, for: use) else { return try runWithoutFiles(spec, parsed) }
+        // `rm` changes the store, which it opens only to read (a delete needs no --create).
+        let changes = use == .write || spec.name == "rm"
+        if changes, try StoreRoot.path(parsed) != nil { try StoreAccess.reportChanges(parsed) }
+        guard let files = try StoreAccess.files(parsed, for: use, reportingChanges: changes) else {
+            return try runWithoutFiles(spec, parsed)
+        }
         switch spec.name {
         case "ls":
             let keys = try files.list(prefix: try parsed.optionalPositional("PREFIX") ?? "")

@@ -33,9 +33,13 @@ func runCaptureMode(_ arguments: [String]) throws -> Bool {
 
 /// The descriptor that sends a writer's value to each tier.
 let captureWriterDescriptors: [(Tier, DataDescriptor)] = [
-    (.defaults, DataDescriptor(kind: .preference, estimatedSize: 256)),
-    (.records, DataDescriptor(kind: .structured, estimatedSize: 256, isQueried: true)),
-    (.files, DataDescriptor(kind: .file, estimatedSize: 256, contentType: "application/octet-stream")),
+    (.defaults, DataDescriptor(kind: .preference, estimatedSize: 256, allowsPlaintext: true)),
+    (.records, DataDescriptor(kind: .structured, estimatedSize: 256, isQueried: true, allowsPlaintext: true)),
+    (
+        .files,
+        DataDescriptor(
+            kind: .file, estimatedSize: 256, contentType: "application/octet-stream", allowsPlaintext: true)
+    ),
     (.secrets, DataDescriptor(kind: .credential, estimatedSize: 256)),
 ]
 

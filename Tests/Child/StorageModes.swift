@@ -30,6 +30,9 @@ func runStorageMode(_ arguments: [String]) throws -> Bool {
             }
         }
         say("done")
+    case "tier-churn":
+        // tier-churn ROOT: run TierChurn's operations from the first, `ack N` after each (durable), forever.
+        try runTierChurn(Storage(root: arguments[1]))
     case "storage-put":
         // storage-put ROOT KEY VALUE: set the string VALUE (a preference), flush the defaults tier, say `ack`.
         let storage = try Storage(root: arguments[1])
@@ -40,4 +43,21 @@ func runStorageMode(_ arguments: [String]) throws -> Bool {
         return false
     }
     return true
+}
+
+/// Runs ``TierChurn``'s operations on `storage`, each made durable and acknowledged, until killed.
+func runTierChurn(_ storage: Storage) throws {
+    var index = 0
+    while true {
+        let key = TierChurn.key(index)
+        let value = TierChurn.value(index)
+        switch TierChurn.operation(index) {
+        case .storagePut(let tier): try storage.put(value, for: key, as: TierChurn.descriptor(for: tier))
+        case .tierPut: try storage.writeThroughTier(value, for: key)
+        case .tierDelete: try storage.writeThroughTier(nil, for: key)
+        }
+        try storage.defaults.flush()
+        say("ack \(index)")
+        index += 1
+    }
 }

@@ -53,7 +53,6 @@ func runLateDefaultsWrite(root: String, key: String, value: String, go: String) 
     let storage = try Storage(root: root)
     var configuration = Storage.defaultsConfiguration(storage.configuration)
     configuration.durability = .coalesced(.seconds(60))
-    configuration.placementCheck = storage.catalog.placementCheck(for: .defaults)
     let (paths, suite, late) = (storage.paths, storage.configuration.defaults.suite, configuration)
     storage.registry.register(.defaults, name: "plist") { _ in
         try DefaultsStore(suite: suite, paths: paths, configuration: late)

@@ -1,5 +1,6 @@
 import Foundation
 import StrataTestSupport
+import Synchronization
 import Testing
 
 @testable import StrataCore
@@ -160,25 +161,35 @@ struct StorageCatalogTests {
         for (key, stripe) in known { #expect(CatalogLocks.stripe(of: key) == stripe, "\(key)") }
     }
 
-    /// The placement check claims exactly the key whose lock this instance holds: not another key of the same
-    /// stripe, not a canonically equivalent spelling, and nothing once the lock is released.
-    @Test func placementCheckClaimsOnlyTheLockedKey() throws {
+    /// Only the thread inside `withKeyLock` for a key holds it: not for another key of the same stripe, not for a
+    /// canonically equivalent spelling, not on another thread, not once released. Every thread sees the key as being
+    /// changed meanwhile, and `withKeyLocks` on the same thread does not wait for the stripe it holds.
+    @Test func onlyTheLockingThreadHoldsTheKey() throws {
         let catalog = try StorageCatalog(root: directory.path)
-        let check = catalog.placementCheck(for: .defaults)
         #expect(CatalogLocks.stripe(of: "key-0") == CatalogLocks.stripe(of: "key-20"))
         try catalog.withKeyLock("key-0") {
-            #expect(check.claims("key-0"))
-            #expect(try check.isPlaced("key-0"))
-            #expect(!check.claims("key-20"))
-            #expect(try !check.isPlaced("key-20"))
-            try catalog.withKeyLock("caf\u{E9}") {
-                #expect(check.claims("caf\u{E9}") && check.claims("key-0"))
-                #expect(!check.claims("cafe\u{301}"))
+            #expect(catalog.isLockedByCurrentThread("key-0"))
+            #expect(!catalog.isLockedByCurrentThread("key-20"))
+            #expect(try catalog.keyPlacement(of: "key-0").isBeingChanged)
+            #expect(try !catalog.keyPlacement(of: "key-20").isBeingChanged)
+            let seenElsewhere = Mutex<(held: Bool, changing: Bool)?>(nil)
+            let thread = Thread {
+                let changing = (try? catalog.keyPlacement(of: "key-0").isBeingChanged) ?? false
+                seenElsewhere.withLock { $0 = (catalog.isLockedByCurrentThread("key-0"), changing) }
             }
-            #expect(!check.claims("caf\u{E9}"))
+            thread.start()
+            while seenElsewhere.withLock({ $0 }) == nil { usleep(1000) }
+            #expect(seenElsewhere.withLock { $0! } == (false, true))
+            try catalog.withKeyLock("caf\u{E9}") {
+                #expect(catalog.isLockedByCurrentThread("caf\u{E9}") && catalog.isLockedByCurrentThread("key-0"))
+                #expect(!catalog.isLockedByCurrentThread("cafe\u{301}"))
+            }
+            #expect(!catalog.isLockedByCurrentThread("caf\u{E9}"))
+            #expect(try catalog.withKeyLocks(["key-20", "caf\u{E9}"]) { catalog.isLockedByCurrentThread("key-0") })
         }
-        #expect(!check.claims("key-0"))
-        #expect(try catalog.withKeyLockIfFree("key-20") { check.claims("key-20") } == true)
-        #expect(!check.claims("key-20"))
+        #expect(!catalog.isLockedByCurrentThread("key-0"))
+        #expect(try !catalog.keyPlacement(of: "key-0").isBeingChanged)
+        #expect(try catalog.withKeyLockIfFree("key-20") { catalog.isLockedByCurrentThread("key-20") } == true)
+        #expect(!catalog.isLockedByCurrentThread("key-20"))
     }
 }

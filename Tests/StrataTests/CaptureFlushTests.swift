@@ -14,8 +14,18 @@ struct CaptureFlushTests {
         defer { FaultInjector.shared.reset() }
         let root = directory.appending("store")
         let storage = try openStorage(root)
+        // The suite writes a minute late, so the set below is still pending when the capture starts.
+        var late = Storage.defaultsConfiguration(storage.configuration)
+        late.durability = .coalesced(.seconds(60))
+        let (paths, configuration) = (storage.paths, late)
+        storage.registry.register(.defaults, name: "plist") { _ in
+            try DefaultsStore(suite: "standard", paths: paths, configuration: configuration)
+        }
         try storage.set("kept", for: "flushed.before")
+        try storage.set("early", for: "coalesced.only")
         try storage.backend(for: .defaults).flush()
+        // A put that stays in defaults is written after the tier's delay (a new key is written before it is
+        // recorded).
         try storage.set("late", for: "coalesced.only")
         FaultInjector.shared.inject(.error(ENOSPC), on: .rename, pathContaining: root + "/defaults")
         let failed = try FolderCapture(folder: directory.appending("failed"))

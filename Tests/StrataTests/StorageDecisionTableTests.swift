@@ -98,7 +98,7 @@ struct StorageDecisionTableTests {
         let key = "pair/value"
         for (round, (storage, tier)) in [(first, from), (second, to), (first, from), (second, to)].enumerated() {
             let value = Data("round \(round) in \(tier.rawValue)".utf8)
-            let descriptor = descriptorForTier[tier]!
+            let descriptor = descriptorForTier[tier]!.allowingPlaintext
             let selection = try storage.put(value, for: key, as: descriptor)
             #expect(selection.tier == tier)
             #expect(try tiersHolding(key, in: storage) == [tier], "round \(round)")

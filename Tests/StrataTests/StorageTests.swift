@@ -22,6 +22,16 @@ let descriptorForTier: [Tier: DataDescriptor] = [
     .files: DataDescriptor(kind: .file, estimatedSize: 16, contentType: "application/pdf"),
 ]
 
+extension DataDescriptor {
+    /// This descriptor, allowed to replace a credential in a tier that stores plaintext: for tests that move a key
+    /// through every tier on purpose.
+    var allowingPlaintext: DataDescriptor {
+        var copy = self
+        copy.allowsPlaintext = true
+        return copy
+    }
+}
+
 /// Opens a store whose secrets tier is unlocked with the test key (``testSecretsKey``).
 func openStorage(_ root: String) throws -> Storage {
     try Storage(root: root, secretsKey: testSecretsKey)
@@ -78,11 +88,11 @@ struct StorageTests {
         let key = "moving/\(from.rawValue.prefix(1))-\(to.rawValue.prefix(1))"
         try storage.put(Data("first".utf8), for: key, as: descriptorForTier[from]!)
         #expect(try tiersHolding(key, in: storage) == [from])
-        try storage.put(Data("second".utf8), for: key, as: descriptorForTier[to]!)
+        try storage.put(Data("second".utf8), for: key, as: descriptorForTier[to]!.allowingPlaintext)
         #expect(try tiersHolding(key, in: storage) == [to])
         #expect(try storage.data(for: key) == Data("second".utf8))
         #expect(try storage.location(of: key)?.tier == to)
-        let back = try storage.move(key, to: from)
+        let back = try storage.move(key, to: from, allowingPlaintext: true)
         #expect(back.tier == from && back.ruleID == "move")
         #expect(try tiersHolding(key, in: storage) == [from])
         #expect(try storage.data(for: key) == Data("second".utf8))
@@ -123,11 +133,11 @@ struct StorageTests {
         }
     }
 
-    /// Delete removes every copy: the catalogued one and any a tier's own API wrote.
+    /// Delete removes every copy: the catalogued one and any that something outside Strata wrote.
     @Test func deleteRemovesEveryCopy() throws {
         let storage = try openStorage(root)
         try storage.put(Data("a".utf8), for: "twice", as: descriptorForTier[.defaults]!)
-        try storage.backend(for: .files).put(Data("stray".utf8), for: "twice")
+        try OutsideHands.writeFile("twice", Data("stray".utf8), root: root)
         #expect(try storage.delete("twice"))
         #expect(try tiersHolding("twice", in: storage).isEmpty)
         #expect(try storage.data(for: "twice") == nil)

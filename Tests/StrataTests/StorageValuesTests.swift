@@ -163,7 +163,7 @@ struct StorageValuesTests {
         try sample.set(in: storage, key: key)
         #expect(try sample.readsBack(from: storage, key: key))
         for tier in [Tier.secrets, .files, .records, .defaults, .files, .defaults] {
-            try storage.move(key, to: tier)
+            try storage.move(key, to: tier, allowingPlaintext: true)
             #expect(try tiersHolding(key, in: storage) == [tier])
             #expect(try sample.readsBack(from: storage, key: key), "in \(tier)")
         }
@@ -175,7 +175,7 @@ struct StorageValuesTests {
         try storage.set("tok_live_8c1f", for: "session", as: DataDescriptor(kind: .credential, estimatedSize: 13))
         #expect(try tiersHolding("session", in: storage) == [.secrets])
         #expect(try storage.value(String.self, for: "session") == "tok_live_8c1f")
-        try storage.move("session", to: .defaults)
+        try storage.move("session", to: .defaults, allowingPlaintext: true)
         #expect(try storage.defaults.object(forKey: "session") == .string("tok_live_8c1f"), "a string again, not data")
     }
 
@@ -194,7 +194,7 @@ struct StorageValuesTests {
         try storage.defaults.set(.data(Data([0xFF, 0])), forKey: "theme")
         try storage.move("theme", to: .secrets)
         #expect(try storage.value(Data.self, for: "theme") == Data([0xFF, 0]))
-        try storage.move("theme", to: .defaults)
+        try storage.move("theme", to: .defaults, allowingPlaintext: true)
         #expect(try storage.defaults.object(forKey: "theme") == .data(Data([0xFF, 0])))
     }
 
@@ -202,7 +202,7 @@ struct StorageValuesTests {
         let storage = try openStorage(root)
         try storage.set("dark", for: "selectedTheme")
         for tier in [Tier.defaults, .secrets, .files, .records] {
-            if tier != .defaults { try storage.move("selectedTheme", to: tier) }
+            if tier != .defaults { try storage.move("selectedTheme", to: tier, allowingPlaintext: true) }
             let error = try #require(throws: StorageError.self) { try storage.value(Int.self, for: "selectedTheme") }
             #expect(error.code == .typeMismatch)
             #expect(error.message.contains("string"))

@@ -1,0 +1,95 @@
+import StrataCore
+
+/// A store's catalog as the ledger of the tier stores on its root (see ``/StrataCore/PlacementLedger``): a change
+/// made through a tier's own API is refused when the catalog places the key in another tier, and a removal takes the
+/// key's placement with it. The rule, and why it refuses rather than moves: `Documentation/Storage.md`, "Writing
+/// through a tier's own API".
+final class CatalogPlacement: PlacementLedger {
+    let catalog: StorageCatalog
+    /// The store of each tier whose keys the catalog places (a suite, keyring, record store).
+    let stores: [Tier: String]
+
+    init(catalog: StorageCatalog, configuration: StoreConfiguration) {
+        self.catalog = catalog
+        self.stores = Dictionary(uniqueKeysWithValues: Tier.allCases.map { ($0, configuration.placedStore(of: $0)) })
+    }
+
+    func places(_ tier: Tier, store name: String) -> Bool {
+        tier == .files || stores[tier].map { ExactString($0) == ExactString(name) } == true
+    }
+
+    func change<T>(
+        _ tier: Tier, setting: [String], removing: [String], _ body: (_ claimed: Set<ExactString>) throws -> T
+    ) throws -> T {
+        let keys = setting + removing
+        // A `Storage` operation on this thread writing its key through the tier records the result itself.
+        if !keys.isEmpty, keys.allSatisfy(catalog.isLockedByCurrentThread) {
+            return try body(Set(setting.map { ExactString($0) }))
+        }
+        return try catalog.withKeyLocks(keys) {
+            // Under the keys' locks no live process is moving them: an intent is a crashed process's.
+            for key in keys {
+                if let intent = try catalog.intent(for: key) {
+                    throw StorageError(
+                        .conflict,
+                        "a move of the key \(intent.from?.rawValue ?? "nothing") -> \(intent.to.rawValue) was "
+                            + "interrupted and is not settled yet", tier: tier, key: key,
+                        recovery: "Open the store with Storage (which settles interrupted moves), or put, move or "
+                            + "delete the key through it")
+                }
+            }
+            var claimed = Set<ExactString>()
+            for key in setting {
+                guard let placed = try catalog.tier(of: key) else { continue }
+                guard placed == tier else { throw Self.placedElsewhere(key, in: placed, writing: tier) }
+                claimed.insert(ExactString(key))
+            }
+            let result = try body(claimed)
+            let unplaced = try removing.filter { try catalog.tier(of: $0) == tier }
+            if !unplaced.isEmpty { try catalog.append(unplaced.map { .remove(key: $0) }, durable: false) }
+            return result
+        }
+    }
+
+    func placement(of key: String) throws -> KeyPlacement {
+        try catalog.keyPlacement(of: key)
+    }
+
+    /// Makes this the ledger of the tier stores that are opened on the store root `root` (at `path`) by themselves,
+    /// while it lives (``/StrataCore/PlacementLedgers``).
+    func register(root: DirectoryHandle, path: String) throws {
+        do throws(Errno) {
+            PlacementLedgers.shared.register(self, root: try FolderIdentity(root))
+        } catch {
+            throw error.storageError("cannot inspect the store root", path: path)
+        }
+    }
+
+    /// The refusal of a write through `tier` of a key the catalog places in `placed`.
+    static func placedElsewhere(_ key: String, in placed: Tier, writing tier: Tier) -> StorageError {
+        StorageError(
+            .conflict,
+            "the store keeps this key in \(placed.rawValue); a write through \(tier.rawValue) would leave "
+                + "a second copy", tier: tier, key: key,
+            recovery: "Change it through Storage (storage.put or storage.set, which move it when it belongs "
+                + "elsewhere), move it first (storage.move(key, to: .\(tier.rawValue))), or delete it and write it "
+                + "again",
+            suggestedTier: placed)
+    }
+}
+
+extension Storage {
+    /// The catalog of the store at `paths` as the ledger its tier stores report to, registered for the root (see
+    /// ``/StrataCore/PlacementLedger``), for a tool that changes a store through tier stores it opens itself (the
+    /// `strata` tier verbs); `nil` when the store has no catalog. The caller keeps it while it writes.
+    /// - Throws: ``/StrataCore/StorageError`` when the catalog or the configuration cannot be read.
+    package static func catalogLedger(for paths: StoragePaths) throws -> (any PlacementLedger)? {
+        let root = try paths.openRoot()
+        guard (try? root.status(of: StoragePaths.catalogFolderName)) != nil else { return nil }
+        let ledger = CatalogPlacement(
+            catalog: try StorageCatalog(root: paths.root),
+            configuration: try StoreConfiguration.read(from: paths) ?? StoreConfiguration())
+        try ledger.register(root: root, path: paths.root)
+        return ledger
+    }
+}
