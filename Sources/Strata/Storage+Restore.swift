@@ -157,6 +157,7 @@ extension Storage {
         try staging.write(restored, from: source)
         report.fileCount += restored.count
         try staging.makeDurable()
+        try localizeConfiguration(in: staging)
         // A PostgreSQL export becomes the staged store's SQLite records (and a load into PostgreSQL, not committed).
         let load = hasExport ? try restoreRecordsExport(in: staging, target: records) : nil
         try verifyStaged(
@@ -166,6 +167,32 @@ extension Storage {
             try adopt(load, in: staging, url: url, schema: schema)
         }
         return (staging, report, load)
+    }
+
+    /// Checks the captured configuration and makes it name only what the restore put under the new root: records in
+    /// SQLite (a PostgreSQL export is converted; a PostgreSQL target is named only once its load is adopted), files in
+    /// the folder. A snapshot is data: the servers, URLs and environment variables its `strata.conf` names are never
+    /// acted on during a restore, nor named by the restored store.
+    /// - Throws: ``/StrataCore/StorageError`` `.corrupt` or `.unsupportedVersion` (naming `strata.conf` and the line)
+    ///   when the captured file does not read as a configuration of this Strata.
+    static func localizeConfiguration(in staging: RestoreStaging) throws {
+        let paths = try StoragePaths(root: staging.path, create: false)
+        var configuration: StoreConfiguration
+        do {
+            guard let captured = try StoreConfiguration.read(from: paths) else { return }
+            configuration = captured
+        } catch var error as StorageError {
+            error.path = StoreConfiguration.fileName
+            error.recovery =
+                "The snapshot holds a damaged or newer store configuration; restore another snapshot, or "
+                + "restore this one with the Strata that made it"
+            throw error
+        }
+        configuration.records.backend = "sqlite"
+        configuration.records.url = nil
+        configuration.records.urlVariable = nil
+        configuration.files = StoreConfiguration.Files()
+        try configuration.write(to: paths)
     }
 
     /// Reads and removes the capture's description written into the staging folder.
@@ -242,7 +269,8 @@ extension Storage {
             damaged.recovery = "The snapshot holds a damaged suite file; restore another snapshot"
             throw damaged
         }
-        let storage = try Storage(root: path, secretsKey: secretsKey)
+        // Every tier where the restore put it, under the staged root: nothing from the environment either.
+        let storage = try Storage(root: path, secretsKey: secretsKey, recordsURL: "", filesURL: "")
         lap("open staged store")
         let omitted = Set(
             report.omissions.filter { $0.tier == .secrets }.map {

@@ -57,7 +57,7 @@ extension Storage {
     ) throws -> [String] {
         let (parent, _) = try Self.restoreTarget(paths.root)
         let (staging, _, _) = try Self.stage(source, besides: paths.root, parent: parent, secretsKey: secretsKey)
-        let captured = try Storage(root: staging.path, secretsKey: secretsKey)
+        let captured = try Storage(root: staging.path, secretsKey: secretsKey, recordsURL: "", filesURL: "")
         var restored: [String] = []
         for location in try choose(captured) {
             guard let value = try captured.data(for: location.key) else { continue }

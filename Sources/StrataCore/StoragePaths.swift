@@ -302,6 +302,24 @@ public struct StoragePaths: Sendable, Hashable {
                 + "direction overrides")
     }
 
+    /// Checks the name of a suite, keyring or record store (from an option or the store configuration): one plain file
+    /// name under its tier's folder — no `/`, not `.` or `..`, no control or direction-override characters, nothing
+    /// under the reserved prefix. Each tier narrows its names further when it opens one.
+    /// - Parameter what: What the name names (`suite`, `keyring`, `record store`), for the message.
+    /// - Throws: ``StorageError`` `.invalidArgument` naming it and the rule it breaks.
+    public static func validateName(_ name: String, of what: String) throws(StorageError) {
+        do throws(StorageError) {
+            try validateKey(name)
+            guard !name.utf8.contains(UInt8(ascii: "/")), name != "." else {
+                throw StorageError(.invalidKey, "it names a path, not one file name", key: name)
+            }
+        } catch {
+            throw StorageError(
+                .invalidArgument, "the \(what) name is not a plain name: \(error.message)", key: name,
+                recovery: "Name the \(what) with one word of letters, digits, '.', '_' or '-'")
+        }
+    }
+
     /// The `/`-separated components of a path, split on the byte `/` (never on `Character`s: a `/` followed by a
     /// combining mark is one `Character` in Swift, and splitting on characters would miss it and let
     /// `../\u{301}x` through). A `/` byte always begins and ends a scalar, so each piece is valid UTF-8.

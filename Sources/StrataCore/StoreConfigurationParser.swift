@@ -110,14 +110,14 @@ struct StoreConfigurationParser {
             }
             configuration.selector.context.minimumOS = version
         case "defaults.backend": configuration.defaults.backend = value
-        case "defaults.suite": configuration.defaults.suite = value
+        case "defaults.suite": configuration.defaults.suite = try name(value, of: "suite", line)
         case "defaults.value-limit": configuration.selector.defaults.valueLimit = try size(value, line)
         case "defaults.suite-budget": configuration.selector.defaults.suiteBudget = try size(value, line)
         case "defaults.allow-sensitive-key": configuration.defaults.allowedSensitiveKeys.append(value)
         case "secrets.backend": configuration.secrets.backend = value
-        case "secrets.keyring": configuration.secrets.keyring = value
+        case "secrets.keyring": configuration.secrets.keyring = try name(value, of: "keyring", line)
         case "records.backend": configuration.records.backend = value
-        case "records.store": configuration.records.store = value
+        case "records.store": configuration.records.store = try name(value, of: "record store", line)
         case "records.url": configuration.records.url = value
         case "records.url-variable": configuration.records.urlVariable = value
         case "files.backend": configuration.files.backend = value
@@ -137,6 +137,16 @@ struct StoreConfigurationParser {
             throw failure(
                 .corrupt, "unknown setting `\(setting.split(separator: ".")[1])` in [\(section ?? "")]", line: line)
         }
+    }
+
+    /// A suite, keyring or record store name: a plain name (``StoragePaths/validateName(_:of:)``).
+    func name(_ text: String, of what: String, _ line: Int) throws -> String {
+        do {
+            try StoragePaths.validateName(text, of: what)
+        } catch {
+            throw failure(.corrupt, error.message, line: line)
+        }
+        return text
     }
 
     /// A size: bytes, or with a unit of 1024 (`64KiB`, `64K`, `1MiB`, `1M`).

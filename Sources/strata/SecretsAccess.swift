@@ -45,7 +45,8 @@ enum SecretsAccess {
     static func unlocked(_ parsed: ParsedArguments, for use: Use) throws -> (store: SecretStore, provider: KeyProvider)
     {
         let paths = try StoreAccess.paths(parsed, for: use == .write ? .write : .read)
-        let keyring = try parsed.value("--keyring") ?? StoreAccess.configuration(paths).secrets.keyring
+        let keyring =
+            try StoreAccess.name(parsed, "--keyring", of: "keyring") ?? StoreAccess.configuration(paths).secrets.keyring
         let store = try SecretStore(keyring: keyring, paths: paths)
         let exists = store.keyringExists
         if !exists {

@@ -42,6 +42,19 @@ enum StoreAccess {
     /// The ledgers opened, by root (the registry holds them weakly).
     private static let ledgers = Mutex<[String: (any PlacementLedger)?]>([:])
 
+    /// The value of a name option (`--suite`, `--keyring`, `--store`), checked to be a plain name: never a path that
+    /// could reach another store's files.
+    /// - Throws: ``UsageError`` naming the option and the rule the name breaks.
+    static func name(_ parsed: ParsedArguments, _ option: String, of what: String) throws -> String? {
+        guard let value = parsed.value(option) else { return nil }
+        do {
+            try StoragePaths.validateName(value, of: what)
+        } catch {
+            throw UsageError("'\(option) \(value.escapedForDisplay)': \(error.message)")
+        }
+        return value
+    }
+
     /// The store's configuration: its `strata.conf`, else the built-in one.
     /// - Throws: ``StorageError`` (with the file's path and line) for a bad or newer file.
     static func configuration(_ paths: StoragePaths) throws -> StoreConfiguration {
@@ -86,7 +99,7 @@ enum StoreAccess {
         var defaults = Storage.defaultsConfiguration(configuration)
         defaults.durability = .durable
         defaults.watchesExternalChanges = false
-        return (parsed.value("--suite") ?? configuration.defaults.suite, paths, defaults)
+        return (try name(parsed, "--suite", of: "suite") ?? configuration.defaults.suite, paths, defaults)
     }
 
     static let filesURLOption = OptionSpec.value(
@@ -181,7 +194,7 @@ enum StoreAccess {
             return try PostgresRecordEngine.store(PostgresConfiguration(connectionString: url))
         }
         let paths = try self.paths(parsed, for: use)
-        let name = parsed.value("--store") ?? configuration.records.store
+        let name = try self.name(parsed, "--store", of: "record store") ?? configuration.records.store
         if use == .write { return try RecordStore(name: name, paths: paths) }
         let path = RecordStore.sqlitePath(name: name, paths: paths)
         guard FileManager.default.fileExists(atPath: path) else {

@@ -439,7 +439,7 @@ enum FilesCommands {
         let use: StoreRoot.Use = spec.name == "put" || spec.name == "import" ? .write : .read
         // `rm` changes the store, which it opens only to read (a delete needs no --create).
         let changes = use == .write || spec.name == "rm"
-        if changes, try StoreRoot.path(parsed) != nil { try StoreAccess.reportChanges(parsed) }
+        if spec.name == "rm", try StoreRoot.path(parsed) != nil { try StoreAccess.reportChanges(parsed) }
         guard let files = try StoreAccess.files(parsed, for: use, reportingChanges: changes) else {
             return try runWithoutFiles(spec, parsed)
         }
