@@ -12,13 +12,23 @@ enum InspectCommand {
             "Reads the store's configuration (ROOT/strata.conf) and shows each tier's active backend as it reports "
             + "itself: its concurrency guarantee, durability and where it keeps its data. Records on PostgreSQL "
             + "are read from the server. Nothing is changed.")
+    static let allowUncheckedOption = OptionSpec.flag(
+        "--allow-unchecked", "Exit 0 when what could be checked is sound, though a part was not (no key given).")
     static let verify = CommandSpec(
         name: "verify", summary: "Check the integrity of every tier of a store (exit 1 on any problem).",
-        usage: "verify [ROOT] [--root DIR] [--keyring NAME --passphrase-file FILE] [--json]",
-        options: [StoreAccess.rootOption, JSONOutput.option] + StoreAccess.passphraseOptions,
+        usage:
+            "verify [ROOT] [--root DIR] [--keyring NAME] [--key-file FILE | --passphrase-file FILE] "
+            + "[--allow-unchecked] [--json]",
+        options: [StoreAccess.rootOption, JSONOutput.option] + StoreAccess.passphraseOptions + [
+            SecretsAccess.keyFileOption, allowUncheckedOption,
+        ],
         details:
-            "The configuration (ROOT/strata.conf) must read; defaults suites must parse; keyrings and item headers must be sound (with a passphrase, every item is also opened); record stores pass PRAGMA integrity_check (on PostgreSQL, when the configuration puts them there, the server's table shapes); files match their recorded CRC-32."
-    )
+            "The configuration (ROOT/strata.conf) must read; defaults suites must parse; keyrings and item headers "
+            + "must be sound, and with the keyring's key (--key-file, STRATA_SECRETS_KEY) or passphrase "
+            + "(--passphrase-file, STRATA_PASSPHRASE) every item is opened; record stores pass PRAGMA integrity_check "
+            + "(on PostgreSQL, when the configuration puts them there, the server's table shapes); files match their "
+            + "recorded CRC-32; the catalog agrees with the tiers. A part that could not be checked (a keyring with no "
+            + "key given) is listed as unchecked and fails the verify unless --allow-unchecked.")
 
     /// The store to read: ROOT, `--root` or `STRATA_ROOT`, as every verb finds it (``StoreRoot``); it must be a
     /// store.
@@ -197,75 +207,5 @@ enum InspectCommand {
             print("files: none")
         }
         printBackends(configuration, paths: paths)
-    }
-
-    static func runVerify(_ arguments: [String]) throws {
-        let parsed = try verify.parse(arguments)
-        if parsed.wantsHelp { return print(verify.help) }
-        let paths = try root(parsed)
-        var problems: [String] = []
-        let (configuration, configurationProblem) = self.configuration(paths)
-        if let configurationProblem { problems.append("\(StoreConfiguration.fileName): \(configurationProblem)") }
-        for damaged in DefaultsStore.unreadableSuites(paths: paths) {
-            problems.append("defaults/\((damaged.collection ?? "?") + ".plist"): \(damaged)")
-        }
-        for keyring in keyrings(paths) {
-            let store = try SecretStore(keyring: keyring, paths: paths)
-            problems += store.structuralProblems().map { "secrets/\(keyring): \($0)" }
-            if parsed.value("--passphrase-file") != nil
-                || ProcessInfo.processInfo.environment["STRATA_PASSPHRASE"] != nil,
-                parsed.value("--keyring") ?? configuration.secrets.keyring == keyring
-            {
-                do {
-                    try store.unlock(with: .passphrase(try StoreAccess.passphrase(parsed)))
-                    for item in try store.items() { _ = try store.get(service: item.service, account: item.account) }
-                } catch {
-                    problems.append("secrets/\(keyring): \(error)")
-                }
-            }
-        }
-        if configuration.records.backend == "postgres" {
-            do {
-                if let server = try configuredServerRecords(configuration) {
-                    problems += try server.verify().map { "records/postgres: \($0)" }
-                }
-            } catch {
-                problems.append("records/postgres: \(error)")
-            }
-        }
-        for name in names(in: paths.directoryPath(for: .records), suffix: ".sqlite") {
-            do {
-                problems += try StoreAccess.readOnlyRecords(at: paths.directoryPath(for: .records) + "/" + name)
-                    .verify().map {
-                        "records/\(name): \($0)"
-                    }
-            } catch {
-                problems.append("records/\(name): \(error)")
-            }
-        }
-        do {
-            if let location = try Storage.filesLocation(configuration, environment: ProcessInfo.processInfo.environment)
-            {
-                let files = try Storage.s3FileStore(location) { try SecretsAccess.open(parsed, for: .read) }
-                problems += try files.verify().filter { $0.kind != .unrecorded }.map { "files/s3: \($0)" }
-            }
-        } catch {
-            problems.append("files/s3: \(error)")
-        }
-        if FileManager.default.fileExists(atPath: paths.directoryPath(for: .files)) {
-            problems += try FileStore(paths: paths).verify().filter { $0.kind != .unrecorded }.map { "files/\($0)" }
-        }
-        problems += try catalogProblems(paths, parsed)
-        if parsed.has("--json") {
-            JSONOutput.print(JSONOutput.verdict(problems.map { .string($0) }, root: paths.root))
-            if !problems.isEmpty { throw Verdict.failed(problems.count, tier: nil) }
-            return
-        }
-        if problems.isEmpty {
-            print("ok: every tier of \(paths.root) is sound")
-        } else {
-            for problem in problems { print(problem.escapedForDisplay) }
-            throw Verdict.failed(problems.count, tier: nil)
-        }
     }
 }

@@ -130,7 +130,15 @@ struct TierVerbTests {
         for line in ["defaults: 1 suite(s)", "secrets: 1 keyring(s)", "records: 1 store(s)", "files: 3 file(s)"] {
             #expect(inspect.standardOutput.contains(line), "\(inspect.standardOutput)")
         }
-        #expect(try strata(["verify", root], passphrase: nil).standardOutput.hasPrefix("ok"))
+        // Without the keyring's passphrase its items cannot be opened: said so, and not called sound.
+        let partial = try strata(["verify", root], passphrase: nil)
+        #expect(partial.status == 1)
+        #expect(partial.standardOutput.contains("unchecked: secrets/default: its items were not opened"))
+        #expect(partial.standardOutput.contains("ok: what could be checked in"), "\(partial.standardOutput)")
+        #expect(!partial.standardOutput.contains("ok: every tier"))
+        let allowed = try strata(["verify", root, "--allow-unchecked", "--json"], passphrase: nil)
+        #expect(allowed.status == 0)
+        #expect(allowed.standardOutput.contains(#""ok":true"#) && allowed.standardOutput.contains(#""unchecked":["#))
         // With the keyring's passphrase every item is opened too; with a wrong one, verify says so.
         #expect(try strata(["verify", root], passphrase: "strata demo passphrase").standardOutput.hasPrefix("ok"))
         #expect(try strata(["verify", root], passphrase: "wrong").status == 1)
