@@ -21,33 +21,54 @@ final class CatalogPlacement: PlacementLedger {
     func change<T>(
         _ tier: Tier, setting: [String], removing: [String], _ body: (_ claimed: Set<ExactString>) throws -> T
     ) throws -> T {
+        // One key, the common case: its stripe alone, its placement read once.
+        if setting.count + removing.count == 1 {
+            let key = setting.first ?? removing[0]
+            return try catalog.withKeyLockForChange(key) { placement in
+                // A `Storage` operation on this thread writing the key through the tier records the result itself.
+                guard let placement else { return try body(setting.isEmpty ? [] : [ExactString(key)]) }
+                try Self.check(key, placement, settingIn: setting.isEmpty ? nil : tier)
+                let result = try body(!setting.isEmpty && placement.tier == tier ? [ExactString(key)] : [])
+                if setting.isEmpty, placement.tier == tier {
+                    try catalog.append([.remove(key: key)], durable: false)
+                }
+                return result
+            }
+        }
         let keys = setting + removing
-        // A `Storage` operation on this thread writing its key through the tier records the result itself.
         if !keys.isEmpty, keys.allSatisfy(catalog.isLockedByCurrentThread) {
             return try body(Set(setting.map { ExactString($0) }))
         }
         return try catalog.withKeyLocks(keys) {
-            // Under the keys' locks no live process is moving them: an intent is a crashed process's.
-            for key in keys {
-                if let intent = try catalog.intent(for: key) {
-                    throw StorageError(
-                        .conflict,
-                        "a move of the key \(intent.from?.rawValue ?? "nothing") -> \(intent.to.rawValue) was "
-                            + "interrupted and is not settled yet", tier: tier, key: key,
-                        recovery: "Open the store with Storage (which settles interrupted moves), or put, move or "
-                            + "delete the key through it")
-                }
-            }
+            let settingKeys = Set(setting.map { ExactString($0) })
             var claimed = Set<ExactString>()
-            for key in setting {
-                guard let placed = try catalog.tier(of: key) else { continue }
-                guard placed == tier else { throw Self.placedElsewhere(key, in: placed, writing: tier) }
-                claimed.insert(ExactString(key))
+            for key in keys {
+                let placement = try catalog.keyPlacement(of: key)
+                let sets = settingKeys.contains(ExactString(key))
+                try Self.check(key, placement, settingIn: sets ? tier : nil)
+                if sets, placement.tier == tier { claimed.insert(ExactString(key)) }
             }
             let result = try body(claimed)
             let unplaced = try removing.filter { try catalog.tier(of: $0) == tier }
             if !unplaced.isEmpty { try catalog.append(unplaced.map { .remove(key: $0) }, durable: false) }
             return result
+        }
+    }
+
+    /// Refuses a change of `key` (under its lock) that a move a crashed process left unsettled makes unsafe, and a
+    /// write through `settingIn` of a key the catalog places in another tier.
+    static func check(_ key: String, _ placement: KeyPlacement, settingIn tier: Tier?) throws {
+        // Under the key's lock no live process is moving it: an intent is a crashed process's.
+        if let movingTo = placement.movingTo {
+            throw StorageError(
+                .conflict,
+                "a move of the key to \(movingTo.rawValue) was interrupted and is not settled yet", tier: tier,
+                key: key,
+                recovery: "Open the store with Storage (which settles interrupted moves), or put, move or delete the "
+                    + "key through it")
+        }
+        if let tier, let placed = placement.tier, placed != tier {
+            throw placedElsewhere(key, in: placed, writing: tier)
         }
     }
 

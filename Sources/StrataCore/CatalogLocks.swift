@@ -65,7 +65,10 @@ final class CatalogLocks: Sendable {
 
     /// Runs `body` holding the locks of `stripes`, taken in ascending order; a stripe the calling thread holds
     /// already is not taken again.
-    func withStripes<T>(_ stripes: [Int], _ body: () throws -> T) throws -> T {
+    func withStripes<T>(_ stripes: some Collection<Int>, _ body: () throws -> T) throws -> T {
+        if stripes.count == 1, let stripe = stripes.first {
+            return isHeldByCurrentThread(stripe) ? try body() : try with(slot: stripe, wait: true, body)!
+        }
         let ordered = Set(stripes).sorted()
         func hold(from index: Int) throws -> T {
             guard index < ordered.count else { return try body() }

@@ -165,9 +165,31 @@ public final class StorageCatalog: Sendable {
     /// Whether the calling thread is inside ``withKeyLock(_:_:)`` for `key`: a `Storage` operation on the key is
     /// writing it through a tier now.
     package func isLockedByCurrentThread(_ key: String) -> Bool {
-        let stripe = CatalogLocks.stripe(of: key)
+        isLockedByCurrentThread(key, stripe: CatalogLocks.stripe(of: key))
+    }
+
+    /// ``isLockedByCurrentThread(_:)`` for a key whose stripe is known.
+    private func isLockedByCurrentThread(_ key: String, stripe: Int) -> Bool {
         guard locks.isHeldByCurrentThread(stripe) else { return false }
         return keysLockedHere.withLock { $0[stripe] == ExactString(key) }
+    }
+
+    /// Runs `body` with `key`'s stripe lock held for a change through a tier's own API (see
+    /// ``withKeyLocks(_:_:)``), giving it where the catalog places the key and the move it is under, read under the
+    /// lock; at once, and `nil` for both, when the calling thread is inside ``withKeyLock(_:_:)`` for `key` (a `Storage`
+    /// operation writing it, which records the result itself).
+    /// - Parameter body: Gets the placement, or `nil` when a `Storage` operation of this thread is writing the key.
+    package func withKeyLockForChange<T>(_ key: String, _ body: (_ placement: KeyPlacement?) throws -> T) throws -> T {
+        let stripe = CatalogLocks.stripe(of: key)
+        if isLockedByCurrentThread(key, stripe: stripe) { return try body(nil) }
+        return try locks.withStripes(CollectionOfOne(stripe)) {
+            let placement = try current { state in
+                KeyPlacement(
+                    tier: state.entries[key]?.tier,
+                    movingTo: state.intents.isEmpty ? nil : state.intents[ExactString(key)]?.to)
+            }
+            return try body(placement)
+        }
     }
 
     /// Runs `body` on the catalog state, caught up with every other process's appends.
