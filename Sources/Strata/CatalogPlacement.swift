@@ -88,7 +88,7 @@ final class CatalogPlacement: PlacementLedger {
 
     /// The refusal of a write through `tier` of a key the catalog places in `placed`.
     static func placedElsewhere(_ key: String, in placed: Tier, writing tier: Tier) -> StorageError {
-        StorageError(
+        var error = StorageError(
             .conflict,
             "the store keeps this key in \(placed.rawValue); a write through \(tier.rawValue) would leave "
                 + "a second copy", tier: tier, key: key,
@@ -96,6 +96,8 @@ final class CatalogPlacement: PlacementLedger {
                 + "elsewhere), move it first (storage.move(key, to: .\(tier.rawValue))), or delete it and write it "
                 + "again",
             suggestedTier: placed)
+        error.remedy = .changeThroughStore(tier)
+        return error
     }
 }
 

@@ -79,6 +79,6 @@ public struct CatalogProblem: Sendable, Hashable, CustomStringConvertible {
                 "catalogued under the \(tier.rawValue) backend '\(name.escapedForDisplay)', which is not active "
                 + "(the active one is '\(active.escapedForDisplay)')"
         }
-        return "\(key.escapedForDisplay): \(what)" + (error.map { ": \($0)" } ?? "") + ". \(recovery)"
+        return "\(key.shortenedForDisplay()): \(what)" + (error.map { ": \($0)" } ?? "") + ". \(recovery)"
     }
 }

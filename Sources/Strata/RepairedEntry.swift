@@ -22,7 +22,7 @@ public struct RepairedEntry: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String {
-        "\(key.escapedForDisplay): the catalog said \(tier.rawValue) holds it, and it did not; "
+        "\(key.shortenedForDisplay()): the catalog said \(tier.rawValue) holds it, and it did not; "
             + (foundIn.map { "recorded in \($0.rawValue), which holds it" } ?? "no tier does: entry removed")
     }
 }

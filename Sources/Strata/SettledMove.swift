@@ -39,10 +39,10 @@ public struct SettledMove: Sendable, Hashable, CustomStringConvertible {
         let origin = from?.rawValue ?? "nothing"
         switch outcome {
         case .finished:
-            return "\(key.escapedForDisplay): the move \(origin) -> \(to.rawValue) was recorded; finished it "
+            return "\(key.shortenedForDisplay()): the move \(origin) -> \(to.rawValue) was recorded; finished it "
                 + "(removed the copy in \(origin))"
         case .undone:
-            return "\(key.escapedForDisplay): the move \(origin) -> \(to.rawValue) was not recorded; undid it "
+            return "\(key.shortenedForDisplay()): the move \(origin) -> \(to.rawValue) was not recorded; undid it "
                 + "(removed the copy in \(to.rawValue))"
         }
     }

@@ -41,9 +41,11 @@ extension Storage {
             BuiltIn(tier: .secrets, name: "sodium", facts: { SecretStore.facts(keyring: keyring, paths: $0) }) {
                 paths in
                 guard let key = secretsKey ?? environmentSecretsKey() else {
-                    throw StorageError(
+                    var error = StorageError(
                         .locked, "the secrets tier has no key to unlock its keyring", tier: .secrets,
                         recovery: "Pass secretsKey: to Storage, or set \(secretsKeyVariable) to 64 hex characters")
+                    error.remedy = .giveSecretsKey
+                    throw error
                 }
                 return try SecretStore(
                     keyring: keyring, paths: requirePaths(paths, for: .secrets), unlockingWith: key,
@@ -111,8 +113,10 @@ extension Storage {
         return copy
     }
 
+    /// `STRATA_SECRETS_KEY` as the key provider, or `nil` when it is unset or empty (an empty variable is no key).
     static func environmentSecretsKey() -> KeyProvider? {
-        ProcessInfo.processInfo.environment[secretsKeyVariable].map { _ in .environment(secretsKeyVariable) }
+        guard let value = ProcessInfo.processInfo.environment[secretsKeyVariable], !value.isEmpty else { return nil }
+        return .environment(secretsKeyVariable)
     }
 
     static func requirePaths(_ paths: StoragePaths?, for tier: Tier) throws -> StoragePaths {

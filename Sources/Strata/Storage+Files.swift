@@ -80,10 +80,12 @@ extension Storage {
         return BuiltIn(tier: .files, name: "s3", facts: { _ in location.facts }) { paths in
             try s3FileStore(location, configuration: files) {
                 guard let key = secretsKey ?? environmentSecretsKey() else {
-                    throw StorageError(
+                    var error = StorageError(
                         .locked, "the S3 secret key is in the keyring, and the secrets tier has no key to unlock it",
                         tier: .secrets,
                         recovery: "Pass secretsKey: to Storage, or set \(secretsKeyVariable) to 64 hex characters")
+                    error.remedy = .giveSecretsKey
+                    throw error
                 }
                 return try SecretStore(keyring: keyring, paths: requirePaths(paths, for: .secrets), unlockingWith: key)
             }

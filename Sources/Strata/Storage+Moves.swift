@@ -187,13 +187,15 @@ extension Storage {
 
     /// The refusal of a write that would take a credential out of the secrets tier.
     static func credentialLeavingSecrets(_ key: String, to tier: Tier) -> StorageError {
-        StorageError(
+        var error = StorageError(
             .wrongTier, "the key holds a credential, and the \(tier.rawValue) tier would store it in plaintext",
             tier: tier, key: key,
             recovery: "Keep it in the secrets tier; to store it in plaintext on purpose, say so: "
                 + "storage.move(key, to: .\(tier.rawValue), allowingPlaintext: true), or a DataDescriptor with "
                 + "allowsPlaintext: true for a put",
             suggestedTier: .secrets)
+        error.remedy = .allowPlaintext(tier)
+        return error
     }
 
     /// Finishes or undoes an interrupted move of `key`, and keeps what it did for ``verifyCatalog()``. The caller

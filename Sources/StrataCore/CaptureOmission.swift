@@ -26,6 +26,6 @@ public struct CaptureOmission: Sendable, Hashable, Codable, CustomStringConverti
 
     /// One line: `secrets: api/token (secrets/default/…) left out: this-device-only`.
     public var description: String {
-        "\(tier.rawValue): \(key.escapedForDisplay) (\(path.escapedForDisplay)) left out: \(reason.rawValue)"
+        "\(tier.rawValue): \(key.shortenedForDisplay()) (\(path.escapedForDisplay)) left out: \(reason.rawValue)"
     }
 }

@@ -121,6 +121,8 @@ public struct StorageError: Error, Sendable, Hashable, CustomStringConvertible {
     public var serviceCode: String?
     /// The identifier a remote service gave the failed request (S3's `x-amz-request-id`), for its operator's logs.
     public var requestID: String?
+    /// What to do about it, as an action a tool words its own way (``recovery`` has the API's words).
+    public var remedy: Remedy?
 
     /// Creates an error. Prefer the codes' static members for `code`.
     public init(
@@ -171,7 +173,7 @@ public struct StorageError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// Quotes a user-supplied string so that control characters, NUL and direction overrides print visibly.
     static func quoted(_ string: String) -> String {
-        "\"" + string.escapedForDisplay.replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        "\"" + string.shortenedForDisplay().replacingOccurrences(of: "\"", with: "\\\"") + "\""
     }
 }
 

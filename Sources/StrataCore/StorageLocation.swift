@@ -43,7 +43,7 @@ public struct StorageLocation: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String {
-        "\(key.escapedForDisplay): \(tier.rawValue)/\(backend) by \(ruleID), \(size) bytes"
+        "\(key.shortenedForDisplay()): \(tier.rawValue)/\(backend) by \(ruleID), \(size) bytes"
             + (contentType.map { ", \($0.escapedForDisplay)" } ?? "")
     }
 

@@ -36,6 +36,19 @@ extension String {
     }
 }
 
+extension String {
+    /// The string as a message names it: escaped (``escapedForDisplay``) and, past `maximum` scalars, cut in the
+    /// middle and marked with its length — `exports/aaaa…aaaa.pdf (60000 bytes)` — so that an error about a huge key
+    /// stays one readable line. The default is 160.
+    public func shortenedForDisplay(maximum: Int = 160) -> String {
+        let scalars = unicodeScalars
+        guard scalars.count > maximum else { return escapedForDisplay }
+        let head = String(String.UnicodeScalarView(scalars.prefix(maximum * 2 / 3)))
+        let tail = String(String.UnicodeScalarView(scalars.suffix(maximum / 3)))
+        return head.escapedForDisplay + "…" + tail.escapedForDisplay + " (\(utf8.count) bytes)"
+    }
+}
+
 extension Unicode.Scalar {
     /// Whether `escapedForDisplay` writes this scalar escaped.
     var needsDisplayEscape: Bool {

@@ -442,9 +442,11 @@ public final class DefaultsStore: Sendable {
         if !allowingSensitiveName, !allowedSensitiveNames.contains(exact),
             let word = SensitiveKeyDetector.sensitiveWord(in: key)
         {
-            throw StorageError(
+            var error = StorageError(
                 .sensitiveKey, "the key looks like a credential ('\(word)'), which is forbidden in defaults",
                 tier: .defaults, key: key, recovery: Self.sensitiveNameRecovery, suggestedTier: .secrets)
+            error.remedy = .allowSensitiveName
+            throw error
         }
         if !allowingSensitiveName {
             checkedKeys.withLock { checked in

@@ -204,6 +204,12 @@ final class SQLiteConnection {
             code = .lockTimeout
             recovery = "Another connection or process held the database past the busy timeout; retry, or raise it"
         case SQLITE_FULL: code = .noSpace
+        case SQLITE_IOERR where systemErrno != 0:
+            // A failed write or read of the file: the system's reason decides (a full disk is no-space, as SQLite
+            // itself reports only in some paths).
+            let system = StorageError.system(systemErrno, "")
+            code = system.code
+            recovery = system.recovery
         case SQLITE_PERM, SQLITE_READONLY, SQLITE_AUTH: code = .permissionDenied
         case SQLITE_CANTOPEN where extended == Self.cantOpenSymlink || systemErrno == ELOOP:
             code = .symbolicLink

@@ -51,18 +51,13 @@ enum SQLiteFileProbe {
             if suffix == "-wal", let companion, companion > 0 { walHasContent = true }
         }
         if size > 0 { try checkHeader(path, size: size, walHasContent: walHasContent) }
-        var kind = Kind.empty
-        if size > 0 {
-            kind = try withConnection(path, .immutable, configuration: configuration) {
-                try classify($0)
-            }
+        // With frames in its write-ahead log the file alone may not be a database yet: a checkpoint that a full disk
+        // cut short leaves pages in the file that point to pages only the log holds. Read it as SQLite reads it then.
+        if walHasContent {
+            return try withConnection(path, .readOnly, configuration: configuration) { try classify($0) }
         }
-        if kind == .empty && walHasContent {
-            kind = try withConnection(path, .readOnly, configuration: configuration) {
-                try classify($0)
-            }
-        }
-        return kind
+        guard size > 0 else { return .empty }
+        return try withConnection(path, .immutable, configuration: configuration) { try classify($0) }
     }
 
     /// The size of the regular file at `path`, or `nil` when there is none.

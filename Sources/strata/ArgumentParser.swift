@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 
 /// One option a command accepts: a flag (`--sensitive`) or an option with a value (`--kind K`).
 struct OptionSpec {
@@ -6,12 +7,18 @@ struct OptionSpec {
     /// The placeholder of the value, or `nil` for a flag.
     var valueName: String?
     var help: String
+    /// Whether the option may be given more than once, each value kept (`--where`); another option given twice
+    /// with two values is a usage error, never the last one silently.
+    var isRepeatable = false
 
     static func flag(_ name: String, _ help: String) -> OptionSpec {
         OptionSpec(name: name, valueName: nil, help: help)
     }
     static func value(_ name: String, _ valueName: String, _ help: String) -> OptionSpec {
         OptionSpec(name: name, valueName: valueName, help: help)
+    }
+    static func repeatable(_ name: String, _ valueName: String, _ help: String) -> OptionSpec {
+        OptionSpec(name: name, valueName: valueName, help: help, isRepeatable: true)
     }
 }
 
@@ -26,6 +33,10 @@ struct CommandSpec {
     var details: String = ""
     /// The group the verb belongs to (`files` for `files ls`), or `nil` for a top-level verb.
     var group: String? = nil
+    /// The positions (0-based) of positionals that take any text (`defaults set KEY VALUE`'s VALUE): there an
+    /// argument that starts with `-` and is not one of ``options`` (`-5`, `-h`) is the positional itself, never an
+    /// option or a request for help.
+    var freeFormPositionals: Set<Int> = []
 
     /// The words that call the verb after `strata`: `files ls`, `inspect`.
     var path: String { group.map { "\($0) \(name)" } ?? name }
@@ -105,6 +116,14 @@ extension CommandSpec {
                 parsed.positionals.append(argument)
                 continue
             }
+            if freeFormPositionals.contains(parsed.positionals.count), argument != "--",
+                !options.contains(where: {
+                    $0.name == argument.split(separator: "=", maxSplits: 1).first.map(String.init)
+                })
+            {
+                parsed.positionals.append(argument)
+                continue
+            }
             if argument == "--" {
                 optionsEnded = true
                 continue
@@ -128,15 +147,23 @@ extension CommandSpec {
             if spec.valueName == nil {
                 if inline != nil { throw UsageError("'\(name)' is a flag and takes no value") }
                 parsed.flags.insert(name)
-            } else if let inline {
-                parsed.values[name] = inline
-                parsed.repeated[name, default: []].append(inline)
+                continue
+            }
+            let value: String
+            if let inline {
+                value = inline
             } else {
                 guard index < arguments.count else { throw UsageError("'\(name)' needs a value (\(spec.valueName!))") }
-                parsed.values[name] = arguments[index]
-                parsed.repeated[name, default: []].append(arguments[index])
+                value = arguments[index]
                 index += 1
             }
+            if !spec.isRepeatable, let earlier = parsed.values[name], earlier != value {
+                throw UsageError(
+                    "'\(name)' is given twice, as '\(earlier.escapedForDisplay)' and '\(value.escapedForDisplay)'; "
+                        + "give it once")
+            }
+            parsed.values[name] = value
+            parsed.repeated[name, default: []].append(value)
         }
         return parsed
     }

@@ -38,8 +38,24 @@ enum CommandLineTool {
         return lines.joined(separator: "\n")
     }
 
+    /// The positions (1-based) of the process's arguments that are not UTF-8: `CommandLine.arguments` holds each
+    /// decoded with U+FFFD in place of what does not decode, which would name another key, file or value.
+    static func undecodableArguments() -> [Int] {
+        (1..<Int(CommandLine.argc)).filter { index in
+            CommandLine.unsafeArgv[index].map { String(validatingCString: $0) == nil } ?? false
+        }
+    }
+
     /// Runs the tool and returns its exit code.
-    static func run(_ arguments: [String]) -> Int32 {
+    /// - Parameter undecodable: The positions of arguments that are not UTF-8 (``undecodableArguments()``): a usage
+    ///   error, before anything is done.
+    static func run(_ arguments: [String], undecodable: [Int] = []) -> Int32 {
+        if let position = undecodable.first {
+            printError(
+                "strata: argument \(position) is not UTF-8 text (\(arguments[position - 1].escapedForDisplay)); keys, "
+                    + "names, values and paths are UTF-8")
+            return 2
+        }
         let arguments = StoreRoot.movingGlobalOptions(arguments, groups: groups.map(\.name))
         guard let verb = arguments.first else {
             printError(overview)
@@ -97,7 +113,7 @@ enum CommandLineTool {
             return 2
         } catch {
             let command = commandPath(verb, rest)
-            printError("strata\(command.isEmpty ? "" : " " + command): error: \(error)")
+            printError("strata\(command.isEmpty ? "" : " " + command): error: \(ToolRemedy.described(error))")
             return 1
         }
     }

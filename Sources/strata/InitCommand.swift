@@ -21,7 +21,7 @@ enum InitCommand {
             .flag("--records-sqlite", "Records in the SQLite file under the root (the default)."),
             .value("--defaults-value-limit", "SIZE", "The largest preference in defaults (64KiB); larger go to files."),
             .value("--defaults-suite-budget", "SIZE", "The largest a defaults suite may grow (1MiB)."),
-            .value(
+            .repeatable(
                 "--allow-sensitive-key", "NAME",
                 "A key name allowed in defaults although it looks like a credential. Repeatable."),
             .value("--min-os", "OS", "The app's minimum OS (iOS17 reports records as SwiftData)."),

@@ -21,7 +21,8 @@ enum DefaultsCommands {
                         "The value's type. The default is the type of the key's value (JSON for a dictionary, an "
                             + "array or JSON data), else string."),
                     StoreRoot.createOption,
-                ]),
+                ],
+                freeFormPositionals: [1]),
             CommandSpec(
                 name: "delete", summary: "Remove a key.", usage: "defaults delete KEY --root DIR [--suite S]",
                 options: [StoreAccess.rootOption, suite]),
@@ -271,7 +272,7 @@ enum RecordsCommands {
                     "records query COLLECTION --root DIR [--where 'age>=18']... [--sort age,-name] [--limit N] [--json]",
                 options: [
                     StoreAccess.rootOption, StoreAccess.urlOption, store, JSONOutput.option,
-                    .value(
+                    .repeatable(
                         "--where", "COND",
                         "field OP value; OP is = (or ==) != < <= > >= ^= (prefix) ~= (contains); \"...\" for text. Repeatable."
                     ),
@@ -359,7 +360,9 @@ enum RecordsCommands {
         case "export":
             let name = try parsed.positionals(1, "COLLECTION")[0]
             guard let output = parsed.value("--output") else { throw UsageError("'--output FILE' is required") }
-            guard let records = try StoreAccess.recordsIfPresent(parsed) else { throw noCollection(name) }
+            // A collection the store lacks is not-found, never made (the store is open only to read).
+            guard let records = try StoreAccess.recordsIfPresent(parsed), try records.collectionNames().contains(name)
+            else { throw noCollection(name) }
             let count = try records.collection(AnyRecord.self, named: name).exportJSONLines(to: output)
             print("exported \(count) record(s) to \(output)")
         case "import":

@@ -27,7 +27,7 @@ struct InitCommandTests {
                 .status == 0)
         let refused = try strata(["defaults", "set", "authToken", "x", "--root", root, "--create"])
         #expect(refused.status == 1)
-        #expect(refused.standardError.contains("allowsSensitiveName"), "\(refused.standardError)")
+        #expect(refused.standardError.contains("allow-sensitive-key = NAME"), "\(refused.standardError)")
         // The value limit reaches the tier and the selector.
         let big = String(repeating: "x", count: 2000)
         #expect(try strata(["defaults", "set", "note", big, "--root", root, "--create"]).status == 1)

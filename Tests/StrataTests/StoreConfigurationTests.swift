@@ -178,7 +178,9 @@ struct StoreConfigurationPostgresTests {
         #expect(inspect.standardOutput.contains("things 2"), "\(inspect.standardOutput)")
         #expect(inspect.standardOutput.contains("records: postgres; "), "\(inspect.standardOutput)")
         #expect(!inspect.standardOutput.contains(url), "no password printed")
-        let verify = try ChildProcess.run(strata, ["verify", root], environment: environment)
+        let verify = try ChildProcess.run(
+            strata, ["verify", root], environment: environment.merging(["STRATA_SECRETS_KEY": testSecretsKeyHex]) { $1 }
+        )
         #expect(verify.status == 0, "\(verify.standardOutput)\(verify.standardError)")
         #expect(verify.standardOutput.hasPrefix("ok"))
 
