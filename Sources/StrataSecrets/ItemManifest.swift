@@ -152,6 +152,8 @@ struct ItemManifest: Sendable, Equatable {
         let body = Array(bytes[..<(bytes.count - tagBytes)])
         let tag = Array(bytes[(bytes.count - tagBytes)...])
         let keyCheck = Array(body[checkStart..<(checkStart + 16)])
+        // Another keyring's manifest is damage, whatever key it names (the tag below vouches for the id).
+        guard Array(body[idStart..<checkStart]) == keyringID else { throw corrupt }
         guard let owner = keys.first(where: { $0.check == keyCheck }) else {
             throw StorageError(
                 .locked, "the keyring's data key was rotated by another process since this one unlocked it",

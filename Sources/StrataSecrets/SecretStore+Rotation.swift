@@ -134,6 +134,7 @@ extension SecretStore {
             keys.openedItems = [:]
             keys.requiresManifest = true
             keys.providerKind = provider
+            keys.keyringFile = file
         }
         try removeRotationFile(in: folder)
         return SecretRotation(resealed: resealed, unreadable: unreadable)
@@ -220,7 +221,14 @@ extension SecretStore {
         guard let current, let keyringID = keyMaterial.withLock({ $0.keyringID }),
             let rotation = try readRotationFile(in: folder), rotation.nextCheck != current.check
         else { return nil }
-        let next = try DataKeys(rotation.open(keyringID: keyringID, with: current, path: rotationPath))
+        let next: DataKeys
+        do {
+            next = try DataKeys(rotation.open(keyringID: keyringID, with: current, path: rotationPath))
+        } catch let error as StorageError where error.code == .corrupt {
+            // Sealed under a key this process does not hold: a later rotation's record, when `keyring.json` moved
+            // on since this process unlocked (it then holds a key two rotations old), else an edited one.
+            throw try keyringMovedOn() ? rotatedElsewhere() : error
+        }
         if current.isLocked { next.lock() }
         keyMaterial.withLock { $0.next = next }
         return next
@@ -242,6 +250,13 @@ extension SecretStore {
             throw error.storageError("cannot remove the rotation record", tier: .secrets, path: rotationPath)
         }
         try folder.sync()
+    }
+
+    /// Whether `keyring.json` is no longer the one this process unlocked with (or wrote): another process rotated
+    /// the key, or changed what wraps it, since.
+    func keyringMovedOn() throws -> Bool {
+        let known = keyMaterial.withLock { $0.keyringFile }
+        return try known == nil || readKeyring() != known
     }
 
     func rotatedElsewhere() -> StorageError {

@@ -93,6 +93,9 @@ public final class SecretStore: Sendable {
         /// Whether `keyring.json` requires the item manifest (version 2).
         var requiresManifest = false
         var providerKind: String?
+        /// The `keyring.json` this process unlocked with, or wrote last: when the manifest is tagged under a key this
+        /// process does not know, whether the file changed since tells a rotation elsewhere from an old copy put back.
+        var keyringFile: KeyringFile?
         /// Item file names already computed, so warm reads skip the keyed hash.
         var fileNames: [ItemIdentity: String] = [:]
         /// By item file name, what this store last opened or sealed there (see ``OpenedItem``): a warm read of an
@@ -196,6 +199,7 @@ public final class SecretStore: Sendable {
             keys.fileNames = [:]
             keys.openedItems = [:]
             keys.providerKind = file.provider
+            keys.keyringFile = file
         }
         if try finishInterruptedRotation(with: provider, keyring: file), !afterRotation {
             try unlock(with: provider, createIfMissing: false, afterRotation: true)
@@ -236,6 +240,7 @@ public final class SecretStore: Sendable {
                 dataKey, names: names, name: keyring, id: current.id, provider: provider.kind, kdf: kdf,
                 with: wrapping)
             try AtomicFile.write(file.serialized, in: folder, name: "keyring.json")
+            keyMaterial.withLock { $0.keyringFile = file }
         }
         keyMaterial.withLock { keys in
             keys.providerKind = provider.kind
