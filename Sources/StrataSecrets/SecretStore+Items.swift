@@ -152,8 +152,10 @@ extension SecretStore {
     /// - Returns: The problems found, each naming its file; empty when all is well.
     public func structuralProblems() -> [String] {
         var problems: [String] = []
+        var keyringFile: KeyringFile?
         do {
-            if try readKeyring() == nil { problems.append("\(keyringPath): missing") }
+            keyringFile = try readKeyring()
+            if keyringFile == nil { problems.append("\(keyringPath): missing") }
         } catch {
             problems.append("\(error)")
         }
@@ -174,6 +176,23 @@ extension SecretStore {
             problems.append("\(error)")
         }
         if let manifest {
+            // An older manifest put back (see ManifestAnchor): its sequence number, read without the key, is below
+            // the anchor's.
+            var anchorData: Data?
+            do {
+                anchorData = try folder.flatMap {
+                    try AtomicFile.read(in: $0, name: ManifestAnchor.fileName, maximumSize: 4096)
+                }
+            } catch {
+                problems.append("\(error)")
+            }
+            if let id = keyringFile?.id, let header = ItemManifest.unauthenticatedHeader(manifest), let anchorData,
+                let anchor = ManifestAnchor.parse(anchorData, keyringID: id), header.sequence < anchor.sequence
+            {
+                problems.append(
+                    "\(manifestPath): rolled back: write \(header.sequence) of the manifest, where \(anchor.sequence) was "
+                        + "made durable (an earlier copy was put back)")
+            }
             if let inline = ItemManifest.unauthenticatedInlineItems(manifest) {
                 for (name, item) in inline.sorted(by: { $0.key < $1.key }) {
                     do {

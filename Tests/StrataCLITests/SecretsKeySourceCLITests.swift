@@ -68,6 +68,7 @@ struct SecretsKeySourceCLITests {
         let paths = Set(snapshot.files.map { $0.path })
         #expect(paths.contains("secrets/default/keyring.json"), "\(paths.sorted())")
         #expect(paths.contains("secrets/default/items.manifest"), "\(paths.sorted())")
+        #expect(paths.contains("secrets/default/items.anchor"), "the manifest's anchor too: \(paths.sorted())")
     }
 
     /// Item 10: a `STRATA_SECRETS_KEY` of 32 characters of text is refused, with the forms it takes; it neither
