@@ -53,10 +53,11 @@ extension SecretStore {
         }
     }
 
-    /// Finishes a rotation a crash interrupted, at unlock: re-seals what is left and switches `keyring.json`
-    /// (wrapped as it was: same provider and Argon2id parameters), or only removes `rotation.key` when the switch
-    /// was done. When the lock stays taken (a rotation running in another process), leaves it to that process:
-    /// reads follow the new key through `rotation.key` meanwhile.
+    /// Finishes a rotation a crash (or a failed write) interrupted, at unlock: re-seals what is left and switches
+    /// `keyring.json` (wrapped as it was: same provider and Argon2id parameters), or only removes `rotation.key` when
+    /// the switch was done. When the lock stays taken (a rotation running in another process), leaves it to that
+    /// process; when the keyring cannot be written (a full disk), leaves it to a later unlock: reads follow the new
+    /// key through `rotation.key` meanwhile, so the unlock succeeds either way.
     /// - Returns: Whether `keyring.json` changed since `file` was read (another process finished a rotation):
     ///   the caller unlocks again, to hold the keyring's new key.
     func finishInterruptedRotation(with provider: KeyProvider, keyring file: KeyringFile) throws -> Bool {
@@ -77,10 +78,18 @@ extension SecretStore {
                     in: folder, from: current, provider: file.provider, kdf: file.kdf, wrapping: wrapping)
                 return false
             }
-        } catch let error as StorageError where error.code == .lockTimeout {
+        } catch let error as StorageError where Self.leavesRotationForLater.contains(error.code) {
+            // The lock stays taken (a rotation running elsewhere), or the keyring cannot be written now (a full
+            // disk, a failing one, a keyring this user may only read): reads need no write, and follow both keys
+            // through `rotation.key` meanwhile; the next unlock or rotation that can write finishes the job.
             return false
         }
     }
+
+    /// What stops an unlock from finishing an interrupted rotation without failing the unlock.
+    static let leavesRotationForLater: Set<StorageError.Code> = [
+        .lockTimeout, .lockUnavailable, .noSpace, .io, .permissionDenied,
+    ]
 
     /// The rotation itself, under the keyring's exclusive lock; resumes the one `rotation.key` records, if any.
     private func runRotation(

@@ -159,7 +159,8 @@ public final class SecretStore: Sendable {
 
     /// Unlocks the keyring, and creates it (with a new random data key) if it does not exist yet and `createIfMissing`.
     ///
-    /// When a crash interrupted a rotation (``rotate(with:)``), unlocking finishes it first.
+    /// When a crash or a full disk interrupted a rotation (``rotate(with:)``), unlocking finishes it first; when it
+    /// cannot write (the disk still full), it leaves the rotation to a later unlock, and items read under either key.
     ///
     /// A keyring is never created over item files: when `keyring.json` is missing but items are there, they were
     /// sealed under a key that only that file can give back, so a new keyring would silently hide them.
