@@ -7,9 +7,9 @@ public import StrataCore
 #endif
 
 // A capture of the secrets tier: every keyring folder, copied SEALED under its keyring lock held shared (writers
-// change a keyring only under it held exclusively): `keyring.json` (the wrapped data key), the item manifest and its
-// anchor, a crashed rotation's `rotation.key`, and every item file as it is on disk — nothing is decrypted, so a capture can
-// be taken while the keyring is locked. An item whose clear header says `...ThisDeviceOnly` is left out and
+// change a keyring only under it held exclusively): `keyring.json` (the wrapped data key), the item manifest and
+// its anchor, a crashed rotation's `rotation.key`, and every item file as it is on disk — nothing is decrypted, so
+// a capture can be taken while the keyring is locked. An item whose clear header says `...ThisDeviceOnly` is left out and
 // reported: it never leaves this machine.
 //
 // The manifest is copied whole (it is tagged under the data key, so it cannot be edited without it) and still

@@ -190,8 +190,8 @@ extension SecretStore {
                 let anchor = ManifestAnchor.parse(anchorData, keyringID: id), header.sequence < anchor.sequence
             {
                 problems.append(
-                    "\(manifestPath): rolled back: write \(header.sequence) of the manifest, where \(anchor.sequence) was "
-                        + "made durable (an earlier copy was put back)")
+                    "\(manifestPath): rolled back: write \(header.sequence) of the manifest, where "
+                        + "\(anchor.sequence) was made durable (an earlier copy was put back)")
             }
             if let inline = ItemManifest.unauthenticatedInlineItems(manifest) {
                 for (name, item) in inline.sorted(by: { $0.key < $1.key }) {

@@ -167,7 +167,8 @@ extension SecretStore {
         var manifest = current
         manifest.keyCheck = owner.check
         manifest.sequence = current.sequence + 1
-        // A rotation's switch to the next key records the key it leaves (see ``unknownManifestKey(_:current:anchor:)``).
+        // A rotation's switch to the next key records the key it leaves (see
+        // ``unknownManifestKey(_:current:anchor:)``).
         if owner.check != currentOwner.check { manifest.previousKeyCheck = currentOwner.check }
         try change(&manifest, currentOwner)
         let bytes = try manifest.serialized(keyringID: try manifestKeyringID(), key: owner.manifest)
