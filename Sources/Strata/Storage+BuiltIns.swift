@@ -40,16 +40,10 @@ extension Storage {
             },
             BuiltIn(tier: .secrets, name: "sodium", facts: { SecretStore.facts(keyring: keyring, paths: $0) }) {
                 paths in
-                guard let key = secretsKey ?? environmentSecretsKey() else {
-                    var error = StorageError(
-                        .locked, "the secrets tier has no key to unlock its keyring", tier: .secrets,
-                        recovery: "Pass secretsKey: to Storage, or set \(secretsKeyVariable) to 64 hex characters")
-                    error.remedy = .giveSecretsKey
-                    throw error
-                }
-                return try SecretStore(
-                    keyring: keyring, paths: requirePaths(paths, for: .secrets), unlockingWith: key,
-                    configuration: secrets)
+                let store = try SecretStore(
+                    keyring: keyring, paths: requirePaths(paths, for: .secrets), configuration: secrets)
+                try store.unlock(with: try secretsKey ?? environmentSecretsKey(for: store))
+                return store
             },
             BuiltIn(
                 tier: .records, name: "sqlite",
@@ -117,6 +111,30 @@ extension Storage {
     static func environmentSecretsKey() -> KeyProvider? {
         guard let value = ProcessInfo.processInfo.environment[secretsKeyVariable], !value.isEmpty else { return nil }
         return .environment(secretsKeyVariable)
+    }
+
+    /// The key from ``secretsKeyVariable`` for a keyring given no key, when that keyring takes one: the keyring
+    /// decides, not the environment. A passphrase-protected keyring is never offered the variable (an unrelated key
+    /// there must not stand in for its passphrase, nor fail what needs no key, such as a backup of its sealed files).
+    /// - Throws: ``/StrataCore/StorageError`` `.locked` when there is no key for it: the variable is unset, or the
+    ///   keyring is protected by a passphrase (its error says so).
+    static func environmentSecretsKey(for store: SecretStore) throws -> KeyProvider {
+        let isPassphraseProtected = try store.isPassphraseProtected == true
+        let variable = environmentSecretsKey()
+        guard !isPassphraseProtected, let key = variable else {
+            let aside = variable == nil ? "" : " (\(secretsKeyVariable) holds a key, not its passphrase)"
+            var error = StorageError(
+                .locked,
+                isPassphraseProtected
+                    ? "the secrets tier's keyring is protected by a passphrase, and it was given none" + aside
+                    : "the secrets tier has no key to unlock its keyring", tier: .secrets, path: store.directory,
+                recovery: isPassphraseProtected
+                    ? "Pass secretsKey: .passphrase(...) to Storage"
+                    : "Pass secretsKey: to Storage, or set \(secretsKeyVariable) to 64 hex characters")
+            error.remedy = .giveSecretsKey
+            throw error
+        }
+        return key
     }
 
     static func requirePaths(_ paths: StoragePaths?, for tier: Tier) throws -> StoragePaths {

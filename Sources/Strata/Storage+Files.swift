@@ -79,15 +79,15 @@ extension Storage {
         let keyring = configuration.secrets.keyring
         return BuiltIn(tier: .files, name: "s3", facts: { _ in location.facts }) { paths in
             try s3FileStore(location, configuration: files) {
-                guard let key = secretsKey ?? environmentSecretsKey() else {
-                    var error = StorageError(
-                        .locked, "the S3 secret key is in the keyring, and the secrets tier has no key to unlock it",
-                        tier: .secrets,
-                        recovery: "Pass secretsKey: to Storage, or set \(secretsKeyVariable) to 64 hex characters")
-                    error.remedy = .giveSecretsKey
-                    throw error
+                let store = try SecretStore(keyring: keyring, paths: requirePaths(paths, for: .secrets))
+                do {
+                    try store.unlock(with: try secretsKey ?? environmentSecretsKey(for: store))
+                } catch let error as StorageError where error.code == .locked {
+                    var refused = error
+                    refused.message = "the S3 secret key is in the keyring, which cannot be unlocked: " + error.message
+                    throw refused
                 }
-                return try SecretStore(keyring: keyring, paths: requirePaths(paths, for: .secrets), unlockingWith: key)
+                return store
             }
         }
     }

@@ -10,13 +10,15 @@ package enum SecretsFuzzing {
     /// The fixed key's derived keys, for the manifest and the rotation record.
     nonisolated(unsafe) static var dataKeys: DataKeys? = key.flatMap { try? DataKeys($0) }
 
-    /// Parses a keyring file, and the same bytes as an item manifest (authenticated, and its entries without the
-    /// key, as counts read them) and a rotation record.
+    /// Parses a keyring file, and the same bytes as an item manifest (authenticated, and its entries and header
+    /// without the key, as counts and checks read them), a manifest anchor and a rotation record.
     package static func keyring(_ data: Data) {
         _ = try? KeyringFile.parse(data, expectedName: "default", path: "fuzz")
         _ = ItemManifest.unauthenticatedInlineItems(data)
-        guard let dataKeys else { return }
+        _ = ItemManifest.unauthenticatedHeader(data)
         let keyringID = [UInt8](repeating: 1, count: 16)
+        _ = ManifestAnchor.parse(data, keyringID: keyringID)
+        guard let dataKeys else { return }
         _ = try? ItemManifest.parse(data, keyringID: keyringID, keys: [dataKeys], path: "fuzz")
         _ = try? RotationFile.parse(data, keyringID: keyringID, path: "fuzz").open(
             keyringID: keyringID, with: dataKeys, path: "fuzz")

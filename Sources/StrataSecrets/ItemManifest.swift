@@ -16,17 +16,24 @@ import StrataCore
 /// is replaced with the manifest, whole and tagged, so rolling it back takes an older manifest: the rollback of
 /// the whole folder, out of scope.
 ///
+/// From format version 3 the manifest carries a sequence number that every write advances, recorded after the
+/// write in ``ManifestAnchor`` (`items.anchor`): an older manifest put back alone is refused too (`rolled-back`),
+/// and it names the data key it was rotated from, so an older `keyring.json` put back after a rotation is told
+/// from a damaged manifest.
+///
 /// The file is `STRATASM`, a version byte, the keyring's id, the check value of the data key it is tagged under
-/// (the keyring's current key: writers seal items under that key), the entry count (4 bytes), the entries sorted
-/// by file name, and a keyed BLAKE2b tag over all of it under a key derived from that data key: editing,
-/// truncating or moving it between keyrings is refused. An entry is the name's 16 bytes, the generation's bit
-/// pattern and a flags byte (version 1: 1 when deleted; version 2: bit 0 deleted, bit 1 inline, then for an
-/// inline entry the sealed item's size in 4 bytes and its bytes). Version 1 files (written before items could be
-/// inline) are read; every write writes version 2.
+/// (the keyring's current key: writers seal items under that key), from version 3 the check value of the key the
+/// keyring was last rotated from (16 zero bytes when none) and the sequence number (8 bytes), the entry count
+/// (4 bytes), the entries sorted by file name, and a keyed BLAKE2b tag over all of it under a key derived from
+/// that data key: editing, truncating or moving it between keyrings is refused. An entry is the name's 16 bytes,
+/// the generation's bit pattern and a flags byte (version 1: 1 when deleted; from version 2: bit 0 deleted, bit 1
+/// inline, then for an inline entry the sealed item's size in 4 bytes and its bytes). Versions 1 (written before
+/// items could be inline) and 2 (before sequence numbers; read as sequence 0) are read; every write writes
+/// version 3.
 struct ItemManifest: Sendable, Equatable {
     static let fileName = "items.manifest"
     static let magic = Array("STRATASM".utf8)
-    static let version: UInt8 = 2
+    static let version: UInt8 = 3
     static let tagBytes = 32
     static let deletedFlag: UInt8 = 1
     static let inlineFlag: UInt8 = 2
@@ -47,6 +54,18 @@ struct ItemManifest: Sendable, Equatable {
     var keyCheck: [UInt8]
     /// Entries by item file name.
     var entries: [String: Entry] = [:]
+    /// One past the sequence number of the manifest this one replaced (0 for a manifest of version 2 or older).
+    var sequence: UInt64 = 0
+    /// The check value of the data key the keyring was last rotated from, if any.
+    var previousKeyCheck: [UInt8]? = nil
+
+    /// The bytes of a version 3 header after the key check: the previous key's check and the sequence number.
+    static let sequenceFieldsSize = 16 + 8
+
+    /// The size of the header before the entry count, for a file of `version`.
+    static func headerSize(version: UInt8, keyringIDSize: Int) -> Int {
+        magic.count + 1 + keyringIDSize + 16 + (version >= 3 ? sequenceFieldsSize : 0)
+    }
 
     /// The sealed item `fileName` when it lives in the manifest (a file of its name is then a leftover).
     func inlineItem(_ fileName: String) -> Data? { entries[fileName]?.inline }
@@ -77,7 +96,7 @@ struct ItemManifest: Sendable, Equatable {
         named.reserveCapacity(entries.count)
         var rows: [(high: UInt64, low: UInt64, index: Int)] = []
         rows.reserveCapacity(entries.count)
-        var size = Self.magic.count + 1 + keyringID.count + keyCheck.count + 4
+        var size = Self.magic.count + 1 + keyringID.count + keyCheck.count + Self.sequenceFieldsSize + 4
         for (name, entry) in entries {
             guard let raw = Self.rawName(name) else { continue }
             rows.append((raw.high, raw.low, named.count))
@@ -85,7 +104,9 @@ struct ItemManifest: Sendable, Equatable {
             size += 25 + (entry.inline.map { 4 + $0.count } ?? 0)
         }
         rows.sort { ($0.high, $0.low) < ($1.high, $1.low) }
-        let header = Self.magic + [Self.version] + keyringID + keyCheck
+        var header = Self.magic + [Self.version] + keyringID + keyCheck
+        header += previousKeyCheck ?? [UInt8](repeating: 0, count: 16)
+        withUnsafeBytes(of: sequence.bigEndian) { header += $0 }
         var body = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
             let out = UnsafeMutableRawBufferPointer(buffer)
             var offset = 0
@@ -141,8 +162,9 @@ struct ItemManifest: Sendable, Equatable {
             recovery: "Restore the keyring folder from a backup; rollback detection cannot vouch for its items")
         let idStart = magic.count + 1
         let checkStart = idStart + keyringID.count
-        let headerSize = checkStart + 16 + 4
-        guard bytes.count >= headerSize + tagBytes, bytes.starts(with: magic) else { throw corrupt }
+        guard bytes.count > magic.count, bytes.starts(with: magic) else { throw corrupt }
+        let headerSize = Self.headerSize(version: bytes[magic.count], keyringIDSize: keyringID.count) + 4
+        guard bytes.count >= headerSize + tagBytes else { throw corrupt }
         guard bytes[magic.count] <= version else {
             throw StorageError(
                 .unsupportedVersion,
@@ -152,6 +174,8 @@ struct ItemManifest: Sendable, Equatable {
         let body = Array(bytes[..<(bytes.count - tagBytes)])
         let tag = Array(bytes[(bytes.count - tagBytes)...])
         let keyCheck = Array(body[checkStart..<(checkStart + 16)])
+        // Another keyring's manifest is damage, whatever key it names (the tag below vouches for the id).
+        guard Array(body[idStart..<checkStart]) == keyringID else { throw corrupt }
         guard let owner = keys.first(where: { $0.check == keyCheck }) else {
             throw StorageError(
                 .locked, "the keyring's data key was rotated by another process since this one unlocked it",
@@ -164,7 +188,11 @@ struct ItemManifest: Sendable, Equatable {
         guard let entries = Self.entries(of: body, version: bytes[magic.count], from: headerSize - 4) else {
             throw corrupt
         }
-        return (ItemManifest(keyCheck: keyCheck, entries: entries), owner)
+        var manifest = ItemManifest(keyCheck: keyCheck, entries: entries)
+        if bytes[magic.count] >= 3 {
+            (manifest.sequence, manifest.previousKeyCheck) = Self.sequenceFields(body, from: checkStart + 16)
+        }
+        return (manifest, owner)
     }
 
     /// The entries of an untagged body, from the entry count at `offset` to the end; `nil` when they do not fill
@@ -202,12 +230,38 @@ struct ItemManifest: Sendable, Equatable {
         return offset == body.count ? entries : nil
     }
 
+    /// The sequence number and the previous key's check value of a version 3 header, from `offset` (the end of
+    /// the key check).
+    static func sequenceFields(_ body: [UInt8], from offset: Int) -> (UInt64, [UInt8]?) {
+        let previous = Array(body[offset..<(offset + 16)])
+        let sequence = body[(offset + 16)..<(offset + 24)].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        return (sequence, previous.allSatisfy { $0 == 0 } ? nil : previous)
+    }
+
+    /// What a manifest's header says without the key (nothing is authenticated: for diagnostics): its sequence
+    /// number and the check values of the key it is tagged under and of the key it was rotated from; `nil` when
+    /// the bytes are not a manifest this program reads.
+    static func unauthenticatedHeader(_ data: Data, keyringIDSize: Int = 16) -> (
+        sequence: UInt64, keyCheck: [UInt8], previousKeyCheck: [UInt8]?
+    )? {
+        let bytes = [UInt8](data)
+        guard bytes.count > magic.count, bytes.starts(with: magic), bytes[magic.count] <= version else { return nil }
+        let checkStart = magic.count + 1 + keyringIDSize
+        guard bytes.count >= headerSize(version: bytes[magic.count], keyringIDSize: keyringIDSize) + 4 + tagBytes
+        else { return nil }
+        let keyCheck = Array(bytes[checkStart..<(checkStart + 16)])
+        guard bytes[magic.count] >= 3 else { return (0, keyCheck, nil) }
+        let (sequence, previous) = sequenceFields(bytes, from: checkStart + 16)
+        return (sequence, keyCheck, previous)
+    }
+
     /// The items a manifest holds inline, by file name, read without the key (nothing is authenticated: for counts
     /// and checks that need no key); `nil` when the bytes are not a manifest this program reads.
     static func unauthenticatedInlineItems(_ data: Data, keyringIDSize: Int = 16) -> [String: Data]? {
         let bytes = [UInt8](data)
-        let headerSize = magic.count + 1 + keyringIDSize + 16 + 4
-        guard bytes.count >= headerSize + tagBytes, bytes.starts(with: magic), bytes[magic.count] <= version,
+        guard bytes.count > magic.count, bytes.starts(with: magic), bytes[magic.count] <= version else { return nil }
+        let headerSize = Self.headerSize(version: bytes[magic.count], keyringIDSize: keyringIDSize) + 4
+        guard bytes.count >= headerSize + tagBytes,
             let entries = entries(
                 of: Array(bytes[..<(bytes.count - tagBytes)]), version: bytes[magic.count], from: headerSize - 4)
         else { return nil }

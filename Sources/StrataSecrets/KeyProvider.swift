@@ -13,10 +13,11 @@ import StrataCore
 public enum KeyProvider: Sendable, CustomStringConvertible {
     /// A passphrase, stretched with Argon2id (parameters stored in the keyring).
     case passphrase(Secret)
-    /// A file holding 32 random bytes (raw, or as 64 hex characters). It must be a regular file of mode 0600 or
-    /// stricter, owned by the current user; anything else is refused.
+    /// A file holding 32 random bytes (raw, as 64 hex characters, or base64; text that is not hex or base64 is
+    /// refused, never taken as key bytes). It must be a regular file of mode 0600 or stricter, owned by the current
+    /// user; anything else is refused.
     case keyFile(String)
-    /// An environment variable holding 32 bytes as 64 hex characters or base64.
+    /// An environment variable holding 32 bytes as 64 hex characters or base64 (never its text as the key bytes).
     case environment(String)
     /// A 32-byte key held by the program (tests, or keys from another secret manager).
     case inMemory(Secret)
@@ -94,7 +95,7 @@ public enum KeyProvider: Sendable, CustomStringConvertible {
         case .keyFile(let path):
             var bytes = try Self.readKeyFile(path)
             defer { bytes.withUnsafeMutableBytes { Sodium.memzero($0) } }
-            return try GuardedKey(copying: try Self.parseKey(bytes, source: "the key file \(path)"))
+            return try GuardedKey(copying: try Self.parseKey(bytes, source: "the key file \(path)", allowsRaw: true))
         case .environment(let name):
             guard let value = ProcessInfo.processInfo.environment[name], !value.isEmpty else {
                 throw StorageError(
@@ -102,7 +103,8 @@ public enum KeyProvider: Sendable, CustomStringConvertible {
                     recovery: "Export 32 random bytes as 64 hex characters in \(name)")
             }
             return try GuardedKey(
-                copying: try Self.parseKey(Array(value.utf8), source: "the environment variable \(name)"))
+                copying: try Self.parseKey(
+                    Array(value.utf8), source: "the environment variable \(name)", allowsRaw: false))
         case .inMemory(let secret):
             guard secret.count == Sodium.keyBytes else {
                 throw StorageError(
@@ -168,15 +170,32 @@ public enum KeyProvider: Sendable, CustomStringConvertible {
         return [UInt8](try AtomicFile.readAll(fd, path: path, maximumSize: maximumSize))
     }
 
-    /// Accepts 32 raw bytes, 64 hex characters, or base64 of 32 bytes (surrounding white space ignored).
-    static func parseKey(_ bytes: [UInt8], source: String) throws -> [UInt8] {
-        if bytes.count == Sodium.keyBytes { return bytes }
+    /// The 32-byte key a key file or an environment variable holds: 64 hex characters, or base64 of 32 bytes
+    /// (surrounding white space ignored); in a key file also the 32 bytes themselves.
+    ///
+    /// Text is never taken as key bytes: a variable holds text only, and a key file of 32 bytes that are all
+    /// printable text (`passwordpassword…`) is a password, not 32 random bytes (which are all printable once in
+    /// some 10^14 keys). Taking such text as the key would make a guessable phrase a full-strength key.
+    /// - Parameter allowsRaw: Whether 32 raw bytes are accepted (key files).
+    /// - Throws: ``/StrataCore/StorageError`` `.invalidArgument`, saying which forms are expected.
+    static func parseKey(_ bytes: [UInt8], source: String, allowsRaw: Bool) throws -> [UInt8] {
+        let forms = allowsRaw ? "32 random bytes, 64 hex characters or base64" : "64 hex characters or base64"
+        let isText = bytes.allSatisfy { (0x20..<0x7F).contains($0) || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
+        if allowsRaw, bytes.count == Sodium.keyBytes, !isText { return bytes }
         let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         if text.count == 64, let decoded = hexBytes(text) { return decoded }
         if let decoded = Data(base64Encoded: text), decoded.count == Sodium.keyBytes { return [UInt8](decoded) }
+        let seemsRawText = isText && text.utf8.count == Sodium.keyBytes
         throw StorageError(
-            .invalidArgument, "\(source) does not hold a 32-byte key (raw, 64 hex characters, or base64)",
-            tier: .secrets, recovery: "Create one with: head -c 32 /dev/urandom | xxd -p -c 64")
+            .invalidArgument,
+            seemsRawText
+                ? "\(source) holds 32 characters of text, not a key: text is never taken as key bytes (a key is "
+                    + "\(forms))"
+                : "\(source) does not hold a 32-byte key (\(forms))", tier: .secrets,
+            recovery: seemsRawText
+                ? "If this text is what a keyring was made with, give the same bytes as hex (it opens the same "
+                    + "keyring): printf %s 'TEXT' | xxd -p -c 64; a new key: head -c 32 /dev/urandom | xxd -p -c 64"
+                : "Create one with: head -c 32 /dev/urandom | xxd -p -c 64")
     }
 
     static func hexBytes(_ text: String) -> [UInt8]? { Hex.decode(text) }

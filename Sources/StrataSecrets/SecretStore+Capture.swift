@@ -7,9 +7,9 @@ public import StrataCore
 #endif
 
 // A capture of the secrets tier: every keyring folder, copied SEALED under its keyring lock held shared (writers
-// change a keyring only under it held exclusively): `keyring.json` (the wrapped data key), the item manifest, a
-// crashed rotation's `rotation.key`, and every item file as it is on disk — nothing is decrypted, so a capture can
-// be taken while the keyring is locked. An item whose clear header says `...ThisDeviceOnly` is left out and
+// change a keyring only under it held exclusively): `keyring.json` (the wrapped data key), the item manifest and
+// its anchor, a crashed rotation's `rotation.key`, and every item file as it is on disk — nothing is decrypted, so
+// a capture can be taken while the keyring is locked. An item whose clear header says `...ThisDeviceOnly` is left out and
 // reported: it never leaves this machine.
 //
 // The manifest is copied whole (it is tagged under the data key, so it cannot be edited without it) and still
@@ -46,7 +46,7 @@ extension SecretStore: TierCapturing {
     ) throws -> CaptureReport {
         let names = try folder.entries(of: .secrets)
         var report = CaptureReport()
-        let kept = ["keyring.json", ItemManifest.fileName, RotationFile.fileName]
+        let kept = ["keyring.json", ItemManifest.fileName, ManifestAnchor.fileName, RotationFile.fileName]
         for name in names.sorted() where kept.contains(name) || name.hasSuffix(Self.itemSuffix) {
             let filePath = path + "/" + name
             let fd: Int32

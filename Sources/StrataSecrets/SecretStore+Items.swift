@@ -105,11 +105,19 @@ extension SecretStore {
         let identity = try checkedIdentity(service: service, account: account)
         let fileName = try self.fileName(identity)
         let folder = try keyringFolder()
-        if try currentManifest(in: folder).manifest.inlineItem(fileName) != nil { return true }
-        do throws(Errno) {
-            if try folder.status(of: fileName) != nil { return true }
-        } catch {
-            throw error.storageError("cannot inspect the item", tier: .secrets, path: directory + "/" + fileName)
+        // The manifest, then the file, then the manifest again: no item is missed while it moves between them (see
+        // ``sealedItem(_:in:manifest:mayReread:whole:)``).
+        var manifest = try currentManifest(in: folder).manifest
+        while true {
+            if manifest.inlineItem(fileName) != nil { return true }
+            do throws(Errno) {
+                if try folder.status(of: fileName) != nil { return true }
+            } catch {
+                throw error.storageError("cannot inspect the item", tier: .secrets, path: directory + "/" + fileName)
+            }
+            let again = try currentManifest(in: folder).manifest
+            if again == manifest { break }
+            manifest = again
         }
         return try identity.legacyNameMessage != nil && locate(identity, in: folder, value: false) != nil
     }
@@ -151,8 +159,10 @@ extension SecretStore {
     /// - Returns: The problems found, each naming its file; empty when all is well.
     public func structuralProblems() -> [String] {
         var problems: [String] = []
+        var keyringFile: KeyringFile?
         do {
-            if try readKeyring() == nil { problems.append("\(keyringPath): missing") }
+            keyringFile = try readKeyring()
+            if keyringFile == nil { problems.append("\(keyringPath): missing") }
         } catch {
             problems.append("\(error)")
         }
@@ -173,6 +183,23 @@ extension SecretStore {
             problems.append("\(error)")
         }
         if let manifest {
+            // An older manifest put back (see ManifestAnchor): its sequence number, read without the key, is below
+            // the anchor's.
+            var anchorData: Data?
+            do {
+                anchorData = try folder.flatMap {
+                    try AtomicFile.read(in: $0, name: ManifestAnchor.fileName, maximumSize: 4096)
+                }
+            } catch {
+                problems.append("\(error)")
+            }
+            if let id = keyringFile?.id, let header = ItemManifest.unauthenticatedHeader(manifest), let anchorData,
+                let anchor = ManifestAnchor.parse(anchorData, keyringID: id), header.sequence < anchor.sequence
+            {
+                problems.append(
+                    "\(manifestPath): rolled back: write \(header.sequence) of the manifest, where "
+                        + "\(anchor.sequence) was made durable (an earlier copy was put back)")
+            }
             if let inline = ItemManifest.unauthenticatedInlineItems(manifest) {
                 for (name, item) in inline.sorted(by: { $0.key < $1.key }) {
                     do {
@@ -215,13 +242,22 @@ extension SecretStore {
     /// (see ``ItemManifest/unauthenticatedInlineItems(_:keyringIDSize:)``), each once.
     func itemNamesWithoutKey() -> [String] {
         guard let folder = try? existingKeyringFolder() else { return [] }
-        var names = Set(((try? folder.entries()) ?? []).filter { $0.hasSuffix(Self.itemSuffix) })
-        if let data = try? AtomicFile.read(in: folder, name: ItemManifest.fileName, maximumSize: 64 << 20),
-            let inline = ItemManifest.unauthenticatedInlineItems(data)
-        {
-            names.formUnion(inline.keys)
+        func manifest() -> Data? {
+            try? AtomicFile.read(in: folder, name: ItemManifest.fileName, maximumSize: 64 << 20)
         }
-        return names.sorted()
+        // The manifest's bytes before and after the listing: an item moving between a file and the manifest meanwhile
+        // is in one of them only when the manifest did not change (see ``allItems(values:)``).
+        var before = manifest()
+        while true {
+            var names = Set(((try? folder.entries()) ?? []).filter { $0.hasSuffix(Self.itemSuffix) })
+            let after = manifest()
+            guard after == before else {
+                before = after
+                continue
+            }
+            if let after, let inline = ItemManifest.unauthenticatedInlineItems(after) { names.formUnion(inline.keys) }
+            return names.sorted()
+        }
     }
 
     // MARK: Internals
@@ -326,18 +362,45 @@ extension SecretStore {
     }
 
     /// Reads and opens one item file, or `nil` when it does not exist.
+    ///
+    /// Without a manifest read under the keyring's lock, the reader takes no lock, and concludes nothing from two
+    /// reads that a writer or a rotation in another process may have separated: an item that is nowhere, or that
+    /// opens under no key at hand, is looked for again whenever the manifest changed meanwhile (see
+    /// ``sealedItem(_:in:manifest:mayReread:whole:)``). Absence and damage are reported only when the manifest
+    /// read after the item is the one read before it: one consistent view.
     /// - Parameter known: The manifest read under the keyring's lock, which the caller holds (see
     ///   ``locate(_:in:value:manifest:)``); by default the current one is read.
     func readItem(in folder: DirectoryHandle, fileName: String, value: Bool, manifest known: ItemManifest? = nil)
         throws -> (ItemEnvelope.Record, SecretAccessibility, Secret?)?
     {
+        // The manifest before the item (see ``currentManifest(in:)``).
+        var manifest = try known ?? currentManifest(in: folder).manifest
+        while true {
+            do {
+                return try readItem(in: folder, fileName: fileName, value: value, under: manifest, locked: known != nil)
+            } catch let error as StorageError
+                where known == nil && (error.code == .corrupt || error.code == .deviceMismatch)
+            {
+                // Sealed under a key this process does not hold: a rotation in another process may have re-sealed
+                // it and finished (removing `rotation.key`) since the manifest was read. The manifest tells: it
+                // changed then, and reading it again reports the rotation (`locked`) or leads to the item.
+                let again = try currentManifest(in: folder).manifest
+                guard again != manifest else { throw error }
+                manifest = again
+            }
+        }
+    }
+
+    /// ``readItem(in:fileName:value:manifest:)`` against one manifest.
+    /// - Parameter locked: Whether `manifest` was read under the keyring's lock, which the caller holds.
+    private func readItem(
+        in folder: DirectoryHandle, fileName: String, value: Bool, under manifest: ItemManifest, locked: Bool
+    ) throws -> (ItemEnvelope.Record, SecretAccessibility, Secret?)? {
         // The path only for errors: a warm read does not build it.
         func path() -> String { folder.path(of: fileName) }
-        // The manifest before the item (see ``currentManifest(in:)``).
         guard
             let (file, size, stamp, kept, manifest) = try sealedItem(
-                fileName, in: folder, manifest: known ?? currentManifest(in: folder).manifest, mayReread: known == nil,
-                whole: value)
+                fileName, in: folder, manifest: manifest, mayReread: !locked, whole: value)
         else { return nil }
         let (accessibility, version) = try ItemEnvelope.header(of: file, path: path())
         let (keyringID, key) = try classKey(accessibility, writing: false)
@@ -372,9 +435,14 @@ extension SecretStore {
 
     /// The sealed bytes of an item: from its manifest entry when it lives there (a file of its name is then a
     /// leftover, never read), else from its file (see ``itemFile(_:in:)``).
-    /// - Parameter mayReread: Whether `manifest` was read without the keyring's lock: a writer may then have moved
-    ///   the item into the manifest and removed its file since, and a live entry without a file reads the manifest
-    ///   again.
+    ///
+    /// A writer moves an item into the manifest by replacing the manifest before it removes the file, and out of it
+    /// by writing the file before it replaces the manifest. So when a reader that read `manifest` without the lock
+    /// finds neither, the item moved meanwhile or is absent: it reads the manifest again, and concludes absence only
+    /// when that is the manifest it looked in (nothing moved between the two reads); otherwise it looks again in
+    /// the new one. Every manifest a writer makes differs from the last (an entry's generation moves on), so a
+    /// reader loops only while writers keep moving the item under it.
+    /// - Parameter mayReread: Whether `manifest` was read without the keyring's lock (with it, nothing moves).
     ///   - whole: Whether the value is wanted: otherwise an item file may be read only up to the end of its
     ///     sealed attributes (see ``itemFile(_:in:whole:)``).
     /// - Returns: The bytes, the whole file's size when they are only its first bytes, their stamp and what is
@@ -383,13 +451,17 @@ extension SecretStore {
     func sealedItem(
         _ fileName: String, in folder: DirectoryHandle, manifest: ItemManifest, mayReread: Bool, whole: Bool = true
     ) throws -> (file: Data, size: Int?, stamp: FileStamp?, kept: OpenedItem?, manifest: ItemManifest)? {
-        if let inline = manifest.inlineItem(fileName) { return (inline, nil, nil, nil, manifest) }
-        if let found = try itemFile(fileName, in: folder, whole: whole) {
-            return (found.file, found.size, found.stamp, found.kept, manifest)
+        var manifest = manifest
+        while true {
+            if let inline = manifest.inlineItem(fileName) { return (inline, nil, nil, nil, manifest) }
+            if let found = try itemFile(fileName, in: folder, whole: whole) {
+                return (found.file, found.size, found.stamp, found.kept, manifest)
+            }
+            guard mayReread else { return nil }
+            let again = try currentManifest(in: folder).manifest
+            if again == manifest { return nil }
+            manifest = again
         }
-        guard mayReread, let entry = manifest.entries[fileName], !entry.deleted else { return nil }
-        let again = try currentManifest(in: folder).manifest
-        return again.inlineItem(fileName).map { ($0, nil, nil, nil, again) }
     }
 
     /// How many sealed boxes this process tried to open so far (an item holds two: its attributes and its

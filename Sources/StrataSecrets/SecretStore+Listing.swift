@@ -60,13 +60,21 @@ extension SecretStore {
         _ = try fileName(ItemIdentity(service: "-", account: "-"))  // Throws `.locked` before the first unlock.
         let folder = try keyringFolder()
         // The manifest first, as for one item: the items it holds, then every item file (a file of an item the
-        // manifest holds is read from the manifest, once).
-        let manifest = try currentManifest(in: folder).manifest
-        var present = Set(manifest.entries.compactMap { $0.value.inline == nil ? nil : $0.key })
-        do throws(Errno) {
-            present.formUnion(try folder.entries().filter { $0.hasSuffix(Self.itemSuffix) })
-        } catch {
-            throw error.storageError("cannot list the keyring folder", tier: .secrets, path: directory)
+        // manifest holds is read from the manifest, once), then the manifest again. A writer moves an item into the
+        // manifest before it removes its file, and writes its file before it moves it out: when the manifest did
+        // not change across the listing, every item is in one of the two; otherwise the listing is taken again.
+        var manifest = try currentManifest(in: folder).manifest
+        var present: Set<String>
+        while true {
+            present = Set(manifest.entries.compactMap { $0.value.inline == nil ? nil : $0.key })
+            do throws(Errno) {
+                present.formUnion(try folder.entries().filter { $0.hasSuffix(Self.itemSuffix) })
+            } catch {
+                throw error.storageError("cannot list the keyring folder", tier: .secrets, path: directory)
+            }
+            let again = try currentManifest(in: folder).manifest
+            if again == manifest { break }
+            manifest = again
         }
         let names = Array(present)
         var found: [(SecretItem, Secret?)] = []

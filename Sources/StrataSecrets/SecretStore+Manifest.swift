@@ -42,6 +42,9 @@ extension SecretStore {
             if now == settled, let found = known(cached.manifest) { return found }
         }
         let readStart = Date().timeIntervalSince1970
+        // The anchor before the manifest (see ManifestAnchor): a manifest read after it is at least as new. A
+        // manifest served from the settled cache above is the very file checked when it was read.
+        let anchor = try readAnchor(in: folder, keyringID: keyringID)
         guard
             let (data, status) = try AtomicFile.readWithStatus(
                 in: folder, name: ItemManifest.fileName, maximumSize: 64 << 20)
@@ -59,6 +62,7 @@ extension SecretStore {
         let settled = stamp.isSettled(readStart: readStart) ? stamp : nil
         // The bytes parsed last, read again (a manifest changed within the settling time): not parsed again.
         if let cached, cached.bytes == data, let found = known(cached.manifest) {
+            try checkNotRolledBack(found.0, anchor: anchor)
             keyMaterial.withLock { $0.manifestCache = (data, settled, found.0) }
             return found
         }
@@ -67,12 +71,86 @@ extension SecretStore {
             parsed = try ItemManifest.parse(
                 data, keyringID: keyringID, keys: [current, next].compactMap { $0 }, path: manifestPath)
         } catch let error as StorageError where error.code == .locked {
-            // Tagged under a key this process has not seen: the next key of a rotation under way, if any.
-            guard let loaded = try nextKeys(in: folder) else { throw error }
-            parsed = try ItemManifest.parse(data, keyringID: keyringID, keys: [current, loaded], path: manifestPath)
+            // Tagged under a key this process has not seen: the next key of a rotation under way, if any; else the
+            // key moved on (another process rotated it), or keyring.json is an old copy.
+            guard let loaded = try nextKeys(in: folder) else {
+                throw try unknownManifestKey(data, current: current, anchor: anchor)
+            }
+            do {
+                parsed = try ItemManifest.parse(
+                    data, keyringID: keyringID, keys: [current, loaded], path: manifestPath)
+            } catch let error as StorageError where error.code == .locked {
+                throw try unknownManifestKey(data, current: current, anchor: anchor)
+            }
         }
+        try checkNotRolledBack(parsed.0, anchor: anchor)
         keyMaterial.withLock { $0.manifestCache = (data, settled, parsed.0) }
         return parsed
+    }
+
+    /// The anchor's sequence number (see ``ManifestAnchor``), or 0 when there is none of this keyring's.
+    func readAnchor(in folder: DirectoryHandle, keyringID: [UInt8]) throws -> UInt64 {
+        guard let data = try AtomicFile.read(in: folder, name: ManifestAnchor.fileName, maximumSize: 4096) else {
+            return 0
+        }
+        return ManifestAnchor.parse(data, keyringID: keyringID)?.sequence ?? 0
+    }
+
+    /// Refuses a manifest older than the anchor read before it: an earlier copy of `items.manifest` put back.
+    /// - Throws: ``StorageError`` `.rolledBack`, naming the manifest.
+    func checkNotRolledBack(_ manifest: ItemManifest, anchor: UInt64) throws {
+        guard manifest.sequence < anchor else { return }
+        throw StorageError(
+            .rolledBack,
+            "the item manifest is older than the keyring recorded (write \(manifest.sequence), and \(anchor) was made "
+                + "durable): an earlier copy was put back, so the items it holds may have revoked values",
+            tier: .secrets, path: manifestPath,
+            recovery: "Put the current \(ItemManifest.fileName) back, or restore the keyring folder whole from one "
+                + "backup; to accept this copy and the values it holds, remove \(ManifestAnchor.fileName)")
+    }
+
+    /// Records `manifest`, just made durable, in the anchor. The caller holds the keyring's lock exclusively.
+    ///
+    /// Replaced without a flush of its own (see ``ManifestAnchor``), and best effort: an anchor that could not be
+    /// written lags, which weakens the detection of a rollback until the next write, and refuses nothing.
+    func advanceAnchor(to manifest: ItemManifest, in folder: DirectoryHandle) {
+        guard let keyringID = try? manifestKeyringID() else { return }
+        try? AtomicFile.write(
+            ManifestAnchor(sequence: manifest.sequence).serialized(keyringID: keyringID), in: folder,
+            name: ManifestAnchor.fileName, durability: .atomicOnly)
+    }
+
+    /// The error for a manifest tagged under a data key this process does not hold, when no rotation under way
+    /// gives it:
+    /// - `locked` when `keyring.json` moved on since this process unlocked (another process rotated the key:
+    ///   unlocking again gives the new one);
+    /// - `rolled-back` naming `keyring.json` when it is still the file this process unlocked with and the manifest
+    ///   says it was rotated away from this very key: `keyring.json` is a copy from before the rotation;
+    /// - `rolled-back` naming the manifest when its sequence number is below the anchor's: an older manifest put
+    ///   back, from before a rotation (see ``checkNotRolledBack(_:anchor:)``);
+    /// - `corrupt` naming the manifest otherwise: it names a key nothing here gives (its header was damaged).
+    func unknownManifestKey(_ data: Data, current: DataKeys, anchor: UInt64) throws -> StorageError {
+        guard try !keyringMovedOn() else { return rotatedElsewhere() }
+        let header = ItemManifest.unauthenticatedHeader(data, keyringIDSize: try manifestKeyringID().count)
+        if let header {
+            var claimed = ItemManifest(keyCheck: header.keyCheck)
+            claimed.sequence = header.sequence
+            do { try checkNotRolledBack(claimed, anchor: anchor) } catch let error as StorageError { return error }
+        }
+        guard let previous = header?.previousKeyCheck, previous == current.check else {
+            return StorageError(
+                .corrupt,
+                "the item manifest names a data key that neither keyring.json nor a rotation under way gives: it "
+                    + "was damaged, or comes from a keyring folder of another time", tier: .secrets,
+                path: manifestPath, recovery: "Restore the keyring folder whole from one backup")
+        }
+        return StorageError(
+            .rolledBack,
+            "keyring.json is older than the keyring's item manifest: it wraps the data key the keyring was rotated "
+                + "away from, so an earlier copy of keyring.json was put back after a rotation", tier: .secrets,
+            path: keyringPath,
+            recovery: "Put the current keyring.json back (or restore the keyring folder whole from one backup); the "
+                + "old one opens nothing written since the rotation")
     }
 
     /// Changes the manifest and replaces it atomically (flushed, renamed, the folder flushed), tagged under `owner`
@@ -88,10 +166,15 @@ extension SecretStore {
         let owner = owner ?? currentOwner
         var manifest = current
         manifest.keyCheck = owner.check
+        manifest.sequence = current.sequence + 1
+        // A rotation's switch to the next key records the key it leaves (see
+        // ``unknownManifestKey(_:current:anchor:)``).
+        if owner.check != currentOwner.check { manifest.previousKeyCheck = currentOwner.check }
         try change(&manifest, currentOwner)
         let bytes = try manifest.serialized(keyringID: try manifestKeyringID(), key: owner.manifest)
         try AtomicFile.write(bytes, in: folder, name: ItemManifest.fileName)
         rememberWritten(manifest, bytes: bytes)
+        advanceAnchor(to: manifest, in: folder)
     }
 
     /// Keeps the manifest just written as the one read last, by its bytes: the next read (of this process) finds

@@ -53,10 +53,11 @@ extension SecretStore {
         }
     }
 
-    /// Finishes a rotation a crash interrupted, at unlock: re-seals what is left and switches `keyring.json`
-    /// (wrapped as it was: same provider and Argon2id parameters), or only removes `rotation.key` when the switch
-    /// was done. When the lock stays taken (a rotation running in another process), leaves it to that process:
-    /// reads follow the new key through `rotation.key` meanwhile.
+    /// Finishes a rotation a crash (or a failed write) interrupted, at unlock: re-seals what is left and switches
+    /// `keyring.json` (wrapped as it was: same provider and Argon2id parameters), or only removes `rotation.key` when
+    /// the switch was done. When the lock stays taken (a rotation running in another process), leaves it to that
+    /// process; when the keyring cannot be written (a full disk), leaves it to a later unlock: reads follow the new
+    /// key through `rotation.key` meanwhile, so the unlock succeeds either way.
     /// - Returns: Whether `keyring.json` changed since `file` was read (another process finished a rotation):
     ///   the caller unlocks again, to hold the keyring's new key.
     func finishInterruptedRotation(with provider: KeyProvider, keyring file: KeyringFile) throws -> Bool {
@@ -77,10 +78,18 @@ extension SecretStore {
                     in: folder, from: current, provider: file.provider, kdf: file.kdf, wrapping: wrapping)
                 return false
             }
-        } catch let error as StorageError where error.code == .lockTimeout {
+        } catch let error as StorageError where Self.leavesRotationForLater.contains(error.code) {
+            // The lock stays taken (a rotation running elsewhere), or the keyring cannot be written now (a full
+            // disk, a failing one, a keyring this user may only read): reads need no write, and follow both keys
+            // through `rotation.key` meanwhile; the next unlock or rotation that can write finishes the job.
             return false
         }
     }
+
+    /// What stops an unlock from finishing an interrupted rotation without failing the unlock.
+    static let leavesRotationForLater: Set<StorageError.Code> = [
+        .lockTimeout, .lockUnavailable, .noSpace, .io, .permissionDenied,
+    ]
 
     /// The rotation itself, under the keyring's exclusive lock; resumes the one `rotation.key` records, if any.
     private func runRotation(
@@ -134,6 +143,7 @@ extension SecretStore {
             keys.openedItems = [:]
             keys.requiresManifest = true
             keys.providerKind = provider
+            keys.keyringFile = file
         }
         try removeRotationFile(in: folder)
         return SecretRotation(resealed: resealed, unreadable: unreadable)
@@ -220,7 +230,14 @@ extension SecretStore {
         guard let current, let keyringID = keyMaterial.withLock({ $0.keyringID }),
             let rotation = try readRotationFile(in: folder), rotation.nextCheck != current.check
         else { return nil }
-        let next = try DataKeys(rotation.open(keyringID: keyringID, with: current, path: rotationPath))
+        let next: DataKeys
+        do {
+            next = try DataKeys(rotation.open(keyringID: keyringID, with: current, path: rotationPath))
+        } catch let error as StorageError where error.code == .corrupt {
+            // Sealed under a key this process does not hold: a later rotation's record, when `keyring.json` moved
+            // on since this process unlocked (it then holds a key two rotations old), else an edited one.
+            throw try keyringMovedOn() ? rotatedElsewhere() : error
+        }
         if current.isLocked { next.lock() }
         keyMaterial.withLock { $0.next = next }
         return next
@@ -242,6 +259,13 @@ extension SecretStore {
             throw error.storageError("cannot remove the rotation record", tier: .secrets, path: rotationPath)
         }
         try folder.sync()
+    }
+
+    /// Whether `keyring.json` is no longer the one this process unlocked with (or wrote): another process rotated
+    /// the key, or changed what wraps it, since.
+    func keyringMovedOn() throws -> Bool {
+        let known = keyMaterial.withLock { $0.keyringFile }
+        return try known == nil || readKeyring() != known
     }
 
     func rotatedElsewhere() -> StorageError {

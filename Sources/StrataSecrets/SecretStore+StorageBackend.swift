@@ -44,6 +44,9 @@ extension SecretStore: StorageBackend {
                 StorageLayoutEntry(
                     .file, directory + "/items.manifest",
                     role: "authenticated item generations (rollback detection), and the small items, sealed"),
+                StorageLayoutEntry(
+                    .file, directory + "/items.anchor",
+                    role: "the manifest's last durable write (detects an older manifest put back)"),
             ])
     }
 

@@ -69,6 +69,7 @@ extension SecretStore {
     ) throws {
         var manifest = manifest
         manifest.keyCheck = owner.check
+        manifest.sequence += 1
         var room = configuration.inlineTotalLimit - manifest.inlineBytes
         var files: [(name: String, file: Data)] = []
         var leftovers: [(name: String, hadFile: Bool)] = []
@@ -107,6 +108,10 @@ extension SecretStore {
             if carriesItems { try timer.time("folder sync") { try folder.sync() } }
         }
         rememberWritten(manifest, bytes: bytes)
+        // The anchor only once the manifest's rename is durable (see ManifestAnchor). Without a flush after the
+        // rename (only item files changed: no value the manifest holds did), the anchor stays one write behind: that
+        // manifest put back holds the same items as this one, and its files are at least as new.
+        if files.isEmpty || carriesItems { timer.time("anchor") { advanceAnchor(to: manifest, in: folder) } }
         timer.time("remove leftovers") { removeLeftovers(leftovers, in: folder) }
     }
 

@@ -95,6 +95,9 @@ public final class SecretStore: Sendable {
         /// Whether `keyring.json` requires the item manifest (version 2).
         var requiresManifest = false
         var providerKind: String?
+        /// The `keyring.json` this process unlocked with, or wrote last: when the manifest is tagged under a key this
+        /// process does not know, whether the file changed since tells a rotation elsewhere from an old copy put back.
+        var keyringFile: KeyringFile?
         /// Item file names already computed, so warm reads skip the keyed hash.
         var fileNames: [ItemIdentity: String] = [:]
         /// By item file name, what this store last opened or sealed there (see ``OpenedItem``): a warm read of an
@@ -159,7 +162,8 @@ public final class SecretStore: Sendable {
 
     /// Unlocks the keyring, and creates it (with a new random data key) if it does not exist yet and `createIfMissing`.
     ///
-    /// When a crash interrupted a rotation (``rotate(with:)``), unlocking finishes it first.
+    /// When a crash or a full disk interrupted a rotation (``rotate(with:)``), unlocking finishes it first; when it
+    /// cannot write (the disk still full), it leaves the rotation to a later unlock, and items read under either key.
     ///
     /// A keyring is never created over item files: when `keyring.json` is missing but items are there, they were
     /// sealed under a key that only that file can give back, so a new keyring would silently hide them.
@@ -199,6 +203,7 @@ public final class SecretStore: Sendable {
             keys.fileNames = [:]
             keys.openedItems = [:]
             keys.providerKind = file.provider
+            keys.keyringFile = file
         }
         if try finishInterruptedRotation(with: provider, keyring: file), !afterRotation {
             try unlock(with: provider, createIfMissing: false, afterRotation: true)
@@ -239,6 +244,7 @@ public final class SecretStore: Sendable {
                 dataKey, names: names, name: keyring, id: current.id, provider: provider.kind, kdf: kdf,
                 with: wrapping)
             try AtomicFile.write(file.serialized, in: folder, name: "keyring.json")
+            keyMaterial.withLock { $0.keyringFile = file }
         }
         keyMaterial.withLock { keys in
             keys.providerKind = provider.kind

@@ -39,6 +39,19 @@ func runStorageMode(_ arguments: [String]) throws -> Bool {
         try storage.set(arguments[3], for: arguments[2])
         try storage.backend(for: .defaults).flush()
         say("ack")
+    case "storage-backup":
+        // storage-backup ROOT REPO KEYFILE: back the store up through `Storage(root:)` (no secrets key given: what the
+        // environment holds applies) into a new repository opened with the key file; say `snapshot ID FILES` and the
+        // capture's omissions, one `omitted OMISSION` a line, or `error CODE MESSAGE`.
+        do {
+            let storage = try Storage(root: arguments[1])
+            let repository = try BackupRepository.create(at: arguments[2], key: .keyFile(arguments[3]))
+            let backup = try storage.backup(to: repository)
+            say("snapshot \(backup.snapshot.id) \(backup.capture.fileCount)")
+            for omission in backup.capture.omissions { say("omitted \(omission)") }
+        } catch let error as StorageError {
+            say("error \(error.code) \(error.message)")
+        }
     default:
         return false
     }

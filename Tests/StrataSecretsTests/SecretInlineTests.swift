@@ -112,7 +112,7 @@ struct SecretInlineTests {
     }
 
     /// A keyring whose manifest an earlier version wrote (format 1, items in files) keeps reading, rollback
-    /// detection included, and its manifest becomes version 2 on its first write.
+    /// detection included, and its manifest becomes the current version on its first write.
     @Test func aVersionOneManifestIsReadAndUpgradedOnTheFirstWrite() throws {
         let old = try fixture.fileStore()
         try old.set("first", service: "s", account: "a")
@@ -135,6 +135,8 @@ struct SecretInlineTests {
         }
         let tag = try owner.manifest.withBytes { Sodium.keyedHash(body, key: $0, length: ItemManifest.tagBytes) }
         try Data(body + tag).write(to: URL(fileURLWithPath: manifestPath))
+        // An earlier version kept no anchor (see ManifestAnchor).
+        try FileManager.default.removeItem(atPath: fixture.keyringFolder() + "/" + ManifestAnchor.fileName)
         let store = try fixture.store()
         #expect(try store.get(service: "s", account: "a")?.stringValue == "current")
         #expect(try store.get(service: "s", account: "b") == nil)
@@ -142,7 +144,9 @@ struct SecretInlineTests {
         let refused = #expect(throws: StorageError.self) { try fixture.store().get(service: "s", account: "a") }
         #expect(refused?.code == .rolledBack, "the version 1 entry still vouches")
         try store.set("small", service: "s", account: "c")
-        #expect(try Data(contentsOf: URL(fileURLWithPath: manifestPath))[8] == 2, "upgraded on the first write")
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: manifestPath))[8] == ItemManifest.version,
+            "upgraded on the first write")
         let reopened = try fixture.store()
         #expect(try reopened.get(service: "s", account: "c")?.stringValue == "small")
         #expect(throws: StorageError.self) { try reopened.get(service: "s", account: "a") }
@@ -151,7 +155,7 @@ struct SecretInlineTests {
         #expect(try fixture.itemFiles().isEmpty, "both moved into the manifest")
     }
 
-    /// Every malformed entry of a version 2 manifest, correctly tagged (as only a key holder could write it), is
+    /// Every malformed entry of a version 3 manifest, correctly tagged (as only a key holder could write it), is
     /// refused as `corrupt`, never trusted nor crashed on.
     @Test func aMalformedManifestIsRefusedEvenWhenTagged() throws {
         let store = try fixture.store()
@@ -159,7 +163,7 @@ struct SecretInlineTests {
         let (_, owner) = try store.currentManifest(in: store.keyringFolder())
         let good = [UInt8](try Data(contentsOf: URL(fileURLWithPath: manifestPath)))
         let body = Array(good.dropLast(ItemManifest.tagBytes))
-        let header = ItemManifest.magic.count + 1 + 16 + 16 + 4
+        let header = ItemManifest.magic.count + 1 + 16 + 16 + ItemManifest.sequenceFieldsSize + 4
         let flags = header + 24
         var variants: [[UInt8]] = []
         for flag: UInt8 in [3, 4, 0x80] {
@@ -210,7 +214,8 @@ struct SecretInlineTests {
         }
         try oldKeyring.write(to: URL(fileURLWithPath: keyringPath))
         let refused = #expect(throws: StorageError.self) { try fixture.store().get(service: "s", account: "0") }
-        #expect(refused?.code == .locked)
+        #expect(refused?.code == .rolledBack)
+        #expect(refused?.path == keyringPath)
     }
 
     /// Writers killed at any point of single sets that move items between the manifest and files (and keep

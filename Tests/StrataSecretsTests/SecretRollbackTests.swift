@@ -103,7 +103,9 @@ struct SecretRollbackTests {
             bytes, keyringID: try store.manifestKeyringID(), keys: [owner], path: "test")
         #expect(parsed == manifest)
         // The entries follow each other in the order of their names, each led by the name's 16 bytes.
-        var offset = ItemManifest.magic.count + 1 + (try store.manifestKeyringID()).count + 16 + 4
+        var offset =
+            ItemManifest.magic.count + 1 + (try store.manifestKeyringID()).count + 16 + ItemManifest.sequenceFieldsSize
+            + 4
         var names: [String] = []
         let body = [UInt8](bytes.dropLast(ItemManifest.tagBytes))
         while offset < body.count {

@@ -107,12 +107,14 @@ struct SecretRotationTests {
         }
         try expectNoPlaintext("after rotation")
 
-        // The old keyring file and passphrase: they unlock, and open nothing, old or new.
+        // The old keyring file and passphrase: they unlock, and open nothing, old or new; the error names the old
+        // keyring.json put back (the manifest says which key it was rotated from), not a rotation elsewhere.
         try oldKeyring.write(to: URL(fileURLWithPath: keyringPath))
         let old = try fixture.store(provider: passphrase)
         for account in ["after", "0", "5"] {
             let refused = #expect(throws: StorageError.self) { try old.get(service: Self.service, account: account) }
-            #expect(refused?.code == .locked)
+            #expect(refused?.code == .rolledBack)
+            #expect(refused?.path == keyringPath)
         }
         let (keyringID, keys) = try keyringKeys(provider: passphrase)
         #expect(keys.count == 1, "no rotation record is left to lead from the old key to the new")

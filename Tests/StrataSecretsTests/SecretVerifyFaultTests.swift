@@ -11,7 +11,7 @@ import Testing
 @Suite("SecretStore: a keyring that cannot be read is never taken as sound or empty", .serialized)
 struct SecretVerifyFaultTests {
     /// The manifest's open fails, or the listing of the folder (which opens a duplicate of the folder's descriptor:
-    /// the third open under the folder, after `keyring.json` and the manifest).
+    /// the fourth open under the folder, after `keyring.json`, the manifest and its anchor).
     @Test(arguments: [false, true])
     func whatCannotBeReadIsAProblem(_ listing: Bool) throws {
         let fixture = try SecretsFixture()
@@ -22,11 +22,11 @@ struct SecretVerifyFaultTests {
         let folder = fixture.keyringFolder()
         FaultInjector.shared.startCounting(pathContaining: folder)
         #expect(store.structuralProblems().isEmpty)
-        // keyring.json, the manifest, the listing, the large item's file.
-        #expect(FaultInjector.shared.seenCount(of: .open) == 4)
+        // keyring.json, the manifest, the anchor, the listing, the large item's file.
+        #expect(FaultInjector.shared.seenCount(of: .open) == 5)
         FaultInjector.shared.reset()
         if listing {
-            FaultInjector.shared.inject(.error(EIO), on: .open, pathContaining: folder, after: 2)
+            FaultInjector.shared.inject(.error(EIO), on: .open, pathContaining: folder, after: 3)
         } else {
             FaultInjector.shared.inject(.error(EIO), on: .open, pathContaining: folder + "/" + ItemManifest.fileName)
         }
