@@ -41,7 +41,7 @@ public final class StorageCatalog: Sendable {
     var logPath: String { directory + "/log" }
 
     let locks: CatalogLocks
-    let sequence: CatalogSequence
+    let sequence: SharedCounter
     let state: Mutex<CatalogState>
     /// The key whose stripe lock this instance holds now (``withKeyLock(_:_:)``), by stripe, for
     /// ``isLockedByCurrentThread(_:)``. A stripe's lock is held by one thread of the process at a time, so it covers
@@ -69,7 +69,7 @@ public final class StorageCatalog: Sendable {
             }
         }
         locks = CatalogLocks(directory: directory + "/locks")
-        sequence = try CatalogSequence(path: directory + "/sequence")
+        sequence = try SharedCounter(path: directory + "/sequence", what: "the catalog's change counter")
         state = Mutex(CatalogState())
         try locks.withLog {
             try state.withLock { state in

@@ -63,6 +63,16 @@ extension DefaultsStore {
         }
     }
 
+    /// Reads the suite file again when the change counter says another process has written it since this one last
+    /// looked: what makes a read see a write another process has finished (the watcher brings them too, but later).
+    /// A failure leaves the last view in place, as the watcher's would.
+    func catchUpWithOtherProcesses() {
+        guard let changeCounter else { return }
+        let now = changeCounter.value
+        guard state.withLock({ $0.seenChanges != now }) else { return }
+        try? refresh()
+    }
+
     /// Reads the file again now if another process changed it, and notifies observers of what changed.
     ///
     /// The store also does this by itself when it watches the file (the default).
@@ -155,7 +165,12 @@ extension DefaultsStore {
     ///   - folder: The `defaults/` folder, opened for this operation.
     ///   - holdingSuiteLock: Whether the caller holds the suite's file lock (see ``reloadLocked(in:notify:holdingSuiteLock:)``).
     func reloadIfChangedLocked(in folder: DirectoryHandle, holdingSuiteLock: Bool) throws {
-        let (known, settled, kept) = state.withLock { ($0.identity, $0.identityIsSettled, $0.unsettledBytes) }
+        // Read before the file: a write that lands after this is counted after it, and read by the next check.
+        let observed = changeCounter?.value
+        let (known, settled, kept) = state.withLock { state in
+            if let observed { state.seenChanges = observed }
+            return (state.identity, state.identityIsSettled, state.unsettledBytes)
+        }
         let current = FileStamp.of(fileName, in: folder)
         if current == known, settled { return }
         // Same stamp, not settled: the bytes decide. Equal bytes are the same suite, not parsed again.
@@ -199,6 +214,7 @@ extension DefaultsStore {
     ///   - holdingSuiteLock: Whether the caller holds the suite's file lock. An unreadable file is moved aside under
     ///     that lock, which is not reentrant: a caller holding it must say so, or the move waits for the caller.
     func reloadLocked(in folder: DirectoryHandle, notify: Bool, holdingSuiteLock: Bool) throws {
+        let observed = changeCounter?.value
         var disk: [ExactString: PropertyListValue] = [:]
         var identity: FileStamp?
         var bytes: Data?
@@ -219,6 +235,7 @@ extension DefaultsStore {
             var values = disk
             for (key, pending) in state.pending { values[key] = pending.value }
             let keys = Set(values.keys).union(state.values.keys).filter { values[$0] != state.values[$0] }.map(\.string)
+            if let observed { state.seenChanges = observed }
             state.persisted = disk
             state.values = values
             state.identity = identity
@@ -366,7 +383,11 @@ extension DefaultsStore {
             }
         }
         let identity = FileStamp.of(fileName, in: folder)
+        // Other processes' reads see the write from now on (``catchUpWithOtherProcesses()``); this one saw every write
+        // before it, merged under the suite's lock.
+        let seen = written == nil ? nil : changeCounter?.bump()
         let dropped = state.withLock { state -> Set<String> in
+            if let seen { state.seenChanges = seen }
             state.persisted = merged
             state.identity = identity
             state.identityIsSettled = false  // Written just now: not settled.

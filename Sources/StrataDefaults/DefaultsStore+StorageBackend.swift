@@ -46,16 +46,19 @@ extension DefaultsStore: StorageBackend {
                 StorageLayoutEntry(
                     .file, file, role: "suite '\(suite)' (\(configuration.format.rawValue) property list)"),
                 StorageLayoutEntry(.file, file + ".lock", role: "lock file, held by writers (never deleted)"),
+                StorageLayoutEntry(
+                    .file, file + ".changes", role: "change counter, bumped by every writer, mapped by readers"),
             ])
     }
 
     /// The facts, computed once from the suite and configuration.
     public var facts: BackendFacts { Self.facts(suite: suite, paths: paths, configuration: configuration) }
 
-    /// The value of `key` in memory; on a miss, the file is checked first (one `fstatat`, a reload only if another
-    /// process replaced it): a key the catalog says is here may have been written by another process since the
-    /// watcher last looked, and a miss must not be answered from a stale memory.
+    /// The value of `key` in memory, caught up with what other processes' Strata writers have finished (the suite's
+    /// change counter); on a miss, the file is checked too (one `fstatat`, a reload only if another program replaced
+    /// it): a miss must not be answered from a stale memory.
     func storedValue(_ key: String) throws -> PropertyListValue? {
+        catchUpWithOtherProcesses()
         let exact = ExactString(key)
         if let stored = state.withLock({ $0.values[exact] }) { return stored }
         try refresh()

@@ -78,6 +78,9 @@ public final class DefaultsStore: Sendable {
         var observers: [UInt64: Observer] = [:]
         var nextObserver: UInt64 = 0
         var recoveries: [DefaultsRecovery] = []
+        /// ``DefaultsStore/changeCounter``'s value when this process last read or wrote the suite file: a reader that finds the counter
+        /// moved reads the file again first.
+        var seenChanges: UInt64 = 0
     }
 
     // Lock order: `io` before `state`, never the other way. `state` is held only for memory work; `io`
@@ -89,6 +92,10 @@ public final class DefaultsStore: Sendable {
     /// The `defaults/` folder, held open for the store's life so that its inode, part of the suite's identity in
     /// ``SuiteTable``, cannot pass to another folder while a store shares state under it.
     let folderHandle: DirectoryHandle
+    /// The suite's change counter (`<suite>.plist.changes`), bumped by every Strata writer of the file in any process
+    /// once its write is in place, so that a read in this process sees a write another process has finished: `nil`
+    /// when it cannot be made (a read-only folder), and then only the watcher brings other processes' changes.
+    let changeCounter: SharedCounter?
     /// Whether ``close()`` was called on this store (the others on the suite stay open).
     let isClosed = Atomic<Bool>(false)
     /// Key names that passed ``checkKey(_:allowingSensitiveName:)`` under this store's configuration: the check
@@ -132,6 +139,9 @@ public final class DefaultsStore: Sendable {
             for: try Self.identity(of: suite + ".plist", in: folderHandle, path: path))
         self.state = shared.state
         self.io = shared.io
+        self.changeCounter = try? SharedCounter(
+            in: folderHandle, name: suite + ".plist.changes", permissions: mode_t(paths.filePermissions),
+            what: "the suite's change counter")
         AtomicFile.removeStaleTemporaries(in: folderHandle)
         // Read the file whether or not another store has the suite open: its last look may be older than the file
         // (the watcher's next one is up to a second away, and an identity can repeat within a clock tick). Pending
@@ -254,6 +264,7 @@ public final class DefaultsStore: Sendable {
 
     /// The set value of a key, or, when `includingRegistered`, its registered default; `nil` when it has neither.
     public func object(forKey key: String, includingRegistered: Bool) -> PropertyListValue? {
+        catchUpWithOtherProcesses()
         let exact = ExactString(key)
         if let value = state.withLock({ $0.values[exact] }) { return value }
         return includingRegistered ? registered.withLock { $0[exact] } : nil
@@ -261,17 +272,20 @@ public final class DefaultsStore: Sendable {
 
     /// Whether the key has a set value (registered defaults do not count).
     public func containsValue(forKey key: String) -> Bool {
+        catchUpWithOtherProcesses()
         let exact = ExactString(key)
         return state.withLock { $0.values[exact] != nil }
     }
 
     /// Every set key, sorted by their UTF-8 bytes (twin spellings of one key are two keys).
     public var allKeys: [String] {
-        state.withLock { Array($0.values.keys) }.sorted().map(\.string)
+        catchUpWithOtherProcesses()
+        return state.withLock { Array($0.values.keys) }.sorted().map(\.string)
     }
 
     /// Every set value, registered defaults underneath.
     public func dictionaryRepresentation() -> [ExactString: PropertyListValue] {
+        catchUpWithOtherProcesses()
         let values = state.withLock { $0.values }
         return registered.withLock { $0 }.merging(values) { $1 }
     }

@@ -26,4 +26,25 @@ struct DefaultsMissRefreshTests {
         }
         #expect(try store.data(for: "never-set") == nil)
     }
+
+    /// A key another process changed (it was already in this store's memory) reads as changed at once, without a
+    /// watcher: every Strata writer bumps the suite's change counter once its write is in place, and a read that finds
+    /// the counter moved reads the file first. (Only a miss looked at the file: a hit answered the old value until the
+    /// watcher came by.)
+    @Test func aValueAnotherProcessChangedReadsChangedAtOnce() throws {
+        let store = try fixture.store("shared", watching: false)
+        let child = try TestExecutables.url(named: "strata-test-child")
+        for round in 0..<4 {
+            let process = try ChildProcess(
+                child, ["defaults-set", fixture.root, "shared", "theme", "dark-\(round)", "immediate"])
+            _ = try process.waitForLine(timeout: 60) { $0 == "set" }
+            _ = process.wait()
+            #expect(try store.data(for: "theme") == Data("dark-\(round)".utf8), "round \(round)")
+            #expect(store.object(forKey: "theme") == .string("dark-\(round)"), "round \(round)")
+        }
+        // This process's own writes leave nothing to catch up with.
+        try store.set(.string("mine"), forKey: "theme")
+        try store.flush()
+        #expect(store.object(forKey: "theme") == .string("mine"))
+    }
 }
