@@ -14,7 +14,7 @@ struct VerifyUncheckedTests {
 
     init() throws {
         directory = try TemporaryDirectory(prefix: "strata-verify-unchecked")
-        let key = Data(repeating: 0x42, count: 32)
+        let key = Data(repeating: 0xA5, count: 32)
         #expect(FileManager.default.createFile(atPath: keyFile, contents: key, attributes: [.posixPermissions: 0o600]))
         let storage = try Storage(root: root, secretsKey: .keyFile(keyFile))
         try storage.set(Secret("tok"), for: "api/token")
@@ -45,7 +45,7 @@ struct VerifyUncheckedTests {
     @Test func theKeyFileOrTheEnvironmentOpensEveryItem() throws {
         for result in [
             try verify(["--key-file", keyFile]),
-            try verify([], environment: ["STRATA_SECRETS_KEY": String(repeating: "42", count: 32)]),
+            try verify([], environment: ["STRATA_SECRETS_KEY": String(repeating: "a5", count: 32)]),
         ] {
             #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
             #expect(result.standardOutput == "ok: every tier of \(root) is sound\n", "\(result.standardOutput)")
