@@ -85,14 +85,19 @@ struct SnapshotManifest: Sendable {
                     recovery: "List them with `snapshots`")
             }
             let body = try SealedFile.open(Array(data), kind: .snapshot, name: name, key: keys.seal, path: path)
-            if body.first == UInt8(ascii: "{") {
-                return try SnapshotManifestV1.decode(body, path: path)
-            }
-            return try decode(body, headerOnly: headerOnly, path: path)
+            return try decode(anyFormat: body, headerOnly: headerOnly, path: path)
         } catch var error as StorageError {
             error.collection = name
             throw error
         }
+    }
+
+    /// Decodes and checks the body of a snapshot file (once opened), in either format: format 1 when it starts
+    /// with `{`, else format 2.
+    /// - Throws: What ``decode(_:headerOnly:path:)`` and ``SnapshotManifestV1/decode(_:path:)`` throw.
+    static func decode(anyFormat body: [UInt8], headerOnly: Bool, path: String) throws -> SnapshotManifest {
+        if body.first == UInt8(ascii: "{") { return try SnapshotManifestV1.decode(body, path: path) }
+        return try decode(body, headerOnly: headerOnly, path: path)
     }
 
     /// Writes the snapshot file `name`, durably, in format ``version``.

@@ -110,8 +110,11 @@ struct SnapshotFormatTests {
         let repository = try fixture.open()
         try replace(summary.id, with: lie.body, in: repository)
         let path = repository.snapshotFolder.path(of: summary.id)
-        for attempt in [{ _ = try repository.snapshot(summary.id) }, { _ = try repository.snapshots() }] {
-            let error = try #require(throws: StorageError.self) { try attempt() }
+        let read = try #require(throws: StorageError.self) { _ = try repository.snapshot(summary.id) }
+        // Listed as damaged, with the same error: the listing goes on.
+        let listed = try repository.snapshots()
+        #expect(listed.isEmpty && listed.damaged.map(\.name) == [summary.id])
+        for error in [read, try #require(listed.damaged.first?.error)] {
             #expect(error.code == .corrupt)
             #expect(error.path == path)
             #expect(error.collection == summary.id)
@@ -119,7 +122,9 @@ struct SnapshotFormatTests {
             #expect(error.key == (lie.expected.namesFile ? "files/a" : nil))
         }
         #expect(try repository.check().problems.contains { $0.path == path && $0.code == .corrupt })
-        #expect(throws: StorageError.self) { try repository.prune() }
+        // A prune keeps what the damaged snapshot may need, and says why.
+        let pruned = try repository.prune()
+        #expect(pruned.damaged.map(\.name) == [summary.id] && pruned.blobsRemoved == 0)
     }
 
     @Test("random damage to a body (cut, flipped, spliced bytes) is a typed error or a sound read, never a crash")
