@@ -117,12 +117,14 @@ extension BackupRepository {
     }
 
     /// The latest snapshot of `host` with its files, found by reading only the other snapshots' headers, and the
-    /// snapshot files that could not be read.
+    /// snapshot files that could not be read. A snapshot dated after now (written under a clock set ahead) is
+    /// never chosen: it would stay every later backup's parent until that date.
     func latest(of host: String) throws -> (parent: (String, SnapshotManifest)?, damaged: [DamagedFile]) {
+        let now = Date()
         var listing = try manifests(headerOnly: true)
         while true {
             guard
-                let (id, _) = listing.intact.filter({ $0.1.host == host }).max(by: {
+                let (id, _) = listing.intact.filter({ $0.1.host == host && $0.1.time <= now }).max(by: {
                     ($0.1.time, $0.0) < ($1.1.time, $1.0)
                 })
             else { return (nil, listing.damaged) }

@@ -38,6 +38,11 @@ struct SnapshotManifestV1: Codable {
                 .unsupportedVersion, "the snapshot has format version \(old.version) in JSON; this Strata reads 1",
                 path: path)
         }
+        guard let time = SnapshotManifest.checkedTime(old.time) else {
+            throw SnapshotManifest.damage(
+                "the snapshot's time, \(old.time), is not a time from 1970 to 9999", part: "time", file: nil, path: path
+            )
+        }
         var files: [SnapshotManifest.Entry] = []
         var total: Int64 = 0
         for entry in old.files {
@@ -72,7 +77,7 @@ struct SnapshotManifestV1: Codable {
             files.append(converted)
         }
         return SnapshotManifest(
-            time: Date(timeIntervalSince1970: old.time), host: old.host, parent: old.parent, metadata: old.metadata,
+            time: time, host: old.host, parent: old.parent, metadata: old.metadata,
             files: files, reusedFiles: old.reusedFiles, addedBlobs: old.addedBlobs, addedBytes: old.addedBytes)
     }
 }

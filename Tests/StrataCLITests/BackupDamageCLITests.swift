@@ -11,7 +11,7 @@ import Testing
     import Darwin
 #endif
 
-/// The backup verbs on a repository with one damaged or foreign file (issue 33, items 5 and 13), run as the real
+/// The backup verbs on a repository with one damaged or foreign file (issue 33, items 5, 8 and 13), run as the real
 /// binary: each goes on around the file, says so on standard error (or lists it), and `check --repair` rebuilds the
 /// index from the packs.
 @Suite("strata CLI: backup verbs around damage")
@@ -141,6 +141,20 @@ struct BackupDamageCLITests {
         #expect(byID.status == 0 && byID.standardOutput.contains("1 forgotten"), "\(byID.standardError)")
         #expect(try strata(["prune"]).standardError.isEmpty)
         #expect(try strata(["check", "--read-data"]).status == 0)
+    }
+
+    @Test func aSnapshotTimeOutOfRangeIsDamageNotAYear() throws {
+        let (ids, _, _) = try threeBackups()
+        let repository = try BackupRepository.open(at: repo, key: .keyFile(keyFile))
+        var manifest = try SnapshotManifest.read(ids[0], in: repository.snapshotFolder, keys: repository.keys)
+        manifest.time = Date(timeIntervalSince1970: .nan)
+        try Data(SealedFile.seal(manifest.encoded(), kind: .snapshot, name: ids[0], key: repository.keys.seal)).write(
+            to: URL(fileURLWithPath: repo + "/snapshots/" + ids[0]))
+        let listed = try strata(["snapshots"])
+        #expect(listed.status == 0)
+        #expect(listed.standardOutput.contains("\(ids[0].prefix(12))  damaged, left out: corrupt"))
+        #expect(listed.standardOutput.contains("attribute time"), "\(listed.standardOutput)")
+        #expect(!listed.standardOutput.contains("-4712"))
     }
 
     @Test func pruneLeavesWhatItDidNotWriteAndRunsAgain() throws {
