@@ -238,6 +238,37 @@ struct SnapshotFormatTests {
         #expect(error.attribute == "chunks")
         #expect(error.key == "files/a")
     }
+
+    /// A lie format 1 can tell that format 2 cannot hold.
+    enum FormatOneLie: String, CaseIterable, Sendable {
+        case reusedFilesAtIntMinimum, negativeAddedBytes, negativeNanoseconds
+
+        func apply(_ old: inout SnapshotManifestV1) -> String {
+            switch self {
+            case .reusedFilesAtIntMinimum: old.reusedFiles = .min
+            case .negativeAddedBytes: old.addedBytes = -1
+            case .negativeNanoseconds: old.files[0].modificationTime.nanoseconds = -1
+            }
+            return self == .negativeNanoseconds ? "modificationTime" : "counts"
+        }
+    }
+
+    @Test(
+        "a format 1 snapshot with a number format 2 cannot hold is corrupt, as in format 2 (the fuzz target found it)",
+        arguments: FormatOneLie.allCases)
+    func formatOneNumbersAreCheckedAsInFormatTwo(_ lie: FormatOneLie) throws {
+        let (fixture, summary) = try oneFileRepository()
+        let repository = try fixture.open()
+        var old = SnapshotManifestV1(
+            try SnapshotManifest.read(summary.id, in: repository.snapshotFolder, keys: repository.keys))
+        let part = lie.apply(&old)
+        try replace(summary.id, with: Array(try JSONEncoder().encode(old)), in: repository)
+        // Listed with counts such as Int.min, `strata snapshots` overflowed computing the files changed.
+        let listed = try repository.snapshots()
+        #expect(listed.isEmpty && listed.damaged.first?.error.attribute == part)
+        let error = try #require(throws: StorageError.self) { _ = try repository.snapshot(summary.id) }
+        #expect(error.code == .corrupt && error.attribute == part)
+    }
 }
 
 extension SnapshotManifestV1 {
