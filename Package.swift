@@ -122,6 +122,7 @@ let package = Package(
             name: "strata-fuzz",
             dependencies: [
                 "CStrataSystem", "StrataCore", "StrataDefaults", "StrataSecrets", "StrataRecords", "StrataFiles",
+                "StrataBackup",
             ]),
 
         // Test support: temporary directories and child processes. Not a product.

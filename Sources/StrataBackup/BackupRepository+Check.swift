@@ -4,8 +4,9 @@ import StrataCore
 // check: verifies the repository without restoring.
 extension BackupRepository {
     /// Verifies the repository: every index and snapshot opens, every chunk a snapshot needs is listed, every
-    /// listed pack exists and its own header agrees with the index; with `readData`, the blobs of every pack (or
-    /// of a random share of them) are opened, decompressed and checked against their ids.
+    /// listed pack exists and its own header agrees with the index, every pack no index lists has a header that
+    /// reads; with `readData`, the blobs of every pack (or of a random share of them) are opened, decompressed and
+    /// checked against their ids.
     /// - Parameter readData: How much pack data to read. The default is ``CheckReport/DataRead/none``.
     /// - Returns: What was checked and every damage found.
     /// - Throws: ``/StrataCore/StorageError`` only when the check itself cannot run (the lock, an unreadable folder).
@@ -13,20 +14,16 @@ extension BackupRepository {
         let held = try acquire(.shared)
         defer { held.release() }
         var report = CheckReport()
-        var damaged: [StorageError] = []
-        let index = try RepositoryIndex.load(
-            from: indexFolder, keys: keys, maximumChunk: configuration.maximumChunk
-        ) { damaged.append($0) }
-        report.problems += damaged
-        for name in try BackupRepository.names(in: snapshotFolder) {
-            let manifest: SnapshotManifest
-            do {
-                manifest = try SnapshotManifest.read(name, in: snapshotFolder, keys: keys)
-            } catch let error as StorageError {
-                report.problems.append(error)
-                continue
-            }
-            report.snapshots += 1
+        // Snapshots, then packs, then the index: a backup beside commits its packs, then its index file, then its
+        // snapshot, so every snapshot read here has its index file there when the index is read, and every pack
+        // listed here that is not indexed yet was not indexed when the listing was made.
+        let snapshots = try manifests()
+        let onDisk = try BackupRepository.listing(of: data)
+        let index = try RepositoryIndex.load(from: indexFolder, keys: keys, maximumChunk: configuration.maximumChunk)
+        report.snapshots = snapshots.intact.count
+        report.problems += snapshots.damaged.map(\.error) + index.damaged.map(\.error)
+        report.foreign = snapshots.foreign + index.foreign + onDisk.foreign
+        for (name, manifest) in snapshots.intact {
             var missing = Set<BlobID>()
             for entry in manifest.files {
                 for id in entry.chunks where index.blobs[id] == nil { missing.insert(id) }
@@ -35,13 +32,20 @@ extension BackupRepository {
                 var error = StorageError(
                     .corrupt, "a chunk the snapshot needs is in no pack of the index (missing)", key: id.description,
                     path: snapshotFolder.path(of: name),
-                    recovery: "Restore the repository from a copy, or forget the snapshot")
+                    recovery: index.damaged.isEmpty
+                        ? "Restore the repository from a copy, or forget the snapshot"
+                        : "Run `check --repair` to rebuild the index from the packs: an index file could not be read")
                 error.collection = name
                 report.problems.append(error)
             }
         }
-        let onDisk = Set(try BackupRepository.names(in: data))
-        report.unindexedPacks = onDisk.subtracting(index.packs.keys).count
+        for name in onDisk.ids where index.packs[name] == nil {
+            switch packRecord(fromHeaderOf: name) {
+            case nil: report.foreign.append(data.path(of: name))
+            case .success: report.unindexedPacks += 1
+            case .failure(let error): report.problems.append(error)
+            }
+        }
         let packs = index.packs.values.sorted { $0.name < $1.name }
         let reading: Set<String>
         switch readData {

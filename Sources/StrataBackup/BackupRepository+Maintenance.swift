@@ -1,16 +1,21 @@
 import Foundation
 import StrataCore
 
-// forget and prune.
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+// forget, prune and rebuilding the index.
 extension BackupRepository {
     /// Forgets the snapshots `policy` does not keep: their snapshot files are deleted; their data stays until
-    /// ``prune()``.
+    /// ``prune()``. Snapshot files that cannot be read are left as they are, and listed in the report.
     /// - Parameters:
     ///   - policy: What to keep. A policy that keeps nothing is refused.
     ///   - dryRun: Whether to only report what would be forgotten. The default is `false`.
-    /// - Returns: What was kept and forgotten.
-    /// - Throws: ``/StrataCore/StorageError`` `.invalidArgument` for an empty policy, or the error of a damaged
-    ///   snapshot.
+    /// - Returns: What was kept, forgotten and left as it is.
+    /// - Throws: ``/StrataCore/StorageError`` `.invalidArgument` for an empty policy, or an error deleting.
     public func forget(_ policy: RetentionPolicy, dryRun: Bool = false) throws -> ForgetReport {
         guard !policy.keepsNothing else {
             throw StorageError(
@@ -20,16 +25,32 @@ extension BackupRepository {
         // Shared: forgetting only lowers what a prune (exclusive) would keep.
         let held = try acquire(.shared)
         defer { held.release() }
-        let all = try manifests(headerOnly: true).map { $0.1.summary(id: $0.0) }.sorted {
-            ($0.time, $0.id) < ($1.time, $1.id)
-        }
+        let listing = try manifests(headerOnly: true)
+        let all = listing.intact.map { $0.1.summary(id: $0.0) }.sorted { ($0.time, $0.id) < ($1.time, $1.id) }
         let keep = policy.kept(all)
         let report = ForgetReport(
-            kept: all.filter { keep.contains($0.id) }, forgotten: all.filter { !keep.contains($0.id) })
+            kept: all.filter { keep.contains($0.id) }, forgotten: all.filter { !keep.contains($0.id) },
+            damaged: listing.damaged)
         guard !dryRun else { return report }
         for snapshot in report.forgotten { try delete(snapshot.id, in: snapshotFolder) }
         try snapshotFolder.sync()
         return report
+    }
+
+    /// Forgets the snapshots named, whether or not their files can be read: how a damaged snapshot file is
+    /// removed. Their data stays until ``prune()``.
+    /// - Parameter ids: Snapshot ids, or unique prefixes of them.
+    /// - Returns: The full ids forgotten.
+    /// - Throws: ``/StrataCore/StorageError`` `.notFound` or `.invalidArgument` (an ambiguous prefix) before anything
+    ///   is deleted, or an error deleting.
+    @discardableResult
+    public func forget(ids: [String]) throws -> [String] {
+        let held = try acquire(.shared)
+        defer { held.release() }
+        let names = try ids.map(resolve)
+        for name in names { try delete(name, in: snapshotFolder) }
+        try snapshotFolder.sync()
+        return names
     }
 
     /// Removes the blobs no snapshot needs, under the repository's exclusive lock.
@@ -38,33 +59,44 @@ extension BackupRepository {
     /// others are copied (sealed, as they are, after verifying them) into new packs. The order makes a kill at
     /// any point harmless: new packs durable → one new index durable listing every kept blob → old index files
     /// deleted → old packs deleted. Until the new index exists the old ones list only packs still there; after,
-    /// it lists only packs that stay. Packs no index lists (an interrupted backup or prune) are deleted too.
-    /// - Returns: What was removed.
-    /// - Throws: ``/StrataCore/StorageError`` before anything is deleted when a snapshot, an index or a needed blob is
-    ///   damaged or missing (`.corrupt`, `.authenticationFailed`), or `.lockTimeout` while backups run.
+    /// it lists only packs that stay. Packs no index lists (an interrupted backup or prune, or an index file that
+    /// cannot be read) are read from their own headers and treated as listed.
+    ///
+    /// Damage stays local: only what prune can read is changed. An index or snapshot file that cannot be read is
+    /// left as it is; while a snapshot file cannot be read, no blob is removed but those stored twice (its needs
+    /// are unknown). Entries of `data/` that are not packs this repository wrote are never touched.
+    /// - Returns: What was removed, and what was left out.
+    /// - Throws: ``/StrataCore/StorageError`` `.lockTimeout` while backups run, or an error reading a needed blob
+    ///   (`.corrupt`, `.authenticationFailed`) or writing, before any file is deleted.
     public func prune() throws -> PruneReport {
         let held = try acquire(.exclusive)
         defer { held.release() }
         removeLeftovers()
-        let index = try RepositoryIndex.load(
-            from: indexFolder, keys: keys, maximumChunk: configuration.maximumChunk)
-        var needed = Set<BlobID>()
-        for (id, manifest) in try manifests() {
-            for entry in manifest.files {
-                for blob in entry.chunks {
-                    guard index.blobs[blob] != nil else {
-                        var error = StorageError(
-                            .corrupt, "a snapshot needs a chunk that no index lists; nothing was pruned",
-                            key: blob.description,
-                            path: snapshotFolder.path(of: id), recovery: "Run `check`")
-                        error.collection = id
-                        throw error
-                    }
-                    needed.insert(blob)
-                }
-            }
-        }
         var report = PruneReport()
+        var index = try RepositoryIndex.load(from: indexFolder, keys: keys, maximumChunk: configuration.maximumChunk)
+        let snapshots = try manifests()
+        report.damaged = index.damaged + snapshots.damaged
+        // Packs no index file lists: this repository's when their headers read.
+        var unlisted: [PackRecord] = []
+        let onDisk = try BackupRepository.listing(of: data)
+        report.foreign = onDisk.foreign
+        for name in onDisk.ids where index.packs[name] == nil {
+            guard case .success(let record) = packRecord(fromHeaderOf: name) else {
+                report.foreign.append(data.path(of: name))
+                continue
+            }
+            unlisted.append(record)
+        }
+        index.add(unlisted)
+        var needed = Set<BlobID>()
+        if snapshots.damaged.isEmpty {
+            for (_, manifest) in snapshots.intact {
+                for entry in manifest.files { needed.formUnion(entry.chunks) }
+            }
+            report.missingBlobs = needed.count { index.blobs[$0] == nil }
+        } else {
+            needed = Set(index.blobs.keys)
+        }
         var kept: [PackRecord] = []
         var obsolete: [PackRecord] = []
         var placed = Set<BlobID>()
@@ -109,12 +141,11 @@ extension BackupRepository {
             kept.append(try last.finish())
             report.packsWritten += 1
         }
-        let keptNames = Set(kept.map(\.name))
-        let orphans = try BackupRepository.names(in: data).filter { index.packs[$0] == nil && !keptNames.contains($0) }
-        guard !obsolete.isEmpty || index.files.count > 1 || !orphans.isEmpty else { return report }
+        guard !obsolete.isEmpty || index.files.count > 1 || !unlisted.isEmpty else { return report }
         // The commit point of a prune: one index listing every kept blob.
         let newIndex = try RepositoryIndex.write(kept, in: indexFolder, keys: keys)
         KillPoint.reach("prune index written")
+        // The index files read: those that could not be read are left as they are (`rebuildIndex` replaces them).
         for name in index.files where name != newIndex {
             try delete(name, in: indexFolder)
             report.indexFilesReplaced += 1
@@ -126,13 +157,64 @@ extension BackupRepository {
             report.packsDeleted += 1
             report.bytesFreed += Int64(pack.size)
         }
-        for name in orphans {
-            report.bytesFreed += Int64((try? data.status(of: name))??.st_size ?? 0)
-            try delete(name, in: data)
-            report.packsDeleted += 1
-        }
-        report.bytesFreed -= Int64(kept.filter { !index.packs.keys.contains($0.name) }.reduce(0) { $0 + $1.size })
+        let listed = Set(packs.map(\.name))
+        report.bytesFreed -= Int64(kept.filter { !listed.contains($0.name) }.reduce(0) { $0 + $1.size })
         try data.sync()
+        return report
+    }
+
+    /// Replaces every index file by one listing the packs of `data/`, each read from its own header: what repairs an
+    /// index file that cannot be read (the packs list their own blobs). A pack whose header cannot be read keeps
+    /// what an intact index file lists of it, if any (`check` still reports it). Runs under the exclusive lock, and
+    /// writes the new index durably before it deletes the old files, so a kill at any point loses nothing.
+    ///
+    /// Nothing but index files named as the repository names them is deleted; snapshots and packs are not changed.
+    /// - Returns: What the new index lists, and what was left out.
+    /// - Throws: ``/StrataCore/StorageError`` `.unsupportedVersion` before anything is changed when an index file or
+    ///   pack is of a newer format (the Strata that wrote it should repair it), `.lockTimeout` while backups run, or
+    ///   an I/O error.
+    public func rebuildIndex() throws -> IndexRebuildReport {
+        let held = try acquire(.exclusive)
+        defer { held.release() }
+        removeLeftovers()
+        var report = IndexRebuildReport()
+        let old = try RepositoryIndex.load(from: indexFolder, keys: keys, maximumChunk: configuration.maximumChunk)
+        let onDisk = try BackupRepository.listing(of: data)
+        report.foreign = onDisk.foreign + old.foreign
+        var records: [PackRecord] = []
+        for name in onDisk.ids {
+            switch packRecord(fromHeaderOf: name) {
+            case nil:
+                report.foreign.append(data.path(of: name))
+            case .success(let record):
+                records.append(record)
+            case .failure(let error):
+                if error.code == .unsupportedVersion { throw error }
+                if let listed = old.packs[name] { records.append(listed) }
+                report.unreadablePacks.append(error)
+            }
+        }
+        if let newer = old.damaged.first(where: { $0.error.code == .unsupportedVersion }) { throw newer.error }
+        // The damaged index files are replaced when they are files; anything else there is not the repository's.
+        var damaged: [DamagedFile] = []
+        for file in old.damaged {
+            let mode = (try? indexFolder.status(of: file.name))?.st_mode ?? 0
+            if mode & S_IFMT == S_IFREG {
+                damaged.append(file)
+            } else {
+                report.foreign.append(indexFolder.path(of: file.name))
+            }
+        }
+        let newIndex = records.isEmpty ? nil : try RepositoryIndex.write(records, in: indexFolder, keys: keys)
+        KillPoint.reach("rebuilt index written")
+        for name in old.files + damaged.map(\.name) where name != newIndex {
+            try delete(name, in: indexFolder)
+            report.indexFilesReplaced += 1
+        }
+        try indexFolder.sync()
+        report.packs = records.count
+        report.blobs = records.reduce(0) { $0 + $1.blobs.count }
+        report.damaged = damaged
         return report
     }
 

@@ -71,46 +71,68 @@ public final class BackupRepository: Sendable {
     }
 
     /// Makes a new, empty repository.
+    ///
+    /// Nothing is a repository until its `config` is written, last. A folder that holds only what an interrupted
+    /// `create` left (no `config`, empty `data`, `index` and `snapshots`, unused key slots) is taken as empty, and a
+    /// `create` that fails removes what it made: a failed or killed `create` never blocks the next one. Two creates
+    /// of one folder take its lock in turn.
     /// - Parameters:
-    ///   - path: A folder that does not exist yet, or is empty.
+    ///   - path: A folder that does not exist yet, or is empty; when it exists, it must be this process's user's
+    ///     and not writable by its group or others.
     ///   - key: The first passphrase or key file.
     ///   - options: Chunk and pack sizes. The default suits stores of any size.
     ///   - lockTimeout: How long operations wait for the repository lock. The default is 30 seconds.
     /// - Returns: The repository, open.
-    /// - Throws: ``/StrataCore/StorageError`` `.invalidArgument` when the folder holds anything, or an I/O error.
+    /// - Throws: ``/StrataCore/StorageError`` `.invalidArgument` when the folder holds anything else,
+    ///   `.unsafePermissions` for a folder others may change, a key file error, or an I/O error.
     public static func create(
         at path: String, key: RepositoryKey, options: BackupOptions = BackupOptions(),
         lockTimeout: FileLock.Timeout = .seconds(30)
     ) throws -> BackupRepository {
         try options.validate()
         try Sodium.ensureReady()
+        let master = Sodium.random(Sodium.keyBytes)
+        // The slot first: a key that cannot seal (an empty passphrase, a refused key file) fails before anything
+        // is made.
+        let slot = Data(try KeySlot.make(sealing: master, under: key).encoded())
+        let madeFolder: Bool
         do {
             try Sys.mkdir(path, 0o700)
+            madeFolder = true
         } catch let error where error.code == EEXIST {
-            guard let entries = try? FileManager.default.contentsOfDirectory(atPath: path), entries.isEmpty else {
-                throw StorageError(
-                    .invalidArgument, "the folder exists and is not empty", path: path,
-                    recovery: "Give a new or empty folder for a new repository")
-            }
+            madeFolder = false
         } catch {
             throw error.storageError("cannot create the repository folder", path: path)
         }
         let folder = try openFolder(path)
-        for name in folderNames { _ = try folder.openDirectory(name, create: true) }
-        let master = Sodium.random(Sodium.keyBytes)
-        let keys = RepositoryKeys(master: master)
-        let keyFolder = try folder.openDirectory("keys", create: false)!
+        try folder.checkOwnership(sharing: .private, noun: "repository")
+        // Refused before the lock file is made in it: a folder of something else is left as it was.
+        if !madeFolder { _ = try interruptedCreation(in: folder) }
+        let held = try FileLock(in: folder, name: "lock").acquire(.exclusive, timeout: lockTimeout)
+        defer { held.release() }
+        // Under the lock: another creation may have finished since the check above.
+        try clearInterruptedCreation(in: folder)
         let slotName = randomName()
-        try AtomicFile.write(
-            Data(try KeySlot.make(sealing: master, under: key).encoded()), in: keyFolder, name: slotName)
-        let configuration = RepositoryConfiguration(
-            version: 1, id: randomName(), minimumChunk: options.minimumChunk, averageChunk: options.averageChunk,
-            maximumChunk: options.maximumChunk, packSize: options.packSize)
-        // The configuration last: until it exists, the folder is not a repository.
-        let body = Array(try JSONEncoder().encode(configuration))
-        try AtomicFile.write(
-            Data(SealedFile.seal(body, kind: .configuration, name: "config", key: keys.seal)), in: folder,
-            name: "config")
+        do {
+            // From here on, everything in the folder is this creation's.
+            for name in folderNames { _ = try folder.openDirectory(name, create: true) }
+            KillPoint.reach("repository folders made")
+            let keyFolder = try subfolder("keys", of: folder)
+            try AtomicFile.write(slot, in: keyFolder, name: slotName)
+            KillPoint.reach("key slot written")
+            let keys = RepositoryKeys(master: master)
+            let configuration = RepositoryConfiguration(
+                version: 1, id: randomName(), minimumChunk: options.minimumChunk, averageChunk: options.averageChunk,
+                maximumChunk: options.maximumChunk, packSize: options.packSize)
+            // The configuration last: until it exists, the folder is not a repository.
+            let body = Array(try JSONEncoder().encode(configuration))
+            try AtomicFile.write(
+                Data(SealedFile.seal(body, kind: .configuration, name: "config", key: keys.seal)), in: folder,
+                name: "config")
+        } catch {
+            removeCreation(in: folder, slot: slotName, folder: madeFolder ? path : nil)
+            throw error
+        }
         return try BackupRepository(
             path: path, folder: folder, master: master, slot: slotName, lockTimeout: lockTimeout)
     }
@@ -121,8 +143,10 @@ public final class BackupRepository: Sendable {
     ///   - key: A passphrase or key file of one of its key slots.
     ///   - lockTimeout: How long operations wait for the repository lock. The default is 30 seconds.
     /// - Throws: ``/StrataCore/StorageError``: `.authenticationFailed` when `key` opens no slot (a wrong passphrase),
-    ///   `.unsupportedVersion` for a newer format, `.corrupt` naming a damaged file (or the keys folder when it
-    ///   holds no slot), `.notAStore` when the folder is not a repository.
+    ///   `.limitExceeded` when it opens none of the slots tried and the bounds left others untried (see
+    ///   ``maximumKeySlots``), `.unsupportedVersion` for a newer format, `.corrupt` naming a damaged file (or the keys
+    ///   folder when it holds no slot), `.notAStore` when the folder is not a repository, `.unsafePermissions` when
+    ///   every user may write in one of its folders.
     public static func open(
         at path: String, key: RepositoryKey, lockTimeout: FileLock.Timeout = .seconds(30)
     ) throws -> BackupRepository {
@@ -141,17 +165,34 @@ public final class BackupRepository: Sendable {
                     + "Strata reads version \(SealedFile.version)", path: configPath,
                 recovery: "Use a Strata that knows this repository format")
         }
+        try folder.checkOwnership(sharing: .group, noun: "repository")
         guard let keyFolder = try folder.openDirectory("keys", create: false) else {
             throw StorageError(.corrupt, "the repository has no keys folder", path: folder.path(of: "keys"))
         }
         var damage: StorageError?
-        var slotCount = 0
-        for name in try names(in: keyFolder) {
+        // The slots read, those tried, those the bounds left untried (see `maximumKeySlots`), and the Argon2id work
+        // spent so far.
+        var (read, tried, untried) = (0, 0, 0)
+        var work: UInt64 = 0
+        for name in try ids(in: keyFolder) {
             let slotPath = keyFolder.path(of: name)
+            guard read < maximumKeySlots else {
+                untried += 1
+                continue
+            }
             do {
                 guard let bytes = try AtomicFile.read(in: keyFolder, name: name, maximumSize: 1 << 16) else { continue }
-                slotCount += 1
+                read += 1
                 let slot = try KeySlot.decode(Array(bytes), path: slotPath)
+                if slot.isPassphrase, key.isPassphrase {
+                    let cost = try slot.passphraseCost(path: slotPath)
+                    guard work + cost.work <= maximumPassphraseWork else {
+                        untried += 1
+                        continue
+                    }
+                    work += cost.work
+                }
+                tried += 1
                 if let master = try slot.open(with: key, path: slotPath) {
                     return try BackupRepository(
                         path: path, folder: folder, master: master, slot: name, lockTimeout: lockTimeout)
@@ -160,14 +201,23 @@ public final class BackupRepository: Sendable {
                 damage = damage ?? error
             }
         }
-        if let damage, slotCount == 1 { throw damage }
-        guard slotCount > 0 else {
+        if let damage, read == 1, untried == 0 { throw damage }
+        guard read > 0 else {
             throw StorageError(
                 .corrupt, "the repository has no key slot: nothing can open it", path: keyFolder.path,
                 recovery: "Restore the keys folder from a copy of the repository")
         }
+        guard untried == 0 else {
+            throw StorageError(
+                .limitExceeded,
+                "the passphrase or key file opens none of the \(tried) key slots tried; \(untried) more were not "
+                    + "tried: an open reads at most \(maximumKeySlots) slots, and tries passphrase slots asking for at "
+                    + "most \(maximumPassphraseWork >> 20) MiB of Argon2id passes together", path: keyFolder.path,
+                recovery: "Open the repository with a key of one of the first slots (in name order), or remove the "
+                    + "slots no longer used from the keys folder (each is one file)")
+        }
         throw StorageError(
-            .authenticationFailed, "the passphrase or key file opens none of the repository's \(slotCount) key slots",
+            .authenticationFailed, "the passphrase or key file opens none of the repository's \(read) key slots",
             path: keyFolder.path, recovery: "Give the passphrase or key file the repository was made with")
     }
 
@@ -181,13 +231,15 @@ public final class BackupRepository: Sendable {
     }
 
     /// One of the repository's folders.
-    /// - Throws: ``/StrataCore/StorageError`` `.corrupt` when it is missing.
+    /// - Throws: ``/StrataCore/StorageError`` `.corrupt` when it is missing, `.unsafePermissions` when every user
+    ///   may write in it.
     static func subfolder(_ name: String, of folder: DirectoryHandle) throws -> DirectoryHandle {
         guard let handle = try folder.openDirectory(name, create: false) else {
             throw StorageError(
                 .corrupt, "the repository has no \(name) folder", path: folder.path(of: name),
                 recovery: "Restore the repository from a copy; its layout is incomplete")
         }
+        try handle.checkOwnership(sharing: .group, noun: "repository")
         return handle
     }
 
@@ -200,6 +252,22 @@ public final class BackupRepository: Sendable {
         }
     }
 
+    /// The names in a folder of the repository that it may have written (see ``isID(_:)``), in order, and the paths
+    /// of the others: foreign entries that no operation reads, changes or deletes.
+    static func listing(of folder: DirectoryHandle) throws -> (ids: [String], foreign: [String]) {
+        let all = try names(in: folder)
+        return (all.filter(isID), all.filter { !isID($0) }.map(folder.path(of:)))
+    }
+
+    /// The names in a folder of the repository that it may have written, in order.
+    static func ids(in folder: DirectoryHandle) throws -> [String] { try listing(of: folder).ids }
+
+    /// Whether `name` is one the repository gives its files (packs, index files, snapshots, key slots): 64 lowercase
+    /// hex digits, so it names a file inside its folder and nothing else.
+    static func isID(_ name: String) -> Bool {
+        name.utf8.count == 64 && name.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    }
+
     /// The one name in `folder` that starts with `prefix` (an id or a unique prefix of one, any case).
     /// - Parameters:
     ///   - noun: What the folder holds (`snapshot`, `key slot`), for the errors.
@@ -208,7 +276,7 @@ public final class BackupRepository: Sendable {
     static func resolve(_ prefix: String, in folder: DirectoryHandle, noun: String, listedBy command: String) throws
         -> String
     {
-        let matches = try names(in: folder).filter { $0.hasPrefix(prefix.lowercased()) }
+        let matches = try ids(in: folder).filter { $0.hasPrefix(prefix.lowercased()) }
         guard !prefix.isEmpty, let first = matches.first else {
             throw StorageError(
                 .notFound, "no \(noun) has this id", key: prefix, path: folder.path,

@@ -20,6 +20,9 @@ public struct CheckReport: Sendable, Hashable {
     public var blobsRead = 0
     /// Packs in `data/` that no index lists (left by an interrupted backup or prune; the next prune removes them).
     public var unindexedPacks = 0
+    /// The paths of the entries of `data/`, `index/` and `snapshots/` that are not the repository's files (names it
+    /// never gives, folders, links): no operation reads, changes or deletes them. Not damage.
+    public var foreign: [String] = []
     /// Every damage found, each a ``/StrataCore/StorageError`` naming the file (`path`), the blob (`key`) and the
     /// snapshot (`collection`) where they apply. Empty for a sound repository.
     public var problems: [StorageError] = []

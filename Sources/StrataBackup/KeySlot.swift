@@ -26,14 +26,23 @@ struct KeySlot: Codable {
     static let additionalData = Array("strata-backup key slot v1".utf8)
 
     /// A new slot sealing `master` under `key`.
+    /// - Throws: ``/StrataCore/StorageError`` `.invalidArgument` for a passphrase cost that an open would refuse (past
+    ///   `PasswordHashCost.moderate`), or an error of the key.
     static func make(sealing master: [UInt8], under key: RepositoryKey) throws -> KeySlot {
+        guard !key.isPassphrase || accepts(key.cost) else {
+            throw StorageError(
+                .invalidArgument,
+                "the Argon2id cost (\(key.cost.operations) passes over \(key.cost.memory) bytes) is outside the "
+                    + "accepted range, from PasswordHashCost.minimumForTests to .moderate",
+                recovery: "Use PasswordHashCost.interactive (the default) or .moderate")
+        }
         let salt = Sodium.random(Sodium.saltBytes)
         let derived = try derive(key, salt: salt, cost: key.cost)
         let nonce = Sodium.random(Sodium.nonceBytes)
         let sealed = master.withUnsafeBytes { text in
             derived.withUnsafeBytes { Sodium.seal(text, additionalData: additionalData, nonce: nonce, key: $0) }
         }
-        let isPassphrase = if case .passphrase = key.source { true } else { false }
+        let isPassphrase = key.isPassphrase
         return KeySlot(
             version: 1, kind: isPassphrase ? "passphrase" : "key-file", salt: isPassphrase ? Hex.encode(salt) : "",
             operations: isPassphrase ? key.cost.operations : nil, memory: isPassphrase ? key.cost.memory : nil,
@@ -99,27 +108,41 @@ struct KeySlot: Codable {
         return slot
     }
 
+    /// Whether a slot may ask for `cost`: from `PasswordHashCost.minimumForTests` to `.moderate`, so a damaged or
+    /// hostile slot cannot make an open allocate gigabytes.
+    static func accepts(_ cost: PasswordHashCost) -> Bool {
+        let (least, most) = (PasswordHashCost.minimumForTests, PasswordHashCost.moderate)
+        return (least.operations...most.operations).contains(cost.operations)
+            && (least.memory...most.memory).contains(cost.memory)
+    }
+
+    /// Whether a passphrase opens this slot (else a key file).
+    var isPassphrase: Bool { kind == "passphrase" }
+
+    /// The Argon2id cost of a passphrase slot, checked against the accepted range before any hashing.
+    /// - Throws: ``/StrataCore/StorageError`` `.corrupt` for a cost outside
+    ///   `PasswordHashCost.minimumForTests`...`PasswordHashCost.moderate`, naming `path`.
+    func passphraseCost(path: String) throws -> PasswordHashCost {
+        let cost = PasswordHashCost(
+            operations: operations ?? PasswordHashCost.interactive.operations,
+            memory: memory ?? PasswordHashCost.interactive.memory)
+        guard Self.accepts(cost) else {
+            throw StorageError(
+                .corrupt, "the key slot asks for an Argon2id cost outside the accepted range", path: path)
+        }
+        return cost
+    }
+
     /// The master key, when `key` opens this slot; `nil` when it does not (another passphrase or key file).
     /// - Throws: ``/StrataCore/StorageError`` `.corrupt` for a slot whose fields are unusable, or an error reading the
     ///   key file.
     func open(with key: RepositoryKey, path: String) throws -> [UInt8]? {
-        let isPassphrase = if case .passphrase = key.source { true } else { false }
-        guard isPassphrase == (kind == "passphrase") else { return nil }
+        guard key.isPassphrase == isPassphrase else { return nil }
         guard let nonce = Hex.decode(nonce), nonce.count == Sodium.nonceBytes, let sealed = Hex.decode(sealedKey),
-            sealed.count == Sodium.keyBytes + Sodium.tagBytes, let salt = Hex.decode(salt)
+            sealed.count == Sodium.keyBytes + Sodium.tagBytes, let salt = Hex.decode(salt),
+            !isPassphrase || salt.count == Sodium.saltBytes
         else { throw StorageError(.corrupt, "the key slot has malformed fields", path: path) }
-        let cost = PasswordHashCost(
-            operations: operations ?? PasswordHashCost.interactive.operations,
-            memory: memory ?? PasswordHashCost.interactive.memory)
-        if isPassphrase {
-            let (least, most) = (PasswordHashCost.minimumForTests, PasswordHashCost.moderate)
-            guard (least.operations...most.operations).contains(cost.operations),
-                (least.memory...most.memory).contains(cost.memory), salt.count == Sodium.saltBytes
-            else {
-                throw StorageError(
-                    .corrupt, "the key slot asks for an Argon2id cost outside the accepted range", path: path)
-            }
-        }
+        let cost = isPassphrase ? try passphraseCost(path: path) : PasswordHashCost.interactive
         let derived = try Self.derive(key, salt: salt, cost: cost)
         var master = [UInt8](repeating: 0, count: Sodium.keyBytes)
         let opened = sealed.withUnsafeBytes { text in

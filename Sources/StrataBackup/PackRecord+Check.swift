@@ -3,16 +3,11 @@ import StrataSecrets
 
 // The checks an index file's records pass before anything reads, allocates or deletes by them.
 extension PackRecord {
-    /// Whether `name` can be a pack's: 64 lowercase hex digits, so it names a file inside `data/` and nothing else.
-    static func isPackName(_ name: String) -> Bool {
-        name.utf8.count == 64 && name.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
-    }
-
     /// Checks the record against what a pack can hold: a pack name, and for each blob an id, a plaintext of at
     /// most `maximumChunk` bytes, and a sealed length and offset inside the pack, past its prefix.
     /// - Throws: ``/StrataCore/StorageError`` `.corrupt` naming the index file (`path`) and the pack or blob (`key`).
     func check(maximumChunk: Int, path: String) throws {
-        guard Self.isPackName(name) else {
+        guard BackupRepository.isID(name) else {
             throw StorageError(
                 .corrupt, "the index names a pack that is not 64 hex digits", key: name, path: path,
                 recovery: "Run `check`; restore the index file from a copy of the repository, or remove it")

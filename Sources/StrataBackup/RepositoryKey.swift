@@ -46,27 +46,20 @@ public struct RepositoryKey: Sendable {
         try AtomicFile.write(Data(Sodium.random(32)), to: path, permissions: 0o600)
     }
 
-    /// The 32 bytes of the key file.
-    /// - Throws: ``/StrataCore/StorageError`` `.unsafePermissions` when group or others may read it, `.invalidArgument`
-    ///   when it is not 32 bytes, or an I/O error.
+    /// Whether this is a passphrase (else a key file).
+    var isPassphrase: Bool { if case .passphrase = source { true } else { false } }
+
+    /// The 32 bytes of the key file, read only when it is a regular file of this process's user that no one else
+    /// may read or write (the check of the secrets tier's key files, `PrivateFile`).
+    /// - Throws: ``/StrataCore/StorageError`` `.unsafePermissions` when group or others may read it or it is another
+    ///   user's, `.symbolicLink`, `.invalidArgument` when it is not a regular file of 32 bytes, or an I/O error.
     func keyFileBytes(_ path: String) throws -> [UInt8] {
-        let info: stat
-        do { info = try Sys.lstat(path) } catch {
-            throw error.storageError("cannot inspect the key file", path: path)
-        }
-        guard info.st_mode & S_IFMT == S_IFREG else {
-            throw StorageError(.invalidArgument, "the key file is not a regular file", path: path)
-        }
-        guard info.st_mode & 0o077 == 0 else {
-            throw StorageError(
-                .unsafePermissions, "the key file may be read by its group or others", path: path,
-                recovery: "Run `chmod 600` on it")
-        }
-        guard let data = try AtomicFile.read(path, maximumSize: 4096, followGrowth: false), data.count == 32 else {
+        let bytes = try PrivateFile.read(path, what: "key file", tier: nil, maximumSize: 4096)
+        guard bytes.count == 32 else {
             throw StorageError(
                 .invalidArgument, "a key file holds exactly 32 bytes", path: path,
                 recovery: "Use the key file the repository was made with")
         }
-        return Array(data)
+        return bytes
     }
 }

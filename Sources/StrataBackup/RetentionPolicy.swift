@@ -4,7 +4,9 @@ import Foundation
 ///
 /// A snapshot is kept when any rule keeps it. `keepLast` keeps the newest N. `keepDaily` keeps, for each of the
 /// N most recent days (UTC) that have snapshots, the newest snapshot of that day; `keepWeekly` the same per ISO
-/// week, `keepMonthly` per month. A day, week or month without snapshots does not count.
+/// week, `keepMonthly` per month. A day, week or month without snapshots does not count. A snapshot dated after
+/// now (written under a clock set ahead) is kept and takes no place in any rule: it would otherwise count as the
+/// newest and push a real snapshot out.
 public struct RetentionPolicy: Sendable, Hashable {
     /// The newest snapshots to keep.
     public var keepLast: Int
@@ -27,9 +29,11 @@ public struct RetentionPolicy: Sendable, Hashable {
     var keepsNothing: Bool { keepLast <= 0 && keepDaily <= 0 && keepWeekly <= 0 && keepMonthly <= 0 }
 
     /// The ids of the snapshots to keep.
-    func kept(_ snapshots: [SnapshotSummary]) -> Set<String> {
-        let newestFirst = snapshots.sorted { ($0.time, $0.id) > ($1.time, $1.id) }
-        var kept = Set(newestFirst.prefix(max(0, keepLast)).map(\.id))
+    /// - Parameter now: What counts as now: later snapshots are kept outside the rules. The default is the clock's.
+    func kept(_ snapshots: [SnapshotSummary], now: Date = Date()) -> Set<String> {
+        let future = Set(snapshots.filter { $0.time > now }.map(\.id))
+        let newestFirst = snapshots.filter { $0.time <= now }.sorted { ($0.time, $0.id) > ($1.time, $1.id) }
+        var kept = future.union(newestFirst.prefix(max(0, keepLast)).map(\.id))
         var calendar = Calendar(identifier: .iso8601)
         calendar.timeZone = TimeZone(identifier: "UTC")!
         let rules: [(Int, (Date) -> [Int])] = [

@@ -76,7 +76,10 @@ extension SnapshotManifest {
         guard version == UInt64(Self.version) else {
             throw BinaryReader.Damage(part: "version", reason: "\(version) is not \(Self.version)")
         }
-        let time = Date(timeIntervalSince1970: Double(bitPattern: try reader.fixed64("time")))
+        let seconds = Double(bitPattern: try reader.fixed64("time"))
+        guard let time = checkedTime(seconds) else {
+            throw BinaryReader.Damage(part: "time", reason: "\(seconds) is not a time from 1970 to 9999")
+        }
         let host = try reader.string("host")
         let parent = try reader.string("parent")
         var metadata: [String: String] = [:]

@@ -85,18 +85,41 @@ struct SnapshotManifest: Sendable {
                     recovery: "List them with `snapshots`")
             }
             let body = try SealedFile.open(Array(data), kind: .snapshot, name: name, key: keys.seal, path: path)
-            if body.first == UInt8(ascii: "{") {
-                return try SnapshotManifestV1.decode(body, path: path)
-            }
-            return try decode(body, headerOnly: headerOnly, path: path)
+            return try decode(anyFormat: body, headerOnly: headerOnly, path: path)
         } catch var error as StorageError {
             error.collection = name
             throw error
         }
     }
 
+    /// Decodes and checks the body of a snapshot file (once opened), in either format: format 1 when it starts
+    /// with `{`, else format 2.
+    /// - Throws: What ``decode(_:headerOnly:path:)`` and ``SnapshotManifestV1/decode(_:path:)`` throw.
+    static func decode(anyFormat body: [UInt8], headerOnly: Bool, path: String) throws -> SnapshotManifest {
+        if body.first == UInt8(ascii: "{") { return try SnapshotManifestV1.decode(body, path: path) }
+        return try decode(body, headerOnly: headerOnly, path: path)
+    }
+
+    /// The times a snapshot may have, in seconds since 1970: from 1970 to the end of 9999 (what ISO 8601 dates
+    /// print). A time outside (infinite, not a number, before 1970) is damage; a time after the clock's now is
+    /// read, and never chosen as a parent (see ``BackupRepository/latest(of:)``).
+    static let times: ClosedRange<Double> = 0...253_402_300_799
+
+    /// The time `seconds` after 1970, or `nil` when it is outside ``times``.
+    static func checkedTime(_ seconds: Double) -> Date? {
+        times.contains(seconds) ? Date(timeIntervalSince1970: seconds) : nil
+    }
+
     /// Writes the snapshot file `name`, durably, in format ``version``.
+    /// - Throws: ``/StrataCore/StorageError`` `.invalidArgument` when its time is outside ``times`` (a clock set
+    ///   before 1970), or an I/O error.
     func write(as name: String, in folder: DirectoryHandle, keys: RepositoryKeys) throws {
+        guard Self.times.contains(time.timeIntervalSince1970) else {
+            throw StorageError(
+                .invalidArgument,
+                "the snapshot's time, \(time.timeIntervalSince1970) s since 1970, is not from 1970 to 9999",
+                path: folder.path(of: name), recovery: "Set the system clock")
+        }
         try AtomicFile.write(
             Data(SealedFile.seal(encoded(), kind: .snapshot, name: name, key: keys.seal)), in: folder, name: name)
     }

@@ -38,6 +38,17 @@ struct SnapshotManifestV1: Codable {
                 .unsupportedVersion, "the snapshot has format version \(old.version) in JSON; this Strata reads 1",
                 path: path)
         }
+        // What format 2 cannot hold is refused as it is there: negative counts, nanoseconds outside 0...2^31 - 1.
+        guard old.reusedFiles >= 0, old.addedBlobs >= 0, old.addedBytes >= 0 else {
+            throw SnapshotManifest.damage(
+                "the snapshot gives a negative count of reused files, added blobs or added bytes", part: "counts",
+                file: nil, path: path)
+        }
+        guard let time = SnapshotManifest.checkedTime(old.time) else {
+            throw SnapshotManifest.damage(
+                "the snapshot's time, \(old.time), is not a time from 1970 to 9999", part: "time", file: nil, path: path
+            )
+        }
         var files: [SnapshotManifest.Entry] = []
         var total: Int64 = 0
         for entry in old.files {
@@ -50,6 +61,11 @@ struct SnapshotManifestV1: Codable {
                         file: entry.path, path: path)
                 }
                 attributes[name] = Array(bytes)
+            }
+            guard entry.modificationTime.nanoseconds >= 0 else {
+                throw SnapshotManifest.damage(
+                    "the snapshot gives a file negative nanoseconds", part: "modificationTime", file: entry.path,
+                    path: path)
             }
             let tier = entry.tier.flatMap(Tier.init(rawValue:))
             guard tier != nil || entry.tier == nil else {
@@ -72,7 +88,7 @@ struct SnapshotManifestV1: Codable {
             files.append(converted)
         }
         return SnapshotManifest(
-            time: Date(timeIntervalSince1970: old.time), host: old.host, parent: old.parent, metadata: old.metadata,
+            time: time, host: old.host, parent: old.parent, metadata: old.metadata,
             files: files, reusedFiles: old.reusedFiles, addedBlobs: old.addedBlobs, addedBytes: old.addedBytes)
     }
 }

@@ -307,6 +307,12 @@ public final class SnapshotReader: CaptureSource {
                 .corrupt, "a chunk of the snapshot is in no pack of the index (missing)", key: id.description,
                 path: repository.indexFolder.path,
                 recovery: "Run `check`; restore the repository's index and packs from a copy, or forget the snapshot")
+            if let damaged = index.damaged.first {
+                // The chunk may be in a pack only that file lists: the packs list their own blobs.
+                error.message += "; \(index.damaged.count) index file(s) could not be read and were left out"
+                error.path = damaged.error.path
+                error.recovery = "Run `check --repair` to rebuild the index from the packs, then restore again"
+            }
             error.operation = "read blob"
             throw error
         }

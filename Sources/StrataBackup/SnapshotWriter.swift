@@ -51,15 +51,21 @@ public final class SnapshotWriter: CaptureSink {
     /// The time ``consume(_:)`` took so far, while ``stages`` is set: taken out of the hand-over's time.
     private var consumeTime = BackupStages.Spent()
 
+    /// The snapshot and index files of the repository that could not be read, left out: the parent was chosen among
+    /// the other snapshots, and a blob only a damaged index file lists is stored again. Index files are read when
+    /// the first chunk is stored, so the list is complete once the snapshot is committed.
+    public private(set) var damaged: [DamagedFile]
+
     /// Where the time of this snapshot goes, stage by stage, when set (the benchmark's `--backup-stages`); `nil`,
     /// the default, reads no clock.
     package var stages: BackupStages?
 
     init(
         repository: BackupRepository, lock: HeldLock, parent: (String, SnapshotManifest)?,
-        host: String, readsEverything: Bool
+        host: String, readsEverything: Bool, damaged: [DamagedFile]
     ) {
         self.repository = repository
+        self.damaged = damaged
         heldLock = lock
         parentID = parent?.0
         parentFiles = readsEverything ? [] : parent?.1.files ?? []
@@ -278,12 +284,14 @@ public final class SnapshotWriter: CaptureSink {
         if pack!.size >= repository.configuration.packSize { try closePack() }
     }
 
-    /// The blobs the repository holds, read from its index the first time a chunk needs them.
-    /// - Throws: ``/StrataCore/StorageError`` naming a damaged index file.
+    /// The blobs the repository holds, read from its index the first time a chunk needs them; the index files that
+    /// cannot be read are left out (their blobs are stored again) and added to ``damaged``.
+    /// - Throws: ``/StrataCore/StorageError`` when the index folder cannot be listed.
     private func knownBlobs() throws -> KnownBlobs {
         if let known { return known }
         let index = try RepositoryIndex.load(
             from: repository.indexFolder, keys: repository.keys, maximumChunk: repository.configuration.maximumChunk)
+        damaged += index.damaged
         let loaded = KnownBlobs(indexed: Set(index.blobs.keys))
         known = loaded
         return loaded

@@ -79,7 +79,8 @@ public struct StorageError: Error, Sendable, Hashable, CustomStringConvertible {
         /// program's database, or a PostgreSQL schema Strata did not make. Nothing in it was changed. Distinct from
         /// ``corrupt`` (a store of ours, damaged) and ``unsupportedVersion`` (a store of ours from a newer Strata).
         public static let notAStore = Code(rawValue: "not-a-store")
-        /// A store folder belongs to another user, or others may write in it (see `StoragePaths.Sharing`).
+        /// A store or backup repository folder belongs to another user, or others may write in it (see
+        /// `StoragePaths.Sharing`); or a file holding a key or a passphrase is another user's, or others may read it.
         public static let unsafePermissions = Code(rawValue: "unsafe-permissions")
         /// A stored file is older than the store's authenticated record of it says: an earlier copy was put back
         /// (a rollback), so its content may be a revoked value. Nothing was returned from it.

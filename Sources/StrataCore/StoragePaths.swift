@@ -213,37 +213,8 @@ public struct StoragePaths: Sendable, Hashable {
 
     /// Refuses a root or tier folder that another user owns or others may write (see ``Sharing``).
     private func checkOwnership(_ handle: DirectoryHandle, tier: Tier?) throws(StorageError) {
-        let info: stat
-        do throws(Errno) { info = try handle.status() } catch {
-            throw error.storageError("cannot inspect the store folder", tier: tier, path: handle.path)
-        }
-        let mode = info.st_mode & 0o7777
-        let octal = "0" + String(mode, radix: 8)
-        if mode & 0o002 != 0 {
-            throw StorageError(
-                .unsafePermissions, "the store folder is writable by every user (mode \(octal))", tier: tier,
-                path: handle.path,
-                recovery: "Run chmod o-w '\(handle.path)': a store is never shared with every user")
-        }
-        if sharing == .private {
-            if info.st_uid != Sys.effectiveUserID {
-                throw StorageError(
-                    .unsafePermissions,
-                    "the store folder belongs to user \(info.st_uid), not to this process's user \(Sys.effectiveUserID)",
-                    tier: tier, path: handle.path,
-                    recovery:
-                        "Run chown \(Sys.effectiveUserID) '\(handle.path)', open the store as its owner, or open it with "
-                        + "sharing: .group if its group is meant to share it")
-            }
-            if mode & 0o020 != 0 {
-                throw StorageError(
-                    .unsafePermissions, "the store folder is writable by its group (mode \(octal))", tier: tier,
-                    path: handle.path,
-                    recovery:
-                        "Run chmod g-w '\(handle.path)', or open the store with sharing: .group if its group is meant "
-                        + "to share it")
-            }
-        }
+        try handle.checkOwnership(
+            sharing: sharing, noun: "store", tier: tier, groupOption: "open it with sharing: .group")
     }
 
     /// Maps a key to its path inside a tier's folder, refusing every key that could lead elsewhere.

@@ -27,10 +27,10 @@ public enum KeyProvider: Sendable, CustomStringConvertible {
 
     /// A passphrase read from a file, checked as key files are: a regular file (never a FIFO or a device, which
     /// could block the read), mode 0600 or stricter, owned by the current user. One final line break is dropped.
-    /// - Throws: ``/StrataCore/StorageError`` `.invalidArgument`, `.symbolicLink`, `.permissionDenied`, `.tooLarge`
+    /// - Throws: ``/StrataCore/StorageError`` `.invalidArgument`, `.symbolicLink`, `.unsafePermissions`, `.tooLarge`
     ///   (over 4 KiB), or an I/O error; each names the path.
     public static func passphrase(contentsOf path: String) throws -> KeyProvider {
-        var bytes = try readPrivateFile(path, what: "passphrase file", maximumSize: 4096)
+        var bytes = try PrivateFile.read(path, what: "passphrase file", tier: .secrets, maximumSize: 4096)
         defer { bytes.withUnsafeMutableBytes { Sodium.memzero($0) } }
         var count = bytes.count
         if count > 0, bytes[count - 1] == 0x0A { count -= 1 }
@@ -117,57 +117,9 @@ public enum KeyProvider: Sendable, CustomStringConvertible {
         }
     }
 
-    /// Reads a key file after checking that only its owner can read it (see ``readPrivateFile(_:what:)``).
+    /// Reads a key file after checking that only its owner can read it (see `PrivateFile`).
     static func readKeyFile(_ path: String) throws -> [UInt8] {
-        try readPrivateFile(path, what: "key file", maximumSize: 4096)
-    }
-
-    /// Reads a small file that holds a key or a passphrase, after checking that it is a regular file, owned by
-    /// the current user, that no one else may read or write.
-    ///
-    /// The file is checked before anything blocks on it: `lstat` refuses a link, a FIFO, a socket or a device
-    /// without opening it, and the open itself is non-blocking (a FIFO swapped in meanwhile opens at once
-    /// instead of waiting for a writer) and its `fstat` is checked again before the first read.
-    /// - Throws: ``/StrataCore/StorageError`` `.invalidArgument` (not a regular file), `.symbolicLink`,
-    ///   `.permissionDenied` (readable by others, or another owner), `.tooLarge`, or an I/O error; each names the path.
-    static func readPrivateFile(_ path: String, what: String, maximumSize: Int) throws -> [UInt8] {
-        func check(_ info: stat) throws {
-            guard (info.st_mode & S_IFMT) != S_IFLNK else {
-                throw StorageError(
-                    .symbolicLink, "the \(what) is a symbolic link", tier: .secrets, path: path,
-                    recovery: "Name the file itself")
-            }
-            guard (info.st_mode & S_IFMT) == S_IFREG else {
-                throw StorageError(
-                    .invalidArgument, "the \(what) is not a regular file (a FIFO, socket, device or folder)",
-                    tier: .secrets, path: path, recovery: "Use a regular file of mode 0600")
-            }
-            guard info.st_mode & 0o077 == 0 else {
-                throw StorageError(
-                    .permissionDenied,
-                    "the \(what) is open to others (mode \(String(info.st_mode & 0o777, radix: 8))); it must be 0600",
-                    tier: .secrets, path: path, recovery: "Run: chmod 600 \(path)")
-            }
-            guard info.st_uid == geteuid() else {
-                throw StorageError(
-                    .permissionDenied, "the \(what) belongs to another user", tier: .secrets, path: path,
-                    recovery: "Use a \(what) of your own, mode 0600")
-            }
-        }
-        do { try check(try Sys.lstat(path)) } catch let error as Errno {
-            throw error.storageError("cannot inspect the \(what)", tier: .secrets, path: path)
-        }
-        let fd: Int32
-        do {
-            fd = try Sys.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)
-        } catch {
-            throw error.storageError("cannot open the \(what)", tier: .secrets, path: path)
-        }
-        defer { Sys.close(fd) }
-        do { try check(try Sys.fstat(fd)) } catch let error as Errno {
-            throw error.storageError("cannot inspect the \(what)", tier: .secrets, path: path)
-        }
-        return [UInt8](try AtomicFile.readAll(fd, path: path, maximumSize: maximumSize))
+        try PrivateFile.read(path, what: "key file", tier: .secrets, maximumSize: 4096)
     }
 
     /// The 32-byte key a key file or an environment variable holds: 64 hex characters, or base64 of 32 bytes

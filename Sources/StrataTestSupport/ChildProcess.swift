@@ -117,6 +117,9 @@ public final class ChildProcess: Sendable {
     /// The process id.
     public var processIdentifier: Int32 { process.processIdentifier }
 
+    /// Whether the program is still running.
+    public var isRunning: Bool { process.isRunning }
+
     /// The complete lines printed so far.
     public var lines: [String] { shared.output.withLock { $0.lines } }
 

@@ -6,8 +6,10 @@
 // Targets: archive (zip and gzip readers), sealed-item (keyring parser and item envelope), json-lines (the
 // import's parsing and decoding), record-body (typed decoding of a record body, differential against Foundation's
 // JSONDecoder), path-mapping (key validation and mapping), plist (suite files, raw or generated
-// with shared references and twin keys when the first byte is 0xFF).
+// with shared references and twin keys when the first byte is 0xFF), backup-metadata (a backup repository's
+// snapshot and index files, once opened).
 import Foundation
+import StrataBackup
 import StrataCore
 import StrataDefaults
 import StrataFiles
@@ -21,6 +23,7 @@ enum FuzzTarget: String, CaseIterable {
     case recordBody = "record-body"
     case pathMapping = "path-mapping"
     case plist = "plist"
+    case backupMetadata = "backup-metadata"
 
     static let scratch = "/tmp/strata-fuzz-\(getpid())"
 
@@ -62,6 +65,8 @@ enum FuzzTarget: String, CaseIterable {
             }
         case .plist:
             DefaultsFuzzing.plist(data)
+        case .backupMetadata:
+            BackupFuzzing.metadata(data)
         }
     }
 }

@@ -63,8 +63,8 @@ enum BackupCommands {
     static let forget = CommandSpec(
         name: "forget", summary: "Delete the snapshots a retention policy does not keep (their data goes at prune).",
         usage:
-            "forget --repo DIR [--keep-last N] [--keep-daily N] [--keep-weekly N] [--keep-monthly N] [--dry-run] "
-            + "[--key-file FILE] [--json]",
+            "forget [SNAPSHOT...] --repo DIR [--keep-last N] [--keep-daily N] [--keep-weekly N] [--keep-monthly N] "
+            + "[--dry-run] [--key-file FILE] [--json]",
         options: [
             repoOption, .value("--keep-last", "N", "Keep the N latest snapshots."),
             .value("--keep-daily", "N", "Keep the latest snapshot of each of the N latest days that have one."),
@@ -72,22 +72,34 @@ enum BackupCommands {
             .value("--keep-monthly", "N", "Keep the latest snapshot of each of the N latest months that have one."),
             .flag("--dry-run", "Only list what would be kept and forgotten."), keyFileOption, JSONOutput.option,
         ],
-        details: "At least one --keep option is required: forgetting every snapshot is never a default.")
+        details:
+            "Either SNAPSHOT ids (a snapshot file that cannot be read too: what removes it) or at least one --keep "
+            + "option: forgetting every snapshot is never a default. A policy leaves the snapshot files that cannot "
+            + "be read as they are, and lists them; snapshots dated in the future are kept.")
 
     static let prune = CommandSpec(
         name: "prune", summary: "Remove the data of a backup repository that no snapshot needs.",
         usage: "prune --repo DIR [--key-file FILE] [--json]", options: repositoryOptions + [JSONOutput.option],
-        details: "It waits for running backups and restores (and they for it); a kill during prune loses nothing.")
+        details:
+            "It waits for running backups and restores (and they for it); a kill during prune loses nothing. It "
+            + "never deletes a file it cannot read or did not write: while a snapshot file cannot be read, it removes "
+            + "no data (only blobs stored twice), and says so.")
 
     static let check = CommandSpec(
         name: "check", summary: "Verify a backup repository without restoring: structure, and data if asked.",
-        usage: "check --repo DIR [--read-data | --read-data-subset PERCENT] [--key-file FILE] [--json]",
+        usage: "check --repo DIR [--repair] [--read-data | --read-data-subset PERCENT] [--key-file FILE] [--json]",
         options: [
-            repoOption, .flag("--read-data", "Also open every blob of every pack and check it against its id."),
+            repoOption,
+            .flag(
+                "--repair",
+                "First rebuild the index from the packs' own headers, replacing every index file (a damaged one too)."),
+            .flag("--read-data", "Also open every blob of every pack and check it against its id."),
             .value("--read-data-subset", "PERCENT", "Read this share of the packs, chosen at random (10%)."),
             keyFileOption, JSONOutput.option,
         ],
-        details: "Exit code 1 when anything is damaged; each problem is listed with what it names.")
+        details:
+            "Exit code 1 when anything is damaged; each problem is listed with what it names. --repair waits for "
+            + "running backups and restores, and changes nothing but the index files.")
 
     static let specs = [backup, snapshots, restore, forget, prune, check]
 

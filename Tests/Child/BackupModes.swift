@@ -40,6 +40,43 @@ func runBackupMode(_ arguments: [String]) throws -> Bool {
         }
         let summary = try writer.commit()
         say("snapshot \(summary.id) points \(KillPoint.count)")
+    case "backup-init":
+        // backup-init REPO PASSPHRASE: make a repository; prints `created points N` (N kill points passed).
+        _ = try BackupRepository.create(at: arguments[1], key: .passphrase(arguments[2], cost: .minimumForTests))
+        say("created points \(KillPoint.count)")
+    case "backup-loop":
+        // backup-loop REPO PASSPHRASE COUNT: COUNT snapshots, the N-th of one file `f` holding `backupRound(N)` and
+        // the metadata `round` = N; prints `backed up COUNT`.
+        let repository = try BackupRepository.open(
+            at: arguments[1], key: .passphrase(arguments[2], cost: .minimumForTests))
+        let count = Int(arguments[3]) ?? 1
+        for round in 0..<count {
+            let writer = try repository.beginSnapshot()
+            let content = backupRound(round)
+            try writer.add(
+                CapturedFile(
+                    path: "f", tier: .files, mode: 0o600, size: Int64(content.count),
+                    modificationTime: .init(seconds: Int64(round), nanoseconds: 0)), contents: content)
+            _ = try writer.commit(metadata: ["round": String(round)])
+        }
+        say("backed up \(count)")
+    case "forget-prune-loop":
+        // forget-prune-loop REPO PASSPHRASE COUNT: COUNT times, forget all but the 3 latest snapshots, then prune
+        // (skipped when backups or readers keep the lock past a second); prints `pruned P of COUNT`.
+        let repository = try BackupRepository.open(
+            at: arguments[1], key: .passphrase(arguments[2], cost: .minimumForTests), lockTimeout: .seconds(1))
+        let count = Int(arguments[3]) ?? 1
+        var pruned = 0
+        for _ in 0..<count {
+            _ = try repository.forget(RetentionPolicy(keepLast: 3))
+            do {
+                _ = try repository.prune()
+                pruned += 1
+            } catch let error as StorageError where error.code == .lockTimeout {
+                continue
+            }
+        }
+        say("pruned \(pruned) of \(count)")
     case "backup-prune":
         // backup-prune REPO PASSPHRASE: prune; prints `pruned DELETED WRITTEN points N` (N kill points passed).
         let repository = try BackupRepository.open(
@@ -50,4 +87,9 @@ func runBackupMode(_ arguments: [String]) throws -> Bool {
         return false
     }
     return true
+}
+
+/// The content of the file `f` of the N-th snapshot `backup-loop` writes: some 5 KB, one chunk, its own blob.
+func backupRound(_ round: Int) -> [UInt8] {
+    Array(String(repeating: "round \(round);", count: 500).utf8)
 }

@@ -95,9 +95,9 @@ struct BackupCorruptionTests {
         #expect(try fixture.open().check().problems.contains { $0.path?.hasSuffix(pack) == true })
     }
 
-    @Test("a chunk no index lists is corrupt, naming the blob and the snapshot")
+    @Test("a chunk no index lists is corrupt, naming the blob and the snapshot; prune lists the packs again")
     func missingChunk() throws {
-        let (fixture, summary, _) = try damaged()
+        let (fixture, summary, files) = try damaged()
         for index in try fixture.files(in: "index") {
             try FileManager.default.removeItem(atPath: fixture.path + "/" + index)
         }
@@ -107,19 +107,43 @@ struct BackupCorruptionTests {
         #expect(error?.collection == summary.id)
         let report = try fixture.open().check()
         #expect(report.problems.contains { $0.code == .corrupt && $0.collection == summary.id })
-        // Prune refuses to run on such a repository rather than deleting what it cannot account for.
-        #expect(throws: StorageError.self) { try fixture.open().prune() }
+        #expect(report.unindexedPacks == (try fixture.files(in: "data").count))
+        // Prune reads the packs no index lists from their own headers: it deletes none a snapshot needs, and lists
+        // them in its new index.
+        let pruned = try fixture.open().prune()
+        #expect(pruned.packsDeleted == 0 && pruned.missingBlobs == 0)
+        #expect(try fixture.restore(summary.id) == files)
+        #expect(try fixture.open().check(readData: .all).isSound)
     }
 
-    @Test("a flipped bit in an index file fails authentication, naming the file")
+    @Test("a chunk whose pack is gone is counted by prune, which deletes nothing the snapshot could still need")
+    func missingPackAndIndex() throws {
+        let (fixture, _, _) = try damaged()
+        for index in try fixture.files(in: "index") {
+            try FileManager.default.removeItem(atPath: fixture.path + "/" + index)
+        }
+        let packs = try fixture.files(in: "data")
+        try FileManager.default.removeItem(atPath: fixture.path + "/" + packs[0])
+        let pruned = try fixture.open().prune()
+        #expect(pruned.missingBlobs > 0 && pruned.packsDeleted == 0)
+        #expect(try fixture.files(in: "data") == Array(packs.dropFirst()))
+    }
+
+    @Test("a flipped bit in an index file: its blobs are missing, naming it, until the index is rebuilt")
     func flippedIndex() throws {
-        let (fixture, summary, _) = try damaged()
+        let (fixture, summary, files) = try damaged()
         let index = try fixture.files(in: "index")[0]
         try fixture.flipBit(index, at: -3)
         let error = #expect(throws: StorageError.self) { try fixture.restore(summary.id) }
-        #expect(error?.code == .authenticationFailed)
+        #expect(error?.code == .corrupt)
         #expect(error?.path?.hasSuffix(index) == true)
-        #expect(try fixture.open().check().problems.contains { $0.path?.hasSuffix(index) == true })
+        #expect(error?.recovery?.contains("check --repair") == true)
+        let problem = try #require(try fixture.open().check().problems.first { $0.path?.hasSuffix(index) == true })
+        #expect(problem.code == .authenticationFailed)
+        let rebuilt = try fixture.open().rebuildIndex()
+        #expect(rebuilt.damaged.map(\.name) == [String(index.dropFirst("index/".count))])
+        #expect(try fixture.restore(summary.id) == files)
+        #expect(try fixture.open().check(readData: .all).isSound)
     }
 
     @Test("a flipped bit in a snapshot fails authentication, naming the snapshot")

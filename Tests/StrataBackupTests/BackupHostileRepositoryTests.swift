@@ -113,8 +113,9 @@ struct BackupHostileRepositoryTests {
         lie.apply(&manifest)
         try manifest.write(as: summary.id, in: repository.snapshotFolder, keys: repository.keys)
         let path = repository.snapshotFolder.path(of: summary.id)
-        for attempt in [{ _ = try repository.snapshots() }, { _ = try repository.snapshot(summary.id) }] {
-            let error = try #require(throws: StorageError.self) { try attempt() }
+        let read = try #require(throws: StorageError.self) { _ = try repository.snapshot(summary.id) }
+        let listed = try #require(try repository.snapshots().damaged.first?.error)
+        for error in [read, listed] {
             #expect(error.code == .corrupt)
             #expect(error.path == path)
             #expect(error.collection == summary.id)
@@ -137,13 +138,13 @@ struct BackupHostileRepositoryTests {
         let error = try #require(throws: StorageError.self) { _ = try repository.snapshot(summary.id) }
         #expect(error.code == .tooLarge)
         #expect(error.path == hugeSnapshot || error.path == hugeIndex)
-        // The index is read when the first chunk needs it.
+        // The index is read when the first chunk needs it: the huge file is left out, and named.
         let writer = try repository.beginSnapshot(parent: .none)
-        let indexError = try #require(throws: StorageError.self) {
-            try writer.add(BackupFixture.captured("files/b", size: 3), contents: [1, 2, 3])
-        }
+        try writer.add(BackupFixture.captured("files/b", size: 3), contents: [1, 2, 3])
+        let indexError = try #require(writer.damaged.first { $0.kind == .index }?.error)
         #expect(indexError.code == .tooLarge)
         #expect(indexError.path == hugeIndex)
+        writer.abandon()
         #expect(try peakResidentBytes() - before < 64 << 20)
     }
 
@@ -165,7 +166,9 @@ struct BackupHostileRepositoryTests {
         }
     }
 
-    @Test("an index naming a pack outside data/ is corrupt, and prune deletes nothing outside the repository")
+    @Test(
+        "an index naming a pack outside data/ is corrupt and left out, and prune deletes nothing outside the repository"
+    )
     func packNameEscapes() throws {
         let fixture = try BackupFixture()
         let summary = try fixture.backUp([("files/a", BackupFixture.bytes(3_000, seed: 5))])
@@ -177,11 +180,13 @@ struct BackupHostileRepositoryTests {
         let name = BackupRepository.randomName()
         try rewrite([PackRecord(name: "../../victim", size: 7, blobs: [entry])], as: name, in: repository)
         let path = repository.indexFolder.path(of: name)
-        let error = try #require(throws: StorageError.self) { _ = try repository.prune() }
-        #expect(error.code == .corrupt)
+        let pruned = try repository.prune()
+        let error = try #require(pruned.damaged.first?.error)
+        #expect(pruned.damaged.count == 1 && error.code == .corrupt)
         #expect(error.path == path)
-        let readError = try #require(throws: StorageError.self) { _ = try fixture.restore(summary.id) }
-        #expect(readError.path == path)
+        #expect(FileManager.default.fileExists(atPath: path), "prune deletes no file it cannot read")
+        #expect(try fixture.restore(summary.id) == ["files/a": BackupFixture.bytes(3_000, seed: 5)])
+        #expect(try repository.check().problems.map(\.path) == [path])
         #expect(FileManager.default.fileExists(atPath: victim))
     }
 

@@ -73,11 +73,16 @@ struct SnapshotFileListTests {
         let second = try fixture.backUp(files)
         #expect(second.reusedFiles == 100)
         #expect(second.addedBytes == 0)
-        let error = try #require(throws: StorageError.self) {
-            try fixture.backUp(files + [("secrets/main/new.item", BackupFixture.bytes(300, seed: 999))])
+        // A backup that stores a chunk reads the index: it goes on without the damaged file, and names it.
+        let writer = try fixture.open().beginSnapshot()
+        for (name, content) in files + [("secrets/main/new.item", BackupFixture.bytes(300, seed: 999))] {
+            try writer.add(BackupFixture.captured(name, size: content.count), contents: content)
         }
-        #expect(error.code == .authenticationFailed)
-        #expect(error.path?.hasSuffix(index) == true)
+        _ = try writer.commit()
+        let damaged = try #require(writer.damaged.first)
+        #expect(writer.damaged.count == 1 && damaged.kind == .index)
+        #expect(damaged.error.code == .authenticationFailed)
+        #expect(damaged.error.path?.hasSuffix(index) == true)
         #expect(try fixture.open().check().problems.contains { $0.path?.hasSuffix(index) == true })
     }
 }

@@ -110,8 +110,11 @@ struct SnapshotFormatTests {
         let repository = try fixture.open()
         try replace(summary.id, with: lie.body, in: repository)
         let path = repository.snapshotFolder.path(of: summary.id)
-        for attempt in [{ _ = try repository.snapshot(summary.id) }, { _ = try repository.snapshots() }] {
-            let error = try #require(throws: StorageError.self) { try attempt() }
+        let read = try #require(throws: StorageError.self) { _ = try repository.snapshot(summary.id) }
+        // Listed as damaged, with the same error: the listing goes on.
+        let listed = try repository.snapshots()
+        #expect(listed.isEmpty && listed.damaged.map(\.name) == [summary.id])
+        for error in [read, try #require(listed.damaged.first?.error)] {
             #expect(error.code == .corrupt)
             #expect(error.path == path)
             #expect(error.collection == summary.id)
@@ -119,7 +122,9 @@ struct SnapshotFormatTests {
             #expect(error.key == (lie.expected.namesFile ? "files/a" : nil))
         }
         #expect(try repository.check().problems.contains { $0.path == path && $0.code == .corrupt })
-        #expect(throws: StorageError.self) { try repository.prune() }
+        // A prune keeps what the damaged snapshot may need, and says why.
+        let pruned = try repository.prune()
+        #expect(pruned.damaged.map(\.name) == [summary.id] && pruned.blobsRemoved == 0)
     }
 
     @Test("random damage to a body (cut, flipped, spliced bytes) is a typed error or a sound read, never a crash")
@@ -232,6 +237,37 @@ struct SnapshotFormatTests {
         #expect(error.code == .corrupt)
         #expect(error.attribute == "chunks")
         #expect(error.key == "files/a")
+    }
+
+    /// A lie format 1 can tell that format 2 cannot hold.
+    enum FormatOneLie: String, CaseIterable, Sendable {
+        case reusedFilesAtIntMinimum, negativeAddedBytes, negativeNanoseconds
+
+        func apply(_ old: inout SnapshotManifestV1) -> String {
+            switch self {
+            case .reusedFilesAtIntMinimum: old.reusedFiles = .min
+            case .negativeAddedBytes: old.addedBytes = -1
+            case .negativeNanoseconds: old.files[0].modificationTime.nanoseconds = -1
+            }
+            return self == .negativeNanoseconds ? "modificationTime" : "counts"
+        }
+    }
+
+    @Test(
+        "a format 1 snapshot with a number format 2 cannot hold is corrupt, as in format 2 (the fuzz target found it)",
+        arguments: FormatOneLie.allCases)
+    func formatOneNumbersAreCheckedAsInFormatTwo(_ lie: FormatOneLie) throws {
+        let (fixture, summary) = try oneFileRepository()
+        let repository = try fixture.open()
+        var old = SnapshotManifestV1(
+            try SnapshotManifest.read(summary.id, in: repository.snapshotFolder, keys: repository.keys))
+        let part = lie.apply(&old)
+        try replace(summary.id, with: Array(try JSONEncoder().encode(old)), in: repository)
+        // Listed with counts such as Int.min, `strata snapshots` overflowed computing the files changed.
+        let listed = try repository.snapshots()
+        #expect(listed.isEmpty && listed.damaged.first?.error.attribute == part)
+        let error = try #require(throws: StorageError.self) { _ = try repository.snapshot(summary.id) }
+        #expect(error.code == .corrupt && error.attribute == part)
     }
 }
 

@@ -139,7 +139,8 @@ struct BackupCLITests {
 
     @Test(arguments: [
         (["snapshots"], "'--repo DIR' is required"),
-        (["forget", "--repo", "r"], "give at least one of --keep-last"),
+        (["forget", "--repo", "r"], "or at least one of --keep-last"),
+        (["forget", "abc", "--repo", "r", "--keep-last", "1"], "not both"),
         (["forget", "--repo", "r", "--keep-last", "-1"], "takes a whole number"),
         (["check", "--repo", "r", "--read-data-subset", "0%"], "more than 0%"),
         (["check", "--repo", "r", "--read-data-subset", "ten"], "takes a percentage"),

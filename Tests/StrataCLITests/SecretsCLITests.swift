@@ -123,7 +123,7 @@ struct SecretsCLITests {
         let refused = try strata(
             ["secrets", "set", "s", "a", "--root", root, "--create", "--passphrase-file", open], input: Data())
         #expect(refused.status == 1)
-        #expect(refused.standardError.contains("permission-denied"), "\(refused.standardError)")
+        #expect(refused.standardError.contains("unsafe-permissions"), "\(refused.standardError)")
         #expect(refused.standardError.contains("chmod 600"))
         let link = directory.appending("link")
         try FileManager.default.createSymbolicLink(

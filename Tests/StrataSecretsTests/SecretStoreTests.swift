@@ -243,7 +243,7 @@ struct SecretKeyTests {
         try Data((testKeyHex + "\n").utf8).write(to: URL(fileURLWithPath: path))
         chmod(path, 0o644)
         let open = #expect(throws: StorageError.self) { try fixture.store(provider: .keyFile(path)) }
-        #expect(open?.code == .permissionDenied)
+        #expect(open?.code == .unsafePermissions)
         #expect(open?.recovery?.contains("chmod 600") == true)
         chmod(path, 0o600)
         let store = try fixture.store(provider: .keyFile(path))
