@@ -8,7 +8,8 @@
 #   Scripts/s3.sh crash-gateway     # kills radosgw with SIGKILL (the monitor and the OSD keep running)
 #   Scripts/s3.sh resume-gateway    # starts radosgw again on the same port and waits until it answers S3
 #
-# One monitor, one memstore OSD (the objects live in the OSD's memory: nothing touches the disk), pools of size 1,
+# One monitor, one memstore OSD (the objects live in the OSD's memory: nothing touches the disk; 2 GiB, or
+# STRATA_S3_MEMORY_BYTES for a cluster that outlives many test runs), pools of size 1,
 # and a RADOS Gateway (Beast front end) on 127.0.0.1 that answers path-style requests only
 # (http://127.0.0.1:PORT/bucket/key). No manager is needed. Everything lives in a fresh temporary folder. The
 # daemons run under `nice`: the machine is shared. `start` is idempotent: with $STRATA_S3_DIR naming a cluster that
@@ -117,7 +118,7 @@ keyring = $dir/keyring
 mon data = $dir/mon.\$id
 osd data = $dir/osd.\$id
 osd objectstore = memstore
-memstore device bytes = 2147483648
+memstore device bytes = ${STRATA_S3_MEMORY_BYTES:-2147483648}
 osd pool default size = 1
 osd pool default min size = 1
 osd pool default pg num = 8

@@ -116,13 +116,12 @@ extension Storage {
 
     /// The folder that holds `root`, and `root`'s last component.
     static func restoreTarget(_ root: String) throws -> (DirectoryHandle, String) {
-        let trimmed = root.hasSuffix("/") && root.count > 1 ? String(root.dropLast()) : root
-        let slash = trimmed.lastIndex(of: "/")
-        let parentPath = slash.map { $0 == trimmed.startIndex ? "/" : String(trimmed[..<$0]) } ?? "."
-        let base = slash.map { String(trimmed[trimmed.index(after: $0)...]) } ?? trimmed
-        guard !base.isEmpty, base != ".", base != ".." else {
+        // A target is a folder: `new/` names the folder `new`.
+        let target = LocalPath(root)
+        guard let base = target.lastComponent else {
             throw StorageError(.invalidArgument, "the restore's target names no folder", path: root)
         }
+        let parentPath = target.parent.string
         do throws(Errno) {
             return (try DirectoryHandle.open(path: parentPath), base)
         } catch {
@@ -265,7 +264,7 @@ extension Storage {
         // Before the store opens: opening moves an unreadable suite aside and starts it empty, and its catalogued
         // preferences would then pass for missing ones below.
         if var damaged = DefaultsStore.unreadableSuites(paths: try StoragePaths(root: path, create: false)).first {
-            damaged.path = damaged.path.map { Tier.defaults.directoryName + "/" + ($0 as NSString).lastPathComponent }
+            damaged.path = damaged.path.map { Tier.defaults.directoryName + "/" + (LocalPath($0).lastComponent ?? $0) }
             damaged.recovery = "The snapshot holds a damaged suite file; restore another snapshot"
             throw damaged
         }

@@ -256,11 +256,17 @@ public enum AtomicFile {
     }
 
     /// Opens the folder of `path` (following links in it: the caller chose it) and splits off the file name.
+    /// - Throws: ``StorageError`` `.invalidArgument` for a path that names a folder (empty, `/`, `.`, `..`, or ending
+    ///   in `/`), or the error opening the folder.
     static func openFolder(of path: String) throws -> (DirectoryHandle, String) {
-        let folderPath = (path as NSString).deletingLastPathComponent
-        let name = (path as NSString).lastPathComponent
+        let local = LocalPath(path)
+        guard let name = local.lastComponent, path.utf8.last != UInt8(ascii: "/") else {
+            throw StorageError(
+                .invalidArgument, "the path names a folder, not a file", path: path,
+                recovery: "Name a file (without a trailing '/')")
+        }
         do {
-            return (try DirectoryHandle.open(path: folderPath.isEmpty ? "." : folderPath), name)
+            return (try DirectoryHandle.open(path: local.parent.string), name)
         } catch {
             throw error.storageError("cannot open the folder of the file", path: path)
         }

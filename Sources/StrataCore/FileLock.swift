@@ -76,7 +76,7 @@ public struct FileLock: Sendable, Hashable {
     public init(path: String) {
         self.path = path
         self.folder = nil
-        self.name = (path as NSString).lastPathComponent
+        self.name = LocalPath(path).lastComponent ?? ""
         self.reclaimsFile = false
         self.permissions = 0o600
     }
@@ -162,8 +162,11 @@ public struct FileLock: Sendable, Hashable {
 
     private func openFolder() throws -> DirectoryHandle {
         if let folder { return folder }
-        do {
-            return try DirectoryHandle.open(path: (path as NSString).deletingLastPathComponent)
+        guard !name.isEmpty, path.utf8.last != UInt8(ascii: "/") else {
+            throw StorageError(.invalidArgument, "the lock file's path names a folder, not a file", path: path)
+        }
+        do throws(Errno) {
+            return try DirectoryHandle.open(path: LocalPath(path).parent.string)
         } catch {
             throw error.storageError("cannot open the folder of the lock file", path: path)
         }

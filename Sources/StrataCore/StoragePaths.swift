@@ -302,16 +302,7 @@ public struct StoragePaths: Sendable, Hashable {
 
     /// Removes `.` and duplicate slashes and resolves `..` lexically (for the root only; keys never contain them).
     static func normalized(_ path: String) -> String {
-        var parts: [String] = []
-        for part in components(of: path) {
-            if part == "." { continue }
-            if part == ".." {
-                if !parts.isEmpty { parts.removeLast() }
-                continue
-            }
-            parts.append(part)
-        }
-        return "/" + parts.joined(separator: "/")
+        LocalPath(path.utf8.first == UInt8(ascii: "/") ? path : "/" + path).normalized
     }
 
     /// Makes sure `path` is a real folder (not a link), creating it with mode 0700 if asked.
@@ -323,7 +314,7 @@ public struct StoragePaths: Sendable, Hashable {
             // Fall through and create it.
         }
         if createParents {
-            let parent = (path as NSString).deletingLastPathComponent
+            let parent = LocalPath(path).parent.string
             if parent != path, parent != "/" {
                 try ensureDirectory(parent, create: true, createParents: true, tier: nil)
             }

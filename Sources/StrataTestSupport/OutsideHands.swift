@@ -16,7 +16,7 @@ public enum OutsideHands {
     public static func writeFile(_ key: String, _ data: Data, root: String) throws {
         let path = root + "/files/" + key
         try FileManager.default.createDirectory(
-            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            atPath: LocalPath(path).parent.string, withIntermediateDirectories: true)
         guard FileManager.default.createFile(atPath: path, contents: data) else {
             throw StorageError(.io, "cannot write the file", path: path)
         }

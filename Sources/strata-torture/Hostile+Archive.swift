@@ -181,7 +181,7 @@ func snapshot(_ store: FileStore) throws -> [ExactString: Data] {
 func feedZip(_ data: Data, _ root: String) throws -> Bool {
     let expected = try readExpectation(root)
     let (store, before) = try hostileTarget(root, expected.existing)
-    defer { try? FileManager.default.removeItem(atPath: (store.engine.location as NSString).deletingLastPathComponent) }
+    defer { try? FileManager.default.removeItem(atPath: LocalPath(store.engine.location).parent.string) }
     try data.write(to: URL(fileURLWithPath: root + "/hostile.zip"))
     do {
         try store.importZip(from: root + "/hostile.zip")
@@ -200,7 +200,7 @@ func feedZip(_ data: Data, _ root: String) throws -> Bool {
 func feedGzip(_ data: Data, _ root: String) throws -> Bool {
     let expected = try readExpectation(root)
     let (store, before) = try hostileTarget(root, [])
-    defer { try? FileManager.default.removeItem(atPath: (store.engine.location as NSString).deletingLastPathComponent) }
+    defer { try? FileManager.default.removeItem(atPath: LocalPath(store.engine.location).parent.string) }
     try data.write(to: URL(fileURLWithPath: root + "/hostile.gz"))
     do {
         try store.importGzip(from: root + "/hostile.gz", to: "out.bin")

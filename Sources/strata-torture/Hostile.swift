@@ -157,7 +157,7 @@ let hostileFormats: [HostileFormat] = [
                 configuration: FilesConfiguration(durability: .atomicOnly))
             defer {
                 try? FileManager.default.removeItem(
-                    atPath: (target.engine.location as NSString).deletingLastPathComponent)
+                    atPath: LocalPath(target.engine.location).parent.string)
             }
             do {
                 _ = try target.importZip(from: root + "/damaged.zip")

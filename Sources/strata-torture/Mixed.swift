@@ -88,7 +88,7 @@ func childMixed(role: MixedRole, root: String, id: Int, operations: Int, tool: S
 func mixedScenario(operations: Int, tally: inout Tally) throws {
     let root = try temporaryRoot("mixed")
     defer { try? FileManager.default.removeItem(atPath: root) }
-    let tool = me.deletingLastPathComponent().appendingPathComponent("strata").path
+    let tool = LocalPath(me.path).parent.appending("strata").string
     guard FileManager.default.isExecutableFile(atPath: tool) else {
         tally.untyped += 1
         tally.notes.append("no strata tool beside strata-torture at \(tool): build every product first")

@@ -54,8 +54,7 @@ extension FilesCommands {
 
     /// Removes what killed runs left beside `output` (see `AtomicFile.removeStaleTemporaries(in:)` for the rule).
     static func removeStaleTemporaries(besides output: String) {
-        let folder = (output as NSString).deletingLastPathComponent
-        AtomicFile.removeStaleTemporaries(in: folder.isEmpty ? "." : folder)
+        AtomicFile.removeStaleTemporaries(in: LocalPath(output).parent.string)
     }
 
     private static func stopIfInterrupted() throws {

@@ -37,7 +37,11 @@ struct CatalogReadRaceTests {
             case 3: (read, found) = ("keys", try storage.keys(prefix: "mov").contains("moved"))
             default: (read, found) = ("value", try storage.value(Data.self, for: "moved") != nil)
             }
-            if !found { misses.append("\(read) at round \(round)") }
+            if !found {
+                let now = try storage.catalog.location(of: "moved").map { "\($0.tier)" } ?? "none"
+                let holders = try tiersHolding("moved", in: storage)
+                misses.append("\(read) at round \(round) (catalog now \(now), held by \(holders))")
+            }
         }
         let moves = mover.lines.filter { $0.hasPrefix("ack ") }.count
         #expect(misses.isEmpty, "\(misses.count) reads missed the key: \(misses.prefix(10))")
