@@ -1,0 +1,36 @@
+import Foundation
+import StrataCore
+import StrataTestSupport
+import Testing
+
+@testable import StrataFiles
+
+/// A files tier nested deeper than any key (another program's folders): the listing recursed once per level and
+/// overflowed the stack, which crashed every walk over the tier (list, verify, export, a backup's capture).
+@Suite("FileStore: a tier nested deeper than any key")
+struct DeepTreeListingTests {
+    /// 100,000 levels, and a file 500 levels down whose key (1,004 bytes) is within the limit: the listing, the
+    /// verification and an export reach it, and never go past the depth a key can reach.
+    @Test func aTierOfAnyDepthIsListedToTheDepthAKeyReaches() throws {
+        let directory = try TemporaryDirectory(prefix: "strata-deep-listing", inMemory: true)
+        defer { directory.remove() }
+        let store = try FileStore(root: directory.appending("root"))
+        try store.write(Data("top".utf8), to: "top.txt")
+        let files = directory.appending("root/files")
+        let reachable = try DeepFolders.make(in: files, depth: 500, leaf: "reached")
+        try DeepFolders.make(in: files, depth: 100_000)
+        // A key of exactly the longest length, and a file one byte past it.
+        let longest = try DeepFolders.make(in: files, depth: 511, name: "e", leaf: "ab")
+        try DeepFolders.make(in: files, depth: 511, name: "e", leaf: "abc")
+        #expect(longest.utf8.count == StoragePaths.maximumKeyLength)
+
+        #expect(try store.list() == [reachable, longest, "top.txt"].sorted())
+        #expect(try store.list(prefix: "d/d") == [reachable])
+        #expect(try store.verify().map(\.key).sorted() == [reachable, longest].sorted())  // Put by hand: unrecorded.
+        #expect(try store.read(reachable) == Data("deep".utf8))
+        let archive = directory.appending("all.zip")
+        try store.exportZip([""], to: archive)
+        let listed = try store.list()
+        #expect(try FileStore(root: directory.appending("copy")).importZip(from: archive).sorted() == listed)
+    }
+}
