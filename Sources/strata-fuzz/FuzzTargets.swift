@@ -6,7 +6,8 @@
 // Targets: archive (zip and gzip readers), sealed-item (keyring parser and item envelope), json-lines (the
 // import's parsing and decoding), record-body (typed decoding of a record body, differential against Foundation's
 // JSONDecoder), path-mapping (key validation and mapping), plist (suite files, raw or generated
-// with shared references and twin keys when the first byte is 0xFF).
+// with shared references and twin keys when the first byte is 0xFF), store-configuration (`strata.conf`: refused
+// typed, or read, written back and read again alike).
 import Foundation
 import StrataCore
 import StrataDefaults
@@ -21,6 +22,7 @@ enum FuzzTarget: String, CaseIterable {
     case recordBody = "record-body"
     case pathMapping = "path-mapping"
     case plist = "plist"
+    case storeConfiguration = "store-configuration"
 
     static let scratch = "/tmp/strata-fuzz-\(getpid())"
 
@@ -62,6 +64,8 @@ enum FuzzTarget: String, CaseIterable {
             }
         case .plist:
             DefaultsFuzzing.plist(data)
+        case .storeConfiguration:
+            CoreFuzzing.storeConfiguration(data)
         }
     }
 }

@@ -9,7 +9,9 @@ struct FuzzCorpusTests {
     static let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Fuzz").path
 
-    @Test(arguments: ["archive", "sealed-item", "json-lines", "record-body", "path-mapping", "plist"])
+    @Test(arguments: [
+        "archive", "sealed-item", "json-lines", "record-body", "path-mapping", "plist", "store-configuration",
+    ])
     func corpusReplaysWithoutACrash(_ target: String) throws {
         let folder = Self.corpus + "/" + target
         let inputs = try FileManager.default.contentsOfDirectory(atPath: folder)
