@@ -5,9 +5,10 @@ import Testing
 
 /// A files tier nested 4,000 folders deep (another program's: no key is that long) crashed `verify`, `files ls`,
 /// `files verify`, `inspect` and `backup` with a stack overflow (exit 139), and a snapshot holding such a path
-/// crashed `restore` and left its staging folder behind. Run as the real binary; with
-/// `STRATA_TEST_EXECUTABLES=.build/release` the same tests run the release build.
-@Suite("strata CLI: trees deeper than any key")
+/// crashed `restore` and left its staging folder behind. Documents nested that deep (plists, JSON Lines) are
+/// refused, typed. Run as the real binary; with `STRATA_TEST_EXECUTABLES=.build/release` the same tests run the
+/// release build.
+@Suite("strata CLI: trees and documents nested deeper than any limit")
 struct DeepTreeCLITests {
     let directory: TemporaryDirectory
     var root: String { directory.appending("store") }
@@ -87,5 +88,46 @@ struct DeepTreeCLITests {
         #expect(!FileManager.default.fileExists(atPath: target))
         let left = try FileManager.default.contentsOfDirectory(atPath: directory.path)
         #expect(!left.contains { $0.hasPrefix(".strata-restore-") }, "\(left)")
+    }
+
+    /// A plist (both formats) or a JSON Lines file nested `levels` deep is refused with a typed error and changes
+    /// nothing: imported, or planted as a suite file (moved aside, and reported by `verify`).
+    @Test(arguments: [4_000, 100_000])
+    func documentsNestedDeeperThanTheLimitsAreRefused(levels: Int) throws {
+        #expect(try strata(["init", "--root", root]).status == 0)
+        let xml = directory.appending("deep.plist")
+        try Data(
+            ("<plist><dict><key>deep</key>" + String(repeating: "<array>", count: levels) + "<true/>"
+                + String(repeating: "</array>", count: levels) + "</dict></plist>").utf8
+        ).write(to: URL(fileURLWithPath: xml))
+        var table = BinaryPropertyList.ObjectTable()
+        var chain = table.add(.bool(true))
+        for _ in 0..<levels { chain = table.addArray([chain]) }
+        let binary = directory.appending("deep.bplist")
+        let key = table.add(.string("deep"))
+        let top = table.addDictionary([(key, chain)])
+        try table.encoded(top: top).write(to: URL(fileURLWithPath: binary))
+        for file in [xml, binary] {
+            let imported = try strata(["defaults", "import", file, "--root", root])
+            #expect(imported.status == 1, "\(imported.standardError.suffix(500))")
+            #expect(imported.standardError.contains("nesting deeper than 256 levels"), "\(imported.standardError)")
+        }
+        #expect(try strata(["defaults", "list", "--root", root]).standardOutput.isEmpty)
+
+        let lines = directory.appending("deep.jsonl")
+        try Data(
+            (#"{"id":"a","deep":"# + String(repeating: "[", count: levels) + String(repeating: "]", count: levels)
+                + "}\n").utf8
+        ).write(to: URL(fileURLWithPath: lines))
+        let records = try strata(["records", "import", "notes", lines, "--root", root, "--create"])
+        #expect(records.status == 1, "\(records.standardError.suffix(500))")
+        #expect(records.standardError.contains("nesting too deep"), "\(records.standardError)")
+
+        try FileManager.default.createDirectory(
+            atPath: root + "/defaults", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.copyItem(atPath: binary, toPath: root + "/defaults/standard.plist")
+        let verify = try strata(["verify", "--root", root])
+        #expect(verify.status == 1, "\(verify.standardError.suffix(500))")
+        #expect(verify.standardOutput.contains("nesting deeper than 256 levels"), "\(verify.standardOutput)")
     }
 }
