@@ -1,6 +1,7 @@
 import Foundation
 import StrataCore
 import StrataTestSupport
+import Synchronization
 import Testing
 
 @testable import StrataRecords
@@ -61,5 +62,30 @@ struct DeepRecordTests {
         #expect(error?.code == .invalidArgument)
         #expect(error?.message.contains("nesting") == true, "\(String(describing: error))")
         #expect(try records.count() == 0)
+    }
+
+    /// A value built in code deeper than any reader accepts is written (`description`, `serialized()`) without
+    /// recursion: 2,000 levels on a 1 MiB stack, which writing one frame a level overflowed. (Swift releases the
+    /// value itself one level at a time: at 5,000 levels that alone overflows this stack.)
+    @Test func aValueOfAnyDepthIsSerializedWithoutRecursion() throws {
+        let levels = 2_000
+        let text = Mutex<String?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            var value = JSONValue.object(["k": .string("v")])
+            for index in 0..<levels {
+                value = index.isMultiple(of: 2) ? .array([value, .null]) : .object(["a": value])
+            }
+            text.withLock { $0 = value.description }
+            done.signal()
+        }
+        thread.stackSize = 1 << 20
+        thread.start()
+        done.wait()
+        var expected = #"{"k":"v"}"#
+        for index in 0..<levels {
+            expected = index.isMultiple(of: 2) ? "[" + expected + ",null]" : #"{"a":"# + expected + "}"
+        }
+        #expect(text.withLock { $0 } == expected)
     }
 }
