@@ -33,4 +33,23 @@ struct DeepTreeListingTests {
         let listed = try store.list()
         #expect(try FileStore(root: directory.appending("copy")).importZip(from: archive).sorted() == listed)
     }
+
+    /// A zip entry named 4,000 or 30,000 folders deep (Python's `zipfile` writes one; a zip name holds at most
+    /// 65,535 bytes) is no key: the import refuses it, typed, before anything is written; the store is unchanged.
+    @Test(arguments: [4_000, 30_000])
+    func anArchiveEntryDeeperThanAnyKeyIsRefused(levels: Int) throws {
+        let directory = try TemporaryDirectory(prefix: "strata-deep-import", inMemory: true)
+        defer { directory.remove() }
+        let store = try FileStore(root: directory.appending("root"))
+        try store.write(Data("top".utf8), to: "top.txt")
+        let archive = directory.appending("deep.zip")
+        let made = try python(
+            "import sys, zipfile\nwith zipfile.ZipFile(sys.argv[1], 'w') as z:\n"
+                + "    z.writestr('ok.txt', 'ok')\n    z.writestr('d/' * int(sys.argv[2]) + 'leaf', 'deep')\n",
+            [archive, "\(levels)"])
+        try #require(made.status == 0, "\(made.standardError)")
+        let error = #expect(throws: StorageError.self) { try store.importZip(from: archive) }
+        #expect(error?.code == .invalidKey, "\(String(describing: error))")
+        #expect(try store.list() == ["top.txt"])
+    }
 }
