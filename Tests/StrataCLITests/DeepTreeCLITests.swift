@@ -88,6 +88,17 @@ struct DeepTreeCLITests {
         #expect(!FileManager.default.fileExists(atPath: target))
         let left = try FileManager.default.contentsOfDirectory(atPath: directory.path)
         #expect(!left.contains { $0.hasPrefix(".strata-restore-") }, "\(left)")
+
+        // Restoring some keys into the existing store stages the capture the same way: refused, nothing written.
+        for selection in [["--prefix", "d"], ["--prefix", ""], ["--key", String(deep.path.dropFirst(6))]] {
+            let partial = try strata(
+                ["restore", hostile.id, "--repo", repo, "--key-file", keyFile, "--root", root] + selection)
+            #expect(partial.status == 1, "\(selection): \(partial.standardError.suffix(300))")
+            #expect(partial.standardError.contains("longer than any key"), "\(selection)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: root + "/files/d"))
+        let after = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        #expect(!after.contains { $0.hasPrefix(".strata-restore-") }, "\(after)")
     }
 
     /// A plist (both formats) or a JSON Lines file nested `levels` deep is refused with a typed error and changes
