@@ -2,7 +2,8 @@
 # Fuzzes one of Strata's parsers with libFuzzer (it ships with the toolchain's clang).
 #
 #   Scripts/fuzz.sh [--keep-going] TARGET [SECONDS]   TARGET: archive, sealed-item, json-lines, record-body,
-#                                                             path-mapping, plist, backup-metadata
+#                                                             path-mapping, plist, backup-metadata,
+#                                                             store-configuration
 #
 # The seed corpus is committed in Fuzz/TARGET; new interesting inputs go to .build/fuzz-corpus/TARGET. A run stops
 # at its first crash and writes it as crash-* in the current folder; with --keep-going it runs the target in a

@@ -222,11 +222,18 @@ final class RestoreStaging {
         try parent.sync()
     }
 
-    /// The components of `file`'s path, checked: relative, plain components, inside its tier's folder.
+    /// The components of `file`'s path, checked: relative, plain components, inside its tier's folder and no longer
+    /// there than a key.
     static func checkedComponents(of file: CapturedFile) throws -> [String] {
         let components = file.path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         func refuse(_ why: String) -> StorageError { hostileError(file, why) }
         guard !file.path.isEmpty, !file.path.hasPrefix("/") else { throw refuse("its path is empty or absolute") }
+        // Checked before a folder is made for it: no capture holds such a path, which may nest thousands deep.
+        let tierFolder = file.tier.map { $0.directoryName.utf8.count + 1 } ?? 0
+        guard file.path.utf8.count - tierFolder <= StoragePaths.maximumKeyLength else {
+            throw refuse(
+                "its path is longer than any key (\(StoragePaths.maximumKeyLength) bytes in its tier's folder)")
+        }
         for component in components {
             guard !component.isEmpty, component != ".", component != "..", !component.contains("\0"),
                 component.utf8.count <= StoragePaths.maximumComponentLength

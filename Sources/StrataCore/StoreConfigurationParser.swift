@@ -18,9 +18,11 @@ struct StoreConfigurationParser {
 
     mutating func parse(_ text: String) throws -> StoreConfiguration {
         var sawVersion = false
-        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // Split on the scalar: `\r\n` is one `Character`, which a split on the `Character` `\n` never finds.
+        let lines = text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false)
+        for (index, raw) in lines.enumerated() {
             let number = index + 1
-            let line = raw.trimmingCharacters(in: .whitespaces.union(CharacterSet(charactersIn: "\r")))
+            let line = String(raw).trimmingCharacters(in: .whitespaces.union(CharacterSet(charactersIn: "\r")))
             if line.isEmpty || line.hasPrefix("#") { continue }
             if line.hasPrefix("[") {
                 guard sawVersion else {
@@ -44,6 +46,11 @@ struct StoreConfigurationParser {
             }
             let name = line[..<equals].trimmingCharacters(in: .whitespaces)
             let value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+            guard !name.isEmpty else { throw failure(.corrupt, "a setting is written `name = value`", line: number) }
+            // What the file can hold is what it can write back (`rendered()`): a value is one line of text.
+            guard !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+                throw failure(.corrupt, "the value of `\(name)` holds a control character", line: number)
+            }
             if !sawVersion {
                 guard section == nil, name == "version" else {
                     throw failure(.corrupt, "the first setting must be `version = N`", line: number)
@@ -72,7 +79,7 @@ struct StoreConfigurationParser {
             }
             guard !value.isEmpty else { throw failure(.corrupt, "`\(name)` has no value", line: number) }
             configuration.lines[setting] = number
-            try apply(setting, value, line: number)
+            try apply(setting, value, name: name, line: number)
         }
         guard sawVersion else { throw failure(.corrupt, "the file has no `version = N` setting", line: nil) }
         try applyFilesCredentials()
@@ -100,7 +107,8 @@ struct StoreConfigurationParser {
         }
     }
 
-    mutating func apply(_ setting: String, _ value: String, line: Int) throws {
+    /// Sets `setting` (`section.name`) to `value`.
+    mutating func apply(_ setting: String, _ value: String, name: String, line: Int) throws {
         switch setting {
         case "selector.small-structured-limit": configuration.selector.smallStructuredLimit = try size(value, line)
         case "selector.secret-size-limit": configuration.selector.secretSizeLimit = try size(value, line)
@@ -110,14 +118,14 @@ struct StoreConfigurationParser {
             }
             configuration.selector.context.minimumOS = version
         case "defaults.backend": configuration.defaults.backend = value
-        case "defaults.suite": configuration.defaults.suite = try name(value, of: "suite", line)
+        case "defaults.suite": configuration.defaults.suite = try plainName(value, of: "suite", line)
         case "defaults.value-limit": configuration.selector.defaults.valueLimit = try size(value, line)
         case "defaults.suite-budget": configuration.selector.defaults.suiteBudget = try size(value, line)
         case "defaults.allow-sensitive-key": configuration.defaults.allowedSensitiveKeys.append(value)
         case "secrets.backend": configuration.secrets.backend = value
-        case "secrets.keyring": configuration.secrets.keyring = try name(value, of: "keyring", line)
+        case "secrets.keyring": configuration.secrets.keyring = try plainName(value, of: "keyring", line)
         case "records.backend": configuration.records.backend = value
-        case "records.store": configuration.records.store = try name(value, of: "record store", line)
+        case "records.store": configuration.records.store = try plainName(value, of: "record store", line)
         case "records.url": configuration.records.url = value
         case "records.url-variable": configuration.records.urlVariable = value
         case "files.backend": configuration.files.backend = value
@@ -134,13 +142,12 @@ struct StoreConfigurationParser {
             credentialsFromSecrets = value == "secrets"
         case "files.access-key-id": accessKeyID = value
         default:
-            throw failure(
-                .corrupt, "unknown setting `\(setting.split(separator: ".")[1])` in [\(section ?? "")]", line: line)
+            throw failure(.corrupt, "unknown setting `\(name)` in [\(section ?? "")]", line: line)
         }
     }
 
     /// A suite, keyring or record store name: a plain name (``StoragePaths/validateName(_:of:)``).
-    func name(_ text: String, of what: String, _ line: Int) throws -> String {
+    func plainName(_ text: String, of what: String, _ line: Int) throws -> String {
         do {
             try StoragePaths.validateName(text, of: what)
         } catch {

@@ -6,7 +6,8 @@ extension BinaryPropertyList {
     ///
     /// Objects may be shared (one object referred to from many places, as Apple's writer does for equal values);
     /// each is decoded once, and its expanded size, value count and height are remembered, so a reference costs
-    /// what it expands to and a document over `limits` is refused before anything walks the expanded value.
+    /// what it expands to and a document over `limits` is refused before anything walks the expanded value. The
+    /// reader keeps its own stack of the containers being read, so no document can overflow the thread's.
     /// - Parameters:
     ///   - data: The document.
     ///   - limits: The largest value accepted, measured expanded. The default is ``PropertyListLimits/default``.
@@ -18,7 +19,7 @@ extension BinaryPropertyList {
     ) throws(PropertyListError) -> PropertyListValue {
         let bytes = [UInt8](data)
         var reader = try Reader(bytes, limits: limits)
-        return try reader.object(at: reader.topObject, depth: 0)
+        return try reader.topValue()
     }
 
     struct Reader {
@@ -35,14 +36,15 @@ extension BinaryPropertyList {
 
         init(_ bytes: [UInt8], limits: PropertyListLimits) throws(PropertyListError) {
             self.bytes = bytes
-            self.limits = limits
+            self.limits = limits.supported
             guard bytes.count >= 8 + 1 + 32, bytes.starts(with: BinaryPropertyList.magic) else {
                 throw PropertyListError("not a bplist00 file (too short or wrong magic)", offset: 0)
             }
             let trailer = bytes.count - 32
             offsetSize = Int(bytes[trailer + 6])
             refSize = Int(bytes[trailer + 7])
-            guard [1, 2, 4, 8].contains(offsetSize), [1, 2, 4, 8].contains(refSize) else {
+            // Any width from 1 to 8 bytes: libplist writes 3, 5, 6 and 7 too, and Apple's reader takes them.
+            guard (1...8).contains(offsetSize), (1...8).contains(refSize) else {
                 throw PropertyListError("the trailer gives impossible offset or reference sizes", offset: trailer + 6)
             }
             let count = Self.bigEndian(bytes, trailer + 8, 8)
@@ -120,21 +122,76 @@ extension BinaryPropertyList {
             return result
         }
 
-        mutating func object(at index: Int, depth: Int) throws(PropertyListError) -> PropertyListValue {
-            try measured(at: index, depth: depth).value
+        /// A container being read: its children are read one after the other, each handed to it before the next
+        /// begins (an array's elements; a dictionary's keys and values, alternating).
+        struct Container {
+            let index: Int
+            let start: Int
+            let depth: Int
+            let isDictionary: Bool
+            /// The references of its children: an array's elements; a dictionary's keys, then its values (as in
+            /// the file), read key, value, key, value.
+            let children: [Int]
+            /// The next child to read, in reading order.
+            var next = 0
+
+            /// The reference of the child read `position`th.
+            @inline(__always)
+            func child(_ position: Int) -> Int {
+                isDictionary ? children[(position & 1) * (children.count / 2) + position / 2] : children[position]
+            }
+            var elements: [PropertyListValue] = []
+            var members: [ExactString: PropertyListValue] = [:]
+            /// A dictionary's key read last, waiting for its value.
+            var key: String?
+            var footprint = PropertyListValue.Footprint(size: 0, nodes: 1, height: 0)
         }
 
-        /// The object and its expanded footprint, checked against the limits at `depth`.
-        mutating func measured(
-            at index: Int, depth: Int
-        ) throws(PropertyListError) -> (value: PropertyListValue, footprint: PropertyListValue.Footprint) {
+        /// What ``begin(_:depth:isKey:)`` found: a value read whole (a scalar, or a shared object read already),
+        /// or a container whose children are to be read.
+        enum Begun {
+            case value(PropertyListValue, PropertyListValue.Footprint)
+            case container(Container)
+        }
+
+        /// Reads the top object, depth first: the container being read and a stack of those around it, instead of
+        /// recursion.
+        mutating func topValue() throws(PropertyListError) -> PropertyListValue {
+            var current: Container
+            switch try begin(topObject, depth: 0, isKey: false) {
+            case .value(let value, _): return value
+            case .container(let container): current = container
+            }
+            var around: [Container] = []
+            while true {
+                if current.next < current.children.count {
+                    let position = current.next
+                    current.next += 1
+                    let isKey = current.isDictionary && position & 1 == 0
+                    switch try begin(current.child(position), depth: current.depth + 1, isKey: isKey) {
+                    case .value(let value, let footprint): try add(value, footprint, to: &current)
+                    case .container(let child):
+                        around.append(current)
+                        current = child
+                    }
+                } else {
+                    let (value, footprint) = try end(current)
+                    guard var container = around.popLast() else { return value }
+                    try add(value, footprint, to: &container)
+                    current = container
+                }
+            }
+        }
+
+        /// Starts reading object `index` at `depth` (a dictionary's key when `isKey`, which must be a string).
+        mutating func begin(_ index: Int, depth: Int, isKey: Bool) throws(PropertyListError) -> Begun {
             if let done = decoded[index] {
                 // Shared: already within the size limits on its own; its height may still be too much here.
                 guard depth + done.footprint.height <= limits.maximumDepth else {
                     throw PropertyListError(
                         "nesting deeper than \(limits.maximumDepth) levels", offset: try offset(of: index))
                 }
-                return done
+                return .value(done.value, done.footprint)
             }
             guard depth <= limits.maximumDepth else {
                 throw PropertyListError(
@@ -147,8 +204,10 @@ extension BinaryPropertyList {
             let start = position
             let marker = bytes[position]
             position += 1
+            if isKey, marker >> 4 != 0x5, marker >> 4 != 0x6 {
+                throw PropertyListError("a dictionary key is not a string", offset: start)
+            }
             let value: PropertyListValue
-            var footprint = PropertyListValue.Footprint(size: 0, nodes: 1, height: 0)
             switch marker >> 4 {
             case 0x0:
                 switch marker {
@@ -205,39 +264,68 @@ extension BinaryPropertyList {
                 let count = try length(marker: marker, at: &position)
                 let children = try references(at: position, count: count)
                 inProgress.insert(index)
-                var items = [PropertyListValue]()
-                items.reserveCapacity(count)
-                for child in children {
-                    let (item, size) = try measured(at: child, depth: depth + 1)
-                    items.append(item)
-                    try footprint.add(size, at: start, within: limits)
-                }
-                inProgress.remove(index)
-                value = .array(items)
+                var container = Container(
+                    index: index, start: start, depth: depth, isDictionary: false, children: children)
+                container.elements.reserveCapacity(count)
+                return .container(container)
             case 0xD:
                 let count = try length(marker: marker, at: &position)
-                let keys = try references(at: position, count: count)
-                let values = try references(at: position + count * refSize, count: count)
+                let children = try references(at: position, count: 2 * count)
                 inProgress.insert(index)
-                var items = [ExactString: PropertyListValue](minimumCapacity: count)
-                for (key, item) in zip(keys, values) {
-                    guard case .string(let name) = try object(at: key, depth: depth + 1) else {
-                        throw PropertyListError("a dictionary key is not a string", offset: start)
-                    }
-                    let (child, size) = try measured(at: item, depth: depth + 1)
-                    // Keys are compared by their scalars: NFC and NFD spellings are two keys, as in the file.
-                    guard items.updateValue(child, forKey: ExactString(name)) == nil else {
-                        throw PropertyListError(
-                            "the dictionary holds the key '\(name.debugDescription.dropFirst().dropLast())' twice",
-                            offset: start)
-                    }
-                    try footprint.add(size, at: start, within: limits)
-                }
-                inProgress.remove(index)
-                value = .dictionary(items)
+                var container = Container(
+                    index: index, start: start, depth: depth, isDictionary: true, children: children)
+                container.members.reserveCapacity(count)
+                return .container(container)
             default:
                 throw PropertyListError("unsupported marker 0x\(String(marker, radix: 16))", offset: start)
             }
+            let (read, footprint) = try finished(
+                index, value, PropertyListValue.Footprint(size: 0, nodes: 1, height: 0), at: start)
+            return .value(read, footprint)
+        }
+
+        /// Hands a child read to its container: an element, a dictionary's key, or the value of the key before it.
+        func add(
+            _ value: PropertyListValue, _ footprint: PropertyListValue.Footprint, to container: inout Container
+        ) throws(PropertyListError) {
+            guard container.isDictionary else {
+                container.elements.append(value)
+                return try container.footprint.add(footprint, at: container.start, within: limits)
+            }
+            guard let name = container.key else {
+                // `begin` refused a key that is not a string before reading it.
+                guard case .string(let name) = value else {
+                    throw PropertyListError("a dictionary key is not a string", offset: container.start)
+                }
+                container.key = name
+                return
+            }
+            container.key = nil
+            // Keys are compared by their scalars: NFC and NFD spellings are two keys, as in the file.
+            guard container.members.updateValue(value, forKey: ExactString(name)) == nil else {
+                throw PropertyListError(
+                    "the dictionary holds the key '\(name.debugDescription.dropFirst().dropLast())' twice",
+                    offset: container.start)
+            }
+            try container.footprint.add(footprint, at: container.start, within: limits)
+        }
+
+        /// A container whose children are all read: its value.
+        mutating func end(
+            _ container: Container
+        ) throws(PropertyListError) -> (value: PropertyListValue, footprint: PropertyListValue.Footprint) {
+            inProgress.remove(container.index)
+            let value: PropertyListValue =
+                container.isDictionary ? .dictionary(container.members) : .array(container.elements)
+            return try finished(container.index, value, container.footprint, at: container.start)
+        }
+
+        /// Counts `value`'s own size (and a dictionary's keys) in its footprint, checks the limits and remembers
+        /// the object, read.
+        mutating func finished(
+            _ index: Int, _ value: PropertyListValue, _ footprint: PropertyListValue.Footprint, at start: Int
+        ) throws(PropertyListError) -> (value: PropertyListValue, footprint: PropertyListValue.Footprint) {
+            var footprint = footprint
             footprint.size = PropertyListValue.saturatingSum(footprint.size, PropertyListValue.ownSize(value))
             if case .dictionary(let items) = value { footprint.nodes += items.count }
             if let excess = footprint.excess(over: limits) { throw PropertyListError(excess, offset: start) }

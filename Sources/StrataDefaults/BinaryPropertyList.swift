@@ -35,17 +35,33 @@ public enum BinaryPropertyList {
     @inline(__always)
     static func objectCount(_ value: PropertyListValue) -> Int {
         // Scalars first, inline and matched without binding their payloads (no call, no retain on the hot path).
-        if case .array = value {} else if case .dictionary = value {} else { return 1 }
-        return containerObjectCount(value)
+        isContainer(value) ? containerObjectCount(value) : 1
     }
 
-    /// ``objectCount(_:)`` of an array or a dictionary.
+    /// ``objectCount(_:)`` of an array or a dictionary, counted with a stack of its own (no recursion).
     static func containerObjectCount(_ value: PropertyListValue) -> Int {
-        switch value {
-        case .array(let items): return items.reduce(1) { $0 + objectCount($1) }
-        case .dictionary(let items): return items.values.reduce(1 + items.count) { $0 + objectCount($1) }
-        default: return 1
+        var count = 0
+        var pending = [value]
+        while let next = pending.popLast() {
+            count += 1
+            switch next {
+            case .array(let items):
+                for item in items { isContainer(item) ? pending.append(item) : (count += 1) }
+            case .dictionary(let items):
+                count += items.count
+                for item in items.values { isContainer(item) ? pending.append(item) : (count += 1) }
+            default:
+                break
+            }
         }
+        return count
+    }
+
+    @inline(__always)
+    static func isContainer(_ value: PropertyListValue) -> Bool {
+        if case .array = value { return true }
+        if case .dictionary = value { return true }
+        return false
     }
 
     /// Writes the objects of one document into a ``Buffer``, recording where each starts.
@@ -77,23 +93,20 @@ public enum BinaryPropertyList {
             return out.data()
         }
 
-        /// Writes `value`, numbered `index`, and then its descendants, numbered from `index + 1` on.
+        /// Writes `value`, numbered `index`, and then its descendants, numbered from `index + 1` on (pre-order): a
+        /// stack of the containers still to write instead of recursion, so no depth overflows the thread's stack.
+        /// Objects may be written in any order (the offset table puts them back in index order): a container's
+        /// scalars, keys included, are written right after it, its containers later.
         mutating func write(_ value: PropertyListValue, index: Int) {
+            var pending = [(value, index)]
+            while let (value, index) = pending.popLast() { write(value, index: index, then: &pending) }
+        }
+
+        /// Writes `value` itself, numbered `index`, and a container's scalars; its containers are pushed on
+        /// `pending`, the first on top.
+        mutating func write(_ value: PropertyListValue, index: Int, then pending: inout [(PropertyListValue, Int)]) {
             offsets[index] = out.count
             switch value {
-            case .bool(let flag): out.append(flag ? 0x09 : 0x08)
-            case .integer(let number): appendInteger(number)
-            case .real(let number):
-                out.append(0x23)
-                out.appendBigEndian(number.bitPattern, width: 8)
-            case .date(let date):
-                out.append(0x33)
-                out.appendBigEndian(date.timeIntervalSinceReferenceDate.bitPattern, width: 8)
-            case .data(let data):
-                appendMarker(0x40, count: data.count)
-                data.withUnsafeBytes { out.append($0) }
-            case .string(let string):
-                writeString(string)
             case .array(let items):
                 appendMarker(0xA0, count: items.count)
                 var next = index + 1
@@ -102,11 +115,19 @@ public enum BinaryPropertyList {
                     out.appendBigEndian(UInt64(next), width: refSize)
                     next += objectCount(item)
                 }
+                let first = pending.count
                 next = index + 1
                 for item in items {
-                    write(item, index: next)
-                    next += objectCount(item)
+                    if isContainer(item) {
+                        pending.append((item, next))
+                        next += containerObjectCount(item)
+                    } else {
+                        offsets[next] = out.count
+                        writeScalar(item)
+                        next += 1
+                    }
                 }
+                pending[first...].reverse()
             case .dictionary(let items):
                 appendMarker(0xD0, count: items.count)
                 // Keys take the indexes right after the dictionary; values' subtrees follow.
@@ -121,15 +142,47 @@ public enum BinaryPropertyList {
                 }
                 // Each key, then its value: the same order as the references above (one iteration of the same
                 // dictionary), each object at its own index.
+                let first = pending.count
                 var keyIndex = index + 1
                 next = index + 1 + items.count
                 for (key, item) in items {
                     offsets[keyIndex] = out.count
                     writeString(key.string)
                     keyIndex += 1
-                    write(item, index: next)
-                    next += objectCount(item)
+                    if isContainer(item) {
+                        pending.append((item, next))
+                        next += containerObjectCount(item)
+                    } else {
+                        offsets[next] = out.count
+                        writeScalar(item)
+                        next += 1
+                    }
                 }
+                pending[first...].reverse()
+            default:
+                writeScalar(value)
+            }
+        }
+
+        /// Writes a value that is not an array or a dictionary.
+        @inline(__always)
+        mutating func writeScalar(_ value: PropertyListValue) {
+            switch value {
+            case .bool(let flag): out.append(flag ? 0x09 : 0x08)
+            case .integer(let number): appendInteger(number)
+            case .real(let number):
+                out.append(0x23)
+                out.appendBigEndian(number.bitPattern, width: 8)
+            case .date(let date):
+                out.append(0x33)
+                out.appendBigEndian(date.timeIntervalSinceReferenceDate.bitPattern, width: 8)
+            case .data(let data):
+                appendMarker(0x40, count: data.count)
+                data.withUnsafeBytes { out.append($0) }
+            case .string(let string):
+                writeString(string)
+            case .array, .dictionary:
+                break  // Written by `write(_:index:then:)`.
             }
         }
 

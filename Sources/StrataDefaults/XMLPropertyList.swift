@@ -19,29 +19,44 @@ public enum XMLPropertyList {
         return Data(out.utf8)
     }
 
+    /// Writes `value` at `indent` tabs, and what it holds below it: a stack of what is still to write instead of
+    /// recursion, so no depth overflows the thread's stack.
     static func write(_ value: PropertyListValue, indent: Int, into out: inout String) {
-        let tabs = String(repeating: "\t", count: indent)
-        switch value {
-        case .bool(let flag): out += tabs + (flag ? "<true/>\n" : "<false/>\n")
-        case .integer(let number): out += tabs + "<integer>\(number)</integer>\n"
-        case .real(let number): out += tabs + "<real>\(realText(number))</real>\n"
-        case .string(let string): out += tabs + "<string>\(escaped(string))</string>\n"
-        case .date(let date): out += tabs + "<date>\(dateFormatter.string(from: date))</date>\n"
-        case .data(let data): out += tabs + "<data>\(data.base64EncodedString())</data>\n"
-        case .array(let items):
-            if items.isEmpty { return out += tabs + "<array/>\n" }
-            out += tabs + "<array>\n"
-            for item in items { write(item, indent: indent + 1, into: &out) }
-            out += tabs + "</array>\n"
-        case .dictionary(let items):
-            if items.isEmpty { return out += tabs + "<dict/>\n" }
-            out += tabs + "<dict>\n"
-            // Sorted by bytes: twin keys (NFC and NFD) are two entries, in the same order every time.
-            for (key, item) in items.sorted(by: { $0.key < $1.key }) {
-                out += tabs + "\t<key>\(escaped(key.string))</key>\n"
-                write(item, indent: indent + 1, into: &out)
+        var pending: [(value: PropertyListValue?, text: String, indent: Int)] = [(value, "", indent)]
+        while let (next, text, indent) = pending.popLast() {
+            guard let value = next else {
+                out += text
+                continue
             }
-            out += tabs + "</dict>\n"
+            let tabs = String(repeating: "\t", count: indent)
+            switch value {
+            case .bool(let flag): out += tabs + (flag ? "<true/>\n" : "<false/>\n")
+            case .integer(let number): out += tabs + "<integer>\(number)</integer>\n"
+            case .real(let number): out += tabs + "<real>\(realText(number))</real>\n"
+            case .string(let string): out += tabs + "<string>\(escaped(string))</string>\n"
+            case .date(let date): out += tabs + "<date>\(dateFormatter.string(from: date))</date>\n"
+            case .data(let data): out += tabs + "<data>\(data.base64EncodedString())</data>\n"
+            case .array(let items):
+                if items.isEmpty {
+                    out += tabs + "<array/>\n"
+                    continue
+                }
+                out += tabs + "<array>\n"
+                pending.append((nil, tabs + "</array>\n", 0))
+                for item in items.reversed() { pending.append((item, "", indent + 1)) }
+            case .dictionary(let items):
+                if items.isEmpty {
+                    out += tabs + "<dict/>\n"
+                    continue
+                }
+                out += tabs + "<dict>\n"
+                pending.append((nil, tabs + "</dict>\n", 0))
+                // Sorted by bytes: twin keys (NFC and NFD) are two entries, in the same order every time.
+                for (key, item) in items.sorted(by: { $0.key < $1.key }).reversed() {
+                    pending.append((item, "", indent + 1))
+                    pending.append((nil, tabs + "\t<key>\(escaped(key.string))</key>\n", 0))
+                }
+            }
         }
     }
 
@@ -89,7 +104,7 @@ public enum XMLPropertyList {
     public static func decode(
         _ data: Data, limits: PropertyListLimits = .default
     ) throws(PropertyListError) -> PropertyListValue {
-        var parser = Parser(bytes: [UInt8](data), limits: limits)
+        var parser = Parser(bytes: [UInt8](data), limits: limits.supported)
         return try parser.document()
     }
 
@@ -118,7 +133,7 @@ public enum XMLPropertyList {
                 try skipMisc()
                 tag = try openTag()
             }
-            let value = try value(for: tag, depth: 0)
+            let value = try value(for: tag)
             try skipMisc()
             if wrapped {
                 try expectClose("plist")
@@ -266,20 +281,81 @@ public enum XMLPropertyList {
             }
         }
 
-        /// Reads one value and counts it against the limits.
-        mutating func value(for tag: Tag, depth: Int) throws(PropertyListError) -> PropertyListValue {
-            let start = position
-            footprint.height = max(footprint.height, depth)
-            footprint.nodes += 1
-            if let excess = footprint.excess(over: limits) { throw PropertyListError(excess, offset: start) }
-            let value = try uncountedValue(for: tag, depth: depth)
-            footprint.size = PropertyListValue.saturatingSum(footprint.size, PropertyListValue.ownSize(value))
-            if case .dictionary(let items) = value { footprint.nodes += items.count }
-            if let excess = footprint.excess(over: limits) { throw PropertyListError(excess, offset: start) }
-            return value
+        /// An array or a dictionary being read, with what it holds so far.
+        struct Container {
+            let isDictionary: Bool
+            /// Where its value starts (just past its opening tag), for errors about it.
+            let start: Int
+            var elements: [PropertyListValue] = []
+            var members: [ExactString: PropertyListValue] = [:]
+            /// A dictionary's key read last, with where it starts, waiting for its value.
+            var key: (name: String, start: Int)?
+
+            var value: PropertyListValue { isDictionary ? .dictionary(members) : .array(elements) }
         }
 
-        mutating func uncountedValue(for tag: Tag, depth: Int) throws(PropertyListError) -> PropertyListValue {
+        /// Reads the value `first` opens, and every value inside it, each counted against the limits: depth first,
+        /// with a stack of the containers open instead of recursion.
+        mutating func value(for first: Tag) throws(PropertyListError) -> PropertyListValue {
+            var open: [Container] = []
+            var tag = first
+            while true {
+                let start = position
+                // Its depth is the number of containers around it.
+                footprint.height = max(footprint.height, open.count)
+                footprint.nodes += 1
+                if let excess = footprint.excess(over: limits) { throw PropertyListError(excess, offset: start) }
+                var read: (value: PropertyListValue, start: Int)?
+                if (tag.name == "array" || tag.name == "dict") && !tag.selfClosing {
+                    open.append(Container(isDictionary: tag.name == "dict", start: start))
+                } else {
+                    read = (try scalar(for: tag), start)
+                }
+                // Hand each value read to its container, and close the containers that end, until one holds more.
+                while true {
+                    if let (value, start) = read {
+                        footprint.size = PropertyListValue.saturatingSum(
+                            footprint.size, PropertyListValue.ownSize(value))
+                        if case .dictionary(let items) = value { footprint.nodes += items.count }
+                        if let excess = footprint.excess(over: limits) {
+                            throw PropertyListError(excess, offset: start)
+                        }
+                        guard !open.isEmpty else { return value }
+                        try add(value, to: &open[open.count - 1])
+                        read = nil
+                    }
+                    try skipMisc()
+                    guard starts(with: "</") else { break }
+                    let container = open.removeLast()
+                    try expectClose(container.isDictionary ? "dict" : "array")
+                    read = (container.value, container.start)
+                }
+                if open[open.count - 1].isDictionary {
+                    let keyTag = try openTag()
+                    guard keyTag.name == "key" else { throw fail("expected <key> in <dict>, found <\(keyTag.name)>") }
+                    let keyStart = position
+                    open[open.count - 1].key = (keyTag.selfClosing ? "" : try text(of: "key"), keyStart)
+                    try skipMisc()
+                }
+                tag = try openTag()
+            }
+        }
+
+        /// Hands a value read to its container: an element, or the value of the dictionary's key read before it.
+        func add(_ value: PropertyListValue, to container: inout Container) throws(PropertyListError) {
+            guard container.isDictionary else { return container.elements.append(value) }
+            let key = container.key ?? ("", container.start)
+            container.key = nil
+            // Keys are compared by their scalars: NFC and NFD spellings are two keys, as in the file.
+            guard container.members.updateValue(value, forKey: ExactString(key.name)) == nil else {
+                throw PropertyListError(
+                    "the dictionary holds the key '\(key.name.debugDescription.dropFirst().dropLast())' twice",
+                    offset: key.start)
+            }
+        }
+
+        /// Reads a scalar, or an empty array or dictionary (`<array/>`, `<dict/>`), whose opening tag was `tag`.
+        mutating func scalar(for tag: Tag) throws(PropertyListError) -> PropertyListValue {
             switch tag.name {
             case "true", "false":
                 if !tag.selfClosing { try expectClose(tag.name) }
@@ -313,41 +389,8 @@ public enum XMLPropertyList {
                 let compact = text.filter { !$0.isWhitespace }
                 guard let data = Data(base64Encoded: compact) else { throw fail("<data> is not valid base64") }
                 return .data(data)
-            case "array":
-                var items = [PropertyListValue]()
-                if tag.selfClosing { return .array(items) }
-                while true {
-                    try skipMisc()
-                    if starts(with: "</") {
-                        try expectClose("array")
-                        return .array(items)
-                    }
-                    items.append(try value(for: try openTag(), depth: depth + 1))
-                }
-            case "dict":
-                var items = [ExactString: PropertyListValue]()
-                if tag.selfClosing { return .dictionary(items) }
-                while true {
-                    try skipMisc()
-                    if starts(with: "</") {
-                        try expectClose("dict")
-                        return .dictionary(items)
-                    }
-                    let keyTag = try openTag()
-                    guard keyTag.name == "key" else { throw fail("expected <key> in <dict>, found <\(keyTag.name)>") }
-                    let keyStart = position
-                    let key = keyTag.selfClosing ? "" : try text(of: "key")
-                    try skipMisc()
-                    // Keys are compared by their scalars: NFC and NFD spellings are two keys, as in the file.
-                    guard
-                        items.updateValue(try value(for: try openTag(), depth: depth + 1), forKey: ExactString(key))
-                            == nil
-                    else {
-                        throw PropertyListError(
-                            "the dictionary holds the key '\(key.debugDescription.dropFirst().dropLast())' twice",
-                            offset: keyStart)
-                    }
-                }
+            case "array": return .array([])
+            case "dict": return .dictionary([:])
             default:
                 throw fail("unknown element <\(tag.name)>")
             }

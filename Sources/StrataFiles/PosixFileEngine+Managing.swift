@@ -97,23 +97,38 @@ extension PosixFileEngine {
     /// listed nor followed, and names under the reserved prefix (locks, temporaries, staging) are skipped. An entry
     /// removed or swapped for a link while the walk passes is skipped; a folder or entry that cannot be read (an
     /// I/O error, a permission) fails the listing rather than leave its keys out of it.
+    ///
+    /// A path longer than ``/StrataCore/StoragePaths/maximumKeyLength`` is no key, and the walk never enters a
+    /// folder whose path is that long: a tree nested deeper (another program's) is listed to that depth and no
+    /// further. The walk keeps its own stack of the folders still to list, and holds a descriptor for each folder
+    /// on the way down to the one it lists, so its stack and its descriptors are bounded whatever the tree.
     public func list(prefix: String, recursive: Bool) throws -> [String] {
         guard let start = try prefix.isEmpty ? tierFolder() : listedFolder(prefix) else { return [] }
         var keys: [String] = []
-        func walk(_ folder: DirectoryHandle, _ relative: String) throws {
+        // Each folder to list: its parent (`nil` for the start) and name there, and its key. A folder is opened
+        // when its turn comes, so the descriptors held are those of the folders whose children are still pending.
+        var pending: [(parent: DirectoryHandle?, name: String, key: String)] = [(nil, "", prefix)]
+        while let (parent, name, relative) = pending.popLast() {
+            var folder = start
+            if let parent {
+                // `nil`: removed meanwhile, or swapped for a link or a file.
+                guard let child = try parent.openListedFolder(name) else { continue }
+                folder = child
+            }
             for name in try folder.entries(of: .files) where !name.hasPrefix(StoragePaths.reservedPrefix) {
                 let key = relative.isEmpty ? name : relative + "/" + name
+                guard key.utf8.count <= StoragePaths.maximumKeyLength else { continue }
                 // `nil`: removed meanwhile.
                 guard let info = try folder.status(ofListed: name, tier: .files) else { continue }
                 switch info.st_mode & S_IFMT {
                 case S_IFREG: keys.append(key)
-                case S_IFDIR:
-                    if recursive, let child = try folder.openListedFolder(name) { try walk(child, key) }
+                // A folder whose key leaves no room for a `/` and a name holds no key.
+                case S_IFDIR where recursive && key.utf8.count + 2 <= StoragePaths.maximumKeyLength:
+                    pending.append((folder, name, key))
                 default: continue  // Links and specials are never listed (nor followed).
                 }
             }
         }
-        try walk(start, prefix)
         return keys.sorted()
     }
 

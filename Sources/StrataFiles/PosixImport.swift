@@ -111,31 +111,34 @@ final class PosixImport: ImportTransaction {
     func finish() { staging.remove() }
 
     /// Opens the folder `key` (`""` for the tier folder) from the nearest folder already in `opened`, one
-    /// component at a time, never through a link, creating what is missing; every folder opened on the way is
-    /// added to `opened`, so a rollback can remove the new ones through their parents' descriptors.
+    /// component at a time (a loop, whatever the depth), never through a link, creating what is missing; every
+    /// folder opened on the way is added to `opened`, so a rollback can remove the new ones through their parents'
+    /// descriptors.
     private func openFolder(_ key: String, creating: Bool, opened: inout [ExactString: DirectoryHandle]) throws
         -> DirectoryHandle
     {
         if let folder = opened[ExactString(key)] { return folder }
-        guard !key.isEmpty else {
-            let tier = try engine.tierFolder()
-            opened[ExactString(key)] = tier
-            return tier
-        }
-        let (parentKey, name) = ImportPlan.split(key)
-        let parent = try openFolder(parentKey, creating: creating, opened: &opened)
-        do throws(StorageError) {
-            guard
-                let folder = try parent.openDirectory(
-                    name, create: creating, permissions: engine.paths.directoryPermissions)
-            else {
-                throw StorageError(.notFound, "a folder of the import disappeared", path: parent.path(of: name))
+        // The tier folder, then each folder down to `key`.
+        let chain = [""] + (key.isEmpty ? [] : ImportPlan.parents(of: key) + [key])
+        let open = chain.lastIndex { opened[ExactString($0)] != nil } ?? 0
+        if open == 0, opened[ExactString("")] == nil { opened[ExactString("")] = try engine.tierFolder() }
+        var folder = opened[ExactString(chain[open])]!
+        for folderKey in chain[(open + 1)...] {
+            let name = ImportPlan.split(folderKey).name
+            do throws(StorageError) {
+                guard
+                    let next = try folder.openDirectory(
+                        name, create: creating, permissions: engine.paths.directoryPermissions)
+                else {
+                    throw StorageError(.notFound, "a folder of the import disappeared", path: folder.path(of: name))
+                }
+                opened[ExactString(folderKey)] = next
+                folder = next
+            } catch {
+                throw error.attributed(tier: .files, key: folderKey)
             }
-            opened[ExactString(key)] = folder
-            return folder
-        } catch {
-            throw error.attributed(tier: .files, key: key)
         }
+        return folder
     }
 
     /// Undoes a commit that failed midway, newest first, relative to the folders the commit opened.

@@ -48,6 +48,8 @@ final class StreamingJSONEncoder: Encoder {
     /// same bytes), innermost object last: one buffer for every frame, so encoding allocates nothing per object.
     @exclusivity(unchecked) var names = ScratchStack<NameSpan>(capacity: 32)
     @exclusivity(unchecked) var generation = 0
+    /// Whether a value nested too deep was refused: kept, since a nested container's `begin` cannot throw.
+    @exclusivity(unchecked) var refusedTooDeep = false
     @exclusivity(unchecked) var codingPath: [any CodingKey] = []
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
@@ -68,9 +70,11 @@ final class StreamingJSONEncoder: Encoder {
         count = 0
         stack.truncate(to: 0)
         names.truncate(to: 0)
+        refusedTooDeep = false
         if !codingPath.isEmpty { codingPath = [] }
         do {
             try encodeValue(value)
+            if refusedTooDeep { throw tooDeep() }
         } catch Interleaved.detected {
             let fallback = JSONEncoder()
             fallback.outputFormatting = [.sortedKeys]
@@ -246,10 +250,13 @@ final class StreamingJSONEncoder: Encoder {
         }
     }
 
-    /// Makes frame `index` the innermost again (closing finished deeper ones) and writes its separator.
+    /// Makes frame `index` the innermost again (closing finished deeper ones) and writes its separator. The value
+    /// written next lies at depth `index + 1`: one as deep as the readers refuse is refused here, before anything
+    /// is stored.
     @inline(__always)
     func prepareWrite(frame index: Int, generation: Int) throws {
         guard index < stack.count, stack[index].generation == generation else { throw Interleaved.detected }
+        if index + 1 >= JSONParser.maximumDepth { throw tooDeep() }
         if stack.count > index + 1 { try closeFrames(above: index + 1) }
         if stack[index].count > 0 { append(0x2C) }
         stack[index].count += 1
@@ -288,7 +295,19 @@ final class StreamingJSONEncoder: Encoder {
                 codingPath: codingPath, debugDescription: "the key \(name) is encoded twice in one object"))
     }
 
-    /// Encodes a nested value, closing whatever it opens, and writing `{}` if it wrote nothing.
+    /// A value nested as deep as the readers refuse (``JSONParser/maximumDepth``): stored, it could not be read.
+    func tooDeep() -> EncodingError {
+        refusedTooDeep = true
+        return EncodingError.invalidValue(
+            JSONParser.maximumDepth,
+            EncodingError.Context(
+                codingPath: codingPath,
+                debugDescription: "the value nests \(JSONParser.maximumDepth) levels deep or more, which no record may")
+        )
+    }
+
+    /// Encodes a nested value (at depth `stack.count`), closing whatever it opens, and writing `{}` if it wrote
+    /// nothing.
     func encodeValue<T: Encodable>(_ value: T) throws {
         // Metadata comparisons, not dynamic casts: this runs for every nested value and array element.
         if T.self == String.self { return writeString(unsafeBitCast(value, to: String.self)) }
@@ -303,12 +322,12 @@ final class StreamingJSONEncoder: Encoder {
             return writeDouble(unsafeBitCast(value, to: Date.self).timeIntervalSinceReferenceDate)
         }
         // Arrays of scalars without the unkeyed-container machinery: common in records (tags, ids).
-        if T.self == [String].self { return writeArray(unsafeBitCast(value, to: [String].self), writeString) }
-        if T.self == [Int].self { return writeArray(unsafeBitCast(value, to: [Int].self), writeInteger) }
+        if T.self == [String].self { return try writeArray(unsafeBitCast(value, to: [String].self), writeString) }
+        if T.self == [Int].self { return try writeArray(unsafeBitCast(value, to: [Int].self), writeInteger) }
         if T.self == [Double].self {
             let numbers = unsafeBitCast(value, to: [Double].self)
             for number in numbers { try checkFinite(number) }
-            return writeArray(numbers, writeDouble)
+            return try writeArray(numbers, writeDouble)
         }
         if T.self == Data.self { return writeString((value as! Data).base64EncodedString()) }
         if T.self == URL.self { return writeString((value as! URL).absoluteString) }
@@ -320,7 +339,8 @@ final class StreamingJSONEncoder: Encoder {
         if count == before { append("{}") }
     }
 
-    func writeArray<Element>(_ elements: [Element], _ write: (Element) -> Void) {
+    func writeArray<Element>(_ elements: [Element], _ write: (Element) -> Void) throws {
+        if !elements.isEmpty, stack.count + 1 >= JSONParser.maximumDepth { throw tooDeep() }
         append(0x5B)
         for (index, element) in elements.enumerated() {
             if index > 0 { append(0x2C) }

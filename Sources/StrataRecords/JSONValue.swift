@@ -43,30 +43,45 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
         return out
     }
 
+    /// What is left to write of a value: a value, a member's name and its colon, or punctuation.
+    private enum Pending {
+        case value(JSONValue)
+        case name(String)
+        case byte(UInt8)
+    }
+
+    /// Writes the value with a stack of what is left to write, so that a value of any depth is written without
+    /// recursion.
     func write(to out: inout [UInt8]) {
-        switch self {
-        case .null: out += Array("null".utf8)
-        case .bool(let flag): out += Array((flag ? "true" : "false").utf8)
-        case .integer(let number): out += Array(String(number).utf8)
-        case .unsignedInteger(let number): out += Array(String(number).utf8)
-        case .number(let number): JSONWriter.appendDouble(number, to: &out)
-        case .string(let text): JSONWriter.appendString(text, to: &out)
-        case .array(let items):
-            out.append(UInt8(ascii: "["))
-            for (index, item) in items.enumerated() {
-                if index > 0 { out.append(UInt8(ascii: ",")) }
-                item.write(to: &out)
-            }
-            out.append(UInt8(ascii: "]"))
-        case .object(let members):
-            out.append(UInt8(ascii: "{"))
-            for (index, key) in members.keys.sorted().enumerated() {
-                if index > 0 { out.append(UInt8(ascii: ",")) }
-                JSONWriter.appendString(key.string, to: &out)
+        var pending: [Pending] = [.value(self)]
+        while let next = pending.popLast() {
+            switch next {
+            case .byte(let byte): out.append(byte)
+            case .name(let name):
+                JSONWriter.appendString(name, to: &out)
                 out.append(UInt8(ascii: ":"))
-                members[key]!.write(to: &out)
+            case .value(.null): out += Array("null".utf8)
+            case .value(.bool(let flag)): out += Array((flag ? "true" : "false").utf8)
+            case .value(.integer(let number)): out += Array(String(number).utf8)
+            case .value(.unsignedInteger(let number)): out += Array(String(number).utf8)
+            case .value(.number(let number)): JSONWriter.appendDouble(number, to: &out)
+            case .value(.string(let text)): JSONWriter.appendString(text, to: &out)
+            case .value(.array(let items)):
+                out.append(UInt8(ascii: "["))
+                pending.append(.byte(UInt8(ascii: "]")))
+                for (index, item) in items.enumerated().reversed() {
+                    pending.append(.value(item))
+                    if index > 0 { pending.append(.byte(UInt8(ascii: ","))) }
+                }
+            case .value(.object(let members)):
+                out.append(UInt8(ascii: "{"))
+                pending.append(.byte(UInt8(ascii: "}")))
+                for (index, key) in members.keys.sorted().enumerated().reversed() {
+                    pending.append(.value(members[key]!))
+                    pending.append(.name(key.string))
+                    if index > 0 { pending.append(.byte(UInt8(ascii: ","))) }
+                }
             }
-            out.append(UInt8(ascii: "}"))
         }
     }
 

@@ -54,6 +54,8 @@ enum RecordCoder {
             return "field '\(path(context.codingPath))' is null, expected \(type)"
         case DecodingError.dataCorrupted(let context):
             return "field '\(path(context.codingPath))': \(context.debugDescription)"
+        case EncodingError.invalidValue(_, let context) where context.codingPath.isEmpty:
+            return context.debugDescription
         case EncodingError.invalidValue(_, let context):
             return "field '\(path(context.codingPath))': \(context.debugDescription)"
         default:

@@ -11,13 +11,14 @@ struct S3XMLElement: Sendable {
     var text = ""
     var children: [S3XMLElement] = []
 
-    /// Parses a document (external entities are never resolved); nil when it is not well-formed XML.
+    /// Parses a document (external entities are never resolved); nil when it is not well-formed XML, or nests
+    /// deeper than ``S3XMLTreeBuilder/maximumDepth``.
     static func parse(_ bytes: [UInt8]) -> S3XMLElement? {
         let parser = XMLParser(data: Data(bytes))
         parser.shouldResolveExternalEntities = false
         let builder = S3XMLTreeBuilder()
         parser.delegate = builder
-        guard parser.parse() else { return nil }
+        guard parser.parse(), !builder.isTooDeep else { return nil }
         return builder.root
     }
 

@@ -207,10 +207,20 @@ private func Glibc_kill(_ pid: Int32, _ signal: Int32) -> Int32 { kill(pid, sign
 
 /// Finds the executables this package builds (the CLI, the test child), beside the running test bundle.
 public enum TestExecutables {
-    /// The URL of a built executable product.
+    /// The URL of a built executable product: in the folder `STRATA_TEST_EXECUTABLES` names when it is set (to run
+    /// the tests of a debug build against the release binaries: `STRATA_TEST_EXECUTABLES=.build/release`), else
+    /// beside the test bundle.
     /// - Throws: ``ChildProcess/Failure`` when it cannot be found; build the package first.
     public static func url(named name: String) throws -> URL {
         var candidates: [URL] = []
+        if let folder = ProcessInfo.processInfo.environment["STRATA_TEST_EXECUTABLES"], !folder.isEmpty {
+            let found = URL(fileURLWithPath: folder).appendingPathComponent(name)
+            guard FileManager.default.isExecutableFile(atPath: found.path) else {
+                throw ChildProcess.Failure(
+                    description: "STRATA_TEST_EXECUTABLES names \(folder), which holds no executable '\(name)'")
+            }
+            return found
+        }
         let selfPath = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         var folder = selfPath.deletingLastPathComponent()
         for _ in 0..<4 {

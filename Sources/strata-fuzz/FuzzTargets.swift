@@ -7,7 +7,8 @@
 // import's parsing and decoding), record-body (typed decoding of a record body, differential against Foundation's
 // JSONDecoder), path-mapping (key validation and mapping), plist (suite files, raw or generated
 // with shared references and twin keys when the first byte is 0xFF), backup-metadata (a backup repository's
-// snapshot and index files, once opened).
+// snapshot and index files, once opened), store-configuration (`strata.conf`: refused typed, or read, written back
+// and read again alike).
 import Foundation
 import StrataBackup
 import StrataCore
@@ -24,6 +25,7 @@ enum FuzzTarget: String, CaseIterable {
     case pathMapping = "path-mapping"
     case plist = "plist"
     case backupMetadata = "backup-metadata"
+    case storeConfiguration = "store-configuration"
 
     static let scratch = "/tmp/strata-fuzz-\(getpid())"
 
@@ -67,6 +69,8 @@ enum FuzzTarget: String, CaseIterable {
             DefaultsFuzzing.plist(data)
         case .backupMetadata:
             BackupFuzzing.metadata(data)
+        case .storeConfiguration:
+            CoreFuzzing.storeConfiguration(data)
         }
     }
 }

@@ -291,31 +291,43 @@ do {
         say("recoveries \(store.recoveries.count)")
         say("keys \(store.allKeys.count)")
     case "plist-deep-walks":
-        // plist-deep-walks DEPTH: read an XML plist of arrays nested DEPTH deep (on this thread, 8 MiB of stack;
-        // reading takes about 12 KiB per level in a debug build), then encode, compare, hash, describe and measure
-        // it on a thread with a 512 KiB stack (a secondary thread's on macOS). Says `refused` or `walked`; a stack
-        // overflow kills the child.
+        // plist-deep-walks DEPTH [xml|binary] [LIMIT]: on a thread with a 512 KiB stack (a secondary thread's on
+        // macOS), read a plist of arrays nested DEPTH deep (XML by default; read with maximumDepth LIMIT, the
+        // default unless given), then encode, compare, hash and measure it, and describe it up to the default
+        // depth. Says `refused` or `walked`; a stack overflow kills the child.
         let depth = Int(arguments[1]) ?? 0
-        let text = String(repeating: "<array>", count: depth) + "<true/>" + String(repeating: "</array>", count: depth)
-        let value: PropertyListValue
-        let copy: PropertyListValue?
-        do {
-            value = try PropertyListFormat.decode(Data(("<plist>" + text + "</plist>").utf8))
-            copy = try? PropertyListFormat.decode(BinaryPropertyList.encode(value))
-        } catch {
-            say("refused \(error)")
-            exit(0)
+        let document: Data
+        if arguments.count > 2, arguments[2] == "binary" {
+            var table = BinaryPropertyList.ObjectTable()
+            var chain = table.add(.bool(true))
+            for _ in 0..<depth { chain = table.addArray([chain]) }
+            document = table.encoded(top: chain)
+        } else {
+            document = Data(
+                ("<plist>" + String(repeating: "<array>", count: depth) + "<true/>"
+                    + String(repeating: "</array>", count: depth) + "</plist>").utf8)
         }
+        let limits = PropertyListLimits(
+            maximumDepth: arguments.count > 3 ? Int(arguments[3]) ?? 0 : PropertyListLimits.defaultMaximumDepth)
         let done = DispatchSemaphore(value: 0)
         let thread = Thread {
-            _ = XMLPropertyList.encode(value).count + BinaryPropertyList.encode(value).count
+            defer { done.signal() }
+            let value: PropertyListValue
+            do {
+                value = try PropertyListFormat.decode(document, limits: limits)
+            } catch {
+                return say("refused \(error)")
+            }
+            let copy = try? PropertyListFormat.decode(BinaryPropertyList.encode(value), limits: limits)
+            let again = try? PropertyListFormat.decode(XMLPropertyList.encode(value), limits: limits)
             var hasher = Hasher()
             value.hash(into: &hasher)
             _ = hasher.finalize()
-            let same = copy == value
-            _ = "\(value)".count + value.encodedSizeEstimate
+            let same = copy == value && again == value
+            _ = value.encodedSizeEstimate
+            // The default description reflects (Mirror) once a level, about 1.5 KiB of stack a level.
+            if depth <= PropertyListLimits.defaultMaximumDepth { _ = "\(value)".count }
             say(same ? "walked" : "differ")
-            done.signal()
         }
         thread.stackSize = 512 << 10
         thread.start()

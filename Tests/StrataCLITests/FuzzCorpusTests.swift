@@ -9,8 +9,10 @@ struct FuzzCorpusTests {
     static let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Fuzz").path
 
-    @Test(
-        arguments: ["archive", "sealed-item", "json-lines", "record-body", "path-mapping", "plist", "backup-metadata"])
+    @Test(arguments: [
+        "archive", "sealed-item", "json-lines", "record-body", "path-mapping", "plist", "backup-metadata",
+        "store-configuration",
+    ])
     func corpusReplaysWithoutACrash(_ target: String) throws {
         let folder = Self.corpus + "/" + target
         let inputs = try FileManager.default.contentsOfDirectory(atPath: folder)

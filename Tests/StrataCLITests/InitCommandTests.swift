@@ -90,4 +90,15 @@ struct InitCommandTests {
         #expect(verify.status == 1)
         #expect(verify.standardOutput.contains("strata.conf: corrupt"), "\(verify.standardOutput)")
     }
+
+    /// A setting with no name (`= x`) crashed every verb that read the file (SIGILL, "Index out of range").
+    @Test func aSettingWithNoNameIsReportedWithItsLine() throws {
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        try Data("version = 1\n[records]\n= x\n".utf8).write(to: URL(fileURLWithPath: root + "/strata.conf"))
+        for arguments in [["verify", root], ["defaults", "list", "--root", root], ["init", root]] {
+            let result = try strata(arguments)
+            #expect(result.status == 1, "\(arguments): \(result.standardError.suffix(300))")
+            #expect((result.standardOutput + result.standardError).contains("line 3"), "\(arguments)")
+        }
+    }
 }

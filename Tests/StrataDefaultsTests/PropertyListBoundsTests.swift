@@ -98,14 +98,26 @@ struct PropertyListBoundsTests {
         #expect(throws: PropertyListError.self) { try PropertyListFormat.decode(data) }
     }
 
-    /// Every recursive walk over a value as deep as the limit allows fits in a secondary thread's stack: run in a
-    /// child process, so an overflow fails the test instead of killing the runner.
-    @Test(arguments: [PropertyListLimits.defaultMaximumDepth, 100_000])
-    func walksOverTheDeepestReadableValueDoNotOverflowTheStack(depth: Int) throws {
+    /// Reading, and every walk over, a value as deep as the limit allows fits in a secondary thread's 512 KiB
+    /// stack, in both formats; a limit raised past ``PropertyListLimits/supportedMaximumDepth`` counts as that.
+    /// Run in a child process, so an overflow fails the test instead of killing the runner. (The readers recursed,
+    /// about 12 KiB a level in a debug build: 256 levels overflowed such a stack, and a raised limit any stack.)
+    @Test(
+        arguments: PropertyListFormat.allCases,
+        [
+            (PropertyListLimits.defaultMaximumDepth, nil), (PropertyListLimits.defaultMaximumDepth + 1, nil),
+            (100_000, nil), (PropertyListLimits.supportedMaximumDepth, 1_000_000),
+            (PropertyListLimits.supportedMaximumDepth + 1, 1_000_000), (100_000, 1_000_000),
+        ] as [(Int, Int?)])
+    func walksOverTheDeepestReadableValueDoNotOverflowTheStack(format: PropertyListFormat, nesting: (Int, Int?)) throws
+    {
+        let (depth, limit) = nesting
         let child = try TestExecutables.url(named: "strata-test-child")
-        let result = try ChildProcess.run(child, ["plist-deep-walks", "\(depth)"], timeout: 60)
-        #expect(!result.wasSignalled && result.status == 0, "\(result.standardError)")
-        let expected = depth <= PropertyListLimits.defaultMaximumDepth ? "walked" : "refused"
+        let result = try ChildProcess.run(
+            child, ["plist-deep-walks", "\(depth)", format.rawValue] + (limit.map { ["\($0)"] } ?? []), timeout: 60)
+        #expect(!result.wasSignalled && result.status == 0, "\(result.standardError.suffix(2000))")
+        let deepest = min(limit ?? PropertyListLimits.defaultMaximumDepth, PropertyListLimits.supportedMaximumDepth)
+        let expected = depth <= deepest ? "walked" : "refused"
         #expect(result.standardOutput.hasPrefix(expected), "\(result.standardOutput)")
     }
 

@@ -56,6 +56,11 @@ struct StoreConfigurationTests {
         ("version = 1\n[files]\njust words\n", "corrupt", 3),
         ("version = one\n", "corrupt", 1),
         ("version = 1\n[selector]\nminimum-os = android 14\n", "corrupt", 3),
+        // A setting with no name trapped ("Index out of range"); a value with a control character was read, and
+        // then could not be written back (`strata init` failed on the file it had read).
+        ("version = 1\n[records]\n= x\n", "corrupt", 3), ("version = 1\n[records]\n  =\tx\n", "corrupt", 3),
+        ("version = 1\n[records]\nstore = ab\u{1}c\n", "corrupt", 3),
+        ("version = 1\n[files]\nregion = eu\u{85}\n", "corrupt", 3),
     ])
     func aBadOrNewerFileIsRefusedWithItsPathAndLine(_ text: String, _ code: String, _ line: Int) throws {
         try writeFile(text)
@@ -68,6 +73,20 @@ struct StoreConfigurationTests {
             #expect(error?.line == line, "\(String(describing: error))")
             #expect(error?.description.contains("line \(line)") == true)
         }
+    }
+
+    /// A file with Windows line ends reads as the same file with `\n` alone (each line was one `Character`
+    /// `\r\n`, never split: the whole file read as one line, refused).
+    @Test func windowsLineEndsReadAsLineEnds() throws {
+        let text = "# comment\nversion = 1\n[defaults]\nsuite = prefs\n[records]\nstore = cache\n"
+        let unix = try StoreConfiguration.parse(Data(text.utf8))
+        let windows = try StoreConfiguration.parse(Data(text.replacingOccurrences(of: "\n", with: "\r\n").utf8))
+        #expect(windows == unix)
+        #expect(windows.defaults.suite == "prefs" && windows.records.store == "cache")
+        let error = #expect(throws: StorageError.self) {
+            try StoreConfiguration.parse(Data("version = 1\r\n[records]\r\nstore = a\r\nstore = b\r\n".utf8))
+        }
+        #expect(error?.line == 4)
     }
 
     @Test func aFileThatIsNotTextIsRefused() throws {
