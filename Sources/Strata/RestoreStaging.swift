@@ -20,6 +20,9 @@ import Foundation
 final class RestoreStaging {
     static let namePrefix = StoragePaths.reservedPrefix + "restore-"
     /// The store-level files a capture may hold (their tier is `nil`).
+    /// The mode of every restored file: a restored store is private (``StoragePaths/Sharing/private``), whatever
+    /// modes the capture records.
+    static let filePermissions: mode_t = 0o600
     static let storeFiles: Set<String> = [
         StoreConfiguration.fileName, StorageCatalog.capturedLogPath, CaptureDescription.path,
     ]
@@ -68,8 +71,8 @@ final class RestoreStaging {
         }
     }
 
-    /// Checks each of `files`' descriptions and writes them from `source`, in order: content, mode, attributes,
-    /// modification time, then the disk is handed the file (`sync_file_range`) without waiting for it. A files-tier
+    /// Checks each of `files`' descriptions and writes them from `source`, in order: content, the store's mode (0600),
+    /// attributes, modification time, then the disk is handed the file (`sync_file_range`) without waiting for it. A files-tier
     /// file whose attributes record a checksum must have been written with that CRC-32 and size (the source's
     /// CRC-32 of what it wrote, or the file read back when the source gives none), so that the tier's verification
     /// passes without reading the file again.
@@ -117,8 +120,8 @@ final class RestoreStaging {
     }
 
     /// Checks the size of `file`, written through `fd`, and the CRC-32 `crc` of its content against the checksum
-    /// its attributes record (a files-tier file), sets its mode, attributes and modification time, and hands it to
-    /// the disk.
+    /// its attributes record (a files-tier file), gives it the store's mode and its recorded attributes and
+    /// modification time, and hands it to the disk.
     private func finish(_ file: CapturedFile, _ fd: Int32, crc: UInt32?) throws {
         let path = file.path.split(separator: "/").reduce(folder.path) { $0 + "/" + $1 }
         do {
@@ -135,7 +138,8 @@ final class RestoreStaging {
                 }
                 checkedFiles.insert(ExactString(file.path))
             }
-            try Sys.fchmod(fd, mode_t(file.mode & 0o777))
+            // The store's own mode, not the recorded one: a snapshot saying 0666 must not open the store to all.
+            try Sys.fchmod(fd, Self.filePermissions)
             for (attribute, value) in file.extendedAttributes.sorted(by: { $0.key < $1.key }) {
                 try Sys.setAttribute(fd, attribute, value)
             }

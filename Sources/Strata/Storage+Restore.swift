@@ -6,8 +6,9 @@ import Synchronization
 extension Storage {
     /// Restores a capture of a whole store into a new root, all-or-nothing.
     ///
-    /// The store is built in a staging folder beside `root` (`.strata-restore-…`): every file written with its
-    /// mode, extended attributes and modification time and made durable, each file checked against its recorded
+    /// The store is built in a staging folder beside `root` (`.strata-restore-…`): every file written with the
+    /// store's mode (0600: the modes a capture records are not applied), its extended attributes and modification
+    /// time and made durable, each file checked against its recorded
     /// checksum as it is written; the suite files checked to decode, the staged store opened, its catalog verified
     /// and every catalogued key read back (a checked file is opened, not read again); only then moved to `root` with
     /// one rename(2). A damaged suite, or a secrets tier that cannot be listed with the key given (a tampered item, a

@@ -85,6 +85,8 @@ public final class RecordStore: Sendable {
                 .invalidArgument, "a store name is letters, digits and '_' (at most 64)", tier: .records, key: name)
         }
         let path = try paths.path(for: name + ".sqlite", in: .records, createParents: true)
+        var configuration = configuration
+        configuration.filePermissions = paths.filePermissions
         try self.init(
             engine: try SQLiteRecordEngine(path: path, configuration: configuration), migrations: migrations,
             placement: TierPlacement(.records, store: name, paths: paths, ledger: configuration.placement))

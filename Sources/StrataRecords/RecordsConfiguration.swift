@@ -38,6 +38,10 @@ public struct RecordsConfiguration: Sendable {
     /// ``/StrataCore/PlacementLedger``); `nil` for a store opened on its own, which finds the catalog of its root
     /// itself.
     package var placement: (any PlacementLedger)?
+    /// The permission bits of a database file the store creates; SQLite gives its `-wal` and `-shm` files the same.
+    /// The default is 0600 (SQLite's own, 0644 less the umask, would let every user read the records); a store root
+    /// shared with its group gives 0640.
+    public var filePermissions = 0o600
 
     /// Creates a configuration with the defaults described on each property.
     public init(

@@ -70,6 +70,7 @@ public final class SQLiteRecordEngine: RecordEngine {
             }
             connection = try SQLiteConnection(path: path, access: .queryOnly, configuration: configuration)
         } else {
+            if kind == .absent { try Self.createFile(path, permissions: configuration.filePermissions) }
             connection = try SQLiteConnection(
                 path: path, access: .readWrite(create: true), configuration: configuration)
             try Self.prepareSchema(connection)
@@ -78,6 +79,21 @@ public final class SQLiteRecordEngine: RecordEngine {
         connection.resetStatements()
         writer = Mutex(ConnectionBox(connection))
         readers = ReaderPool(path: path, size: max(1, configuration.readerCount), configuration: configuration)
+    }
+
+    /// Creates the empty database file with `permissions` before SQLite opens it (SQLite would create it 0644 less
+    /// the umask, and gives the `-wal` and `-shm` files the database's mode). A file another process created in the
+    /// meantime is left as it is.
+    static func createFile(_ path: String, permissions: Int) throws {
+        do throws(Errno) {
+            let fd = try Sys.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode_t(permissions))
+            defer { Sys.close(fd) }
+            try Sys.fchmod(fd, mode_t(permissions))  // The umask may have taken bits away.
+        } catch  where error.code == EEXIST {
+            return
+        } catch {
+            throw error.storageError("cannot create the record store's database file", tier: .records, path: path)
+        }
     }
 
     /// Checks, under the write lock, that the database is still a Strata store or empty (another process may
