@@ -166,13 +166,17 @@ extension DefaultsStore {
     ///   - holdingSuiteLock: Whether the caller holds the suite's file lock (see ``reloadLocked(in:notify:holdingSuiteLock:)``).
     func reloadIfChangedLocked(in folder: DirectoryHandle, holdingSuiteLock: Bool) throws {
         // Read before the file: a write that lands after this is counted after it, and read by the next check.
+        // It is recorded as seen only with the view it describes (here once the file is found unchanged, or by the
+        // reload): a reader on another thread that finds it seen reads `state` without waiting for this check.
         let observed = changeCounter?.value
         let (known, settled, kept) = state.withLock { state in
-            if let observed { state.seenChanges = observed }
-            return (state.identity, state.identityIsSettled, state.unsettledBytes)
+            (state.identity, state.identityIsSettled, state.unsettledBytes)
         }
         let current = FileStamp.of(fileName, in: folder)
-        if current == known, settled { return }
+        if current == known, settled {
+            if let observed { state.withLock { $0.seenChanges = observed } }
+            return
+        }
         // Same stamp, not settled: the bytes decide. Equal bytes are the same suite, not parsed again.
         let readStart = Date().timeIntervalSince1970
         if current == known, let kept,
@@ -183,6 +187,7 @@ extension DefaultsStore {
                 $0.identity = stamp
                 $0.identityIsSettled = isSettled
                 if isSettled { $0.unsettledBytes = nil }
+                if let observed { $0.seenChanges = observed }
             }
             return
         }

@@ -47,4 +47,36 @@ struct DefaultsMissRefreshTests {
         try store.flush()
         #expect(store.object(forKey: "theme") == .string("mine"))
     }
+
+    /// A write another process acknowledged is read at once while this store's watcher reloads the suite on its own
+    /// thread: the change counter is recorded as seen only with the view it describes. (The watcher recorded it
+    /// before reading the file, so a read on another thread took its memory as current and missed the key.)
+    @Test func aWriteAnotherProcessAcknowledgedIsReadWhileTheWatcherReloads() throws {
+        let store = try fixture.store("shared", watching: true)
+        let writer = try ChildProcess(
+            try TestExecutables.url(named: "strata-test-child"), ["defaults-ack-loop", fixture.root, "shared", "0"])
+        defer {
+            writer.kill(SIGKILL)
+            _ = writer.wait()
+        }
+        _ = try writer.waitForLine(timeout: 60) { $0.hasPrefix("ack ") }
+        var misses = Set<Int>()
+        var missedReads = 0
+        var reads = 0
+        let deadline = Date().addingTimeInterval(2)
+        while Date() < deadline {
+            guard let last = writer.lines.last(where: { $0.hasPrefix("ack ") }), let acked = Int(last.dropFirst(4))
+            else { continue }
+            reads += 1
+            if store.object(forKey: "key-\(acked)") != .integer(Int64(acked)) {
+                missedReads += 1
+                misses.insert(acked)
+            }
+        }
+        #expect(
+            misses.isEmpty,
+            "\(missedReads) of \(reads) reads missed \(misses.count) acknowledged writes: \(misses.sorted().prefix(10))"
+        )
+        #expect(reads > 100)
+    }
 }
