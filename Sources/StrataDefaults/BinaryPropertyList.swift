@@ -102,6 +102,19 @@ public enum BinaryPropertyList {
             while let (value, index) = pending.popLast() { write(value, index: index, then: &pending) }
         }
 
+        /// A container's child numbered `index`: a scalar is written now, a container pushed on `pending` to be
+        /// written later. `index` moves past the child and its descendants.
+        mutating func place(_ item: PropertyListValue, at index: inout Int, pending: inout [(PropertyListValue, Int)]) {
+            if isContainer(item) {
+                pending.append((item, index))
+                index += containerObjectCount(item)
+            } else {
+                offsets[index] = out.count
+                writeScalar(item)
+                index += 1
+            }
+        }
+
         /// Writes `value` itself, numbered `index`, and a container's scalars; its containers are pushed on
         /// `pending`, the first on top.
         mutating func write(_ value: PropertyListValue, index: Int, then pending: inout [(PropertyListValue, Int)]) {
@@ -117,16 +130,7 @@ public enum BinaryPropertyList {
                 }
                 let first = pending.count
                 next = index + 1
-                for item in items {
-                    if isContainer(item) {
-                        pending.append((item, next))
-                        next += containerObjectCount(item)
-                    } else {
-                        offsets[next] = out.count
-                        writeScalar(item)
-                        next += 1
-                    }
-                }
+                for item in items { place(item, at: &next, pending: &pending) }
                 pending[first...].reverse()
             case .dictionary(let items):
                 appendMarker(0xD0, count: items.count)
@@ -149,14 +153,7 @@ public enum BinaryPropertyList {
                     offsets[keyIndex] = out.count
                     writeString(key.string)
                     keyIndex += 1
-                    if isContainer(item) {
-                        pending.append((item, next))
-                        next += containerObjectCount(item)
-                    } else {
-                        offsets[next] = out.count
-                        writeScalar(item)
-                        next += 1
-                    }
+                    place(item, at: &next, pending: &pending)
                 }
                 pending[first...].reverse()
             default:
