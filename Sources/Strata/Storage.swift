@@ -41,9 +41,9 @@ public final class Storage: Sendable {
     /// arguments win over it.
     /// - Parameters:
     ///   - root: The root folder, created with mode 0700.
-    ///   - selector: The decision table. The default (`nil`) is the configuration's thresholds, else the design note's
-    ///     table with a 64 KiB defaults value limit. The defaults tier is opened with the selector's
-    ///     ``/StrataCore/SelectorConfiguration/defaults`` limits, so the two always agree.
+    ///   - selector: The decision table. The default (`nil`) is the configuration's thresholds, else the standard
+    ///     table (``/StrataCore/SelectionRule/standard``) with a 64 KiB defaults value limit. The defaults tier is
+    ///     opened with the selector's ``/StrataCore/SelectorConfiguration/defaults`` limits, so the two always agree.
     ///   - secretsKey: What unlocks the secrets tier's keyring. The default (`nil`) reads the key from the
     ///     environment variable `STRATA_SECRETS_KEY` when it is set; without either, the secrets tier reports
     ///     `.locked` when first used.
