@@ -2,8 +2,8 @@
 /// writes: a key the catalog places in another tier is not written here, a removal here removes the key's
 /// placement, and a write made late (a coalesced preference) is dropped when the key has since gone elsewhere.
 ///
-/// `Storage` provides it for its root. A tier store never sees the catalog: it holds a ``TierPlacement``, which
-/// finds the ledger in the store's configuration or, for a store opened on its own, in ``PlacementLedgers``.
+/// `Storage` provides it for its root. A tier store never sees the catalog: it holds a `TierPlacement`, which
+/// finds the ledger in the store's configuration or, for a store opened on its own, in `PlacementLedgers`.
 public protocol PlacementLedger: AnyObject, Sendable {
     /// Whether the catalog places the keys of the store of `tier` named `name`: the suite, keyring or record store
     /// the store root's configuration names (the files tier has one store, whatever its name).
@@ -22,7 +22,7 @@ public protocol PlacementLedger: AnyObject, Sendable {
     ///   - removing: The keys the change removes.
     ///   - body: The change. It gets the keys of `setting` that are placed in `tier` now (or that a `Storage`
     ///     operation is writing there): a tier that writes late checks those again before it writes
-    ///     (``TierPlacement/allowsLateWrite(of:claimed:)``).
+    ///     (`TierPlacement.allowsLateWrite(of:claimed:)`).
     /// - Returns: What `body` returns.
     /// - Throws: ``StorageError`` `.conflict` naming the key and, in ``StorageError/suggestedTier``, the tier that
     ///   holds it; `.conflict` for a key whose move between tiers a crashed process left unsettled; the catalog's

@@ -276,7 +276,9 @@ public struct StoragePaths: Sendable, Hashable {
     /// Checks the name of a suite, keyring or record store (from an option or the store configuration): one plain file
     /// name under its tier's folder — no `/`, not `.` or `..`, no control or direction-override characters, nothing
     /// under the reserved prefix. Each tier narrows its names further when it opens one.
-    /// - Parameter what: What the name names (`suite`, `keyring`, `record store`), for the message.
+    /// - Parameters:
+    ///   - name: The name to check.
+    ///   - what: What the name names (`suite`, `keyring`, `record store`), for the message.
     /// - Throws: ``StorageError`` `.invalidArgument` naming it and the rule it breaks.
     public static func validateName(_ name: String, of what: String) throws(StorageError) {
         do throws(StorageError) {
