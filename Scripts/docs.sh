@@ -100,13 +100,13 @@ for module in "${modules[@]}"; do
                 "Add Strata to a package, make the secrets key, and store values of every kind through one front door." \
                 "Use it in your package" "Quick start"
             readme_article "$catalog" ChoosingATier "Choosing a tier" \
-                "The design note's decision table, and the rules that apply it to each value." "The decision table"
+                "The decision table, and the rules that apply it to each value." "The decision table"
             article Documentation/Storage.md "$catalog" StorageGuide "Storage: one engine over four tiers"
             article Documentation/Reliability.md "$catalog" Reliability "Reliability"
             ;;
         StrataCore)
             readme_article "$catalog" ChoosingATier "Choosing a tier" \
-                "The design note's decision table, and the rules that apply it to each value." "The decision table"
+                "The decision table, and the rules that apply it to each value." "The decision table"
             readme_article "$catalog" WritingABackend "Writing a backend" \
                 "Implement the byte-level contract, register the backend, and prove it with the conformance suite." \
                 "Writing a backend" "Keys and paths" "On disk"

@@ -1,5 +1,6 @@
 // Command plugin: `swift package storage-lint [--target T]... [--strict]` checks Swift sources against the
-// design note's storage rules and prints `file:line: rule: message`. With --strict, any finding fails.
+// storage-lint rules (Documentation/Plugins.md) and prints `file:line: rule: message`. With --strict, any finding
+// fails.
 import Foundation
 import PackagePlugin
 

@@ -7,7 +7,7 @@ import Strata
 let root = FileManager.default.temporaryDirectory.appending(path: "notes-store").path
 let storage = try Storage(root: root, secretsKey: .keyFile("notes.key"))
 
-// Ask where a value belongs: the design note's decision table, as named rules.
+// Ask where a value belongs: the decision table, as named rules.
 let selection = storage.select(DataDescriptor(kind: .credential, estimatedSize: 40))
 print(selection.tier, selection.ruleID, selection.appleEquivalent)   // secrets sensitive-to-secrets Keychain
 print(selection.reason)

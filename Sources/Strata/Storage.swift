@@ -10,7 +10,7 @@ import Synchronization
 /// let selection = try storage.put(Data("s3cr3t".utf8), for: "api/token",
 ///                                 as: DataDescriptor(kind: .credential, estimatedSize: 6))
 /// print(selection.tier)   // secrets
-/// let token = try storage.data(for: "api/token", as: DataDescriptor(kind: .credential, estimatedSize: 0))
+/// let token = try storage.data(for: "api/token")   // the catalog knows where the key went
 /// ```
 ///
 /// Apps replace a tier's backend through ``registry`` (an in-memory one for tests, a custom one), and the
@@ -41,9 +41,9 @@ public final class Storage: Sendable {
     /// arguments win over it.
     /// - Parameters:
     ///   - root: The root folder, created with mode 0700.
-    ///   - selector: The decision table. The default (`nil`) is the configuration's thresholds, else the design note's
-    ///     table with a 64 KiB defaults value limit. The defaults tier is opened with the selector's
-    ///     ``/StrataCore/SelectorConfiguration/defaults`` limits, so the two always agree.
+    ///   - selector: The decision table. The default (`nil`) is the configuration's thresholds, else the standard
+    ///     table (``/StrataCore/SelectionRule/standard``) with a 64 KiB defaults value limit. The defaults tier is
+    ///     opened with the selector's ``/StrataCore/SelectorConfiguration/defaults`` limits, so the two always agree.
     ///   - secretsKey: What unlocks the secrets tier's keyring. The default (`nil`) reads the key from the
     ///     environment variable `STRATA_SECRETS_KEY` when it is set; without either, the secrets tier reports
     ///     `.locked` when first used.
@@ -140,19 +140,6 @@ public final class Storage: Sendable {
         var selection = selector.select(descriptor)
         addBackendFacts(to: &selection)
         return selection
-    }
-
-    /// Reads a value; the descriptor is ignored: the catalog knows where the key lives.
-    @available(*, deprecated, message: "Use data(for:): the catalog knows where the key lives")
-    public func data(for key: String, as descriptor: DataDescriptor) throws -> Data? {
-        try data(for: key)
-    }
-
-    /// Deletes a value; the descriptor is ignored: every copy is removed, wherever it is.
-    @available(*, deprecated, message: "Use delete(_:): the catalog knows where the key lives")
-    @discardableResult
-    public func delete(_ key: String, as descriptor: DataDescriptor) throws -> Bool {
-        try delete(key)
     }
 
     /// The active backend of a tier.

@@ -172,7 +172,7 @@ extension AtomicFile {
     ///
     /// Creating a file costs the file system CPU (on ext4 without a journal, a scan past the inodes freed in the
     /// last minutes), which unnamed files spread over every core. A rename over an existing file frees the file it replaces, and on a file system mounted with `discard` and
-    /// no journal (ext4 on the VM of issue 18) the freed block is discarded before the call returns: 2.4 ms a file
+    /// no journal (ext4 on a 2-core test VM) the freed block is discarded before the call returns: 2.4 ms a file
     /// one at a time there, 0.12 ms four at a time. The folder's lock is held for the rename itself only, not for
     /// the freeing, so renames on several threads overlap their discards.
     package static let concurrentFileCalls = 8

@@ -89,7 +89,7 @@ public enum AtomicFile {
     /// the rename mostly leaves no temporary at all.
     /// - Parameter retiringReplaced: Whether to open the file being replaced before the rename and close it on
     ///   ``RetiredFiles``' background queue: the rename then drops a name, not the file, and freeing the file (a
-    ///   discard on a file system mounted with `discard`, 0.1–2.4 ms a small file on the VM of issue 18) is not on the
+    ///   discard on a file system mounted with `discard`, 0.1–2.4 ms a small file on a 2-core test VM) is not on the
     ///   writer's path. The default is `false`.
     /// - Throws: ``StorageError`` from any step, or what `body` throws; the previous file is then untouched and
     ///   no temporary is left behind.

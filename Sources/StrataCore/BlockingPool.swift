@@ -6,7 +6,7 @@ import Synchronization
 /// `DispatchQueue.concurrentPerform` sizes its pool by the processor count: a thread waiting in the kernel (a
 /// rename whose replaced file's blocks are being discarded, a flush) still holds its place, so on a two-core
 /// machine two calls at a time are under way. Calls that mostly wait for the disk overlap far better than that:
-/// on the 2-core VM of issue 18, replacing 200 small files took 2.4 ms each one at a time and 0.12 ms each four
+/// on a 2-core test VM, replacing 200 small files took 2.4 ms each one at a time and 0.12 ms each four
 /// at a time (the file system discards a freed block before the call that freed it returns).
 package enum BlockingPool {
     /// Calls `body(0)` … `body(count - 1)` on up to `threads` threads, the caller's among them, each index once,

@@ -15,7 +15,7 @@ public struct DefaultsLimits: Sendable, Hashable, Codable {
     public var valueLimit: Int
     /// The largest the whole suite may grow, in encoded bytes (keys included). When a preference no longer fits,
     /// `Storage.put` sends it to files by the rule `preference-to-files-suite-full`. The default is 1 MiB, the
-    /// design note's budget.
+    /// decision table's "< 1 MB" for defaults.
     public var suiteBudget: Int
 
     /// Creates limits with the defaults described on each property.

@@ -15,7 +15,7 @@ import Synchronization
 ///
 /// Freeing a file is the file system's work, not the write's: nothing the replacement promises depends on it
 /// (the new file and its name are durable before, and a crash leaves the old file unreachable either way). It
-/// can be slow: on a file system mounted with `discard` and no journal (ext4 on the VM of issue 18) the freed
+/// can be slow: on a file system mounted with `discard` and no journal (ext4 on a 2-core test VM) the freed
 /// block is discarded before the call that frees it returns, 0.1–2.4 ms a small file. A journaled file system
 /// defers that work to its commit; this does the same for the replacements of
 /// ``AtomicFile/writeAll(in:names:permissions:renamesLastAfterFolderSync:beforeFolderSync:timer:_:)`` and of

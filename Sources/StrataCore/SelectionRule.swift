@@ -35,7 +35,7 @@ public struct SelectionRule: Sendable, Identifiable {
 }
 
 extension SelectionRule {
-    /// The design note's decision table as ordered rules. Every descriptor matches one of them.
+    /// The decision table as ordered rules. Every descriptor matches one of them.
     public static let standard: [SelectionRule] = [
         SelectionRule(
             id: "sensitive-to-secrets",

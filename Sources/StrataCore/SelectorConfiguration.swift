@@ -35,24 +35,6 @@ public struct SelectorConfiguration: Sendable, Hashable, Codable {
         self.context = context
     }
 
-    /// The most a preference may take before it goes to files: the defaults tier's value limit.
-    @available(*, deprecated, renamed: "defaults.valueLimit")
-    public var defaultsBudget: Int {
-        get { defaults.valueLimit }
-        set { defaults.valueLimit = newValue }
-    }
-
-    /// Creates a configuration whose per-value threshold for preferences is `defaultsBudget`.
-    @available(*, deprecated, message: "Use init(defaults:): the threshold is the defaults tier's value limit")
-    public init(
-        defaultsBudget: Int, smallStructuredLimit: Int = 64 << 10, secretSizeLimit: Int = 64 << 10,
-        context: DeploymentContext = DeploymentContext()
-    ) {
-        self.init(
-            defaults: DefaultsLimits(valueLimit: defaultsBudget), smallStructuredLimit: smallStructuredLimit,
-            secretSizeLimit: secretSizeLimit, context: context)
-    }
-
     /// The largest flat structured value the selector sends to defaults: the smaller of
     /// ``smallStructuredLimit`` and the defaults value limit.
     var flatStructuredLimit: Int { min(smallStructuredLimit, defaults.valueLimit) }

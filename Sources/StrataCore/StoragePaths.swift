@@ -277,7 +277,7 @@ public struct StoragePaths: Sendable, Hashable {
     /// name under its tier's folder — no `/`, not `.` or `..`, no control or direction-override characters, nothing
     /// under the reserved prefix. Each tier narrows its names further when it opens one.
     /// - Parameters:
-    ///   - name: The name.
+    ///   - name: The name to check.
     ///   - what: What the name names (`suite`, `keyring`, `record store`), for the message.
     /// - Throws: ``StorageError`` `.invalidArgument` naming it and the rule it breaks.
     public static func validateName(_ name: String, of what: String) throws(StorageError) {

@@ -1,11 +1,11 @@
 import Foundation
 
 extension StorageSelector {
-    /// The decision table for humans: the design note's tiers, then the ordered rules with the thresholds in
-    /// force. This is what `strata select --table` prints.
+    /// The decision table for humans: the tiers with their Apple equivalents, then the ordered rules with the
+    /// thresholds in force. This is what `strata select --table` prints.
     public func renderTable() -> String {
         var lines: [String] = []
-        lines.append("Storage tiers (the design note's table)")
+        lines.append("Storage tiers (the decision table)")
         lines.append(
             Self.grid(
                 header: ["tier", "Apple equivalent", "for", "Apple's thread safety", "data size"],

@@ -1,5 +1,5 @@
-/// Picks the storage tier for a value from its kind, size and sensitivity, following the design note's
-/// decision table.
+/// Picks the storage tier for a value from its kind, size and sensitivity, following the decision table
+/// (the README's "The decision table"; `strata select --table` prints it).
 ///
 /// The table is held as ordered ``SelectionRule``s; the first rule that matches decides.
 ///

@@ -57,7 +57,7 @@ public struct DefaultsConfiguration: Sendable {
     }
 
     /// The largest the whole suite may grow, in encoded bytes (``/StrataCore/DefaultsLimits/suiteBudget``). The default
-    /// is 1 MiB, the design note's budget.
+    /// is 1 MiB, the decision table's "< 1 MB" for defaults.
     public var suiteBudget: Int {
         get { limits.suiteBudget }
         set { limits.suiteBudget = newValue }

@@ -2,7 +2,7 @@ import StrataCore
 
 /// A typed preference key, declared once with its default value.
 ///
-/// Declare keys in one place, as the design note asks, instead of scattering string literals:
+/// Declare keys in one place instead of scattering string literals (storage-lint's `string-literal-key`):
 ///
 /// ```swift
 /// extension DefaultsKey where Value == Bool {

@@ -1,4 +1,4 @@
-/// Tells whether a key name looks like it holds a credential, which the design note forbids in defaults.
+/// Tells whether a key name looks like it holds a credential, which belongs in secrets, never in defaults.
 ///
 /// The name is split into words at case changes, digits and punctuation (`authToken`, `api_key`, `DB-Password`),
 /// and matched against credential words and word pairs. Whole words only: `tokenizer` and `passwordless` are

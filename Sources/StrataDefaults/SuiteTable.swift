@@ -2,8 +2,7 @@ import StrataCore
 import Synchronization
 
 /// The process-wide table of open suites: every ``DefaultsStore`` on one suite file shares its state and its I/O
-/// lock with the others, so a write through one is seen by all at once (another process sees it in the file, as
-/// before).
+/// lock with the others, so a write through one is seen by all at once (another process sees it in the file).
 ///
 /// A suite file is known by the identity of its folder (device and inode of `defaults/`, so two spellings of a
 /// root, through a link or with `./`, meet) and its file name. Entries hold the state weakly: when the last store

@@ -1,7 +1,7 @@
 import Foundation
 import StrataDefaults
 
-/// A broken rule of the design note, at a line of a Swift file.
+/// A broken storage-lint rule (``LintRule``), at a line of a Swift file.
 public struct LintFinding: Sendable, Hashable, CustomStringConvertible {
     public var file: String
     public var line: Int

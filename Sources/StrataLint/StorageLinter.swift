@@ -1,8 +1,8 @@
 import Foundation
 import StrataDefaults
 
-/// Checks Swift sources against the design note's storage rules. Text-based and fast: it reads each file once,
-/// line by line, and needs no compiler.
+/// Checks Swift sources against the storage-lint rules (``LintRule``, listed in `Documentation/Plugins.md`).
+/// Text-based and fast: it reads each file once, line by line, and needs no compiler.
 ///
 /// A file marked `// storage-lint: wrapper` is the app's defaults wrapper and may touch `UserDefaults`
 /// directly; `// storage-lint: ignore` at the end of a line silences that line.

@@ -413,8 +413,7 @@ struct ByteDecoder: Decoder {
         func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
             try child(key).unkeyedContainer()
         }
-        // A missing member gives a decoder of `null`, as Foundation's decoder does (this one used to hand back the
-        // object itself for `super`, and throw for another key).
+        // A missing member gives a decoder of `null`, as Foundation's decoder does.
         func superDecoder() throws -> any Decoder {
             // The member named `super`, whether or not `Key` has such a case (as Foundation's decoder does).
             guard let entry = find(named: "super") else {

@@ -56,22 +56,4 @@ public struct RecordsConfiguration: Sendable {
 
     /// SQLite's `PRAGMA synchronous` value for ``durability``.
     var sqliteSynchronous: String { durability == .durable ? "FULL" : "NORMAL" }
-
-    /// SQLite's `synchronous` setting: ``durability`` by its old name.
-    @available(*, deprecated, renamed: "durability")
-    public var synchronous: Durability {
-        get { durability }
-        set { durability = newValue }
-    }
-
-    /// Creates a configuration from SQLite's `synchronous` setting.
-    @available(*, deprecated, message: "Use init(durability:): .durable is FULL, .atomicOnly is NORMAL")
-    public init(
-        synchronous: Durability, busyTimeoutMilliseconds: Int = 10_000, readerCount: Int = 4,
-        observationIntervalMilliseconds: Int = 100
-    ) {
-        self.init(
-            durability: synchronous, busyTimeoutMilliseconds: busyTimeoutMilliseconds, readerCount: readerCount,
-            observationIntervalMilliseconds: observationIntervalMilliseconds)
-    }
 }

@@ -26,8 +26,9 @@ import Synchronization
 /// store.lock()       // wipes keys; `afterFirstUnlock` items stay readable
 /// ```
 ///
-/// Unlike the design note's wrapper, a set replaces the item atomically (never delete-then-add), and `get`
-/// returns `nil` only when the item does not exist: locked, tampered, wrong key and I/O failures all throw.
+/// Unlike a keychain wrapper that saves by deleting then adding, a set replaces the item atomically, so a crash
+/// never loses it; and `get` returns `nil` only when the item does not exist: locked, tampered, wrong key and I/O
+/// failures all throw.
 public final class SecretStore: Sendable {
     /// The keyring's name (the access group), such as `default` or `group.com.example.shared`.
     public let keyring: String

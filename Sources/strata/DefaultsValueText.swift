@@ -7,7 +7,7 @@ import Strata
 /// integer stays an integer, a real a real, a bool a bool (`true`/`false`/`yes`/`no`/`1`/`0`), a date a date
 /// (ISO 8601), a dictionary or an array is given as JSON, and data that holds JSON (a `Codable` preference) is
 /// given as JSON and stored as data again. A text that does not read as the type is a usage error naming both. A
-/// new key, or a key holding other data, stores a string, as before.
+/// new key, or a key holding other data, stores a string.
 enum DefaultsValueText {
     /// The names `--type` accepts, and the property-list type each reads as.
     static let types: [(name: String, typeName: String)] = [

@@ -4,7 +4,7 @@ import StrataLint
 /// `strata lint PATH...`: the storage-lint checks outside SwiftPM.
 enum LintCommand {
     static let spec = CommandSpec(
-        name: "lint", summary: "Check Swift sources against the design note's storage rules.",
+        name: "lint", summary: "Check Swift sources for misuse of defaults and keychain (the storage-lint rules).",
         usage: "lint PATH... [--strict]",
         options: [.flag("--strict", "Exit 1 when anything is found.")],
         details: "Rules: " + LintRule.allCases.map(\.rawValue).joined(separator: ", ")

@@ -1,7 +1,7 @@
 import StrataCore
 import Testing
 
-@Suite("StorageSelector: the design note's decision table")
+@Suite("StorageSelector: the decision table")
 struct StorageSelectorTests {
     struct Case: CustomTestStringConvertible, Sendable {
         var name: String
