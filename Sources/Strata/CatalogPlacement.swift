@@ -76,6 +76,10 @@ final class CatalogPlacement: PlacementLedger {
         try catalog.keyPlacement(of: key)
     }
 
+    func isSettled(_ key: String, in tier: Tier) throws -> Bool {
+        try catalog.isSettled(key, in: tier)
+    }
+
     /// Makes this the ledger of the tier stores that are opened on the store root `root` (at `path`) by themselves,
     /// while it lives (``/StrataCore/PlacementLedgers``).
     func register(root: DirectoryHandle, path: String) throws {

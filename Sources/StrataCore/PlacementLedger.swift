@@ -36,4 +36,10 @@ public protocol PlacementLedger: AnyObject, Sendable {
     /// key may be waiting for while it holds the key's lock).
     /// - Throws: ``StorageError`` when the catalog cannot be read.
     func placement(of key: String) throws -> KeyPlacement
+
+    /// Whether the catalog places `key` in `tier` now with no move of it pending, caught up with every process's
+    /// changes, without waiting for a key's lock: a tier that writes late may then stage a set of the key at once
+    /// (see `TierPlacement.lateSet(of:)`).
+    /// - Throws: ``StorageError`` when the catalog cannot be read.
+    func isSettled(_ key: String, in tier: Tier) throws -> Bool
 }

@@ -95,6 +95,14 @@ public final class StorageCatalog: Sendable {
         try current { state in (state.entries[key]?.tier, state.seen) }
     }
 
+    /// Whether `key` is placed in `tier` with no move of it pending, from memory caught up with the log: one lookup,
+    /// no lock of a key (the check a tier's late write stages on, see ``PlacementLedger/isSettled(_:in:)``).
+    package func isSettled(_ key: String, in tier: Tier) throws -> Bool {
+        try current { state in
+            state.entries[key]?.tier == tier && (state.intents.isEmpty || state.intents[ExactString(key)] == nil)
+        }
+    }
+
     /// Where `key` is placed now, the move it is under, and whether a ``withKeyLock(_:_:)`` of this instance holds it:
     /// from memory caught up with the log, without waiting for the key's lock.
     package func keyPlacement(of key: String) throws -> KeyPlacement {

@@ -107,6 +107,26 @@ package struct TierPlacement: Sendable {
         return try ledger.change(tier, setting: setting, removing: removing) { claimed in try body(ledger, claimed) }
     }
 
+    /// How a tier that writes late (it stages a set now, and asks ``allowsLateWrite(of:in:claimed:ledger:)`` again
+    /// under its own file lock just before the write) may stage a set of `key`.
+    package enum LateSet {
+        /// At once: no catalog places the store's keys.
+        case unrecorded
+        /// At once, claimed through `ledger`: the catalog places the key in this tier and no move of it is pending.
+        /// The check at the write orders the set against a move, so the key's lock would add two system calls and
+        /// nothing else.
+        case settled(any PlacementLedger)
+        /// Through ``change(setting:removing:_:)``: a new key, a key placed elsewhere, or one being moved.
+        case unsettled
+    }
+
+    /// How a set of `key` may be staged by a tier that writes late (see ``LateSet``).
+    /// - Throws: What ``ledger(for:)`` throws, or the catalog's read errors.
+    package func lateSet(of key: String) throws -> LateSet {
+        guard let ledger = try ledger(for: key) else { return .unrecorded }
+        return try ledger.isSettled(key, in: tier) ? .settled(ledger) : .unsettled
+    }
+
     /// Whether a set of `key` staged earlier through `ledger` may still be written now (a tier that coalesces its
     /// writes asks just before the write): a claimed set (the key was placed in this tier then) only while the key
     /// is placed here still, any other only while no other tier holds the key. A set another process has since made

@@ -339,6 +339,17 @@ public final class DefaultsStore: Sendable {
     /// Applies changes in memory, notifies observers, and schedules or performs the write, through the store's
     /// catalog when one places the suite's keys (a key it places in another tier is refused).
     func apply(_ changes: [ExactString: PropertyListValue?]) throws {
+        // One set staged for a late write, of a key the catalog places here already: no key lock (see
+        // `TierPlacement.LateSet`).
+        if case .coalesced = configuration.durability, changes.count == 1, let (key, value) = changes.first,
+            value != nil
+        {
+            switch try placement.lateSet(of: key.string) {
+            case .unrecorded: return try apply(changes, ledger: nil, claimed: [])
+            case .settled(let ledger): return try apply(changes, ledger: ledger, claimed: [], claimsAll: true)
+            case .unsettled: break
+            }
+        }
         let setting = changes.compactMap { $0.value == nil ? nil : $0.key.string }
         let removing = changes.compactMap { $0.value == nil ? $0.key.string : nil }
         try placement.change(setting: setting, removing: removing) { ledger, claimed in
@@ -348,9 +359,10 @@ public final class DefaultsStore: Sendable {
 
     /// ``apply(_:)`` for changes already reported to `ledger` (which placed `claimed` here).
     func apply(
-        _ changes: [ExactString: PropertyListValue?], ledger: (any PlacementLedger)?, claimed: Set<ExactString>
+        _ changes: [ExactString: PropertyListValue?], ledger: (any PlacementLedger)?, claimed: Set<ExactString>,
+        claimsAll: Bool = false
     ) throws {
-        let change = try stage(changes, ledger: ledger, claimed: claimed)
+        let change = try stage(changes, ledger: ledger, claimed: claimed, claimsAll: claimsAll)
         if !change.keys.isEmpty { notify(change) }
         switch configuration.durability {
         case .durable, .atomicOnly:
@@ -364,8 +376,10 @@ public final class DefaultsStore: Sendable {
     /// - Parameters:
     ///   - ledger: The catalog the changes were reported to, asked again before a set is written.
     ///   - claimed: The keys it placed in this suite when the changes were made.
+    ///   - claimsAll: Whether it placed every key of `changes` here (a set staged on a settled key).
     func stage(
-        _ changes: [ExactString: PropertyListValue?], ledger: (any PlacementLedger)?, claimed: Set<ExactString>
+        _ changes: [ExactString: PropertyListValue?], ledger: (any PlacementLedger)?, claimed: Set<ExactString>,
+        claimsAll: Bool = false
     ) throws(StorageError) -> DefaultsChange {
         try state.withLock { state throws(StorageError) -> DefaultsChange in
             guard !isClosed.load(ordering: .relaxed) else {
@@ -397,7 +411,7 @@ public final class DefaultsStore: Sendable {
                 state.sequence += 1
                 state.pending[key] = Pending(
                     value: value, sequence: state.sequence, ledger: value == nil ? nil : ledger,
-                    claimed: claimed.contains(key))
+                    claimed: claimsAll || claimed.contains(key))
                 state.values[key] = value
                 changed.insert(key.string)
             }
