@@ -76,8 +76,8 @@ final class CatalogPlacement: PlacementLedger {
         try catalog.keyPlacement(of: key)
     }
 
-    func isSettled(_ key: String, in tier: Tier) throws -> Bool {
-        try catalog.isSettled(key, in: tier)
+    func changeIfSettled(_ key: String, in tier: Tier, _ body: () throws -> Void) throws -> Bool {
+        try catalog.changeIfSettled(key, in: tier, body)
     }
 
     /// Makes this the ledger of the tier stores that are opened on the store root `root` (at `path`) by themselves,

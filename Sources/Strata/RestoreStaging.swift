@@ -43,7 +43,8 @@ final class RestoreStaging {
     /// Creates the staging folder beside `target` (after removing dead restores' folders there) and locks it.
     init(besides target: String, parent: DirectoryHandle) throws {
         self.parent = parent
-        let base = String(target.split(separator: "/").last ?? "store")
+        // Split as `Storage.restoreTarget` splits it: by bytes (a `/` before a combining mark is one `Character`).
+        let base = LocalPath(target).lastComponent ?? "store"
         Self.removeDead(in: parent, target: base)
         name = Self.namePrefix + base + "-" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
         guard let created = try parent.openDirectory(name, create: true, permissions: 0o700) else {
@@ -207,7 +208,7 @@ final class RestoreStaging {
 
     /// Moves the staging folder to `target` (absent, or an empty folder that is removed first) with rename(2).
     func move(to target: String) throws {
-        let base = String(target.split(separator: "/").last ?? "")
+        let base = LocalPath(target).lastComponent ?? ""
         do throws(Errno) {
             if let info = try parent.status(of: base) {
                 guard (info.st_mode & S_IFMT) == S_IFDIR else { throw Errno(EEXIST) }

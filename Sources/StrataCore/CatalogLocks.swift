@@ -84,6 +84,13 @@ final class CatalogLocks: Sendable {
         slots[stripe].owner.load(ordering: .relaxed) == Sys.currentThread
     }
 
+    /// Runs `body` holding `stripe` among this process's threads only (its mutex, not its `flock`): for a change
+    /// that another process's operations on the key are ordered against some other way. The caller must not hold
+    /// the stripe already (the mutex is not reentrant).
+    func withStripeInProcess<T>(_ stripe: Int, _ body: () throws -> T) rethrows -> T {
+        try slots[stripe].descriptor.withLock { _ in try body() }
+    }
+
     /// Runs `body` holding the log lock.
     func withLog<T>(_ body: () throws -> T) throws -> T {
         try with(slot: Self.stripeCount, wait: true, body)!

@@ -37,9 +37,10 @@ public protocol PlacementLedger: AnyObject, Sendable {
     /// - Throws: ``StorageError`` when the catalog cannot be read.
     func placement(of key: String) throws -> KeyPlacement
 
-    /// Whether the catalog places `key` in `tier` now with no move of it pending, caught up with every process's
-    /// changes, without waiting for a key's lock: a tier that writes late may then stage a set of the key at once
-    /// (see `TierPlacement.lateSet(of:)`).
-    /// - Throws: ``StorageError`` when the catalog cannot be read.
-    func isSettled(_ key: String, in tier: Tier) throws -> Bool
+    /// Runs `body`, a set of `key` that a tier stages now and writes later, when the catalog places `key` in `tier`
+    /// with no move of it pending: ordered against this process's operations on the key, and not waiting for
+    /// other processes (the tier's check just before the write orders it against theirs).
+    /// - Returns: Whether `body` ran; when not, the set goes through ``change(_:setting:removing:_:)``.
+    /// - Throws: ``StorageError`` when the catalog cannot be read, or what `body` throws.
+    func changeIfSettled(_ key: String, in tier: Tier, _ body: () throws -> Void) throws -> Bool
 }

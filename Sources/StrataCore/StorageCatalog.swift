@@ -95,11 +95,20 @@ public final class StorageCatalog: Sendable {
         try current { state in (state.entries[key]?.tier, state.seen) }
     }
 
-    /// Whether `key` is placed in `tier` with no move of it pending, from memory caught up with the log: one lookup,
-    /// no lock of a key (the check a tier's late write stages on, see ``PlacementLedger/isSettled(_:in:)``).
-    package func isSettled(_ key: String, in tier: Tier) throws -> Bool {
-        try current { state in
-            state.entries[key]?.tier == tier && (state.intents.isEmpty || state.intents[ExactString(key)] == nil)
+    /// Runs `body` if `key` is placed in `tier` with no move of it pending (from memory caught up with the log),
+    /// holding the key's stripe among this process's threads only: a `Storage` operation of this process on the key
+    /// cannot start or be under way meanwhile; other processes are not excluded (see
+    /// ``PlacementLedger/changeIfSettled(_:in:_:)``).
+    /// - Returns: Whether `body` ran: not when the key is unsettled, or the calling thread holds its stripe.
+    package func changeIfSettled(_ key: String, in tier: Tier, _ body: () throws -> Void) throws -> Bool {
+        let stripe = CatalogLocks.stripe(of: key)
+        if locks.isHeldByCurrentThread(stripe) { return false }
+        return try locks.withStripeInProcess(stripe) {
+            let isSettled = try current { state in
+                state.entries[key]?.tier == tier && (state.intents.isEmpty || state.intents[ExactString(key)] == nil)
+            }
+            if isSettled { try body() }
+            return isSettled
         }
     }
 

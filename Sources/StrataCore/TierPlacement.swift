@@ -107,24 +107,22 @@ package struct TierPlacement: Sendable {
         return try ledger.change(tier, setting: setting, removing: removing) { claimed in try body(ledger, claimed) }
     }
 
-    /// How a tier that writes late (it stages a set now, and asks ``allowsLateWrite(of:in:claimed:ledger:)`` again
-    /// under its own file lock just before the write) may stage a set of `key`.
-    package enum LateSet {
-        /// At once: no catalog places the store's keys.
-        case unrecorded
-        /// At once, claimed through `ledger`: the catalog places the key in this tier and no move of it is pending.
-        /// The check at the write orders the set against a move, so the key's lock would add two system calls and
-        /// nothing else.
-        case settled(any PlacementLedger)
-        /// Through ``change(setting:removing:_:)``: a new key, a key placed elsewhere, or one being moved.
-        case unsettled
-    }
-
-    /// How a set of `key` may be staged by a tier that writes late (see ``LateSet``).
-    /// - Throws: What ``ledger(for:)`` throws, or the catalog's read errors.
-    package func lateSet(of key: String) throws -> LateSet {
-        guard let ledger = try ledger(for: key) else { return .unrecorded }
-        return try ledger.isSettled(key, in: tier) ? .settled(ledger) : .unsettled
+    /// Stages a set of `key` at once, for a tier that writes late (it stages a set now, and asks
+    /// ``allowsLateWrite(of:in:claimed:ledger:)`` again under its own file lock just before the write), when no
+    /// catalog places the store's keys (`stage` gets `nil`), or when the catalog places the key in this tier with no
+    /// move of it pending (`stage` gets the ledger, and the set is claimed): the check at the write orders the set
+    /// against other processes' moves, so the key's lock would add two system calls and nothing else; this
+    /// process's operations on the key are excluded while `stage` runs.
+    /// - Returns: Whether `stage` ran; when not, the set goes through ``change(setting:removing:_:)``.
+    /// - Throws: What ``ledger(for:)`` throws, the catalog's read errors, or what `stage` throws.
+    package func stageLateSet(of key: String, _ stage: (_ ledger: (any PlacementLedger)?) throws -> Void) throws
+        -> Bool
+    {
+        guard let ledger = try ledger(for: key) else {
+            try stage(nil)
+            return true
+        }
+        return try ledger.changeIfSettled(key, in: tier) { try stage(ledger) }
     }
 
     /// Whether a set of `key` staged earlier through `ledger` may still be written now (a tier that coalesces its

@@ -340,14 +340,18 @@ public final class DefaultsStore: Sendable {
     /// catalog when one places the suite's keys (a key it places in another tier is refused).
     func apply(_ changes: [ExactString: PropertyListValue?]) throws {
         // One set staged for a late write, of a key the catalog places here already: no key lock (see
-        // `TierPlacement.LateSet`).
-        if case .coalesced = configuration.durability, changes.count == 1, let (key, value) = changes.first,
-            value != nil
+        // `TierPlacement.stageLateSet(of:_:)`). Observers hear of it once it is staged, outside the catalog's hold.
+        if case .coalesced(let delay) = configuration.durability, changes.count == 1,
+            let (key, value) = changes.first, value != nil
         {
-            switch try placement.lateSet(of: key.string) {
-            case .unrecorded: return try apply(changes, ledger: nil, claimed: [])
-            case .settled(let ledger): return try apply(changes, ledger: ledger, claimed: [], claimsAll: true)
-            case .unsettled: break
+            var change: DefaultsChange?
+            let staged = try placement.stageLateSet(of: key.string) { ledger in
+                change = try stage(changes, ledger: ledger, claimed: [], claimsAll: ledger != nil)
+            }
+            if staged {
+                if let change, !change.keys.isEmpty { notify(change) }
+                scheduleFlush(after: delay)
+                return
             }
         }
         let setting = changes.compactMap { $0.value == nil ? nil : $0.key.string }

@@ -86,7 +86,9 @@ public final class RecordStore: Sendable {
         }
         let path = try paths.path(for: name + ".sqlite", in: .records, createParents: true)
         var configuration = configuration
-        configuration.filePermissions = paths.filePermissions
+        if configuration.filePermissions == nil {
+            configuration.filePermissions = paths.sharing == .group ? 0o660 : 0o600
+        }
         try self.init(
             engine: try SQLiteRecordEngine(path: path, configuration: configuration), migrations: migrations,
             placement: TierPlacement(.records, store: name, paths: paths, ledger: configuration.placement))

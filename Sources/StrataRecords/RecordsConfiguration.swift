@@ -38,10 +38,11 @@ public struct RecordsConfiguration: Sendable {
     /// ``/StrataCore/PlacementLedger``); `nil` for a store opened on its own, which finds the catalog of its root
     /// itself.
     package var placement: (any PlacementLedger)?
-    /// The permission bits of a database file the store creates; SQLite gives its `-wal` and `-shm` files the same.
-    /// The default is 0600 (SQLite's own, 0644 less the umask, would let every user read the records); a store root
-    /// shared with its group gives 0640.
-    public var filePermissions = 0o600
+    /// The permission bits (0...0o777) of a database file the store creates; SQLite gives its `-wal` and `-shm`
+    /// files the same. `nil` (the default) gives 0600 — SQLite's own, 0644 less the umask, would let every user read
+    /// the records — or, for a store opened on a root shared with its group, 0660: SQLite writes these files in
+    /// place, so the group needs to write them too.
+    public var filePermissions: Int?
 
     /// Creates a configuration with the defaults described on each property.
     public init(

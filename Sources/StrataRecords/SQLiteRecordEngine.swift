@@ -70,7 +70,9 @@ public final class SQLiteRecordEngine: RecordEngine {
             }
             connection = try SQLiteConnection(path: path, access: .queryOnly, configuration: configuration)
         } else {
-            if kind == .absent { try Self.createFile(path, permissions: configuration.filePermissions) }
+            if kind == .absent {
+                try Self.createFile(path, permissions: (configuration.filePermissions ?? 0o600) & 0o777)
+            }
             connection = try SQLiteConnection(
                 path: path, access: .readWrite(create: true), configuration: configuration)
             try Self.prepareSchema(connection)

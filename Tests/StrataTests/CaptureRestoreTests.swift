@@ -279,4 +279,19 @@ struct CaptureRestoreTests {
         #expect(report.verifiedKeys == 5)
         #expect(try openStorage(target).data(for: "k/secrets") == Data("value of secrets".utf8))
     }
+
+    /// A target whose last name starts with a combining mark (`new/\u{301}x`: the `/` and the mark are one
+    /// `Character`) is restored where it says: the staging folder and the move split the path by bytes, as the
+    /// target's check does (the staging folder was named from a `Character` split, and the restore failed).
+    @Test func aTargetNamedWithACombiningMarkIsRestored() throws {
+        let storage = try filledStore()
+        let capture = try FolderCapture(folder: directory.appending("capture"))
+        try storage.capture(into: capture)
+        try FileManager.default.createDirectory(atPath: directory.appending("new"), withIntermediateDirectories: false)
+        let target = directory.appending("new") + "/\u{301}x"
+        try Storage.restore(from: capture, to: target, secretsKey: testSecretsKey)
+        #expect(try openStorage(target).data(for: "k/files") == Data("value of files".utf8))
+        let left = try FileManager.default.contentsOfDirectory(atPath: directory.appending("new"))
+        #expect(left == ["\u{301}x"])
+    }
 }

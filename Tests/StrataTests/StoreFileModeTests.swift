@@ -45,7 +45,8 @@ struct StoreFileModeTests {
     }
 
     /// The records database and its `-wal` and `-shm` are private as every other file of a new store (SQLite made
-    /// them 0644 less the umask), and readable by the group in a store shared with it.
+    /// them 0644 less the umask), and readable and writable by the group in a store shared with it (SQLite writes them
+    /// in place).
     @Test(arguments: [StoragePaths.Sharing.private, .group])
     func theRecordsDatabaseHasTheStoresMode(_ sharing: StoragePaths.Sharing) throws {
         let previous = umask(0o022)
@@ -53,7 +54,7 @@ struct StoreFileModeTests {
         let paths = try StoragePaths(root: root, sharing: sharing)
         let store = try RecordStore(name: "main", paths: paths)
         try store.put(Data("v".utf8), for: "k")
-        let expected = sharing == .group ? 0o640 : 0o600
+        let expected = sharing == .group ? 0o660 : 0o600
         let modes = try Self.modes(under: root)
         for name in ["records/main.sqlite", "records/main.sqlite-wal", "records/main.sqlite-shm"] {
             #expect(modes[name] == expected, "\(name): \(String(modes[name] ?? -1, radix: 8))")
