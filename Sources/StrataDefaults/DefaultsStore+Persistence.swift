@@ -107,15 +107,36 @@ extension DefaultsStore {
                 // A value of another type is not "unset": reading it as the default would overwrite it.
                 let new = try transform(value(for: key) ?? key.defaultValue)
                 let encoded = try DefaultsCoding.encode(new, key: key.name)
-                let change = try stage([ExactString(key.name): encoded], ledger: ledger, claimed: claimed)
+                let exact = ExactString(key.name)
+                let before = state.withLock { ($0.values[exact], $0.pending[exact]) }
+                let change = try stage([exact: encoded], ledger: ledger, claimed: claimed)
                 if !change.keys.isEmpty { notify(change) }
-                try writePendingLocked(in: folder)
+                do {
+                    try writePendingLocked(in: folder)
+                } catch {
+                    // The update did not happen: a retry must read, and transform, the value from before it.
+                    if revert(exact, to: before) { notify(DefaultsChange(keys: [key.name], isExternal: false)) }
+                    throw error
+                }
                 return (new, encoded)
             }
         }
         // An optional key updated to `nil` was removed: its placement goes too.
         if encoded == nil { try placement.change(setting: [], removing: [key.name]) { _, _ in } }
         return new
+    }
+
+    /// Puts `key` back to `before` (its value and the write it had pending) after a change that failed to reach the
+    /// file; the caller holds `io`, so no other change of this process came in between.
+    /// - Returns: Whether the value changed back.
+    func revert(_ key: ExactString, to before: (value: PropertyListValue?, pending: Pending?)) -> Bool {
+        state.withLock { state in
+            let current = state.values[key]
+            state.pending[key] = before.pending
+            state.values[key] = before.value
+            state.encodedSize += Self.entrySize(key, before.value) - Self.entrySize(key, current)
+            return current != before.value
+        }
     }
 
     /// Stops watching, writes pending changes, and refuses further sets (through the suites its keys name too).

@@ -267,4 +267,26 @@ struct DefaultsFaultTests {
         FaultInjector.shared.reset()
         #expect(store.object(forKey: "k") == .string("kept"))
     }
+
+    /// An `update` whose write fails changes nothing: the value reads as before, and a retry transforms that value,
+    /// not the one that never reached the file (a launch counter went up by two).
+    @Test(arguments: [SystemCall.write, .fsync, .rename])
+    func anUpdateWhoseWriteFailsChangesNothing(_ call: SystemCall) throws {
+        let directory = try TemporaryDirectory(prefix: "strata-defaults-update-fault")
+        defer { FaultInjector.shared.reset() }
+        let store = try DefaultsStore(
+            root: directory.appending("root"),
+            configuration: DefaultsConfiguration(durability: .durable, watchesExternalChanges: false))
+        let launches = DefaultsKey<Int>("launches", default: 0)
+        try store.update(launches) { $0 + 1 }
+        FaultInjector.shared.inject(.error(ENOSPC), on: call, pathContaining: directory.path + "/root/defaults/")
+        #expect(throws: StorageError.self) { try store.update(launches) { $0 + 1 } }
+        FaultInjector.shared.reset()
+        #expect(store[launches] == 1)
+        #expect(try store.update(launches) { $0 + 1 } == 2)
+        let reopened = try DefaultsStore(
+            root: directory.appending("root"),
+            configuration: DefaultsConfiguration(durability: .durable, watchesExternalChanges: false))
+        #expect(reopened[launches] == 2)
+    }
 }
