@@ -145,13 +145,23 @@ public final class BackupRepository: Sendable {
     /// - Throws: ``/StrataCore/StorageError``: `.authenticationFailed` when `key` opens no slot (a wrong passphrase),
     ///   `.limitExceeded` when it opens none of the slots tried and the bounds left others untried (see
     ///   ``maximumKeySlots``), `.unsupportedVersion` for a newer format, `.corrupt` naming a damaged file (or the keys
-    ///   folder when it holds no slot), `.notAStore` when the folder is not a repository, `.unsafePermissions` when
-    ///   every user may write in one of its folders.
+    ///   folder when it holds no slot), `.notFound` when nothing is at `path` (``/StrataCore/Remedy/createRepository``),
+    ///   `.notAStore` when the folder is not a repository, `.unsafePermissions` when every user may write in one of
+    ///   its folders.
     public static func open(
         at path: String, key: RepositoryKey, lockTimeout: FileLock.Timeout = .seconds(30)
     ) throws -> BackupRepository {
         try Sodium.ensureReady()
-        let folder = try openFolder(path)
+        let folder: DirectoryHandle
+        do {
+            folder = try openFolder(path)
+        } catch let error as StorageError where error.errno == ENOENT {
+            var missing = StorageError(
+                .notFound, "there is no backup repository at this path", path: path,
+                recovery: "Check the path, or create the repository with BackupRepository.create(at:key:)")
+            missing.remedy = .createRepository
+            throw missing
+        }
         // The version first: a newer repository is reported as such whatever the key.
         let configPath = folder.path(of: "config")
         guard let config = try AtomicFile.read(in: folder, name: "config", maximumSize: 1 << 20, followGrowth: false)

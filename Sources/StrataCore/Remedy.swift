@@ -11,4 +11,6 @@ public enum Remedy: Sendable, Hashable {
     case changeThroughStore(Tier)
     /// Allow the credential-looking key name in defaults (it is not a credential), or store it in secrets.
     case allowSensitiveName
+    /// Create the backup repository first (nothing is at the path given).
+    case createRepository
 }

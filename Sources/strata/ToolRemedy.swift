@@ -18,6 +18,9 @@ enum ToolRemedy {
         case .allowSensitiveName:
             "Store it in the secrets tier ('strata put KEY --kind credential'); if it is not a credential, allow the "
                 + "name with 'allow-sensitive-key = NAME' under [defaults] in the store's strata.conf"
+        case .createRepository:
+            "Check the --repo path, or create the repository with 'strata backup ROOT --repo PATH --init' and the key "
+                + "it will keep (--key-file FILE, or STRATA_BACKUP_PASSPHRASE)"
         }
     }
 

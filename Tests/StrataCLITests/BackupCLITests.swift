@@ -68,6 +68,23 @@ struct BackupCLITests {
         return items
     }
 
+    /// A repository path with nothing at it is `not-found`, and the tool says how to create one (it was `io`,
+    /// "No such file or directory"); the library's error carries the same remedy.
+    @Test func aMissingRepositoryIsNotFoundAndTheToolSuggestsInit() throws {
+        _ = try filledStore()
+        for arguments in [["backup", root], ["snapshots"], ["check"]] {
+            let result = try strata(arguments + ["--repo", repo, "--key-file", keyFile])
+            #expect(result.status == 1, "\(arguments)")
+            #expect(result.standardError.contains("not-found"), "\(arguments): \(result.standardError)")
+            #expect(result.standardError.contains("--init"), "\(arguments): \(result.standardError)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: repo))
+        let error = #expect(throws: StorageError.self) {
+            try BackupRepository.open(at: repo, key: .keyFile(keyFile))
+        }
+        #expect(error?.code == .notFound && error?.remedy == .createRepository && error?.path == repo)
+    }
+
     @Test func backupSnapshotsRestoreForgetPruneAndCheck() throws {
         let storage = try filledStore()
         let first = try succeeds(["backup", root, "--init"])
