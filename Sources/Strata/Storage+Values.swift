@@ -107,21 +107,37 @@ extension Storage {
                 let defaults = try backend(for: .defaults, key: key) as? DefaultsStore
             else { break }
             let value = defaults.object(forKey: key, includingRegistered: false)
-            if catalog.changeCount == before { return value.map { ($0, .defaults) } }
+            if catalog.changeCount == before {
+                if let value { return (value, .defaults) }
+                break  // Not where the catalog points: under the key's lock, the entry is repaired.
+            }
         }
         try StoragePaths.validateKey(key)
         return try catalog.withKeyLock(key) { () throws -> (PropertyListValue, Tier)? in
-            guard let location = try catalog.location(of: key) ?? adopt(key)?.location else { return nil }
-            let backend = try backend(for: location.tier, key: key)
-            if let defaults = backend as? DefaultsStore {
-                return defaults.object(forKey: key, includingRegistered: false).map { ($0, location.tier) }
+            // As `data(for:)`: an entry whose tier does not hold the key is repaired, and a copy found elsewhere read.
+            let found: StorageLocation?
+            if let location = try catalog.location(of: key) {
+                if let value = try typedValue(of: key, at: location) { return value }
+                found = try repair(location)?.location
+            } else {
+                found = try adopt(key)?.location
             }
-            guard let bytes = try backend.data(for: key) else { return nil }
-            do {
-                return (try PropertyListValue(byteForm: bytes, contentType: location.contentType), location.tier)
-            } catch let error as StorageError {
-                throw Self.relabelled(error, tier: location.tier, key: key)
-            }
+            guard let found else { return nil }
+            return try typedValue(of: key, at: found)
+        }
+    }
+
+    /// The property-list value `location`'s tier holds under `key` (the caller holds the key's lock), or `nil`.
+    private func typedValue(of key: String, at location: StorageLocation) throws -> (PropertyListValue, Tier)? {
+        let backend = try backend(for: location.tier, key: key)
+        if let defaults = backend as? DefaultsStore {
+            return defaults.object(forKey: key, includingRegistered: false).map { ($0, location.tier) }
+        }
+        guard let bytes = try backend.data(for: key) else { return nil }
+        do throws(StorageError) {
+            return (try PropertyListValue(byteForm: bytes, contentType: location.contentType), location.tier)
+        } catch {
+            throw Self.relabelled(error, tier: location.tier, key: key)
         }
     }
 

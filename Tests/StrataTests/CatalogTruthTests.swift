@@ -140,7 +140,7 @@ struct CatalogTruthTests {
 
     /// A value something outside Strata removed is never reported: each read meets the stale entry and repairs it
     /// on the spot, and the next check lists the repair once.
-    @Test(arguments: Tier.allCases, ["contains", "location", "data", "keys"])
+    @Test(arguments: Tier.allCases, ["contains", "location", "data", "keys", "value"])
     func aValueRemovedOutsideIsRepairedByTheFirstRead(_ tier: Tier, _ read: String) throws {
         var storage = try openStorage(root)
         try storage.put(Data("value".utf8), for: "k", as: descriptorForTier[tier]!)
@@ -150,6 +150,7 @@ struct CatalogTruthTests {
         case "contains": #expect(try !storage.contains("k"))
         case "location": #expect(try storage.location(of: "k") == nil)
         case "data": #expect(try storage.data(for: "k") == nil)
+        case "value": #expect(try storage.value(Data.self, for: "k") == nil)
         default: #expect(try storage.keys().isEmpty)
         }
         #expect(try storage.catalog.location(of: "k") == nil, "\(read) repaired the entry")
