@@ -7,6 +7,9 @@
 #   Scripts/s3.sh stop              # stops the cluster in $STRATA_S3_DIR and removes the folder
 #   Scripts/s3.sh crash-gateway     # kills radosgw with SIGKILL (the monitor and the OSD keep running)
 #   Scripts/s3.sh resume-gateway    # starts radosgw again on the same port and waits until it answers S3
+#   Scripts/s3.sh hold-completion-lock UPLOAD_ID
+#                                   # takes the lock radosgw takes to complete that multipart upload, for 10
+#                                   # minutes, as a gateway killed while completing it leaves it
 #
 # One monitor, one memstore OSD (the objects live in the OSD's memory: nothing touches the disk; 2 GiB, or
 # STRATA_S3_MEMORY_BYTES for a cluster that outlives many test runs), pools of size 1,
@@ -200,6 +203,21 @@ resume_gateway() {
     start_gateway
 }
 
+# RGW serializes the completions of an upload with an exclusive lock, named RGWCompleteMultipart, on the upload's
+# meta object (in the buckets' non-EC pool, named ...__multipart_KEY.UPLOAD_ID.meta); a gateway that dies
+# completing it leaves the lock until it expires. This takes that lock under another owner.
+hold_completion_lock() {
+    dir=${STRATA_S3_DIR:?}
+    local upload=${1:?usage: $0 hold-completion-lock UPLOAD_ID} meta
+    meta=$(rados -c "$dir/ceph.conf" -p default.rgw.buckets.non-ec ls | grep -F -- ".$upload.meta" | head -n 1)
+    [ -n "$meta" ] || {
+        echo "s3.sh: no multipart upload $upload" >&2
+        exit 1
+    }
+    rados -c "$dir/ceph.conf" -p default.rgw.buckets.non-ec lock get "$meta" RGWCompleteMultipart \
+        --lock-type exclusive --lock-duration 600 --lock-cookie killed-gateway
+}
+
 case "${1:-}" in
 start) start ;;
 env)
@@ -209,8 +227,9 @@ env)
 stop) stop ;;
 crash-gateway) crash_gateway ;;
 resume-gateway) resume_gateway ;;
+hold-completion-lock) hold_completion_lock "${2:-}" ;;
 *)
-    echo "usage: $0 start|env|stop|crash-gateway|resume-gateway" >&2
+    echo "usage: $0 start|env|stop|crash-gateway|resume-gateway|hold-completion-lock UPLOAD_ID" >&2
     exit 2
     ;;
 esac

@@ -16,16 +16,47 @@ extension S3Client {
             return try put(
                 key, from: fd, offset: offset, length: length, contentType: contentType, metadata: metadata)
         }
-        let uploadID = try createMultipartUpload(key, contentType: contentType, metadata: metadata)
-        do {
-            let parts = try uploadParts(key, uploadID: uploadID, from: fd, offset: offset, length: length)
-            var info = try completeMultipartUpload(key, uploadID: uploadID, parts: parts)
-            info.contentType = contentType
-            info.metadata = metadata
-            return info
-        } catch {
-            try? abortMultipartUpload(key, uploadID: uploadID)
-            throw error
+        var info = try multipartUpload(key, contentType: contentType, metadata: metadata) {
+            (uploadID) throws(StorageError) in
+            try uploadParts(key, uploadID: uploadID, from: fd, offset: offset, length: length)
+        }
+        info.contentType = contentType
+        info.metadata = metadata
+        return info
+    }
+
+    /// Creates a multipart upload of `key`, has `uploadParts` upload every part under the upload's id, and
+    /// completes it. A failure aborts the upload: no object appears and no parts are left behind.
+    ///
+    /// A completion the server still refuses with an error of its own (HTTP 5xx) once every retry is spent begins
+    /// the whole upload again, once, under a new id. Ceph's gateway refuses so while a gateway that died completing
+    /// the upload still holds the upload's lock (`rgw_mp_lock_max_time`, 10 minutes by default): no retry can
+    /// complete that upload before then, and a new one is not held by it.
+    /// - Parameter uploadParts: Uploads every part under the id it is given (and checks whatever must hold before
+    ///   the completion); called a second time, with the new id, when the upload begins again.
+    /// - Returns: The new object's description.
+    package func multipartUpload(
+        _ key: String, contentType: String?, metadata: [String: String],
+        parts uploadParts: (_ uploadID: String) throws(StorageError) -> [S3CompletedPart]
+    ) throws(StorageError) -> S3ObjectInfo {
+        var begunAgain = false
+        while true {
+            let uploadID = try createMultipartUpload(key, contentType: contentType, metadata: metadata)
+            let parts: [S3CompletedPart]
+            do throws(StorageError) {
+                parts = try uploadParts(uploadID)
+            } catch {
+                try? abortMultipartUpload(key, uploadID: uploadID)
+                throw error
+            }
+            do throws(StorageError) {
+                return try completeMultipartUpload(key, uploadID: uploadID, parts: parts)
+            } catch {
+                try? abortMultipartUpload(key, uploadID: uploadID)
+                let refusedByServer = error.serviceCode != nil && (error.underlyingCode ?? 0) >= 500
+                guard refusedByServer, !begunAgain else { throw error }
+                begunAgain = true
+            }
         }
     }
 

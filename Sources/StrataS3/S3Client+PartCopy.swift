@@ -35,8 +35,8 @@ extension S3Client {
                 source, to: destination, precondition: precondition, contentType: contentType, metadata: metadata,
                 size: size)
         }
-        let uploadID = try createMultipartUpload(destination, contentType: contentType, metadata: metadata)
-        do throws(StorageError) {
+        return try multipartUpload(destination, contentType: contentType, metadata: metadata) {
+            (uploadID) throws(StorageError) in
             var parts: [S3CompletedPart] = []
             for (index, range) in ranges.enumerated() {
                 parts.append(
@@ -53,10 +53,7 @@ extension S3Client {
                 changed.serviceCode = "PreconditionFailed"
                 throw changed
             }
-            return try completeMultipartUpload(destination, uploadID: uploadID, parts: parts)
-        } catch {
-            try? abortMultipartUpload(destination, uploadID: uploadID)
-            throw error
+            return parts
         }
     }
 

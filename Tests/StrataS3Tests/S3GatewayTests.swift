@@ -253,6 +253,49 @@ struct S3GatewayTests {
         #expect(try client.list(prefix: "many/").objects.count == 32)
     }
 
+    @Test func aCompletionLockADeadGatewayLeftBeginsTheUploadAgain() throws {
+        let directory = try TemporaryDirectory()
+        let client = try S3TestGateway.partByPartClient(maxAttempts: 2)
+        let (fd, bytes) = try S3TestGateway.file(directory, "in", count: 6 << 20, seed: 7)
+        defer { close(fd) }
+        // Completing an upload whose lock a dead gateway holds fails, with a typed error, on every attempt.
+        let held = try client.createMultipartUpload("held")
+        let part = try client.uploadPart("held", uploadID: held, number: 1, from: fd, offset: 0, length: 1 << 20)
+        try S3TestGateway.run("hold-completion-lock", held)
+        let refused = #expect(throws: StorageError.self) {
+            try client.completeMultipartUpload("held", uploadID: held, parts: [part])
+        }
+        #expect(refused?.underlyingCode == 500)
+        #expect(refused?.attempts == 2)
+        try client.abortMultipartUpload("held", uploadID: held)
+        // An upload whose first completion meets that lock begins again under a new id, and completes.
+        var uploadIDs: [String] = []
+        var lockFailure: (any Error)?
+        let info = try client.multipartUpload("held", contentType: nil, metadata: [:]) {
+            (uploadID) throws(StorageError) in
+            uploadIDs.append(uploadID)
+            let parts = [
+                try client.uploadPart("held", uploadID: uploadID, number: 1, from: fd, offset: 0, length: 5 << 20),
+                try client.uploadPart(
+                    "held", uploadID: uploadID, number: 2, from: fd, offset: 5 << 20, length: 1 << 20),
+            ]
+            if uploadIDs.count == 1 {
+                do { try S3TestGateway.run("hold-completion-lock", uploadID) } catch { lockFailure = error }
+            }
+            return parts
+        }
+        #expect(lockFailure == nil)
+        #expect(uploadIDs.count == 2)
+        #expect(Set(uploadIDs).count == uploadIDs.count)
+        #expect(info.size == Int64(bytes.count))
+        let out = try S3TestGateway.output(directory, "out")
+        defer { close(out) }
+        try client.get("held", to: out)
+        #expect(try S3TestGateway.contents(directory, "out") == bytes)
+        #expect(try client.listMultipartUploads().isEmpty)
+        try client.delete("held")
+    }
+
     @Test func theGatewayKilledMidUploadIsRetriedThrough() throws {
         S3TestGateway.killing.lock()
         defer { S3TestGateway.killing.unlock() }

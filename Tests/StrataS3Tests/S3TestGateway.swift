@@ -50,16 +50,15 @@ struct S3TestGateway {
         }
     }
 
-    /// Runs `Scripts/s3.sh <command>` and waits for it (at most four minutes). Spawned and reaped directly:
+    /// Runs `Scripts/s3.sh <command> <arguments>` and waits for it (at most four minutes). Spawned and reaped directly:
     /// Foundation's `Process` never saw the exit of a script whose daemon (radosgw) outlived it.
-    static func run(_ command: String) throws {
+    static func run(_ command: String, _ arguments: String...) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         var pid: pid_t = 0
-        let arguments = ["/bin/bash", script, command]
-        var argv = arguments.map { strdup($0) } + [nil]
+        var argv = (["/bin/bash", script, command] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         guard posix_spawn(&pid, "/bin/bash", &actions, nil, &argv, environ) == 0 else {
             throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "cannot start s3.sh"])
