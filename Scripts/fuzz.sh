@@ -20,10 +20,10 @@ fi
 target=${1:?usage: Scripts/fuzz.sh [--keep-going] TARGET [SECONDS]}
 seconds=${2:-600}
 bash Scripts/install-deps.sh
-# strata-fuzz is one file with @main, which SwiftPM already compiles as a library; a -parse-as-library of our own
-# would reach every target of the build, scripts with top-level code included.
+# The targets reach the parsers' internals with `@testable import`, which a release build allows only for modules
+# compiled with -enable-testing: the library modules carry no entry points of their own for the fuzzer.
 swift build -c release --product strata-fuzz --scratch-path .build/fuzz \
-    -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING -Xswiftc -use-ld=lld
+    -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING -Xswiftc -use-ld=lld -Xswiftc -enable-testing
 mkdir -p ".build/fuzz-corpus/$target"
 # A fatal error's report comes from libFuzzer and the sanitizer; Swift's backtracer, run inside the sanitized
 # process as well, is slow and reports a stack overflow of its own after each one.

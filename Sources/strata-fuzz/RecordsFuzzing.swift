@@ -1,11 +1,12 @@
-package import Foundation
+import Foundation
 import StrataCore
+@testable import StrataRecords
 
 /// What the fuzz targets call: the JSON Lines import's parsing and validation, on hostile lines.
-package enum RecordsFuzzing {
+enum RecordsFuzzing {
     /// Splits into lines and decodes each as an import would (parse, then decode as a record); a line that
     /// parses must also re-serialize and parse to the same value.
-    package static func jsonLines(_ data: Data) {
+    static func jsonLines(_ data: Data) {
         for line in data.split(separator: 0x0A) {
             let bytes = [UInt8](line)
             _ = try? bytes.withUnsafeBytes { try FastJSONDecoder.decode(AnyRecord.self, from: $0) }
@@ -87,7 +88,7 @@ extension RecordsFuzzing {
     ///
     /// `superDecoder()` of an object without a `super` member gives a decoder of `null`, as Foundation's does
     /// (``NullDecoder``; it returned the object's own decoder before the fuzzer's first run).
-    package static func recordBody(_ data: Data) {
+    static func recordBody(_ data: Data) {
         let bytes = [UInt8](data)
         for shape in recordShapes { check(shape, bytes) }
     }

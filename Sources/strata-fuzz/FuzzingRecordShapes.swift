@@ -1,10 +1,11 @@
 import Foundation
+@testable import StrataRecords
 
 /// The typed record shapes the `record-body` fuzz target decodes every input into (``RecordsFuzzing/recordBody(_:)``):
 /// each exercises another path of ``FastJSONDecoder`` (its per-type fast paths, its keyed and unkeyed containers,
 /// a hand-written `init(from:)`), and each is `Equatable`, so that what it decodes can be compared with what
 /// Foundation's `JSONDecoder` decodes from the same bytes.
-package protocol FuzzingRecordShape: Codable, Equatable, Sendable {
+protocol FuzzingRecordShape: Codable, Equatable, Sendable {
     /// Whether this value, decoded by Strata, and `other`, decoded by Foundation from the same bytes, say the same.
     /// Equality, but for a `Float`, which Strata reads through `Double` and Foundation straight from the digits:
     /// the two roundings may land one step apart.
@@ -12,7 +13,7 @@ package protocol FuzzingRecordShape: Codable, Equatable, Sendable {
 }
 
 extension FuzzingRecordShape {
-    package func agrees(with other: Self) -> Bool { self == other }
+    func agrees(with other: Self) -> Bool { self == other }
 }
 
 /// Whether two `Float`s read from the same digits by two parsers agree: equal, or one step apart (a decimal
@@ -22,7 +23,7 @@ func floatsAgree(_ one: Float, _ other: Float) -> Bool {
 }
 
 /// A record as most are: strings, an integer, an array of strings, an optional.
-package struct FuzzPerson: FuzzingRecordShape {
+struct FuzzPerson: FuzzingRecordShape {
     var id: String
     var name: String
     var email: String
@@ -32,7 +33,7 @@ package struct FuzzPerson: FuzzingRecordShape {
 }
 
 /// Every integer width, signed and unsigned, each read through its own keyed-container requirement.
-package struct FuzzIntegers: FuzzingRecordShape {
+struct FuzzIntegers: FuzzingRecordShape {
     var i: Int
     var i8: Int8
     var i16: Int16
@@ -46,7 +47,7 @@ package struct FuzzIntegers: FuzzingRecordShape {
 }
 
 /// Floating point and booleans, alone, in arrays and optional.
-package struct FuzzNumbers: FuzzingRecordShape {
+struct FuzzNumbers: FuzzingRecordShape {
     var f: Float
     var d: Double
     var flag: Bool
@@ -56,7 +57,7 @@ package struct FuzzNumbers: FuzzingRecordShape {
     var flags: [Bool]
     var maybeFloat: Float?
 
-    package func agrees(with other: Self) -> Bool {
+    func agrees(with other: Self) -> Bool {
         floatsAgree(f, other.f) && d == other.d && flag == other.flag && doubles == other.doubles
             && floats.count == other.floats.count && zip(floats, other.floats).allSatisfy(floatsAgree)
             && ints == other.ints && flags == other.flags
@@ -66,7 +67,7 @@ package struct FuzzNumbers: FuzzingRecordShape {
 }
 
 /// Every member optional: absent and `null` both decode to `nil`.
-package struct FuzzOptionals: FuzzingRecordShape {
+struct FuzzOptionals: FuzzingRecordShape {
     var s: String?
     var i: Int?
     var u8: UInt8?
@@ -78,14 +79,14 @@ package struct FuzzOptionals: FuzzingRecordShape {
 }
 
 /// The element of ``FuzzNested``.
-package struct FuzzInner: FuzzingRecordShape {
+struct FuzzInner: FuzzingRecordShape {
     var name: String
     var value: Int?
     var flags: [Bool]
 }
 
 /// Nested structs, arrays of structs and arrays of arrays.
-package struct FuzzNested: FuzzingRecordShape {
+struct FuzzNested: FuzzingRecordShape {
     var inner: FuzzInner
     var items: [FuzzInner]
     var matrix: [[Int]]
@@ -93,7 +94,7 @@ package struct FuzzNested: FuzzingRecordShape {
 }
 
 /// Dictionaries: string keys, through the keyed container's `allKeys`.
-package struct FuzzMaps: FuzzingRecordShape {
+struct FuzzMaps: FuzzingRecordShape {
     var counts: [String: Int]
     var series: [String: [Double]]
     var nested: [String: [String: String]]?
@@ -101,7 +102,7 @@ package struct FuzzMaps: FuzzingRecordShape {
 
 /// The Foundation types both coders special-case: `Data` as base64, `Date` as seconds since 2001, `URL` as a
 /// string.
-package struct FuzzFoundationTypes: FuzzingRecordShape {
+struct FuzzFoundationTypes: FuzzingRecordShape {
     var data: Data
     var date: Date
     var url: URL
@@ -109,20 +110,20 @@ package struct FuzzFoundationTypes: FuzzingRecordShape {
 }
 
 /// A string-valued enum.
-package enum FuzzColor: String, Codable, Equatable {
+enum FuzzColor: String, Codable, Equatable {
     case red, green, blue
     case named = "caf\u{E9} \"au lait\""
 }
 
 /// An integer-valued enum.
-package enum FuzzLevel: Int, Codable, Equatable {
+enum FuzzLevel: Int, Codable, Equatable {
     case low = 1
     case high = 2
     case negative = -7
 }
 
 /// An enum with associated values: synthesized `Codable` reads one member named after the case (`allKeys`).
-package enum FuzzFigure: Codable, Equatable {
+enum FuzzFigure: Codable, Equatable {
     case circle(radius: Double)
     case rectangle(width: Int, height: Int)
     case label(String)
@@ -130,7 +131,7 @@ package enum FuzzFigure: Codable, Equatable {
 }
 
 /// Enums, and member names that need escapes or are not ASCII (matched by their exact scalars).
-package struct FuzzEnums: FuzzingRecordShape {
+struct FuzzEnums: FuzzingRecordShape {
     var color: FuzzColor
     var level: FuzzLevel
     var figure: FuzzFigure
@@ -147,7 +148,7 @@ package struct FuzzEnums: FuzzingRecordShape {
 }
 
 /// A value nested as deeply as records get: an object of arrays of itself.
-package struct FuzzTree: FuzzingRecordShape {
+struct FuzzTree: FuzzingRecordShape {
     var children: [FuzzTree]
     var leaf: Int?
 }
@@ -167,13 +168,13 @@ struct FuzzAnyKey: CodingKey {
 }
 
 /// The header of a ``FuzzCustom``, read through `nestedContainer(keyedBy:forKey:)`.
-package struct FuzzHeader: Equatable {
+struct FuzzHeader: Equatable {
     var version: Int
     var tag: String?
 }
 
 /// Whether a member is there, `null`, or has a value: what `contains` and `decodeNil(forKey:)` tell apart.
-package enum FuzzPresence: Equatable {
+enum FuzzPresence: Equatable {
     case absent
     case null
     case value(String)
@@ -182,7 +183,7 @@ package enum FuzzPresence: Equatable {
 /// A record with a hand-written `init(from:)` using the rest of the keyed and unkeyed container API: `allKeys`,
 /// `contains`, `decodeNil(forKey:)`, `nestedContainer`, `nestedUnkeyedContainer` with `decodeNil()` and
 /// `isAtEnd`, `superDecoder()` and `superDecoder(forKey:)`, and a single-value container.
-package struct FuzzCustom: FuzzingRecordShape {
+struct FuzzCustom: FuzzingRecordShape {
     var kind: String
     var header: FuzzHeader
     var values: [Int?]
@@ -196,7 +197,7 @@ package struct FuzzCustom: FuzzingRecordShape {
 
     enum HeaderKey: String, CodingKey { case version, tag }
 
-    package init(from decoder: any Decoder) throws {
+    init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: FuzzCustomKey.self)
         kind = try container.decode(String.self, forKey: .kind)
         let header = try container.nestedContainer(keyedBy: HeaderKey.self, forKey: .header)
@@ -226,7 +227,7 @@ package struct FuzzCustom: FuzzingRecordShape {
             .filter { !known.contains($0) }.sorted()
     }
 
-    package func encode(to encoder: any Encoder) throws {
+    func encode(to encoder: any Encoder) throws {
         // One container for every member, the extras' names included: a second keyed container on the same
         // encoder is not something every encoder merges into the first.
         var container = encoder.container(keyedBy: FuzzAnyKey.self)

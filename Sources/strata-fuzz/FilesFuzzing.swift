@@ -1,5 +1,6 @@
-package import Foundation
+import Foundation
 import StrataCore
+@testable import StrataFiles
 
 /// What the fuzz targets call: the archive readers, on bytes an attacker controls.
 ///
@@ -7,10 +8,10 @@ import StrataCore
 /// ``structuredGzip(_:)`` let the input's bytes choose the fields of a valid archive (each size, offset, count
 /// and checksum honest or one of the values that break readers: 0, 0xFFFFFFFF, near `Int.max`, near 2⁶⁴), so
 /// that libFuzzer explores header fields rather than spending its time on signatures.
-package enum FilesFuzzing {
+enum FilesFuzzing {
     /// Reads a zip archive as an import would: its directory, the import's plan (names, duplicates, clashes,
     /// total size), then every entry's data (output discarded).
-    package static func zip(_ data: Data, scratch: String) {
+    static func zip(_ data: Data, scratch: String) {
         guard (try? data.write(to: URL(fileURLWithPath: scratch))) != nil else { return }
         let limits = ImportLimits(maximumTotalSize: 64 << 20)
         guard let reader = try? ZipReader(path: scratch, limits: limits) else { return }
@@ -23,12 +24,12 @@ package enum FilesFuzzing {
     }
 
     /// Builds a zip archive whose fields the input chooses, and reads it as ``zip(_:scratch:)`` does.
-    package static func structuredZip(_ data: Data, scratch: String) {
+    static func structuredZip(_ data: Data, scratch: String) {
         zip(Data(decodeZip(data).bytes()), scratch: scratch)
     }
 
     /// Decompresses gzip data as an import does (every member, nothing after the last), with a size limit.
-    package static func gzip(_ data: Data) {
+    static func gzip(_ data: Data) {
         var produced = 0
         var delivered = false
         _ = try? GzipReader.decompress(
@@ -44,7 +45,7 @@ package enum FilesFuzzing {
     }
 
     /// Builds a gzip file whose members the input chooses, and reads it as ``gzip(_:)`` does.
-    package static func structuredGzip(_ data: Data) {
+    static func structuredGzip(_ data: Data) {
         gzip(Data(decodeGzip(data).bytes()))
     }
 

@@ -1,11 +1,12 @@
-package import Foundation
+import Foundation
 import StrataCore
+@testable import StrataDefaults
 
 /// What the fuzz target calls: the plist readers on hostile documents, raw or generated.
-package enum DefaultsFuzzing {
+enum DefaultsFuzzing {
     /// Reads `data` as a property list and checks what was read. An input whose first byte is `0xFF` instead
     /// drives ``document(from:)``, which builds a binary plist with shared references, cycles and twin keys.
-    package static func plist(_ data: Data) {
+    static func plist(_ data: Data) {
         let document = data.first == 0xFF ? self.document(from: data.dropFirst()) : data
         check(document)
     }

@@ -1,9 +1,10 @@
-package import Foundation
+import Foundation
 import StrataCore
+@testable import StrataSecrets
 
 /// What the fuzz targets call: the keyring, manifest and rotation-record parsers and the sealed-item envelope, on
 /// hostile bytes.
-package enum SecretsFuzzing {
+enum SecretsFuzzing {
     /// A fixed key, so inputs that happen to be well sealed reach the record parser.
     nonisolated(unsafe) static var key: GuardedKey? = try? GuardedKey(copying: Array(repeating: 7, count: 32))
 
@@ -12,7 +13,7 @@ package enum SecretsFuzzing {
 
     /// Parses a keyring file, and the same bytes as an item manifest (authenticated, and its entries and header
     /// without the key, as counts and checks read them), a manifest anchor and a rotation record.
-    package static func keyring(_ data: Data) {
+    static func keyring(_ data: Data) {
         _ = try? KeyringFile.parse(data, expectedName: "default", path: "fuzz")
         _ = ItemManifest.unauthenticatedInlineItems(data)
         _ = ItemManifest.unauthenticatedHeader(data)
@@ -25,7 +26,7 @@ package enum SecretsFuzzing {
     }
 
     /// Reads an item's header and opens it, under every accessibility class.
-    package static func item(_ data: Data) {
+    static func item(_ data: Data) {
         guard let key else { return }
         _ = try? ItemEnvelope.header(of: data, path: "fuzz")
         for accessibility in SecretAccessibility.allCases {
@@ -38,7 +39,7 @@ package enum SecretsFuzzing {
     }
 
     /// Seals a record and opens it again: round-trips must hold for any value.
-    package static func roundTrip(_ data: Data) {
+    static func roundTrip(_ data: Data) {
         guard let key else { return }
         let record = ItemEnvelope.Record(
             service: "s", account: "a", label: "", created: Date(timeIntervalSince1970: 0),

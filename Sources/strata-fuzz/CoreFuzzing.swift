@@ -1,12 +1,13 @@
-package import Foundation
+import Foundation
+@testable import StrataCore
 
 /// What the fuzz target calls: the store configuration parser (`strata.conf`) on hostile files.
-package enum CoreFuzzing {
+enum CoreFuzzing {
     /// Reads `data` as a store's `strata.conf`. A file is either refused with a typed error that names it (and,
     /// when it names a line, one the file has), or read into a configuration that is written back (`rendered()`)
     /// and read again to the same configuration: `strata init` rewrites the file it read, so a value the reader
     /// takes must be one the writer can write.
-    package static func storeConfiguration(_ data: Data) {
+    static func storeConfiguration(_ data: Data) {
         let path = "/fuzz/strata.conf"
         let configuration: StoreConfiguration
         do {

@@ -1,16 +1,17 @@
-package import Foundation
+import Foundation
 import StrataCore
+@testable import StrataBackup
 
 /// What the fuzz target `backup-metadata` calls: the decoders of a backup repository's index files and snapshot
 /// files, on hostile bytes as they are once a sealed file is opened (whoever holds a repository key can seal any).
-package enum BackupFuzzing {
+enum BackupFuzzing {
     /// The largest chunk the index records are checked against: the default repository's.
     static let maximumChunk = BackupOptions().maximumChunk
 
     /// Decodes `data` as a snapshot's body (whole and header only, in either format) and as an index file's, and
     /// checks what decodes: a snapshot encodes and decodes again to the same bytes, its header read alone agrees
     /// with the whole, its files add up to its size; index records encode and decode again to themselves.
-    package static func metadata(_ data: Data) {
+    static func metadata(_ data: Data) {
         // JSON is parsed by Foundation, which the fuzzer cannot see into: inputs starting `V` choose the fields of a
         // format 1 snapshot instead, which is then encoded as JSON.
         if data.first == UInt8(ascii: "V") { return metadata(formatOne(from: data.dropFirst())) }
