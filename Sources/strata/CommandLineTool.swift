@@ -8,27 +8,34 @@ enum CommandLineTool {
     /// released one); a release renames that section `[X.Y.Z] - date` and sets this to `X.Y.Z` in one commit.
     static let version = "0.1.0-dev"
 
-    static let versionSpec = CommandSpec(name: "version", summary: "Print the version.", usage: "version")
-
-    static let groups: [CommandGroup] = [
-        DefaultsCommands.group, SecretsCommands.group, RecordsCommands.group, FilesCommands.group, KeyCommands.group,
+    /// The one table from a verb's name to what runs it, in the order the overview lists them.
+    static let table: [CommandTableEntry] = [
+        .command(DemoCommand.self), .command(InitCommand.self), .command(SelectCommand.self),
+        .command(PutCommand.self), .command(GetCommand.self), .command(WhereCommand.self), .command(LsCommand.self),
+        .command(MvCommand.self), .command(RmCommand.self), .command(InspectCommand.self),
+        .command(VerifyCommand.self), .command(LintCommand.self), .command(BackupCommand.self),
+        .command(SnapshotsCommand.self), .command(RestoreCommand.self), .command(ForgetCommand.self),
+        .command(PruneCommand.self), .command(CheckCommand.self), .command(CompletionCommand.self),
+        .command(VersionCommand.self), .group(DefaultsCommands.group), .group(SecretsCommands.group),
+        .group(RecordsCommands.group), .group(FilesCommands.group), .group(KeyCommands.group),
     ]
-    static let commands: [CommandSpec] =
-        [
-            DemoCommand.spec, InitCommand.spec, SelectCommand.spec,
-        ] + StorageCommands.specs + [InspectCommand.inspect, InspectCommand.verify, LintCommand.spec]
-        + BackupCommands.specs + [CompletionCommand.spec, versionSpec]
-        + groups.map { CommandSpec(name: $0.name, summary: $0.summary, usage: "\($0.name) <command>") }
+
+    /// The groups of the table (`files`, `key`).
+    static var groups: [CommandGroup] {
+        table.compactMap { entry in
+            guard case .group(let group) = entry else { return nil }
+            return group
+        }
+    }
 
     static var overview: String {
         var lines = [
             "strata \(version): the storage tiers iOS developers rely on, for Swift on Linux.", "",
             "Usage: strata <command> [options]", "", "Commands:",
         ]
-        let width = commands.map(\.name.count).max() ?? 0
-        for command in commands {
-            lines.append(
-                "  " + command.name.padding(toLength: width + 2, withPad: " ", startingAt: 0) + command.summary)
+        let width = table.map(\.name.count).max() ?? 0
+        for entry in table {
+            lines.append("  " + entry.name.padding(toLength: width + 2, withPad: " ", startingAt: 0) + entry.summary)
         }
         lines += [
             "", "Run 'strata <command> --help' for a command's options.",
@@ -62,12 +69,10 @@ enum CommandLineTool {
             return 2
         }
         if verb == "--help" || verb == "-h" || verb == "help" {
-            if arguments.count > 1, let group = groups.first(where: { $0.name == arguments[1] }) {
-                print(group.help)
-            } else if arguments.count > 1, let spec = commands.first(where: { $0.name == arguments[1] }) {
-                print(spec.help)
-            } else {
-                print(overview)
+            switch arguments.count > 1 ? table.first(where: { $0.name == arguments[1] }) : nil {
+            case .group(let group)?: print(group.help)
+            case .command(let command)?: print(command.configuration.help)
+            case nil: print(overview)
             }
             return 0
         }
@@ -77,34 +82,15 @@ enum CommandLineTool {
         }
         let rest = Array(arguments.dropFirst())
         do {
-            switch verb {
-            case SelectCommand.spec.name: try SelectCommand.run(rest)
-            case DemoCommand.spec.name: try DemoCommand.run(rest)
-            case InitCommand.spec.name: try InitCommand.run(rest)
-            case InspectCommand.inspect.name: try InspectCommand.runInspect(rest)
-            case InspectCommand.verify.name: try InspectCommand.runVerify(rest)
-            case LintCommand.spec.name: try LintCommand.run(rest)
-            case CompletionCommand.spec.name: try CompletionCommand.run(rest)
-            case let name where StorageCommands.specs.contains(where: { $0.name == name }):
-                try StorageCommands.run(StorageCommands.specs.first { $0.name == name }!, rest)
-            case let name where BackupCommands.specs.contains(where: { $0.name == name }):
-                try BackupCommands.run(BackupCommands.specs.first { $0.name == name }!, rest)
-            case versionSpec.name:
-                let parsed = try versionSpec.parse(rest)
-                _ = try parsed.positionals(0, "")
-                print(parsed.wantsHelp ? versionSpec.help : version)
-            default:
+            guard let entry = table.first(where: { $0.name == verb }) else {
                 if StoreRoot.isGlobalOption(verb) {
                     throw UsageError(
                         "'\(verb)' must be followed by a command (strata --root DIR <command>)", command: "")
                 }
-                guard let group = groups.first(where: { $0.name == verb }) else {
-                    let known = commands.map(\.name) + ["help", "--help", "--version"]
-                    throw UsageError(
-                        "unknown command '\(verb)'" + Suggestion.phrase(for: verb, in: known), command: "")
-                }
-                try group.dispatch(rest)
+                let known = table.map(\.name) + ["help", "--help", "--version"]
+                throw UsageError("unknown command '\(verb)'" + Suggestion.phrase(for: verb, in: known), command: "")
             }
+            try entry.run(rest)
             return 0
         } catch let error as UsageError {
             let command = commandPath(verb, rest)
@@ -120,13 +106,12 @@ enum CommandLineTool {
 
     /// The words of the verb being run (`files ls`, `inspect`), or `""` when the first word is no verb.
     static func commandPath(_ verb: String, _ rest: [String]) -> String {
-        guard commands.contains(where: { $0.name == verb }) else { return "" }
-        if let group = groups.first(where: { $0.name == verb }), let sub = rest.first,
-            group.commands.contains(where: { $0.name == sub })
-        {
-            return "\(verb) \(sub)"
+        switch table.first(where: { $0.name == verb }) {
+        case nil: ""
+        case .group(let group)?:
+            rest.first.flatMap { group.command(named: $0) }.map { "\(verb) \($0.configuration.name)" } ?? verb
+        case .command?: verb
         }
-        return verb
     }
 
     /// Writes a message to standard error, each line escaped for display: a message can quote an archive entry, a

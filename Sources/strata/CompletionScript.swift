@@ -1,8 +1,8 @@
 import Foundation
 
 /// The shell completion scripts `strata completions bash|zsh|fish` prints, generated from the command table the
-/// parser uses (``CommandLineTool/commands`` and ``CommandLineTool/groups``): verbs, groups and their verbs,
-/// each verb's options, and paths where a verb takes a file or a folder.
+/// parser and the help pages use (``CommandLineTool/table``): verbs, groups and their verbs, each verb's options,
+/// and paths where a verb's argument or an option's value is a file or a folder (``CompletionKind/path``).
 enum CompletionScript {
     /// One verb the shell completes after `strata` (or after a group): its words and what follows them.
     struct Entry {
@@ -22,30 +22,31 @@ enum CompletionScript {
     static var entries: [Entry] {
         var entries = [
             Entry(
-                path: "", summary: "", subcommands: CommandLineTool.commands.map(\.name),
-                options: [.flag("--version", "Print the version.")])
+                path: "", summary: "", subcommands: CommandLineTool.table.map(\.name),
+                options: [OptionSpec(name: "--version", valueName: nil, help: "Print the version.")])
         ]
-        for command in CommandLineTool.commands {
-            if let group = CommandLineTool.groups.first(where: { $0.name == command.name }) {
-                entries.append(Entry(path: group.name, summary: group.summary, subcommands: group.commands.map(\.name)))
-                entries += group.commands.map(entry)
-            } else {
-                entries.append(entry(command))
+        for item in CommandLineTool.table {
+            switch item {
+            case .command(let command):
+                entries.append(entry(command.configuration))
+            case .group(let group):
+                let configurations = group.commands.map { $0.configuration }
+                entries.append(Entry(path: group.name, summary: group.summary, subcommands: configurations.map(\.name)))
+                entries += configurations.map(entry)
             }
         }
         return entries
     }
 
-    private static func entry(_ spec: CommandSpec) -> Entry {
+    private static func entry(_ configuration: CommandConfiguration) -> Entry {
         Entry(
-            path: spec.path, summary: spec.summary, options: spec.options + [.flag("--help", "Show this help.")],
-            takesPaths: spec.arguments.contains(where: \.isPath))
+            path: configuration.path, summary: configuration.summary, options: configuration.options + [.help],
+            takesPaths: configuration.arguments.contains { $0.completion == .path })
     }
 
     /// Whether an option's value is a path.
     static func takesPath(_ option: OptionSpec) -> Bool {
-        guard let value = option.valueName else { return false }
-        return ["FILE", "DIR", "PATH"].contains { value.hasPrefix($0) }
+        option.valueName != nil && option.completion == .path
     }
 
     /// Every option that takes a value, once.
@@ -183,8 +184,10 @@ enum CompletionScript {
             }
             let subcommands: [(String, String)] =
                 entry.path.isEmpty
-                ? CommandLineTool.commands.map { ($0.name, $0.summary) }
-                : CommandLineTool.groups.first { $0.name == entry.path }?.commands.map { ($0.name, $0.summary) } ?? []
+                ? CommandLineTool.table.map { ($0.name, $0.summary) }
+                : CommandLineTool.groups.first { $0.name == entry.path }?.commands.map {
+                    ($0.configuration.name, $0.configuration.summary)
+                } ?? []
             for (name, summary) in subcommands {
                 lines.append("complete -c strata -n '\(condition)' -a \(name) -d \(quoted(summary))")
             }

@@ -15,21 +15,24 @@ enum DefaultsValueText {
         ("bool", "bool"), ("date", "date"),
     ]
 
+    /// The property-list type that `--type NAME` names.
+    /// - Throws: ``UsageError`` for a name not in ``types``.
+    @Sendable static func typeName(named name: String) throws -> String {
+        guard let known = types.first(where: { $0.name == name }) else {
+            throw UsageError("unknown type '\(name)'; use one of \(types.map(\.name).joined(separator: ", "))")
+        }
+        return known.typeName
+    }
+
     /// The value to store for `text`.
     /// - Parameters:
-    ///   - type: The `--type` option, if given.
+    ///   - typeName: The property-list type `--type` names (``typeName(named:)``), if given.
     ///   - existing: The key's value now, if it has one.
-    /// - Throws: ``UsageError`` for an unknown type, or a text that is not one of the type.
-    static func value(_ text: String, key: String, type: String?, existing: PropertyListValue?) throws
+    /// - Throws: ``UsageError`` for a text that is not one of the type.
+    static func value(_ text: String, key: String, typeName: String?, existing: PropertyListValue?) throws
         -> PropertyListValue
     {
-        if let type {
-            guard let known = types.first(where: { $0.name == type }) else {
-                throw UsageError(
-                    "unknown type '\(type)'; use one of \(types.map(\.name).joined(separator: ", "))")
-            }
-            return try read(text, as: known.typeName, key: key, fix: "")
-        }
+        if let typeName { return try read(text, as: typeName, key: key, fix: "") }
         guard let existing else { return .string(text) }
         let fix = "; or pass --type to store another type"
         switch existing {

@@ -9,7 +9,7 @@ import Strata
 /// stored) as that JSON, other data as `{"base64": "..."}`; a real that JSON cannot hold (infinity, NaN) as its
 /// text.
 enum JSONOutput {
-    static let option = OptionSpec.flag("--json", "Print JSON for scripts (the shape is in Documentation/CLI.md).")
+    static let option = Flag("--json", "Print JSON for scripts (the shape is in Documentation/CLI.md).")
 
     /// Prints one JSON document on its own line.
     static func print(_ value: JSONValue) { Swift.print(value.description) }

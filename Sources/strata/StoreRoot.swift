@@ -8,7 +8,7 @@ import Strata
 /// positional root (`strata inspect DIR`), else `STRATA_ROOT`. A folder is a store when it holds any of
 /// ``markers``: the configuration file `strata.conf`, the catalog, or a tier folder. Read verbs refuse a path that
 /// is missing or not a store, and never create anything; write verbs refuse it too unless given `--create`.
-enum StoreRoot {
+struct StoreRoot: Sendable {
     /// What a verb does to the store.
     enum Use {
         /// Reads: the root must be a store, and nothing is created in it.
@@ -18,11 +18,40 @@ enum StoreRoot {
     }
 
     static let environmentVariable = "STRATA_ROOT"
-    static let option = OptionSpec.value("--root", "DIR", "The store root (or set STRATA_ROOT).")
-    static let createOption = OptionSpec.flag(
+    static let option = Option("--root", "DIR", "The store root (or set STRATA_ROOT).", completion: .path)
+    static let createFlag = Flag(
         "--create", "Make a new store at the root when there is none (without it, a mistyped root is an error).")
+    /// A command's positional root (`strata inspect ROOT`).
+    static let positional = Argument(optional: "ROOT", "The store's root folder.", completion: .path)
     /// The options that may come before the verb, and apply to it (`strata --root DIR files ls`).
-    static let globalOptions = [option.name]
+    static let globalOptions = [option.spec.name]
+
+    /// The `--root` given, if any.
+    var option: String?
+    /// The command's positional root, if it takes one and it is given.
+    var positional: String?
+    /// Whether `--create` is given (only commands that write declare it).
+    var creates = false
+
+    init(option: String?, positional: String? = nil, creates: Bool = false) {
+        self.option = option
+        self.positional = positional
+        self.creates = creates
+    }
+
+    /// Reads `--root`, and the command's positional root and `--create` when it declares them.
+    /// - Parameters:
+    ///   - positional: The command's positional root (``positional``), if it takes one.
+    ///   - acceptsCreate: Whether the command declares `--create` (``createFlag``).
+    /// - Throws: ``UsageError`` when `--root` and the positional name two different roots.
+    init(parsing arguments: inout ParsedArguments, positional: Argument<String?>? = nil, acceptsCreate: Bool = false)
+        throws
+    {
+        option = try arguments.value(Self.option)
+        self.positional = try positional.flatMap { try arguments.value($0) }
+        creates = acceptsCreate && arguments.isSet(Self.createFlag)
+        _ = try path()
+    }
 
     /// The names whose presence in a folder makes it a store: its configuration file, its catalog, a tier folder.
     static var markers: [String] {
@@ -32,15 +61,15 @@ enum StoreRoot {
     /// The root the verb names: `--root`, else `positional` (the verb's own positional root, if it takes one),
     /// else `STRATA_ROOT`; `nil` when none is given.
     /// - Throws: ``UsageError`` when `--root` and the positional name two different roots.
-    static func path(_ parsed: ParsedArguments, positional: String? = nil) throws -> String? {
-        if let option = parsed.value(option.name) {
+    func path() throws -> String? {
+        if let option {
             if let positional, positional != option {
                 throw UsageError("the root is given twice, as '\(positional)' and as '--root \(option)'; give it once")
             }
             return option
         }
         if let positional { return positional }
-        return ProcessInfo.processInfo.environment[environmentVariable].flatMap { $0.isEmpty ? nil : $0 }
+        return ProcessInfo.processInfo.environment[Self.environmentVariable].flatMap { $0.isEmpty ? nil : $0 }
     }
 
     /// Whether the folder at `root` is a store (holds one of ``markers``).
@@ -52,18 +81,18 @@ enum StoreRoot {
     /// - Throws: ``UsageError`` when no root is given; ``StorageError`` `.notFound` when the root does not exist
     ///   and `.notAStore` when it is not a store (both with the path and the fix), unless `use` is `.write` and
     ///   `--create` is given.
-    static func paths(_ parsed: ParsedArguments, for use: Use, positional: String? = nil) throws -> StoragePaths {
-        guard let root = try path(parsed, positional: positional) else {
-            throw UsageError("'--root DIR' is required (or set \(environmentVariable))")
+    func paths(for use: Use) throws -> StoragePaths {
+        guard let root = try path() else {
+            throw UsageError("'--root DIR' is required (or set \(Self.environmentVariable))")
         }
-        let creates = use == .write && parsed.has(createOption.name)
+        let creates = use == .write && self.creates
         var isFolder: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: root, isDirectory: &isFolder)
-        if !creates, !exists || (isFolder.boolValue && !isStore(root)) {
+        if !creates, !exists || (isFolder.boolValue && !Self.isStore(root)) {
             let fix =
                 use == .write
                 ? "Check the path; to make a new store there, pass --create (or run 'strata init \(root)')"
-                : "Check the path: a store holds \(markers.joined(separator: ", ")) ('strata init' makes one)"
+                : "Check the path: a store holds \(Self.markers.joined(separator: ", ")) ('strata init' makes one)"
             throw StorageError(
                 exists ? .notAStore : .notFound,
                 exists ? "the folder is not a Strata store" : "there is no store at the root: the path does not exist",

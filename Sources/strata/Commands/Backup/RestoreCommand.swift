@@ -1,0 +1,110 @@
+import Strata
+
+/// `strata restore SNAPSHOT --repo DIR --root NEW`: a snapshot into a new store root, all or nothing; with
+/// `--prefix` or `--key`, some keys into an existing store.
+struct RestoreCommand: ToolCommand {
+    static let snapshot = Argument("SNAPSHOT", "A snapshot's id, or any unique prefix of it (see 'strata snapshots').")
+    static let rootOption = Option(
+        "--root", "NEW", "Where the store goes: a new or empty folder.", completion: .path)
+    static let recordsURLOption = Option(
+        "--records-url", "URL",
+        "For a store whose records were on PostgreSQL: load them into this postgresql:// URL's schema "
+            + "(strata_schema=NAME; it must be new or empty). Without it they go into NEW's own SQLite store.")
+    static let prefixOption = Option(
+        "--prefix", "PREFIX",
+        "Restore only the keys starting with PREFIX, into the existing store at --root (its other keys stay).")
+    static let keyOption = Option(
+        "--key", "KEY",
+        "Restore exactly the key KEY (not the keys it is a prefix of), into the existing store at --root.")
+    static let configuration = CommandConfiguration(
+        "restore",
+        summary: "Restore a snapshot into a new store root, all-or-nothing (or some keys into an existing store).",
+        usage:
+            "restore SNAPSHOT --repo DIR --root NEW [--records-url URL | --prefix PREFIX | --key KEY] [--key-file FILE]",
+        details:
+            "The store is staged beside NEW, verified (every catalogued key read back) and then moved into place: a "
+            + "failed or interrupted restore leaves nothing at NEW. Secrets stay sealed; reading them back during "
+            + "the check needs STRATA_SECRETS_KEY when the keyring is protected by a key. Records captured from "
+            + "PostgreSQL are loaded into the --records-url schema in one transaction, committed just before the "
+            + "move: an interrupted restore leaves no rows there.",
+        arguments: [snapshot],
+        options: [
+            RepositoryAccess.repoOption, rootOption, recordsURLOption, prefixOption, keyOption,
+            RepositoryAccess.keyFileOption,
+        ])
+
+    /// What is restored, and where.
+    enum Target {
+        /// The whole snapshot, as a new store, its records on PostgreSQL when given a URL.
+        case store(recordsURL: String?)
+        /// The keys that start with a prefix, into the existing store.
+        case prefix(String)
+        /// Exactly one key, into the existing store.
+        case key(String)
+    }
+
+    var snapshot: String
+    var root: String
+    var target: Target
+    var repository: RepositoryAccess
+
+    init(parsing arguments: inout ParsedArguments) throws {
+        snapshot = try arguments.value(Self.snapshot)
+        guard let root = try arguments.value(Self.rootOption), !root.isEmpty else {
+            throw UsageError("'--root NEW' is required: the folder the store is restored into")
+        }
+        self.root = root
+        let recordsURL = try arguments.value(Self.recordsURLOption)
+        let prefix = try arguments.value(Self.prefixOption)
+        let key = try arguments.value(Self.keyOption)
+        let chosen = [("--records-url", recordsURL), ("--prefix", prefix), ("--key", key)].filter { $0.1 != nil }
+        guard chosen.count <= 1 else {
+            throw UsageError(
+                "give one of --records-url, --prefix and --key, not \(chosen.map(\.0).joined(separator: " and "))")
+        }
+        target = key.map { .key($0) } ?? prefix.map { .prefix($0) } ?? .store(recordsURL: recordsURL)
+        repository = try RepositoryAccess(parsing: &arguments)
+    }
+
+    func run() throws {
+        let repository = try repository.open()
+        switch target {
+        case .key(let key):
+            let storage = try Storage(root: try StoreRoot(option: root).paths(for: .read).root)
+            let reader = try repository.snapshot(snapshot)
+            defer { reader.close() }
+            try Interruption.trapping("restore") { try storage.restore(key: key, from: reader) }
+            print("restored \(key.escapedForDisplay)")
+        case .prefix(let prefix):
+            let storage = try Storage(root: try StoreRoot(option: root).paths(for: .read).root)
+            let reader = try repository.snapshot(snapshot)
+            defer { reader.close() }
+            let keys = try Interruption.trapping("restore") {
+                try storage.restore(keysWithPrefix: prefix, from: reader)
+            }
+            for key in keys { print("restored \(key.escapedForDisplay)") }
+            print("\(keys.count) keys restored")
+        case .store(let recordsURL):
+            try restoreStore(from: repository, recordsURL: recordsURL)
+        }
+    }
+
+    /// Restores the whole snapshot as a new store at `--root`.
+    private func restoreStore(from repository: BackupRepository, recordsURL: String?) throws {
+        let report = try Interruption.trapping("restore") {
+            try Storage.restore(
+                snapshot: snapshot, from: repository, to: root,
+                records: recordsURL.map { .postgres(url: $0) } ?? .sqlite)
+        }
+        var line =
+            "restored \(report.fileCount) files into \(root.escapedForDisplay); \(report.verifiedKeys) keys read back"
+        if !report.uncheckedKeys.isEmpty {
+            line += ", \(report.uncheckedKeys.count) secrets present but not read (no STRATA_SECRETS_KEY)"
+        }
+        if !report.missingKeys.isEmpty { line += "; \(report.missingKeys.count) missing" }
+        print(line)
+        for key in report.missingKeys {
+            print("missing: \(key.escapedForDisplay): the snapshot's catalog names it and holds no value; left out")
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import Strata
+
+/// `strata files export PREFIX... --output FILE.zip|FILE.gz`: files as a zip archive, or one file gzipped, with
+/// progress; Ctrl-C removes the unfinished archive.
+struct FilesExportCommand: ToolCommand {
+    static let prefixes = Argument(list: "PREFIX", "A folder key (photos/) or a file key; without one, every file.")
+    static let outputOption = Option("--output", "FILE", "The archive.", completion: .path)
+    static let configuration = CommandConfiguration(
+        "export", group: FilesCommands.name,
+        summary: "Export files as .zip (many) or .gz (one), by the output's extension.",
+        usage: "files export [PREFIX...] --output FILE.zip|FILE.gz --root DIR|--url s3://B/P", arguments: [prefixes],
+        options: FilesAccess.options + [outputOption])
+
+    var prefixes: [String]
+    var access: FilesAccess
+    var output: String
+
+    init(parsing arguments: inout ParsedArguments) throws {
+        prefixes = try arguments.value(Self.prefixes)
+        access = try FilesAccess(parsing: &arguments)
+        guard let output = try arguments.value(Self.outputOption) else {
+            throw UsageError("'--output FILE' is required")
+        }
+        self.output = output
+        if output.hasSuffix(".gz") {
+            guard prefixes.count == 1 else { throw UsageError("expected one KEY for a .gz, got \(prefixes.count)") }
+        } else if !output.hasSuffix(".zip") {
+            throw UsageError("the output must end in .zip or .gz")
+        }
+    }
+
+    func run() throws {
+        guard let files = try access.open(for: .read) else { throw try access.noFiles() }
+        let progress = ProgressReporter("export")
+        let options = ExportOptions(
+            progress: { progress.update(done: $0.bytesDone, total: $0.bytesTotal, entry: $0.currentKey) },
+            isCancelled: { Interruption.isRequested })
+        FilesCommands.removeStaleTemporaries(besides: output)
+        if output.hasSuffix(".gz") {
+            try checkGzipSource(prefixes[0], in: files)
+            let size = try Interruption.trapping(Self.configuration.path, progress) {
+                try files.exportGzip(prefixes[0], to: output, options: options)
+            }
+            print("wrote \(output): \(size) bytes")
+        } else {
+            let result = try Interruption.trapping(Self.configuration.path, progress) {
+                try files.exportZip(prefixes.isEmpty ? [""] : prefixes, to: output, options: options)
+            }
+            print("wrote \(output): \(result.entries) entries, \(result.bytes) bytes")
+        }
+    }
+
+    /// Refuses a `.gz` export of what is not one file: a folder is a usage error that points to `.zip`.
+    private func checkGzipSource(_ key: String, in files: FileStore) throws {
+        guard (try? files.exists(key)) != true, try !files.list(prefix: key).isEmpty else { return }
+        throw UsageError("'\(key)' is a folder, and a .gz holds one file: use .zip to export a folder")
+    }
+}

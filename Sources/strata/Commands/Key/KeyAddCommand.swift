@@ -1,0 +1,23 @@
+import Strata
+
+/// `strata key add`: another passphrase or key file that opens the repository.
+struct KeyAddCommand: ToolCommand {
+    static let configuration = CommandConfiguration(
+        "add", group: KeyCommands.name, summary: "Add another passphrase or key file that opens the repository.",
+        usage: "key add --repo DIR [--key-file FILE] [--new-key-file FILE [--create-key-file]]",
+        details: KeyCommands.newKeyDetails, options: RepositoryAccess.options + KeyCommands.newKeyOptions)
+
+    var repository: RepositoryAccess
+    var newKey: NewRepositoryKey
+
+    init(parsing arguments: inout ParsedArguments) throws {
+        repository = try RepositoryAccess(parsing: &arguments)
+        newKey = try NewRepositoryKey(parsing: &arguments)
+    }
+
+    func run() throws {
+        let repository = try repository.open()
+        let id = try repository.addKey(try newKey.key())
+        print("key slot \(id.prefix(12)) added")
+    }
+}

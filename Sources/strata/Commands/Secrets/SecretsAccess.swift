@@ -1,0 +1,129 @@
+import Foundation
+import Strata
+
+/// How `strata secrets` opens a keyring: with the key an application's `Storage` uses (`--key-file`, or
+/// `STRATA_SECRETS_KEY`) or with a passphrase (`--passphrase-file`, `STRATA_PASSPHRASE`, or the terminal).
+struct SecretsAccess: Sendable {
+    /// What a verb does to the keyring.
+    enum Use {
+        /// Reads: the keyring must exist (a mistyped `--keyring` is an error, never a new keyring).
+        case read
+        /// Writes an item: creates the keyring if it does not exist, asking for a new passphrase twice.
+        case write
+    }
+
+    static let keyringOption = StoreAccess.nameOption(
+        "--keyring", of: "keyring", "The keyring. The default is the store configuration's, else 'default'.")
+    static let passphraseFileOption = Option(
+        "--passphrase-file", "FILE",
+        "Read the passphrase from FILE, mode 0600 (else STRATA_PASSPHRASE, else the terminal).",
+        completion: .path)
+    static let keyFileOption = Option(
+        "--key-file", "FILE",
+        "Unlock with the 32-byte key in FILE (mode 0600), as Storage(secretsKey: .keyFile(FILE)) does.",
+        completion: .path)
+    /// The options that choose and unlock a keyring.
+    static let unlockOptions: [any OptionDeclaration] = [keyringOption, passphraseFileOption, keyFileOption]
+    /// The options every secrets verb takes (`set` adds ``StoreRoot/createFlag``).
+    static let options: [any OptionDeclaration] = [StoreRoot.option] + unlockOptions
+
+    var root: StoreRoot
+    /// `--keyring`, if given.
+    var keyring: String?
+    /// `--passphrase-file`, if given.
+    var passphraseFile: String?
+    /// `--key-file`, if given.
+    var keyFile: String?
+
+    /// The keyring of the store at `root` that the configuration names, unlocked from the environment or the
+    /// terminal (how a files verb reaches the S3 keys a keyring holds).
+    init(root: StoreRoot) {
+        self.root = root
+    }
+
+    /// Reads `--root` (with `--create` when the verb declares it) and ``unlockOptions``.
+    /// - Throws: ``UsageError`` when both `--key-file` and `--passphrase-file` are given.
+    init(parsing arguments: inout ParsedArguments, acceptsCreate: Bool = false) throws {
+        let root = try StoreRoot(parsing: &arguments, acceptsCreate: acceptsCreate)
+        try self.init(unlocking: &arguments, root: root)
+    }
+
+    /// Reads ``unlockOptions`` for the store at `root`.
+    /// - Throws: ``UsageError`` when both `--key-file` and `--passphrase-file` are given.
+    init(unlocking arguments: inout ParsedArguments, root: StoreRoot) throws {
+        self.root = root
+        keyring = try arguments.value(Self.keyringOption)
+        passphraseFile = try arguments.value(Self.passphraseFileOption)
+        keyFile = try arguments.value(Self.keyFileOption)
+        guard keyFile == nil || passphraseFile == nil else {
+            throw UsageError("give either --key-file or --passphrase-file, not both")
+        }
+    }
+
+    /// Opens and unlocks the keyring named by `--keyring` (the default is the store configuration's, `default` unless
+    /// `strata.conf` names another: the one `Storage` uses).
+    func open(for use: Use) throws -> SecretStore {
+        try unlocked(for: use).store
+    }
+
+    /// Opens and unlocks the keyring for a read as ``open(_:for:)`` does, or returns `nil` when the store's own
+    /// keyring (no `--keyring` given) does not exist yet and no item was left without it: the secrets tier is empty
+    /// and reads as empty, without asking for a passphrase. A `--keyring` name given that does not exist stays
+    /// `not-found` (a mistyped name never reads as an empty keyring).
+    func openIfPresent() throws -> SecretStore? {
+        if keyring == nil {
+            let paths = try StoreAccess.paths(root, for: .read)
+            let store = try SecretStore(keyring: StoreAccess.configuration(paths).secrets.keyring, paths: paths)
+            if !store.keyringExists {
+                do { try store.requireKeyring() } catch let error as StorageError where error.code == .notFound {
+                    return nil
+                }
+            }
+        }
+        return try open(for: .read)
+    }
+
+    /// Opens and unlocks the keyring as ``open(_:for:)`` does, and returns the key or passphrase that unlocked it
+    /// (a rotation wraps the new data key under it, without asking again).
+    func unlocked(for use: Use) throws -> (store: SecretStore, provider: KeyProvider) {
+        let paths = try StoreAccess.paths(root, for: use == .write ? .write : .read)
+        let keyring = try self.keyring ?? StoreAccess.configuration(paths).secrets.keyring
+        let store = try SecretStore(keyring: keyring, paths: paths)
+        let exists = store.keyringExists
+        if !exists {
+            // A read needs the keyring; a write may create it, but never over items left without keyring.json
+            // (checked before asking for any passphrase).
+            do { try store.requireKeyring() } catch let error as StorageError where error.code == .notFound {
+                if use == .read { throw error }
+            }
+        }
+        let provider = try provider(for: store, creating: !exists)
+        try store.unlock(with: provider, createIfMissing: use == .write)
+        return (store, provider)
+    }
+
+    /// The key or passphrase to unlock with, in this order: `--key-file`, `--passphrase-file`, then the
+    /// environment as the keyring asks for it (`STRATA_SECRETS_KEY` for a key-protected keyring,
+    /// `STRATA_PASSPHRASE` for a passphrase-protected one; for a new keyring `STRATA_SECRETS_KEY` wins, as it
+    /// does for `Storage`), then the terminal (twice for a new keyring).
+    func provider(for store: SecretStore, creating: Bool) throws -> KeyProvider {
+        if let keyFile { return .keyFile(keyFile) }
+        if let passphraseFile { return try .passphrase(contentsOf: passphraseFile) }
+        let environment = ProcessInfo.processInfo.environment
+        let hasKey = !(environment[KeyProvider.environmentVariable] ?? "").isEmpty
+        let isPassphrase = creating ? !hasKey : try store.isPassphraseProtected ?? !hasKey
+        guard isPassphrase else {
+            guard hasKey else {
+                throw StorageError(
+                    .locked, "the keyring is protected by a key, not a passphrase", tier: .secrets,
+                    recovery: "Pass --key-file FILE or set \(KeyProvider.environmentVariable)")
+            }
+            return .environment(KeyProvider.environmentVariable)
+        }
+        if let value = environment["STRATA_PASSPHRASE"], !value.isEmpty { return .passphrase(value) }
+        return .passphrase(
+            creating
+                ? try Terminal.readNewSecret(prompt: "New passphrase for keyring '\(store.keyring)': ")
+                : try Terminal.readSecret(prompt: "Passphrase: "))
+    }
+}

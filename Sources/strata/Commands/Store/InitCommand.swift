@@ -1,0 +1,132 @@
+import Foundation
+import Strata
+
+/// `strata init ROOT`: writes (or updates) the store's configuration file, `ROOT/strata.conf`.
+struct InitCommand: ToolCommand {
+    static let recordsURLVariableOption = Option(
+        "--records-url-variable", "NAME",
+        "Records on PostgreSQL, the connection string read from the environment variable NAME when the store opens "
+            + "(STRATA_RECORDS_URL): the file holds no password.")
+    static let recordsURLOption = Option(
+        "--records-url", "URL",
+        "Records on PostgreSQL at URL, written into the file as given (a password in it is stored too)."
+    ) { url in
+        guard PostgresConfiguration.isPostgresURL(url) else {
+            throw UsageError("'--records-url' takes a postgresql:// connection string")
+        }
+        return url
+    }
+    static let recordsSQLiteFlag = Flag("--records-sqlite", "Records in the SQLite file under the root (the default).")
+    static let valueLimitOption = Option(
+        "--defaults-value-limit", "SIZE", "The largest preference in defaults (64KiB); larger go to files.",
+        read: positiveSize)
+    static let suiteBudgetOption = Option(
+        "--defaults-suite-budget", "SIZE", "The largest a defaults suite may grow (1MiB).", read: positiveSize)
+    static let allowSensitiveKeyOption = Option(
+        "--allow-sensitive-key", "NAME",
+        "A key name allowed in defaults although it looks like a credential. Repeatable.",
+        repeatable: true)
+    static let minimumOSOption = Option(
+        "--min-os", "OS", "The app's minimum OS (iOS17 reports records as SwiftData).", read: SelectCommand.minimumOS)
+    static let configuration = CommandConfiguration(
+        "init",
+        summary: "Write the store's configuration (ROOT/strata.conf): each tier's backend, the limits, allowed names.",
+        usage:
+            "init [ROOT] [--root DIR] [--records-url-variable NAME | --records-url URL | --records-sqlite] "
+            + "[--defaults-value-limit SIZE] [--defaults-suite-budget SIZE] [--allow-sensitive-key NAME]... [--min-os OS]",
+        details:
+            "Every strata verb and Storage(root:) read the file; explicit options and arguments win over it. An existing "
+            + "file is kept and the options given are applied to it. The format is in Documentation/Storage.md.",
+        arguments: [StoreRoot.positional],
+        options: [
+            StoreRoot.option, recordsURLVariableOption, recordsURLOption, recordsSQLiteFlag, valueLimitOption,
+            suiteBudgetOption, allowSensitiveKeyOption, minimumOSOption,
+        ])
+
+    /// A size limit: more than 0 bytes.
+    @Sendable static func positiveSize(_ text: String) throws -> Int {
+        let size = try SelectCommand.parseSize(text)
+        guard size > 0 else { throw UsageError("a limit must be more than 0 bytes") }
+        return size
+    }
+
+    /// Where the records tier goes, when an option says.
+    enum Records {
+        /// On PostgreSQL, the connection string read from this environment variable when the store opens.
+        case urlVariable(String)
+        /// On PostgreSQL at this URL, written into the file.
+        case url(String)
+        /// In SQLite under the root.
+        case sqlite
+    }
+
+    var root: String
+    var records: Records?
+    var valueLimit: Int?
+    var suiteBudget: Int?
+    var allowedSensitiveKeys: [String]
+    var minimumOS: PlatformVersion?
+
+    /// Every option is checked here, before anything is created.
+    init(parsing arguments: inout ParsedArguments) throws {
+        let root = try StoreRoot(parsing: &arguments, positional: StoreRoot.positional)
+        guard let path = try root.path() else {
+            throw UsageError(
+                "the store root is required: 'init ROOT', or '--root DIR' (or set \(StoreRoot.environmentVariable))")
+        }
+        self.root = path
+        let chosen: [Records?] = [
+            try arguments.value(Self.recordsURLVariableOption).map { .urlVariable($0) },
+            try arguments.value(Self.recordsURLOption).map { .url($0) },
+            arguments.isSet(Self.recordsSQLiteFlag) ? .sqlite : nil,
+        ]
+        guard chosen.compactMap({ $0 }).count <= 1 else {
+            throw UsageError("give one of --records-url-variable, --records-url and --records-sqlite")
+        }
+        records = chosen.compactMap { $0 }.first
+        valueLimit = try arguments.value(Self.valueLimitOption)
+        suiteBudget = try arguments.value(Self.suiteBudgetOption)
+        allowedSensitiveKeys = try arguments.values(Self.allowSensitiveKeyOption)
+        minimumOS = try arguments.value(Self.minimumOSOption)
+    }
+
+    func run() throws {
+        let paths = try StoragePaths(root: root)
+        var configuration = try StoreConfiguration.read(from: paths) ?? StoreConfiguration()
+        apply(to: &configuration)
+        try configuration.write(to: paths)
+        print("wrote \(paths.root)/\(StoreConfiguration.fileName)")
+        if case .url(let url) = records, PostgresConfiguration(connectionString: url).redactedConnectionString != url {
+            CommandLineTool.printError(
+                "strata: note: the URL's password is written into \(StoreConfiguration.fileName); "
+                    + "--records-url-variable keeps it out")
+        }
+    }
+
+    /// Applies the options to `configuration`.
+    func apply(to configuration: inout StoreConfiguration) {
+        switch records {
+        case .urlVariable(let variable)?:
+            configuration.records.backend = "postgres"
+            configuration.records.urlVariable = variable
+            configuration.records.url = nil
+        case .url(let url)?:
+            configuration.records.backend = "postgres"
+            configuration.records.url = url
+            configuration.records.urlVariable = nil
+        case .sqlite?:
+            configuration.records = StoreConfiguration.Records()
+        case nil:
+            break
+        }
+        if let valueLimit { configuration.selector.defaults.valueLimit = valueLimit }
+        if let suiteBudget { configuration.selector.defaults.suiteBudget = suiteBudget }
+        for name in allowedSensitiveKeys
+        where !configuration.defaults.allowedSensitiveKeys.contains(where: {
+            $0.unicodeScalars.elementsEqual(name.unicodeScalars)
+        }) {
+            configuration.defaults.allowedSensitiveKeys.append(name)
+        }
+        if let minimumOS { configuration.selector.context.minimumOS = minimumOS }
+    }
+}
