@@ -1,5 +1,6 @@
 import Foundation
 import StrataCore
+import StrataPostgresClient
 import StrataRecords
 
 /// The SQL of every record operation on one PostgreSQL connection.
