@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "StrataRecords", targets: ["StrataRecords"]),
         .library(name: "StrataFiles", targets: ["StrataFiles"]),
         .library(name: "StrataPostgres", targets: ["StrataPostgres"]),
+        .library(name: "StrataPostgresClient", targets: ["StrataPostgresClient"]),
         .library(name: "StrataBackup", targets: ["StrataBackup"]),
         .library(name: "StrataS3", targets: ["StrataS3"]),
         .executable(name: "strata", targets: ["strata"]),
@@ -82,7 +83,7 @@ let package = Package(
             name: "Strata",
             dependencies: [
                 "StrataCore", "StrataDefaults", "StrataSecrets", "StrataRecords", "StrataFiles", "StrataPostgres",
-                "StrataBackup", "StrataS3",
+                "StrataPostgresClient", "StrataBackup", "StrataS3",
             ]),
         .executableTarget(name: "strata", dependencies: ["Strata", "StrataLint"]),
         .target(name: "StrataConformance", dependencies: ["StrataCore"]),

@@ -19,10 +19,10 @@ public struct PostgresConfiguration: Sendable {
     /// How many connections the pool opens at most (opened as needed, reused). The default is 8.
     public var poolSize: Int
     /// How long ``/StrataRecords/RecordStore/write(_:)`` keeps running again a transaction that the server rolled back
-    /// for a serialization failure or a deadlock, before reporting `.conflict` (with
-    /// ``/StrataCore/StorageError/attempts`` and ``/StrataCore/StorageError/elapsed``). Between attempts it sleeps a
-    /// random time in [0, min(200 ms, 1 ms · 2ⁿ)] (exponential backoff with full jitter). In a URI,
-    /// `strata_retry_budget=<ms>`. The default is 30 000 ms.
+    /// for a serialization failure or a deadlock, before reporting `.conflict` (with the attempts and the time spent in
+    /// its `PostgresErrorDetail`, `error.postgres`). Between attempts it sleeps a random time in
+    /// [0, min(200 ms, 1 ms · 2ⁿ)] (exponential backoff with full jitter). In a URI, `strata_retry_budget=<ms>`. The
+    /// default is 30 000 ms.
     public var transactionRetryBudgetMilliseconds: Int
     /// A cap on the attempts as well as the time, for callers that want one. The default is `Int.max`: only
     /// ``transactionRetryBudgetMilliseconds`` limits the retries.

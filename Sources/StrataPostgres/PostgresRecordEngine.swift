@@ -242,8 +242,10 @@ public final class PostgresRecordEngine: RecordEngine {
                             let elapsed = ContinuousClock.now - started
                             let budget = Duration.milliseconds(configuration.transactionRetryBudgetMilliseconds)
                             guard attempts < configuration.maximumTransactionAttempts && elapsed < budget else {
-                                error.attempts = attempts
-                                error.elapsed = PostgresConnection.seconds(since: started)
+                                error.updatePostgres {
+                                    $0.attempts = attempts
+                                    $0.elapsed = PostgresConnection.seconds(since: started)
+                                }
                                 error.recovery =
                                     "Concurrent transactions kept touching the same records for the whole retry budget; run the operation again, or raise transactionRetryBudgetMilliseconds"
                                 throw error

@@ -99,7 +99,7 @@ package final class PostgresConnection {
                     tier: tier, path: location,
                     recovery: "Check that the server is running and reachable; raise connect_timeout if it is slow")
                 error.operation = "connect"
-                error.elapsed = Self.seconds(since: started)
+                error.detail = PostgresErrorDetail(elapsed: Self.seconds(since: started))
                 throw error
             }
             status = PQconnectPoll(connection)
@@ -277,7 +277,7 @@ package final class PostgresConnection {
         )
         error.operation = operation
         error.collection = collection
-        error.elapsed = Self.seconds(since: started)
+        error.detail = PostgresErrorDetail(elapsed: Self.seconds(since: started))
         return error
     }
 
@@ -345,7 +345,10 @@ package final class PostgresConnection {
         if let detail = field(strata_pg_diag_detail()) { error.message += " (\(detail))" }
         error.operation = operation
         error.collection = collection
-        if let constraint = field(strata_pg_diag_constraint()) { error.message += " (constraint \(constraint))" }
+        if let constraint = field(strata_pg_diag_constraint()) {
+            error.message += " (constraint \(constraint))"
+            error.updatePostgres { $0.constraint = constraint }
+        }
         return error
     }
 
@@ -380,7 +383,8 @@ package final class PostgresConnection {
         }
         var error = StorageError(code, "\(message) [SQLSTATE \(sqlState)]", tier: tier, path: location)
         error.recovery = recovery
-        error.underlyingCode = StorageError.packSQLState(sqlState)
+        // Only a five-character code is a SQLSTATE.
+        error.detail = PostgresErrorDetail(sqlState: sqlState.utf8.count == 5 ? sqlState : nil)
         return error
     }
 
