@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "StrataRecords", targets: ["StrataRecords"]),
         .library(name: "StrataFiles", targets: ["StrataFiles"]),
         .library(name: "StrataPostgres", targets: ["StrataPostgres"]),
+        .library(name: "StrataPostgresClient", targets: ["StrataPostgresClient"]),
         .library(name: "StrataBackup", targets: ["StrataBackup"]),
         .library(name: "StrataS3", targets: ["StrataS3"]),
         .executable(name: "strata", targets: ["strata"]),
@@ -69,8 +70,11 @@ let package = Package(
         .target(name: "StrataSecrets", dependencies: ["StrataCore", "CSodium"]),
         .target(name: "StrataRecords", dependencies: ["StrataCore", "CSQLite"]),
         .target(name: "StrataFiles", dependencies: ["StrataCore", "CZlib", "CDeflate"]),
-        // The records tier on PostgreSQL: a second RecordEngine, over the system libpq.
-        .target(name: "StrataPostgres", dependencies: ["StrataCore", "StrataRecords", "CLibPQ"]),
+        // A PostgreSQL client over the system libpq (connections, pool, pipeline, COPY, cancel), for any engine that
+        // stores on PostgreSQL; it knows no tier. The only importer of CLibPQ.
+        .target(name: "StrataPostgresClient", dependencies: ["StrataCore", "CLibPQ"]),
+        // The records tier on PostgreSQL: a second RecordEngine, on the client.
+        .target(name: "StrataPostgres", dependencies: ["StrataCore", "StrataRecords", "StrataPostgresClient"]),
         // The backup repository: content-defined chunks, deduplicated, compressed and sealed, in packs.
         .target(name: "StrataBackup", dependencies: ["StrataCore", "StrataSecrets", "StrataFiles"]),
         // An S3 client (libcurl, SigV4 signed with OpenSSL's SHA-256 and HMAC), for the S3 files engine.
@@ -79,7 +83,7 @@ let package = Package(
             name: "Strata",
             dependencies: [
                 "StrataCore", "StrataDefaults", "StrataSecrets", "StrataRecords", "StrataFiles", "StrataPostgres",
-                "StrataBackup", "StrataS3",
+                "StrataPostgresClient", "StrataBackup", "StrataS3",
             ]),
         .executableTarget(name: "strata", dependencies: ["Strata", "StrataLint"]),
         .target(name: "StrataConformance", dependencies: ["StrataCore"]),
@@ -169,7 +173,10 @@ let package = Package(
 
         .testTarget(
             name: "StrataTests",
-            dependencies: ["Strata", "StrataConformance", "StrataTestSupport", "strata-test-child", "strata"]
+            dependencies: [
+                "Strata", "StrataPostgresClient", "StrataConformance", "StrataTestSupport", "strata-test-child",
+                "strata",
+            ]
         ),
         .testTarget(
             name: "StrataCoreTests",
@@ -186,7 +193,8 @@ let package = Package(
         .testTarget(
             name: "StrataRecordsTests",
             dependencies: [
-                "StrataRecords", "StrataPostgres", "StrataConformance", "StrataTestSupport", "strata-test-child",
+                "StrataRecords", "StrataPostgres", "StrataPostgresClient", "StrataConformance", "StrataTestSupport",
+                "strata-test-child",
             ]
         ),
         .testTarget(
