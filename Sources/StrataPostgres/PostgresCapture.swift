@@ -1,6 +1,7 @@
 import Foundation
 public import StrataCore
 import StrataPostgresClient
+import StrataSystem
 
 #if canImport(Glibc)
     import Glibc

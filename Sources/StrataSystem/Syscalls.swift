@@ -16,19 +16,14 @@ package struct Errno: Error, Sendable, Hashable {
 
     /// The `errno` of the last failed C call.
     package static var current: Errno { Errno(errno) }
-
-    /// Wraps this code into a ``StorageError`` with context.
-    package func storageError(
-        _ message: String, tier: Tier? = nil, key: String? = nil, path: String? = nil
-    ) -> StorageError {
-        StorageError.system(code, message, tier: tier, key: key, path: path)
-    }
 }
 
 /// The thin seam between Strata and the C library. Every call retries on `EINTR`, reports failure as a typed
-/// ``Errno``, and passes through ``FaultInjector`` so tests can make any call fail on purpose.
+/// ``Errno``, and, in a build with `STRATA_FAULT_INJECTION` (debug builds), passes through ``FaultInjector`` so
+/// tests can make any call fail on purpose. A release build has no such check.
 package enum Sys {
-    /// Runs `body` until it stops failing with `EINTR`, consulting the fault injector before each try.
+    /// Runs `body` until it stops failing with `EINTR`, consulting the fault injector (when compiled in) before each
+    /// try.
     ///
     /// `path` names the file for the injector's filters only, so it is built only when the injector is armed: a
     /// caller may pass `folder.path(of: name)` without paying for the string on every call.
@@ -37,17 +32,20 @@ package enum Sys {
         _ call: SystemCall, _ path: @autoclosure () -> String?, consultingFaults: Bool = true, _ body: () -> T
     ) throws(Errno) -> T {
         while true {
-            if consultingFaults, FaultInjector.isArmed, let fault = FaultInjector.shared.fault(for: call, path: path())
-            {
-                switch fault {
-                case .error(let code):
-                    throw Errno(code)
-                case .interrupt:
-                    continue  // As the kernel would: nothing happened, try again.
-                case .shortWrite:
-                    break  // Handled by `write`.
+            #if STRATA_FAULT_INJECTION
+                if consultingFaults, FaultInjector.isArmed,
+                    let fault = FaultInjector.shared.fault(for: call, path: path())
+                {
+                    switch fault {
+                    case .error(let code):
+                        throw Errno(code)
+                    case .interrupt:
+                        continue  // As the kernel would: nothing happened, try again.
+                    case .shortWrite:
+                        break  // Handled by `write`.
+                    }
                 }
-            }
+            #endif
             let result = body()
             if result == -1 {
                 let code = errno
@@ -97,18 +95,22 @@ package enum Sys {
 
     /// One `write(2)`; may write fewer bytes than asked (and will, when a short write is injected).
     package static func write(_ fd: Int32, _ buffer: UnsafeRawBufferPointer, path: String? = nil) throws(Errno) -> Int {
-        var count = buffer.count
-        faults: while FaultInjector.isArmed, let fault = FaultInjector.shared.fault(for: .write, path: path) {
-            switch fault {
-            case .error(let code): throw Errno(code)
-            case .interrupt: continue  // Retried by the seam, as a real EINTR would be.
-            case .shortWrite(let limit):
-                count = max(0, min(count, limit))
-                if count == 0 { return 0 }
-                break faults
+        #if STRATA_FAULT_INJECTION
+            var count = buffer.count
+            faults: while FaultInjector.isArmed, let fault = FaultInjector.shared.fault(for: .write, path: path) {
+                switch fault {
+                case .error(let code): throw Errno(code)
+                case .interrupt: continue  // Retried by the seam, as a real EINTR would be.
+                case .shortWrite(let limit):
+                    count = max(0, min(count, limit))
+                    if count == 0 { return 0 }
+                    break faults
+                }
             }
-        }
-        let capped = count
+            let capped = count
+        #else
+            let capped = buffer.count
+        #endif
         return try retrying(.write, path, consultingFaults: false) { system_write(fd, buffer.baseAddress, capped) }
     }
 
@@ -167,8 +169,8 @@ package enum Sys {
         _ = try retrying(.ftruncate, nil) { system_ftruncate(fd, off_t(length)) }
     }
 
-    /// `flock(2)`. The path (for the fault injector) is built only when faults are armed: the catalog takes a stripe
-    /// lock on every put.
+    /// `flock(2)`. The path (for the fault injector) is built only when faults are armed: callers take a lock on
+    /// every write.
     package static func flock(_ fd: Int32, _ operation: Int32, path: @autoclosure () -> String? = nil) throws(Errno) {
         _ = try retrying(.lock, path()) { system_flock(fd, operation) }
     }
