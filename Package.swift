@@ -9,6 +9,7 @@ let package = Package(
     products: [
         .library(name: "Strata", targets: ["Strata"]),
         .library(name: "StrataCore", targets: ["StrataCore"]),
+        .library(name: "StrataCatalog", targets: ["StrataCatalog"]),
         .library(name: "StrataConformance", targets: ["StrataConformance"]),
         .library(name: "StrataDefaults", targets: ["StrataDefaults"]),
         .library(name: "StrataSecrets", targets: ["StrataSecrets"]),
@@ -73,6 +74,8 @@ let package = Package(
             name: "StrataSystem", dependencies: ["CStrataSystem"],
             swiftSettings: [.define("STRATA_FAULT_INJECTION", .when(configuration: .debug))]),
         .target(name: "StrataCore", dependencies: ["StrataSystem", "CStrataSystem"]),
+        // The catalog: where every key put through a store lives (its log, table and locks) and the move protocol.
+        .target(name: "StrataCatalog", dependencies: ["StrataCore", "StrataSystem", "CStrataSystem"]),
         .target(name: "StrataDefaults", dependencies: ["StrataCore", "StrataSystem"]),
         .target(name: "StrataSecrets", dependencies: ["StrataCore", "StrataSystem", "CSodium"]),
         .target(name: "StrataRecords", dependencies: ["StrataCore", "StrataSystem", "CSQLite"]),
@@ -91,8 +94,8 @@ let package = Package(
         .target(
             name: "Strata",
             dependencies: [
-                "StrataCore", "StrataSystem", "StrataDefaults", "StrataSecrets", "StrataRecords", "StrataFiles",
-                "StrataPostgres", "StrataPostgresClient", "StrataBackup", "StrataS3",
+                "StrataCore", "StrataSystem", "StrataCatalog", "StrataDefaults", "StrataSecrets", "StrataRecords",
+                "StrataFiles", "StrataPostgres", "StrataPostgresClient", "StrataBackup", "StrataS3",
             ]),
         .executableTarget(name: "strata", dependencies: ["Strata", "StrataSystem", "StrataLint"]),
         .target(name: "StrataConformance", dependencies: ["StrataCore"]),
@@ -187,6 +190,9 @@ let package = Package(
                 "Strata", "StrataSystem", "StrataPostgresClient", "StrataConformance", "StrataTestSupport",
                 "strata-test-child", "strata",
             ]
+        ),
+        .testTarget(
+            name: "StrataCatalogTests", dependencies: ["StrataCatalog", "StrataCore", "StrataSystem", "StrataTestSupport"]
         ),
         .testTarget(
             name: "StrataCoreTests",

@@ -1,3 +1,4 @@
+import StrataCatalog
 import Foundation
 import StrataSystem
 

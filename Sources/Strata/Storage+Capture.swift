@@ -1,3 +1,4 @@
+import StrataCatalog
 import Foundation
 
 // A capture of the whole store at one point in time, its instant (see `Documentation/Backup.md`, "Capture and

@@ -1,3 +1,4 @@
+import StrataCatalog
 import Synchronization
 
 // Reading and listing by the catalog: no descriptor, no guessing. An entry that names a tier which does not hold

@@ -17,6 +17,7 @@
 // A crash before 3 leaves the catalog pointing at the old copy, which is untouched: recovery removes whatever
 // reached the new tier. A crash after 3 leaves it pointing at the new copy, which is durable: recovery removes
 // the old one. Readers go by the catalog, so they see exactly one of the two at every instant.
+import StrataCatalog
 import Synchronization
 
 extension Storage {

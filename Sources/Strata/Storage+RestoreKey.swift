@@ -1,3 +1,4 @@
+import StrataCatalog
 import Foundation
 
 // Restoring chosen keys of a capture into this store: one key exactly, or every key with a prefix

@@ -1,4 +1,5 @@
 // Checking that the catalog and the tiers agree: what `strata verify` reports for the engine itself.
+import StrataCatalog
 import Synchronization
 
 extension Storage {

@@ -1,4 +1,5 @@
 @_exported public import Foundation
+@_exported public import StrataCatalog
 @_exported public import StrataCore
 import Synchronization
 

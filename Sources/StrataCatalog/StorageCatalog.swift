@@ -1,3 +1,4 @@
+public import StrataCore
 import Foundation
 import StrataSystem
 import Synchronization

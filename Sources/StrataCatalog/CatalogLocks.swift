@@ -1,3 +1,4 @@
+import StrataCore
 import StrataSystem
 import Synchronization
 

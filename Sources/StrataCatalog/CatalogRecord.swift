@@ -1,3 +1,4 @@
+package import StrataCore
 import StrataSystem
 
 /// One record of the catalog log (`<root>/catalog/log`), and its binary form.

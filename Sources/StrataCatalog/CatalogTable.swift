@@ -1,3 +1,4 @@
+import StrataCore
 internal import CStrataSystem
 
 #if canImport(Glibc)

@@ -1,3 +1,4 @@
+import StrataCore
 import Foundation
 import StrataSystem
 

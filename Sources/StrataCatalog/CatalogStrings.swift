@@ -1,3 +1,4 @@
+package import StrataCore
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)

@@ -1,3 +1,4 @@
+package import StrataCore
 import StrataSystem
 import Synchronization
 

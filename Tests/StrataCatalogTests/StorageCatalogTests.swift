@@ -4,7 +4,8 @@ import StrataTestSupport
 import Synchronization
 import Testing
 
-@testable import StrataCore
+@testable import StrataCatalog
+import StrataCore
 
 /// The catalog's own parts: the checksum that frames its records, the in-memory table, and the log read back in
 /// chunks and batches.

@@ -1,3 +1,4 @@
+import StrataCore
 import Synchronization
 
 /// One of ``CatalogLocks``' locks in this process: the lock file's descriptor (-1 until first used), behind the
