@@ -1,6 +1,6 @@
 public import Foundation
 
-/// Where a key lives, as the ``StorageCatalog`` records it: the tier and backend that hold the value, the
+/// Where a key lives, as the store's catalog records it: the tier and backend that hold the value, the
 /// selector rule that sent it there, and what is known of the value.
 ///
 /// ```swift
