@@ -1,5 +1,5 @@
-import StrataCatalog
 import Foundation
+import StrataCatalog
 import StrataSystem
 
 #if canImport(Glibc)

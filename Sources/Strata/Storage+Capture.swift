@@ -1,5 +1,5 @@
-import StrataCatalog
 import Foundation
+import StrataCatalog
 
 // A capture of the whole store at one point in time, its instant (see `Documentation/Backup.md`, "Capture and
 // restore").

@@ -1,5 +1,5 @@
-import StrataCatalog
 import Foundation
+import StrataCatalog
 
 // Restoring chosen keys of a capture into this store: one key exactly, or every key with a prefix
 // (`restore(keysWithPrefix:from:secretsKey:)`), each where the staged capture keeps it: its catalog's location, or

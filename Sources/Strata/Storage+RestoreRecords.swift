@@ -1,5 +1,5 @@
-import StrataCatalog
 import Foundation
+import StrataCatalog
 import StrataSystem
 
 // Restoring a capture of a store whose records tier was on PostgreSQL (see `Documentation/Backup.md`, "Capture and

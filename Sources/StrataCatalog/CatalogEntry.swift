@@ -1,6 +1,7 @@
 /// What the catalog keeps in memory for one key: 24 bytes, strings as indices into ``CatalogStrings``, so that a
 /// million keys fit in well under 150 MiB.
 package import StrataCore
+
 package struct CatalogEntry: Sendable, Hashable {
     package var tier: Tier
     package var kind: DataKind?

@@ -1,5 +1,6 @@
 /// A move that has started and not finished: until it settles, `key` may have a copy in both tiers.
 package import StrataCore
+
 package struct CatalogIntent: Sendable, Hashable {
     package var key: String
     /// The tier the value was in, or `nil` for a key that had no value.

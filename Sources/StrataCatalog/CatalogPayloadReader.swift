@@ -1,5 +1,6 @@
 /// Reads the fields of one catalog record's payload (the layout is documented on ``CatalogRecord``).
 import StrataCore
+
 struct CatalogPayloadReader {
     let bytes: UnsafeRawBufferPointer
     var position = 0

@@ -1,4 +1,5 @@
 import StrataCore
+
 extension CatalogRecord {
     /// A record as read from the log, its key still pointing into the bytes read: reading a million-key log
     /// applies each one to the in-memory table without making a `String` per key.

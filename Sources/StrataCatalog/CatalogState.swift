@@ -1,5 +1,5 @@
-import StrataCore
 import Foundation
+import StrataCore
 import StrataSystem
 
 /// One process's copy of the catalog: every entry and pending intent, and how far into the log it has read.

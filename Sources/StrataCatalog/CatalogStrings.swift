@@ -1,4 +1,5 @@
 package import StrataCore
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)

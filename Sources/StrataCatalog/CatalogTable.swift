@@ -1,5 +1,5 @@
-import StrataCore
 internal import CStrataSystem
+import StrataCore
 
 #if canImport(Glibc)
     import Glibc

@@ -1,5 +1,5 @@
-import StrataCore
 import Foundation
+import StrataCore
 import StrataSystem
 
 #if canImport(Glibc)

@@ -1,5 +1,5 @@
-public import StrataCore
 import Foundation
+public import StrataCore
 import StrataSystem
 import Synchronization
 

@@ -1,11 +1,11 @@
 import Foundation
+import StrataCore
 import StrataSystem
 import StrataTestSupport
 import Synchronization
 import Testing
 
 @testable import StrataCatalog
-import StrataCore
 
 /// The catalog's own parts: the checksum that frames its records, the in-memory table, and the log read back in
 /// chunks and batches.
