@@ -192,8 +192,8 @@ let package = Package(
             ]
         ),
         .testTarget(
-            name: "StrataCatalogTests", dependencies: ["StrataCatalog", "StrataCore", "StrataSystem", "StrataTestSupport"]
-        ),
+            name: "StrataCatalogTests",
+            dependencies: ["StrataCatalog", "StrataCore", "StrataSystem", "StrataTestSupport"]),
         .testTarget(
             name: "StrataCoreTests",
             dependencies: ["StrataCore", "StrataSystem", "StrataConformance", "StrataTestSupport", "strata-test-child"]
