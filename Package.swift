@@ -9,7 +9,6 @@ let package = Package(
     products: [
         .library(name: "Strata", targets: ["Strata"]),
         .library(name: "StrataCore", targets: ["StrataCore"]),
-        .library(name: "StrataCatalog", targets: ["StrataCatalog"]),
         .library(name: "StrataConformance", targets: ["StrataConformance"]),
         .library(name: "StrataDefaults", targets: ["StrataDefaults"]),
         .library(name: "StrataSecrets", targets: ["StrataSecrets"]),
@@ -172,7 +171,8 @@ let package = Package(
             name: "strata-bench-postgres", dependencies: ["BenchmarkKit", "StrataRecords", "StrataPostgres", "CLibPQ"],
             path: "Benchmarks/PostgresBenchmark"),
         .executableTarget(
-            name: "strata-bench-storage", dependencies: ["BenchmarkKit", "Strata"], path: "Benchmarks/StorageBenchmark"),
+            name: "strata-bench-storage", dependencies: ["BenchmarkKit", "Strata", "StrataCatalog"],
+            path: "Benchmarks/StorageBenchmark"),
         .executableTarget(
             name: "strata-bench-files", dependencies: ["BenchmarkKit", "StrataFiles"], path: "Benchmarks/FilesBenchmark"
         ),
@@ -187,8 +187,8 @@ let package = Package(
         .testTarget(
             name: "StrataTests",
             dependencies: [
-                "Strata", "StrataSystem", "StrataPostgresClient", "StrataConformance", "StrataTestSupport",
-                "strata-test-child", "strata",
+                "Strata", "StrataSystem", "StrataCatalog", "StrataPostgresClient", "StrataConformance",
+                "StrataTestSupport", "strata-test-child", "strata",
             ]
         ),
         .testTarget(
@@ -242,7 +242,8 @@ let package = Package(
         .testTarget(
             name: "StrataCLITests",
             dependencies: [
-                "Strata", "StrataSystem", "StrataTestSupport", "strata", "pdf-exporter", "audio-exporter",
+                "Strata", "StrataSystem", "StrataCatalog", "StrataTestSupport", "strata", "pdf-exporter",
+                "audio-exporter",
                 "strata-torture", "strata-fuzz",
             ]
         ),

@@ -7,6 +7,7 @@
 import BenchmarkKit
 import Foundation
 import Strata
+import StrataCatalog
 
 #if canImport(Glibc)
     import Glibc

@@ -7,11 +7,11 @@ import StrataSystem
 /// key's placement with it. The rule, and why it refuses rather than moves: `Documentation/Storage.md`, "Writing
 /// through a tier's own API".
 final class CatalogPlacement: PlacementLedger {
-    let catalog: StorageCatalog
+    let catalog: any CatalogEngine
     /// The store of each tier whose keys the catalog places (a suite, keyring, record store).
     let stores: [Tier: String]
 
-    init(catalog: StorageCatalog, configuration: StoreConfiguration) {
+    init(catalog: any CatalogEngine, configuration: StoreConfiguration) {
         self.catalog = catalog
         self.stores = Dictionary(uniqueKeysWithValues: Tier.allCases.map { ($0, configuration.placedStore(of: $0)) })
     }
@@ -32,7 +32,7 @@ final class CatalogPlacement: PlacementLedger {
                 try Self.check(key, placement, settingIn: setting.isEmpty ? nil : tier)
                 let result = try body(!setting.isEmpty && placement.tier == tier ? [ExactString(key)] : [])
                 if setting.isEmpty, placement.tier == tier {
-                    try catalog.append([.remove(key: key)], durable: false)
+                    try catalog.record([.remove(key: key)], durable: false)
                 }
                 return result
             }
@@ -52,7 +52,7 @@ final class CatalogPlacement: PlacementLedger {
             }
             let result = try body(claimed)
             let unplaced = try removing.filter { try catalog.tier(of: $0) == tier }
-            if !unplaced.isEmpty { try catalog.append(unplaced.map { .remove(key: $0) }, durable: false) }
+            if !unplaced.isEmpty { try catalog.record(unplaced.map { .remove(key: $0) }, durable: false) }
             return result
         }
     }

@@ -119,7 +119,7 @@ extension Storage {
         let location = StorageLocation(
             key: key, tier: copy.tier, backend: copy.backend.name, ruleID: "found", kind: nil,
             contentType: metadata?.contentType, size: copy.value.count, modified: metadata?.modificationDate ?? Date())
-        try catalog.append([.set(key: key, entry: try catalog.entry(for: location))], durable: false)
+        try catalog.record([.set(location)], durable: false)
         return (copy.value, location)
     }
 
@@ -129,7 +129,7 @@ extension Storage {
     /// - Returns: The copy found and where, or `nil` when no tier holds the key.
     /// - Throws: `.conflict` when several tiers hold a copy (the entry is removed all the same), or a tier's error.
     func repair(_ location: StorageLocation) throws -> (value: Data, location: StorageLocation)? {
-        try catalog.append([.remove(key: location.key)], durable: false)
+        try catalog.record([.remove(key: location.key)], durable: false)
         let found: (value: Data, location: StorageLocation)?
         do {
             found = try adopt(location.key)

@@ -122,7 +122,7 @@ extension Storage {
             for tier in Tier.allCases where registry.hasBackend(for: tier) {
                 removed = try removeCopy(of: key, from: tier, skippingLocked: true) || removed
             }
-            if try catalog.location(of: key) != nil { try catalog.append([.remove(key: key)], durable: false) }
+            if try catalog.location(of: key) != nil { try catalog.record([.remove(key: key)], durable: false) }
             return removed
         }
     }
@@ -138,8 +138,8 @@ extension Storage {
     ) throws {
         let key = location.key
         let target = try opened(location.tier, key: key)
-        let entry = try catalog.entry(for: location)
-        let recorded = try catalog.entry(of: key)
+        let admitted = try catalog.admit(location)
+        let recorded = try catalog.location(of: key)
         let previous: (tier: Tier, kind: DataKind?)?
         if let recorded {
             previous = (recorded.tier, recorded.kind)
@@ -158,11 +158,11 @@ extension Storage {
             // value are the tier's to tell (`location(of:)` asks it). Appending to the log on every put would make
             // each of the tier's own syncs carry the log's metadata too (one file system journal).
             try store(value, in: target.backend, at: location, as: descriptor)
-            if recorded?.hasPlacement(of: entry) != true {
+            if recorded?.hasPlacement(of: admitted) != true {
                 // A new key is recorded once its tier holds it on disk: a tier that writes late (defaults) writes it
                 // first, so that no other process, and no backup, meets an entry whose value is not there yet.
                 if recorded == nil, case .coalesced = target.facts.durability { try target.backend.flush() }
-                try catalog.append([.set(key: key, entry: entry)], durable: false)
+                try catalog.record([.set(admitted)], durable: false)
             }
             return
         }
@@ -171,19 +171,19 @@ extension Storage {
         // writes its suite after a delay) was acknowledged before it reached the disk, and a crash before the
         // commit point must leave it readable.
         try backend(for: previousTier, key: key).flush()
-        try catalog.append([.intent(key: key, from: previousTier, to: location.tier)], durable: true)
+        try catalog.record([.intent(key: key, from: previousTier, to: location.tier)], durable: true)
         do {
             try store(value, in: target.backend, at: location, as: descriptor)
             try target.backend.flush()
         } catch {
             // Not committed: the catalog still points at the old copy. Undo what reached the new tier.
             _ = try? removeCopy(of: key, from: location.tier, skippingLocked: false)
-            try? catalog.append([.settle(key: key)], durable: false)
+            try? catalog.record([.settle(key: key)], durable: false)
             throw error
         }
-        try catalog.append([.set(key: key, entry: entry)], durable: true)
+        try catalog.record([.set(admitted)], durable: true)
         try removeCopy(of: key, from: previousTier, skippingLocked: false, securely: location.tier == .secrets)
-        try catalog.append([.settle(key: key)], durable: false)
+        try catalog.record([.settle(key: key)], durable: false)
     }
 
     /// The refusal of a write that would take a credential out of the secrets tier.
@@ -217,7 +217,7 @@ extension Storage {
             try removeCopy(of: key, from: intent.to, skippingLocked: false)
             outcome = .undone
         }
-        try catalog.append([.settle(key: key)], durable: false)
+        try catalog.record([.settle(key: key)], durable: false)
         let settled = SettledMove(key: key, from: intent.from, to: intent.to, outcome: outcome)
         settledMoves.withLock { $0.append(settled) }
         return settled

@@ -108,7 +108,7 @@ extension Storage {
             placed.backend = target.name
             try store(value, in: target, at: placed, as: nil)
             try target.flush()
-            try catalog.append([.set(key: placed.key, entry: try catalog.entry(for: placed))], durable: true)
+            try catalog.record([.set(placed)], durable: true)
             if let previous, previous.tier != placed.tier {
                 let old = try backend(for: previous.tier, key: location.key)
                 try old.delete(location.key)

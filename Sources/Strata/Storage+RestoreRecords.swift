@@ -121,9 +121,9 @@ extension Storage {
         let moved = try catalog.locations().filter { $0.tier == .records && $0.backend != backend }.map { location in
             var placed = location
             placed.backend = backend
-            return CatalogRecord.set(key: placed.key, entry: try catalog.entry(for: placed))
+            return CatalogChange.set(placed)
         }
-        if !moved.isEmpty { try catalog.append(moved, durable: true) }
+        if !moved.isEmpty { try catalog.record(moved, durable: true) }
     }
 
     /// Compares the load with the staged SQLite store it was converted alongside.

@@ -3,6 +3,8 @@
 // `Codable` JSON `.data`); the defaults tier stores exactly that, and the tiers that hold bytes store its byte form
 // (`PropertyListValue+ByteForm.swift`), whose content type the catalog records. Reading goes back the same way, so
 // a value reads back the same through `storage.value`, a `DefaultsKey`, `strata defaults get`, and after a move.
+import StrataCatalog
+
 extension Storage {
     /// The content type recorded for a structured value (any `Codable` that is not a property-list type).
     public static let structuredContentType = "application/json"

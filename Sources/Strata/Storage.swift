@@ -1,5 +1,5 @@
 @_exported public import Foundation
-@_exported public import StrataCatalog
+package import StrataCatalog
 @_exported public import StrataCore
 import Synchronization
 
@@ -23,8 +23,8 @@ public final class Storage: Sendable {
     public let registry: BackendRegistry
     /// The decision table applied to every value.
     public let selector: StorageSelector
-    /// Where every key put through this store lives (`<root>/catalog`).
-    public let catalog: StorageCatalog
+    /// Where every key put through this store lives: the file catalog under the root (`<root>/catalog`).
+    package let catalog: any CatalogEngine
     /// The configuration the store opened with: the root's `strata.conf` (or the built-in one), with the
     /// initializer's explicit arguments applied.
     public let configuration: StoreConfiguration

@@ -59,8 +59,12 @@ struct CatalogState: ~Copyable {
     }
 
     func location(of key: String) -> StorageLocation? {
-        guard let entry = entries[key] else { return nil }
-        return StorageLocation(
+        entries[key].map { location(key: key, entry: $0) }
+    }
+
+    /// The location `entry` describes for `key`, its strings read from the table.
+    func location(key: String, entry: CatalogEntry) -> StorageLocation {
+        StorageLocation(
             key: key, tier: entry.tier, backend: strings[entry.backend], ruleID: strings[entry.rule], kind: entry.kind,
             contentType: strings.optional(entry.contentType), size: Int(entry.size),
             modified: Date(timeIntervalSince1970: entry.modified))

@@ -26,10 +26,4 @@ extension StorageCatalog {
             }
         }
     }
-
-    /// Removes `keys` from the catalog (a restore drops the entries of values its capture left out).
-    package func forget(_ keys: [String]) throws {
-        guard !keys.isEmpty else { return }
-        try append(keys.map { .remove(key: $0) }, durable: true)
-    }
 }

@@ -1,5 +1,5 @@
 import Foundation
-public import StrataCore
+package import StrataCore
 import StrataSystem
 import Synchronization
 
@@ -32,14 +32,14 @@ import Synchronization
 /// The catalog records; it does not move values. `Storage` holds a key's stripe lock while it writes a tier
 /// and records the result, and writes an `intent` record before a value changes tier, so that a crash at any
 /// instant leaves the key readable as exactly the old value or the new one (see `Documentation/Storage.md`).
-public final class StorageCatalog: Sendable {
+package final class StorageCatalog: Sendable {
     /// The version of the log format this build writes and reads.
-    public static let formatVersion: UInt16 = 1
+    package static let formatVersion: UInt16 = 1
     static let magic = Array("STRATACL".utf8)
     static let headerSize = 16
 
     /// The catalog's folder, `<root>/catalog`.
-    public let directory: String
+    package let directory: String
     var logPath: String { directory + "/log" }
 
     let locks: CatalogLocks
@@ -54,7 +54,7 @@ public final class StorageCatalog: Sendable {
     /// - Parameter root: The store root.
     /// - Throws: ``StorageError`` `.corrupt` when the log is not a catalog, `.unsupportedVersion` when a newer
     ///   Strata wrote it, or an I/O error.
-    public init(root: String) throws {
+    package init(root: String) throws {
         directory = root + "/" + StoragePaths.catalogFolderName
         for folder in [directory, directory + "/locks"] {
             do {
@@ -81,12 +81,12 @@ public final class StorageCatalog: Sendable {
     }
 
     /// Where `key` lives, or `nil` when the catalog has no entry for it.
-    public func location(of key: String) throws -> StorageLocation? {
+    package func location(of key: String) throws -> StorageLocation? {
         try current { state in state.location(of: key) }
     }
 
     /// The tier that holds `key`, or `nil` when the catalog has no entry for it: the lookup a read makes.
-    public func tier(of key: String) throws -> Tier? {
+    package func tier(of key: String) throws -> Tier? {
         try current { state in state.entries[key]?.tier }
     }
 
@@ -133,7 +133,7 @@ public final class StorageCatalog: Sendable {
     }
 
     /// The catalogued locations of every key that starts with `prefix`, sorted by the keys' UTF-8 bytes.
-    public func locations(prefix: String = "") throws -> [StorageLocation] {
+    package func locations(prefix: String) throws -> [StorageLocation] {
         try current { state in
             state.entries.keys(prefix: prefix).map { ExactString($0) }.sorted().compactMap {
                 state.location(of: $0.string)
@@ -142,13 +142,13 @@ public final class StorageCatalog: Sendable {
     }
 
     /// How many keys the catalog holds.
-    public var count: Int {
+    package var count: Int {
         get throws { try current { $0.entries.count } }
     }
 
     /// The keys whose move was started and not finished: by a process that is still moving them, or by one that
     /// died. `Storage` finishes or undoes them when it opens the store.
-    public func unsettledKeys() throws -> [String] {
+    package func unsettledKeys() throws -> [String] {
         try current { $0.intents.keys.sorted().map(\.string) }
     }
 
@@ -253,19 +253,21 @@ public final class StorageCatalog: Sendable {
 
     /// Interns the strings of a location for an entry.
     package func entry(for location: StorageLocation) throws -> CatalogEntry {
-        try state.withLock { state in
-            guard let backend = state.strings.intern(location.backend, field: 0),
-                let rule = state.strings.intern(location.ruleID, field: 1),
-                let contentType = location.contentType.map({ state.strings.intern($0, field: 2) })
-                    ?? CatalogStrings.none
-            else {
-                throw StorageError(
-                    .limitExceeded, "the catalog holds 65,534 distinct backend names, rules and content types",
-                    key: location.key, path: logPath, recovery: "Use fewer distinct content types")
-            }
-            return CatalogEntry(
-                tier: location.tier, kind: location.kind, backend: backend, rule: rule, contentType: contentType,
-                size: Int64(location.size), modified: location.modified.timeIntervalSince1970)
+        try state.withLock { state in try entry(for: location, in: &state) }
+    }
+
+    /// Interns the strings of a location for an entry, in `state` (held locked by the caller).
+    func entry(for location: StorageLocation, in state: inout CatalogState) throws -> CatalogEntry {
+        guard let backend = state.strings.intern(location.backend, field: 0),
+            let rule = state.strings.intern(location.ruleID, field: 1),
+            let contentType = location.contentType.map({ state.strings.intern($0, field: 2) }) ?? CatalogStrings.none
+        else {
+            throw StorageError(
+                .limitExceeded, "the catalog holds 65,534 distinct backend names, rules and content types",
+                key: location.key, path: logPath, recovery: "Use fewer distinct content types")
         }
+        return CatalogEntry(
+            tier: location.tier, kind: location.kind, backend: backend, rule: rule, contentType: contentType,
+            size: Int64(location.size), modified: location.modified.timeIntervalSince1970)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataCatalog
 import StrataTestSupport
 import Testing
 
@@ -68,8 +69,8 @@ struct CLIPapercutTests {
         let location = StorageLocation(
             key: huge, tier: .files, backend: "filesystem", ruleID: "file-to-files", kind: .file, contentType: nil,
             size: 1, modified: Date())
-        try storage.catalog.append([.set(key: huge, entry: storage.catalog.entry(for: location))], durable: true)
-        try storage.catalog.append([.intent(key: huge, from: nil, to: .files)], durable: true)
+        try storage.catalog.record([.set(location)], durable: true)
+        try storage.catalog.record([.intent(key: huge, from: nil, to: .files)], durable: true)
         let result = try strata(["verify", root, "--allow-unchecked"])
         let longest = (result.standardOutput + result.standardError).split(separator: "\n").map(\.utf8.count).max() ?? 0
         #expect(longest < 2_000, "a line of \(longest) bytes")

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataCatalog
 import StrataTestSupport
 import Testing
 
@@ -23,7 +24,7 @@ struct CatalogVerifyCommandTests {
             try storage.put(Data("old".utf8), for: "k", as: DataDescriptor(kind: .preference, estimatedSize: 3))
             try storage.backend(for: .defaults).flush()
             // A process died after writing the new copy and before recording the move.
-            try storage.catalog.append([.intent(key: "k", from: .defaults, to: .files)], durable: true)
+            try storage.catalog.record([.intent(key: "k", from: .defaults, to: .files)], durable: true)
             try OutsideHands.writeFile("k", Data("new".utf8), root: root)
         }
         let result = try verify()

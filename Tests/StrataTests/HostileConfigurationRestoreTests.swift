@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataCatalog
 import StrataPostgresClient
 import StrataTestSupport
 import Testing
@@ -43,11 +44,11 @@ final class HostileConfigurationRestoreTests {
         try storage.backend(for: .defaults).flush()
         // The move's new copy, then its commit; the old copy's removal and the settle never came.
         try OutsideHands.writeFile("notes/n1", Data("note".utf8), root: root)
-        try storage.catalog.append([.intent(key: "notes/n1", from: .records, to: .files)], durable: true)
+        try storage.catalog.record([.intent(key: "notes/n1", from: .records, to: .files)], durable: true)
         var moved = try #require(try storage.catalog.location(of: "notes/n1"))
         moved.tier = .files
         moved.backend = "filesystem"
-        try storage.catalog.append([.set(key: "notes/n1", entry: try storage.catalog.entry(for: moved))], durable: true)
+        try storage.catalog.record([.set(moved)], durable: true)
         try Data(("version = 1\n" + settings).utf8).write(to: URL(fileURLWithPath: root + "/strata.conf"))
         let capture = try FolderCapture(folder: directory.appending("capture"))
         try storage.capture(into: capture)

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataCatalog
 import StrataTestSupport
 import Testing
 

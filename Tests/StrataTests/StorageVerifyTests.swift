@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataCatalog
 import StrataTestSupport
 import Testing
 
@@ -110,7 +111,7 @@ struct StorageVerifyTests {
         do {
             let storage = try openStorage(root)
             try storage.put(Data("old".utf8), for: "pending", as: descriptorForTier[.defaults]!)
-            try storage.catalog.append([.intent(key: "pending", from: .defaults, to: .secrets)], durable: true)
+            try storage.catalog.record([.intent(key: "pending", from: .defaults, to: .secrets)], durable: true)
         }
         let locked = try Storage(root: root)
         let report = try locked.verifyCatalog()

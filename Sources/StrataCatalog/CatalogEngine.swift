@@ -1,0 +1,72 @@
+package import StrataCore
+
+/// What a store needs of its catalog: where each key lives, the moves under way, and the per-key locks that order
+/// every change of a key across threads, processes and (for a shared engine) machines.
+///
+/// `Storage` and the move protocol speak only this; ``StorageCatalog`` keeps it in files under the store root (a
+/// log, a table in memory, stripe locks under `flock`). A catalog shared by several machines is another engine of
+/// it. An engine guarantees:
+/// - a change recorded `durable` survives a crash of the machine once ``record(_:durable:)`` returns; one recorded
+///   without is at least as durable as the tier write it follows (it may be lost with metadata only: a key is found
+///   again by searching the tiers);
+/// - a reader sees every change another process or machine recorded before the read began;
+/// - a key's lock is held by one thread of one process at a time, for as long as the body runs.
+package protocol CatalogEngine: AnyObject, Sendable {
+    /// Where `key` lives, or `nil` when the catalog has no entry for it.
+    func location(of key: String) throws -> StorageLocation?
+    /// The tier that holds `key`, or `nil` when the catalog has no entry for it: the lookup a read makes.
+    func tier(of key: String) throws -> Tier?
+    /// The tier that holds `key` and the change counter the lookup saw (see ``changeCount``).
+    func placement(of key: String) throws -> (tier: Tier?, changeCount: UInt64)
+    /// Where `key` is placed now, the move it is under, and whether a ``withKeyLock(_:_:)`` of this engine holds
+    /// it, without waiting for the key's lock.
+    func keyPlacement(of key: String) throws -> KeyPlacement
+    /// The catalogued locations of every key that starts with `prefix`, sorted by the keys' UTF-8 bytes.
+    func locations(prefix: String) throws -> [StorageLocation]
+    /// How many keys the catalog holds.
+    var count: Int { get throws }
+    /// The keys whose move was started and not finished.
+    func unsettledKeys() throws -> [String]
+    /// The move of `key` that started and did not finish, or `nil`.
+    func intent(for key: String) throws -> CatalogIntent?
+    /// A counter that moves whenever any writer changes the catalog: a read that saw it unchanged before and after
+    /// saw no change.
+    var changeCount: UInt64 { get }
+
+    /// The location as this catalog records it (an engine may shorten a string or round the time), or a refusal,
+    /// before anything is written, of a location it could not record. A put compares the recorded placement with
+    /// this form, so that a placement kept in shortened form reads as unchanged.
+    func admit(_ location: StorageLocation) throws -> StorageLocation
+    /// Records `changes`, in order, as one append.
+    func record(_ changes: [CatalogChange], durable: Bool) throws
+
+    /// Runs `body` holding `key`'s lock.
+    func withKeyLock<T>(_ key: String, _ body: () throws -> T) throws -> T
+    /// Runs `body` holding `key`'s lock if no one holds it now; `nil` without running it otherwise.
+    func withKeyLockIfFree<T>(_ key: String, _ body: () throws -> T) throws -> T?
+    /// Runs `body` holding the locks of every key in `keys`.
+    func withKeyLocks<T>(_ keys: [String], _ body: () throws -> T) throws -> T
+    /// Runs `body` holding every key's lock: the catalog cannot change meanwhile (a capture).
+    func withEveryKeyLock<T>(_ body: () throws -> T) throws -> T
+    /// Runs `body` with `key`'s placement, holding its lock unless the calling thread already does.
+    func withKeyLockForChange<T>(_ key: String, _ body: (_ placement: KeyPlacement?) throws -> T) throws -> T
+    /// Whether the calling thread holds `key`'s lock through this engine.
+    func isLockedByCurrentThread(_ key: String) -> Bool
+    /// Runs `body` if `key` is placed in `tier` with no move pending, ordered with this process's changes of it
+    /// (see ``PlacementLedger/changeIfSettled(_:in:_:)``).
+    /// - Returns: Whether `body` ran.
+    func changeIfSettled(_ key: String, in tier: Tier, _ body: () throws -> Void) throws -> Bool
+    /// Writes the catalog, as it stands, into a snapshot being taken.
+    func capture(into sink: any CaptureSink) throws -> CapturedFile
+}
+
+extension CatalogEngine {
+    /// The catalogued locations of every key.
+    package func locations() throws -> [StorageLocation] { try locations(prefix: "") }
+
+    /// Removes `keys` from the catalog (a restore drops the entries of values its capture left out).
+    package func forget(_ keys: [String]) throws {
+        guard !keys.isEmpty else { return }
+        try record(keys.map { .remove(key: $0) }, durable: true)
+    }
+}
