@@ -65,14 +65,14 @@ let package = Package(
 
         // System headers Glibc's Swift module leaves out (extended attributes), the signal-safe terminal and
         // interrupt handlers, CRC-32C and atomics on shared memory. Imported by StrataSystem (and, for one prefetch
-        // hint in the catalog's table, by StrataCore).
+        // hint in the catalog's table, by StrataCatalog).
         .target(name: "CStrataSystem"),
         // The system layer: the system-call seam (`Sys`), descriptors and folders, locks on shared memory, paths.
         // It knows nothing of tiers, keys or the catalog. Fault injection is compiled in for debug builds only.
         .target(
             name: "StrataSystem", dependencies: ["CStrataSystem"],
             swiftSettings: [.define("STRATA_FAULT_INJECTION", .when(configuration: .debug))]),
-        .target(name: "StrataCore", dependencies: ["StrataSystem", "CStrataSystem"]),
+        .target(name: "StrataCore", dependencies: ["StrataSystem"]),
         // The catalog: where every key put through a store lives (its log, table and locks) and the move protocol.
         .target(name: "StrataCatalog", dependencies: ["StrataCore", "StrataSystem", "CStrataSystem"]),
         .target(name: "StrataDefaults", dependencies: ["StrataCore", "StrataSystem"]),
