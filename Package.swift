@@ -62,30 +62,35 @@ let package = Package(
             providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
         ),
 
-        // System headers Glibc's Swift module leaves out (extended attributes). Headers only.
+        // System headers Glibc's Swift module leaves out (extended attributes), the signal-safe terminal and
+        // interrupt handlers, CRC-32C and atomics on shared memory. Imported by StrataSystem (and, for one prefetch
+        // hint in the catalog's table, by StrataCore).
         .target(name: "CStrataSystem"),
-        .target(name: "StrataCore", dependencies: ["CStrataSystem"]),
-        .target(name: "StrataDefaults", dependencies: ["StrataCore"]),
-        .target(name: "StrataSecrets", dependencies: ["StrataCore", "CSodium"]),
-        .target(name: "StrataRecords", dependencies: ["StrataCore", "CSQLite"]),
-        .target(name: "StrataFiles", dependencies: ["StrataCore", "CZlib", "CDeflate"]),
+        // The system layer: the system-call seam (`Sys`), descriptors and folders, locks on shared memory, paths.
+        // It knows nothing of tiers, keys or the catalog.
+        .target(name: "StrataSystem", dependencies: ["CStrataSystem"]),
+        .target(name: "StrataCore", dependencies: ["StrataSystem", "CStrataSystem"]),
+        .target(name: "StrataDefaults", dependencies: ["StrataCore", "StrataSystem"]),
+        .target(name: "StrataSecrets", dependencies: ["StrataCore", "StrataSystem", "CSodium"]),
+        .target(name: "StrataRecords", dependencies: ["StrataCore", "StrataSystem", "CSQLite"]),
+        .target(name: "StrataFiles", dependencies: ["StrataCore", "StrataSystem", "CZlib", "CDeflate"]),
         // The records tier on PostgreSQL: a second RecordEngine, over the system libpq.
-        .target(name: "StrataPostgres", dependencies: ["StrataCore", "StrataRecords", "CLibPQ"]),
+        .target(name: "StrataPostgres", dependencies: ["StrataCore", "StrataSystem", "StrataRecords", "CLibPQ"]),
         // The backup repository: content-defined chunks, deduplicated, compressed and sealed, in packs.
-        .target(name: "StrataBackup", dependencies: ["StrataCore", "StrataSecrets", "StrataFiles"]),
+        .target(name: "StrataBackup", dependencies: ["StrataCore", "StrataSystem", "StrataSecrets", "StrataFiles"]),
         // An S3 client (libcurl, SigV4 signed with OpenSSL's SHA-256 and HMAC), for the S3 files engine.
-        .target(name: "StrataS3", dependencies: ["StrataCore", "StrataFiles", "CCurl", "CCrypto"]),
+        .target(name: "StrataS3", dependencies: ["StrataCore", "StrataSystem", "StrataFiles", "CCurl", "CCrypto"]),
         .target(
             name: "Strata",
             dependencies: [
-                "StrataCore", "StrataDefaults", "StrataSecrets", "StrataRecords", "StrataFiles", "StrataPostgres",
-                "StrataBackup", "StrataS3",
+                "StrataCore", "StrataSystem", "StrataDefaults", "StrataSecrets", "StrataRecords", "StrataFiles",
+                "StrataPostgres", "StrataBackup", "StrataS3",
             ]),
-        .executableTarget(name: "strata", dependencies: ["Strata", "StrataLint"]),
+        .executableTarget(name: "strata", dependencies: ["Strata", "StrataSystem", "StrataLint"]),
         .target(name: "StrataConformance", dependencies: ["StrataCore"]),
 
         // Storage lint and keys generation: a shared library, the plugins' tools, and the plugins.
-        .target(name: "StrataLint", dependencies: ["StrataDefaults"]),
+        .target(name: "StrataLint", dependencies: ["StrataDefaults", "StrataSystem"]),
         .executableTarget(name: "strata-lint", dependencies: ["StrataLint"]),
         .executableTarget(name: "strata-keygen", dependencies: ["StrataLint"]),
         .plugin(
@@ -113,8 +118,8 @@ let package = Package(
         .executableTarget(
             name: "strata-torture",
             dependencies: [
-                "Strata", "StrataCore", "StrataDefaults", "StrataSecrets", "StrataRecords", "StrataFiles",
-                "StrataPostgres", "StrataTestSupport",
+                "Strata", "StrataCore", "StrataSystem", "StrataDefaults", "StrataSecrets", "StrataRecords",
+                "StrataFiles", "StrataPostgres", "StrataTestSupport",
             ]),
 
         // Fuzz targets (see Scripts/fuzz.sh); a normal build replays corpus files.
@@ -129,14 +134,15 @@ let package = Package(
         .target(
             name: "StrataTestSupport",
             dependencies: [
-                "Strata", "StrataCore", "StrataDefaults", "StrataRecords", "StrataPostgres", "StrataFiles", "StrataS3",
+                "Strata", "StrataCore", "StrataSystem", "StrataDefaults", "StrataRecords", "StrataPostgres",
+                "StrataFiles", "StrataS3",
             ]),
         // The child program that tests spawn, hold locks in, and kill with SIGKILL.
         .executableTarget(
             name: "strata-test-child",
             dependencies: [
-                "StrataTestSupport", "StrataCore", "StrataDefaults", "StrataSecrets", "StrataRecords", "StrataFiles",
-                "Strata", "StrataBackup", "StrataS3",
+                "StrataTestSupport", "StrataCore", "StrataSystem", "StrataDefaults", "StrataSecrets", "StrataRecords",
+                "StrataFiles", "Strata", "StrataBackup", "StrataS3",
             ],
             path: "Tests/Child"),
 
@@ -146,7 +152,7 @@ let package = Package(
             name: "strata-bench-defaults", dependencies: ["BenchmarkKit", "StrataDefaults"],
             path: "Benchmarks/DefaultsBenchmark"),
         .executableTarget(
-            name: "strata-bench-secrets", dependencies: ["BenchmarkKit", "StrataSecrets", "CSodium"],
+            name: "strata-bench-secrets", dependencies: ["BenchmarkKit", "StrataSecrets", "StrataSystem", "CSodium"],
             path: "Benchmarks/SecretsBenchmark"),
         .executableTarget(
             name: "strata-bench-records", dependencies: ["BenchmarkKit", "StrataRecords", "CSQLite"],
@@ -160,7 +166,7 @@ let package = Package(
             name: "strata-bench-files", dependencies: ["BenchmarkKit", "StrataFiles"], path: "Benchmarks/FilesBenchmark"
         ),
         .executableTarget(
-            name: "strata-bench-backup", dependencies: ["BenchmarkKit", "Strata"],
+            name: "strata-bench-backup", dependencies: ["BenchmarkKit", "Strata", "StrataSystem"],
             path: "Benchmarks/BackupBenchmark"),
         // S3 transfers beside Python's boto3 (its side is the script beside main.swift, run in a virtualenv).
         .executableTarget(
@@ -169,19 +175,26 @@ let package = Package(
 
         .testTarget(
             name: "StrataTests",
-            dependencies: ["Strata", "StrataConformance", "StrataTestSupport", "strata-test-child", "strata"]
+            dependencies: [
+                "Strata", "StrataSystem", "StrataConformance", "StrataTestSupport", "strata-test-child", "strata",
+            ]
         ),
         .testTarget(
             name: "StrataCoreTests",
-            dependencies: ["StrataCore", "StrataConformance", "StrataTestSupport", "strata-test-child"]
+            dependencies: ["StrataCore", "StrataSystem", "StrataConformance", "StrataTestSupport", "strata-test-child"]
         ),
         .testTarget(
             name: "StrataDefaultsTests",
-            dependencies: ["StrataDefaults", "StrataConformance", "StrataTestSupport", "strata-test-child", "strata"]
+            dependencies: [
+                "StrataDefaults", "StrataSystem", "StrataConformance", "StrataTestSupport", "strata-test-child",
+                "strata",
+            ]
         ),
         .testTarget(
             name: "StrataSecretsTests",
-            dependencies: ["StrataSecrets", "StrataConformance", "StrataTestSupport", "strata-test-child"]
+            dependencies: [
+                "StrataSecrets", "StrataSystem", "StrataConformance", "StrataTestSupport", "strata-test-child",
+            ]
         ),
         .testTarget(
             name: "StrataRecordsTests",
@@ -191,11 +204,13 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataFilesTests",
-            dependencies: ["StrataFiles", "StrataConformance", "StrataTestSupport", "strata-test-child"]
+            dependencies: [
+                "StrataFiles", "StrataSystem", "StrataConformance", "StrataTestSupport", "strata-test-child",
+            ]
         ),
         .testTarget(
             name: "StrataBackupTests",
-            dependencies: ["StrataBackup", "StrataTestSupport", "strata-test-child"]
+            dependencies: ["StrataBackup", "StrataSystem", "StrataTestSupport", "strata-test-child"]
         ),
         .testTarget(
             name: "StrataS3Tests",
@@ -211,8 +226,8 @@ let package = Package(
         .testTarget(
             name: "StrataCLITests",
             dependencies: [
-                "Strata", "StrataTestSupport", "strata", "pdf-exporter", "audio-exporter", "strata-torture",
-                "strata-fuzz",
+                "Strata", "StrataSystem", "StrataTestSupport", "strata", "pdf-exporter", "audio-exporter",
+                "strata-torture", "strata-fuzz",
             ]
         ),
     ]

@@ -3,6 +3,7 @@ import Foundation
 import Strata
 import StrataBackup
 import StrataCore
+import StrataSystem
 
 /// `--backup-stages`: the first backup run with the writer's stage clock (``BackupStages``) and a timing sink,
 /// then where its time went printed on standard error (standard output carries the step's numbers).

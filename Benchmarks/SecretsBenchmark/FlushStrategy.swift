@@ -5,6 +5,7 @@
 import BenchmarkKit
 import Foundation
 import StrataCore
+import StrataSystem
 import Synchronization
 
 #if canImport(Glibc)

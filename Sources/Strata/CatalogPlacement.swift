@@ -1,4 +1,5 @@
 import StrataCore
+import StrataSystem
 
 /// A store's catalog as the ledger of the tier stores on its root (see ``/StrataCore/PlacementLedger``): a change
 /// made through a tier's own API is refused when the catalog places the key in another tier, and a removal takes the

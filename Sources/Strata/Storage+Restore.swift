@@ -1,4 +1,5 @@
 import Foundation
+import StrataSystem
 import Synchronization
 
 // Restoring a capture (see `Documentation/Backup.md`, "Capture and restore"): all-or-nothing into a new root, or some keys into

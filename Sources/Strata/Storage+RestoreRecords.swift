@@ -1,4 +1,5 @@
 import Foundation
+import StrataSystem
 
 // Restoring a capture of a store whose records tier was on PostgreSQL (see `Documentation/Backup.md`, "Capture and
 // restore"). The export's JSON Lines are staged with the other files and converted into the staged store's SQLite

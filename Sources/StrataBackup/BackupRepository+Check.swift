@@ -1,5 +1,6 @@
 import Foundation
 import StrataCore
+import StrataSystem
 
 // check: verifies the repository without restoring.
 extension BackupRepository {

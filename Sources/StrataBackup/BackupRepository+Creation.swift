@@ -1,5 +1,6 @@
 import Foundation
 import StrataCore
+import StrataSystem
 
 // What a new repository's folder may hold before it is made, and what a failed creation leaves.
 extension BackupRepository {

@@ -1,6 +1,7 @@
 import Foundation
 import StrataCore
 import StrataSecrets
+import StrataSystem
 import Synchronization
 
 // Key slots: several passphrases or key files can open one repository, each sealing the same master key, so adding,

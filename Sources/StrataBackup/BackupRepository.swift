@@ -1,6 +1,7 @@
 import Foundation
 public import StrataCore
 import StrataSecrets
+import StrataSystem
 import Synchronization
 
 #if canImport(Glibc)

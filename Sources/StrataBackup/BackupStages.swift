@@ -1,4 +1,5 @@
 import StrataCore
+import StrataSystem
 import Synchronization
 
 /// Where a backup's time goes, stage by stage, and what became of its chunks: filled in by a ``SnapshotWriter``

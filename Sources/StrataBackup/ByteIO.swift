@@ -1,4 +1,5 @@
 import StrataCore
+import StrataSystem
 
 /// Whole-array reads and writes through the ``Sys`` seam, with its typed `Errno`.
 enum ByteIO {

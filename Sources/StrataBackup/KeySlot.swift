@@ -1,6 +1,7 @@
 import Foundation
 import StrataCore
 import StrataSecrets
+import StrataSystem
 
 /// One file of `keys/`: the master key sealed under a key derived from a passphrase or a key file.
 ///

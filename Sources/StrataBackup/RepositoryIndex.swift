@@ -1,5 +1,6 @@
 import Foundation
 import StrataCore
+import StrataSystem
 
 /// Which pack holds each blob: the union of the index files of `index/`, each a ``SealedFile`` of kind 2 holding
 /// the JSON list of ``PackRecord``. A blob listed twice (after an interrupted prune) may be read from either.

@@ -1,5 +1,6 @@
 import Foundation
 import StrataCore
+import StrataSystem
 
 /// The content of a snapshot file of `snapshots/`: a ``SealedFile`` of kind 3, named by the snapshot id, holding
 /// the binary format 2 (``encoded()``; format 1, JSON, is still read).

@@ -1,6 +1,7 @@
 import Foundation
 public import StrataCore
 import StrataFiles
+import StrataSystem
 
 /// One snapshot read back: its files, and their content on request. A ``/StrataCore/CaptureSource`` for a restore.
 ///

@@ -1,6 +1,7 @@
 import Foundation
 public import StrataCore
 import StrataFiles
+import StrataSystem
 
 /// A snapshot being written: a ``/StrataCore/CaptureSink`` that chunks, deduplicates, compresses and seals what the
 /// tiers hand it, and a commit point.

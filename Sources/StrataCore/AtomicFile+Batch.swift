@@ -1,4 +1,5 @@
 package import Foundation
+package import StrataSystem
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 public import Foundation
+package import StrataSystem
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,3 +1,4 @@
+import StrataSystem
 import Synchronization
 
 #if canImport(Glibc)

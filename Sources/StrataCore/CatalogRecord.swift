@@ -1,3 +1,5 @@
+import StrataSystem
+
 /// One record of the catalog log (`<root>/catalog/log`), and its binary form.
 ///
 /// Framing: `u32 length | u32 CRC-32C of the payload | payload`, little-endian. The payload starts with an

@@ -1,4 +1,5 @@
 import Foundation
+import StrataSystem
 
 /// One process's copy of the catalog: every entry and pending intent, and how far into the log it has read.
 /// Guarded by ``StorageCatalog``'s mutex.

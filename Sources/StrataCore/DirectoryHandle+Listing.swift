@@ -1,4 +1,5 @@
 package import Foundation  // `stat`, from the platform's C library
+package import StrataSystem
 
 extension DirectoryHandle {
     /// The names in this folder, unsorted, or a ``StorageError`` naming the folder and `tier`.

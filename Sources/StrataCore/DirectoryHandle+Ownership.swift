@@ -1,4 +1,5 @@
 import Foundation
+package import StrataSystem
 
 #if canImport(Glibc)
     import Glibc

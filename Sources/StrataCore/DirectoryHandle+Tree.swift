@@ -1,3 +1,5 @@
+package import StrataSystem
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)

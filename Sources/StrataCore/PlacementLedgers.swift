@@ -1,3 +1,4 @@
+package import StrataSystem
 import Synchronization
 
 /// The ledgers of the store roots this process has open with `Storage`, by root folder: how a tier store opened on

@@ -1,3 +1,4 @@
+import StrataSystem
 import Synchronization
 
 // The catalog's part in a capture of the store: holding every key still, and copying the log as it is.

@@ -1,4 +1,5 @@
 import Foundation
+import StrataSystem
 
 #if canImport(Glibc)
     import Glibc

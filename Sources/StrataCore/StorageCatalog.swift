@@ -1,4 +1,5 @@
 import Foundation
+import StrataSystem
 import Synchronization
 
 #if canImport(Glibc)

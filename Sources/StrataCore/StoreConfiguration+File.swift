@@ -1,4 +1,5 @@
 public import Foundation
+import StrataSystem
 
 // The file `<root>/strata.conf`: UTF-8 text, one setting a line.
 //

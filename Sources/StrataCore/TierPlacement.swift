@@ -1,3 +1,5 @@
+import StrataSystem
+
 /// How a tier store keeps its store root's catalog true (see ``PlacementLedger``): every change the store makes to
 /// keys a catalog places goes through ``change(setting:removing:_:)``.
 ///

@@ -1,4 +1,5 @@
 public import StrataCore
+import StrataSystem
 
 // Checking suite files without opening a store on them: opening moves an unreadable file aside and starts the
 // suite empty, which is right for an app but hides the damage from `strata verify` and from a restore.

@@ -1,5 +1,6 @@
 import Foundation
 public import StrataCore
+import StrataSystem
 import Synchronization
 
 /// A preference suite: typed, atomic on disk, shared by several processes, and observable.

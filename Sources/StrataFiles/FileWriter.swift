@@ -1,5 +1,6 @@
 public import Foundation
 import StrataCore
+import StrataSystem
 
 /// Streams the content of a file being written into the engine's receiving end (a temporary file, an upload),
 /// computing its CRC-32 and size on the way.

@@ -1,5 +1,6 @@
 import Foundation
 import StrataCore
+import StrataSystem
 
 /// What an engine that keeps its files in a local folder offers the store beyond ``FileEngine``, so that the store's
 /// engine-neutral code runs as fast as the disk there: reads into memory that is handed out without a copy, a

@@ -1,5 +1,6 @@
 import Foundation
 import StrataCore
+import StrataSystem
 
 // The store's fast paths on a local folder (see `LocalFastPaths`).
 extension PosixFileEngine: LocalFastPaths {

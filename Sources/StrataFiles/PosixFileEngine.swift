@@ -1,5 +1,6 @@
 public import Foundation
 public import StrataCore
+import StrataSystem
 
 #if canImport(Glibc)
     import Glibc

@@ -1,6 +1,7 @@
 public import Foundation
 import StrataCore
 import StrataDefaults
+import StrataSystem
 
 /// Turns a keys manifest (JSON) into typed `DefaultsKey` declarations, refusing bad manifests with messages
 /// that name the file and the entry. A `"suite"` becomes the key's `DefaultsKey.suite`: every store reads and

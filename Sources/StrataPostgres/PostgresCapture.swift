@@ -1,5 +1,6 @@
 import Foundation
 public import StrataCore
+import StrataSystem
 
 #if canImport(Glibc)
     import Glibc

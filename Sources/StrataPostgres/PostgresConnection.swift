@@ -1,6 +1,7 @@
 internal import CLibPQ
 import Foundation
 public import StrataCore
+import StrataSystem
 
 #if canImport(Glibc)
     import Glibc

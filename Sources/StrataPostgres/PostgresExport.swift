@@ -1,6 +1,7 @@
 import Foundation
-package import StrataCore
+import StrataCore
 package import StrataRecords
+package import StrataSystem
 
 #if canImport(Glibc)
     import Glibc

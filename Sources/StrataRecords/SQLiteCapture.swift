@@ -1,4 +1,5 @@
 public import StrataCore
+import StrataSystem
 
 #if canImport(Glibc)
     import Glibc

@@ -1,5 +1,6 @@
 import Foundation
 public import StrataCore
+import StrataSystem
 import Synchronization
 
 /// The built-in engine: one SQLite file in WAL mode.

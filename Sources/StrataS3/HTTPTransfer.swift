@@ -1,5 +1,6 @@
 import Foundation
 import StrataCore
+import StrataSystem
 
 /// The state of one HTTP exchange while libcurl runs it: the body going out, the status and headers coming in,
 /// and the body coming in (to memory or to a file). Used by one thread at a time: the one in `curl_easy_perform`.

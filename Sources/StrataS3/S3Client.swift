@@ -1,5 +1,6 @@
 import Foundation
 public import StrataCore
+import StrataSystem
 import Synchronization
 
 /// A client of an S3-compatible object store (AWS S3, Ceph's RADOS Gateway, MinIO, ...): objects under the

@@ -1,4 +1,5 @@
 import StrataCore
+import StrataSystem
 
 /// One part's bytes in a streamed write: a fixed block of exactly one part, mapped once (`mmap`, anonymous) and
 /// reused from part to part through ``S3PartPool``, then unmapped when the write ends.

@@ -1,5 +1,6 @@
 import Foundation
 import StrataCore
+import StrataSystem
 
 /// `items.anchor`: the sequence number of the last item manifest made durable, kept beside it, so that an older
 /// `items.manifest` put back alone (which would bring back revoked values of the items it holds) is refused.

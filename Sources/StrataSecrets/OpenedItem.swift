@@ -1,5 +1,6 @@
 import Foundation
 import StrataCore
+import StrataSystem
 
 /// What a store remembers of an item file it opened or sealed, by file name (``SecretStore/Keys/openedItems``):
 /// the sealed bytes — never the value in clear — the class key that opened or sealed them, and the attributes

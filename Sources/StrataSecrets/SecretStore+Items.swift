@@ -1,5 +1,6 @@
 import Foundation
 import StrataCore
+import StrataSystem
 import Synchronization
 
 #if canImport(Glibc)

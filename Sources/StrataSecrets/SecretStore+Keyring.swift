@@ -1,5 +1,6 @@
 import Foundation
 import StrataCore
+import StrataSystem
 
 extension SecretStore {
     /// Checks that the keyring exists, without a key and without creating anything.

@@ -1,4 +1,5 @@
 import StrataCore
+import StrataSystem
 
 extension SecretStore {
     /// The attributes of every item of a service (or of every service), never their values, sorted by service and

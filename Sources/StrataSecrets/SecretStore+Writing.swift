@@ -1,5 +1,6 @@
 import Foundation
 import StrataCore
+import StrataSystem
 
 extension SecretStore {
     /// Stores `value` as the item `identity`, replacing `existing` (whose creation date, and label unless a new

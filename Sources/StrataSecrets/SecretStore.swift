@@ -1,5 +1,6 @@
 import Foundation
 public import StrataCore
+import StrataSystem
 import Synchronization
 
 #if canImport(Glibc)

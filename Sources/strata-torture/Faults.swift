@@ -4,6 +4,7 @@ import StrataDefaults
 import StrataFiles
 import StrataRecords
 import StrataSecrets
+import StrataSystem
 import StrataTestSupport
 
 #if canImport(Glibc)

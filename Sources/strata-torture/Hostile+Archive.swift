@@ -1,6 +1,7 @@
 import Foundation
 import StrataCore
 import StrataFiles
+import StrataSystem
 
 /// Hostile classes for zip and gzip archives: ZIP64 overflow fields, multi-member and trailing-garbage gzip,
 /// duplicate names, file/folder clashes.

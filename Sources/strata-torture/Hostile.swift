@@ -4,6 +4,7 @@ import StrataDefaults
 import StrataFiles
 import StrataRecords
 import StrataSecrets
+import StrataSystem
 import StrataTestSupport
 
 /// A format we read: how to make a valid sample, where its version bytes are, and how to feed it a damaged copy.

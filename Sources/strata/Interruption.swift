@@ -1,5 +1,6 @@
 import Foundation
 import StrataCore
+import StrataSystem
 
 /// Stopping a long verb (an export, a copy in or out) cleanly on Ctrl-C, SIGTERM or a hang-up.
 ///

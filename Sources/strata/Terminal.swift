@@ -1,5 +1,6 @@
 import Foundation
 import StrataCore
+import StrataSystem
 
 #if canImport(Glibc)
     import Glibc

@@ -1,6 +1,7 @@
 import Foundation
 import StrataCore
 import StrataSecrets
+import StrataSystem
 
 /// The child modes that write batches of secrets, to be killed in the middle or to count what a write costs;
 /// `false` when `arguments` names none of them.

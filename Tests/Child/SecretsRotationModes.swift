@@ -1,6 +1,7 @@
 import Foundation
 import StrataCore
 import StrataSecrets
+import StrataSystem
 import StrataTestSupport
 
 #if canImport(Glibc)

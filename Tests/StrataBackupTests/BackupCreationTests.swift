@@ -2,6 +2,7 @@ import Foundation
 import StrataBackup
 import StrataCore
 import StrataSecrets
+import StrataSystem
 import StrataTestSupport
 import Testing
 

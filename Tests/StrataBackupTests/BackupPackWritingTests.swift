@@ -1,6 +1,7 @@
 import Foundation
 import StrataBackup
 import StrataCore
+import StrataSystem
 import StrataTestSupport
 import Testing
 

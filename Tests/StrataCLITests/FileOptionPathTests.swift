@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataSystem
 import StrataTestSupport
 import Testing
 

@@ -1,4 +1,5 @@
 import StrataCore
+import StrataSystem
 import Testing
 
 /// Paths taken apart lexically, for every shape a user types.

@@ -1,4 +1,5 @@
 import Foundation
+import StrataSystem
 import StrataTestSupport
 import Synchronization
 import Testing

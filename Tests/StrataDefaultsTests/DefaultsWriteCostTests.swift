@@ -1,6 +1,7 @@
 import Foundation
 import StrataCore
 import StrataDefaults
+import StrataSystem
 import StrataTestSupport
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import StrataCore
+import StrataSystem
 import StrataTestSupport
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import StrataCore
+import StrataSystem
 
 #if canImport(Glibc)
     import Glibc

@@ -8,7 +8,7 @@ package import Foundation
     import Darwin
 #endif
 
-/// An open folder, the anchor of every file operation under a store root.
+/// An open folder, the anchor of every file operation under a root.
 ///
 /// The descriptor is opened with `O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC`, from the root down one component at a
 /// time, and every operation names a single component relative to it (`openat`, `renameat`, `unlinkat`,
@@ -17,8 +17,8 @@ package import Foundation
 /// stays the folder it was, wherever it is moved.
 ///
 /// ```swift
-/// let tier = try paths.openDirectory(for: .files)
-/// let fd = try tier.openFile("report.pdf", O_RDONLY)
+/// let folder = try DirectoryHandle.open(path: "/srv/store/files")
+/// let fd = try folder.openFile("report.pdf", O_RDONLY)
 /// ```
 package final class DirectoryHandle: Sendable {
     /// The descriptor; closed at deinit.
@@ -26,7 +26,8 @@ package final class DirectoryHandle: Sendable {
     /// The path the folder was opened by, for messages and fault filters only: it is never looked up again.
     package let path: String
 
-    private init(fd: Int32, path: String) {
+    /// Takes ownership of `fd`, an open folder, which is closed at deinit.
+    package init(fd: Int32, path: String) {
         self.fd = fd
         self.path = path
     }
@@ -43,76 +44,6 @@ package final class DirectoryHandle: Sendable {
     /// The display path of `name` inside this folder.
     package func path(of name: String) -> String { path == "/" ? "/" + name : path + "/" + name }
 
-    /// Opens the folder `name` inside this one, never through a symbolic link.
-    ///
-    /// Missing folders are created (`mkdirat`) when `create` is `true`, with exactly `permissions`; when another
-    /// process creates it meanwhile (`EEXIST`), it is opened and checked like any existing one.
-    /// - Returns: The folder, or `nil` when it does not exist and `create` is `false`.
-    /// - Throws: ``StorageError`` `.symbolicLink` when `name` is a link, `.invalidArgument` when it is not a
-    ///   folder, or an I/O error.
-    package func openDirectory(_ name: String, create: Bool, permissions: mode_t = 0o700) throws(StorageError)
-        -> DirectoryHandle?
-    {
-        let childPath = path(of: name)
-        var created = false
-        for _ in 0..<16 {
-            let opened: Int32
-            do throws(Errno) {
-                opened = try Sys.openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, path: childPath)
-            } catch let error where error.code == ENOENT {
-                guard create else { return nil }
-                do throws(Errno) {
-                    try Sys.mkdirat(fd, name, permissions, path: childPath)
-                    created = true
-                } catch let error where error.code == EEXIST {
-                    // Made by someone else meanwhile: open it and check it as an existing one.
-                } catch {
-                    throw error.storageError("cannot create a folder", path: childPath)
-                }
-                continue
-            } catch let error where error.code == ELOOP || error.code == ENOTDIR {
-                try refuseNonFolder(name)
-                continue  // A folder again by now: it was swapped meanwhile; open it afresh.
-            } catch {
-                throw error.storageError("cannot open a folder", path: childPath)
-            }
-            let handle = DirectoryHandle(fd: opened, path: childPath)
-            // The mode given to mkdirat is filtered by the umask: set it exactly on the folder just made.
-            if created {
-                do throws(Errno) { try Sys.fchmod(opened, permissions) } catch {
-                    throw error.storageError("cannot set the mode of a new folder", path: childPath)
-                }
-            }
-            return handle
-        }
-        throw StorageError(
-            .symbolicLink, "a folder on the way kept being swapped for a link or a file while it was being opened",
-            path: childPath, recovery: "Find who replaces folders in the store; the store never follows links")
-    }
-
-    /// Throws the right error for `name`, which could not be opened as a folder; returns when it is a folder
-    /// again by now, or gone (it was swapped meanwhile, and the caller tries again: a folder gone is then
-    /// missing, as if it had been removed before the first try).
-    private func refuseNonFolder(_ name: String) throws(StorageError) {
-        let childPath = path(of: name)
-        let info: stat
-        do throws(Errno) {
-            info = try Sys.fstatat(fd, name, path: childPath)
-        } catch let error where error.code == ENOENT {
-            return
-        } catch {
-            throw error.storageError("cannot inspect a folder", path: childPath)
-        }
-        if (info.st_mode & S_IFMT) == S_IFLNK {
-            throw StorageError(
-                .symbolicLink, "a folder on the way is a symbolic link, which the store never follows",
-                path: childPath, recovery: "Replace the link with a real folder inside the store")
-        }
-        if (info.st_mode & S_IFMT) != S_IFDIR {
-            throw StorageError(.invalidArgument, "a folder on the way is not a folder", path: childPath)
-        }
-    }
-
     /// Opens the file `name` inside this folder; `O_NOFOLLOW` and `O_CLOEXEC` are always added.
     /// - Throws: ``Errno`` (`ELOOP` for a link, `ENOENT`, ...).
     package func openFile(_ name: String, _ flags: Int32, permissions: mode_t = 0o600) throws(Errno) -> Int32 {
@@ -124,7 +55,7 @@ package final class DirectoryHandle: Sendable {
     /// a socket or a device put where one of a store's files belongs opens at once and is refused, as a folder is.
     /// - Parameters:
     ///   - flags: `O_RDONLY`, or with `O_CREAT` (then `permissions` apply).
-    /// - Throws: ``Errno``: `ENXIO` for what is not a regular file (``StorageError`` says so), `ELOOP` for a link,
+    /// - Throws: ``Errno``: `ENXIO` for what is not a regular file (callers say so in their error), `ELOOP` for a link,
     ///   `ENOENT`, ...
     package func openRegularFile(_ name: String, _ flags: Int32 = O_RDONLY, permissions: mode_t = 0o600) throws(Errno)
         -> (fd: Int32, status: stat)
@@ -186,13 +117,5 @@ package final class DirectoryHandle: Sendable {
     package func isEmpty() throws(Errno) -> Bool {
         let (names, undecodable) = try Sys.directoryEntries(fd, path: path)
         return names.isEmpty && undecodable == 0
-    }
-
-    /// `fsync`s the folder, so that a rename or unlink inside it is durable.
-    /// - Throws: ``StorageError``.
-    package func sync() throws(StorageError) {
-        do throws(Errno) { try Sys.fsync(fd, path: path) } catch {
-            throw error.storageError("cannot flush the folder to disk", path: path)
-        }
     }
 }

@@ -1,5 +1,3 @@
-internal import CStrataSystem
-
 #if canImport(Glibc)
     package import Glibc
 #elseif canImport(Musl)
@@ -9,7 +7,8 @@ internal import CStrataSystem
 #endif
 
 // Files created without a name and named afterwards, through CStrataSystem (Glibc's Swift module leaves
-// O_TMPFILE out).
+// O_TMPFILE out; the calls are in `Syscalls+UnnamedCalls.swift`, so that `mode_t` here is the platform's, not the
+// C target's, which this file must not import).
 extension Sys {
     /// A new, empty regular file without a name in the folder `directory`, open for writing (`O_TMPFILE`). The
     /// folder's lock is not held while the file system allocates it, so threads create files in one folder at
@@ -17,12 +16,12 @@ extension Sys {
     /// - Throws: ``Errno``: `EOPNOTSUPP` where there is no such call (Darwin) or the file system has none
     ///   (`EISDIR`, `EINVAL` on some kernels); the caller creates a named file instead.
     package static func openUnnamed(_ directory: Int32, permissions: mode_t, path: String) throws(Errno) -> Int32 {
-        try retrying(.open, path) { strata_open_unnamed(directory, permissions) }
+        try retrying(.open, path) { system_open_unnamed(directory, permissions) }
     }
 
     /// Names the unnamed file open as `fd`: `name` in the folder `directory` (through `/proc/self/fd`).
     /// - Throws: ``Errno``: `EEXIST` when `name` is taken, `ENOENT` without `/proc`, `EOPNOTSUPP` elsewhere.
     package static func linkDescriptor(_ fd: Int32, _ directory: Int32, _ name: String, path: String) throws(Errno) {
-        _ = try retrying(.link, path) { name.withCString { strata_link_descriptor(fd, directory, $0) } }
+        _ = try retrying(.link, path) { name.withCString { system_link_descriptor(fd, directory, $0) } }
     }
 }

@@ -17,9 +17,8 @@ import Synchronization
 /// (the new file and its name are durable before, and a crash leaves the old file unreachable either way). It
 /// can be slow: on a file system mounted with `discard` and no journal (ext4 on a 2-core test VM) the freed
 /// block is discarded before the call that frees it returns, 0.1–2.4 ms a small file. A journaled file system
-/// defers that work to its commit; this does the same for the replacements of
-/// ``AtomicFile/writeAll(in:names:permissions:renamesLastAfterFolderSync:beforeFolderSync:timer:_:)`` and of
-/// ``AtomicFile/write(in:name:permissions:durability:retiringReplaced:_:)`` when asked (a defaults suite's).
+/// defers that work to its commit; this does the same for the atomic replacements that ask for it (StrataCore's
+/// `AtomicFile.writeAll(in:names:...)`, and `AtomicFile.write(in:name:...)` for a defaults suite).
 package enum RetiredFiles {
     /// At most this many held descriptors wait to be closed; past it, the caller closes its own.
     package static let pendingLimit = 64

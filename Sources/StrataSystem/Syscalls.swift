@@ -16,13 +16,6 @@ package struct Errno: Error, Sendable, Hashable {
 
     /// The `errno` of the last failed C call.
     package static var current: Errno { Errno(errno) }
-
-    /// Wraps this code into a ``StorageError`` with context.
-    package func storageError(
-        _ message: String, tier: Tier? = nil, key: String? = nil, path: String? = nil
-    ) -> StorageError {
-        StorageError.system(code, message, tier: tier, key: key, path: path)
-    }
 }
 
 /// The thin seam between Strata and the C library. Every call retries on `EINTR`, reports failure as a typed
@@ -167,8 +160,8 @@ package enum Sys {
         _ = try retrying(.ftruncate, nil) { system_ftruncate(fd, off_t(length)) }
     }
 
-    /// `flock(2)`. The path (for the fault injector) is built only when faults are armed: the catalog takes a stripe
-    /// lock on every put.
+    /// `flock(2)`. The path (for the fault injector) is built only when faults are armed: callers take a lock on
+    /// every write.
     package static func flock(_ fd: Int32, _ operation: Int32, path: @autoclosure () -> String? = nil) throws(Errno) {
         _ = try retrying(.lock, path()) { system_flock(fd, operation) }
     }

@@ -1,6 +1,7 @@
 internal import CStrataSystem
 
-/// CRC-32C (Castagnoli), the checksum that frames each record of the catalog log.
+/// CRC-32C (Castagnoli), computed with the processor's instruction where there is one (StrataCore frames each
+/// record of the catalog log with it).
 package enum CRC32C {
     private static let table: [UInt32] = (0..<256).map { index in
         var crc = UInt32(index)
@@ -9,7 +10,7 @@ package enum CRC32C {
     }
 
     /// Whether the processor computes CRC-32C itself (SSE 4.2 on x86-64, the CRC extension on ARMv8): ten times
-    /// the table's speed, which is most of the work of reading a large catalog log.
+    /// the table's speed, which is most of the work of checking a large log.
     package static let isAccelerated = strata_crc32c_accelerated() != 0
 
     /// The checksum of `bytes`.
