@@ -67,8 +67,10 @@ let package = Package(
         // hint in the catalog's table, by StrataCore).
         .target(name: "CStrataSystem"),
         // The system layer: the system-call seam (`Sys`), descriptors and folders, locks on shared memory, paths.
-        // It knows nothing of tiers, keys or the catalog.
-        .target(name: "StrataSystem", dependencies: ["CStrataSystem"]),
+        // It knows nothing of tiers, keys or the catalog. Fault injection is compiled in for debug builds only.
+        .target(
+            name: "StrataSystem", dependencies: ["CStrataSystem"],
+            swiftSettings: [.define("STRATA_FAULT_INJECTION", .when(configuration: .debug))]),
         .target(name: "StrataCore", dependencies: ["StrataSystem", "CStrataSystem"]),
         .target(name: "StrataDefaults", dependencies: ["StrataCore", "StrataSystem"]),
         .target(name: "StrataSecrets", dependencies: ["StrataCore", "StrataSystem", "CSodium"]),

@@ -2,6 +2,8 @@ import Synchronization
 
 /// Makes chosen system calls fail, for tests and the torture harness.
 ///
+/// Consulted only in builds that define `STRATA_FAULT_INJECTION` (StrataSystem's debug builds, which the tests and
+/// the torture harness run); a release build's seam never looks at it, and ``isCompiledIn`` is `false` there.
 /// Off by default: when nothing is armed the seam pays one relaxed atomic load per call. Plans are matched by
 /// path, and each belongs to the task that armed it (the test that called ``inject(_:on:pathContaining:after:times:)``):
 /// ``reset()``, ``injectedCount`` and the counts of ``startCounting(pathContaining:)`` see only the calling task's
@@ -12,6 +14,13 @@ package final class FaultInjector: Sendable {
     package static let shared = FaultInjector()
 
     private static let armed = Atomic<Bool>(false)
+
+    /// Whether the seam consults the injector in this build (`STRATA_FAULT_INJECTION`, set for debug builds).
+    #if STRATA_FAULT_INJECTION
+        package static let isCompiledIn = true
+    #else
+        package static let isCompiledIn = false
+    #endif
 
     /// Whether any plan is active; checked before anything else on every call.
     package static var isArmed: Bool { armed.load(ordering: .relaxed) }

@@ -12,9 +12,11 @@ extension Sys {
     package static func mapShared(_ fd: Int32, length: Int, path: String? = nil) throws(Errno)
         -> UnsafeMutableRawPointer
     {
-        if FaultInjector.isArmed, case .error(let code)? = FaultInjector.shared.fault(for: .map, path: path) {
-            throw Errno(code)
-        }
+        #if STRATA_FAULT_INJECTION
+            if FaultInjector.isArmed, case .error(let code)? = FaultInjector.shared.fault(for: .map, path: path) {
+                throw Errno(code)
+            }
+        #endif
         guard let address = system_mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0),
             address != MAP_FAILED
         else { throw Errno.current }
@@ -25,9 +27,11 @@ extension Sys {
     /// file: the kernel hands each page over (zeroed) when it is first touched, and ``unmap(_:length:)`` gives them
     /// all back at once, whatever the allocator's arenas and thresholds would do with a `malloc` of that size.
     package static func mapAnonymous(length: Int) throws(Errno) -> UnsafeMutableRawPointer {
-        if FaultInjector.isArmed, case .error(let code)? = FaultInjector.shared.fault(for: .map, path: nil) {
-            throw Errno(code)
-        }
+        #if STRATA_FAULT_INJECTION
+            if FaultInjector.isArmed, case .error(let code)? = FaultInjector.shared.fault(for: .map, path: nil) {
+                throw Errno(code)
+            }
+        #endif
         guard let address = system_mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
             address != MAP_FAILED
         else { throw Errno.current }

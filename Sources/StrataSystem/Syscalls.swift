@@ -19,9 +19,11 @@ package struct Errno: Error, Sendable, Hashable {
 }
 
 /// The thin seam between Strata and the C library. Every call retries on `EINTR`, reports failure as a typed
-/// ``Errno``, and passes through ``FaultInjector`` so tests can make any call fail on purpose.
+/// ``Errno``, and, in a build with `STRATA_FAULT_INJECTION` (debug builds), passes through ``FaultInjector`` so
+/// tests can make any call fail on purpose. A release build has no such check.
 package enum Sys {
-    /// Runs `body` until it stops failing with `EINTR`, consulting the fault injector before each try.
+    /// Runs `body` until it stops failing with `EINTR`, consulting the fault injector (when compiled in) before each
+    /// try.
     ///
     /// `path` names the file for the injector's filters only, so it is built only when the injector is armed: a
     /// caller may pass `folder.path(of: name)` without paying for the string on every call.
@@ -30,17 +32,20 @@ package enum Sys {
         _ call: SystemCall, _ path: @autoclosure () -> String?, consultingFaults: Bool = true, _ body: () -> T
     ) throws(Errno) -> T {
         while true {
-            if consultingFaults, FaultInjector.isArmed, let fault = FaultInjector.shared.fault(for: call, path: path())
-            {
-                switch fault {
-                case .error(let code):
-                    throw Errno(code)
-                case .interrupt:
-                    continue  // As the kernel would: nothing happened, try again.
-                case .shortWrite:
-                    break  // Handled by `write`.
+            #if STRATA_FAULT_INJECTION
+                if consultingFaults, FaultInjector.isArmed,
+                    let fault = FaultInjector.shared.fault(for: call, path: path())
+                {
+                    switch fault {
+                    case .error(let code):
+                        throw Errno(code)
+                    case .interrupt:
+                        continue  // As the kernel would: nothing happened, try again.
+                    case .shortWrite:
+                        break  // Handled by `write`.
+                    }
                 }
-            }
+            #endif
             let result = body()
             if result == -1 {
                 let code = errno
@@ -90,18 +95,22 @@ package enum Sys {
 
     /// One `write(2)`; may write fewer bytes than asked (and will, when a short write is injected).
     package static func write(_ fd: Int32, _ buffer: UnsafeRawBufferPointer, path: String? = nil) throws(Errno) -> Int {
-        var count = buffer.count
-        faults: while FaultInjector.isArmed, let fault = FaultInjector.shared.fault(for: .write, path: path) {
-            switch fault {
-            case .error(let code): throw Errno(code)
-            case .interrupt: continue  // Retried by the seam, as a real EINTR would be.
-            case .shortWrite(let limit):
-                count = max(0, min(count, limit))
-                if count == 0 { return 0 }
-                break faults
+        #if STRATA_FAULT_INJECTION
+            var count = buffer.count
+            faults: while FaultInjector.isArmed, let fault = FaultInjector.shared.fault(for: .write, path: path) {
+                switch fault {
+                case .error(let code): throw Errno(code)
+                case .interrupt: continue  // Retried by the seam, as a real EINTR would be.
+                case .shortWrite(let limit):
+                    count = max(0, min(count, limit))
+                    if count == 0 { return 0 }
+                    break faults
+                }
             }
-        }
-        let capped = count
+            let capped = count
+        #else
+            let capped = buffer.count
+        #endif
         return try retrying(.write, path, consultingFaults: false) { system_write(fd, buffer.baseAddress, capped) }
     }
 

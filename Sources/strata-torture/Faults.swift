@@ -82,6 +82,10 @@ let faultTargets: [FaultTarget] = [
 /// Every fault kind at every system call of one write, for each tier: the write succeeds or throws a
 /// `StorageError`, and the store then opens and holds the old value or the new one.
 func faultScenario(_ target: FaultTarget, tally: inout Tally) throws {
+    // A release build's seam never consults the injector: every "injection" would pass unnoticed.
+    guard FaultInjector.isCompiledIn else {
+        throw WrongValue(description: "faults need a debug build of strata-torture (STRATA_FAULT_INJECTION)")
+    }
     let kinds: [(String, InjectedFault)] = [
         ("ENOSPC", .error(ENOSPC)), ("EIO", .error(EIO)), ("EINTR", .interrupt), ("short write", .shortWrite(3)),
     ]
