@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "StrataRecords", targets: ["StrataRecords"]),
         .library(name: "StrataFiles", targets: ["StrataFiles"]),
         .library(name: "StrataPostgres", targets: ["StrataPostgres"]),
+        .library(name: "StrataPostgresClient", targets: ["StrataPostgresClient"]),
         .library(name: "StrataBackup", targets: ["StrataBackup"]),
         .library(name: "StrataS3", targets: ["StrataS3"]),
         .executable(name: "strata", targets: ["strata"]),
@@ -76,8 +77,13 @@ let package = Package(
         .target(name: "StrataSecrets", dependencies: ["StrataCore", "StrataSystem", "CSodium"]),
         .target(name: "StrataRecords", dependencies: ["StrataCore", "StrataSystem", "CSQLite"]),
         .target(name: "StrataFiles", dependencies: ["StrataCore", "StrataSystem", "CZlib", "CDeflate"]),
-        // The records tier on PostgreSQL: a second RecordEngine, over the system libpq.
-        .target(name: "StrataPostgres", dependencies: ["StrataCore", "StrataSystem", "StrataRecords", "CLibPQ"]),
+        // A PostgreSQL client over the system libpq (connections, pool, pipeline, COPY, cancel), for any engine that
+        // stores on PostgreSQL; it knows no tier. The only importer of CLibPQ.
+        .target(name: "StrataPostgresClient", dependencies: ["StrataCore", "StrataSystem", "CLibPQ"]),
+        // The records tier on PostgreSQL: a second RecordEngine, on the client.
+        .target(
+            name: "StrataPostgres",
+            dependencies: ["StrataCore", "StrataSystem", "StrataRecords", "StrataPostgresClient"]),
         // The backup repository: content-defined chunks, deduplicated, compressed and sealed, in packs.
         .target(name: "StrataBackup", dependencies: ["StrataCore", "StrataSystem", "StrataSecrets", "StrataFiles"]),
         // An S3 client (libcurl, SigV4 signed with OpenSSL's SHA-256 and HMAC), for the S3 files engine.
@@ -86,7 +92,7 @@ let package = Package(
             name: "Strata",
             dependencies: [
                 "StrataCore", "StrataSystem", "StrataDefaults", "StrataSecrets", "StrataRecords", "StrataFiles",
-                "StrataPostgres", "StrataBackup", "StrataS3",
+                "StrataPostgres", "StrataPostgresClient", "StrataBackup", "StrataS3",
             ]),
         .executableTarget(name: "strata", dependencies: ["Strata", "StrataSystem", "StrataLint"]),
         .target(name: "StrataConformance", dependencies: ["StrataCore"]),
@@ -178,7 +184,8 @@ let package = Package(
         .testTarget(
             name: "StrataTests",
             dependencies: [
-                "Strata", "StrataSystem", "StrataConformance", "StrataTestSupport", "strata-test-child", "strata",
+                "Strata", "StrataSystem", "StrataPostgresClient", "StrataConformance", "StrataTestSupport",
+                "strata-test-child", "strata",
             ]
         ),
         .testTarget(
@@ -201,7 +208,8 @@ let package = Package(
         .testTarget(
             name: "StrataRecordsTests",
             dependencies: [
-                "StrataRecords", "StrataPostgres", "StrataConformance", "StrataTestSupport", "strata-test-child",
+                "StrataRecords", "StrataPostgres", "StrataPostgresClient", "StrataConformance", "StrataTestSupport",
+                "strata-test-child",
             ]
         ),
         .testTarget(

@@ -1,6 +1,7 @@
 @_exported public import StrataDefaults
 @_exported public import StrataFiles
 @_exported public import StrataPostgres
+@_exported public import StrataPostgresClient
 @_exported public import StrataRecords
 @_exported public import StrataS3
 @_exported public import StrataSecrets

@@ -109,21 +109,19 @@ public struct StorageError: Error, Sendable, Hashable, CustomStringConvertible {
     public var collection: String?
     /// What was being done, in a word or two (`insert`, `query`, `migrate to 3`).
     public var operation: String?
-    /// The code of the library underneath, when there is one (SQLite's extended result code for records).
-    public var underlyingCode: Int32?
-    /// How many times the operation ran before failing, when it was retried (a transaction that kept conflicting).
-    public var attempts: Int?
-    /// How long the operation ran before failing, in seconds, when that is what ended it (a retry budget, a deadline).
-    public var elapsed: Double?
     /// The attribute of an item that broke a rule, when the error is about one (a secret's `label`, `service`,
     /// `account` or `value` over its size limit).
     public var attribute: String?
-    /// The error code a remote service answered with, verbatim (an S3 code such as `NoSuchKey` or `SlowDown`).
-    public var serviceCode: String?
-    /// The identifier a remote service gave the failed request (S3's `x-amz-request-id`), for its operator's logs.
-    public var requestID: String?
     /// What to do about it, as an action a tool words its own way (``recovery`` has the API's words).
     public var remedy: Remedy?
+    /// What the engine underneath adds (an S3 service code and request id, a PostgreSQL SQLSTATE, a SQLite result
+    /// code, the attempts of a retried call), or `nil`. Each engine module has a typed accessor for its own kind.
+    public var detail: (any StorageErrorDetail)? {
+        get { detailBox?.detail }
+        set { detailBox = newValue.map(DetailBox.init) }
+    }
+    /// Holds ``detail`` so that the error stays `Hashable`.
+    private var detailBox: DetailBox?
 
     /// Creates an error. Prefer the codes' static members for `code`.
     public init(
@@ -161,11 +159,7 @@ public struct StorageError: Error, Sendable, Hashable, CustomStringConvertible {
         if let path { places.append("path \(Self.quoted(path))") }
         if let line { places.append("line \(line)") }
         if let operation { places.append("during \(operation.escapedForDisplay)") }
-        if let underlyingCode { places.append("code \(underlyingCode)") }
-        if let serviceCode { places.append("service code \(Self.quoted(serviceCode))") }
-        if let requestID { places.append("request \(Self.quoted(requestID))") }
-        if let attempts { places.append("\(attempts) attempt(s)") }
-        if let elapsed { places.append(String(format: "%.3f s", elapsed)) }
+        if let detail = detail?.description, !detail.isEmpty { places.append(detail) }
         if !places.isEmpty { text += " (" + places.joined(separator: ", ") + ")" }
         if let errno { text += ": \(String(cString: strerror(errno))) (errno \(errno))" }
         if let recovery { text += ". " + recovery.escapedForDisplay }
@@ -173,7 +167,7 @@ public struct StorageError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Quotes a user-supplied string so that control characters, NUL and direction overrides print visibly.
-    static func quoted(_ string: String) -> String {
+    package static func quoted(_ string: String) -> String {
         "\"" + string.shortenedForDisplay().replacingOccurrences(of: "\"", with: "\\\"") + "\""
     }
 }

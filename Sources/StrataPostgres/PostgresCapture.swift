@@ -1,5 +1,6 @@
 import Foundation
 public import StrataCore
+import StrataPostgresClient
 import StrataSystem
 
 #if canImport(Glibc)
@@ -43,7 +44,7 @@ public final class PostgresCapture: TierCapture {
     /// Begins the read-only snapshot transaction and lists the collections in it.
     /// - Throws: ``/StrataCore/StorageError`` when the server cannot be reached.
     public func pin(into sink: any CaptureSink) throws -> CaptureReport {
-        let connection = try PostgresConnection(engine.configuration)
+        let connection = try PostgresConnection(engine.configuration.client)
         self.connection = connection
         try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", operation: "capture")
         let tables = try connection.query(

@@ -1,5 +1,6 @@
 public import Foundation
 import StrataCore
+package import StrataPostgresClient
 import StrataRecords
 
 /// Where and how a ``PostgresRecordEngine`` connects. A `Sendable` struct of `var`s.
@@ -18,10 +19,10 @@ public struct PostgresConfiguration: Sendable {
     /// How many connections the pool opens at most (opened as needed, reused). The default is 8.
     public var poolSize: Int
     /// How long ``/StrataRecords/RecordStore/write(_:)`` keeps running again a transaction that the server rolled back
-    /// for a serialization failure or a deadlock, before reporting `.conflict` (with
-    /// ``/StrataCore/StorageError/attempts`` and ``/StrataCore/StorageError/elapsed``). Between attempts it sleeps a
-    /// random time in [0, min(200 ms, 1 ms · 2ⁿ)] (exponential backoff with full jitter). In a URI,
-    /// `strata_retry_budget=<ms>`. The default is 30 000 ms.
+    /// for a serialization failure or a deadlock, before reporting `.conflict` (with the attempts and the time spent in
+    /// its `PostgresErrorDetail`, `error.postgres`). Between attempts it sleeps a random time in
+    /// [0, min(200 ms, 1 ms · 2ⁿ)] (exponential backoff with full jitter). In a URI, `strata_retry_budget=<ms>`. The
+    /// default is 30 000 ms.
     public var transactionRetryBudgetMilliseconds: Int
     /// A cap on the attempts as well as the time, for callers that want one. The default is `Int.max`: only
     /// ``transactionRetryBudgetMilliseconds`` limits the retries.
@@ -93,27 +94,27 @@ public struct PostgresConfiguration: Sendable {
 
     /// Whether a string is a PostgreSQL connection URI.
     public static func isPostgresURL(_ string: String) -> Bool {
-        string.hasPrefix("postgresql://") || string.hasPrefix("postgres://")
+        PostgresClientConfiguration.isPostgresURL(string)
     }
 
     /// The connection string with any password replaced by `***`, for messages.
-    public var redactedConnectionString: String {
-        var text = connectionString
-        if Self.isPostgresURL(text), let scheme = text.range(of: "://") {
-            let rest = text[scheme.upperBound...]
-            if let at = rest.firstIndex(of: "@"), let colon = rest[..<at].firstIndex(of: ":") {
-                text.replaceSubrange(text.index(after: colon)..<at, with: "***")
-            }
-            if let query = text.firstIndex(of: "?") {
-                let parts = text[text.index(after: query)...].split(separator: "&").map { part in
-                    part.hasPrefix("password=") ? "password=***" : String(part)
-                }
-                text = String(text[...query]) + parts.joined(separator: "&")
-            }
-            return text
-        }
-        return text.split(separator: " ").map { $0.hasPrefix("password=") ? "password=***" : String($0) }
-            .joined(separator: " ")
+    public var redactedConnectionString: String { client.redactedConnectionString }
+
+    /// What the client needs of this configuration: where to connect, the pool, the timeouts, and the schema and
+    /// lock timeout each connection starts with. Its errors name the records tier.
+    package var client: PostgresClientConfiguration {
+        var client = PostgresClientConfiguration(connectionString: connectionString)
+        client.schema = schema
+        client.lockTimeoutMilliseconds = lockTimeoutMilliseconds
+        client.poolSize = poolSize
+        client.callTimeoutMilliseconds = callTimeoutMilliseconds
+        client.connectTimeoutSeconds = connectTimeoutSeconds
+        client.keepalivesIdleSeconds = keepalivesIdleSeconds
+        client.keepalivesIntervalSeconds = keepalivesIntervalSeconds
+        client.keepalivesCount = keepalivesCount
+        client.tcpUserTimeoutMilliseconds = tcpUserTimeoutMilliseconds
+        client.tier = .records
+        return client
     }
 
     /// The schema as a quoted SQL identifier.
@@ -153,19 +154,7 @@ public struct PostgresConfiguration: Sendable {
 
     /// libpq's connection keywords for the timeouts and keepalives, placed before the connection string so that
     /// the string's own values win.
-    var connectionKeywords: [(String, String)] {
-        [
-            ("connect_timeout", String(connectTimeoutSeconds)), ("keepalives", "1"),
-            ("keepalives_idle", String(keepalivesIdleSeconds)),
-            ("keepalives_interval", String(keepalivesIntervalSeconds)),
-            ("keepalives_count", String(keepalivesCount)), ("tcp_user_timeout", String(tcpUserTimeoutMilliseconds)),
-        ]
-    }
-
-    /// The per-call deadline from now, or `nil` for none.
-    func callDeadline() -> ContinuousClock.Instant? {
-        callTimeoutMilliseconds > 0 ? .now + .milliseconds(callTimeoutMilliseconds) : nil
-    }
+    var connectionKeywords: [(String, String)] { client.connectionKeywords }
 
     /// Takes Strata's own parameters (`strata_schema=`, …) out of a URI's query.
     static func extractParameters(_ names: [String], from string: String) -> (String, [String: String]) {

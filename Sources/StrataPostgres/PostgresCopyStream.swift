@@ -1,4 +1,5 @@
 import StrataCore
+import StrataPostgresClient
 
 /// One binary `COPY … FROM STDIN` in progress: rows gathered, then sent in pieces of
 /// ``PostgresWriteBatch/copyPieceBytes`` (memory stays bounded by a piece, whatever the table's size).

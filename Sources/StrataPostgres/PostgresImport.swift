@@ -1,5 +1,6 @@
 import Foundation
 import StrataCore
+import StrataPostgresClient
 import StrataRecords
 
 /// A capture's PostgreSQL export loaded into a new or empty schema in one transaction, held open until the caller
@@ -30,7 +31,7 @@ package final class PostgresImport {
     package init(_ export: PostgresExport, into configuration: PostgresConfiguration) throws {
         try configuration.validate()
         self.configuration = configuration
-        connection = try PostgresConnection(configuration)
+        connection = try PostgresConnection(configuration.client)
         do {
             try connection.execute(
                 "BEGIN; SELECT pg_advisory_xact_lock(\(configuration.schemaLockKey))", operation: "restore")

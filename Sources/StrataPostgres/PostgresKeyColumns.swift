@@ -1,4 +1,5 @@
 import StrataCore
+import StrataPostgresClient
 import StrataRecords
 
 /// The key columns of one collection's table: one `bytea NOT NULL` column per indexed field, holding the field's

@@ -1,4 +1,5 @@
 import StrataCore
+import StrataPostgresClient
 import StrataRecords
 
 /// The `strata_kv` table of a PostgreSQL store (values as `bytea`).

@@ -1,4 +1,5 @@
 import StrataCore
+import StrataPostgresClient
 import StrataRecords
 import Synchronization
 

@@ -1,5 +1,6 @@
 import Foundation
 public import StrataCore
+import StrataPostgresClient
 public import StrataRecords
 import Synchronization
 
@@ -81,7 +82,7 @@ public final class PostgresRecordEngine: RecordEngine {
     public init(_ configuration: PostgresConfiguration) throws {
         try configuration.validate()
         self.configuration = configuration
-        pool = PostgresPool(configuration)
+        pool = PostgresPool(configuration.client)
         let (where_, bytewise, tls) = try pool.with { connection -> (String, Bool, Bool) in
             let bytewise = try Self.sortsTextBytewise(on: connection)
             try Self.prepareSchema(connection, configuration, keyed: bytewise)
@@ -241,8 +242,10 @@ public final class PostgresRecordEngine: RecordEngine {
                             let elapsed = ContinuousClock.now - started
                             let budget = Duration.milliseconds(configuration.transactionRetryBudgetMilliseconds)
                             guard attempts < configuration.maximumTransactionAttempts && elapsed < budget else {
-                                error.attempts = attempts
-                                error.elapsed = PostgresConnection.seconds(since: started)
+                                error.updatePostgres {
+                                    $0.attempts = attempts
+                                    $0.elapsed = PostgresConnection.seconds(since: started)
+                                }
                                 error.recovery =
                                     "Concurrent transactions kept touching the same records for the whole retry budget; run the operation again, or raise transactionRetryBudgetMilliseconds"
                                 throw error
@@ -574,7 +577,7 @@ public final class PostgresRecordEngine: RecordEngine {
             while !stop.isSet {
                 do {
                     if connection == nil {
-                        let fresh = try PostgresConnection(configuration)
+                        let fresh = try PostgresConnection(configuration.client)
                         try fresh.execute("LISTEN \"\(configuration.channel)\"", operation: "observe")
                         connection = fresh
                         lastHeard = .now
@@ -651,7 +654,7 @@ extension PostgresRecordEngine {
     @discardableResult
     public static func dropStore(_ configuration: PostgresConfiguration) throws -> Bool {
         try configuration.validate()
-        let connection = try PostgresConnection(configuration)
+        let connection = try PostgresConnection(configuration.client)
         defer { connection.close() }
         let found = try connection.query(
             "SELECT 1 FROM pg_namespace WHERE nspname = $1::text", [.text(configuration.schema)], operation: "drop")

@@ -1,3 +1,4 @@
+import StrataPostgresClient
 import StrataRecords
 
 /// Compiles queries to PostgreSQL, collecting the bound parameters. Field paths have passed the store's checks

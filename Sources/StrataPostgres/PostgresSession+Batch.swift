@@ -1,4 +1,5 @@
 import StrataCore
+import StrataPostgresClient
 import StrataRecords
 
 /// The bulk path of a pipelined transaction: inserts and upserts gather into chunks (see ``PostgresWriteBatch``),

@@ -1,4 +1,5 @@
 import StrataCore
+import StrataPostgresClient
 import StrataRecords
 
 /// The statements that create, fill and drop key columns (``PostgresKeyColumns``), and the indexes on them. They

@@ -1,5 +1,6 @@
 import Foundation
 import StrataCore
+import StrataPostgresClient
 import StrataRecords
 
 /// The SQL of every record operation on one PostgreSQL connection.
@@ -183,7 +184,7 @@ final class PostgresSession: RecordSession {
     /// Says "a record with this id already exists" for an insert that hit the id's primary key.
     static func explain(_ error: StorageError) -> StorageError {
         guard error.code == .constraintViolation, error.operation == "insert", let collection = error.collection,
-            error.message.contains("c_\(collection)_pkey")
+            error.postgres?.constraint == "c_\(collection)_pkey"
         else { return error }
         var explained = error
         explained.message = "a record with this id already exists [SQLSTATE 23505]"

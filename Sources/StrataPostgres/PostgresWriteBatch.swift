@@ -1,4 +1,5 @@
 import StrataCore
+import StrataPostgresClient
 import StrataRecords
 
 /// Inserts (or upserts) of one collection in a pipelined transaction, gathered to go out as one statement: a

@@ -225,7 +225,7 @@ final class SQLiteConnection {
             code, "\(message): \(detail)", tier: .records, path: path, recovery: recovery)
         error.operation = operation
         error.collection = collection
-        error.underlyingCode = extended
+        error.detail = SQLiteErrorDetail(extendedResultCode: extended)
         return error
     }
 }

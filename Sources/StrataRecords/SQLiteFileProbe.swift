@@ -143,7 +143,7 @@ enum SQLiteFileProbe {
     static func remap<T>(_ path: String, _ body: () throws -> T) throws -> T {
         do {
             return try body()
-        } catch var error as StorageError where error.code == .notAStore && error.underlyingCode != nil {
+        } catch var error as StorageError where error.code == .notAStore && error.sqlite != nil {
             error.code = .corrupt
             error.recovery = "The database header is damaged; restore it from a backup (nothing was changed)"
             throw error

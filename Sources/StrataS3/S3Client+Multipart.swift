@@ -53,7 +53,7 @@ extension S3Client {
                 return try completeMultipartUpload(key, uploadID: uploadID, parts: parts)
             } catch {
                 try? abortMultipartUpload(key, uploadID: uploadID)
-                let refusedByServer = error.serviceCode != nil && (error.underlyingCode ?? 0) >= 500
+                let refusedByServer = error.s3?.serviceCode != nil && (error.s3?.httpStatus ?? 0) >= 500
                 guard refusedByServer, !begunAgain else { throw error }
                 begunAgain = true
             }
@@ -168,7 +168,7 @@ extension S3Client {
         let response: S3Response
         do {
             response = try send(request)
-        } catch  where error.serviceCode == "NoSuchUpload" && (error.attempts ?? 1) > 1 {
+        } catch  where error.s3?.serviceCode == "NoSuchUpload" && (error.s3?.attempts ?? 1) > 1 {
             // An earlier attempt completed it and its answer was lost: the object is there.
             guard let info = try head(key) else { throw error }
             return info

@@ -50,7 +50,7 @@ extension S3Client {
                 var changed = StorageError(
                     .conflict, "the source of the copy changed or is gone", tier: .files, key: source,
                     recovery: "Read the source's entity tag again and copy again")
-                changed.serviceCode = "PreconditionFailed"
+                changed.detail = S3ErrorDetail(serviceCode: "PreconditionFailed")
                 throw changed
             }
             return parts

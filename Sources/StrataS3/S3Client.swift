@@ -18,9 +18,9 @@ import Synchronization
 /// request has a deadline and a stall limit, and a request that fails with a 5xx, `SlowDown` or a lost connection
 /// is sent again after a backoff with jitter, up to ``S3Configuration/maxAttempts`` times. Every S3 error is a
 /// ``/StrataCore/StorageError`` whose ``/StrataCore/StorageError/code`` says what happened (`.notFound` for
-/// `NoSuchKey`, `.authenticationFailed` for `SignatureDoesNotMatch`, ...) with the S3 code in
-/// ``/StrataCore/StorageError/serviceCode`` and the request id in ``/StrataCore/StorageError/requestID``; no error, log
-/// line or description contains the credentials.
+/// `NoSuchKey`, `.authenticationFailed` for `SignatureDoesNotMatch`, ...) with the S3 code, the request id, the HTTP
+/// status and the attempts in its ``S3ErrorDetail`` (`error.s3`); no error, log line or description contains the
+/// credentials.
 ///
 /// Safe from any number of threads at once.
 public final class S3Client: Sendable {
@@ -126,8 +126,9 @@ public final class S3Client: Sendable {
             } else {
                 error = answerError(
                     status: transfer.status, headers: transfer.headers, body: transfer.received, request: request)
-                retryable = S3ErrorMapping.entry(serviceCode: error.serviceCode, status: transfer.status).isRetryable
-                if resume.pinnedTag != nil, error.serviceCode == "PreconditionFailed" || transfer.status == 412 {
+                retryable =
+                    S3ErrorMapping.entry(serviceCode: error.s3?.serviceCode, status: transfer.status).isRetryable
+                if resume.pinnedTag != nil, error.s3?.serviceCode == "PreconditionFailed" || transfer.status == 412 {
                     error.message = "S3 \(request.operation) was interrupted and the object was replaced meanwhile"
                     error.recovery = "Read it again: the bytes already delivered belong to the version replaced"
                 }
@@ -136,9 +137,11 @@ public final class S3Client: Sendable {
                 Thread.sleep(forTimeInterval: retryPolicy.delay(after: attempt, using: &generator))
                 continue
             }
-            error.attempts = attempt
             let elapsed = ContinuousClock.now - started
-            error.elapsed = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            error.updateS3 {
+                $0.attempts = attempt
+                $0.elapsed = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            }
             throw error
         }
     }
@@ -217,7 +220,7 @@ public final class S3Client: Sendable {
                 recovery: "Check that the server at \(configuration.endpoint.absoluteString) is running and reachable")
         }
         error.operation = request.operation
-        error.underlyingCode = failure.curlCode
+        error.detail = S3ErrorDetail(curlCode: failure.curlCode)
         return error
     }
 

@@ -1,8 +1,8 @@
 import StrataCore
 
 /// Every S3 error code, as a ``/StrataCore/StorageError/Code`` a caller can branch on, whether sending the request
-/// again may succeed, and what to do about it. The S3 code itself travels verbatim in
-/// ``/StrataCore/StorageError/serviceCode``.
+/// again may succeed, and what to do about it. The S3 code itself travels verbatim in the error's
+/// ``S3ErrorDetail/serviceCode``.
 enum S3ErrorMapping {
     struct Entry: Sendable {
         var code: StorageError.Code
@@ -121,9 +121,7 @@ enum S3ErrorMapping {
         var error = StorageError(
             entry.code, message.map { $0.isEmpty ? what : "\(what): \($0)" } ?? what, tier: .files, key: key,
             recovery: entry.recovery)
-        error.serviceCode = serviceCode
-        error.requestID = requestID
-        error.underlyingCode = Int32(status)
+        error.detail = S3ErrorDetail(serviceCode: serviceCode, requestID: requestID, httpStatus: status)
         error.operation = operation
         return error
     }

@@ -25,7 +25,7 @@ extension S3FileEngine {
         }
         do {
             return Int(try client.read(key, range: range, chunkSize: max(chunkSize, 1), body).size)
-        } catch let error as StorageError where error.serviceCode == "InvalidRange" {
+        } catch let error as StorageError where error.s3?.serviceCode == "InvalidRange" {
             // The range starts at or past the end (every range of an empty object does).
             return try requireObject(key, 0)
         }

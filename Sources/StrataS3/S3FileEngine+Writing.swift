@@ -47,7 +47,7 @@ extension S3FileEngine {
                     .conflict, "other writers kept replacing the object during \(tries) tries to update it",
                     tier: .files, key: key,
                     recovery: "Too many processes update this key at once; spread the updates over several keys")
-                error.attempts = tries
+                error.detail = S3ErrorDetail(attempts: tries)
                 throw error
             }
             Thread.sleep(forTimeInterval: Double.random(in: 0...ceiling))
@@ -92,10 +92,10 @@ extension S3FileEngine {
         }
         // Ceph 16.2 checks the condition, then writes with a guard on the tag: a writer that wins between the two
         // makes the guard fail, which the gateway answers as HTTP 500 `UnknownError` (nothing was written).
-        let racedInGateway = failure.underlyingCode == 500 && failure.serviceCode == "UnknownError"
+        let racedInGateway = failure.s3?.httpStatus == 500 && failure.s3?.serviceCode == "UnknownError"
         guard failure.code == .conflict || racedInGateway else { throw failure }
         // A retried PUT whose first try landed (its answer lost) fails its own condition: the token tells.
-        guard (failure.attempts ?? 1) > 1 || racedInGateway else { return false }
+        guard (failure.s3?.attempts ?? 1) > 1 || racedInGateway else { return false }
         return try client.head(key)?.metadata[Self.writeMetadata] == token
     }
 }

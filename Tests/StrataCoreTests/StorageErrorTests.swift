@@ -31,6 +31,27 @@ struct StorageErrorTests {
         #expect("say \"hi\"\n".escapedForDisplay == "say \"hi\"\\n")
     }
 
+    /// An engine's detail, as a test declares one.
+    struct RetryDetail: StorageErrorDetail {
+        var attempts: Int
+        var description: String { "\(attempts) attempt(s)" }
+    }
+
+    @Test func aDetailPrintsAfterTheSharedPlacesAndTakesPartInEquality() {
+        var error = StorageError(.conflict, "kept conflicting", tier: .records, key: "k")
+        error.operation = "write"
+        error.detail = RetryDetail(attempts: 3)
+        #expect(error.description == #"conflict: kept conflicting (tier records, key "k", during write, 3 attempt(s))"#)
+        #expect((error.detail as? RetryDetail)?.attempts == 3)
+        var other = error
+        #expect(other == error && other.hashValue == error.hashValue)
+        other.updateDetail(RetryDetail(attempts: 0)) { $0.attempts += 1 }
+        #expect((other.detail as? RetryDetail)?.attempts == 4)
+        #expect(other != error)
+        other.detail = nil
+        #expect(other.description == #"conflict: kept conflicting (tier records, key "k", during write)"#)
+    }
+
     @Test func quotesInFieldsAreEscaped() {
         let error = StorageError(.invalidKey, "refused", key: #"a"b"#)
         #expect(error.description.contains(#"key "a\"b""#))

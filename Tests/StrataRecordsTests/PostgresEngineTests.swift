@@ -1,5 +1,6 @@
 import Foundation
 import StrataCore
+import StrataPostgresClient
 import StrataTestSupport
 import Testing
 
@@ -153,8 +154,8 @@ struct PostgresEngineTests {
         }
         #expect(error?.code == .conflict)
         #expect(error?.sqlState == "40001")
-        #expect(error?.attempts == 1)
-        #expect(error?.elapsed.map { $0 >= 0 && $0 < 30 } == true)
+        #expect(error?.postgres?.attempts == 1)
+        #expect(error?.postgres?.elapsed.map { $0 >= 0 && $0 < 30 } == true)
         #expect(try counters.get(id: "x")?.value == 100, "the conflicting transaction changed nothing")
         // With retries (the default), the same transaction runs again and succeeds.
         var runs = 0
@@ -210,11 +211,12 @@ struct PostgresEngineTests {
             }
         }
         #expect(error?.code == .conflict)
-        #expect((error?.attempts ?? 0) > 1, "\(error.map { "\($0)" } ?? "")")
-        #expect((error?.elapsed ?? 0) >= 0.3)
+        #expect((error?.postgres?.attempts ?? 0) > 1, "\(error.map { "\($0)" } ?? "")")
+        #expect((error?.postgres?.elapsed ?? 0) >= 0.3)
         #expect(ContinuousClock.now - started < .seconds(10))
         #expect(error?.description.contains("attempt(s)") == true)
-        #expect(try counters.get(id: "x")?.value == 1000 * (error?.attempts ?? 0), "no failed run left a change")
+        #expect(
+            try counters.get(id: "x")?.value == 1000 * (error?.postgres?.attempts ?? 0), "no failed run left a change")
     }
 
     /// A transaction that conflicted runs again holding an advisory lock on each record it touched, taken before

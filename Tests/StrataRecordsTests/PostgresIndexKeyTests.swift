@@ -1,5 +1,6 @@
 import Foundation
 import StrataCore
+import StrataPostgresClient
 import StrataTestSupport
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import StrataCore
+import StrataPostgresClient
 import StrataTestSupport
 import Testing
 
@@ -45,7 +46,7 @@ extension PostgresServerLossTests {
             // A statement on a pooled connection: the server never answers.
             let read = expectFailureWhileOutOfService("a read", on: server) { _ = try counters.get(id: "a") }
             #expect(read?.code == .timeout)
-            #expect(read?.elapsed.map { $0 >= 2 } == true)
+            #expect(read?.postgres?.elapsed.map { $0 >= 2 } == true)
             // A transaction; then, with the pool's connections discarded, new connections hang in the handshake.
             _ = expectFailureWhileOutOfService("a transaction", on: server) {
                 try store.write { tx in try tx(counters).upsert(Counter(id: "b", value: 2)) }

@@ -84,7 +84,7 @@ struct RecordCRUDTests {
         let duplicate = #expect(throws: StorageError.self) { try people.insert(ada) }
         #expect(duplicate?.code == .constraintViolation)
         #expect(duplicate?.collection == "people")
-        #expect(duplicate?.underlyingCode != nil)
+        #expect(duplicate?.detail != nil)
         var older = ada
         older.age = 37
         try people.update(older)

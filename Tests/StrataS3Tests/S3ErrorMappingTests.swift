@@ -44,15 +44,36 @@ import Testing
             status: 404, serviceCode: "NoSuchKey", message: "The specified key does not exist.", requestID: "tx-1",
             operation: "GET object", key: "a/b")
         #expect(error.code == .notFound)
-        #expect(error.serviceCode == "NoSuchKey")
-        #expect(error.requestID == "tx-1")
-        #expect(error.underlyingCode == 404)
+        #expect(error.s3?.serviceCode == "NoSuchKey")
+        #expect(error.s3?.requestID == "tx-1")
+        #expect(error.s3?.httpStatus == 404)
         #expect(error.operation == "GET object")
         #expect(error.key == "a/b")
         #expect(error.tier == .files)
         #expect(error.recovery != nil)
         let text = "\(error)"
         #expect(text.contains("NoSuchKey") && text.contains("tx-1") && text.contains("a/b"))
+    }
+
+    @Test func theDetailPrintsWhereTheSharedFieldsEnd() {
+        var error = S3ErrorMapping.error(
+            status: 503, serviceCode: "SlowDown", message: nil, requestID: "tx-2", operation: "PUT object", key: "k")
+        error.updateS3 {
+            $0.attempts = 3
+            $0.elapsed = 1.25
+        }
+        #expect(
+            "\(error)"
+                == "connection-failed: S3 PUT object failed with HTTP 503 (tier files, key \"k\", during PUT object, code 503, "
+                + "service code \"SlowDown\", request \"tx-2\", 3 attempt(s), 1.250 s). \(error.recovery ?? "")")
+        #expect(
+            error.s3
+                == S3ErrorDetail(
+                    serviceCode: "SlowDown", requestID: "tx-2", httpStatus: 503, attempts: 3, elapsed: 1.25))
+        var other = error
+        #expect(other == error)
+        other.updateS3 { $0.attempts = 4 }
+        #expect(other != error)
     }
 
     @Test func retryDelaysStayUnderTheirDoublingCeiling() {

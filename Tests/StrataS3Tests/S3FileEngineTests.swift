@@ -223,7 +223,7 @@ struct S3FileEngineTests {
             }
         }
         #expect(error?.code == .conflict)
-        #expect(error?.serviceCode == "PreconditionFailed")
+        #expect(error?.s3?.serviceCode == "PreconditionFailed")
         #expect(delivered == first.prefix(delivered.count))
         #expect(try engine.read("versioned") == second)
     }

@@ -52,21 +52,21 @@ struct S3GatewayTests {
         let client = try S3TestGateway.client()
         let missing = #expect(throws: StorageError.self) { try client.data(for: "nothing-here") }
         #expect(missing?.code == .notFound)
-        #expect(missing?.serviceCode == "NoSuchKey")
-        #expect(missing?.requestID?.isEmpty == false)
-        #expect(missing?.underlyingCode == 404)
-        #expect(missing?.attempts == 1)
+        #expect(missing?.s3?.serviceCode == "NoSuchKey")
+        #expect(missing?.s3?.requestID?.isEmpty == false)
+        #expect(missing?.s3?.httpStatus == 404)
+        #expect(missing?.s3?.attempts == 1)
         var configuration = try S3TestGateway.configuration()
         configuration.bucket = "no-such-bucket-\(UUID().uuidString.lowercased().prefix(8))"
         let noBucket = #expect(throws: StorageError.self) { try S3Client(configuration).data(for: "x") }
         #expect(noBucket?.code == .notFound)
-        #expect(noBucket?.serviceCode == "NoSuchBucket")
+        #expect(noBucket?.s3?.serviceCode == "NoSuchBucket")
         let range = #expect(throws: StorageError.self) {
             try client.put("small", bytes: [1, 2, 3])
             _ = try client.data(for: "small", range: 10..<20)
         }
         #expect(range?.code == .invalidArgument)
-        #expect(range?.serviceCode == "InvalidRange")
+        #expect(range?.s3?.serviceCode == "InvalidRange")
     }
 
     @Test func wrongCredentialsAreAnAuthenticationErrorThatNeverShowsThem() throws {
@@ -80,8 +80,8 @@ struct S3GatewayTests {
             configuration.credentials = keys
             let error = #expect(throws: StorageError.self) { try S3Client(configuration).put("x", bytes: [1]) }
             #expect(error?.code == .authenticationFailed)
-            #expect(["SignatureDoesNotMatch", "InvalidAccessKeyId"].contains(error?.serviceCode ?? ""))
-            #expect(error?.attempts == 1)  // Not retried.
+            #expect(["SignatureDoesNotMatch", "InvalidAccessKeyId"].contains(error?.s3?.serviceCode ?? ""))
+            #expect(error?.s3?.attempts == 1)  // Not retried.
             let printed = error.map { "\($0)" + String(reflecting: $0) } ?? ""
             #expect(!printed.contains(secret))
             #expect(!printed.contains(keys.accessKeyID))
@@ -129,7 +129,7 @@ struct S3GatewayTests {
             try client.copy("source", to: "other", precondition: .ifMatch("0123456789abcdef0123456789abcdef"))
         }
         #expect(stale?.code == .conflict)
-        #expect(stale?.serviceCode == "PreconditionFailed")
+        #expect(stale?.s3?.serviceCode == "PreconditionFailed")
         #expect(try client.head("other") == nil)
         let missing = #expect(throws: StorageError.self) { try client.copy("no-source", to: "other") }
         #expect(missing?.code == .notFound)
@@ -144,12 +144,12 @@ struct S3GatewayTests {
             try client.data(for: "doc", precondition: .ifMatch("0123456789abcdef0123456789abcdef"))
         }
         #expect(stale?.code == .conflict)
-        #expect(stale?.serviceCode == "PreconditionFailed")
+        #expect(stale?.s3?.serviceCode == "PreconditionFailed")
         let current = #expect(throws: StorageError.self) {
             try client.data(for: "doc", precondition: .ifNoneMatch(first.etag))
         }
         #expect(current?.code == .conflict)
-        #expect(current?.serviceCode == "NotModified")
+        #expect(current?.s3?.serviceCode == "NotModified")
         // PUT If-Match with a stale tag: refused, nothing replaced.
         let lost = #expect(throws: StorageError.self) {
             try client.put("doc", bytes: [2], precondition: .ifMatch("0123456789abcdef0123456789abcdef"))
@@ -265,8 +265,8 @@ struct S3GatewayTests {
         let refused = #expect(throws: StorageError.self) {
             try client.completeMultipartUpload("held", uploadID: held, parts: [part])
         }
-        #expect(refused?.underlyingCode == 500)
-        #expect(refused?.attempts == 2)
+        #expect(refused?.s3?.httpStatus == 500)
+        #expect(refused?.s3?.attempts == 2)
         try client.abortMultipartUpload("held", uploadID: held)
         // An upload whose first completion meets that lock begins again under a new id, and completes.
         var uploadIDs: [String] = []
@@ -335,7 +335,7 @@ struct S3GatewayTests {
         }
         try S3TestGateway.run("resume-gateway")
         #expect(error?.code == .connectionFailed)
-        #expect(error?.attempts == 1)
+        #expect(error?.s3?.attempts == 1)
         #expect(error?.operation == "upload part 2")
         // The server kept the upload: cleanup finds it and aborts it, and no object ever appeared.
         let open = try client.listMultipartUploads()

@@ -86,7 +86,7 @@ struct S3StagedWriteTests {
                 contentType: nil, metadata: [:])
         }
         #expect(error?.code == .conflict)
-        #expect(error?.serviceCode == "PreconditionFailed")
+        #expect(error?.s3?.serviceCode == "PreconditionFailed")
         #expect(try engine.exists("other") == false)
         #expect(try engine.client.listMultipartUploads().isEmpty)
         // Pinned to the right tag, the parts make the same object, with the metadata given.

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataPostgresClient
 import StrataTestSupport
 import Testing
 
@@ -76,7 +77,7 @@ final class HostileConfigurationRestoreTests {
     @Test func aCapturedURLCreatesNothingOnItsServer() throws {
         let capture = try hostileCapture("[records]\nbackend = postgres\nurl = \(schemaURL)\n")
         try Storage.restore(from: capture, to: directory.appending("restored"), secretsKey: testSecretsKey)
-        let probe = try PostgresConnection(PostgresConfiguration(connectionString: url))
+        let probe = try PostgresConnection(PostgresConfiguration(connectionString: url).client)
         defer { probe.close() }
         let found = try probe.query(
             "SELECT count(*) FROM information_schema.schemata WHERE schema_name = '\(schema)'", operation: "probe")

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataPostgresClient
 import StrataTestSupport
 import Testing
 
@@ -96,7 +97,7 @@ final class PostgresRestoreTests {
 
     /// Whether a schema exists on the server, and how many relations it holds.
     func schemaState(_ schema: String) throws -> (exists: Bool, relations: Int) {
-        let connection = try PostgresConnection(PostgresConfiguration(connectionString: url))
+        let connection = try PostgresConnection(PostgresConfiguration(connectionString: url).client)
         defer { connection.close() }
         let found = try connection.query(
             "SELECT count(*) FROM pg_namespace WHERE nspname = $1::text", [.text(schema)], operation: "test")
@@ -267,7 +268,7 @@ final class PostgresRestoreTests {
     func connected(_ name: String) throws -> Bool { try sessions(name, where: "true") > 0 }
 
     func sessions(_ name: String, where condition: String) throws -> Int {
-        let connection = try PostgresConnection(PostgresConfiguration(connectionString: url))
+        let connection = try PostgresConnection(PostgresConfiguration(connectionString: url).client)
         defer { connection.close() }
         let result = try connection.query(
             "SELECT count(*) FROM pg_stat_activity WHERE application_name = $1::text AND \(condition)", [.text(name)],

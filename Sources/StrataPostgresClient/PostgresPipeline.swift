@@ -1,4 +1,4 @@
-import StrataCore
+package import StrataCore
 
 /// The bookkeeping of a connection in libpq's pipeline mode: the statements sent and not answered yet, in the
 /// order the server answers them, and the first that failed.
@@ -6,14 +6,14 @@ import StrataCore
 /// In pipeline mode a statement goes out without waiting for the answer to the one before, so a transaction of
 /// many writes costs one round trip, paid at the next synchronization point (a read, or the commit). The server
 /// answers in order; after a statement fails it skips every statement up to the synchronization point
-/// (`PGRES_PIPELINE_ABORTED`), so the first failure is the one to report, naming the record it was writing.
-struct PostgresPipeline {
+/// (`PGRES_PIPELINE_ABORTED`), so the first failure is the one to report, naming the key it was writing.
+package struct PostgresPipeline {
     /// One statement sent, waiting for its answer.
     struct Statement {
         /// What it does, for errors (`insert`, `commit`, …).
         let operation: String
         let collection: String?
-        /// The record it writes or reads by id, for errors.
+        /// The key it writes or reads (a record's id, say), for errors.
         let key: String?
         /// Whether its rows are kept for the caller (the statement a synchronous query waits for).
         var keepsResult = false
@@ -23,7 +23,7 @@ struct PostgresPipeline {
         var isSync = false
         /// The SQL it prepares, when it prepares a statement: forgotten unless the server answers.
         var prepares: String?
-        /// The number of the chunk of records it writes, for a multi-row write (see ``PostgresWriteBatch``).
+        /// The number of the chunk of rows it writes, for a caller that writes many rows in chunks.
         var chunk: Int?
     }
 
@@ -35,16 +35,16 @@ struct PostgresPipeline {
     /// Bytes of parameters sent since the output was last flushed.
     var bytesSinceFlush = 0
     /// The first statement that failed since the last synchronization point, as its typed error.
-    var failure: StorageError?
-    /// The chunk of records whose statement is that first failure, until the session replays it record by record.
-    var failedChunk: Int?
-    /// The last chunk of records the server stored (chunks are answered in order).
-    var answeredChunk = 0
+    package var failure: StorageError?
+    /// The chunk of rows whose statement is that first failure, until the caller has dealt with it.
+    package var failedChunk: Int?
+    /// The last chunk of rows the server stored (chunks are answered in order).
+    package var answeredChunk = 0
     /// The rows of the statement that asked to keep them.
     var kept: PostgresResult?
     /// Whether the server answered the `COMMIT` without an error: the transaction is committed, whatever happens
     /// to the connection afterwards.
-    var commitSucceeded = false
+    package var commitSucceeded = false
 
     /// Whether every statement sent has been answered.
     var isIdle: Bool { head == statements.count }
@@ -59,7 +59,7 @@ struct PostgresPipeline {
     var commitUnanswered: Bool { statements[head...].contains { $0.isCommit } }
 
     /// Whether every statement sent has been answered, up to a synchronization point after the last one.
-    var isSynchronized: Bool { isIdle && !sentSinceSync }
+    package var isSynchronized: Bool { isIdle && !sentSinceSync }
     /// Whether a statement was sent after the last synchronization point.
     private var sentSinceSync = false
 

@@ -22,10 +22,10 @@ extension PostgresConnection {
     static let flushBytes = 1 << 20
 
     /// Whether the connection is in pipeline mode.
-    var isPipelining: Bool { pipeline != nil }
+    package var isPipelining: Bool { pipeline != nil }
 
     /// Switches to pipeline mode (the connection must be idle).
-    func enterPipeline() throws {
+    package func enterPipeline() throws {
         guard let handle else { throw closedError("begin") }
         guard pipeline == nil else { return }
         guard PQenterPipelineMode(handle) == 1 else { throw failure(nil, operation: "begin", collection: nil) }
@@ -34,7 +34,7 @@ extension PostgresConnection {
 
     /// Reads every answer still due (after a synchronization point, sent now if the statements since the last
     /// one have none), and leaves pipeline mode. A connection that cannot be brought back to normal mode is discarded.
-    func leavePipeline() {
+    package func leavePipeline() {
         guard let handle, pipeline != nil else { return }
         do {
             // Statements sent since the last synchronization point may have all been answered (libpq answers
@@ -53,13 +53,13 @@ extension PostgresConnection {
     /// Sends one statement in the pipeline, prepared once per connection unless `prepared` is `false` (for
     /// statements run once, like `BEGIN`), without waiting for its answer.
     /// - Parameters:
-    ///   - key: The record the statement writes or reads, named in its error.
+    ///   - key: The key the statement writes or reads, named in its error.
     ///   - keepsResult: Whether its rows are kept (see ``pipelinedQuery(_:_:operation:collection:)``).
     ///   - isCommit: Whether it is the transaction's `COMMIT`.
-    ///   - chunk: The number of the chunk of records it writes, for a multi-row write.
+    ///   - chunk: The number of the chunk of rows it writes, for a multi-row write.
     /// - Throws: The error of a statement sent earlier that the server already reported failed (this one is then
     ///   not sent: the server would skip it), `.connectionFailed`, or `.timeout`.
-    func send(
+    package func send(
         _ sql: String, _ parameters: [PostgresParameter] = [], operation: String, collection: String? = nil,
         key: String? = nil, prepared isPrepared: Bool = true, keepsResult: Bool = false, isCommit: Bool = false,
         chunk: Int? = nil
@@ -117,7 +117,7 @@ extension PostgresConnection {
     /// Sends a synchronization point and reads every answer up to it.
     /// - Throws: The first statement's error since the last synchronization point (later statements were
     ///   skipped by the server), `.connectionFailed`, or `.timeout`.
-    func sync(operation: String = "commit", collection: String? = nil) throws {
+    package func sync(operation: String = "commit", collection: String? = nil) throws {
         try sendSync()
         roundTrips += 1
         try readAnswers(operation: operation, collection: collection, untilIdle: true)
@@ -246,26 +246,10 @@ extension PostgresConnection {
         if let failure = pipeline?.failure, !failure.isConnectionLoss { return failure }
         var error = failure(nil, operation: operation, collection: collection)
         if error.code != .connectionFailed {
-            error = Self.error(sqlState: "08006", message: error.message, location: location)
+            error = Self.error(sqlState: "08006", message: error.message, location: location, tier: tier)
             error.operation = operation
             error.collection = collection
         }
         return error
-    }
-}
-
-extension StorageError {
-    /// Whether the error says the connection is gone (rather than that a statement failed).
-    var isConnectionLoss: Bool { code == .connectionFailed || code == .timeout }
-}
-
-extension PostgresParameter {
-    /// The size of the value sent.
-    var byteCount: Int {
-        switch self {
-        case .null: 0
-        case .text(let text): text.utf8.count
-        case .bytes(let bytes): bytes.count
-        }
     }
 }

@@ -19,7 +19,7 @@ extension PostgresConnection {
     /// for the start).
     /// - Throws: The error of a statement sent earlier in the pipeline (the `COPY` is then not started), the
     ///   `COPY`'s own error, `.connectionFailed`, or `.timeout`.
-    func beginCopy(_ sql: String, operation: String, collection: String) throws {
+    package func beginCopy(_ sql: String, operation: String, collection: String) throws {
         if pipeline != nil {
             try sync(operation: operation, collection: collection)
             leavePipeline()
@@ -36,7 +36,7 @@ extension PostgresConnection {
     /// Sends rows of the `COPY` in progress (whole rows or parts: the server joins them), waiting while the
     /// server is behind, so that memory stays bounded.
     /// - Throws: `.connectionFailed`, or `.timeout`.
-    func putCopyData(_ bytes: UnsafeRawBufferPointer, operation: String, collection: String) throws {
+    package func putCopyData(_ bytes: UnsafeRawBufferPointer, operation: String, collection: String) throws {
         guard let handle else { throw closedError(operation) }
         let started = ContinuousClock.now
         let queued = bytes.withMemoryRebound(to: CChar.self) {
@@ -49,13 +49,13 @@ extension PostgresConnection {
     /// Ends the `COPY` in progress and waits for the server to store its rows.
     /// - Throws: The error of the row the server refused (none of the `COPY`'s rows are stored),
     ///   `.connectionFailed`, or `.timeout`.
-    func endCopy(operation: String, collection: String) throws {
+    package func endCopy(operation: String, collection: String) throws {
         try finishCopy(failing: nil, operation: operation, collection: collection)
     }
 
     /// Ends the `COPY` in progress, if any, storing none of its rows (the transaction is then aborted). A
     /// connection that cannot end it is discarded.
-    func cancelCopy() {
+    package func cancelCopy() {
         guard isCopying else { return }
         do {
             try finishCopy(failing: "abandoned by the client", operation: "rollback", collection: nil)

@@ -1,6 +1,6 @@
 internal import CLibPQ
 import Foundation
-public import StrataCore
+import StrataCore
 import StrataSystem
 
 #if canImport(Glibc)
@@ -15,36 +15,39 @@ import StrataSystem
 /// Every exchange with the server is non-blocking and waits in `poll()` on the connection's socket, bounded by
 /// the configuration's per-call deadline: a server that stops answering (stopped, overloaded, behind a dead
 /// network) costs the caller at most that long, then `.timeout`, and the connection is closed.
-final class PostgresConnection {
+package final class PostgresConnection {
     private(set) var handle: OpaquePointer?
     /// Where the connection goes, for errors: `postgresql://user@host:port/db`, never the password.
-    private(set) var location: String
+    package private(set) var location: String
     /// Statements prepared on this connection, by SQL text; at most ``preparedLimit``, then all are dropped.
     var prepared: [String: String] = [:]
     var preparedCount = 0
     static let preparedLimit = 256
     /// Set when the server or the network dropped the connection, or a call to it timed out; the pool then
     /// throws it away.
-    var isBroken = false
+    package var isBroken = false
+    /// The tier its errors name (see ``PostgresClientConfiguration/tier``).
+    let tier: Tier?
     /// The longest one call may take, in milliseconds (0: no deadline).
     let callTimeoutMilliseconds: Int
     /// The statements sent and not yet answered, while the connection is in pipeline mode (see
     /// `PostgresConnection+Pipeline.swift`); `nil` outside it.
-    var pipeline: PostgresPipeline?
+    package var pipeline: PostgresPipeline?
     /// How many times this connection waited for the server's answers (for tests that count round trips).
-    var roundTrips = 0
+    package var roundTrips = 0
     /// How many statements this connection sent (for tests that count them).
-    var statementsSent = 0
+    package var statementsSent = 0
     /// Whether a `COPY … FROM STDIN` is in progress (see `PostgresConnection+Copy.swift`): nothing else can be
     /// sent until it ends.
-    var isCopying = false
+    package var isCopying = false
 
     /// Connects with a libpq connection string (`postgresql://…` or `key=value …`; libpq's `PG…` environment
-    /// variables fill in what it leaves out), then sets the session up for Strata: UTF-8, the store's schema
+    /// variables fill in what it leaves out), then sets the session up: UTF-8, the configured schema
     /// first on the search path, and the lock timeout.
     /// - Throws: `.timeout` when connecting takes longer than `connect_timeout` or the call deadline.
-    init(_ configuration: PostgresConfiguration) throws {
+    package init(_ configuration: PostgresClientConfiguration) throws {
         location = configuration.redactedConnectionString
+        tier = configuration.tier
         callTimeoutMilliseconds = configuration.callTimeoutMilliseconds
         // The timeouts and keepalives go first, so that the connection string's own values win; the encoding
         // goes last, so that nothing overrides it.
@@ -62,20 +65,18 @@ final class PostgresConnection {
         guard let connection, PQstatus(connection) != CONNECTION_BAD else {
             let message = connection.map { String(cString: PQerrorMessage($0)) } ?? "out of memory"
             close()
-            throw Self.connectError(message, location: location)
+            throw Self.connectError(message, location: location, tier: tier)
         }
         try finishConnecting(connection, configuration)
         strata_pg_silence(connection)
         location = Self.describe(connection)
-        try execute(
-            "SET search_path TO \(configuration.quotedSchema); SET lock_timeout = \(max(0, configuration.lockTimeoutMilliseconds))",
-            operation: "connect")
+        try execute(configuration.sessionSetupSQL, operation: "connect")
     }
 
     /// Drives libpq's non-blocking connection to the end, waiting on its socket at most until libpq's effective
     /// `connect_timeout` (the connection string's, or the configuration's) or the call deadline, whichever is
     /// first. (libpq applies `connect_timeout` itself only to blocking connections.)
-    private func finishConnecting(_ connection: OpaquePointer, _ configuration: PostgresConfiguration) throws {
+    private func finishConnecting(_ connection: OpaquePointer, _ configuration: PostgresClientConfiguration) throws {
         let started = ContinuousClock.now
         var deadline = configuration.callDeadline()
         if let seconds = Self.option("connect_timeout", of: connection).flatMap({ Int($0) }), seconds > 0 {
@@ -88,7 +89,7 @@ final class PostgresConnection {
             guard status != PGRES_POLLING_FAILED else {
                 let message = String(cString: PQerrorMessage(connection))
                 close()
-                throw Self.connectError(message, location: location)
+                throw Self.connectError(message, location: location, tier: tier)
             }
             let events = Int16(status == PGRES_POLLING_READING ? POLLIN : POLLOUT)
             let ready = try? Sys.poll(PQsocket(connection), events: events, until: deadline)
@@ -96,10 +97,10 @@ final class PostgresConnection {
                 close()
                 var error = StorageError(
                     .timeout, "cannot connect: the server did not answer within the connect timeout",
-                    tier: .records, path: location,
+                    tier: tier, path: location,
                     recovery: "Check that the server is running and reachable; raise connect_timeout if it is slow")
                 error.operation = "connect"
-                error.elapsed = Self.seconds(since: started)
+                error.detail = PostgresErrorDetail(elapsed: Self.seconds(since: started))
                 throw error
             }
             status = PQconnectPoll(connection)
@@ -109,7 +110,7 @@ final class PostgresConnection {
 
     deinit { close() }
 
-    func close() {
+    package func close() {
         if let handle { PQfinish(handle) }
         handle = nil
         pipeline = nil
@@ -117,29 +118,29 @@ final class PostgresConnection {
     }
 
     /// Closes the connection and marks it broken, so that the pool never hands it out again.
-    func discard() {
+    package func discard() {
         isBroken = true
         close()
     }
 
     /// The server process serving this connection (for `pg_terminate_backend` in tests, and for logs).
-    var serverProcessID: Int32 { handle.map { PQbackendPID($0) } ?? 0 }
+    package var serverProcessID: Int32 { handle.map { PQbackendPID($0) } ?? 0 }
 
     /// Whether the connection is encrypted with TLS.
-    var usesTLS: Bool { handle.map { PQsslInUse($0) != 0 } ?? false }
+    package var usesTLS: Bool { handle.map { PQsslInUse($0) != 0 } ?? false }
 
     /// Whether a transaction is open (or failed and waiting for ROLLBACK).
-    var isInTransaction: Bool {
+    package var isInTransaction: Bool {
         guard let handle else { return false }
         let status = PQtransactionStatus(handle)
         return status == PQTRANS_INTRANS || status == PQTRANS_INERROR || status == PQTRANS_ACTIVE
     }
 
     /// Whether a statement failed inside the open transaction, which the server has therefore aborted.
-    var transactionFailed: Bool { handle.map { PQtransactionStatus($0) == PQTRANS_INERROR } ?? false }
+    package var transactionFailed: Bool { handle.map { PQtransactionStatus($0) == PQTRANS_INERROR } ?? false }
 
     /// Runs SQL without parameters (several statements allowed, but one only in pipeline mode), ignoring any rows.
-    func execute(_ sql: String, operation: String, collection: String? = nil) throws {
+    package func execute(_ sql: String, operation: String, collection: String? = nil) throws {
         if pipeline != nil {
             try send(sql, operation: operation, collection: collection, prepared: false)
             try sync()
@@ -152,7 +153,9 @@ final class PostgresConnection {
 
     /// Runs one statement with text parameters, prepared once per connection and reused.
     /// - Parameter parameters: Text values (`nil` for SQL NULL); the SQL casts them (`$1::jsonb`).
-    func query(_ sql: String, _ parameters: [PostgresParameter] = [], operation: String, collection: String? = nil)
+    package func query(
+        _ sql: String, _ parameters: [PostgresParameter] = [], operation: String, collection: String? = nil
+    )
         throws -> PostgresResult
     {
         if pipeline != nil {
@@ -254,7 +257,7 @@ final class PostgresConnection {
         } catch {
             discard()
             var failed = StorageError(
-                .connectionFailed, "cannot wait for the server", tier: .records, path: location, errno: error.code)
+                .connectionFailed, "cannot wait for the server", tier: tier, path: location, errno: error.code)
             failed.operation = "wait"
             throw failed
         }
@@ -269,24 +272,24 @@ final class PostgresConnection {
         var error = StorageError(
             .timeout,
             "the server did not answer within \(callTimeoutMilliseconds) ms; the statement was cancelled and the connection closed",
-            tier: .records, path: location,
+            tier: tier, path: location,
             recovery:
                 "Check that the server is running and reachable; for statements that are slow on purpose, raise callTimeoutMilliseconds"
         )
         error.operation = operation
         error.collection = collection
-        error.elapsed = Self.seconds(since: started)
+        error.detail = PostgresErrorDetail(elapsed: Self.seconds(since: started))
         return error
     }
 
-    static func seconds(since start: ContinuousClock.Instant) -> Double {
+    package static func seconds(since start: ContinuousClock.Instant) -> Double {
         let (seconds, attoseconds) = (ContinuousClock.now - start).components
         return Double(seconds) + Double(attoseconds) / 1e18
     }
 
     /// Waits up to `timeout` seconds for notifications and returns those that arrived as (channel, payload).
     /// - Throws: `.connectionFailed` when the connection is lost.
-    func notifications(waitingUpTo timeout: Double) throws -> [(channel: String, payload: String)] {
+    package func notifications(waitingUpTo timeout: Double) throws -> [(channel: String, payload: String)] {
         guard let handle else { throw closedError("observe") }
         var found = drainNotifications()
         guard found.isEmpty else { return found }
@@ -314,7 +317,7 @@ final class PostgresConnection {
     // MARK: Errors
 
     func closedError(_ operation: String) -> StorageError {
-        var error = StorageError(.closed, "the connection is closed", tier: .records, path: location)
+        var error = StorageError(.closed, "the connection is closed", tier: tier, path: location)
         error.operation = operation
         return error
     }
@@ -339,16 +342,19 @@ final class PostgresConnection {
             field(strata_pg_diag_message())
             ?? handle.map { String(cString: PQerrorMessage($0)).trimmingCharacters(in: .whitespacesAndNewlines) }
             ?? "the statement failed"
-        var error = Self.error(sqlState: sqlState, message: message, location: location)
+        var error = Self.error(sqlState: sqlState, message: message, location: location, tier: tier)
         if let detail = field(strata_pg_diag_detail()) { error.message += " (\(detail))" }
         error.operation = operation
         error.collection = collection
-        if let constraint = field(strata_pg_diag_constraint()) { error.message += " (constraint \(constraint))" }
+        if let constraint = field(strata_pg_diag_constraint()) {
+            error.message += " (constraint \(constraint))"
+            error.updatePostgres { $0.constraint = constraint }
+        }
         return error
     }
 
     /// Maps a SQLSTATE (PostgreSQL's five-character error code) to Strata's codes.
-    static func error(sqlState: String, message: String, location: String) -> StorageError {
+    static func error(sqlState: String, message: String, location: String, tier: Tier?) -> StorageError {
         let code: StorageError.Code
         var recovery: String?
         switch sqlState {
@@ -376,28 +382,29 @@ final class PostgresConnection {
         case "XX001", "XX002": code = .corrupt
         default: code = .io
         }
-        var error = StorageError(code, "\(message) [SQLSTATE \(sqlState)]", tier: .records, path: location)
+        var error = StorageError(code, "\(message) [SQLSTATE \(sqlState)]", tier: tier, path: location)
         error.recovery = recovery
-        error.underlyingCode = StorageError.packSQLState(sqlState)
+        // Only a five-character code is a SQLSTATE.
+        error.detail = PostgresErrorDetail(sqlState: sqlState.utf8.count == 5 ? sqlState : nil)
         return error
     }
 
     /// The typed error for a connection that could not be made, from libpq's message.
-    static func connectError(_ message: String, location: String) -> StorageError {
+    static func connectError(_ message: String, location: String, tier: Tier?) -> StorageError {
         let text = message.trimmingCharacters(in: .whitespacesAndNewlines)
         var error: StorageError
         if text.contains("password authentication failed") || text.contains("no password supplied")
             || text.contains("authentication failed")
         {
-            error = self.error(sqlState: "28P01", message: "cannot connect: \(text)", location: location)
+            error = self.error(sqlState: "28P01", message: "cannot connect: \(text)", location: location, tier: tier)
         } else if text.contains("database") && text.contains("does not exist") {
-            error = self.error(sqlState: "3D000", message: "cannot connect: \(text)", location: location)
+            error = self.error(sqlState: "3D000", message: "cannot connect: \(text)", location: location, tier: tier)
             error.recovery = "Create the database first (createdb), or name an existing one"
         } else if text.contains("invalid") || text.contains("missing \"=\"") || text.contains("unrecognized") {
             error = StorageError(
-                .invalidArgument, "the connection string is not valid: \(text)", tier: .records, path: location)
+                .invalidArgument, "the connection string is not valid: \(text)", tier: tier, path: location)
         } else {
-            error = self.error(sqlState: "08001", message: "cannot connect: \(text)", location: location)
+            error = self.error(sqlState: "08001", message: "cannot connect: \(text)", location: location, tier: tier)
         }
         error.operation = "connect"
         return error
@@ -413,7 +420,7 @@ final class PostgresConnection {
     }
 
     /// The value libpq uses for a connection option (`connect_timeout`, `keepalives_idle`, …).
-    func option(_ name: String) -> String? { handle.flatMap { Self.option(name, of: $0) } }
+    package func option(_ name: String) -> String? { handle.flatMap { Self.option(name, of: $0) } }
 
     /// The value libpq uses for a connection option, wherever it came from.
     private static func option(_ name: String, of connection: OpaquePointer) -> String? {
@@ -432,76 +439,5 @@ final class PostgresConnection {
         defer { for pointer in pointers { free(pointer) } }
         pointers.append(nil)
         return body(pointers.map { UnsafePointer($0) })
-    }
-}
-
-/// A parameter, sent in PostgreSQL's text format (the SQL casts it).
-enum PostgresParameter {
-    case text(String)
-    /// UTF-8 bytes, sent without making a `String` first.
-    case bytes(UnsafeRawBufferPointer)
-    case null
-
-    /// Lends NUL-terminated copies of the values to libpq (the text format is NUL-terminated).
-    static func withPointers<T>(_ parameters: [PostgresParameter], _ body: ([UnsafePointer<CChar>?]) -> T) -> T {
-        var owned: [UnsafeMutablePointer<CChar>?] = []
-        owned.reserveCapacity(parameters.count)
-        for parameter in parameters {
-            switch parameter {
-            case .null: owned.append(nil)
-            case .text(let text): owned.append(strdup(text))
-            case .bytes(let bytes):
-                let copy = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)
-                if let base = bytes.baseAddress { memcpy(copy, base, bytes.count) }
-                copy[bytes.count] = 0
-                owned.append(copy)
-            }
-        }
-        defer { for pointer in owned { free(pointer) } }
-        return body(owned.map { UnsafePointer($0) })
-    }
-}
-
-/// The rows of a finished statement. Frees libpq's result when released.
-final class PostgresResult {
-    private let result: OpaquePointer
-
-    init(_ result: OpaquePointer) { self.result = result }
-    deinit { PQclear(result) }
-
-    var rowCount: Int { Int(PQntuples(result)) }
-
-    /// Rows a command changed (`UPDATE`, `DELETE`, `INSERT`).
-    var changedRows: Int { Int(String(cString: PQcmdTuples(result))) ?? 0 }
-
-    func isNull(_ row: Int, _ column: Int) -> Bool { PQgetisnull(result, Int32(row), Int32(column)) == 1 }
-
-    func text(_ row: Int, _ column: Int) -> String {
-        String(cString: PQgetvalue(result, Int32(row), Int32(column)))
-    }
-
-    /// Lends a value's bytes without copying.
-    func withBytes<T>(_ row: Int, _ column: Int, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
-        let pointer = PQgetvalue(result, Int32(row), Int32(column))
-        let count = Int(PQgetlength(result, Int32(row), Int32(column)))
-        return try body(UnsafeRawBufferPointer(start: pointer, count: count))
-    }
-}
-
-extension StorageError {
-    /// PostgreSQL's SQLSTATE for an error that came from the server (`23505`, `40001`, `28P01`, …), or `nil`.
-    ///
-    /// ``/StrataCore/StorageError/underlyingCode`` holds it packed six bits per character, as PostgreSQL's own
-    /// `MAKE_SQLSTATE` does.
-    public var sqlState: String? {
-        guard message.contains("[SQLSTATE "), let packed = underlyingCode else { return nil }
-        let scalars = (0..<5).map { UnicodeScalar(UInt8((Int(packed) >> ($0 * 6)) & 0x3F) &+ 48) }
-        return String(String.UnicodeScalarView(scalars))
-    }
-
-    static func packSQLState(_ state: String) -> Int32? {
-        let bytes = Array(state.utf8)
-        guard bytes.count == 5 else { return nil }
-        return bytes.enumerated().reduce(Int32(0)) { $0 | (Int32((Int(($1.element &- 48)) & 0x3F)) << ($1.offset * 6)) }
     }
 }

@@ -4,17 +4,17 @@ import Synchronization
 
 /// Connections, checked out one per thread; opened as needed up to the pool's size, reused, and replaced
 /// when the server dropped them.
-final class PostgresPool: Sendable {
-    let configuration: PostgresConfiguration
+package final class PostgresPool: Sendable {
+    package let configuration: PostgresClientConfiguration
     private let idle = Mutex<[ConnectionBox]>([])
     private let slots: DispatchSemaphore
 
-    init(_ configuration: PostgresConfiguration) {
+    package init(_ configuration: PostgresClientConfiguration) {
         self.configuration = configuration
         slots = DispatchSemaphore(value: configuration.poolSize)
     }
 
-    func with<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+    package func with<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
         // Every call holding a connection is itself bounded by the deadline, so this wait is too; it ends early
         // only when the pool is too small for the load.
         let milliseconds = configuration.callTimeoutMilliseconds
@@ -27,7 +27,7 @@ final class PostgresPool: Sendable {
         guard waited == .success else {
             var error = StorageError(
                 .timeout, "all \(configuration.poolSize) connections of the pool stayed busy for \(milliseconds) ms",
-                tier: .records, recovery: "Raise poolSize, or shorten the transactions that hold connections")
+                tier: configuration.tier, recovery: "Raise poolSize, or shorten the transactions that hold connections")
             error.operation = "connect"
             throw error
         }
@@ -43,15 +43,15 @@ final class PostgresPool: Sendable {
     }
 
     /// The server process ids of the idle connections (for tests that make the server drop them).
-    func idleServerProcessIDs() -> [Int32] { idle.withLock { $0.map(\.connection.serverProcessID) } }
+    package func idleServerProcessIDs() -> [Int32] { idle.withLock { $0.map(\.connection.serverProcessID) } }
 
     /// The round trips the idle connections made so far (for tests that count them).
-    func idleRoundTrips() -> Int { idle.withLock { $0.reduce(0) { $0 + $1.connection.roundTrips } } }
+    package func idleRoundTrips() -> Int { idle.withLock { $0.reduce(0) { $0 + $1.connection.roundTrips } } }
 
     /// The statements the idle connections sent (for tests).
-    func idleStatementsSent() -> Int { idle.withLock { $0.reduce(0) { $0 + $1.connection.statementsSent } } }
+    package func idleStatementsSent() -> Int { idle.withLock { $0.reduce(0) { $0 + $1.connection.statementsSent } } }
 
-    func drain() {
+    package func drain() {
         let boxes = idle.withLock { idle in
             defer { idle.removeAll() }
             return idle
