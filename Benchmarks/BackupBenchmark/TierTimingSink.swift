@@ -1,7 +1,7 @@
 import StrataBackup
 import StrataCore
 
-/// A capture sink for `--backup-stages`: passes every file on to the snapshot being written, and adds up per tier
+/// A capture sink for `--backup-tiers`: passes every file on to the snapshot being written, and adds up per tier
 /// the files, their bytes, the time the tier's capture took before handing each file over (opening, locking, the
 /// SQLite online backup) and the time the writer took to store it.
 final class TierTimingSink: CaptureSink {

@@ -8,11 +8,13 @@
 //
 //   swift build -c release --product strata-bench-backup
 //   .build/release/strata-bench-backup [--size-mib N | --quick]     # N defaults to 1024; --quick: 128
-//       [--stages]              # each Strata restore prints where its time went, by stage (to stderr)
 //       [--restores N]          # restore N times (Strata, then restic, in turn); the table takes the medians
 //       [--restore-with BINARY] # also restore with another build of this benchmark, in turn with this one
 //       [--without-tar]         # leave `tar -cz | age` out (minutes on a busy machine; nothing else needs it)
-//       [--backup-stages]       # the first backup also prints, on standard error, where its time went stage by stage
+//       [--backup-tiers]        # the first backup also prints, on standard error, its CPU time and each tier's share
+//       [--keep-work]           # leave the store and the repositories in place, to profile one step again
+//   (where the time goes inside a backup or a restore: `perf record -g` on the `backup` or `restore` subcommand, as
+//   Documentation/Benchmarks.md shows)
 import BenchmarkKit
 import Foundation
 import Strata
@@ -20,29 +22,24 @@ import Strata
 /// The store's secrets key file, beside the store (restic and tar see only the root).
 func secretsKey(_ work: String) -> KeyProvider { .keyFile(work + "/secrets.key") }
 
-/// `backup ROOT REPO REPOKEY SECRETSKEY [--backup-stages]`: one backup of the store; prints `written files reused`.
+/// `backup ROOT REPO REPOKEY SECRETSKEY [--backup-tiers]`: one backup of the store; prints `written files reused`.
 func backupChild(_ arguments: [String]) throws {
     let storage = try Storage(root: arguments[2], secretsKey: .keyFile(arguments[5]))
     let repository = try BackupRepository.open(at: arguments[3], key: .keyFile(arguments[4]))
     let backup =
-        arguments.contains("--backup-stages")
-        ? try BackupStageReport.backup(storage, to: repository) : try storage.backup(to: repository)
+        arguments.contains("--backup-tiers")
+        ? try BackupTierReport.backup(storage, to: repository) : try storage.backup(to: repository)
     print(backup.snapshot.addedBytes, backup.snapshot.fileCount, backup.snapshot.reusedFiles)
 }
 
-/// `restore REPO REPOKEY TARGET SECRETSKEY [--stages]`: the latest snapshot restored into a new root (staged, every
-/// file durable, the staged store verified and every catalogued key read back, then moved); prints `files keys`,
-/// and with `--stages` the time of each stage to stderr.
+/// `restore REPO REPOKEY TARGET SECRETSKEY`: the latest snapshot restored into a new root (staged, every file
+/// durable, the staged store verified and every catalogued key read back, then moved); prints `files keys`.
 func restoreChild(_ arguments: [String]) throws {
     let repository = try BackupRepository.open(at: arguments[2], key: .keyFile(arguments[3]))
     guard let latest = try repository.snapshots().last else { throw StorageError(.notFound, "no snapshot") }
     let report = try Storage.restore(
         snapshot: latest.id, from: repository, to: arguments[4], secretsKey: .keyFile(arguments[5]))
     print(report.fileCount, report.verifiedKeys)
-    if arguments.dropFirst(6).contains("--stages") {
-        let lines = report.stages.map { "  restore stage \($0)" }
-        FileHandle.standardError.write(Data((lines.joined(separator: "\n") + "\n").utf8))
-    }
 }
 
 /// The median of `steps` by time.
@@ -217,9 +214,8 @@ func restores(
         arguments.firstIndex(of: flag).flatMap { arguments.count > $0 + 1 ? arguments[$0 + 1] : nil }
     }
     let rounds = max(1, value("--restores").flatMap { Int($0) } ?? 1)
-    let stages = arguments.contains("--stages") ? " --stages" : ""
-    var builds = [(label: "Strata", command: me, stages: stages)]
-    if let other = value("--restore-with") { builds.append(("Strata (\(other))", "'\(other)'", "")) }
+    var builds = [(label: "Strata", command: me)]
+    if let other = value("--restore-with") { builds.append(("Strata (\(other))", "'\(other)'")) }
     var strata: [Step] = []
     var baseline: [Step] = []
     print("restores: load \((try? Bench.shell("uptime").trimmingCharacters(in: .whitespacesAndNewlines)) ?? "?")")
@@ -227,8 +223,8 @@ func restores(
         for build in builds {
             _ = try Bench.shell("sync")
             let step = try measure(
-                "\(build.command) restore '\(repository)' '\(keyFile)' '\(work)/restored' '\(secretsKeyFile)'"
-                    + build.stages, work: work)
+                "\(build.command) restore '\(repository)' '\(keyFile)' '\(work)/restored' '\(secretsKeyFile)'",
+                work: work)
             print(
                 "\(build.label) restore: \(String(format: "%.2f s", step.seconds)), "
                     + "\(Int(step.output.first ?? 0)) files, \(Int(step.output.last ?? 0)) keys verified, "
@@ -260,7 +256,14 @@ func run() throws {
         throw StorageError(.notFound, "/usr/bin/time is missing", recovery: "Run: Scripts/install-deps.sh time")
     }
     let work = try Bench.temporaryFolder("backup")
-    defer { try? FileManager.default.removeItem(atPath: work) }
+    defer {
+        if arguments.contains("--keep-work") {
+            // For a profile of one step: its subcommand, run again on what this run left.
+            print("kept \(work): \(arguments[0]) backup|restore, as `backup` and `restore` above document")
+        } else {
+            try? FileManager.default.removeItem(atPath: work)
+        }
+    }
     let root = work + "/store"
     let secretsKeyFile = work + "/secrets.key"
     let hex = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
@@ -279,9 +282,9 @@ func run() throws {
     try RepositoryKey.createKeyFile(at: keyFile)
     _ = try BackupRepository.create(at: repository, key: .keyFile(keyFile))
     let me = "'\(arguments[0])'"
-    func backup(_ label: String, stages: Bool = false) throws -> Step {
+    func backup(_ label: String, tiers: Bool = false) throws -> Step {
         let step = try measure(
-            "\(me) backup '\(root)' '\(repository)' '\(keyFile)' '\(secretsKeyFile)'\(stages ? " --backup-stages" : "")",
+            "\(me) backup '\(root)' '\(repository)' '\(keyFile)' '\(secretsKeyFile)'\(tiers ? " --backup-tiers" : "")",
             work: work)
         guard step.output.count == 3 else { throw StorageError(.io, "the backup printed \(step.output)") }
         print(
@@ -306,7 +309,7 @@ func run() throws {
     }
 
     _ = try Bench.shell("sync")
-    let first = try backup("first backup", stages: arguments.contains("--backup-stages"))
+    let first = try backup("first backup", tiers: arguments.contains("--backup-tiers"))
     let resticFirst = try resticBackup("first backup")
     // tar -cz | age -r: one encrypted archive of the whole root (no dedup, nothing incremental).
     var age: (step: Step, bytes: Double)?

@@ -8,8 +8,9 @@
 //   strata-bench-secrets --profile set|get|batch [--raw] [--size BYTES] [--keyring N]   # only that operation
 //                               (of a BYTES value, 64 by default; in a keyring holding N other small items, 0 by
 //                               default), for callgrind and strace -c
-//   strata-bench-secrets --stages [--rounds N]   # a batch's steps, timed (new items, replaced items)
-//   strata-bench-secrets --set-stages [--rounds N]   # a 1 MiB set's steps, timed, beside the raw replace
+//   strata-bench-secrets --stages [--rounds N]   # a batch of 1,000, timed (new items, replaced items)
+//   strata-bench-secrets --set-stages [--rounds N]   # a 1 MiB set, timed, beside the raw replace
+//                               (the steps within either: `perf record -g`, see Documentation/Benchmarks.md)
 //   strata-bench-secrets --flush [--dirty]   # the ways to flush an item and its manifest together (FlushStrategy)
 //   strata-bench-secrets --keyring-sizes [--rounds N] [--sizes 0,100,...]   # a set's cost by keyring size
 import BenchmarkKit
@@ -122,8 +123,8 @@ func profile(_ operation: String, raw useRaw: Bool, size: Int) throws {
     if sink == 42 { print("") }
 }
 
-/// `--stages`: where a batch of 1,000 spends its time, step by step, for new items and for items replaced, beside
-/// 1,000 single sets replacing the same items, over `--rounds N` rounds (new accounts each round).
+/// `--stages`: a batch of 1,000, for new items and for items replaced, beside 1,000 single sets replacing the same
+/// items, over `--rounds N` rounds (new accounts each round). Run it under `perf record -g` for the steps within.
 func stages() throws {
     guard sodium_init() >= 0 else { fatalError("libsodium failed to initialize") }
     let root = try Bench.temporaryFolder("secrets-stages")
@@ -136,13 +137,9 @@ func stages() throws {
                 Secret("token-\($0)-0123456789abcdef0123456789abcdef"), service: "batch", account: "r\(round)-\($0)")
         }
         for kind in ["new", "replacing"] {
-            let timer = StageTimer()
             let start = ContinuousClock.now
-            try store.set(batch, timer: timer)
-            let total = ContinuousClock.now - start
-            print(
-                "round \(round) batch of 1,000 \(kind): \(total) — "
-                    + timer.stages.map(\.description).joined(separator: ", "))
+            try store.set(batch)
+            print("round \(round) batch of 1,000 \(kind): \(ContinuousClock.now - start)")
         }
         let singles = try Bench.time {
             for write in batch { try store.set(write.value, service: write.service, account: write.account) }
@@ -151,9 +148,9 @@ func stages() throws {
     }
 }
 
-/// `--set-stages`: where a durable set of a 1 MiB item (too large for the manifest: a file and the manifest)
-/// spends its time, step by step, over `--rounds N` rounds of 10 replacing sets (a batch of one takes the very
-/// path of a set), beside the raw atomic replace of the same value.
+/// `--set-stages`: a durable set of a 1 MiB item (too large for the manifest: a file and the manifest), over
+/// `--rounds N` rounds of 10 replacing sets (a batch of one takes the very path of a set), beside the raw atomic
+/// replace of the same value. Run it under `perf record -g` for the steps within.
 func setStages() throws {
     let (root, raw, store) = try rawAndStore("secrets-set-stages")
     defer { try? FileManager.default.removeItem(atPath: root) }
@@ -162,11 +159,8 @@ func setStages() throws {
     try store.set([write])
     for round in 0..<Bench.rounds {
         let rawTime = Bench.time { for _ in 0..<10 { raw.set(value, name: "large") } }
-        let timer = StageTimer()
-        let strata = try Bench.time { for _ in 0..<10 { try store.set([write], timer: timer) } }
-        print(
-            String(format: "round \(round) set 1 MiB: %.2f ms (raw %.2f ms) — ", strata * 100, rawTime * 100)
-                + timer.stages.map(\.description).joined(separator: ", ") + " (10 sets)")
+        let strata = try Bench.time { for _ in 0..<10 { try store.set([write]) } }
+        print(String(format: "round \(round) set 1 MiB: %.2f ms (raw %.2f ms)", strata * 100, rawTime * 100))
     }
 }
 

@@ -12,22 +12,16 @@ public struct RestoreReport: Sendable, Hashable {
     /// Keys the snapshot's catalog named whose value it does not hold (removed from their tier before the backup,
     /// by something outside Strata): left out of the restored store, which holds every other key.
     public var missingKeys: [String]
-    /// Where the restore's time went, by stage: the source's reads (on worker threads: `read packs`, `decrypt`,
-    /// `inflate`, `check ids`, `checksum`; on the restoring thread: `write files`, `wait for blobs`), then the
-    /// restore's own steps (`create files`, `finish files`, `flush`, `open staged store`, `verify catalog`,
-    /// `read back keys`, `move into place`). Filled by a restore into a new root.
-    public var stages: [StageTime]
 
     /// Creates a report.
     public init(
         fileCount: Int = 0, verifiedKeys: Int = 0, uncheckedKeys: [String] = [], omissions: [CaptureOmission] = [],
-        missingKeys: [String] = [], stages: [StageTime] = []
+        missingKeys: [String] = []
     ) {
         self.missingKeys = missingKeys
         self.fileCount = fileCount
         self.verifiedKeys = verifiedKeys
         self.uncheckedKeys = uncheckedKeys
         self.omissions = omissions
-        self.stages = stages
     }
 }

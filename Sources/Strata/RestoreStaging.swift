@@ -37,8 +37,6 @@ final class RestoreStaging {
     /// The paths of the files written, for ``makeDurable()`` where the system has no `syncfs`.
     private var written: [String] = []
     private var isFinished = false
-    /// The time spent creating, finishing and flushing the files (the restore adds its later steps).
-    let timer = StageTimer()
     /// The files-tier files whose content, as written, has the CRC-32 and size their attributes record.
     private(set) var checkedFiles: Set<ExactString> = []
 
@@ -90,12 +88,12 @@ final class RestoreStaging {
         try source.write(
             files,
             opening: { file in
-                let fd = try timer.time("create files") { try create(file) }
+                let fd = try create(file)
                 open = fd
                 return fd
             },
             finishing: { file, fd, crc in
-                try timer.time("finish files") { try finish(file, fd, crc: crc) }
+                try finish(file, fd, crc: crc)
                 open = nil
                 Sys.close(fd)
             })
@@ -173,10 +171,6 @@ final class RestoreStaging {
     /// `syncfs` also waits for whatever else is dirty on that file system, other programs' writes too; the files'
     /// write-back was started as each was finished, so little of the restore's own data is left to wait for.
     func makeDurable() throws {
-        try timer.time("flush") { try flush() }
-    }
-
-    private func flush() throws {
         do {
             try Sys.syncFileSystem(folder.fd, path: folder.path)
         } catch  where error.code == ENOSYS {

@@ -58,18 +58,16 @@ extension Storage {
                     recovery: "Restore into a new folder, or remove this one first")
             }
         }
-        let (staging, staged, load) = try stage(
+        let (staging, report, load) = try stage(
             source, besides: root, parent: parent, secretsKey: secretsKey, records: records)
-        var report = staged
         try load?.commit()
         do {
-            try staging.timer.time("move into place") { try staging.move(to: root) }
+            try staging.move(to: root)
         } catch {
             // The schema was new or empty: dropping it leaves the server as it was.
             if let load { _ = try? PostgresRecordEngine.dropStore(load.configuration) }
             throw error
         }
-        report.stages = source.stageTimes + staging.timer.stages
         return report
     }
 
@@ -164,7 +162,7 @@ extension Storage {
         let load = hasExport ? try restoreRecordsExport(in: staging, target: records) : nil
         try verifyStaged(
             at: staging.path, secretsKey: secretsKey, missing: missing, checkedFiles: staging.checkedFiles,
-            timer: staging.timer, report: &report)
+            report: &report)
         if let load, case .postgres(let url, let schema) = records {
             try adopt(load, in: staging, url: url, schema: schema)
         }
@@ -253,17 +251,10 @@ extension Storage {
     /// - Parameters:
     ///   - missing: The keys the capture found missing.
     ///   - checkedFiles: The staged files (paths relative to the root) whose content was checked as written.
-    ///   - timer: Adds `open staged store`, `verify catalog` and `read back keys`.
     static func verifyStaged(
         at path: String, secretsKey: KeyProvider?, missing: [String] = [], checkedFiles: Set<ExactString> = [],
-        timer: StageTimer? = nil, report: inout RestoreReport
+        report: inout RestoreReport
     ) throws {
-        var clock = ContinuousClock.now
-        func lap(_ stage: String) {
-            let now = ContinuousClock.now
-            timer?.add(stage, now - clock)
-            clock = now
-        }
         // Before the store opens: opening moves an unreadable suite aside and starts it empty, and its catalogued
         // preferences would then pass for missing ones below.
         if var damaged = DefaultsStore.unreadableSuites(paths: try StoragePaths(root: path, create: false)).first {
@@ -273,7 +264,6 @@ extension Storage {
         }
         // Every tier where the restore put it, under the staged root: nothing from the environment either.
         let storage = try Storage(root: path, secretsKey: secretsKey, recordsURL: "", filesURL: "")
-        lap("open staged store")
         let omitted = Set(
             report.omissions.filter { $0.tier == .secrets }.map {
                 ExactString(String($0.key.dropFirst(SecretStore.storageBackendService.count + 1)))
@@ -296,7 +286,6 @@ extension Storage {
             unlisted.tier = tier
             throw unlisted
         }
-        lap("verify catalog")
         var readable: [StorageLocation] = []
         for location in try storage.catalog.locations() {
             if location.tier == .secrets, verified.uncheckedTiers[.secrets] != nil {
@@ -307,7 +296,6 @@ extension Storage {
         }
         try readBack(readable, in: storage, checkedFiles: checkedFiles, root: path)
         report.verifiedKeys += readable.count
-        lap("read back keys")
     }
 
     /// Reads each of `locations` back from `storage`, on as many threads as there are cores (each holding one

@@ -97,7 +97,6 @@ extension BackupRepository {
         let old = openedSlot.withLock { $0 }
         try checkBounds(adding: key, replacing: old)
         let new = try writeSlot(key)
-        KillPoint.reach("new key slot written")
         try delete(old, in: keyFolder)
         try keyFolder.sync()
         openedSlot.withLock { $0 = new }

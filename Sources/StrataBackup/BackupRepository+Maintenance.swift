@@ -130,7 +130,6 @@ extension BackupRepository {
                 if writer == nil { writer = try PackWriter(in: data, keys: keys) }
                 try writer!.add(sealed, id: id, type: entry.type, rawLength: entry.rawLength)
                 placed.insert(id)
-                KillPoint.reach("prune copied a blob")
                 if writer!.size >= configuration.packSize {
                     kept.append(try writer!.finish())
                     writer = nil
@@ -145,14 +144,12 @@ extension BackupRepository {
         guard !obsolete.isEmpty || index.files.count > 1 || !unlisted.isEmpty else { return report }
         // The commit point of a prune: one index listing every kept blob.
         let newIndex = try RepositoryIndex.write(kept, in: indexFolder, keys: keys)
-        KillPoint.reach("prune index written")
         // The index files read: those that could not be read are left as they are (`rebuildIndex` replaces them).
         for name in index.files where name != newIndex {
             try delete(name, in: indexFolder)
             report.indexFilesReplaced += 1
         }
         try indexFolder.sync()
-        KillPoint.reach("old index files deleted")
         for pack in obsolete {
             try delete(pack.name, in: data)
             report.packsDeleted += 1
@@ -207,7 +204,6 @@ extension BackupRepository {
             }
         }
         let newIndex = records.isEmpty ? nil : try RepositoryIndex.write(records, in: indexFolder, keys: keys)
-        KillPoint.reach("rebuilt index written")
         for name in old.files + damaged.map(\.name) where name != newIndex {
             try delete(name, in: indexFolder)
             report.indexFilesReplaced += 1
@@ -227,6 +223,5 @@ extension BackupRepository {
                 throw error.storageError("cannot delete a file of the repository", path: folder.path(of: name))
             }
         }
-        KillPoint.reach("deleted \(name)")
     }
 }

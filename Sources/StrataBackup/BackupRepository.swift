@@ -117,10 +117,8 @@ public final class BackupRepository: Sendable {
         do {
             // From here on, everything in the folder is this creation's.
             for name in folderNames { _ = try folder.openDirectory(name, create: true) }
-            KillPoint.reach("repository folders made")
             let keyFolder = try subfolder("keys", of: folder)
             try AtomicFile.write(slot, in: keyFolder, name: slotName)
-            KillPoint.reach("key slot written")
             let keys = RepositoryKeys(master: master)
             let configuration = RepositoryConfiguration(
                 version: 1, id: randomName(), minimumChunk: options.minimumChunk, averageChunk: options.averageChunk,

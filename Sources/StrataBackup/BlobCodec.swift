@@ -33,9 +33,9 @@ enum BlobCodec {
     /// then the ciphertext and tag, written in place with no other copy of the chunk.
     /// - Throws: ``/StrataCore/StorageError`` `.io` when libdeflate cannot allocate a compressor.
     static func seal(
-        _ chunk: UnsafeRawBufferPointer, id: BlobID, type: UInt8, keys: RepositoryKeys, stages: BackupStages? = nil
+        _ chunk: UnsafeRawBufferPointer, id: BlobID, type: UInt8, keys: RepositoryKeys
     ) throws -> [UInt8] {
-        let worthCompressing = try BackupStages.time(stages, .sample) { try isWorthCompressing(chunk) }
+        let worthCompressing = try isWorthCompressing(chunk)
         let compressor = worthCompressing ? try LibDeflate.Compressor(level: level) : nil
         let nonce = Sodium.random(Sodium.nonceBytes)
         let additionalData = additionalData(id: id, type: type)
@@ -46,10 +46,8 @@ enum BlobCodec {
             UnsafeMutableRawBufferPointer(rebasing: out[..<Sodium.nonceBytes]).copyBytes(from: nonce)
             // Room for a compressed form at most 63/64 of the chunk: anything larger is stored as it is.
             let room = chunk.count - chunk.count / 64
-            let compressed = BackupStages.time(stages, .compress) {
-                compressor.flatMap {
-                    room > 64 ? $0.compress(chunk, into: .init(rebasing: out[header..<(header + room)])) : nil
-                }
+            let compressed = compressor.flatMap {
+                room > 64 ? $0.compress(chunk, into: .init(rebasing: out[header..<(header + room)])) : nil
             }
             let payload: Int
             if let compressed {
@@ -60,25 +58,10 @@ enum BlobCodec {
                 UnsafeMutableRawBufferPointer(rebasing: out[header..<(header + chunk.count)]).copyMemory(from: chunk)
                 payload = chunk.count
             }
-            stages?.count { chunks in
-                chunks.sealed += 1
-                if let compressed {
-                    chunks.compressed += 1
-                    chunks.compressedBytes += chunk.count
-                    chunks.compressedOutput += compressed
-                } else if compressor != nil {
-                    chunks.compressedInVain += 1
-                } else {
-                    chunks.skipped += 1
-                    chunks.skippedBytes += chunk.count
-                }
-            }
-            BackupStages.time(stages, .seal) {
-                keys.seal.withUnsafeBytes { key in
-                    Sodium.seal(
-                        inPlace: .init(rebasing: out[Sodium.nonceBytes..<(header + payload + Sodium.tagBytes)]),
-                        additionalData: additionalData, nonce: .init(rebasing: out[..<Sodium.nonceBytes]), key: key)
-                }
+            keys.seal.withUnsafeBytes { key in
+                Sodium.seal(
+                    inPlace: .init(rebasing: out[Sodium.nonceBytes..<(header + payload + Sodium.tagBytes)]),
+                    additionalData: additionalData, nonce: .init(rebasing: out[..<Sodium.nonceBytes]), key: key)
             }
             count = header + payload + Sodium.tagBytes
         }
@@ -106,21 +89,12 @@ enum BlobCodec {
     }
 
     /// Opens, decompresses and verifies a sealed blob.
-    /// - Parameter timer: Adds the time of each step, as worker time: `decrypt` (authenticate and open), `inflate`,
-    ///   `check ids` (hash the plaintext again).
     /// - Returns: The plaintext, or the reason it is unusable.
     static func open(
-        _ sealed: ArraySlice<UInt8>, id: BlobID, type: UInt8, rawLength: Int, keys: RepositoryKeys,
-        timer: StageTimer? = nil
+        _ sealed: ArraySlice<UInt8>, id: BlobID, type: UInt8, rawLength: Int, keys: RepositoryKeys
     ) -> Result<[UInt8], Failure> {
         guard sealed.count >= Sodium.nonceBytes + Sodium.tagBytes + 1, rawLength >= 0 else {
             return .failure(.damaged)
-        }
-        var clock = ContinuousClock.now
-        func lap(_ stage: String) {
-            let now = ContinuousClock.now
-            timer?.add(stage, now - clock, isOnWorkers: true)
-            clock = now
         }
         // Not zeroed first: authentication either fills every byte or fails (and the buffer is dropped).
         var opened = false
@@ -137,7 +111,6 @@ enum BlobCodec {
             }
             count = opened ? output.count : 0
         }
-        lap("decrypt")
         guard opened else { return .failure(.unauthentic) }
         let content: [UInt8]
         switch plaintext[0] {
@@ -154,14 +127,12 @@ enum BlobCodec {
                 }
                 count = done ? rawLength : 0
             }
-            lap("inflate")
             guard done else { return .failure(.damaged) }
             content = output
         default:
             return .failure(.damaged)
         }
         let isItsID = content.count == rawLength && content.withUnsafeBytes({ keys.id(of: $0) }) == id
-        lap("check ids")
         return isItsID ? .success(content) : .failure(.damaged)
     }
 

@@ -78,22 +78,18 @@ final class PackReader: Sendable {
     /// The plaintexts of blobs that lie one after the other in the pack (each starting where the one before ends),
     /// read with one `pread`.
     /// - Throws: What ``blob(_:id:)`` throws, for the first blob that fails.
-    /// - Parameter timer: Adds the time spent reading the pack (`read packs`) and opening the blobs (see
-    ///   ``BlobCodec/open(_:id:type:rawLength:keys:timer:)``), as worker time.
-    func blobs(_ run: [(BlobID, PackEntry)], timer: StageTimer? = nil) throws -> [[UInt8]] {
+    func blobs(_ run: [(BlobID, PackEntry)]) throws -> [[UInt8]] {
         guard let first = run.first?.1, let last = run.last?.1 else { return [] }
         let sealed: [UInt8]
-        let started = ContinuousClock.now
         do { sealed = try read(at: first.offset, count: last.offset + last.length - first.offset) } catch var error
             as StorageError
         {
             error.key = run[0].0.description
             throw error
         }
-        timer?.add("read packs", ContinuousClock.now - started, isOnWorkers: true)
         return try run.map { id, entry in
             let bytes = sealed[(entry.offset - first.offset)..<(entry.offset - first.offset + entry.length)]
-            switch BlobCodec.open(bytes, id: id, type: entry.type, rawLength: entry.rawLength, keys: keys, timer: timer)
+            switch BlobCodec.open(bytes, id: id, type: entry.type, rawLength: entry.rawLength, keys: keys)
             {
             case .success(let content):
                 return content

@@ -69,7 +69,6 @@ final class PackWriter {
         } catch {
             throw error.storageError("cannot flush a pack to disk", path: path)
         }
-        KillPoint.reach("pack synced")
         do {
             try folder.rename(temporary, to: name)
         } catch {
@@ -78,7 +77,6 @@ final class PackWriter {
         Sys.close(fd)
         fd = -1
         try folder.sync()
-        KillPoint.reach("pack named")
         return PackRecord(name: name, size: size, blobs: entries)
     }
 

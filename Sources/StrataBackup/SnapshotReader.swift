@@ -19,14 +19,6 @@ public final class SnapshotReader: CaptureSource {
     private let heldLock: HeldLock
     /// The packs read lately, kept open for the next blobs (at most ``openPacks``).
     private var packs: [String: PackReader] = [:]
-    /// The time spent in each stage of the reads so far.
-    private let timer = StageTimer()
-
-    /// The time this reader spent so far, by stage: on worker threads `read packs` (the `pread`s), `decrypt`
-    /// (authenticating and opening the blobs), `inflate`, `check ids` (hashing each plaintext again) and `checksum`
-    /// (the CRC-32 of what is written); on the writing thread `write files` (the `write`s) and `wait for blobs` (for
-    /// the workers), the caller's `open` and `finish` aside.
-    public var stageTimes: [StageTime] { timer.stages }
 
     init(
         repository: BackupRepository, id: String, manifest: SnapshotManifest, index: RepositoryIndex, lock: HeldLock
@@ -88,13 +80,9 @@ public final class SnapshotReader: CaptureSource {
             current = nil
             try finish(files[written.file], written.descriptor, written.crc)
         }
-        // The writing thread's time in `accept`: the rest of its time in the read-ahead is waiting for workers.
-        var accepting = Duration.zero
         // Files without chunks (empty) have no piece: they are opened and finished when a later file's first
         // piece, or the end, passes them.
         func accept(_ piece: Piece) throws {
-            let started = ContinuousClock.now
-            defer { accepting += ContinuousClock.now - started }
             if current?.file != piece.file {
                 while next < piece.file {
                     try startNext()
@@ -102,17 +90,13 @@ public final class SnapshotReader: CaptureSource {
                 }
                 try startNext()
             }
-            let writing = ContinuousClock.now
             for (chunk, crc) in zip(piece.chunks, piece.crcs) {
                 try Self.write(chunk, to: current!.descriptor, file: files[piece.file])
                 current!.bytes += Int64(chunk.count)
                 current!.crc = Zlib.crc32Combine(current!.crc, crc, secondLength: chunk.count)
             }
-            timer.add("write files", ContinuousClock.now - writing)
             if piece.isLast { try finishCurrent() }
         }
-        var reading = Duration.zero
-        defer { timer.add("wait for blobs", reading - accepting) }
         for (index, file) in files.enumerated() {
             let planned: (jobs: [Job], size: Int64)
             do {
@@ -124,14 +108,10 @@ public final class SnapshotReader: CaptureSource {
             }
             sizes.append(planned.size)
             for job in planned.jobs {
-                let started = ContinuousClock.now
-                defer { reading += ContinuousClock.now - started }
                 try work.submit(cost: job.cost, job.run, consume: accept)
             }
         }
-        let finishing = ContinuousClock.now
         try work.finish(consume: accept)
-        reading += ContinuousClock.now - finishing
         while next < files.count {
             try startNext()
             try finishCurrent()
@@ -211,7 +191,6 @@ public final class SnapshotReader: CaptureSource {
         var groupPack: PackReader?
         var groupBytes = 0
         let collection = summary.id
-        let timer = self.timer
         func flush(isLast: Bool) {
             guard let reader = groupPack, !group.isEmpty else { return }
             let run = group
@@ -219,10 +198,8 @@ public final class SnapshotReader: CaptureSource {
             jobs.append(
                 Job(cost: cost) {
                     do {
-                        let chunks = try reader.blobs(run, timer: timer)
-                        let crcs = timer.time("checksum", isOnWorkers: true) {
-                            chunks.map { chunk in chunk.withUnsafeBytes { LibDeflate.crc32($0) } }
-                        }
+                        let chunks = try reader.blobs(run)
+                        let crcs = chunks.map { chunk in chunk.withUnsafeBytes { LibDeflate.crc32($0) } }
                         return Piece(file: index, chunks: chunks, crcs: crcs, isLast: isLast)
                     } catch var error as StorageError {
                         error.collection = collection

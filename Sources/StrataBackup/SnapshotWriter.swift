@@ -49,17 +49,11 @@ public final class SnapshotWriter: CaptureSink {
     private var addedBytes: Int64 = 0
     private var buffer: [UInt8] = []
     private var isOpen = true
-    /// The time ``consume(_:)`` took so far, while ``stages`` is set: taken out of the hand-over's time.
-    private var consumeTime = BackupStages.Spent()
 
     /// The snapshot and index files of the repository that could not be read, left out: the parent was chosen among
     /// the other snapshots, and a blob only a damaged index file lists is stored again. Index files are read when
     /// the first chunk is stored, so the list is complete once the snapshot is committed.
     public private(set) var damaged: [DamagedFile]
-
-    /// Where the time of this snapshot goes, stage by stage, when set (the benchmark's `--backup-stages`); `nil`,
-    /// the default, reads no clock.
-    package var stages: BackupStages?
 
     init(
         repository: BackupRepository, lock: HeldLock, parent: (String, SnapshotManifest)?,
@@ -98,9 +92,7 @@ public final class SnapshotWriter: CaptureSink {
                 let want = Int(min(Int64(buffer.count - filled), file.size - offset))
                 let got: Int
                 do {
-                    got = try BackupStages.time(stages, .read) { () throws(Errno) -> Int in
-                        try ByteIO.pread(descriptor, into: &buffer, filled..<(filled + want), at: offset)
-                    }
+                    got = try ByteIO.pread(descriptor, into: &buffer, filled..<(filled + want), at: offset)
                 } catch {
                     throw error.storageError("cannot read a file being backed up", tier: file.tier, key: file.path)
                 }
@@ -115,12 +107,10 @@ public final class SnapshotWriter: CaptureSink {
             let isEnd = offset >= file.size
             var start = 0
             while start < filled, isEnd || filled - start >= maximum {
-                let length = BackupStages.time(stages, .cut) {
-                    buffer.withUnsafeBytes {
-                        repository.chunker.cut(UnsafeRawBufferPointer(rebasing: $0[start..<filled]), isEnd: isEnd)
-                    }
+                let length = buffer.withUnsafeBytes {
+                    repository.chunker.cut(UnsafeRawBufferPointer(rebasing: $0[start..<filled]), isEnd: isEnd)
                 }
-                try submit(BackupStages.time(stages, .copy) { Array(buffer[start..<(start + length)]) }, file: index)
+                try submit(Array(buffer[start..<(start + length)]), file: index)
                 start += length
             }
             if isEnd { break }
@@ -146,12 +136,10 @@ public final class SnapshotWriter: CaptureSink {
         let index = files.count - 1
         var start = 0
         while start < contents.count {
-            let length = BackupStages.time(stages, .cut) {
-                contents.withUnsafeBytes {
-                    repository.chunker.cut(UnsafeRawBufferPointer(rebasing: $0[start...]), isEnd: true)
-                }
+            let length = contents.withUnsafeBytes {
+                repository.chunker.cut(UnsafeRawBufferPointer(rebasing: $0[start...]), isEnd: true)
             }
-            try submit(BackupStages.time(stages, .copy) { Array(contents[start..<(start + length)]) }, file: index)
+            try submit(Array(contents[start..<(start + length)]), file: index)
             start += length
         }
     }
@@ -163,22 +151,16 @@ public final class SnapshotWriter: CaptureSink {
     public func commit(metadata: [String: String] = [:]) throws -> SnapshotSummary {
         try ensureOpen()
         defer { abandon() }
-        try handOver { work in try work.finish { try consume($0) } }
+        try work.finish { try store($0) }
         try closePack()
         if !records.isEmpty {
-            _ = try BackupStages.time(stages, .index) {
-                try RepositoryIndex.write(records, in: repository.indexFolder, keys: repository.keys)
-            }
-            KillPoint.reach("index written")
+            _ = try RepositoryIndex.write(records, in: repository.indexFolder, keys: repository.keys)
         }
         let manifest = SnapshotManifest(
             time: Date(), host: host, parent: parentID, metadata: metadata, files: files,
             reusedFiles: reusedFiles, addedBlobs: addedBlobs, addedBytes: addedBytes)
         let id = BackupRepository.randomName()
-        try BackupStages.time(stages, .snapshot) {
-            try manifest.write(as: id, in: repository.snapshotFolder, keys: repository.keys)
-        }
-        KillPoint.reach("snapshot written")
+        try manifest.write(as: id, in: repository.snapshotFolder, keys: repository.keys)
         return manifest.summary(id: id)
     }
 
@@ -223,52 +205,16 @@ public final class SnapshotWriter: CaptureSink {
     private func submit(_ chunk: [UInt8], file: Int) throws {
         let keys = repository.keys
         let known = try knownBlobs()
-        let stages = stages
-        stages?.count {
-            $0.count += 1
-            $0.bytes += chunk.count
-        }
-        try handOver { work in
-            try work.submit(
-                cost: chunk.count * 2,
-                {
-                    let id = BackupStages.time(stages, .hash) { keys.id(of: chunk) }
-                    guard known.claim(id) else {
-                        stages?.count { $0.known += 1 }
-                        return Processed(file: file, id: id, rawLength: chunk.count, sealed: nil)
-                    }
-                    let sealed = try chunk.withUnsafeBytes {
-                        try BlobCodec.seal($0, id: id, type: 0, keys: keys, stages: stages)
-                    }
-                    return Processed(file: file, id: id, rawLength: chunk.count, sealed: sealed)
-                }, consume: { try consume($0) })
-        }
-    }
-
-    /// Runs `body` on the work queue, adding its time less that of the chunks consumed meanwhile to the hand-over.
-    private func handOver(_ body: (inout OrderedWork<Processed>) throws -> Void) throws {
-        guard let stages else { return try body(&work) }
-        let start = BackupStages.Mark()
-        let consumedBefore = consumeTime
-        defer {
-            let spent = start.spent()
-            stages.add(
-                .init(
-                    wall: spent.wall - (consumeTime.wall - consumedBefore.wall),
-                    cpu: spent.cpu - (consumeTime.cpu - consumedBefore.cpu)), to: .handOver)
-        }
-        try body(&work)
-    }
-
-    private func consume(_ chunk: Processed) throws {
-        guard stages != nil else { return try store(chunk) }
-        let start = BackupStages.Mark()
-        defer {
-            let spent = start.spent()
-            consumeTime.wall += spent.wall
-            consumeTime.cpu += spent.cpu
-        }
-        try store(chunk)
+        try work.submit(
+            cost: chunk.count * 2,
+            {
+                let id = keys.id(of: chunk)
+                guard known.claim(id) else {
+                    return Processed(file: file, id: id, rawLength: chunk.count, sealed: nil)
+                }
+                let sealed = try chunk.withUnsafeBytes { try BlobCodec.seal($0, id: id, type: 0, keys: keys) }
+                return Processed(file: file, id: id, rawLength: chunk.count, sealed: sealed)
+            }, consume: { try store($0) })
     }
 
     /// Lists a processed chunk in its file, and adds its blob to the pack when its job sealed it.
@@ -277,11 +223,8 @@ public final class SnapshotWriter: CaptureSink {
         // Only the job that claimed the blob sealed it: it goes to a pack once.
         guard let sealed = chunk.sealed else { return }
         if pack == nil { pack = try PackWriter(in: repository.data, keys: repository.keys) }
-        try BackupStages.time(stages, .packWrite) {
-            try pack!.add(sealed, id: chunk.id, type: 0, rawLength: chunk.rawLength)
-        }
+        try pack!.add(sealed, id: chunk.id, type: 0, rawLength: chunk.rawLength)
         addedBlobs += 1
-        KillPoint.reach("blob added to a pack")
         if pack!.size >= repository.configuration.packSize { try closePack() }
     }
 
@@ -301,8 +244,7 @@ public final class SnapshotWriter: CaptureSink {
     private func closePack() throws {
         guard let current = pack else { return }
         pack = nil
-        let record = try BackupStages.time(stages, .packClose) { try current.finish() }
-        stages?.count { $0.packs += 1 }
+        let record = try current.finish()
         addedBytes += Int64(record.size)
         records.append(record)
     }

@@ -11,7 +11,7 @@ import Synchronization
 #endif
 
 extension AtomicFile {
-    /// Up to this many files, ``writeAll(in:names:permissions:renamesLastAfterFolderSync:beforeFolderSync:timer:_:)``
+    /// Up to this many files, ``writeAll(in:names:permissions:renamesLastAfterFolderSync:beforeFolderSync:_:)``
     /// flushes the new files each with its own `fdatasync`, all at the same time; above it, with one `syncfs`.
     ///
     /// Measured for two small files (an item and its manifest): idle, `syncfs` and one by one cost about the same;
@@ -53,15 +53,13 @@ extension AtomicFile {
     ///     `false`.
     ///   - beforeFolderSync: Runs after the renames (all but a last one held back), before the folder's `fsync`
     ///     (to unlink files the new ones supersede, in the same flush).
-    ///   - timer: Adds the time of each step (`content`, `create` and `write`, or `create and write` for a large
-    ///     batch, `flush`, `rename`, `folder sync`) to its stage, for a benchmark's breakdown. The default is none.
     ///   - content: Gives the content of `names[index]`; called once per file, in order, before any rename.
     /// - Throws: ``StorageError`` from any step, or what `content` or `beforeFolderSync` throws. Until the first
     ///   rename nothing has changed, and no temporary is left behind either way; when a rename fails (the error of
     ///   the lowest index that failed), the files whose rename went through are replaced and the rest untouched.
     package static func writeAll(
         in folder: DirectoryHandle, names: [String], permissions: Int = 0o600, renamesLastAfterFolderSync: Bool = false,
-        beforeFolderSync: () throws -> Void = {}, timer: StageTimer? = nil, _ content: (Int) throws -> Data
+        beforeFolderSync: () throws -> Void = {}, _ content: (Int) throws -> Data
     ) throws {
         let oneByOne = names.count <= oneByOneFlushLimit
         var temporaries: [String] = []
@@ -77,55 +75,45 @@ extension AtomicFile {
             }
         }
         if !oneByOne {
-            let contents = try timer.time("content") { try names.indices.map { try content($0) } }
-            temporaries = try timer.time("create and write") {
-                try writeConcurrently(contents, names: names, in: folder, permissions: permissions)
-            }
+            let contents = try names.indices.map { try content($0) }
+            temporaries = try writeConcurrently(contents, names: names, in: folder, permissions: permissions)
         }
         for (index, name) in names.enumerated() where oneByOne {
-            let data = try timer.time("content") { try content(index) }
+            let data = try content(index)
             let path = folder.path(of: name)
-            let (fd, temporary) = try timer.time("create") {
-                try createTemporary(in: folder, for: name, permissions: permissions)
-            }
+            let (fd, temporary) = try createTemporary(in: folder, for: name, permissions: permissions)
             temporaries.append(temporary)
             descriptors.append(fd)
-            try timer.time("write") {
-                do throws(Errno) {
-                    try Sys.writeAll(fd, data, path: path)
-                } catch {
-                    throw error.storageError("cannot write the new content", path: path)
-                }
-                try seal(fd, permissions: permissions, syncing: false, path: path)
-                Sys.startWriteback(fd, offset: 0, count: 0, path: path)
+            do throws(Errno) {
+                try Sys.writeAll(fd, data, path: path)
+            } catch {
+                throw error.storageError("cannot write the new content", path: path)
             }
+            try seal(fd, permissions: permissions, syncing: false, path: path)
+            Sys.startWriteback(fd, offset: 0, count: 0, path: path)
         }
-        try timer.time("flush") {
-            if oneByOne {
-                try flushTogether(descriptors, of: names, in: folder)
-                for fd in descriptors { Sys.close(fd) }
-                descriptors = []
-            } else {
-                try syncFileSystem(temporaries, of: names, in: folder)
-            }
+        if oneByOne {
+            try flushTogether(descriptors, of: names, in: folder)
+            for fd in descriptors { Sys.close(fd) }
+            descriptors = []
+        } else {
+            try syncFileSystem(temporaries, of: names, in: folder)
         }
         let held = renamesLastAfterFolderSync && !names.isEmpty ? 1 : 0
-        try timer.time("rename") {
-            if oneByOne {
-                var replaced: [Int32] = []
-                defer { RetiredFiles.release(replaced) }
-                for index in 0..<(names.count - held) {
-                    let old = RetiredFiles.hold(names[index], in: folder)
-                    try moveIntoPlace(temporaries[index], names[index], in: folder)
-                    moved.insert(index)
-                    if let old { replaced.append(old) }
-                }
-            } else {
-                try moveConcurrently(temporaries, names, count: names.count - held, in: folder, moved: moved)
+        if oneByOne {
+            var replaced: [Int32] = []
+            defer { RetiredFiles.release(replaced) }
+            for index in 0..<(names.count - held) {
+                let old = RetiredFiles.hold(names[index], in: folder)
+                try moveIntoPlace(temporaries[index], names[index], in: folder)
+                moved.insert(index)
+                if let old { replaced.append(old) }
             }
-            try beforeFolderSync()
+        } else {
+            try moveConcurrently(temporaries, names, count: names.count - held, in: folder, moved: moved)
         }
-        try timer.time("folder sync") { try folder.sync() }
+        try beforeFolderSync()
+        try folder.sync()
         if held == 1, let temporary = temporaries.last, let name = names.last {
             let old = oneByOne ? RetiredFiles.hold(name, in: folder) : nil
             defer { RetiredFiles.release(old.map { [$0] } ?? []) }
@@ -196,7 +184,7 @@ extension AtomicFile {
         if let error = moved.firstFailure { throw error }
     }
 
-    /// Which temporaries of a ``writeAll(in:names:permissions:renamesLastAfterFolderSync:beforeFolderSync:timer:_:)``
+    /// Which temporaries of a ``writeAll(in:names:permissions:renamesLastAfterFolderSync:beforeFolderSync:_:)``
     /// were renamed into place, and the renames that failed, from any thread.
     private final class Moved: Sendable {
         private let state: Mutex<(moved: [Bool], failures: [Int: any Error])>

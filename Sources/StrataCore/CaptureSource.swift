@@ -2,9 +2,6 @@
 public protocol CaptureSource: AnyObject {
     /// Every file of the capture, in the order they were added.
     var files: [CapturedFile] { get }
-    /// The time the source spent reading and checking content so far, by stage (a source that does not measure
-    /// returns none). The default is none.
-    var stageTimes: [StageTime] { get }
     /// Writes the content of `file` (one of ``files``) to `descriptor` at its current offset, in order.
     /// - Throws: ``StorageError`` naming the file when its content is missing, damaged or fails its
     ///   authentication (`.corruptData`, `.authenticationFailed`), or when `descriptor` cannot be written.
@@ -30,9 +27,6 @@ public protocol CaptureSource: AnyObject {
 }
 
 extension CaptureSource {
-    /// None: this source does not measure its stages.
-    public var stageTimes: [StageTime] { [] }
-
     /// Writes each file with ``write(_:to:)``, one after the other.
     public func write(
         _ files: [CapturedFile], opening open: (CapturedFile) throws -> Int32,

@@ -1,5 +1,5 @@
 import Foundation
-package import StrataCore
+import StrataCore
 import Synchronization
 
 extension SecretStore {
@@ -23,11 +23,6 @@ extension SecretStore {
     ///   its `key`; nothing is written then), `.invalidArgument` for an item named twice, or a write error (items
     ///   renamed into place before it keep their new value, the others their old one).
     public func set(_ writes: [SecretWrite]) throws {
-        try set(writes, timer: nil)
-    }
-
-    /// ``set(_:)``, adding the time of each step to `timer` (for the benchmark's breakdown of a batch).
-    package func set(_ writes: [SecretWrite], timer: StageTimer?) throws {
         guard !writes.isEmpty else { return }
         var seen = Set<ItemIdentity>()
         var items: [(write: SecretWrite, identity: ItemIdentity, fileName: String, keyringID: [UInt8])] = []
@@ -51,29 +46,27 @@ extension SecretStore {
             try lock.withLock(.exclusive, timeout: configuration.lockTimeout) {
                 let now = Date()
                 // Sealed under the key the manifest is tagged under (see ``store(_:identity:label:replacing:...)``).
-                let (manifest, owner) = try timer.time("read manifest") { try currentManifest(in: folder) }
+                let (manifest, owner) = try currentManifest(in: folder)
                 // Sealed first, on every core: each item is read (for its creation date and label) and sealed on its
                 // own, and only the files' creation, which the folder serializes, is left to the write below.
-                let sealed = try timer.time("read and seal") {
-                    try Self.concurrently(items.count) { [items] index in
-                        let item = items[index]
-                        // Keep the creation date (and label) of an item being replaced, when its attributes can be read.
-                        let existing = try? locate(item.identity, in: folder, value: false, manifest: manifest)
-                        let record = newRecord(
-                            item.identity, size: item.write.value.count, label: item.write.label,
-                            replacing: existing?.record, fileName: item.fileName, in: manifest, now: now)
-                        let file = try sealedFile(
-                            item.write.value, as: record, accessibility: item.write.accessibility,
-                            keyringID: item.keyringID,
-                            key: sealingKey(item.write.accessibility, of: owner), fileName: item.fileName)
-                        return (
-                            item.fileName, file, record.modified,
-                            existing.flatMap { $0.fileName != item.fileName ? $0.fileName : nil },
-                            !item.write.accessibility.isThisDeviceOnly
-                        )
-                    }
+                let sealed = try Self.concurrently(items.count) { [items] index in
+                    let item = items[index]
+                    // Keep the creation date (and label) of an item being replaced, when its attributes can be read.
+                    let existing = try? locate(item.identity, in: folder, value: false, manifest: manifest)
+                    let record = newRecord(
+                        item.identity, size: item.write.value.count, label: item.write.label,
+                        replacing: existing?.record, fileName: item.fileName, in: manifest, now: now)
+                    let file = try sealedFile(
+                        item.write.value, as: record, accessibility: item.write.accessibility,
+                        keyringID: item.keyringID,
+                        key: sealingKey(item.write.accessibility, of: owner), fileName: item.fileName)
+                    return (
+                        item.fileName, file, record.modified,
+                        existing.flatMap { $0.fileName != item.fileName ? $0.fileName : nil },
+                        !item.write.accessibility.isThisDeviceOnly
+                    )
                 }
-                try writeItems(sealed, in: folder, manifest: manifest, owner: owner, now: now, timer: timer)
+                try writeItems(sealed, in: folder, manifest: manifest, owner: owner, now: now)
             }
         }
     }

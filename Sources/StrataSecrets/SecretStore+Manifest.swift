@@ -157,7 +157,7 @@ extension SecretStore {
     /// Changes the manifest and replaces it atomically (flushed, renamed, the folder flushed), tagged under `owner`
     /// (by default the key it is tagged under now). The caller holds the keyring's lock exclusively and has made
     /// the item change durable first. Item writes record their items with
-    /// ``writeItems(_:in:manifest:owner:now:timer:)`` instead, in the same flush as the items.
+    /// ``writeItems(_:in:manifest:owner:now:)`` instead, in the same flush as the items.
     /// - Parameter change: Changes the manifest; it is given the data key the manifest is tagged under now and
     ///   may throw (nothing is written then).
     func advanceManifest(

@@ -9,7 +9,7 @@ extension SecretStore {
     /// and may pass the manifest it read under it (``currentManifest(in:)``), which is read otherwise.
     ///
     /// The item's modification time is its generation (see ``ItemManifest``): strictly after the manifest's
-    /// entry, and recorded there in the same write (see ``writeItems(_:in:manifest:owner:now:timer:)``).
+    /// entry, and recorded there in the same write (see ``writeItems(_:in:manifest:owner:now:)``).
     ///
     /// When the item it replaces lay under the first format's name (an identity with a NUL), that file is
     /// removed once the new one is in place: a crash in between leaves both, and the new name wins.
@@ -61,12 +61,11 @@ extension SecretStore {
     ///   - manifest: The manifest the items' generations were computed from (``currentManifest(in:)``).
     ///   - owner: The data key the items are sealed under, which tags the manifest.
     ///   - now: When, for the tombstones of superseded files.
-    ///   - timer: Times the steps, for the benchmark's breakdown of a batch. The default is none.
     /// - Throws: A write error (see
-    ///   ``/StrataCore/AtomicFile/writeAll(in:names:permissions:renamesLastAfterFolderSync:beforeFolderSync:timer:_:)``).
+    ///   ``/StrataCore/AtomicFile/writeAll(in:names:permissions:renamesLastAfterFolderSync:beforeFolderSync:_:)``).
     func writeItems(
         _ items: [(fileName: String, file: Data, modified: Date, supersedes: String?, inlinable: Bool)],
-        in folder: DirectoryHandle, manifest: ItemManifest, owner: DataKeys, now: Date, timer: StageTimer? = nil
+        in folder: DirectoryHandle, manifest: ItemManifest, owner: DataKeys, now: Date
     ) throws {
         var manifest = manifest
         manifest.keyCheck = owner.check
@@ -94,26 +93,23 @@ extension SecretStore {
         }
         for name in superseded { manifest.entries[name] = manifest.tombstone(name, now: now) }
         let keyringID = try manifestKeyringID()
-        let bytes = try timer.time("serialize manifest") {
-            try manifest.serialized(keyringID: keyringID, key: owner.manifest)
-        }
+        let bytes = try manifest.serialized(keyringID: keyringID, key: owner.manifest)
         if files.isEmpty {
-            try AtomicFile.writeAll(in: folder, names: [ItemManifest.fileName], timer: timer) { _ in bytes }
+            try AtomicFile.writeAll(in: folder, names: [ItemManifest.fileName]) { _ in bytes }
             leftovers += superseded.map { ($0, true) }
         } else {
             try AtomicFile.writeAll(
                 in: folder, names: files.map(\.name) + [ItemManifest.fileName], renamesLastAfterFolderSync: true,
-                beforeFolderSync: { for name in superseded { _ = try unlinkItemFile(name, in: folder) } },
-                timer: timer
+                beforeFolderSync: { for name in superseded { _ = try unlinkItemFile(name, in: folder) } }
             ) { index in index < files.count ? files[index].file : bytes }
-            if carriesItems { try timer.time("folder sync") { try folder.sync() } }
+            if carriesItems { try folder.sync() }
         }
         rememberWritten(manifest, bytes: bytes)
         // The anchor only once the manifest's rename is durable (see ManifestAnchor). Without a flush after the
         // rename (only item files changed: no value the manifest holds did), the anchor stays one write behind: that
         // manifest put back holds the same items as this one, and its files are at least as new.
-        if files.isEmpty || carriesItems { timer.time("anchor") { advanceAnchor(to: manifest, in: folder) } }
-        timer.time("remove leftovers") { removeLeftovers(leftovers, in: folder) }
+        if files.isEmpty || carriesItems { advanceAnchor(to: manifest, in: folder) }
+        removeLeftovers(leftovers, in: folder)
     }
 
     /// Removes the files of items that live in the manifest, where there are any (the file an item moved out of,

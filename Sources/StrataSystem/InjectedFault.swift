@@ -8,4 +8,8 @@ package enum InjectedFault: Sendable, Hashable {
     case interrupt
     /// A `write` writes at most this many bytes.
     case shortWrite(Int)
+    /// The process sends itself `SIGKILL` before the call, after naming it on standard error: a crash at exactly
+    /// that step, for tests that kill a real process (see ``FaultInjector/killVariable``). Never returned to the
+    /// seam.
+    case kill
 }

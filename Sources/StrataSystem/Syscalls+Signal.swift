@@ -6,10 +6,10 @@
     import Darwin
 #endif
 
-// Sending a signal: what a test's kill point does to its own process (SIGKILL cannot be raised through a handler
+// Sending a signal: what an injected kill (`InjectedFault.kill`) does to its own process (SIGKILL cannot be raised through a handler
 // reset, as `raiseDefault` does for the catchable ones).
 extension Sys {
-    /// `kill(2)`: sends `signal` to the process `pid`. Never faulted: a kill point must not be stopped by a plan
+    /// `kill(2)`: sends `signal` to the process `pid`. Never faulted: an injected kill must not be stopped by a plan
     /// injected for the code it interrupts.
     package static func sendSignal(_ signal: Int32, to pid: Int32) throws(Errno) {
         _ = try retrying(.terminal, nil, consultingFaults: false) { system_kill(pid, signal) }

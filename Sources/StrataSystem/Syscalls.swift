@@ -43,6 +43,8 @@ package enum Sys {
                         continue  // As the kernel would: nothing happened, try again.
                     case .shortWrite:
                         break  // Handled by `write`.
+                    case .kill:
+                        break  // Not returned: the injector ended the process.
                     }
                 }
             #endif
@@ -105,6 +107,7 @@ package enum Sys {
                     count = max(0, min(count, limit))
                     if count == 0 { return 0 }
                     break faults
+                case .kill: break faults  // Not returned: the injector ended the process.
                 }
             }
             let capped = count

@@ -9,14 +9,14 @@ import StrataSecrets
     import Darwin
 #endif
 
-/// The child modes that write to a backup repository and are killed mid-way (`STRATA_BACKUP_KILL_AT=N` stops the
-/// N-th write step with SIGKILL); `false` when `arguments` names none of them. The passphrase uses the minimum
+/// The child modes that write to a backup repository and are killed mid-way (`STRATA_FAULT_KILL`, see
+/// `FaultKill`, stops one of their system calls with SIGKILL); `false` when `arguments` names none of them. The passphrase uses the minimum
 /// Argon2id cost the tests create repositories with.
 func runBackupMode(_ arguments: [String]) throws -> Bool {
     switch arguments.first {
     case "backup-folder":
         // backup-folder REPO PASSPHRASE FOLDER [HOLD]: back up every regular file of FOLDER (one level); prints
-        // `snapshot ID points N`. With HOLD, prints `written` once every file is in packs and waits for the file
+        // `snapshot ID`. With HOLD, prints `written` once every file is in packs and waits for the file
         // HOLD to exist before committing (the packs are not indexed until then).
         let repository = try BackupRepository.open(
             at: arguments[1], key: .passphrase(arguments[2], cost: .minimumForTests))
@@ -39,11 +39,11 @@ func runBackupMode(_ arguments: [String]) throws -> Bool {
             while !FileManager.default.fileExists(atPath: arguments[4]) { usleep(10_000) }
         }
         let summary = try writer.commit()
-        say("snapshot \(summary.id) points \(KillPoint.count)")
+        say("snapshot \(summary.id)")
     case "backup-init":
-        // backup-init REPO PASSPHRASE: make a repository; prints `created points N` (N kill points passed).
+        // backup-init REPO PASSPHRASE: make a repository; prints `created`.
         _ = try BackupRepository.create(at: arguments[1], key: .passphrase(arguments[2], cost: .minimumForTests))
-        say("created points \(KillPoint.count)")
+        say("created")
     case "backup-loop":
         // backup-loop REPO PASSPHRASE COUNT: COUNT snapshots, the N-th of one file `f` holding `backupRound(N)` and
         // the metadata `round` = N; prints `backed up COUNT`.
@@ -78,11 +78,11 @@ func runBackupMode(_ arguments: [String]) throws -> Bool {
         }
         say("pruned \(pruned) of \(count)")
     case "backup-prune":
-        // backup-prune REPO PASSPHRASE: prune; prints `pruned DELETED WRITTEN points N` (N kill points passed).
+        // backup-prune REPO PASSPHRASE: prune; prints `pruned DELETED WRITTEN`.
         let repository = try BackupRepository.open(
             at: arguments[1], key: .passphrase(arguments[2], cost: .minimumForTests))
         let report = try repository.prune()
-        say("pruned \(report.packsDeleted) \(report.packsWritten) points \(KillPoint.count)")
+        say("pruned \(report.packsDeleted) \(report.packsWritten)")
     default:
         return false
     }

@@ -4,22 +4,15 @@ import StrataCore
 import StrataTestSupport
 import Testing
 
-/// Real child processes killed with SIGKILL at each numbered write step of a backup and of a prune
-/// (`STRATA_BACKUP_KILL_AT`): the repository stays usable and no kept snapshot loses a chunk.
+/// Real child processes killed with SIGKILL before system calls that change the repository (its writes, flushes,
+/// renames, links and unlinks, through `STRATA_FAULT_KILL`), spread over a backup and a prune: the repository stays
+/// usable and no kept snapshot loses a chunk.
 @Suite("Backup repository crash safety")
 struct BackupCrashTests {
     private static let child = "strata-test-child"
 
-    private func runChild(_ arguments: [String], killAt point: Int? = nil) throws -> ChildProcess.Result {
-        try ChildProcess.run(
-            try TestExecutables.url(named: Self.child), arguments,
-            environment: ["STRATA_BACKUP_KILL_AT": point.map(String.init) ?? "0"])
-    }
-
-    /// The number of kill points a run passed, from its last line.
-    private func points(_ result: ChildProcess.Result) -> Int {
-        Int(result.standardOutput.split(separator: " ").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "")
-            ?? 0
+    private func runChild(_ arguments: [String], environment: [String: String] = [:]) throws -> ChildProcess.Result {
+        try ChildProcess.run(try TestExecutables.url(named: Self.child), arguments, environment: environment)
     }
 
     private func copy(_ fixture: BackupFixture, to name: String) throws -> String {
@@ -36,7 +29,7 @@ struct BackupCrashTests {
         return out
     }
 
-    @Test("SIGKILL at each of 50 points of a prune never loses a chunk a kept snapshot needs")
+    @Test("SIGKILL at 50 system calls spread over a prune never loses a chunk a kept snapshot needs")
     func killedPrune() throws {
         let fixture = try BackupFixture()
         let shared = BackupFixture.bytes(150_000, seed: 500)
@@ -48,13 +41,20 @@ struct BackupCrashTests {
         }
         let forgotten = try fixture.open().forget(RetentionPolicy(keepLast: 4)).forgotten
         for snapshot in forgotten { expected[snapshot.id] = nil }
-        // An uninterrupted prune of a copy passes more than 50 points.
-        let whole = try runChild(["backup-prune", try copy(fixture, to: "whole"), BackupFixture.passphrase])
+        // An uninterrupted prune of a copy counts the calls: the blobs copied, the new pack and index written and
+        // named, the old index files and packs unlinked, each folder flushed.
+        let wholePath = try copy(fixture, to: "whole")
+        let whole = try runChild(
+            ["backup-prune", wholePath, BackupFixture.passphrase],
+            environment: FaultKill(on: wholePath).environment(at: 0))
         #expect(whole.status == 0, "\(whole.standardError)")
-        #expect(points(whole) > 50)
-        for point in 1...50 {
+        let total = try #require(FaultKill.matchedCalls(in: whole.standardError))
+        #expect(total > 50)
+        let kill = FaultKill(on: fixture.directory.appending("killed"))
+        for point in FaultKill.spread(50, over: total) {
             let path = try copy(fixture, to: "killed")
-            let result = try runChild(["backup-prune", path, BackupFixture.passphrase], killAt: point)
+            let result = try runChild(
+                ["backup-prune", path, BackupFixture.passphrase], environment: kill.environment(at: point))
             #expect(result.wasSignalled && result.status == SIGKILL, "point \(point): \(result.standardError)")
             for (id, files) in expected {
                 #expect(try restore(path, id) == files, "point \(point), snapshot \(id)")
@@ -69,7 +69,8 @@ struct BackupCrashTests {
         }
     }
 
-    @Test("SIGKILL at write points spread over a backup leaves a repository whose next backup, check and prune succeed")
+    @Test(
+        "SIGKILL at system calls spread over a backup leaves a repository whose next backup, check and prune succeed")
     func killedBackup() throws {
         let fixture = try BackupFixture()
         let earlier = [("old", BackupFixture.bytes(100_000, seed: 900))]
@@ -82,23 +83,29 @@ struct BackupCrashTests {
             tree["file-\(index)"] = content
             try Data(content).write(to: URL(fileURLWithPath: folder + "/file-\(index)"))
         }
-        let whole = try runChild(["backup-folder", try copy(fixture, to: "whole"), BackupFixture.passphrase, folder])
+        let wholePath = try copy(fixture, to: "whole")
+        let whole = try runChild(
+            ["backup-folder", wholePath, BackupFixture.passphrase, folder],
+            environment: FaultKill(on: wholePath).environment(at: 0))
         #expect(whole.status == 0, "\(whole.standardError)")
-        let total = points(whole)
+        let total = try #require(FaultKill.matchedCalls(in: whole.standardError))
         try #require(total >= 10)
-        // Every blob added is a point too: 20 spread over the run, and the last four (the last pack, the index and
-        // the snapshot written), keep the test short. BackupAcceptanceTests kills `strata backup` at 100 points.
-        let chosen = Set((0..<20).map { 1 + $0 * (total - 1) / 19 } + ((max(1, total - 3))...total))
-        for point in chosen.sorted() {
+        // Every write to a pack is a call too: 20 spread over the run, and the last eight (the last pack flushed and
+        // named, the index and the snapshot written, flushed and named), keep the test short. BackupAcceptanceTests
+        // kills `strata backup` at 100 calls.
+        let kill = FaultKill(on: fixture.directory.appending("killed"))
+        for point in Set(FaultKill.spread(20, over: total) + (max(1, total - 7)...total)).sorted() {
             let path = try copy(fixture, to: "killed")
-            let killed = try runChild(["backup-folder", path, BackupFixture.passphrase, folder], killAt: point)
+            let killed = try runChild(
+                ["backup-folder", path, BackupFixture.passphrase, folder], environment: kill.environment(at: point))
             #expect(killed.wasSignalled, "point \(point)")
             let repository = try BackupRepository.open(at: path, key: BackupFixture.key)
             #expect(try repository.check(readData: .all).isSound, "point \(point)")
             #expect(try restore(path, first.id) == Dictionary(uniqueKeysWithValues: earlier))
             let again = try runChild(["backup-folder", path, BackupFixture.passphrase, folder])
             #expect(again.status == 0, "point \(point): \(again.standardError)")
-            let id = String(again.standardOutput.split(separator: " ")[1])
+            let id = String(again.standardOutput.split(separator: " ")[1]).trimmingCharacters(
+                in: .whitespacesAndNewlines)
             #expect(try restore(path, id) == tree, "point \(point)")
             _ = try repository.prune()
             let after = try repository.check(readData: .all)

@@ -72,18 +72,27 @@ struct BackupCreationTests {
         #expect(!FileManager.default.fileExists(atPath: path))
     }
 
-    @Test("a creation killed at each of its steps leaves a folder the next creation takes, never one it refuses")
+    @Test("a creation killed at each of its system calls leaves a folder the next creation takes, or a repository")
     func killedCreation() throws {
         let child = try TestExecutables.url(named: "strata-test-child")
-        let whole = try ChildProcess.run(child, ["backup-init", path, "dead passphrase"])
+        let kill = FaultKill(on: path)
+        let whole = try ChildProcess.run(
+            child, ["backup-init", path, "dead passphrase"], environment: kill.environment(at: 0))
         #expect(whole.status == 0, "\(whole.standardError)")
-        let points = try #require(Int(whole.standardOutput.split(separator: " ").last?.dropLast() ?? ""))
-        #expect(points >= 2)
-        for point in 1..<points {
+        // The folders made, the key slot and the configuration each written, flushed and named.
+        let points = try #require(FaultKill.matchedCalls(in: whole.standardError))
+        #expect(points >= 8)
+        for point in 1...points {
             try FileManager.default.removeItem(atPath: path)
             let killed = try ChildProcess.run(
-                child, ["backup-init", path, "dead passphrase"], environment: ["STRATA_BACKUP_KILL_AT": String(point)])
+                child, ["backup-init", path, "dead passphrase"], environment: kill.environment(at: point))
             #expect(killed.wasSignalled, "point \(point): \(killed.standardOutput) \(killed.standardError)")
+            if FileManager.default.fileExists(atPath: path + "/config") {
+                // Killed past the commit point (the folder's last flush): the repository exists, and opens.
+                _ = try BackupRepository.open(at: path, key: .passphrase("dead passphrase", cost: .minimumForTests))
+                #expect(point >= points - 1, "point \(point): \(FaultKill.killedCall(in: killed.standardError) ?? "")")
+                continue
+            }
             try works(try BackupRepository.create(at: path, key: BackupFixture.key))
             // The dead creation's key slot went with it.
             #expect(try entries(path + "/keys").count == 1, "point \(point)")

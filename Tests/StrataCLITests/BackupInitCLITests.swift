@@ -46,10 +46,13 @@ struct BackupInitCLITests {
         #expect(made.status == 0, "\(made.standardError)")
     }
 
-    @Test(arguments: [1, 2])
-    func aKilledInitDoesNotBlockTheNextOne(point: Int) throws {
-        let killed = try initialize(environment: ["STRATA_BACKUP_KILL_AT": String(point)])
-        #expect(killed.wasSignalled && killed.standardError.contains("killed at \(point)"), "\(killed.standardError)")
+    /// Killed before the repository's folders are made (its second `mkdir`), before its key slot is named (its
+    /// first `rename`), and before its configuration is (the second).
+    @Test(arguments: [("mkdir", 2), ("rename", 1), ("rename", 2)])
+    func aKilledInitDoesNotBlockTheNextOne(calls: String, point: Int) throws {
+        let kill = FaultKill(calls.split(separator: ",").map(String.init), on: repo)
+        let killed = try initialize(environment: kill.environment(at: point))
+        #expect(killed.wasSignalled && killed.status == SIGKILL, "\(killed.standardError)")
         #expect(!FileManager.default.fileExists(atPath: repo + "/config"))
         let made = try initialize()
         #expect(made.status == 0, "\(made.standardError)")

@@ -98,15 +98,28 @@ struct BackupKeyCLITests {
         #expect(try slots(["--key-file", keyFile]).count == 1)
     }
 
-    /// Kill point 1 is after the new slot is durable, 2 after the old one is unlinked (before the folder flush).
-    @Test(arguments: [1, 2])
-    func passwdKilledKeepsAWorkingKey(point: Int) throws {
-        let result = try strata(
-            ["key", "passwd", "--key-file", keyFile],
-            environment: ["STRATA_BACKUP_NEW_PASSPHRASE": "new words", "STRATA_BACKUP_KILL_AT": String(point)])
+    /// Killed before the old slot's `unlink` (the new slot durable), or after it, before the keys folder's last
+    /// flush: the new key always opens, the old one until its slot is unlinked.
+    @Test(arguments: [true, false])
+    func passwdKilledKeepsAWorkingKey(beforeUnlink: Bool) throws {
+        let passwd = ["key", "passwd", "--key-file", keyFile]
+        let newPassphrase = ["STRATA_BACKUP_NEW_PASSPHRASE": "new words"]
+        let kill = FaultKill([beforeUnlink ? "unlink" : "fsync"], on: repo + "/keys")
+        var point = 1
+        if !beforeUnlink {
+            // The last flush, counted on a run of its own; then the repository is put back as it was.
+            let pristine = directory.appending("pristine")
+            try FileManager.default.copyItem(atPath: repo, toPath: pristine)
+            let counted = try strata(passwd, environment: newPassphrase.merging(kill.environment(at: 0)) { $1 })
+            point = try #require(FaultKill.matchedCalls(in: counted.standardError))
+            try FileManager.default.removeItem(atPath: repo)
+            try FileManager.default.moveItem(atPath: pristine, toPath: repo)
+        }
+        let result = try strata(passwd, environment: newPassphrase.merging(kill.environment(at: point)) { $1 })
         #expect(result.wasSignalled && result.status == SIGKILL, "\(result.standardError)")
-        #expect(result.standardError.contains("killed at \(point)"), "\(result.standardError)")
+        let call = FaultKill.killedCall(in: result.standardError) ?? ""
+        #expect(call.hasPrefix(beforeUnlink ? "unlink of \(repo)/keys/" : "fsync of \(repo)/keys"), "\(call)")
         #expect(try opens(passphrase: "new words"))
-        #expect(try opens(keyFile: keyFile) == (point == 1))
+        #expect(try opens(keyFile: keyFile) == beforeUnlink)
     }
 }

@@ -10,7 +10,7 @@ import Testing
 #endif
 
 /// Issue 19's acceptance, end to end through the real `strata` binary and a real repository: `strata backup`
-/// killed with SIGKILL at 100 points spread over its run, a backup while four processes write every tier, and a
+/// killed with SIGKILL before 100 system calls spread over its run, a backup while four processes write every tier, and a
 /// byte scan of the repository for any stored value or key name.
 @Suite("Backup: acceptance through the strata binary")
 struct BackupAcceptanceTests {
@@ -19,7 +19,7 @@ struct BackupAcceptanceTests {
     var repo: String { directory.appending("repo") }
     var keyFile: String { directory.appending("repo.key") }
 
-    /// Small chunks and packs: a store of a few MiB makes hundreds of blobs, so kill points fall everywhere.
+    /// Small chunks and packs: a store of a few MiB makes hundreds of blobs, so kills fall everywhere.
     static var smallChunks: BackupOptions {
         var options = BackupOptions()
         options.minimumChunk = 4 << 10
@@ -34,12 +34,14 @@ struct BackupAcceptanceTests {
         try RepositoryKey.createKeyFile(at: directory.appending("repo.key"))
     }
 
-    func strata(_ arguments: [String], killAt point: Int = 0) throws -> ChildProcess.Result {
+    /// Runs `strata` on the repository; with `killAt`, killed before that system call changing the repository
+    /// (0: none, and the run reports how many there were).
+    func strata(_ arguments: [String], killAt point: Int? = nil) throws -> ChildProcess.Result {
         try ChildProcess.run(
             try TestExecutables.url(named: "strata"), arguments + ["--repo", repo, "--key-file", keyFile],
-            environment: [
-                "STRATA_ROOT": "", "STRATA_SECRETS_KEY": testSecretsKeyHex, "STRATA_BACKUP_KILL_AT": String(point),
-            ])
+            environment: ["STRATA_ROOT": "", "STRATA_SECRETS_KEY": testSecretsKeyHex].merging(
+                point.map { FaultKill(on: repo).environment(at: $0) } ?? [:]
+            ) { $1 })
     }
 
     func repository(at path: String? = nil) throws -> BackupRepository {
@@ -78,8 +80,8 @@ struct BackupAcceptanceTests {
         try storage.backend(for: .defaults).flush()
     }
 
-    /// SIGKILL of `strata backup` at 100 points spread over its run (every blob added to a pack, every pack and
-    /// index made durable, the commit): after each, the committed snapshot reads back whole, `check --read-data`
+    /// SIGKILL of `strata backup` before 100 system calls spread over its run (the writes of blobs to packs,
+    /// every pack and index flushed and named, the snapshot's commit): after each, the committed snapshot reads back whole, `check --read-data`
     /// finds nothing wrong, and the next backup succeeds and restores.
     @Test func sigkillAt100PointsLeavesARepositoryThatWorks() throws {
         let storage = try openStorage(root)
@@ -91,19 +93,15 @@ struct BackupAcceptanceTests {
         let pristine = directory.appending("pristine")
         try FileManager.default.copyItem(atPath: repo, toPath: pristine)
 
-        // The points of an uninterrupted run: one per blob added, two per pack, the index and the snapshot.
-        let whole = try strata(["backup", root])
+        // The calls of an uninterrupted run that change the repository.
+        let whole = try strata(["backup", root], killAt: 0)
         #expect(whole.status == 0, "\(whole.standardError)")
         let made = try repository().snapshots().last!
-        let packs =
-            try FileManager.default.contentsOfDirectory(atPath: repo + "/data").count
-            - (try FileManager.default.contentsOfDirectory(atPath: pristine + "/data").count)
-        let total = made.addedBlobs + 2 * packs + 2
-        try #require(total >= 100, "only \(total) kill points")
+        let total = try #require(FaultKill.matchedCalls(in: whole.standardError))
+        try #require(total >= 100, "only \(total) calls")
 
         var kills = 0
-        for step in 0..<100 {
-            let point = 1 + step * (total - 1) / 99
+        for (step, point) in FaultKill.spread(100, over: total).enumerated() {
             try FileManager.default.removeItem(atPath: repo)
             try FileManager.default.copyItem(atPath: pristine, toPath: repo)
             let killed = try strata(["backup", root], killAt: point)
@@ -122,7 +120,7 @@ struct BackupAcceptanceTests {
                 #expect(try openStorage(target).data(for: "late/secret-7") == Data("late secret 7".utf8))
             }
         }
-        // The points counted fall inside the run: (almost) every one of them killed it.
+        // The calls counted fall inside the run: (almost) every one of them killed it.
         #expect(kills >= 95, "only \(kills) of 100 runs were killed")
     }
 

@@ -64,26 +64,4 @@ extension RestoreReadAheadTests {
         try Storage.restore(snapshot: snapshot.id, from: repository, to: target, secretsKey: testSecretsKey)
         #expect(try openStorage(target).files.verify().isEmpty)
     }
-
-    /// The report says where the restore's time went: the source's stages on the workers and the writing thread,
-    /// then the restore's own.
-    @Test func aRestoreReportsItsStages() throws {
-        let (repository, snapshot, _) = try backedUpStore()
-        let report = try Storage.restore(
-            snapshot: snapshot.id, from: repository, to: target, secretsKey: testSecretsKey)
-        let names = report.stages.map(\.name)
-        for name in [
-            "read packs", "decrypt", "check ids", "checksum", "write files", "wait for blobs",
-            "create files",
-            "finish files", "flush", "open staged store", "verify catalog", "read back keys", "move into place",
-        ] {
-            #expect(names.contains(name), "\(name) in \(names)")
-        }
-        #expect(Set(names).count == names.count)
-        #expect(report.stages.allSatisfy { $0.seconds >= 0 })
-        let onWorkers = Set(report.stages.filter(\.isOnWorkers).map(\.name))
-        // `inflate` only when a blob was compressed.
-        #expect(onWorkers.isSuperset(of: ["read packs", "decrypt", "check ids", "checksum"]))
-        #expect(onWorkers.isSubset(of: ["read packs", "decrypt", "inflate", "check ids", "checksum"]))
-    }
 }
