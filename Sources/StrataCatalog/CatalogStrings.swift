@@ -1,4 +1,4 @@
-package import StrataCore
+import StrataCore
 
 #if canImport(Glibc)
     import Glibc
