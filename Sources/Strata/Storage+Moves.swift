@@ -138,8 +138,7 @@ extension Storage {
     ) throws {
         let key = location.key
         let target = try opened(location.tier, key: key)
-        let admitted = try catalog.admit(location)
-        let recorded = try catalog.location(of: key)
+        let recorded = try catalog.recordedPlacement(comparedWith: location)
         let previous: (tier: Tier, kind: DataKind?)?
         if let recorded {
             previous = (recorded.tier, recorded.kind)
@@ -158,11 +157,11 @@ extension Storage {
             // value are the tier's to tell (`location(of:)` asks it). Appending to the log on every put would make
             // each of the tier's own syncs carry the log's metadata too (one file system journal).
             try store(value, in: target.backend, at: location, as: descriptor)
-            if recorded?.hasPlacement(of: admitted) != true {
+            if recorded?.isUnchanged != true {
                 // A new key is recorded once its tier holds it on disk: a tier that writes late (defaults) writes it
                 // first, so that no other process, and no backup, meets an entry whose value is not there yet.
                 if recorded == nil, case .coalesced = target.facts.durability { try target.backend.flush() }
-                try catalog.record([.set(admitted)], durable: false)
+                try catalog.record([.set(location)], durable: false)
             }
             return
         }
@@ -181,7 +180,7 @@ extension Storage {
             try? catalog.record([.settle(key: key)], durable: false)
             throw error
         }
-        try catalog.record([.set(admitted)], durable: true)
+        try catalog.record([.set(location)], durable: true)
         try removeCopy(of: key, from: previousTier, skippingLocked: false, securely: location.tier == .secrets)
         try catalog.record([.settle(key: key)], durable: false)
     }

@@ -33,10 +33,10 @@ package protocol CatalogEngine: AnyObject, Sendable {
     /// saw no change.
     var changeCount: UInt64 { get }
 
-    /// The location as this catalog records it (an engine may shorten a string or round the time), or a refusal,
-    /// before anything is written, of a location it could not record. A put compares the recorded placement with
-    /// this form, so that a placement kept in shortened form reads as unchanged.
-    func admit(_ location: StorageLocation) throws -> StorageLocation
+    /// What the catalog records for `location.key`, compared with `location` as this catalog would record it (an
+    /// engine may keep a string shortened): `nil` when it has no entry. Refuses, before anything is written, a
+    /// location it could not record. The lookup a put makes before it writes.
+    func recordedPlacement(comparedWith location: StorageLocation) throws -> RecordedPlacement?
     /// Records `changes`, in order, as one append.
     func record(_ changes: [CatalogChange], durable: Bool) throws
 

@@ -1,14 +1,16 @@
 package import StrataCore
-import Synchronization
 
 // The file catalog as the engine `Storage` speaks to: changes in locations become log records, their strings
 // interned in the table.
 extension StorageCatalog: CatalogEngine {
-    /// Interns the location's strings (a string over 254 bytes is cut at a scalar boundary), refusing a location past
-    /// the table's 65,534 distinct strings.
-    package func admit(_ location: StorageLocation) throws -> StorageLocation {
-        try state.withLock { state in
-            state.location(key: location.key, entry: try entry(for: location, in: &state))
+    /// Interns the location's strings (a string over 254 bytes is cut at a scalar boundary, as the log keeps it),
+    /// refusing a location past the table's 65,534 distinct strings, and compares the two entries' interned ids.
+    package func recordedPlacement(comparedWith location: StorageLocation) throws -> RecordedPlacement? {
+        let entry = try entry(for: location)
+        return try current { state in
+            state.entries[location.key].map {
+                RecordedPlacement(tier: $0.tier, kind: $0.kind, isUnchanged: $0.hasPlacement(of: entry))
+            }
         }
     }
 
