@@ -49,6 +49,8 @@ struct S3GatewayTests {
     }
 
     @Test func missingObjectsAndBucketsAreTypedNotFound() throws {
+        S3TestGateway.killing.lock()  // Counts attempts: the gateway must stay up.
+        defer { S3TestGateway.killing.unlock() }
         let client = try S3TestGateway.client()
         let missing = #expect(throws: StorageError.self) { try client.data(for: "nothing-here") }
         #expect(missing?.code == .notFound)
@@ -70,6 +72,8 @@ struct S3GatewayTests {
     }
 
     @Test func wrongCredentialsAreAnAuthenticationErrorThatNeverShowsThem() throws {
+        S3TestGateway.killing.lock()  // Counts attempts: the gateway must stay up.
+        defer { S3TestGateway.killing.unlock() }
         let secret = "not-the-secret-\(UUID().uuidString)"
         let base = try S3TestGateway.configuration()
         for keys in [
@@ -254,6 +258,9 @@ struct S3GatewayTests {
     }
 
     @Test func aCompletionLockADeadGatewayLeftBeginsTheUploadAgain() throws {
+        // Counts attempts against a gateway that must stay up: no other suite's test may kill it meanwhile.
+        S3TestGateway.killing.lock()
+        defer { S3TestGateway.killing.unlock() }
         let directory = try TemporaryDirectory()
         let client = try S3TestGateway.partByPartClient(maxAttempts: 2)
         let (fd, bytes) = try S3TestGateway.file(directory, "in", count: 6 << 20, seed: 7)
