@@ -129,7 +129,7 @@ let package = Package(
             name: "strata-torture",
             dependencies: [
                 "Strata", "StrataCore", "StrataSystem", "StrataDefaults", "StrataSecrets", "StrataRecords",
-                "StrataFiles", "StrataPostgres", "StrataTestSupport",
+                "StrataFiles", "StrataPostgres", "StrataTestSupport", "StrataArchiveFixtures",
             ]),
 
         // Fuzz targets (see Scripts/fuzz.sh); a normal build replays corpus files.
@@ -137,7 +137,7 @@ let package = Package(
             name: "strata-fuzz",
             dependencies: [
                 "CStrataSystem", "StrataCore", "StrataDefaults", "StrataSecrets", "StrataRecords", "StrataFiles",
-                "StrataBackup",
+                "StrataBackup", "StrataArchiveFixtures",
             ]),
 
         // Test support: temporary directories and child processes. Not a product.
@@ -147,6 +147,8 @@ let package = Package(
                 "Strata", "StrataCore", "StrataSystem", "StrataDefaults", "StrataRecords", "StrataPostgres",
                 "StrataFiles", "StrataS3",
             ]),
+        // Hostile zip and gzip files built field by field, for the tests, the torture run and the fuzz target.
+        .target(name: "StrataArchiveFixtures", dependencies: ["StrataFiles"], path: "Tests/ArchiveFixtures"),
         // The child program that tests spawn, hold locks in, and kill with SIGKILL.
         .executableTarget(
             name: "strata-test-child",
@@ -221,7 +223,8 @@ let package = Package(
         .testTarget(
             name: "StrataFilesTests",
             dependencies: [
-                "StrataFiles", "StrataSystem", "StrataConformance", "StrataTestSupport", "strata-test-child",
+                "StrataFiles", "StrataSystem", "StrataConformance", "StrataTestSupport", "StrataArchiveFixtures",
+                "strata-test-child",
             ]
         ),
         .testTarget(

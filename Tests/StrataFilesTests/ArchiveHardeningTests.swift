@@ -1,4 +1,5 @@
 import Foundation
+import StrataArchiveFixtures
 import StrataCore
 import StrataSystem
 import StrataTestSupport

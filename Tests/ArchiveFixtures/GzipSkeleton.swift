@@ -39,7 +39,7 @@ package struct GzipSkeleton: Sendable {
     package var isHonest: Bool {
         trailing.isEmpty
             && members.allSatisfy { member in
-                member.crc.map { $0 == member.content.withUnsafeBytes { LibDeflate.crc32($0) } } ?? true
+                member.crc.map { $0 == ArchiveBytes.crc32(member.content) } ?? true
                     && member.size.map { $0 == UInt32(truncatingIfNeeded: member.content.count) } ?? true
             }
     }
@@ -53,15 +53,12 @@ package struct GzipSkeleton: Sendable {
             if member.fileName != nil { flags |= 8 }
             out += [0x1F, 0x8B, 8, flags, 0, 0, 0, 0, 0, 3]
             if let extra = member.extra {
-                out += littleEndian(UInt16(truncatingIfNeeded: extra.count), 2) + extra.prefix(0xFFFF)
+                out += ArchiveBytes.littleEndian(UInt16(truncatingIfNeeded: extra.count), 2) + extra.prefix(0xFFFF)
             }
             if let name = member.fileName { out += Array(name.utf8).filter { $0 != 0 } + [0] }
-            out +=
-                (try? member.content.withUnsafeBytes {
-                    try Zlib.deflateBlock($0, dictionary: nil, level: 6, isLast: true)
-                }) ?? []
-            out += littleEndian(member.crc ?? member.content.withUnsafeBytes { LibDeflate.crc32($0) }, 4)
-            out += littleEndian(member.size ?? UInt32(truncatingIfNeeded: member.content.count), 4)
+            out += ArchiveBytes.deflate(member.content) ?? []
+            out += ArchiveBytes.littleEndian(member.crc ?? ArchiveBytes.crc32(member.content), 4)
+            out += ArchiveBytes.littleEndian(member.size ?? UInt32(truncatingIfNeeded: member.content.count), 4)
         }
         return out + trailing
     }
