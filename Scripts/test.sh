@@ -10,6 +10,10 @@ bash Scripts/install-deps.sh
 if [ "${CI:-}" = "true" ]; then
     echo "== format check (swift format lint --strict)"
     swift format lint --strict -r Sources Tests Benchmarks Samples Plugins Package.swift
+    echo "== release-build guard (an unguarded @testable import under Sources/ breaks swift build -c release)"
+    for file in $(grep -rl "@testable import" Sources); do
+        grep -q "^#if DEBUG || FUZZING" "$file" || { echo "$file: @testable import outside #if DEBUG || FUZZING"; exit 1; }
+    done
 fi
 
 echo "== build"
