@@ -233,7 +233,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataS3Tests",
-            dependencies: ["StrataS3", "StrataFiles", "StrataTestSupport", "strata-test-child"]
+            dependencies: ["StrataS3", "StrataFiles", "StrataSystem", "StrataTestSupport", "strata-test-child"]
         ),
         .testTarget(
             name: "StrataLintTests",

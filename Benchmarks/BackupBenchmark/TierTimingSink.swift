@@ -1,5 +1,6 @@
 import StrataBackup
 import StrataCore
+import StrataSystem
 
 /// A capture sink for `--backup-tiers`: passes every file on to the snapshot being written, and adds up per tier
 /// the files, their bytes, the time the tier's capture took before handing each file over (opening, locking, the
@@ -20,7 +21,7 @@ final class TierTimingSink: CaptureSink {
 
     init(_ writer: SnapshotWriter) { self.writer = writer }
 
-    func add(_ file: CapturedFile, contentsOf descriptor: Int32) throws {
+    func add(_ file: CapturedFile, contentsOf descriptor: FileDescriptor) throws {
         try timed(file) { try writer.add(file, contentsOf: descriptor) }
     }
 

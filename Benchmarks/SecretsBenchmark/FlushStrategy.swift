@@ -50,21 +50,25 @@ enum FlushStrategy: String, CaseIterable {
         case .syncfs, .fdatasyncBoth, .writebackThenFdatasync, .writebackThenConcurrentFdatasync:
             let itemFD = create("t.a", item)
             let manifestFD = create("t.m", manifest)
+            // The seam's calls take typed descriptors; the baseline's C calls around them keep the numbers.
+            let (typedItem, typedManifest) = (FileDescriptor(rawValue: itemFD), FileDescriptor(rawValue: manifestFD))
             switch self {
             case .syncfs:
-                try? Sys.syncFileSystem(folder)
+                try? Sys.syncFileSystem(FileDescriptor(rawValue: folder))
             case .fdatasyncBoth:
-                try? Sys.fdatasync(itemFD)
-                try? Sys.fdatasync(manifestFD)
+                try? Sys.fdatasync(typedItem)
+                try? Sys.fdatasync(typedManifest)
             case .writebackThenConcurrentFdatasync:
-                Sys.startWriteback(itemFD, offset: 0, count: 0)
-                Sys.startWriteback(manifestFD, offset: 0, count: 0)
-                DispatchQueue.concurrentPerform(iterations: 2) { try? Sys.fdatasync($0 == 0 ? itemFD : manifestFD) }
+                Sys.startWriteback(typedItem, offset: 0, count: 0)
+                Sys.startWriteback(typedManifest, offset: 0, count: 0)
+                DispatchQueue.concurrentPerform(iterations: 2) {
+                    try? Sys.fdatasync($0 == 0 ? typedItem : typedManifest)
+                }
             default:
-                Sys.startWriteback(itemFD, offset: 0, count: 0)
-                Sys.startWriteback(manifestFD, offset: 0, count: 0)
-                try? Sys.fdatasync(itemFD)
-                try? Sys.fdatasync(manifestFD)
+                Sys.startWriteback(typedItem, offset: 0, count: 0)
+                Sys.startWriteback(typedManifest, offset: 0, count: 0)
+                try? Sys.fdatasync(typedItem)
+                try? Sys.fdatasync(typedManifest)
             }
             close(itemFD)
             close(manifestFD)

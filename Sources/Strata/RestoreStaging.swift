@@ -24,7 +24,7 @@ final class RestoreStaging {
     /// The store-level files a capture may hold (their tier is `nil`).
     /// The mode of every restored file: a restored store is private (``StoragePaths/Sharing/private``), whatever
     /// modes the capture records.
-    static let filePermissions: mode_t = 0o600
+    static let filePermissions: FilePermissions = 0o600
     static let storeFiles: Set<String> = [
         StoreConfiguration.fileName, StorageCatalog.capturedLogPath, CaptureDescription.path,
     ]
@@ -83,7 +83,7 @@ final class RestoreStaging {
     /// (tried, up to 8 at once) a restore's peak memory went from 45 to 267 MiB, likely Dispatch starting more
     /// threads beside the blocked ones, each with its own allocator arena of the read-ahead's freed buffers.
     func write(_ files: [CapturedFile], from source: some CaptureSource) throws {
-        var open: Int32?
+        var open: FileDescriptor?
         defer { if let open { Sys.close(open) } }
         try source.write(
             files,
@@ -101,7 +101,7 @@ final class RestoreStaging {
 
     /// Checks `file`'s description and creates it, empty, without following links.
     /// - Returns: A descriptor open for writing.
-    private func create(_ file: CapturedFile) throws -> Int32 {
+    private func create(_ file: CapturedFile) throws -> FileDescriptor {
         let components = try Self.checkedComponents(of: file)
         var directory = folder
         for component in components.dropLast() {
@@ -112,7 +112,7 @@ final class RestoreStaging {
         let name = components.last!
         do throws(Errno) {
             // Readable too: a file whose CRC-32 the source did not compute is read back through it.
-            return try directory.openFile(name, O_RDWR | O_CREAT | O_EXCL, permissions: 0o600)
+            return try directory.openFile(name, .readWrite, [.create, .exclusive], permissions: 0o600)
         } catch let error where error.code == EEXIST || error.code == ELOOP || error.code == EISDIR {
             throw hostile(file, "the capture names this path twice, or as a file and a folder")
         } catch {
@@ -123,7 +123,7 @@ final class RestoreStaging {
     /// Checks the size of `file`, written through `fd`, and the CRC-32 `crc` of its content against the checksum
     /// its attributes record (a files-tier file), gives it the store's mode and its recorded attributes and
     /// modification time, and hands it to the disk.
-    private func finish(_ file: CapturedFile, _ fd: Int32, crc: UInt32?) throws {
+    private func finish(_ file: CapturedFile, _ fd: FileDescriptor, crc: UInt32?) throws {
         let path = file.path.split(separator: "/").reduce(folder.path) { $0 + "/" + $1 }
         do {
             let size = Int64(try Sys.fstat(fd).st_size)

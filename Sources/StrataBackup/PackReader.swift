@@ -12,7 +12,7 @@ import StrataSystem
 final class PackReader: Sendable {
     let name: String
     let path: String
-    private let fd: Int32
+    private let fd: FileDescriptor
     private let keys: RepositoryKeys
     /// The pack's size in bytes.
     let size: Int

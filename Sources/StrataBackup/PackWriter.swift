@@ -21,7 +21,7 @@ final class PackWriter {
     private let folder: DirectoryHandle
     private let keys: RepositoryKeys
     private let temporary: String
-    private var fd: Int32
+    private var fd: FileDescriptor
     private(set) var size: Int
     private(set) var entries: [PackEntry] = []
     /// Where the bytes not yet handed to the disk start.
@@ -34,7 +34,7 @@ final class PackWriter {
         temporary = AtomicFile.temporaryPrefix + "\(getpid())-" + name.prefix(16)
         let path = folder.path(of: temporary)
         do {
-            fd = try folder.openFile(temporary, O_WRONLY | O_CREAT | O_EXCL)
+            fd = try folder.openFile(temporary, .writeOnly, [.create, .exclusive])
             try Sys.flock(fd, LOCK_EX | LOCK_NB, path: path)
         } catch {
             throw error.storageError("cannot create a pack", path: path)
@@ -44,7 +44,7 @@ final class PackWriter {
     }
 
     deinit {
-        if fd >= 0 {
+        if fd.rawValue >= 0 {
             Sys.close(fd)
             try? folder.unlink(temporary)
         }
@@ -75,7 +75,7 @@ final class PackWriter {
             throw error.storageError("cannot name a pack", path: path)
         }
         Sys.close(fd)
-        fd = -1
+        fd = FileDescriptor(rawValue: -1)
         try folder.sync()
         return PackRecord(name: name, size: size, blobs: entries)
     }

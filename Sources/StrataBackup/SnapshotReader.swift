@@ -1,7 +1,7 @@
 import Foundation
 public import StrataCore
 import StrataFiles
-import StrataSystem
+public import StrataSystem
 
 /// One snapshot read back: its files, and their content on request. A ``/StrataCore/CaptureSource`` for a restore.
 ///
@@ -46,7 +46,7 @@ public final class SnapshotReader: CaptureSource {
     /// - Throws: ``/StrataCore/StorageError`` `.corrupt` or `.authenticationFailed` naming the pack (`path`), the blob
     ///   (`key`) and the snapshot (`collection`); `.notFound` when the file is not in the snapshot; or an error
     ///   writing.
-    public func write(_ file: CapturedFile, to descriptor: Int32) throws {
+    public func write(_ file: CapturedFile, to descriptor: FileDescriptor) throws {
         try write([file], opening: { _ in descriptor }, finishing: { _, _, _ in })
     }
 
@@ -56,8 +56,8 @@ public final class SnapshotReader: CaptureSource {
     /// with the CRC-32 of its content, computed by the workers from the blobs they checked and combined here.
     /// - Throws: What ``write(_:to:)`` throws, or what `open` or `finish` throw: the first error in file order.
     public func write(
-        _ files: [CapturedFile], opening open: (CapturedFile) throws -> Int32,
-        finishing finish: (_ file: CapturedFile, _ descriptor: Int32, _ crc32: UInt32?) throws -> Void
+        _ files: [CapturedFile], opening open: (CapturedFile) throws -> FileDescriptor,
+        finishing finish: (_ file: CapturedFile, _ descriptor: FileDescriptor, _ crc32: UInt32?) throws -> Void
     ) throws {
         try ensureOpen()
         var work = readAhead()
@@ -65,7 +65,7 @@ public final class SnapshotReader: CaptureSource {
         var sizes: [Int64] = []
         // The file being written (its index in `files`, descriptor, bytes written and their CRC-32), and the next
         // one to open.
-        var current: (file: Int, descriptor: Int32, bytes: Int64, crc: UInt32)?
+        var current: (file: Int, descriptor: FileDescriptor, bytes: Int64, crc: UInt32)?
         var next = 0
         func startNext() throws {
             current = (next, try open(files[next]), 0, 0)
@@ -258,7 +258,7 @@ public final class SnapshotReader: CaptureSource {
     /// than that is read alone). Counted plain too: compressed text inflates to several times its sealed size.
     static let largestRun = 4 << 20
 
-    private static func write(_ chunk: [UInt8], to descriptor: Int32, file: CapturedFile) throws {
+    private static func write(_ chunk: [UInt8], to descriptor: FileDescriptor, file: CapturedFile) throws {
         do throws(Errno) {
             try ByteIO.write(descriptor, chunk, path: nil)
         } catch {

@@ -1,7 +1,7 @@
 import Foundation
 public import StrataCore
 import StrataFiles
-import StrataSystem
+public import StrataSystem
 
 /// A snapshot being written: a ``/StrataCore/CaptureSink`` that chunks, deduplicates, compresses and seals what the
 /// tiers hand it, and a commit point.
@@ -77,7 +77,7 @@ public final class SnapshotWriter: CaptureSink {
     /// Stores one file, reading `descriptor` with `pread` from offset 0 for exactly `file.size` bytes.
     /// - Throws: ``/StrataCore/StorageError`` `.corruptData`-like `.corrupt` naming the path when the file ends early,
     ///   an error reading the repository's index (read at the first chunk) or writing the repository.
-    public func add(_ file: CapturedFile, contentsOf descriptor: Int32) throws {
+    public func add(_ file: CapturedFile, contentsOf descriptor: FileDescriptor) throws {
         try ensureOpen()
         if reuse(file) { return }
         let maximum = repository.chunker.maximum

@@ -28,7 +28,7 @@ final class CatalogLocks: Sendable {
     }
 
     deinit {
-        for slot in slots { slot.descriptor.withLock { if $0 >= 0 { Sys.close($0) } } }
+        for slot in slots { slot.descriptor.withLock { if $0.rawValue >= 0 { $0.close() } } }
     }
 
     /// The stripe of a key: a hash of its exact UTF-8 bytes (FNV-1a), the same in every process.
@@ -100,10 +100,10 @@ final class CatalogLocks: Sendable {
 
     private func with<T>(slot index: Int, wait: Bool, _ body: () throws -> T) throws -> T? {
         try slots[index].descriptor.withLock { fd -> T? in
-            if fd < 0 {
+            if fd.rawValue < 0 {
                 let path = path(of: index)
                 do throws(Errno) {
-                    fd = try Sys.open(path, O_RDWR | O_CREAT | O_NOFOLLOW, 0o600)
+                    fd = try Sys.open(path, .readWrite, [.create, .noFollow])
                 } catch {
                     throw error.storageError("cannot open a catalog lock", path: path)
                 }

@@ -10,7 +10,7 @@ struct CatalogState: ~Copyable {
     /// Kept across reloads: entries made before a reload still point into it.
     var strings = CatalogStrings()
     /// The open log, or -1.
-    var fd: Int32 = -1
+    var fd = FileDescriptor(rawValue: -1)
     /// The log file's identity, to notice when a compaction replaced it.
     var device: UInt64 = 0
     var inode: UInt64 = 0
@@ -22,7 +22,7 @@ struct CatalogState: ~Copyable {
     /// About how many bytes a compacted log describing the current state would take.
     var liveBytesEstimate: Int { StorageCatalog.headerSize + (entries.count + intents.count) * 64 }
 
-    deinit { if fd >= 0 { Sys.close(fd) } }
+    deinit { if fd.rawValue >= 0 { fd.close() } }
 
     mutating func apply(_ record: CatalogRecord) {
         switch record {

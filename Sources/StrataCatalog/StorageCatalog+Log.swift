@@ -15,13 +15,13 @@ import StrataSystem
 extension StorageCatalog {
     /// Opens (or with `creating`, creates) the log and reads it whole.
     func openLog(_ state: inout CatalogState, creating: Bool) throws {
-        if state.fd >= 0 {
-            Sys.close(state.fd)
-            state.fd = -1
+        if state.fd.rawValue >= 0 {
+            state.fd.close()
+            state.fd = FileDescriptor(rawValue: -1)
         }
-        let fd: Int32
+        let fd: FileDescriptor
         do {
-            fd = try Sys.open(logPath, O_RDWR | O_APPEND | (creating ? O_CREAT : 0) | O_NOFOLLOW, 0o600)
+            fd = try Sys.open(logPath, .readWrite, creating ? [.append, .create, .noFollow] : [.append, .noFollow])
         } catch {
             throw error.storageError("cannot open the catalog log", path: logPath)
         }
@@ -206,8 +206,7 @@ extension StorageCatalog {
     }
 
     func syncDirectory() throws(Errno) {
-        let fd = try Sys.open(directory, O_RDONLY | O_DIRECTORY)
-        defer { Sys.close(fd) }
-        try Sys.fsync(fd, path: directory)
+        let fd = try Sys.open(directory, .readOnly, .directory)
+        try fd.closeAfter { () throws(Errno) in try Sys.fsync(fd, path: directory) }
     }
 }

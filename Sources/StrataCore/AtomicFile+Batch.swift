@@ -65,7 +65,7 @@ extension AtomicFile {
         var temporaries: [String] = []
         temporaries.reserveCapacity(names.count)
         // Open until flushed, when flushed one by one (a large batch closes each at once: no descriptor limit).
-        var descriptors: [Int32] = []
+        var descriptors: [FileDescriptor] = []
         // Which temporaries were renamed into place: the others are removed on the way out.
         let moved = Moved(names.count)
         defer {
@@ -101,7 +101,7 @@ extension AtomicFile {
         }
         let held = renamesLastAfterFolderSync && !names.isEmpty ? 1 : 0
         if oneByOne {
-            var replaced: [Int32] = []
+            var replaced: [FileDescriptor] = []
             defer { RetiredFiles.release(replaced) }
             for index in 0..<(names.count - held) {
                 let old = RetiredFiles.hold(names[index], in: folder)
@@ -204,7 +204,9 @@ extension AtomicFile {
     /// what is durable when this returns is exactly what it is after the same calls in a row. Where the threads
     /// are busy, the caller runs the flushes itself, one after the other.
     /// - Throws: ``StorageError`` for the first file (in order) whose flush failed.
-    private static func flushTogether(_ descriptors: [Int32], of names: [String], in folder: DirectoryHandle) throws {
+    private static func flushTogether(_ descriptors: [FileDescriptor], of names: [String], in folder: DirectoryHandle)
+        throws
+    {
         let failures = Mutex<[Int: Errno]>([:])
         let paths = names.map { folder.path(of: $0) }
         let flush: @Sendable (Int) -> Void = { index in
@@ -243,7 +245,7 @@ extension AtomicFile {
     private static func syncFile(_ temporary: String, of name: String, in folder: DirectoryHandle) throws {
         let path = folder.path(of: name)
         do {
-            let fd = try folder.openFile(temporary, O_RDONLY)
+            let fd = try folder.openFile(temporary, .readOnly)
             defer { Sys.close(fd) }
             try Sys.fsync(fd, path: path)
         } catch {

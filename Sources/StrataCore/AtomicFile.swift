@@ -131,7 +131,7 @@ public enum AtomicFile {
     /// - Returns: Its descriptor, the name it gets (or has), and whether it has it yet (else ``link(_:as:in:for:)``
     ///   gives it, once the content is sealed).
     static func createSealedTemporary(in folder: DirectoryHandle, for name: String, permissions: Int)
-        throws -> (fd: Int32, name: String, isNamed: Bool)
+        throws -> (fd: FileDescriptor, name: String, isNamed: Bool)
     {
         guard namesUnnamed.load(ordering: .relaxed), createsUnnamed.load(ordering: .relaxed) else {
             return named(
@@ -139,9 +139,10 @@ public enum AtomicFile {
                     in: folder, for: name, permissions: permissions, unnamed: createsUnnamed.load(ordering: .relaxed)))
         }
         let temporary = temporaryPrefix + "\(getpid())-" + uniqueSuffix()
-        let fd: Int32
+        let fd: FileDescriptor
         do throws(Errno) {
-            fd = try Sys.openUnnamed(folder.fd, permissions: mode_t(permissions), path: folder.path(of: temporary))
+            fd = try Sys.openUnnamed(
+                folder.fd, permissions: FilePermissions(permissions), path: folder.path(of: temporary))
         } catch  where [EOPNOTSUPP, EISDIR, EINVAL].contains(error.code) {
             createsUnnamed.store(false, ordering: .relaxed)
             return named(try createTemporary(in: folder, for: name, permissions: permissions))
@@ -154,14 +155,18 @@ public enum AtomicFile {
     }
 
     /// A temporary from ``createTemporary(in:for:permissions:unnamed:)``, which has its name.
-    private static func named(_ created: (fd: Int32, name: String)) -> (fd: Int32, name: String, isNamed: Bool) {
+    private static func named(_ created: (fd: FileDescriptor, name: String)) -> (
+        fd: FileDescriptor, name: String, isNamed: Bool
+    ) {
         (created.fd, created.name, true)
     }
 
     /// Gives the unnamed file `fd`, sealed, its temporary name `temporary` in `folder`.
     /// - Throws: ``StorageError``; where the system cannot name it after all (no `/proc` any more), the next writes
     ///   create named temporaries.
-    private static func link(_ fd: Int32, as temporary: String, in folder: DirectoryHandle, for name: String) throws {
+    private static func link(_ fd: FileDescriptor, as temporary: String, in folder: DirectoryHandle, for name: String)
+        throws
+    {
         do {
             try Sys.linkDescriptor(fd, folder.fd, temporary, path: folder.path(of: temporary))
         } catch {
@@ -177,15 +182,16 @@ public enum AtomicFile {
     ///   holding the folder's lock, so threads creating files in one folder do it at the same time. The default
     ///   is `false`: one `open` instead of an `open` and a `link`.
     static func createTemporary(in folder: DirectoryHandle, for name: String, permissions: Int, unnamed: Bool = false)
-        throws -> (fd: Int32, name: String)
+        throws -> (fd: FileDescriptor, name: String)
     {
         let temporary = temporaryPrefix + "\(getpid())-" + uniqueSuffix()
         do throws(Errno) {
-            let fd: Int32
+            let fd: FileDescriptor
             if unnamed, let created = try createUnnamed(temporary, in: folder, permissions: permissions) {
                 fd = created
             } else {
-                fd = try folder.openFile(temporary, O_WRONLY | O_CREAT | O_EXCL, permissions: mode_t(permissions))
+                fd = try folder.openFile(
+                    temporary, .writeOnly, [.create, .exclusive], permissions: FilePermissions(permissions))
             }
             // Held until the temporary is renamed or removed (closing the descriptor drops it): a clean-up in any
             // process, whatever pid namespace or machine it runs on, sees that this temporary is being written.
@@ -213,13 +219,13 @@ public enum AtomicFile {
 
     /// Creates an unnamed file in `folder` and links it as `temporary`, or `nil` where the system cannot.
     private static func createUnnamed(_ temporary: String, in folder: DirectoryHandle, permissions: Int) throws(Errno)
-        -> Int32?
+        -> FileDescriptor?
     {
         guard createsUnnamed.load(ordering: .relaxed) else { return nil }
         let path = folder.path(of: temporary)
-        let fd: Int32
+        let fd: FileDescriptor
         do {
-            fd = try Sys.openUnnamed(folder.fd, permissions: mode_t(permissions), path: path)
+            fd = try Sys.openUnnamed(folder.fd, permissions: FilePermissions(permissions), path: path)
         } catch  where [EOPNOTSUPP, EISDIR, EINVAL].contains(error.code) {
             createsUnnamed.store(false, ordering: .relaxed)
             return nil
@@ -238,9 +244,9 @@ public enum AtomicFile {
 
     /// Gives a written temporary file its exact mode (open(2)'s is filtered by the umask) and, when `syncing`,
     /// forces its content to disk.
-    static func seal(_ fd: Int32, permissions: Int, syncing: Bool, path: String) throws {
+    static func seal(_ fd: FileDescriptor, permissions: Int, syncing: Bool, path: String) throws {
         do {
-            try Sys.fchmod(fd, mode_t(permissions))
+            try Sys.fchmod(fd, FilePermissions(permissions))
             if syncing { try Sys.fsync(fd, path: path) }
         } catch {
             throw error.storageError("cannot flush the new content to disk", path: path)
@@ -280,7 +286,7 @@ public enum AtomicFile {
     /// for the last window: a large durable write costs about what the disk takes, not the copy into the page
     /// cache followed by the disk's time. Durability still comes from that `fsync` alone.
     public struct Writer: ~Copyable {
-        private let fd: Int32
+        private let fd: FileDescriptor
         /// The target's path, for error messages.
         public let path: String
         /// How many bytes were written so far.
@@ -290,7 +296,7 @@ public enum AtomicFile {
         private var writebackStart = 0
         package static let writebackWindow = 8 << 20
 
-        fileprivate init(fd: Int32, path: String, startsWriteback: Bool) {
+        fileprivate init(fd: FileDescriptor, path: String, startsWriteback: Bool) {
             self.fd = fd
             self.path = path
             self.startsWriteback = startsWriteback
@@ -385,7 +391,7 @@ public enum AtomicFile {
     package static func readWithStatus(
         in folder: DirectoryHandle, name: String, maximumSize: Int? = nil, followGrowth: Bool = true
     ) throws -> (data: Data, status: stat)? {
-        let (fd, status): (Int32, stat)
+        let (fd, status): (FileDescriptor, stat)
         do {
             // A FIFO, socket, device or folder in the file's place is refused, never waited on.
             (fd, status) = try folder.openRegularFile(name)
@@ -404,7 +410,7 @@ public enum AtomicFile {
     /// Reads from `fd` to the end of the file.
     /// - Parameter path: The file's path, for errors only (built only when one is thrown).
     package static func readAll(
-        _ fd: Int32, path: @autoclosure () -> String, maximumSize: Int? = nil, followGrowth: Bool = true
+        _ fd: FileDescriptor, path: @autoclosure () -> String, maximumSize: Int? = nil, followGrowth: Bool = true
     ) throws -> Data {
         try readAll(
             fd, status: status(of: fd, path: path()), path: path(), maximumSize: maximumSize,
@@ -412,7 +418,7 @@ public enum AtomicFile {
     }
 
     /// `fstat` of an open file.
-    private static func status(of fd: Int32, path: @autoclosure () -> String) throws -> stat {
+    private static func status(of fd: FileDescriptor, path: @autoclosure () -> String) throws -> stat {
         do {
             return try Sys.fstat(fd)
         } catch {
@@ -422,7 +428,7 @@ public enum AtomicFile {
 
     /// Reads from `fd`, whose `fstat` gave `status`, to the end of the file.
     private static func readAll(
-        _ fd: Int32, status: stat, path: @autoclosure () -> String, maximumSize: Int?, followGrowth: Bool
+        _ fd: FileDescriptor, status: stat, path: @autoclosure () -> String, maximumSize: Int?, followGrowth: Bool
     ) throws -> Data {
         var size = Int(status.st_size)
         if let maximumSize, size > maximumSize {
@@ -472,7 +478,7 @@ public enum AtomicFile {
     /// - Throws: ``StorageError`` when the folder cannot be opened or synced.
     public static func syncDirectory(_ path: String) throws {
         do {
-            let fd = try Sys.open(path, O_RDONLY | O_DIRECTORY)
+            let fd = try Sys.open(path, .readOnly, .directory)
             defer { Sys.close(fd) }
             try Sys.fsync(fd, path: path)
         } catch {
@@ -510,7 +516,7 @@ public enum AtomicFile {
             if pid == getpid() { continue }
             guard kill(pid, 0) == -1 && errno == ESRCH else { continue }
             // Not a link (O_NOFOLLOW), never waiting on a FIFO put in its place (O_NONBLOCK).
-            guard let fd = try? folder.openFile(name, O_RDONLY | O_NONBLOCK) else { continue }
+            guard let fd = try? folder.openFile(name, .readOnly, .nonBlocking) else { continue }
             defer { Sys.close(fd) }
             guard (try? Sys.flock(fd, LOCK_EX | LOCK_NB, path: folder.path(of: name))) != nil else { continue }
             if (try? folder.unlink(name)) != nil { removed += 1 }

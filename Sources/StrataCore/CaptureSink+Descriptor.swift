@@ -1,4 +1,4 @@
-package import StrataSystem
+public import StrataSystem
 
 #if canImport(Glibc)
     import Glibc
@@ -20,7 +20,7 @@ extension CaptureSink {
     /// - Throws: ``StorageError`` when the file cannot be inspected, or from the sink.
     @discardableResult
     public func add(
-        descriptor: Int32, path: String, tier: Tier?, extendedAttributes: [String: [UInt8]] = [:]
+        descriptor: FileDescriptor, path: String, tier: Tier?, extendedAttributes: [String: [UInt8]] = [:]
     ) throws -> CapturedFile {
         let info: stat
         do {
@@ -48,9 +48,9 @@ extension CaptureSink {
     @discardableResult
     package func add(
         _ name: String, in folder: DirectoryHandle, path: String, tier: Tier?,
-        extendedAttributes: (Int32) -> [String: [UInt8]] = { _ in [:] }
+        extendedAttributes: (FileDescriptor) -> [String: [UInt8]] = { _ in [:] }
     ) throws -> CapturedFile? {
-        let fd: Int32
+        let fd: FileDescriptor
         do throws(Errno) {
             fd = try folder.openRegularFile(name).fd
         } catch let error where error.code == ENOENT {
@@ -58,7 +58,8 @@ extension CaptureSink {
         } catch {
             throw error.storageError("cannot open a file to capture", tier: tier, path: folder.path(of: name))
         }
-        defer { Sys.close(fd) }
-        return try add(descriptor: fd, path: path, tier: tier, extendedAttributes: extendedAttributes(fd))
+        return try fd.closeAfter {
+            try add(descriptor: fd, path: path, tier: tier, extendedAttributes: extendedAttributes(fd))
+        }
     }
 }

@@ -1,3 +1,5 @@
+public import StrataSystem
+
 /// Where a tier writes a consistent capture of itself: a backup repository's snapshot being written, or a folder.
 ///
 /// A tier calls ``add(_:contentsOf:)`` while it holds whatever lock makes the file consistent, so an implementation
@@ -7,7 +9,7 @@ public protocol CaptureSink: AnyObject {
     /// descriptor's offset is left alone).
     /// - Throws: ``StorageError`` when the file ends before `file.size` bytes (`.corruptData` naming the path) or
     ///   the destination cannot be written.
-    func add(_ file: CapturedFile, contentsOf descriptor: Int32) throws
+    func add(_ file: CapturedFile, contentsOf descriptor: FileDescriptor) throws
     /// Stores one file whose content is already in memory (`file.size` must equal `contents.count`).
     func add(_ file: CapturedFile, contents: [UInt8]) throws
 }

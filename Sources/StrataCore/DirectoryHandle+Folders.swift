@@ -1,4 +1,4 @@
-package import Foundation  // `mode_t`, from the platform's C library
+import Foundation
 package import StrataSystem
 
 #if canImport(Glibc)
@@ -18,15 +18,16 @@ extension DirectoryHandle {
     /// - Returns: The folder, or `nil` when it does not exist and `create` is `false`.
     /// - Throws: ``StorageError`` `.symbolicLink` when `name` is a link, `.invalidArgument` when it is not a
     ///   folder, or an I/O error.
-    package func openDirectory(_ name: String, create: Bool, permissions: mode_t = 0o700) throws(StorageError)
+    package func openDirectory(_ name: String, create: Bool, permissions: FilePermissions = 0o700)
+        throws(StorageError)
         -> DirectoryHandle?
     {
         let childPath = path(of: name)
         var created = false
         for _ in 0..<16 {
-            let opened: Int32
+            let opened: FileDescriptor
             do throws(Errno) {
-                opened = try Sys.openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, path: childPath)
+                opened = try Sys.openat(fd, name, .readOnly, [.directory, .noFollow], path: childPath)
             } catch let error where error.code == ENOENT {
                 guard create else { return nil }
                 do throws(Errno) {

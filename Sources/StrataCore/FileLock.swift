@@ -1,4 +1,4 @@
-package import Foundation
+import Foundation
 package import StrataSystem
 import Synchronization
 
@@ -69,7 +69,7 @@ public struct FileLock: Sendable, Hashable {
     /// Whether a holder removes the lock file when it lets go (see the type's rules).
     private let reclaimsFile: Bool
     /// The mode new lock files get.
-    private let permissions: mode_t
+    private let permissions: FilePermissions
 
     /// Describes the lock kept in the file at `path`; nothing is opened until ``acquire(_:timeout:)``.
     /// The folder of `path` is opened at each acquisition (following links in `path`, which the caller chose);
@@ -89,7 +89,10 @@ public struct FileLock: Sendable, Hashable {
     ///   - reclaimsFile: Whether the file is removed when the last holder lets go, so that a folder of
     ///     per-key lock files stays as small as the set of locks in use. The default is `false`.
     ///   - permissions: The mode of a new lock file. The default is 0600.
-    package init(in folder: DirectoryHandle, name: String, reclaimsFile: Bool = false, permissions: mode_t = 0o600) {
+    package init(
+        in folder: DirectoryHandle, name: String, reclaimsFile: Bool = false,
+        permissions: FilePermissions = 0o600
+    ) {
         self.path = folder.path(of: name)
         self.folder = folder
         self.name = name
@@ -173,13 +176,13 @@ public struct FileLock: Sendable, Hashable {
         }
     }
 
-    private func openLockFile(in folder: DirectoryHandle) throws -> Int32 {
+    private func openLockFile(in folder: DirectoryHandle) throws -> FileDescriptor {
         do {
             // Read-only is enough for flock(2), and lets the members of a shared group lock files they can
             // only read.
             // A FIFO in the lock file's place is refused: opened blocking, it would wait for a writer.
-            let (fd, info) = try folder.openRegularFile(name, O_RDONLY | O_CREAT, permissions: permissions)
-            if info.st_mode & 0o777 != permissions, info.st_uid == Sys.effectiveUserID {
+            let (fd, info) = try folder.openRegularFile(name, .create, permissions: permissions)
+            if UInt32(info.st_mode & 0o777) != permissions.rawValue, info.st_uid == Sys.effectiveUserID {
                 try? Sys.fchmod(fd, permissions)  // The umask filtered the mode; set it exactly.
             }
             return fd
@@ -189,7 +192,7 @@ public struct FileLock: Sendable, Hashable {
     }
 
     /// Whether the open file `fd` is still the file named `name` in `folder` (never following a link).
-    static func isStillNamed(_ fd: Int32, _ name: String, in folder: DirectoryHandle) throws(Errno) -> Bool {
+    static func isStillNamed(_ fd: FileDescriptor, _ name: String, in folder: DirectoryHandle) throws(Errno) -> Bool {
         let held = try Sys.fstat(fd)
         guard let current = try folder.status(of: name) else { return false }
         return held.st_ino == current.st_ino && held.st_dev == current.st_dev

@@ -16,12 +16,12 @@ public final class HeldLock: Sendable {
     /// The lock file's path.
     public let path: String
     // The descriptor whose open file description carries the lock; `nil` once released. Guarded by the mutex.
-    private let descriptor: Mutex<Int32?>
+    private let descriptor: Mutex<FileDescriptor?>
     /// The lock file's folder, and its name when the file is reclaimed on release.
     private let folder: DirectoryHandle
     private let reclaimedName: String?
 
-    init(fd: Int32, mode: FileLock.Mode, path: String, folder: DirectoryHandle, name: String?) {
+    init(fd: FileDescriptor, mode: FileLock.Mode, path: String, folder: DirectoryHandle, name: String?) {
         self.descriptor = Mutex(fd)
         self.mode = mode
         self.path = path
@@ -48,7 +48,7 @@ public final class HeldLock: Sendable {
 
     /// Removes the lock file while holding it exclusively (taken over without waiting from a shared hold), if
     /// its name still leads to it; see ``FileLock``'s rules. Failing to reclaim only leaves the file in place.
-    private func reclaim(_ fd: Int32, _ name: String) {
+    private func reclaim(_ fd: FileDescriptor, _ name: String) {
         if mode == .shared {
             guard (try? Sys.flock(fd, LOCK_EX | LOCK_NB, path: path)) != nil else { return }
         }

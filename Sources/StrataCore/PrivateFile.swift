@@ -51,9 +51,9 @@ package enum PrivateFile {
         do { try check(try Sys.lstat(path)) } catch let error as Errno {
             throw error.storageError("cannot inspect the \(what)", tier: tier, path: path)
         }
-        let fd: Int32
+        let fd: FileDescriptor
         do {
-            fd = try Sys.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)
+            fd = try Sys.open(path, .readOnly, [.noFollow, .nonBlocking, .noControllingTerminal])
         } catch {
             throw error.storageError("cannot open the \(what)", tier: tier, path: path)
         }

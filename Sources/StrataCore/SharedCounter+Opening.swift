@@ -1,4 +1,4 @@
-package import Foundation  // `mode_t`, from the platform's C library
+import Foundation
 package import StrataSystem
 
 #if canImport(Glibc)
@@ -14,9 +14,9 @@ extension SharedCounter {
     /// Maps the counter file at `path` (created when absent).
     /// - Parameter what: What the counter counts, for messages (`the catalog's change counter`).
     package convenience init(path: String, what: String) throws {
-        let fd: Int32
+        let fd: FileDescriptor
         do {
-            fd = try Sys.open(path, O_RDWR | O_CREAT | O_NOFOLLOW, 0o600)
+            fd = try Sys.open(path, .readWrite, [.create, .noFollow])
         } catch {
             throw error.storageError("cannot open \(what)", path: path)
         }
@@ -24,10 +24,12 @@ extension SharedCounter {
     }
 
     /// Maps the counter file `name` in `folder` (created when absent, never through a link).
-    package convenience init(in folder: DirectoryHandle, name: String, permissions: mode_t, what: String) throws {
-        let fd: Int32
+    package convenience init(in folder: DirectoryHandle, name: String, permissions: FilePermissions, what: String)
+        throws
+    {
+        let fd: FileDescriptor
         do {
-            fd = try folder.openFile(name, O_RDWR | O_CREAT, permissions: permissions)
+            fd = try folder.openFile(name, .readWrite, .create, permissions: permissions)
         } catch {
             throw error.storageError("cannot open \(what)", path: folder.path(of: name))
         }
@@ -35,7 +37,7 @@ extension SharedCounter {
     }
 
     /// Maps the open counter file `fd`, which must be a regular file, and closes it.
-    private convenience init(fd: Int32, path: String, what: String) throws {
+    private convenience init(fd: FileDescriptor, path: String, what: String) throws {
         defer { Sys.close(fd) }
         let info: stat
         do throws(Errno) { info = try Sys.fstat(fd) } catch {

@@ -1,4 +1,4 @@
-package import Foundation
+import Foundation
 package import StrataSystem
 
 #if canImport(Glibc)
@@ -105,7 +105,7 @@ public struct StoragePaths: Sendable, Hashable {
     }
 
     /// The mode of the folders the store creates below a tier folder: 0700, or 0770 when shared by the group.
-    package var directoryPermissions: mode_t { sharing == .group ? 0o770 : 0o700 }
+    package var directoryPermissions: FilePermissions { sharing == .group ? 0o770 : 0o700 }
     /// The mode of the files the files and defaults tiers create: 0600, or 0640 when shared by the group.
     package var filePermissions: Int { sharing == .group ? 0o640 : 0o600 }
 

@@ -28,7 +28,7 @@ extension DefaultsStore: TierCapturing {
         var report = CaptureReport()
         for name in names.sorted()
         where name.hasSuffix(".plist") && !name.hasPrefix(StoragePaths.reservedPrefix) && name != ".plist" {
-            let lock = FileLock(in: folder, name: name + ".lock", permissions: mode_t(paths.filePermissions))
+            let lock = FileLock(in: folder, name: name + ".lock", permissions: FilePermissions(paths.filePermissions))
             try lock.withLock(.shared, timeout: configuration.lockTimeout) {
                 if let file = try sink.add(name, in: folder, path: relative + "/" + name, tier: .defaults) {
                     report.count(file)

@@ -34,7 +34,7 @@ extension DefaultsStore {
 
     /// The suite's cross-process lock, relative to the folder.
     func suiteLock(in folder: DirectoryHandle) -> FileLock {
-        FileLock(in: folder, name: fileName + ".lock", permissions: mode_t(paths.filePermissions))
+        FileLock(in: folder, name: fileName + ".lock", permissions: FilePermissions(paths.filePermissions))
     }
 
     // Cross-process protocol of a suite (every rule is here, next to the code that follows it):
@@ -285,7 +285,7 @@ extension DefaultsStore {
     static func readFile(_ fileName: String, in folder: DirectoryHandle, path: String, limit: Int) throws -> (
         Data, FileStamp
     )? {
-        let (fd, info): (Int32, stat)
+        let (fd, info): (FileDescriptor, stat)
         do {
             (fd, info) = try folder.openRegularFile(fileName)
         } catch  where error.code == ENOENT {

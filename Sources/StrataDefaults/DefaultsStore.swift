@@ -141,7 +141,7 @@ public final class DefaultsStore: Sendable {
         self.state = shared.state
         self.io = shared.io
         self.changeCounter = try? SharedCounter(
-            in: folderHandle, name: suite + ".plist.changes", permissions: mode_t(paths.filePermissions),
+            in: folderHandle, name: suite + ".plist.changes", permissions: FilePermissions(paths.filePermissions),
             what: "the suite's change counter")
         AtomicFile.removeStaleTemporaries(in: folderHandle)
         // Read the file whether or not another store has the suite open: its last look may be older than the file

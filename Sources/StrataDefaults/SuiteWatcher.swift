@@ -78,7 +78,7 @@ final class SuiteWatcher: Sendable {
             if inotify >= 0 {
                 var descriptor = pollfd(fd: inotify, events: Int16(POLLIN), revents: 0)
                 if poll(&descriptor, 1, 250) > 0 {
-                    let count = (try? Sys.read(inotify, into: &buffer)) ?? 0
+                    let count = (try? Sys.read(FileDescriptor(rawValue: inotify), into: &buffer)) ?? 0
                     if count > 0 { changed = parseEvents(buffer, count: count) }
                 }
             } else {

@@ -71,9 +71,9 @@ final class EngineImport: ImportTransaction {
     func stage(_ index: Int, _ body: (inout FileWriter) throws -> Void) throws {
         let file = "\(index)"
         let path = folder.path(of: file)
-        let fd: Int32
+        let fd: FileDescriptor
         do {
-            fd = try folder.openFile(file, O_WRONLY | O_CREAT | O_EXCL)
+            fd = try folder.openFile(file, .writeOnly, [.create, .exclusive])
         } catch {
             throw error.storageError("cannot create a staged file", tier: .files, path: path)
         }
@@ -120,9 +120,9 @@ final class EngineImport: ImportTransaction {
     /// - Returns: Whether there was a file.
     private func keepPrevious(_ key: String, as file: String) throws -> Bool {
         let path = folder.path(of: file)
-        let fd: Int32
+        let fd: FileDescriptor
         do {
-            fd = try folder.openFile(file, O_WRONLY | O_CREAT | O_TRUNC)
+            fd = try folder.openFile(file, .writeOnly, [.create, .truncate])
         } catch {
             throw error.storageError("cannot keep a file the import replaces", tier: .files, key: key, path: path)
         }
@@ -143,7 +143,7 @@ final class EngineImport: ImportTransaction {
 
     /// Writes the staging folder's `file` to `key` through the engine.
     private func writeStaged(_ file: String, to key: String) throws {
-        let fd: Int32
+        let fd: FileDescriptor
         do {
             fd = try folder.openRegularFile(file).fd
         } catch {

@@ -19,9 +19,9 @@ extension FileStore {
         let folder = try scratchFolder()
         let staging =
             AtomicFile.temporaryPrefix + "\(getpid())-stream-" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
-        let fd: Int32
+        let fd: FileDescriptor
         do {
-            fd = try folder.openFile(staging, O_RDWR | O_CREAT | O_EXCL)
+            fd = try folder.openFile(staging, .readWrite, [.create, .exclusive])
         } catch {
             throw error.storageError(
                 "cannot create a staging file", tier: .files, key: key, path: folder.path(of: staging))

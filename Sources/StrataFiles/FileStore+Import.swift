@@ -85,9 +85,9 @@ extension FileStore {
         let newFolders = try checkClashes(
             files: [(key, key)], folders: ImportPlan.parents(of: key).map { ($0, key) }, archive: archive,
             in: transaction)
-        let input: Int32
+        let input: FileDescriptor
         do {
-            input = try Sys.open(archive, O_RDONLY | O_NOFOLLOW)
+            input = try Sys.open(archive, .readOnly, .noFollow)
         } catch  where error.code == ENOENT {
             throw StorageError(.notFound, "there is no gzip file here", tier: .files, path: archive)
         } catch {

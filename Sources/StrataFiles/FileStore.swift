@@ -1,5 +1,6 @@
 public import Foundation
 public import StrataCore
+import StrataSystem
 
 #if canImport(Glibc)
     import Glibc
@@ -80,7 +81,8 @@ public final class FileStore: Sendable {
     /// buffer of ``FilesConfiguration/chunkSize`` (memory stays flat).
     public func write(to key: String, from handle: FileHandle) throws {
         try write(to: key) { writer in
-            try writer.write(contentsOf: handle.fileDescriptor, chunkSize: configuration.chunkSize)
+            try writer.write(
+                contentsOf: FileDescriptor(rawValue: handle.fileDescriptor), chunkSize: configuration.chunkSize)
         }
     }
 

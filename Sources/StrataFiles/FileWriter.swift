@@ -1,6 +1,6 @@
 public import Foundation
 import StrataCore
-import StrataSystem
+public import StrataSystem
 
 /// Streams the content of a file being written into the engine's receiving end (a temporary file, an upload),
 /// computing its CRC-32 and size on the way.
@@ -36,7 +36,7 @@ public struct FileWriter: ~Copyable {
     /// Appends what `fd` reads from its current offset to its end, through one buffer of `chunkSize` bytes
     /// reused for every read (no allocation or copy per chunk).
     /// - Throws: ``/StrataCore/StorageError``: an I/O error reading `fd` or writing the new file.
-    public mutating func write(contentsOf fd: Int32, chunkSize: Int) throws {
+    public mutating func write(contentsOf fd: FileDescriptor, chunkSize: Int) throws {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(chunkSize, 4096), alignment: 4096)
         defer { buffer.deallocate() }
         while true {

@@ -32,9 +32,9 @@ extension PosixFileEngine {
         guard let (folder, name) = try parent(of: key) else { return false }
         return try withLock(key, .exclusive) {
             let path = folder.path(of: name)
-            let fd: Int32
+            let fd: FileDescriptor
             do throws(Errno) {
-                fd = try folder.openFile(name, O_WRONLY)
+                fd = try folder.openFile(name, .writeOnly)
             } catch  where error.code == ENOENT {
                 return false
             } catch {

@@ -1,6 +1,6 @@
 public import Foundation
 import StrataCore
-import StrataSystem
+package import StrataSystem
 
 #if canImport(Glibc)
     import Glibc
@@ -77,7 +77,7 @@ extension PosixFileEngine {
             throw StorageError(.notFound, "there is no file with this key", tier: .files, key: source)
         }
         if ExactString(source) == ExactString(destination) {
-            try withLock(source, .shared) { Sys.close(try open(fromName, in: from, key: source)) }
+            try withLock(source, .shared) { try open(fromName, in: from, key: source).close() }
             return
         }
         let (to, toName) = try parent(of: destination, create: true)!
@@ -144,7 +144,7 @@ extension PosixFileEngine {
 
     /// Size, dates, content type and recorded checksum of a file, or `nil` when there is none.
     public func metadata(_ key: String) throws -> FileMetadata? {
-        let fd: Int32
+        let fd: FileDescriptor
         let path: String
         do { (fd, path) = try openForReading(key) } catch let error as StorageError where error.code == .notFound {
             return nil
@@ -187,7 +187,7 @@ extension PosixFileEngine {
 
     /// The CRC-32 and size of the whole content of the open file `fd` (read from its start, whatever its offset).
     /// - Throws: ``/StrataCore/StorageError`` naming `key` and `path` when it cannot be read.
-    package static func checksum(of fd: Int32, key: String, path: String) throws -> (crc: UInt32, size: Int) {
+    package static func checksum(of fd: FileDescriptor, key: String, path: String) throws -> (crc: UInt32, size: Int) {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
         defer { buffer.deallocate() }
         var crc: UInt32 = 0

@@ -102,7 +102,7 @@ extension PosixFileEngine {
     }
 
     /// Opens a key's file under its shared lock and calls `body` with the descriptor and the file's path.
-    func withOpenFile<T>(_ key: String, _ body: (Int32, String) throws -> T) throws -> T {
+    func withOpenFile<T>(_ key: String, _ body: (FileDescriptor, String) throws -> T) throws -> T {
         try withLock(key, .shared) {
             let (fd, path) = try openForReading(key)
             defer { Sys.close(fd) }
@@ -112,14 +112,14 @@ extension PosixFileEngine {
 
     /// Opens a key's file for reading, from the root down by descriptor.
     /// - Throws: ``/StrataCore/StorageError`` `.notFound`, `.symbolicLink`, or an I/O error.
-    func openForReading(_ key: String) throws -> (fd: Int32, path: String) {
+    func openForReading(_ key: String) throws -> (fd: FileDescriptor, path: String) {
         guard let (folder, name) = try parent(of: key) else {
             throw StorageError(.notFound, "there is no file with this key", tier: .files, key: key)
         }
         return (try open(name, in: folder, key: key), folder.path(of: name))
     }
 
-    func open(_ name: String, in folder: DirectoryHandle, key: String) throws -> Int32 {
+    func open(_ name: String, in folder: DirectoryHandle, key: String) throws -> FileDescriptor {
         let path = folder.path(of: name)
         do {
             // A FIFO, socket, device or folder at the key's name is refused, never waited on.

@@ -103,7 +103,7 @@ public final class PosixFileEngine: Sendable {
     func lock(for key: String) throws -> FileLock {
         FileLock(
             in: try lockFolder(in: tierFolder()), name: Self.lockName(for: key), reclaimsFile: true,
-            permissions: mode_t(paths.filePermissions))
+            permissions: FilePermissions(paths.filePermissions))
     }
 
     func withLock<T>(_ key: String, _ mode: FileLock.Mode, _ body: () throws -> T) throws -> T {
@@ -126,7 +126,7 @@ public final class PosixFileEngine: Sendable {
         for name in byName.keys.sorted() {
             let (key, mode) = byName[name]!
             let lock = FileLock(
-                in: locks, name: name, reclaimsFile: true, permissions: mode_t(paths.filePermissions))
+                in: locks, name: name, reclaimsFile: true, permissions: FilePermissions(paths.filePermissions))
             do {
                 held.append(try lock.acquire(mode, timeout: configuration.lockTimeout))
             } catch let error as StorageError {
@@ -188,7 +188,7 @@ public final class PosixFileEngine: Sendable {
     }
 
     /// The CRC-32 and size recorded with an open file, or `nil` when there is no readable record.
-    static func recordedIntegrity(_ fd: Int32) -> (crc: UInt32, size: Int)? {
+    static func recordedIntegrity(_ fd: FileDescriptor) -> (crc: UInt32, size: Int)? {
         (try? Sys.attribute(fd, integrityAttribute)).flatMap { $0 }.flatMap(parseIntegrity)
     }
 
@@ -214,10 +214,10 @@ public final class PosixFileEngine: Sendable {
         let (folder, name) = try parent(of: key, create: true)!
         let path = folder.path(of: name)
         try withLock(key, .exclusive) {
-            let fd: Int32
+            let fd: FileDescriptor
             do throws(Errno) {
                 fd = try folder.openFile(
-                    name, O_WRONLY | O_CREAT | O_APPEND, permissions: mode_t(paths.filePermissions))
+                    name, .writeOnly, [.create, .append], permissions: FilePermissions(paths.filePermissions))
             } catch {
                 throw error.storageError("cannot open the file to append", tier: .files, key: key, path: path)
             }

@@ -27,14 +27,14 @@ final class ZipReader {
 
     let path: String
     let limits: ImportLimits
-    let fd: Int32
+    let fd: FileDescriptor
     let length: Int
 
     init(path: String, limits: ImportLimits) throws {
         self.path = path
         self.limits = limits
         do {
-            fd = try Sys.open(path, O_RDONLY | O_NOFOLLOW)
+            fd = try Sys.open(path, .readOnly, .noFollow)
         } catch {
             throw error.storageError("cannot open the archive", tier: .files, path: path)
         }

@@ -137,9 +137,9 @@ public final class PostgresCapture: TierCapture {
         let folder = FileManager.default.temporaryDirectory.path
         let name =
             folder + "/" + StoragePaths.reservedPrefix + "capture-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
-        let fd: Int32
+        let fd: FileDescriptor
         do throws(Errno) {
-            fd = try Sys.open(name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600)
+            fd = try Sys.open(name, .readWrite, [.create, .exclusive, .noFollow])
             try Sys.unlink(name)
         } catch {
             throw error.storageError("cannot make a temporary file for the export", tier: .records, path: name)

@@ -189,7 +189,7 @@ package struct PostgresExport {
             }
             directory = next
         }
-        let fd: Int32
+        let fd: FileDescriptor
         do throws(Errno) {
             fd = try directory.openRegularFile(components.last!).fd
         } catch let error where error.code == ENOENT {

@@ -92,7 +92,7 @@ package final class PostgresConnection {
                 throw Self.connectError(message, location: location, tier: tier)
             }
             let events = Int16(status == PGRES_POLLING_READING ? POLLIN : POLLOUT)
-            let ready = try? Sys.poll(PQsocket(connection), events: events, until: deadline)
+            let ready = try? Sys.poll(FileDescriptor(rawValue: PQsocket(connection)), events: events, until: deadline)
             if ready == 0 {
                 close()
                 var error = StorageError(
@@ -253,7 +253,7 @@ package final class PostgresConnection {
         -> Int16
     {
         do {
-            return try Sys.poll(PQsocket(handle), events: events, until: deadline)
+            return try Sys.poll(FileDescriptor(rawValue: PQsocket(handle)), events: events, until: deadline)
         } catch {
             discard()
             var failed = StorageError(

@@ -60,9 +60,9 @@ public final class SQLiteCapture: TierCapture {
             copy.close()
         }
         try? source.execute("COMMIT", operation: "capture")
-        let fd: Int32
+        let fd: FileDescriptor
         do {
-            fd = try Sys.open(copyPath, O_RDONLY | O_NOFOLLOW)
+            fd = try Sys.open(copyPath, .readOnly, .noFollow)
         } catch {
             throw error.storageError("cannot open the copy of the database", tier: .records, path: copyPath)
         }

@@ -90,7 +90,7 @@ enum SQLiteFileProbe {
         defer { buffer.deallocate() }
         let count: Int
         do throws(Errno) {
-            let fd = try Sys.open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+            let fd = try Sys.open(path, .readOnly, .noFollow)
             defer { Sys.close(fd) }
             count = try Sys.pread(fd, buffer, at: 0)
         } catch {

@@ -89,9 +89,10 @@ public final class SQLiteRecordEngine: RecordEngine {
     /// meantime is left as it is.
     static func createFile(_ path: String, permissions: Int) throws {
         do throws(Errno) {
-            let fd = try Sys.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode_t(permissions))
+            let fd = try Sys.open(
+                path, .writeOnly, [.create, .exclusive, .noFollow], permissions: FilePermissions(permissions))
             defer { Sys.close(fd) }
-            try Sys.fchmod(fd, mode_t(permissions))  // The umask may have taken bits away.
+            try Sys.fchmod(fd, FilePermissions(permissions))  // The umask may have taken bits away.
         } catch  where error.code == EEXIST {
             return
         } catch {

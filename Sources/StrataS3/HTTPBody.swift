@@ -1,3 +1,5 @@
+import StrataSystem
+
 /// What a request sends: nothing, bytes in memory, a streamed write's part buffer, or a range of an open file read
 /// as it goes out.
 enum HTTPBody: Sendable {
@@ -6,7 +8,7 @@ enum HTTPBody: Sendable {
     /// The bytes a part buffer holds; the buffer is not refilled until the request is over.
     case part(S3PartBuffer)
     /// `length` bytes of the descriptor from `offset`, read with `pread` (the caller's file position is untouched).
-    case descriptor(Int32, offset: Int64, length: Int64)
+    case descriptor(FileDescriptor, offset: Int64, length: Int64)
 
     var length: Int64 {
         switch self {

@@ -1,3 +1,5 @@
+import StrataSystem
+
 /// Where a response's body goes: memory (for XML answers), an open file (written with `pwrite` from `offset`), or
 /// a caller's function in chunks (``S3StreamReceiver``).
 ///
@@ -5,7 +7,7 @@
 /// error document.
 enum HTTPSink: Sendable {
     case memory
-    case descriptor(Int32, offset: Int64)
+    case descriptor(FileDescriptor, offset: Int64)
     case stream(S3StreamReceiver)
 
     /// Whether a transfer cut short can go on where it stopped (a ranged request for the rest, pinned to the first

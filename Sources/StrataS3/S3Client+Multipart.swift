@@ -1,5 +1,6 @@
 import Foundation
 public import StrataCore
+public import StrataSystem
 
 extension S3Client {
     /// Writes an object of any size from a range of an open file: one PUT up to ``S3Configuration/partSize``,
@@ -9,7 +10,7 @@ extension S3Client {
     /// - Returns: The new object's description.
     @discardableResult
     public func upload(
-        _ key: String, from fd: Int32, offset: Int64 = 0, length: Int64, contentType: String? = nil,
+        _ key: String, from fd: FileDescriptor, offset: Int64 = 0, length: Int64, contentType: String? = nil,
         metadata: [String: String] = [:]
     ) throws(StorageError) -> S3ObjectInfo {
         guard length > configuration.partSize else {
@@ -63,7 +64,7 @@ extension S3Client {
     /// The parts of `length` bytes from `offset`, uploaded by ``S3Configuration/concurrency`` workers; the first
     /// failure stops the others (the parts under way finish).
     private func uploadParts(
-        _ key: String, uploadID: String, from fd: Int32, offset: Int64, length: Int64
+        _ key: String, uploadID: String, from fd: FileDescriptor, offset: Int64, length: Int64
     ) throws(StorageError) -> [S3CompletedPart] {
         let size = configuration.partSize
         let count = Int((length + size - 1) / size)
@@ -113,7 +114,7 @@ extension S3Client {
     ///   - length: The part's size in bytes.
     /// - Returns: The part's number and entity tag, for the completion.
     public func uploadPart(
-        _ key: String, uploadID: String, number: Int, from fd: Int32, offset: Int64, length: Int64
+        _ key: String, uploadID: String, number: Int, from fd: FileDescriptor, offset: Int64, length: Int64
     ) throws(StorageError) -> S3CompletedPart {
         try uploadPart(key, uploadID: uploadID, number: number, body: .descriptor(fd, offset: offset, length: length))
     }

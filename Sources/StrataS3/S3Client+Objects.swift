@@ -1,5 +1,6 @@
 import Foundation
 public import StrataCore
+public import StrataSystem
 
 extension S3Client {
     /// Writes an object from a range of an open file, streamed (the file is read twice: once for the SHA-256 the
@@ -21,7 +22,7 @@ extension S3Client {
     ///   when the precondition fails, `.tooLarge` (`EntityTooLarge`), the S3 error otherwise.
     @discardableResult
     public func put(
-        _ key: String, from fd: Int32, offset: Int64 = 0, length: Int64, contentType: String? = nil,
+        _ key: String, from fd: FileDescriptor, offset: Int64 = 0, length: Int64, contentType: String? = nil,
         metadata: [String: String] = [:], precondition: S3Precondition? = nil
     ) throws(StorageError) -> S3ObjectInfo {
         try put(
@@ -99,7 +100,7 @@ extension S3Client {
     ///   `.invalidArgument` (`InvalidRange`), the file's error, or the S3 error.
     @discardableResult
     public func get(
-        _ key: String, to fd: Int32, offset: Int64 = 0, range: Range<Int64>? = nil,
+        _ key: String, to fd: FileDescriptor, offset: Int64 = 0, range: Range<Int64>? = nil,
         precondition: S3Precondition? = nil
     ) throws(StorageError) -> S3ObjectInfo {
         try read(key, sink: .descriptor(fd, offset: offset), range: range, precondition: precondition).info

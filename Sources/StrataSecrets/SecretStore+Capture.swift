@@ -50,7 +50,7 @@ extension SecretStore: TierCapturing {
         let kept = ["keyring.json", ItemManifest.fileName, ManifestAnchor.fileName, RotationFile.fileName]
         for name in names.sorted() where kept.contains(name) || name.hasSuffix(Self.itemSuffix) {
             let filePath = path + "/" + name
-            let fd: Int32
+            let fd: FileDescriptor
             do throws(Errno) {
                 // A FIFO, socket, device or folder in a keyring file's place is refused, never waited on.
                 fd = try folder.openRegularFile(name).fd
@@ -74,7 +74,7 @@ extension SecretStore: TierCapturing {
     }
 
     /// Whether an item file's clear header names a `...ThisDeviceOnly` class (read without decrypting anything).
-    static func isThisDeviceOnly(_ fd: Int32) -> Bool {
+    static func isThisDeviceOnly(_ fd: FileDescriptor) -> Bool {
         var header = [UInt8](repeating: 0, count: ItemEnvelope.headerSize)
         let count = (try? header.withUnsafeMutableBytes { try Sys.pread(fd, $0, at: 0) }) ?? 0
         guard count == header.count, header.starts(with: ItemEnvelope.magic) else { return false }

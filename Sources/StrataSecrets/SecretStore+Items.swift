@@ -514,7 +514,7 @@ extension SecretStore {
         func failure(_ error: Errno, _ what: String) -> StorageError {
             error.storageError("cannot \(what) the item", tier: .secrets, path: folder.path(of: fileName))
         }
-        let (fd, status): (Int32, stat)
+        let (fd, status): (FileDescriptor, stat)
         do throws(Errno) {
             (fd, status) = try folder.openRegularFile(fileName)
         } catch  where error.code == ENOENT {

@@ -118,7 +118,7 @@ extension SecretStore {
     /// - Parameter names: The files, each with whether one is expected there (the item lived in a file until
     ///   now): only those are held open across their unlink, so that the background close frees them.
     func removeLeftovers(_ names: [(name: String, hadFile: Bool)], in folder: DirectoryHandle) {
-        var held: [Int32] = []
+        var held: [FileDescriptor] = []
         defer { RetiredFiles.release(held) }
         for (name, hadFile) in names {
             let old = hadFile && held.count < AtomicFile.oneByOneFlushLimit ? RetiredFiles.hold(name, in: folder) : nil

@@ -18,16 +18,16 @@ package import Foundation
 ///
 /// ```swift
 /// let folder = try DirectoryHandle.open(path: "/srv/store/files")
-/// let fd = try folder.openFile("report.pdf", O_RDONLY)
+/// let fd = try folder.openFile("report.pdf", .readOnly)
 /// ```
 package final class DirectoryHandle: Sendable {
     /// The descriptor; closed at deinit.
-    package let fd: Int32
+    package let fd: FileDescriptor
     /// The path the folder was opened by, for messages and fault filters only: it is never looked up again.
     package let path: String
 
     /// Takes ownership of `fd`, an open folder, which is closed at deinit.
-    package init(fd: Int32, path: String) {
+    package init(fd: FileDescriptor, path: String) {
         self.fd = fd
         self.path = path
     }
@@ -38,7 +38,7 @@ package final class DirectoryHandle: Sendable {
     /// path) and for the folder of a path given to a path-based API.
     /// - Throws: ``Errno`` (`ENOENT`, `ENOTDIR`, ...).
     package static func open(path: String) throws(Errno) -> DirectoryHandle {
-        DirectoryHandle(fd: try Sys.open(path, O_RDONLY | O_DIRECTORY), path: path)
+        DirectoryHandle(fd: try Sys.open(path, .readOnly, .directory), path: path)
     }
 
     /// The display path of `name` inside this folder.
@@ -46,27 +46,31 @@ package final class DirectoryHandle: Sendable {
 
     /// Opens the file `name` inside this folder; `O_NOFOLLOW` and `O_CLOEXEC` are always added.
     /// - Throws: ``Errno`` (`ELOOP` for a link, `ENOENT`, ...).
-    package func openFile(_ name: String, _ flags: Int32, permissions: mode_t = 0o600) throws(Errno) -> Int32 {
-        try Sys.openat(fd, name, flags | O_NOFOLLOW, permissions, path: path(of: name))
+    package func openFile(
+        _ name: String, _ access: FileDescriptor.AccessMode, _ options: FileDescriptor.OpenOptions = [],
+        permissions: FilePermissions = .ownerReadWrite
+    ) throws(Errno) -> FileDescriptor {
+        try Sys.openat(fd, name, access, options.union(.noFollow), permissions: permissions, path: path(of: name))
     }
 
     /// Opens the regular file `name` inside this folder (`O_NOFOLLOW`, `O_CLOEXEC` added) and returns its descriptor
     /// and status. It never waits: the file is opened non-blocking (no change for a regular file), so that a FIFO,
     /// a socket or a device put where one of a store's files belongs opens at once and is refused, as a folder is.
     /// - Parameters:
-    ///   - flags: `O_RDONLY`, or with `O_CREAT` (then `permissions` apply).
+    ///   - options: None, or ``FileDescriptor/OpenOptions/create`` (then `permissions` apply).
     /// - Throws: ``Errno``: `ENXIO` for what is not a regular file (callers say so in their error), `ELOOP` for a link,
     ///   `ENOENT`, ...
-    package func openRegularFile(_ name: String, _ flags: Int32 = O_RDONLY, permissions: mode_t = 0o600) throws(Errno)
-        -> (fd: Int32, status: stat)
-    {
-        let fd = try openFile(name, flags | O_NONBLOCK | O_NOCTTY, permissions: permissions)
+    package func openRegularFile(
+        _ name: String, _ options: FileDescriptor.OpenOptions = [], permissions: FilePermissions = .ownerReadWrite
+    ) throws(Errno) -> (fd: FileDescriptor, status: stat) {
+        let fd = try openFile(
+            name, .readOnly, options.union([.nonBlocking, .noControllingTerminal]), permissions: permissions)
         do throws(Errno) {
             let status = try Sys.fstat(fd)
             guard status.st_mode & S_IFMT == S_IFREG else { throw Errno(ENXIO) }
             return (fd, status)
         } catch {
-            Sys.close(fd)
+            fd.close()
             throw error
         }
     }

@@ -32,14 +32,14 @@ package enum RetiredFiles {
     /// Opens `name` in `folder` (read-only, never through a link, never waiting on a FIFO) to keep the file alive
     /// across its replacement, or `nil` when there is nothing to keep (no such file, or it cannot be opened:
     /// the rename then frees it, as it would anyway).
-    package static func hold(_ name: String, in folder: DirectoryHandle) -> Int32? {
+    package static func hold(_ name: String, in folder: DirectoryHandle) -> FileDescriptor? {
         guard pending < pendingLimit else { return nil }
-        return try? folder.openFile(name, O_RDONLY | O_NONBLOCK)
+        return try? folder.openFile(name, .readOnly, .nonBlocking)
     }
 
     /// Closes `descriptors` (from ``hold(_:in:)``) on a background thread, which frees their files once
     /// replaced; on the calling thread when too many already wait.
-    package static func release(_ descriptors: [Int32]) {
+    package static func release(_ descriptors: [FileDescriptor]) {
         guard !descriptors.isEmpty else { return }
         guard waiting.add(descriptors.count, ordering: .relaxed).newValue <= pendingLimit else {
             for fd in descriptors { Sys.close(fd) }

@@ -23,7 +23,7 @@ package final class SharedCounter: Sendable {
     /// Maps the open regular file `fd` (grown to the counter's length when shorter); the caller keeps `fd` and
     /// closes it (the mapping outlives it).
     /// - Throws: ``Errno`` from `fstat`, `ftruncate` or `mmap`.
-    package init(mapping fd: Int32, path: String) throws(Errno) {
+    package init(mapping fd: FileDescriptor, path: String) throws(Errno) {
         let info = try Sys.fstat(fd)
         if info.st_size < Self.length { try Sys.ftruncate(fd, Int64(Self.length)) }
         address = try Sys.mapShared(fd, length: Self.length, path: path)

@@ -12,18 +12,18 @@ internal import CStrataSystem
 // <sys/xattr.h> out).
 extension Sys {
     /// Sets an extended attribute on an open file.
-    package static func setAttribute(_ fd: Int32, _ name: String, _ value: [UInt8]) throws(Errno) {
+    package static func setAttribute(_ fd: FileDescriptor, _ name: String, _ value: [UInt8]) throws(Errno) {
         let status = value.withUnsafeBytes { bytes in
-            name.withCString { system_fsetxattr(fd, $0, bytes.baseAddress, bytes.count) }
+            name.withCString { system_fsetxattr(fd.rawValue, $0, bytes.baseAddress, bytes.count) }
         }
         if status == -1 { throw Errno(errno) }
     }
 
     /// Reads an extended attribute of an open file; `nil` when it is not set (or the file system has none).
-    package static func attribute(_ fd: Int32, _ name: String) throws(Errno) -> [UInt8]? {
+    package static func attribute(_ fd: FileDescriptor, _ name: String) throws(Errno) -> [UInt8]? {
         var buffer = [UInt8](repeating: 0, count: 256)
         let count = buffer.withUnsafeMutableBytes { bytes in
-            name.withCString { system_fgetxattr(fd, $0, bytes.baseAddress, bytes.count) }
+            name.withCString { system_fgetxattr(fd.rawValue, $0, bytes.baseAddress, bytes.count) }
         }
         if count == -1 {
             let code = errno

@@ -15,39 +15,51 @@ extension Sys {
     /// `openat(2)`: opens `name` inside the folder `directory`; `path` (for fault filters) is built only when the
     /// fault injector is armed.
     package static func openat(
-        _ directory: Int32, _ name: String, _ flags: Int32, _ mode: mode_t = 0o600, path: @autoclosure () -> String
-    ) throws(Errno) -> Int32 {
-        try retrying(.open, path()) { name.withCString { system_openat(directory, $0, flags | O_CLOEXEC, mode) } }
+        _ directory: FileDescriptor, _ name: String, _ access: FileDescriptor.AccessMode,
+        _ options: FileDescriptor.OpenOptions = [], permissions: FilePermissions = .ownerReadWrite,
+        path: @autoclosure () -> String
+    ) throws(Errno) -> FileDescriptor {
+        let flags = access.rawValue | options.rawValue | O_CLOEXEC
+        return FileDescriptor(
+            rawValue: try retrying(.open, path()) {
+                name.withCString { system_openat(directory.rawValue, $0, flags, permissions.mode) }
+            })
     }
 
     /// `mkdirat(2)`.
-    package static func mkdirat(_ directory: Int32, _ name: String, _ mode: mode_t, path: String) throws(Errno) {
-        _ = try retrying(.mkdir, path) { name.withCString { system_mkdirat(directory, $0, mode) } }
+    package static func mkdirat(
+        _ directory: FileDescriptor, _ name: String, _ permissions: FilePermissions, path: String
+    ) throws(Errno) {
+        _ = try retrying(.mkdir, path) { name.withCString { system_mkdirat(directory.rawValue, $0, permissions.mode) } }
     }
 
     /// `renameat(2)`: moves `name` in `directory` to `newName` in `newDirectory`, replacing what is there.
     package static func renameat(
-        _ directory: Int32, _ name: String, _ newDirectory: Int32, _ newName: String, path: String
+        _ directory: FileDescriptor, _ name: String, _ newDirectory: FileDescriptor, _ newName: String, path: String
     ) throws(Errno) {
         _ = try retrying(.rename, path) {
-            name.withCString { from in newName.withCString { to in system_renameat(directory, from, newDirectory, to) }
+            name.withCString { from in
+                newName.withCString { to in system_renameat(directory.rawValue, from, newDirectory.rawValue, to) }
             }
         }
     }
 
     /// `unlinkat(2)`; `flags` is `0` for a file or `AT_REMOVEDIR` for an empty folder.
-    package static func unlinkat(_ directory: Int32, _ name: String, _ flags: Int32 = 0, path: String) throws(Errno) {
-        _ = try retrying(.unlink, path) { name.withCString { system_unlinkat(directory, $0, flags) } }
+    package static func unlinkat(
+        _ directory: FileDescriptor, _ name: String, _ flags: Int32 = 0, path: String
+    ) throws(Errno) {
+        _ = try retrying(.unlink, path) { name.withCString { system_unlinkat(directory.rawValue, $0, flags) } }
     }
 
     /// `fstatat(2)` with `AT_SYMLINK_NOFOLLOW`: information about `name` itself, never a link's target; `path`
     /// (for fault filters) is built only when the fault injector is armed.
-    package static func fstatat(_ directory: Int32, _ name: String, path: @autoclosure () -> String) throws(Errno)
+    package static func fstatat(_ directory: FileDescriptor, _ name: String, path: @autoclosure () -> String)
+        throws(Errno)
         -> stat
     {
         var info = stat()
         _ = try retrying(.stat, path()) {
-            name.withCString { system_fstatat(directory, $0, &info, AT_SYMLINK_NOFOLLOW) }
+            name.withCString { system_fstatat(directory.rawValue, $0, &info, AT_SYMLINK_NOFOLLOW) }
         }
         return info
     }
@@ -61,13 +73,15 @@ extension Sys {
 
     /// `pwrite(2)`: one positioned write; may write fewer bytes than asked.
     package static func pwrite(
-        _ fd: Int32, _ buffer: UnsafeRawBufferPointer, at offset: Int64, path: String? = nil
+        _ fd: FileDescriptor, _ buffer: UnsafeRawBufferPointer, at offset: Int64, path: String? = nil
     ) throws(Errno) -> Int {
-        try retrying(.write, path) { system_pwrite(fd, buffer.baseAddress, buffer.count, off_t(offset)) }
+        try retrying(.write, path) { system_pwrite(fd.rawValue, buffer.baseAddress, buffer.count, off_t(offset)) }
     }
 
     /// Writes every byte of `bytes` at `offset`, continuing after short writes.
-    package static func pwriteAll(_ fd: Int32, _ bytes: [UInt8], at offset: Int64, path: String? = nil) throws(Errno) {
+    package static func pwriteAll(_ fd: FileDescriptor, _ bytes: [UInt8], at offset: Int64, path: String? = nil)
+        throws(Errno)
+    {
         var done = 0
         var result: Result<Void, Errno> = .success(())
         bytes.withUnsafeBytes { buffer in
@@ -91,7 +105,7 @@ extension Sys {
 
     /// `utimensat(2)` on `name` in `directory`, never following a link: sets the access time to now and keeps
     /// the modification time.
-    package static func touchAccessTime(_ directory: Int32, _ name: String, path: String) throws(Errno) {
+    package static func touchAccessTime(_ directory: FileDescriptor, _ name: String, path: String) throws(Errno) {
         #if canImport(Darwin)
             let (now, omit) = (-1, -2)
         #else
@@ -99,20 +113,20 @@ extension Sys {
         #endif
         var times = [timespec(tv_sec: 0, tv_nsec: now), timespec(tv_sec: 0, tv_nsec: omit)]
         _ = try retrying(.chmod, path) {
-            name.withCString { system_utimensat(directory, $0, &times, AT_SYMLINK_NOFOLLOW) }
+            name.withCString { system_utimensat(directory.rawValue, $0, &times, AT_SYMLINK_NOFOLLOW) }
         }
     }
 
     /// The names in the folder open at `directory` (without `.` and `..`), read through a duplicate descriptor, and
     /// how many others it holds whose names are not UTF-8 (another program's; never a key). Those are not decoded:
     /// a lossy decoding (`a\xFF` as `a\u{FFFD}`) would name another file, or one the folder holds too.
-    package static func directoryEntries(_ directory: Int32, path: String) throws(Errno) -> (
+    package static func directoryEntries(_ directory: FileDescriptor, path: String) throws(Errno) -> (
         names: [String], undecodable: Int
     ) {
-        let duplicate = try retrying(.open, path) { system_fcntl_dupfd(directory) }
+        let duplicate = try retrying(.open, path) { system_fcntl_dupfd(directory.rawValue) }
         guard let stream = system_fdopendir(duplicate) else {
             let code = errno
-            Sys.close(duplicate)
+            Sys.close(FileDescriptor(rawValue: duplicate))
             throw Errno(code)
         }
         defer { _ = system_closedir(stream) }

@@ -30,8 +30,8 @@ extension Sys {
 
     /// Sets what a second signal writes to `fd` before it ends the process (at most 64 bytes; empty: nothing),
     /// so that a terminal is put back even then.
-    package static func setInterruptRestore(_ bytes: [UInt8], fd: Int32 = 2) {
-        _ = bytes.withUnsafeBytes { strata_interrupt_set_restore(fd, $0.baseAddress, $0.count) }
+    package static func setInterruptRestore(_ bytes: [UInt8], fd: FileDescriptor = .standardError) {
+        _ = bytes.withUnsafeBytes { strata_interrupt_set_restore(fd.rawValue, $0.baseAddress, $0.count) }
     }
 
     /// Ends the process by `signal`, with its default action: a shell then sees 128 + the signal's number, and
@@ -43,8 +43,10 @@ extension Sys {
     }
 
     /// The width of the terminal `fd` in columns, or `nil` when it is not a terminal or does not say.
-    package static func terminalColumns(_ fd: Int32) -> Int? {
-        guard let columns = try? retrying(.terminal, nil, consultingFaults: false, { strata_terminal_columns(fd) }),
+    package static func terminalColumns(_ fd: FileDescriptor) -> Int? {
+        guard
+            let columns = try? retrying(
+                .terminal, nil, consultingFaults: false, { strata_terminal_columns(fd.rawValue) }),
             columns > 0
         else { return nil }
         return Int(columns)

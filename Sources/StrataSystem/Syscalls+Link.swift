@@ -12,11 +12,11 @@ extension Sys {
     /// import keeps the previous version of each file it replaces this way, so that a failed commit can put it
     /// back. `path` (the new name's display path) is for the fault injector's filters and messages only.
     package static func linkat(
-        _ directory: Int32, _ name: String, _ newDirectory: Int32, _ newName: String, path: String
+        _ directory: FileDescriptor, _ name: String, _ newDirectory: FileDescriptor, _ newName: String, path: String
     ) throws(Errno) {
         _ = try retrying(.link, path) {
             name.withCString { from in
-                newName.withCString { to in system_linkat(directory, from, newDirectory, to) }
+                newName.withCString { to in system_linkat(directory.rawValue, from, newDirectory.rawValue, to) }
             }
         }
     }

@@ -9,7 +9,7 @@
 extension Sys {
     /// `mmap(2)` of `length` bytes of `fd` from offset 0, readable and writable, shared with every process that
     /// maps the same file.
-    package static func mapShared(_ fd: Int32, length: Int, path: String? = nil) throws(Errno)
+    package static func mapShared(_ fd: FileDescriptor, length: Int, path: String? = nil) throws(Errno)
         -> UnsafeMutableRawPointer
     {
         #if STRATA_FAULT_INJECTION
@@ -17,7 +17,7 @@ extension Sys {
                 throw Errno(code)
             }
         #endif
-        guard let address = system_mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0),
+        guard let address = system_mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd.rawValue, 0),
             address != MAP_FAILED
         else { throw Errno.current }
         return address

@@ -12,7 +12,8 @@ extension Sys {
     /// with the time that is left.
     /// - Parameter deadline: When to give up; `nil` waits as long as it takes.
     /// - Returns: The events that are ready (`revents`), or 0 when the deadline passed first.
-    package static func poll(_ fd: Int32, events: Int16, until deadline: ContinuousClock.Instant?) throws(Errno)
+    package static func poll(_ fd: FileDescriptor, events: Int16, until deadline: ContinuousClock.Instant?)
+        throws(Errno)
         -> Int16
     {
         while true {
@@ -25,7 +26,7 @@ extension Sys {
                 let milliseconds = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
                 timeout = Int32(clamping: milliseconds)
             }
-            var descriptor = pollfd(fd: fd, events: events, revents: 0)
+            var descriptor = pollfd(fd: fd.rawValue, events: events, revents: 0)
             #if canImport(Glibc)
                 let ready = Glibc.poll(&descriptor, 1, timeout)
             #elseif canImport(Musl)

@@ -8,14 +8,16 @@
 
 extension Sys {
     /// `futimens(2)`: sets a file's modification time (and its access time to the same instant).
-    package static func setModificationTime(_ fd: Int32, seconds: Int64, nanoseconds: Int32, path: String? = nil)
+    package static func setModificationTime(
+        _ fd: FileDescriptor, seconds: Int64, nanoseconds: Int32, path: String? = nil
+    )
         throws(Errno)
     {
         var times = [
             timespec(tv_sec: Int(seconds), tv_nsec: Int(nanoseconds)),
             timespec(tv_sec: Int(seconds), tv_nsec: Int(nanoseconds)),
         ]
-        _ = try retrying(.chmod, path) { system_futimens(fd, &times) }
+        _ = try retrying(.chmod, path) { system_futimens(fd.rawValue, &times) }
     }
 }
 

@@ -15,13 +15,20 @@ extension Sys {
     /// once. `path` is for the fault injector's filters and messages only.
     /// - Throws: ``Errno``: `EOPNOTSUPP` where there is no such call (Darwin) or the file system has none
     ///   (`EISDIR`, `EINVAL` on some kernels); the caller creates a named file instead.
-    package static func openUnnamed(_ directory: Int32, permissions: mode_t, path: String) throws(Errno) -> Int32 {
-        try retrying(.open, path) { system_open_unnamed(directory, permissions) }
+    package static func openUnnamed(_ directory: FileDescriptor, permissions: FilePermissions, path: String)
+        throws(Errno) -> FileDescriptor
+    {
+        FileDescriptor(
+            rawValue: try retrying(.open, path) { system_open_unnamed(directory.rawValue, permissions.mode) })
     }
 
     /// Names the unnamed file open as `fd`: `name` in the folder `directory` (through `/proc/self/fd`).
     /// - Throws: ``Errno``: `EEXIST` when `name` is taken, `ENOENT` without `/proc`, `EOPNOTSUPP` elsewhere.
-    package static func linkDescriptor(_ fd: Int32, _ directory: Int32, _ name: String, path: String) throws(Errno) {
-        _ = try retrying(.link, path) { name.withCString { system_link_descriptor(fd, directory, $0) } }
+    package static func linkDescriptor(
+        _ fd: FileDescriptor, _ directory: FileDescriptor, _ name: String, path: String
+    ) throws(Errno) {
+        _ = try retrying(.link, path) {
+            name.withCString { system_link_descriptor(fd.rawValue, directory.rawValue, $0) }
+        }
     }
 }

@@ -58,21 +58,27 @@ package enum Sys {
         }
     }
 
-    package static func open(_ path: String, _ flags: Int32, _ mode: mode_t = 0o600) throws(Errno) -> Int32 {
-        try retrying(.open, path) { path.withCString { system_open($0, flags | O_CLOEXEC, mode) } }
+    /// `open(2)` (with `O_CLOEXEC`): a new descriptor for `path`, which the caller closes.
+    package static func open(
+        _ path: String, _ access: FileDescriptor.AccessMode, _ options: FileDescriptor.OpenOptions = [],
+        permissions: FilePermissions = .ownerReadWrite
+    ) throws(Errno) -> FileDescriptor {
+        let flags = access.rawValue | options.rawValue | O_CLOEXEC
+        return FileDescriptor(
+            rawValue: try retrying(.open, path) { path.withCString { system_open($0, flags, permissions.mode) } })
     }
 
-    package static func close(_ fd: Int32) {
+    package static func close(_ fd: FileDescriptor) {
         // Never retry close on EINTR: the descriptor is gone either way on Linux.
-        _ = system_close(fd)
+        _ = system_close(fd.rawValue)
     }
 
-    package static func read(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int {
-        try retrying(.read, nil) { system_read(fd, buffer.baseAddress, buffer.count) }
+    package static func read(_ fd: FileDescriptor, _ buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int {
+        try retrying(.read, nil) { system_read(fd.rawValue, buffer.baseAddress, buffer.count) }
     }
 
     /// Reads into the start of `buffer`.
-    package static func read(_ fd: Int32, into buffer: inout [UInt8]) throws(Errno) -> Int {
+    package static func read(_ fd: FileDescriptor, into buffer: inout [UInt8]) throws(Errno) -> Int {
         var result: Result<Int, Errno> = .success(0)
         buffer.withUnsafeMutableBytes { bytes in
             do throws(Errno) { result = .success(try read(fd, bytes)) } catch { result = .failure(error) }
@@ -81,7 +87,7 @@ package enum Sys {
     }
 
     /// Writes every byte of `data`.
-    package static func writeAll(_ fd: Int32, _ data: Data, path: String? = nil) throws(Errno) {
+    package static func writeAll(_ fd: FileDescriptor, _ data: Data, path: String? = nil) throws(Errno) {
         var result: Result<Void, Errno> = .success(())
         data.withUnsafeBytes { bytes in
             do throws(Errno) { try writeAll(fd, bytes, path: path) } catch { result = .failure(error) }
@@ -90,13 +96,15 @@ package enum Sys {
     }
 
     package static func pread(
-        _ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer, at offset: Int64, path: String? = nil
+        _ fd: FileDescriptor, _ buffer: UnsafeMutableRawBufferPointer, at offset: Int64, path: String? = nil
     ) throws(Errno) -> Int {
-        try retrying(.read, path) { system_pread(fd, buffer.baseAddress, buffer.count, off_t(offset)) }
+        try retrying(.read, path) { system_pread(fd.rawValue, buffer.baseAddress, buffer.count, off_t(offset)) }
     }
 
     /// One `write(2)`; may write fewer bytes than asked (and will, when a short write is injected).
-    package static func write(_ fd: Int32, _ buffer: UnsafeRawBufferPointer, path: String? = nil) throws(Errno) -> Int {
+    package static func write(_ fd: FileDescriptor, _ buffer: UnsafeRawBufferPointer, path: String? = nil) throws(Errno)
+        -> Int
+    {
         #if STRATA_FAULT_INJECTION
             var count = buffer.count
             faults: while FaultInjector.isArmed, let fault = FaultInjector.shared.fault(for: .write, path: path) {
@@ -114,11 +122,15 @@ package enum Sys {
         #else
             let capped = buffer.count
         #endif
-        return try retrying(.write, path, consultingFaults: false) { system_write(fd, buffer.baseAddress, capped) }
+        return try retrying(.write, path, consultingFaults: false) {
+            system_write(fd.rawValue, buffer.baseAddress, capped)
+        }
     }
 
     /// Writes every byte of `buffer`, continuing after short writes.
-    package static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer, path: String? = nil) throws(Errno) {
+    package static func writeAll(_ fd: FileDescriptor, _ buffer: UnsafeRawBufferPointer, path: String? = nil)
+        throws(Errno)
+    {
         var offset = 0
         var zeroWrites = 0
         while offset < buffer.count {
@@ -133,22 +145,22 @@ package enum Sys {
         }
     }
 
-    package static func fsync(_ fd: Int32, path: String? = nil) throws(Errno) {
-        _ = try retrying(.fsync, path) { system_fsync(fd) }
+    package static func fsync(_ fd: FileDescriptor, path: String? = nil) throws(Errno) {
+        _ = try retrying(.fsync, path) { system_fsync(fd.rawValue) }
     }
 
     /// `fdatasync(2)`: forces the file's data, and the metadata needed to read it back (its size), to disk; not
     /// its times. Where the call does not exist (Darwin), `fsync`.
-    package static func fdatasync(_ fd: Int32, path: String? = nil) throws(Errno) {
-        _ = try retrying(.fsync, path) { system_fdatasync(fd) }
+    package static func fdatasync(_ fd: FileDescriptor, path: String? = nil) throws(Errno) {
+        _ = try retrying(.fsync, path) { system_fdatasync(fd.rawValue) }
     }
 
     /// `posix_fadvise(POSIX_FADV_SEQUENTIAL)`: the whole file will be read in order, so the kernel may read
     /// further ahead. Advice only: a failure changes nothing and is ignored; nothing happens where the call does
     /// not exist (Darwin).
-    package static func adviseSequential(_ fd: Int32) {
+    package static func adviseSequential(_ fd: FileDescriptor) {
         #if canImport(Glibc) || canImport(Musl)
-            _ = system_fadvise(fd, POSIX_FADV_SEQUENTIAL)
+            _ = system_fadvise(fd.rawValue, POSIX_FADV_SEQUENTIAL)
         #endif
     }
 
@@ -160,26 +172,28 @@ package enum Sys {
         _ = try retrying(.unlink, path) { path.withCString { system_unlink($0) } }
     }
 
-    package static func mkdir(_ path: String, _ mode: mode_t) throws(Errno) {
-        _ = try retrying(.mkdir, path) { path.withCString { system_mkdir($0, mode) } }
+    package static func mkdir(_ path: String, _ permissions: FilePermissions) throws(Errno) {
+        _ = try retrying(.mkdir, path) { path.withCString { system_mkdir($0, permissions.mode) } }
     }
 
     package static func rmdir(_ path: String) throws(Errno) {
         _ = try retrying(.unlink, path) { path.withCString { system_rmdir($0) } }
     }
 
-    package static func ftruncate(_ fd: Int32, _ length: Int64) throws(Errno) {
-        _ = try retrying(.ftruncate, nil) { system_ftruncate(fd, off_t(length)) }
+    package static func ftruncate(_ fd: FileDescriptor, _ length: Int64) throws(Errno) {
+        _ = try retrying(.ftruncate, nil) { system_ftruncate(fd.rawValue, off_t(length)) }
     }
 
     /// `flock(2)`. The path (for the fault injector) is built only when faults are armed: callers take a lock on
     /// every write.
-    package static func flock(_ fd: Int32, _ operation: Int32, path: @autoclosure () -> String? = nil) throws(Errno) {
-        _ = try retrying(.lock, path()) { system_flock(fd, operation) }
+    package static func flock(_ fd: FileDescriptor, _ operation: Int32, path: @autoclosure () -> String? = nil)
+        throws(Errno)
+    {
+        _ = try retrying(.lock, path()) { system_flock(fd.rawValue, operation) }
     }
 
-    package static func fchmod(_ fd: Int32, _ mode: mode_t) throws(Errno) {
-        _ = try retrying(.chmod, nil) { system_fchmod(fd, mode) }
+    package static func fchmod(_ fd: FileDescriptor, _ permissions: FilePermissions) throws(Errno) {
+        _ = try retrying(.chmod, nil) { system_fchmod(fd.rawValue, permissions.mode) }
     }
 
     /// `lstat(2)`: information about the path itself, never following a final symbolic link.
@@ -189,9 +203,9 @@ package enum Sys {
         return info
     }
 
-    package static func fstat(_ fd: Int32) throws(Errno) -> stat {
+    package static func fstat(_ fd: FileDescriptor) throws(Errno) -> stat {
         var info = stat()
-        _ = try retrying(.stat, nil) { system_fstat(fd, &info) }
+        _ = try retrying(.stat, nil) { system_fstat(fd.rawValue, &info) }
         return info
     }
 }

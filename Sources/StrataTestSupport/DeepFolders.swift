@@ -18,39 +18,27 @@ public enum DeepFolders {
     public static func make(
         in folder: String, depth: Int, name: String = "d", leaf: String = "leaf", contents: Data = Data("deep".utf8)
     ) throws -> String {
-        var current = try Sys.open(folder, O_RDONLY | O_DIRECTORY)
+        var current = try Sys.open(folder, .readOnly, .directory)
         for _ in 0..<depth {
-            let next: Int32
-            do {
-                next = try step(into: current, name)
-            } catch {
-                Sys.close(current)
-                throw error
-            }
-            Sys.close(current)
-            current = next
+            let parent = current
+            current = try parent.closeAfter { try step(into: parent, name) }
         }
-        let fd: Int32
-        do {
-            fd = try Sys.openat(current, leaf, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0o600, path: leaf)
-        } catch {
-            Sys.close(current)
-            throw error
+        let parent = current
+        let fd = try parent.closeAfter {
+            try Sys.openat(parent, leaf, .writeOnly, [.create, .truncate, .noFollow], path: leaf)
         }
-        Sys.close(current)
-        defer { Sys.close(fd) }
-        try Sys.writeAll(fd, contents, path: leaf)
+        try fd.closeAfter { try Sys.writeAll(fd, contents, path: leaf) }
         return String(repeating: name + "/", count: depth) + leaf
     }
 
     /// Opens the folder `name` inside `folder`, making it first when it is not there.
-    private static func step(into folder: Int32, _ name: String) throws(Errno) -> Int32 {
+    private static func step(into folder: FileDescriptor, _ name: String) throws(Errno) -> FileDescriptor {
         do {
             try Sys.mkdirat(folder, name, 0o700, path: name)
         } catch  where error.code == EEXIST {
             // Made already (another chain of the same name in the same folder): go down it.
         }
-        return try Sys.openat(folder, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, path: name)
+        return try Sys.openat(folder, name, .readOnly, [.directory, .noFollow], path: name)
     }
 
     /// Removes the entry `name` of `folder` and everything under it, at any depth.

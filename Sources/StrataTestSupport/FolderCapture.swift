@@ -1,6 +1,6 @@
 public import Foundation
 public import StrataCore
-import StrataSystem
+public import StrataSystem
 
 #if canImport(Glibc)
     import Glibc
@@ -66,7 +66,7 @@ public final class FolderCapture: CaptureSink, CaptureSource, @unchecked Sendabl
         }
     }
 
-    public func add(_ file: CapturedFile, contentsOf descriptor: Int32) throws {
+    public func add(_ file: CapturedFile, contentsOf descriptor: FileDescriptor) throws {
         var bytes = [UInt8](repeating: 0, count: Int(file.size))
         var offset = 0
         while offset < bytes.count {
@@ -103,7 +103,7 @@ public final class FolderCapture: CaptureSink, CaptureSource, @unchecked Sendabl
         }
     }
 
-    public func write(_ file: CapturedFile, to descriptor: Int32) throws {
+    public func write(_ file: CapturedFile, to descriptor: FileDescriptor) throws {
         guard let entry = lock.withLock({ entries.first { $0.file == file } }),
             let data = FileManager.default.contents(atPath: folder + "/" + entry.content)
         else {

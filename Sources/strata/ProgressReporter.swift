@@ -124,6 +124,6 @@ final class ProgressReporter: @unchecked Sendable {
     /// Writes to standard error, ignoring failures: after a hang-up the terminal is gone, and the clean-up that
     /// follows must still run.
     private func write(_ text: String) {
-        try? Sys.writeAll(2, Data(text.utf8))
+        try? Sys.writeAll(.standardError, Data(text.utf8))
     }
 }

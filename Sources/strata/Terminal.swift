@@ -17,15 +17,15 @@ enum Terminal {
 
     /// The width of the terminal on standard error: as it reports it, else `COLUMNS`, else 80.
     static var stderrColumns: Int {
-        Sys.terminalColumns(2) ?? ProcessInfo.processInfo.environment["COLUMNS"].flatMap { Int($0) } ?? 80
+        Sys.terminalColumns(.standardError) ?? ProcessInfo.processInfo.environment["COLUMNS"].flatMap { Int($0) } ?? 80
     }
 
     /// Reads a line from the controlling terminal with echo off. Echo comes back however the read ends: on
     /// return, on an error, and on Ctrl-C (or Ctrl-\, a hang-up, a kill), which then ends the program as usual.
     static func readSecret(prompt: String) throws -> String {
-        let fd: Int32
+        let fd: FileDescriptor
         do {
-            fd = try Sys.open("/dev/tty", O_RDWR)
+            fd = try Sys.open("/dev/tty", .readWrite)
         } catch {
             throw StorageError(
                 .locked, "there is no terminal to ask for the passphrase", tier: .secrets,

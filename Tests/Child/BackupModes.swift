@@ -2,6 +2,7 @@ import Foundation
 import StrataBackup
 import StrataCore
 import StrataSecrets
+import StrataSystem
 
 #if canImport(Glibc)
     import Glibc
@@ -32,7 +33,7 @@ func runBackupMode(_ arguments: [String]) throws -> Bool {
             let file = CapturedFile(
                 path: name, tier: .files, mode: UInt32(info.st_mode & 0o777), size: Int64(info.st_size),
                 modificationTime: .init(seconds: Int64(info.st_mtim.tv_sec), nanoseconds: Int32(info.st_mtim.tv_nsec)))
-            try writer.add(file, contentsOf: fd)
+            try writer.add(file, contentsOf: FileDescriptor(rawValue: fd))
         }
         if arguments.count > 4 {
             say("written")

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataSystem
 import StrataTestSupport
 
 /// A capture source that stops for good after writing `stallAfter` files.
@@ -15,7 +16,7 @@ final class StallingSource: CaptureSource {
 
     var files: [CapturedFile] { inner.files }
 
-    func write(_ file: CapturedFile, to descriptor: Int32) throws {
+    func write(_ file: CapturedFile, to descriptor: FileDescriptor) throws {
         if written == stallAfter {
             say("stalled")
             while true { sleep(60) }

@@ -74,7 +74,9 @@ struct BackupHostileRepositoryTests {
         let fd = open(output, O_WRONLY | O_CREAT | O_EXCL, 0o600)
         try #require(fd >= 0)
         defer { close(fd) }
-        let error = try #require(throws: StorageError.self) { try reader.write(reader.files[0], to: fd) }
+        let error = try #require(throws: StorageError.self) {
+            try reader.write(reader.files[0], to: FileDescriptor(rawValue: fd))
+        }
         #expect(error.code == .corrupt)
         #expect(error.key == "files/a")
         #expect(error.collection == summary.id)

@@ -2,6 +2,7 @@ import Foundation
 import StrataBackup
 import StrataCore
 import StrataSecrets
+import StrataSystem
 import StrataTestSupport
 import Testing
 
@@ -23,7 +24,8 @@ struct BackupRepositoryTests {
         let writer = try repository.beginSnapshot()
         let fd = open(path, O_RDONLY)
         defer { close(fd) }
-        try writer.add(BackupFixture.captured("records/big.bin", size: big.count), contentsOf: fd)
+        try writer.add(
+            BackupFixture.captured("records/big.bin", size: big.count), contentsOf: FileDescriptor(rawValue: fd))
         try writer.add(BackupFixture.captured("empty", size: 0), contents: [])
         try writer.add(BackupFixture.captured("small.txt", size: 5), contents: Array("hello".utf8))
         let summary = try writer.commit(metadata: ["catalog": "{}"])
@@ -98,7 +100,7 @@ struct BackupRepositoryTests {
         let fd = open(path, O_RDONLY)
         defer { close(fd) }
         let error = #expect(throws: StorageError.self) {
-            try writer.add(BackupFixture.captured("short", size: 10), contentsOf: fd)
+            try writer.add(BackupFixture.captured("short", size: 10), contentsOf: FileDescriptor(rawValue: fd))
         }
         #expect(error?.code == .corrupt)
         #expect(error?.key == "short")

@@ -1,6 +1,7 @@
 import Foundation
 import StrataCore
 import StrataS3
+import StrataSystem
 import StrataTestSupport
 import Testing
 
@@ -16,13 +17,13 @@ struct S3GatewayTests {
         let directory = try TemporaryDirectory()
         let client = try S3TestGateway.client()
         let (fd, bytes) = try S3TestGateway.file(directory, "in", count: 300_000)
-        defer { close(fd) }
+        defer { fd.close() }
         let put = try client.put(
             "docs/report.pdf", from: fd, length: Int64(bytes.count), contentType: "application/pdf",
             metadata: ["Origin": "strata tests"])
         #expect(put.etag.count == 32)
         let out = try S3TestGateway.output(directory, "out")
-        defer { close(out) }
+        defer { out.close() }
         let got = try client.get("docs/report.pdf", to: out)
         #expect(got.size == Int64(bytes.count))
         #expect(got.etag == put.etag)
@@ -33,7 +34,7 @@ struct S3GatewayTests {
         #expect(head.metadata == ["origin": "strata tests"])
         // A ranged read, into the middle of a file.
         let ranged = try S3TestGateway.output(directory, "ranged")
-        defer { close(ranged) }
+        defer { ranged.close() }
         let part = try client.get("docs/report.pdf", to: ranged, offset: 10, range: 1000..<1100)
         #expect(part.size == 100)
         #expect(Array(try S3TestGateway.contents(directory, "ranged").dropFirst(10)) == Array(bytes[1000..<1100]))
@@ -186,12 +187,12 @@ struct S3GatewayTests {
             $0.concurrency = 3
         }
         let (fd, bytes) = try S3TestGateway.file(directory, "in", count: (17 << 20) + 12345, seed: 7)
-        defer { close(fd) }
+        defer { fd.close() }
         let info = try client.upload("big.bin", from: fd, length: Int64(bytes.count), contentType: "video/mp4")
         #expect(info.size == Int64(bytes.count))
         #expect(info.etag.hasSuffix("-4"))  // Four parts; Ceph's empty completion tag was replaced by HEAD's.
         let out = try S3TestGateway.output(directory, "out")
-        defer { close(out) }
+        defer { out.close() }
         try client.get("big.bin", to: out)
         #expect(try S3TestGateway.contents(directory, "out") == bytes)
         #expect(try client.head("big.bin")?.contentType == "video/mp4")
@@ -203,7 +204,7 @@ struct S3GatewayTests {
         let directory = try TemporaryDirectory()
         let client = try S3TestGateway.client()
         let (fd, bytes) = try S3TestGateway.file(directory, "in", count: 6 << 20)
-        defer { close(fd) }
+        defer { fd.close() }
         let id = try client.createMultipartUpload("half")
         _ = try client.uploadPart("half", uploadID: id, number: 1, from: fd, offset: 0, length: Int64(bytes.count))
         #expect(try client.listMultipartUploads().map(\.uploadID) == [id])
@@ -220,7 +221,7 @@ struct S3GatewayTests {
             $0.concurrency = 2
         }
         let (fd, bytes) = try S3TestGateway.file(directory, "in", count: 11 << 20)
-        defer { close(fd) }
+        defer { fd.close() }
         // The caller announces more bytes than the file has: the last part cannot be read.
         let error = #expect(throws: StorageError.self) {
             try client.upload("short", from: fd, length: Int64(bytes.count) + (5 << 20))
@@ -264,7 +265,7 @@ struct S3GatewayTests {
         let directory = try TemporaryDirectory()
         let client = try S3TestGateway.partByPartClient(maxAttempts: 2)
         let (fd, bytes) = try S3TestGateway.file(directory, "in", count: 6 << 20, seed: 7)
-        defer { close(fd) }
+        defer { fd.close() }
         // Completing an upload whose lock a dead gateway holds fails, with a typed error, on every attempt.
         let held = try client.createMultipartUpload("held")
         let part = try client.uploadPart("held", uploadID: held, number: 1, from: fd, offset: 0, length: 1 << 20)
@@ -296,7 +297,7 @@ struct S3GatewayTests {
         #expect(Set(uploadIDs).count == uploadIDs.count)
         #expect(info.size == Int64(bytes.count))
         let out = try S3TestGateway.output(directory, "out")
-        defer { close(out) }
+        defer { out.close() }
         try client.get("held", to: out)
         #expect(try S3TestGateway.contents(directory, "out") == bytes)
         #expect(try client.listMultipartUploads().isEmpty)
@@ -309,7 +310,7 @@ struct S3GatewayTests {
         let directory = try TemporaryDirectory()
         let client = try S3TestGateway.partByPartClient(maxAttempts: 12)
         let (fd, bytes) = try S3TestGateway.file(directory, "in", count: 40 << 20, seed: 3)
-        defer { close(fd) }
+        defer { fd.close() }
         let killer = Thread {
             Thread.sleep(forTimeInterval: 0.3)
             try? S3TestGateway.run("crash-gateway")
@@ -320,7 +321,7 @@ struct S3GatewayTests {
         while !killer.isFinished { Thread.sleep(forTimeInterval: 0.1) }
         #expect(info.size == Int64(bytes.count))
         let out = try S3TestGateway.output(directory, "out")
-        defer { close(out) }
+        defer { out.close() }
         try client.get("survivor", to: out)
         #expect(try S3TestGateway.contents(directory, "out") == bytes)
         #expect(try client.listMultipartUploads().isEmpty)
@@ -333,7 +334,7 @@ struct S3GatewayTests {
         let directory = try TemporaryDirectory()
         let client = try S3TestGateway.partByPartClient(maxAttempts: 1)
         let (fd, bytes) = try S3TestGateway.file(directory, "in", count: 10 << 20, seed: 5)
-        defer { close(fd) }
+        defer { fd.close() }
         let id = try client.createMultipartUpload("orphan")
         _ = try client.uploadPart("orphan", uploadID: id, number: 1, from: fd, offset: 0, length: 5 << 20)
         try S3TestGateway.run("crash-gateway")

@@ -1,6 +1,7 @@
 import Foundation
 import StrataCore
 import StrataS3
+import StrataSystem
 import StrataTestSupport
 
 #if canImport(Glibc)
@@ -81,7 +82,7 @@ struct S3TestGateway {
 
     /// A file of `count` pseudo-random bytes (a different pattern per seed), opened for reading.
     static func file(_ directory: TemporaryDirectory, _ name: String, count: Int, seed: UInt8 = 1) throws -> (
-        fd: Int32, bytes: [UInt8]
+        fd: FileDescriptor, bytes: [UInt8]
     ) {
         var state = UInt64(seed) &* 0x9E37_79B9_7F4A_7C15
         let bytes = (0..<count).map { _ -> UInt8 in
@@ -92,14 +93,14 @@ struct S3TestGateway {
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw CocoaError(.fileReadUnknown) }
-        return (fd, bytes)
+        return (FileDescriptor(rawValue: fd), bytes)
     }
 
     /// An empty file opened for writing.
-    static func output(_ directory: TemporaryDirectory, _ name: String) throws -> Int32 {
+    static func output(_ directory: TemporaryDirectory, _ name: String) throws -> FileDescriptor {
         let fd = open(directory.appending(name), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw CocoaError(.fileWriteUnknown) }
-        return fd
+        return FileDescriptor(rawValue: fd)
     }
 
     /// Everything in a file.

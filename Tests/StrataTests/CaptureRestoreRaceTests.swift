@@ -38,13 +38,13 @@ struct CaptureRestoreRaceTests {
             }
         }
 
-        func write(_ file: CapturedFile, to descriptor: Int32) throws {
+        func write(_ file: CapturedFile, to descriptor: FileDescriptor) throws {
             if !planted {
                 planted = true
                 try plant()
             }
             if let content = replacements[file.path] {
-                _ = content.withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
+                _ = content.withUnsafeBytes { Foundation.write(descriptor.rawValue, $0.baseAddress, $0.count) }
             } else {
                 try inner.write(file, to: descriptor)
             }

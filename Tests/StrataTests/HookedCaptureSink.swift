@@ -1,5 +1,6 @@
 import Foundation
 import StrataCore
+import StrataSystem
 import StrataTestSupport
 
 /// A capture sink that runs a change to the store once, right after the file at a given path is added: a write,
@@ -16,7 +17,7 @@ final class HookedCaptureSink: CaptureSink {
         self.hook = hook
     }
 
-    func add(_ file: CapturedFile, contentsOf descriptor: Int32) throws {
+    func add(_ file: CapturedFile, contentsOf descriptor: FileDescriptor) throws {
         try inner.add(file, contentsOf: descriptor)
         try runHook(after: file)
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import StrataCore
+import StrataSystem
 import StrataTestSupport
 import Testing
 
@@ -26,9 +27,9 @@ extension RestoreReadAheadTests {
         var checked = 0
         try reader.write(
             files,
-            opening: { _ in open(target + "/file", O_WRONLY | O_CREAT | O_TRUNC, 0o600) },
+            opening: { _ in FileDescriptor(rawValue: open(target + "/file", O_WRONLY | O_CREAT | O_TRUNC, 0o600)) },
             finishing: { file, descriptor, crc in
-                _ = close(descriptor)
+                descriptor.close()
                 let written = try #require(crc, "\(file.path)")
                 #expect(FileProblem.recordsChecksum(in: file.extendedAttributes), "\(file.path)")
                 #expect(

@@ -137,9 +137,9 @@ struct RestoreReadAheadTests {
             opening: { file in
                 let path = target + "/\(written.count)"
                 written[file.path] = path
-                return open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+                return FileDescriptor(rawValue: open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600))
             },
-            finishing: { _, descriptor, _ in close(descriptor) })
+            finishing: { _, descriptor, _ in descriptor.close() })
         #expect(reader.readAheadPeak > 0)
         #expect(reader.readAheadPeak <= 1 << 20, "\(reader.readAheadPeak) bytes held at once")
         #expect(files.count == values.count)

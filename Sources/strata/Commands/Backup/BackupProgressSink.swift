@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataSystem
 
 /// What `strata backup` hands the store's capture: every file goes on to the snapshot being written, and the bytes
 /// captured so far go to the progress line. Before each file it asks whether a signal asked to stop, and stops the
@@ -23,7 +24,7 @@ final class BackupProgressSink: CaptureSink {
         self.isCancelled = isCancelled
     }
 
-    func add(_ file: CapturedFile, contentsOf descriptor: Int32) throws {
+    func add(_ file: CapturedFile, contentsOf descriptor: FileDescriptor) throws {
         try stopIfCancelled()
         try writer.add(file, contentsOf: descriptor)
         advance(file)

@@ -16,7 +16,7 @@ extension FilesCommands {
     /// only once the input ends. A read that waits for input (a pipe) wakes every 100 ms to notice a stop.
     /// - Throws: ``StorageError``, `cancelled` when a signal stopped the copy (nothing is changed then).
     static func copyIn(_ handle: FileHandle, to key: String, files: FileStore) throws {
-        let fd = handle.fileDescriptor
+        let fd = FileDescriptor(rawValue: handle.fileDescriptor)
         let source = "the input of '\(key)'"
         var buffer = [UInt8](repeating: 0, count: files.configuration.chunkSize)
         try files.write(to: key) { writer in
