@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-    package import Glibc
+    import Glibc
 #elseif canImport(Musl)
-    package import Musl
+    import Musl
 #elseif canImport(Darwin)
-    package import Darwin
+    import Darwin
 #endif
 
 // Files created without a name and named afterwards, through CStrataSystem (Glibc's Swift module leaves
