@@ -155,7 +155,7 @@ public final class Storage: Sendable {
 
     /// The active backend of `tier` in the registry's box (call it there: copying it out costs more than the
     /// lookup), an error naming `key` when there is none.
-    func opened(_ tier: Tier, key: String) throws -> BackendRegistry.Opened {
+    package func opened(_ tier: Tier, key: String) throws -> BackendRegistry.Opened {
         do {
             return try registry.opened(for: tier)
         } catch let error as StorageError {
