@@ -1,4 +1,5 @@
 import Foundation
+import StrataBackup
 import StrataCatalog
 
 // A capture of the whole store at one point in time, its instant (see `Documentation/Backup.md`, "Capture and
