@@ -1,7 +1,7 @@
 @_exported public import StrataBackup
 
-// A whole store into a backup repository, and back: the capture (`Storage+Capture.swift`) written into a snapshot,
-// and a snapshot restored through `Storage.restore(from:to:secretsKey:records:)`.
+// A whole store into a backup repository: the capture (`Storage+Capture.swift`) written into a snapshot. A snapshot
+// comes back through the restore family (`Storage+Restore.swift`).
 extension Storage {
     /// The snapshot metadata key holding the root of the store that was backed up.
     public static let backupRootMetadataKey = "strata.root"
@@ -56,32 +56,5 @@ extension Storage {
             writer.abandon()
             throw error
         }
-    }
-
-    /// Restores a snapshot of `repository` into a new root, all-or-nothing (see ``restore(from:to:secretsKey:records:)``).
-    ///
-    /// ```swift
-    /// try Storage.restore(snapshot: "3f9a", from: repository, to: "/var/lib/notes-restored",
-    ///                     secretsKey: .passphrase("correct horse"))
-    /// ```
-    /// - Parameters:
-    ///   - snapshot: The snapshot's id or a unique prefix of it.
-    ///   - repository: The repository.
-    ///   - root: The new root: it must not exist, or be an empty folder.
-    ///   - secretsKey: What unlocks the restored keyring to read its keys back. The default (`nil`) reads
-    ///     `STRATA_SECRETS_KEY`.
-    ///   - records: Where the records of a store that kept them on PostgreSQL go. The default is
-    ///     ``RestoreRecordsTarget/sqlite``: the restored root's own SQLite store.
-    /// - Returns: What was written and checked.
-    /// - Throws: ``/StrataCore/StorageError``: `.notFound` for an unknown snapshot, the repository's errors for damage,
-    ///   and the restore's.
-    @discardableResult
-    public static func restore(
-        snapshot: String, from repository: BackupRepository, to root: String, secretsKey: KeyProvider? = nil,
-        records: RestoreRecordsTarget = .sqlite
-    ) throws -> RestoreReport {
-        let reader = try repository.snapshot(snapshot)
-        defer { reader.close() }
-        return try restore(from: reader, to: root, secretsKey: secretsKey, records: records)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import StrataBackup
 import StrataCatalog
 
 // A capture of the whole store at one point in time, its instant (see `Documentation/Backup.md`, "Capture and
@@ -11,7 +12,7 @@ import StrataCatalog
 // bulk (the files tier, every file under its own lock); at the instant it copies what changed since, names the
 // copies no longer current, or holds its state still (a database's read transaction); after the instant, with the
 // stripes released, it copies the state it held. Writes through a tier's own API hold the key's stripe too (see
-// `CatalogPlacement`); keys they write that the catalog does not know are adopted by the restored store when read.
+// `CatalogPlacement`, in StrataCatalog); keys they write that the catalog does not know are adopted by the restored store when read.
 //
 // The catalog is copied as it is, but a key it names that its tier does not hold at the instant (something outside
 // Strata removed it) is listed in the capture's description: a restore drops its entry, and restores the rest.

@@ -94,7 +94,7 @@ extension Storage {
     /// Looks for an uncatalogued `key` in every tier (the caller holds the key's lock). Found in exactly one, it
     /// is recorded there (rule `found`) and returned; in none, `nil`.
     /// - Throws: `.conflict` when several tiers hold a copy: nothing says which is current.
-    func adopt(_ key: String) throws -> (value: Data, location: StorageLocation)? {
+    package func adopt(_ key: String) throws -> (value: Data, location: StorageLocation)? {
         var copies: [(tier: Tier, backend: any StorageBackend, value: Data)] = []
         for tier in Tier.allCases where registry.hasBackend(for: tier) {
             let backend: any StorageBackend

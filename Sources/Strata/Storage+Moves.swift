@@ -1,22 +1,6 @@
 // Writing through the catalog: puts that stay in their tier, moves between tiers, deletes, and finishing or
-// undoing the moves a crash interrupted.
-//
-// Every operation on a key holds that key's catalog stripe lock, across threads and processes, for its whole
-// length, so two processes never move the same key at once and a reader that falls back to the lock sees no
-// move half done. A move is:
-//
-//   0. flush the old tier, so the old copy is durable (a coalesced defaults write may not have reached the disk)
-//   1. append `intent(key, from, to)` and fsync the log
-//   2. write the value to the new tier, and flush that tier (durable)
-//   3. append `set(key → new tier)` and fsync the log            ← the commit point
-//   4. remove the old copy, and flush the old tier (for defaults: the suite file is rewritten without it); when
-//      the value moved to secrets, the old copy is erased (`deleteSecurely`: freed SQLite pages zeroed and its
-//      write-ahead log truncated, a file overwritten before it is unlinked), so no plaintext stays under the root
-//   5. append `settle(key)`
-//
-// A crash before 3 leaves the catalog pointing at the old copy, which is untouched: recovery removes whatever
-// reached the new tier. A crash after 3 leaves it pointing at the new copy, which is durable: recovery removes
-// the old one. Readers go by the catalog, so they see exactly one of the two at every instant.
+// undoing the moves a crash interrupted. Every operation on a key holds that key's catalog stripe lock for its whole
+// length; the move protocol itself (intent, copy, commit, remove, settle) is `CatalogMoves`, in StrataCatalog.
 import StrataCatalog
 import Synchronization
 
@@ -48,7 +32,7 @@ extension Storage {
         try catalog.withKeyLock(key) {
             try settle(key)
             do {
-                try write(
+                try moves.write(
                     value, to: location(of: key, by: selection, size: value.count, contentType: contentType),
                     as: descriptor, allowingPlaintext: descriptor.allowsPlaintext)
             } catch let error as StorageError
@@ -58,7 +42,7 @@ extension Storage {
                 // suite's room can refuse it: it goes to files by a rule of its own, and nothing was changed.
                 selection = selector.selection(by: .suiteFull, for: described)
                 addBackendFacts(to: &selection)
-                try write(
+                try moves.write(
                     value, to: location(of: key, by: selection, size: value.count, contentType: contentType),
                     as: descriptor, allowingPlaintext: descriptor.allowsPlaintext)
             }
@@ -105,7 +89,7 @@ extension Storage {
             location.backend = try backend(for: tier, key: key).name
             location.ruleID = "move"
             location.modified = Date()
-            try write(value, to: location, allowingPlaintext: allowingPlaintext)
+            try moves.write(value, to: location, allowingPlaintext: allowingPlaintext)
             return location
         }
     }
@@ -127,97 +111,16 @@ extension Storage {
         }
     }
 
-    /// Writes `value` where `location` says, moving it from another tier if the key lives elsewhere. The caller holds
-    /// the key's lock, and any earlier move of the key is settled. The tier sees `descriptor` when there is one (a name
-    /// allowed by ``/StrataCore/DataDescriptor/allowsSensitiveName``).
-    /// - Parameter allowingPlaintext: Whether a credential may leave the secrets tier
-    ///   (``/StrataCore/DataDescriptor/allowsPlaintext``, or the same argument of ``move(_:to:allowingPlaintext:)``).
-    func write(
-        _ value: Data, to location: StorageLocation, as descriptor: DataDescriptor? = nil,
-        allowingPlaintext: Bool = false
-    ) throws {
-        let key = location.key
-        let target = try opened(location.tier, key: key)
-        let recorded = try catalog.recordedPlacement(comparedWith: location)
-        let previous: (tier: Tier, kind: DataKind?)?
-        if let recorded {
-            previous = (recorded.tier, recorded.kind)
-        } else {
-            previous = try adopt(key).map { ($0.location.tier, $0.location.kind) }
-        }
-        if let previous, previous.tier == .secrets || previous.kind == .credential, location.tier != .secrets,
-            !allowingPlaintext
-        {
-            throw Self.credentialLeavingSecrets(key, to: location.tier)
-        }
-        guard let previous, previous.tier != location.tier else {
-            // Same tier, or a new key: the tier's own atomic replace is the whole story. The catalog records a
-            // new placement without an fsync (a crash that loses the record loses only metadata, found again by
-            // searching the tiers), and nothing at all when the placement is unchanged: the size and time of a
-            // value are the tier's to tell (`location(of:)` asks it). Appending to the log on every put would make
-            // each of the tier's own syncs carry the log's metadata too (one file system journal).
-            try store(value, in: target.backend, at: location, as: descriptor)
-            if recorded?.isUnchanged != true {
-                // A new key is recorded once its tier holds it on disk: a tier that writes late (defaults) writes it
-                // first, so that no other process, and no backup, meets an entry whose value is not there yet.
-                if recorded == nil, case .coalesced = target.facts.durability { try target.backend.flush() }
-                try catalog.record([.set(location)], durable: false)
-            }
-            return
-        }
-        let previousTier = previous.tier
-        // The old copy must be durable before the move starts: a put that stayed in a coalescing tier (defaults
-        // writes its suite after a delay) was acknowledged before it reached the disk, and a crash before the
-        // commit point must leave it readable.
-        try backend(for: previousTier, key: key).flush()
-        try catalog.record([.intent(key: key, from: previousTier, to: location.tier)], durable: true)
-        do {
-            try store(value, in: target.backend, at: location, as: descriptor)
-            try target.backend.flush()
-        } catch {
-            // Not committed: the catalog still points at the old copy. Undo what reached the new tier.
-            _ = try? removeCopy(of: key, from: location.tier, skippingLocked: false)
-            try? catalog.record([.settle(key: key)], durable: false)
-            throw error
-        }
-        try catalog.record([.set(location)], durable: true)
-        try removeCopy(of: key, from: previousTier, skippingLocked: false, securely: location.tier == .secrets)
-        try catalog.record([.settle(key: key)], durable: false)
-    }
+    /// The move protocol over this store's catalog and tiers.
+    var moves: CatalogMoves { CatalogMoves(catalog: catalog, tiers: self) }
 
-    /// The refusal of a write that would take a credential out of the secrets tier.
-    static func credentialLeavingSecrets(_ key: String, to tier: Tier) -> StorageError {
-        var error = StorageError(
-            .wrongTier, "the key holds a credential, and the \(tier.rawValue) tier would store it in plaintext",
-            tier: tier, key: key,
-            recovery: "Keep it in the secrets tier; to store it in plaintext on purpose, say so: "
-                + "storage.move(key, to: .\(tier.rawValue), allowingPlaintext: true), or a DataDescriptor with "
-                + "allowsPlaintext: true for a put",
-            suggestedTier: .secrets)
-        error.remedy = .allowPlaintext(tier)
-        return error
-    }
-
-    /// Finishes or undoes an interrupted move of `key`, and keeps what it did for ``verifyCatalog()``. The caller
-    /// holds the key's lock, so no live process is in the middle of it.
+    /// Finishes or undoes an interrupted move of `key` (``/StrataCatalog/CatalogMoves/settle(_:)``), and keeps what it
+    /// did for ``verifyCatalog()``. The caller holds the key's lock, so no live process is in the middle of it.
     /// - Returns: What settling did, or `nil` when the key had no interrupted move.
     @discardableResult
     func settle(_ key: String) throws -> SettledMove? {
-        guard let intent = try catalog.intent(for: key) else { return nil }
-        let outcome: SettledMove.Outcome
-        if try catalog.location(of: key)?.tier == intent.to {
-            // Committed: the new copy is current. Remove the old one.
-            if let from = intent.from, from != intent.to {
-                try removeCopy(of: key, from: from, skippingLocked: false, securely: intent.to == .secrets)
-            }
-            outcome = .finished
-        } else {
-            // Not committed: the old copy (or none) is current. Remove whatever reached the new tier.
-            try removeCopy(of: key, from: intent.to, skippingLocked: false)
-            outcome = .undone
-        }
-        try catalog.record([.settle(key: key)], durable: false)
-        let settled = SettledMove(key: key, from: intent.from, to: intent.to, outcome: outcome)
+        guard let (intent, committed) = try moves.settle(key) else { return nil }
+        let settled = SettledMove(key: key, from: intent.from, to: intent.to, outcome: committed ? .finished : .undone)
         settledMoves.withLock { $0.append(settled) }
         return settled
     }
@@ -245,24 +148,5 @@ extension Storage {
             }
         }
         return report
-    }
-
-    /// Removes `key` from `tier` and makes the removal durable.
-    /// - Parameter securely: Whether to erase the copy's bytes too (``/StrataCore/StorageBackend/deleteSecurely(_:)``):
-    ///   for the plaintext copy of a value that moved to secrets. A secure removal is flushed even when the copy was
-    ///   already gone, so a retried settle finishes erasing what an interrupted one began.
-    /// - Returns: Whether there was a copy.
-    @discardableResult
-    func removeCopy(of key: String, from tier: Tier, skippingLocked: Bool, securely: Bool = false) throws -> Bool {
-        let backend: any StorageBackend
-        do {
-            backend = try registry.backend(for: tier)
-            let removed = try securely ? backend.deleteSecurely(key) : backend.delete(key)
-            guard removed || securely else { return false }
-            try backend.flush()
-            return removed
-        } catch let error as StorageError where skippingLocked && error.code == .locked {
-            return false
-        }
     }
 }

@@ -146,7 +146,7 @@ extension Storage {
     /// Writes `bytes` to `target` as `location` describes: a typed byte form becomes the native value in a preference
     /// suite (a string moved back to defaults is a plist string again); anything else is put as bytes. The tier sees
     /// `descriptor` when there is one (a name allowed by ``/StrataCore/DataDescriptor/allowsSensitiveName``).
-    func store(
+    package func store(
         _ bytes: Data, in target: any StorageBackend, at location: StorageLocation, as descriptor: DataDescriptor?
     ) throws {
         // The content type first: bytes put without one (most puts) need no cast of the backend.

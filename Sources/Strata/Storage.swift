@@ -134,6 +134,14 @@ public final class Storage: Sendable {
         }
     }
 
+    /// The catalog of the store at `paths` as the ledger its tier stores report to, registered for the root (see
+    /// ``/StrataCore/PlacementLedger``), for a tool that changes a store through tier stores it opens itself (the
+    /// `strata` tier verbs); `nil` when the store has no catalog. The caller keeps it while it writes.
+    /// - Throws: ``/StrataCore/StorageError`` when the catalog or the configuration cannot be read.
+    package static func catalogLedger(for paths: StoragePaths) throws -> (any PlacementLedger)? {
+        try CatalogPlacement.ledger(for: paths)
+    }
+
     /// Decides where a value belongs, without storing it.
     /// - Returns: The selector's choice, with the facts of that tier's active backend (its name, concurrency
     ///   guarantee and durability, as the backend reports them).
@@ -155,7 +163,7 @@ public final class Storage: Sendable {
 
     /// The active backend of `tier` in the registry's box (call it there: copying it out costs more than the
     /// lookup), an error naming `key` when there is none.
-    func opened(_ tier: Tier, key: String) throws -> BackendRegistry.Opened {
+    package func opened(_ tier: Tier, key: String) throws -> BackendRegistry.Opened {
         do {
             return try registry.opened(for: tier)
         } catch let error as StorageError {

@@ -1,26 +1,27 @@
-import StrataCatalog
-import StrataCore
-import StrataSystem
+package import StrataCore
+package import StrataSystem
 
 /// A store's catalog as the ledger of the tier stores on its root (see ``/StrataCore/PlacementLedger``): a change
 /// made through a tier's own API is refused when the catalog places the key in another tier, and a removal takes the
 /// key's placement with it. The rule, and why it refuses rather than moves: `Documentation/Storage.md`, "Writing
 /// through a tier's own API".
-final class CatalogPlacement: PlacementLedger {
+package final class CatalogPlacement: PlacementLedger {
+    /// Where every key lives.
     let catalog: any CatalogEngine
     /// The store of each tier whose keys the catalog places (a suite, keyring, record store).
     let stores: [Tier: String]
 
-    init(catalog: any CatalogEngine, configuration: StoreConfiguration) {
+    /// The ledger of `catalog`, for the tier stores `configuration` names.
+    package init(catalog: any CatalogEngine, configuration: StoreConfiguration) {
         self.catalog = catalog
         self.stores = Dictionary(uniqueKeysWithValues: Tier.allCases.map { ($0, configuration.placedStore(of: $0)) })
     }
 
-    func places(_ tier: Tier, store name: String) -> Bool {
+    package func places(_ tier: Tier, store name: String) -> Bool {
         tier == .files || stores[tier].map { ExactString($0) == ExactString(name) } == true
     }
 
-    func change<T>(
+    package func change<T>(
         _ tier: Tier, setting: [String], removing: [String], _ body: (_ claimed: Set<ExactString>) throws -> T
     ) throws -> T {
         // One key, the common case: its stripe alone, its placement read once.
@@ -74,22 +75,36 @@ final class CatalogPlacement: PlacementLedger {
         }
     }
 
-    func placement(of key: String) throws -> KeyPlacement {
+    package func placement(of key: String) throws -> KeyPlacement {
         try catalog.keyPlacement(of: key)
     }
 
-    func changeIfSettled(_ key: String, in tier: Tier, _ body: () throws -> Void) throws -> Bool {
+    package func changeIfSettled(_ key: String, in tier: Tier, _ body: () throws -> Void) throws -> Bool {
         try catalog.changeIfSettled(key, in: tier, body)
     }
 
     /// Makes this the ledger of the tier stores that are opened on the store root `root` (at `path`) by themselves,
     /// while it lives (``/StrataCore/PlacementLedgers``).
-    func register(root: DirectoryHandle, path: String) throws {
+    package func register(root: DirectoryHandle, path: String) throws {
         do throws(Errno) {
             PlacementLedgers.shared.register(self, root: try FolderIdentity(root))
         } catch {
             throw error.storageError("cannot inspect the store root", path: path)
         }
+    }
+
+    /// The catalog of the store at `paths` as the ledger its tier stores report to, registered for the root, for a tool
+    /// that changes a store through tier stores it opens itself; `nil` when the store has no catalog. The caller keeps
+    /// it while it writes.
+    /// - Throws: ``/StrataCore/StorageError`` when the catalog or the configuration cannot be read.
+    package static func ledger(for paths: StoragePaths) throws -> CatalogPlacement? {
+        let root = try paths.openRoot()
+        guard (try? root.status(of: StoragePaths.catalogFolderName)) != nil else { return nil }
+        let ledger = CatalogPlacement(
+            catalog: try StorageCatalog(root: paths.root),
+            configuration: try StoreConfiguration.read(from: paths) ?? StoreConfiguration())
+        try ledger.register(root: root, path: paths.root)
+        return ledger
     }
 
     /// The refusal of a write through `tier` of a key the catalog places in `placed`.
@@ -104,21 +119,5 @@ final class CatalogPlacement: PlacementLedger {
             suggestedTier: placed)
         error.remedy = .changeThroughStore(tier)
         return error
-    }
-}
-
-extension Storage {
-    /// The catalog of the store at `paths` as the ledger its tier stores report to, registered for the root (see
-    /// ``/StrataCore/PlacementLedger``), for a tool that changes a store through tier stores it opens itself (the
-    /// `strata` tier verbs); `nil` when the store has no catalog. The caller keeps it while it writes.
-    /// - Throws: ``/StrataCore/StorageError`` when the catalog or the configuration cannot be read.
-    package static func catalogLedger(for paths: StoragePaths) throws -> (any PlacementLedger)? {
-        let root = try paths.openRoot()
-        guard (try? root.status(of: StoragePaths.catalogFolderName)) != nil else { return nil }
-        let ledger = CatalogPlacement(
-            catalog: try StorageCatalog(root: paths.root),
-            configuration: try StoreConfiguration.read(from: paths) ?? StoreConfiguration())
-        try ledger.register(root: root, path: paths.root)
-        return ledger
     }
 }

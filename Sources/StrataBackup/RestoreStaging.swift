@@ -1,6 +1,7 @@
 import Foundation
-import StrataCatalog
-import StrataSystem
+package import StrataCore
+import StrataFiles
+package import StrataSystem
 
 #if canImport(Glibc)
     import Glibc
@@ -11,42 +12,52 @@ import StrataSystem
 #endif
 
 /// The folder a restore builds a store in, beside its target: `.strata-restore-<target>-<random>`, held with an
-/// exclusive `flock` on the folder itself for as long as the restore runs. A folder whose lock is free is a dead
-/// restore's: the next restore into the same parent removes it.
+/// exclusive `flock` on the folder itself for as long as the restore runs, then moved to the target with one
+/// rename(2) (``move()``), or removed when it is released unmoved. A folder whose lock is free is a dead restore's: the
+/// next restore into the same parent removes it.
 ///
 /// Every file of the capture is checked before anything is written for it (a relative path of plain components
 /// inside its tier's folder, a store-level file only where the store keeps one, `user.` attributes only, a
 /// modification time whose nanoseconds are under 10^9), created
 /// with `O_EXCL` through folders opened without following links, and checked against its recorded size (and a
 /// files-tier file against the checksum its attributes record); nothing is ever written outside the staging folder.
-final class RestoreStaging {
+package final class RestoreStaging {
+    /// The start of a staging folder's name.
     static let namePrefix = StoragePaths.reservedPrefix + "restore-"
-    /// The store-level files a capture may hold (their tier is `nil`).
-    /// The mode of every restored file: a restored store is private (``StoragePaths/Sharing/private``), whatever
-    /// modes the capture records.
+    /// The mode of every restored file: a restored store is private (``/StrataCore/StoragePaths/Sharing/private``),
+    /// whatever modes the capture records.
     static let filePermissions: FilePermissions = 0o600
-    static let storeFiles: Set<String> = [
-        StoreConfiguration.fileName, StorageCatalog.capturedLogPath, CaptureDescription.path,
-    ]
 
-    let parent: DirectoryHandle
+    /// Where the store goes once it is staged.
+    let target: RestoreTarget
+    /// The store-level files a capture may hold (their tier is `nil`): the capture's description and those the
+    /// caller names.
+    let storeFiles: Set<String>
+    /// The staging folder's name beside the target.
     let name: String
-    let folder: DirectoryHandle
-    var path: String { parent.path(of: name) }
+    /// The staging folder, open.
+    package let folder: DirectoryHandle
+    /// The staging folder's path: the root of the store staged in it.
+    package var path: String { target.parent.path(of: name) }
     private var synced: [String: DirectoryHandle] = [:]
     /// The paths of the files written, for ``makeDurable()`` where the system has no `syncfs`.
     private var written: [String] = []
     private var isFinished = false
     /// The files-tier files whose content, as written, has the CRC-32 and size their attributes record.
-    private(set) var checkedFiles: Set<ExactString> = []
+    package private(set) var checkedFiles: Set<ExactString> = []
 
     /// Creates the staging folder beside `target` (after removing dead restores' folders there) and locks it.
-    init(besides target: String, parent: DirectoryHandle) throws {
-        self.parent = parent
-        // Split as `Storage.restoreTarget` splits it: by bytes (a `/` before a combining mark is one `Character`).
-        let base = LocalPath(target).lastComponent ?? "store"
-        Self.removeDead(in: parent, target: base)
-        name = Self.namePrefix + base + "-" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
+    /// - Parameters:
+    ///   - target: Where the staged store goes.
+    ///   - storeFiles: The store-level files (paths relative to the root) a capture may hold besides its description
+    ///     (the store configuration, the catalog's log); any other file outside a tier's folder is refused.
+    /// - Throws: ``/StrataCore/StorageError`` when the folder cannot be created or locked.
+    package init(besides target: RestoreTarget, storeFiles: Set<String>) throws {
+        self.target = target
+        self.storeFiles = storeFiles.union([CaptureDescription.path])
+        let parent = target.parent
+        Self.removeDead(in: parent, target: target.name)
+        name = Self.namePrefix + target.name + "-" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
         guard let created = try parent.openDirectory(name, create: true, permissions: 0o700) else {
             throw StorageError(.io, "cannot create the restore's staging folder", path: parent.path(of: name))
         }
@@ -59,7 +70,7 @@ final class RestoreStaging {
     }
 
     deinit {
-        if !isFinished { parent.removeTree(name) }
+        if !isFinished { target.parent.removeTree(name) }
     }
 
     /// Removes the staging folders of restores into `target` that died (their lock is free).
@@ -82,7 +93,7 @@ final class RestoreStaging {
     /// per file here (on this thread) held the writing of the next file until the disk had the last one; on workers
     /// (tried, up to 8 at once) a restore's peak memory went from 45 to 267 MiB, likely Dispatch starting more
     /// threads beside the blocked ones, each with its own allocator arena of the read-ahead's freed buffers.
-    func write(_ files: [CapturedFile], from source: some CaptureSource) throws {
+    package func write(_ files: [CapturedFile], from source: some CaptureSource) throws {
         var open: FileDescriptor?
         defer { if let open { Sys.close(open) } }
         try source.write(
@@ -102,7 +113,7 @@ final class RestoreStaging {
     /// Checks `file`'s description and creates it, empty, without following links.
     /// - Returns: A descriptor open for writing.
     private func create(_ file: CapturedFile) throws -> FileDescriptor {
-        let components = try Self.checkedComponents(of: file)
+        let components = try checkedComponents(of: file)
         var directory = folder
         for component in components.dropLast() {
             let next = try openFolder(component, in: directory, for: file)
@@ -170,7 +181,7 @@ final class RestoreStaging {
     ///
     /// `syncfs` also waits for whatever else is dirty on that file system, other programs' writes too; the files'
     /// write-back was started as each was finished, so little of the restore's own data is left to wait for.
-    func makeDurable() throws {
+    package func makeDurable() throws {
         do {
             try Sys.syncFileSystem(folder.fd, path: folder.path)
         } catch  where error.code == ENOSYS {
@@ -197,37 +208,38 @@ final class RestoreStaging {
     }
 
     /// Removes the file `name` of the staging folder (written, and no longer wanted).
-    func remove(_ name: String) {
+    package func remove(_ name: String) {
         try? folder.unlink(name)
         written.removeAll { $0 == name }
     }
 
-    /// Moves the staging folder to `target` (absent, or an empty folder that is removed first) with rename(2).
-    func move(to target: String) throws {
-        let base = LocalPath(target).lastComponent ?? ""
+    /// Moves the staging folder to the target (absent, or an empty folder that is removed first) with rename(2), and
+    /// makes the rename durable.
+    /// - Throws: ``/StrataCore/StorageError`` `.conflict` when the target exists and is not an empty folder (something
+    ///   appeared there since ``RestoreTarget/checkVacant()``), or an I/O error; the staging folder is removed then.
+    package func move() throws {
+        let parent = target.parent
         do throws(Errno) {
-            if let info = try parent.status(of: base) {
+            if let info = try parent.status(of: target.name) {
                 guard (info.st_mode & S_IFMT) == S_IFDIR else { throw Errno(EEXIST) }
-                try parent.removeDirectory(base)
+                try parent.removeDirectory(target.name)
             }
-            try parent.rename(name, to: base)
+            try parent.rename(name, to: target.name)
         } catch let error where error.code == ENOTEMPTY || error.code == EEXIST || error.code == ENOTDIR {
             // ENOTDIR: a file or link appeared at the target after the check above (rename(2) onto a non-folder).
-            throw StorageError(
-                .conflict, "the restore's target exists and is not an empty folder", path: target,
-                recovery: "Restore into a new folder, or remove this one first")
+            throw target.occupied()
         } catch {
-            throw error.storageError("cannot move the restored store into place", path: target)
+            throw error.storageError("cannot move the restored store into place", path: target.path)
         }
         isFinished = true
         try parent.sync()
     }
 
     /// The components of `file`'s path, checked: relative, plain components, inside its tier's folder and no longer
-    /// there than a key.
-    static func checkedComponents(of file: CapturedFile) throws -> [String] {
+    /// there than a key, or one of ``storeFiles``.
+    func checkedComponents(of file: CapturedFile) throws -> [String] {
         let components = file.path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        func refuse(_ why: String) -> StorageError { hostileError(file, why) }
+        func refuse(_ why: String) -> StorageError { Self.hostileError(file, why) }
         guard !file.path.isEmpty, !file.path.hasPrefix("/") else { throw refuse("its path is empty or absolute") }
         // Checked before a folder is made for it: no capture holds such a path, which may nest thousands deep.
         let tierFolder = file.tier.map { $0.directoryName.utf8.count + 1 } ?? 0

@@ -1,4 +1,5 @@
 import Foundation
+import StrataBackup
 import StrataCatalog
 import StrataSystem
 
@@ -8,7 +9,7 @@ import StrataSystem
 // target schema in one transaction, which is checked against the verified staged store and committed only then,
 // just before the root is moved into place; the staged SQLite copy is removed and the staged configuration names
 // the schema.
-extension Storage {
+extension StagedRestore {
     /// Checks, before anything is written, that the capture's records can go where `target` says.
     /// - Returns: Whether the capture holds a PostgreSQL export.
     /// - Throws: ``/StrataCore/StorageError`` `.invalidArgument` for a PostgreSQL target and a capture without an

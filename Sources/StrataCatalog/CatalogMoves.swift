@@ -1,0 +1,133 @@
+package import Foundation
+package import StrataCore
+
+/// The move protocol: a write of a key through the catalog, moving its value when it changes tier, and the settling of
+/// a move a crash interrupted (`Documentation/Storage.md`, "Moves, and why a crash cannot split one").
+///
+/// Every call is made holding the key's lock (``CatalogEngine/withKeyLock(_:_:)``), across threads and processes, so
+/// two processes never move the same key at once and a reader that falls back to the lock sees no move half done. A
+/// move of a key from tier A to tier B is:
+///
+/// 0. flush A, so the old copy is durable (a coalesced defaults write may not have reached the disk);
+/// 1. record `intent(key, A → B)`, durably;
+/// 2. write the value to B, and flush B;
+/// 3. record `set(key → B)`, durably: the commit point;
+/// 4. remove the copy from A, and flush A; when B is secrets, the copy is erased
+///    (``/StrataCore/StorageBackend/deleteSecurely(_:)``), so no plaintext stays under the root;
+/// 5. record `settle(key)`.
+///
+/// A crash before 3 leaves the catalog naming the old copy, which is untouched: ``settle(_:)`` removes whatever
+/// reached B. A crash after 3 leaves it naming the new copy, which is durable: ``settle(_:)`` removes the old one.
+/// Readers go by the catalog, so they see exactly one of the two at every instant.
+package struct CatalogMoves: Sendable {
+    /// Where every key lives.
+    package let catalog: any CatalogEngine
+    /// The tiers the values are in.
+    package let tiers: any CatalogTiers
+
+    /// The move protocol over `catalog` and `tiers`.
+    package init(catalog: any CatalogEngine, tiers: any CatalogTiers) {
+        self.catalog = catalog
+        self.tiers = tiers
+    }
+
+    /// Writes `value` where `location` says, moving it from another tier if the key lives elsewhere. The caller holds
+    /// the key's lock, and any earlier move of the key is settled (``settle(_:)``).
+    /// - Parameters:
+    ///   - value: The bytes.
+    ///   - location: Where they go: the key, its tier, backend, rule, kind and content type.
+    ///   - descriptor: What the tier sees, when there is one (a name allowed by
+    ///     ``/StrataCore/DataDescriptor/allowsSensitiveName``).
+    ///   - allowingPlaintext: Whether a credential may leave the secrets tier. The default is `false`.
+    /// - Throws: ``/StrataCore/StorageError`` `.wrongTier` for a credential leaving the secrets tier without
+    ///   `allowingPlaintext`, or a tier's or the catalog's error. Before the commit point nothing changed then: what
+    ///   reached the new tier is removed.
+    package func write(
+        _ value: Data, to location: StorageLocation, as descriptor: DataDescriptor? = nil,
+        allowingPlaintext: Bool = false
+    ) throws {
+        let key = location.key
+        let target = try tiers.opened(location.tier, key: key)
+        let recorded = try catalog.recordedPlacement(comparedWith: location)
+        let previous: (tier: Tier, kind: DataKind?)?
+        if let recorded {
+            previous = (recorded.tier, recorded.kind)
+        } else {
+            previous = try tiers.adopt(key).map { ($0.location.tier, $0.location.kind) }
+        }
+        if let previous, previous.tier == .secrets || previous.kind == .credential, location.tier != .secrets,
+            !allowingPlaintext
+        {
+            throw Self.credentialLeavingSecrets(key, to: location.tier)
+        }
+        guard let previous, previous.tier != location.tier else {
+            // Same tier, or a new key: the tier's own atomic replace is the whole story. The catalog records a
+            // new placement without an fsync (a crash that loses the record loses only metadata, found again by
+            // searching the tiers), and nothing at all when the placement is unchanged: the size and time of a
+            // value are the tier's to tell. Appending to the log on every put would make each of the tier's own
+            // syncs carry the log's metadata too (one file system journal).
+            try tiers.store(value, in: target.backend, at: location, as: descriptor)
+            if recorded?.isUnchanged != true {
+                // A new key is recorded once its tier holds it on disk: a tier that writes late (defaults) writes it
+                // first, so that no other process, and no backup, meets an entry whose value is not there yet.
+                if recorded == nil, case .coalesced = target.facts.durability { try target.backend.flush() }
+                try catalog.record([.set(location)], durable: false)
+            }
+            return
+        }
+        let previousTier = previous.tier
+        // The old copy must be durable before the move starts: a put that stayed in a coalescing tier (defaults
+        // writes its suite after a delay) was acknowledged before it reached the disk, and a crash before the
+        // commit point must leave it readable.
+        try tiers.opened(previousTier, key: key).backend.flush()
+        try catalog.record([.intent(key: key, from: previousTier, to: location.tier)], durable: true)
+        do {
+            try tiers.store(value, in: target.backend, at: location, as: descriptor)
+            try target.backend.flush()
+        } catch {
+            // Not committed: the catalog still points at the old copy. Undo what reached the new tier.
+            _ = try? tiers.removeCopy(of: key, from: location.tier, skippingLocked: false, securely: false)
+            try? catalog.record([.settle(key: key)], durable: false)
+            throw error
+        }
+        try catalog.record([.set(location)], durable: true)
+        _ = try tiers.removeCopy(
+            of: key, from: previousTier, skippingLocked: false, securely: location.tier == .secrets)
+        try catalog.record([.settle(key: key)], durable: false)
+    }
+
+    /// Finishes or undoes an interrupted move of `key`. The caller holds the key's lock, so no live process is in the
+    /// middle of it.
+    /// - Returns: The move that was settled, and whether it had been committed (the new copy kept, the old one
+    ///   removed) or not (whatever reached the new tier removed); `nil` when the key had no interrupted move.
+    /// - Throws: ``/StrataCore/StorageError`` from a tier that cannot be reached (a locked secrets tier): the move stays
+    ///   pending.
+    package func settle(_ key: String) throws -> (intent: CatalogIntent, committed: Bool)? {
+        guard let intent = try catalog.intent(for: key) else { return nil }
+        let committed = try catalog.location(of: key)?.tier == intent.to
+        if committed {
+            // The new copy is current. Remove the old one.
+            if let from = intent.from, from != intent.to {
+                _ = try tiers.removeCopy(of: key, from: from, skippingLocked: false, securely: intent.to == .secrets)
+            }
+        } else {
+            // The old copy (or none) is current. Remove whatever reached the new tier.
+            _ = try tiers.removeCopy(of: key, from: intent.to, skippingLocked: false, securely: false)
+        }
+        try catalog.record([.settle(key: key)], durable: false)
+        return (intent, committed)
+    }
+
+    /// The refusal of a write that would take a credential out of the secrets tier.
+    package static func credentialLeavingSecrets(_ key: String, to tier: Tier) -> StorageError {
+        var error = StorageError(
+            .wrongTier, "the key holds a credential, and the \(tier.rawValue) tier would store it in plaintext",
+            tier: tier, key: key,
+            recovery: "Keep it in the secrets tier; to store it in plaintext on purpose, say so: "
+                + "storage.move(key, to: .\(tier.rawValue), allowingPlaintext: true), or a DataDescriptor with "
+                + "allowsPlaintext: true for a put",
+            suggestedTier: .secrets)
+        error.remedy = .allowPlaintext(tier)
+        return error
+    }
+}
