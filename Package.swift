@@ -12,7 +12,7 @@ let package = Package(
         .library(name: "StrataConformance", targets: ["StrataConformance"]),
         .library(name: "StrataDefaults", targets: ["StrataDefaults"]),
         .library(name: "StrataSecrets", targets: ["StrataSecrets"]),
-        .library(name: "StrataRecords", targets: ["StrataRecords"]),
+        .library(name: "StrataRecords", targets: ["StrataRecords", "StrataSQLite"]),
         .library(name: "StrataFiles", targets: ["StrataFiles"]),
         .library(name: "StrataPostgres", targets: ["StrataPostgres"]),
         .library(name: "StrataPostgresClient", targets: ["StrataPostgresClient"]),
@@ -77,7 +77,8 @@ let package = Package(
         .target(name: "StrataCatalog", dependencies: ["StrataCore", "StrataSystem", "CStrataSystem"]),
         .target(name: "StrataDefaults", dependencies: ["StrataCore", "StrataSystem"]),
         .target(name: "StrataSecrets", dependencies: ["StrataCore", "StrataSystem", "CSodium"]),
-        .target(name: "StrataRecords", dependencies: ["StrataCore", "StrataSystem", "CSQLite"]),
+        .target(name: "StrataRecords", dependencies: ["StrataCore", "StrataSystem"]),
+        .target(name: "StrataSQLite", dependencies: ["StrataCore", "StrataSystem", "StrataRecords", "CSQLite"]),
         .target(name: "StrataFiles", dependencies: ["StrataCore", "StrataSystem", "CZlib", "CDeflate"]),
         // A PostgreSQL client over the system libpq (connections, pool, pipeline, COPY, cancel), for any engine that
         // stores on PostgreSQL; it knows no tier. The only importer of CLibPQ.
@@ -94,6 +95,7 @@ let package = Package(
             name: "Strata",
             dependencies: [
                 "StrataCore", "StrataSystem", "StrataCatalog", "StrataDefaults", "StrataSecrets", "StrataRecords",
+                "StrataSQLite",
                 "StrataFiles", "StrataPostgres", "StrataPostgresClient", "StrataBackup", "StrataS3",
             ]),
         .executableTarget(name: "strata", dependencies: ["Strata", "StrataSystem", "StrataLint"]),
@@ -129,6 +131,7 @@ let package = Package(
             name: "strata-torture",
             dependencies: [
                 "Strata", "StrataCore", "StrataSystem", "StrataDefaults", "StrataSecrets", "StrataRecords",
+                "StrataSQLite",
                 "StrataFiles", "StrataPostgres", "StrataTestSupport", "StrataArchiveFixtures",
             ]),
 
@@ -136,7 +139,8 @@ let package = Package(
         .executableTarget(
             name: "strata-fuzz",
             dependencies: [
-                "CStrataSystem", "StrataCore", "StrataDefaults", "StrataSecrets", "StrataRecords", "StrataFiles",
+                "CStrataSystem", "StrataCore", "StrataDefaults", "StrataSecrets", "StrataRecords", "StrataSQLite",
+                "StrataFiles",
                 "StrataBackup", "StrataArchiveFixtures",
             ]),
 
@@ -144,7 +148,8 @@ let package = Package(
         .target(
             name: "StrataTestSupport",
             dependencies: [
-                "Strata", "StrataCore", "StrataSystem", "StrataDefaults", "StrataRecords", "StrataPostgres",
+                "Strata", "StrataCore", "StrataSystem", "StrataDefaults", "StrataRecords", "StrataSQLite",
+                "StrataPostgres",
                 "StrataFiles", "StrataS3",
             ]),
         // Hostile zip and gzip files built field by field, for the tests, the torture run and the fuzz target.
@@ -154,6 +159,7 @@ let package = Package(
             name: "strata-test-child",
             dependencies: [
                 "StrataTestSupport", "StrataCore", "StrataSystem", "StrataDefaults", "StrataSecrets", "StrataRecords",
+                "StrataSQLite",
                 "StrataFiles", "Strata", "StrataBackup", "StrataS3",
             ],
             path: "Tests/Child"),
@@ -167,10 +173,11 @@ let package = Package(
             name: "strata-bench-secrets", dependencies: ["BenchmarkKit", "StrataSecrets", "StrataSystem", "CSodium"],
             path: "Benchmarks/SecretsBenchmark"),
         .executableTarget(
-            name: "strata-bench-records", dependencies: ["BenchmarkKit", "StrataRecords", "CSQLite"],
+            name: "strata-bench-records", dependencies: ["BenchmarkKit", "StrataRecords", "StrataSQLite", "CSQLite"],
             path: "Benchmarks/RecordsBenchmark"),
         .executableTarget(
-            name: "strata-bench-postgres", dependencies: ["BenchmarkKit", "StrataRecords", "StrataPostgres", "CLibPQ"],
+            name: "strata-bench-postgres",
+            dependencies: ["BenchmarkKit", "StrataRecords", "StrataSQLite", "StrataPostgres", "CLibPQ"],
             path: "Benchmarks/PostgresBenchmark"),
         .executableTarget(
             name: "strata-bench-storage", dependencies: ["BenchmarkKit", "Strata", "StrataCatalog"],
@@ -216,7 +223,8 @@ let package = Package(
         .testTarget(
             name: "StrataRecordsTests",
             dependencies: [
-                "StrataRecords", "StrataPostgres", "StrataPostgresClient", "StrataConformance", "StrataTestSupport",
+                "StrataRecords", "StrataSQLite", "StrataPostgres", "StrataPostgresClient", "StrataConformance",
+                "StrataTestSupport",
                 "strata-test-child",
             ]
         ),

@@ -4,6 +4,7 @@
 @_exported public import StrataPostgresClient
 @_exported public import StrataRecords
 @_exported public import StrataS3
+@_exported public import StrataSQLite
 @_exported public import StrataSecrets
 
 extension Storage {

@@ -1,5 +1,6 @@
 import Foundation
 import StrataCatalog
+import StrataSQLite
 import StrataSystem
 
 // Restoring a capture of a store whose records tier was on PostgreSQL (see `Documentation/Backup.md`, "Capture and

@@ -3,6 +3,7 @@ import StrataCore
 import StrataDefaults
 import StrataFiles
 import StrataRecords
+import StrataSQLite
 import StrataSecrets
 import StrataSystem
 import StrataTestSupport

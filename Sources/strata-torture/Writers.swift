@@ -4,6 +4,7 @@ import StrataDefaults
 import StrataFiles
 import StrataPostgres
 import StrataRecords
+import StrataSQLite
 import StrataSecrets
 import StrataTestSupport
 
