@@ -13,7 +13,7 @@ let package = Package(
         .library(name: "StrataDefaults", targets: ["StrataDefaults"]),
         .library(name: "StrataSecrets", targets: ["StrataSecrets"]),
         .library(name: "StrataRecords", targets: ["StrataRecords", "StrataSQLite"]),
-        .library(name: "StrataFiles", targets: ["StrataFiles"]),
+        .library(name: "StrataFiles", targets: ["StrataFiles", "StrataLocalFiles"]),
         .library(name: "StrataPostgres", targets: ["StrataPostgres"]),
         .library(name: "StrataPostgresClient", targets: ["StrataPostgresClient"]),
         .library(name: "StrataBackup", targets: ["StrataBackup"]),
@@ -80,6 +80,7 @@ let package = Package(
         .target(name: "StrataRecords", dependencies: ["StrataCore", "StrataSystem"]),
         .target(name: "StrataSQLite", dependencies: ["StrataCore", "StrataSystem", "StrataRecords", "CSQLite"]),
         .target(name: "StrataFiles", dependencies: ["StrataCore", "StrataSystem", "CZlib", "CDeflate"]),
+        .target(name: "StrataLocalFiles", dependencies: ["StrataCore", "StrataSystem", "StrataFiles"]),
         // A PostgreSQL client over the system libpq (connections, pool, pipeline, COPY, cancel), for any engine that
         // stores on PostgreSQL; it knows no tier. The only importer of CLibPQ.
         .target(name: "StrataPostgresClient", dependencies: ["StrataCore", "StrataSystem", "CLibPQ"]),
@@ -88,15 +89,19 @@ let package = Package(
             name: "StrataPostgres",
             dependencies: ["StrataCore", "StrataSystem", "StrataRecords", "StrataPostgresClient"]),
         // The backup repository: content-defined chunks, deduplicated, compressed and sealed, in packs.
-        .target(name: "StrataBackup", dependencies: ["StrataCore", "StrataSystem", "StrataSecrets", "StrataFiles"]),
+        .target(
+            name: "StrataBackup",
+            dependencies: ["StrataCore", "StrataSystem", "StrataSecrets", "StrataFiles"]),
         // An S3 client (libcurl, SigV4 signed with OpenSSL's SHA-256 and HMAC), for the S3 files engine.
-        .target(name: "StrataS3", dependencies: ["StrataCore", "StrataSystem", "StrataFiles", "CCurl", "CCrypto"]),
+        .target(
+            name: "StrataS3",
+            dependencies: ["StrataCore", "StrataSystem", "StrataFiles", "CCurl", "CCrypto"]),
         .target(
             name: "Strata",
             dependencies: [
                 "StrataCore", "StrataSystem", "StrataCatalog", "StrataDefaults", "StrataSecrets", "StrataRecords",
                 "StrataSQLite",
-                "StrataFiles", "StrataPostgres", "StrataPostgresClient", "StrataBackup", "StrataS3",
+                "StrataFiles", "StrataLocalFiles", "StrataPostgres", "StrataPostgresClient", "StrataBackup", "StrataS3",
             ]),
         .executableTarget(name: "strata", dependencies: ["Strata", "StrataSystem", "StrataLint"]),
         .target(name: "StrataConformance", dependencies: ["StrataCore"]),
@@ -132,7 +137,7 @@ let package = Package(
             dependencies: [
                 "Strata", "StrataCore", "StrataSystem", "StrataDefaults", "StrataSecrets", "StrataRecords",
                 "StrataSQLite",
-                "StrataFiles", "StrataPostgres", "StrataTestSupport", "StrataArchiveFixtures",
+                "StrataFiles", "StrataLocalFiles", "StrataPostgres", "StrataTestSupport", "StrataArchiveFixtures",
             ]),
 
         // Fuzz targets (see Scripts/fuzz.sh); a normal build replays corpus files.
@@ -140,7 +145,7 @@ let package = Package(
             name: "strata-fuzz",
             dependencies: [
                 "CStrataSystem", "StrataCore", "StrataDefaults", "StrataSecrets", "StrataRecords", "StrataSQLite",
-                "StrataFiles",
+                "StrataFiles", "StrataLocalFiles",
                 "StrataBackup", "StrataArchiveFixtures",
             ]),
 
@@ -150,17 +155,19 @@ let package = Package(
             dependencies: [
                 "Strata", "StrataCore", "StrataSystem", "StrataDefaults", "StrataRecords", "StrataSQLite",
                 "StrataPostgres",
-                "StrataFiles", "StrataS3",
+                "StrataFiles", "StrataLocalFiles", "StrataS3",
             ]),
         // Hostile zip and gzip files built field by field, for the tests, the torture run and the fuzz target.
-        .target(name: "StrataArchiveFixtures", dependencies: ["StrataFiles"], path: "Tests/ArchiveFixtures"),
+        .target(
+            name: "StrataArchiveFixtures", dependencies: ["StrataFiles"],
+            path: "Tests/ArchiveFixtures"),
         // The child program that tests spawn, hold locks in, and kill with SIGKILL.
         .executableTarget(
             name: "strata-test-child",
             dependencies: [
                 "StrataTestSupport", "StrataCore", "StrataSystem", "StrataDefaults", "StrataSecrets", "StrataRecords",
                 "StrataSQLite",
-                "StrataFiles", "Strata", "StrataBackup", "StrataS3",
+                "StrataFiles", "StrataLocalFiles", "Strata", "StrataBackup", "StrataS3",
             ],
             path: "Tests/Child"),
 
@@ -183,14 +190,16 @@ let package = Package(
             name: "strata-bench-storage", dependencies: ["BenchmarkKit", "Strata", "StrataCatalog"],
             path: "Benchmarks/StorageBenchmark"),
         .executableTarget(
-            name: "strata-bench-files", dependencies: ["BenchmarkKit", "StrataFiles"], path: "Benchmarks/FilesBenchmark"
+            name: "strata-bench-files", dependencies: ["BenchmarkKit", "StrataFiles", "StrataLocalFiles"],
+            path: "Benchmarks/FilesBenchmark"
         ),
         .executableTarget(
             name: "strata-bench-backup", dependencies: ["BenchmarkKit", "Strata", "StrataSystem"],
             path: "Benchmarks/BackupBenchmark"),
         // S3 transfers beside Python's boto3 (its side is the script beside main.swift, run in a virtualenv).
         .executableTarget(
-            name: "strata-bench-s3", dependencies: ["BenchmarkKit", "StrataFiles", "StrataS3", "StrataCore"],
+            name: "strata-bench-s3",
+            dependencies: ["BenchmarkKit", "StrataFiles", "StrataLocalFiles", "StrataS3", "StrataCore"],
             path: "Benchmarks/S3Benchmark", exclude: ["boto3_side.py"]),
 
         .testTarget(
@@ -231,7 +240,8 @@ let package = Package(
         .testTarget(
             name: "StrataFilesTests",
             dependencies: [
-                "StrataFiles", "StrataSystem", "StrataConformance", "StrataTestSupport", "StrataArchiveFixtures",
+                "StrataFiles", "StrataLocalFiles", "StrataSystem", "StrataConformance", "StrataTestSupport",
+                "StrataArchiveFixtures",
                 "strata-test-child",
             ]
         ),
@@ -241,7 +251,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataS3Tests",
-            dependencies: ["StrataS3", "StrataFiles", "StrataTestSupport", "strata-test-child"]
+            dependencies: ["StrataS3", "StrataFiles", "StrataLocalFiles", "StrataTestSupport", "strata-test-child"]
         ),
         .testTarget(
             name: "StrataLintTests",

@@ -1,5 +1,6 @@
 import Foundation
 import StrataCatalog
+import StrataLocalFiles
 import StrataSystem
 
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 @_exported public import StrataDefaults
 @_exported public import StrataFiles
+@_exported public import StrataLocalFiles
 @_exported public import StrataPostgres
 @_exported public import StrataPostgresClient
 @_exported public import StrataRecords

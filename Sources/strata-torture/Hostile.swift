@@ -2,6 +2,7 @@ import Foundation
 import StrataCore
 import StrataDefaults
 import StrataFiles
+import StrataLocalFiles
 import StrataRecords
 import StrataSQLite
 import StrataSecrets
