@@ -12,8 +12,8 @@ let package = Package(
         .library(name: "StrataConformance", targets: ["StrataConformance"]),
         .library(name: "StrataDefaults", targets: ["StrataDefaults"]),
         .library(name: "StrataSecrets", targets: ["StrataSecrets"]),
-        .library(name: "StrataRecords", targets: ["StrataRecords"]),
-        .library(name: "StrataFiles", targets: ["StrataFiles"]),
+        .library(name: "StrataRecords", targets: ["StrataRecords", "StrataSQLite"]),
+        .library(name: "StrataFiles", targets: ["StrataFiles", "StrataLocalFiles"]),
         .library(name: "StrataPostgres", targets: ["StrataPostgres"]),
         .library(name: "StrataPostgresClient", targets: ["StrataPostgresClient"]),
         .library(name: "StrataBackup", targets: ["StrataBackup"]),
@@ -77,8 +77,10 @@ let package = Package(
         .target(name: "StrataCatalog", dependencies: ["StrataCore", "StrataSystem", "CStrataSystem"]),
         .target(name: "StrataDefaults", dependencies: ["StrataCore", "StrataSystem"]),
         .target(name: "StrataSecrets", dependencies: ["StrataCore", "StrataSystem", "CSodium"]),
-        .target(name: "StrataRecords", dependencies: ["StrataCore", "StrataSystem", "CSQLite"]),
+        .target(name: "StrataRecords", dependencies: ["StrataCore", "StrataSystem"]),
+        .target(name: "StrataSQLite", dependencies: ["StrataCore", "StrataSystem", "StrataRecords", "CSQLite"]),
         .target(name: "StrataFiles", dependencies: ["StrataCore", "StrataSystem", "CZlib", "CDeflate"]),
+        .target(name: "StrataLocalFiles", dependencies: ["StrataCore", "StrataSystem", "StrataFiles"]),
         // A PostgreSQL client over the system libpq (connections, pool, pipeline, COPY, cancel), for any engine that
         // stores on PostgreSQL; it knows no tier. The only importer of CLibPQ.
         .target(name: "StrataPostgresClient", dependencies: ["StrataCore", "StrataSystem", "CLibPQ"]),
@@ -87,14 +89,19 @@ let package = Package(
             name: "StrataPostgres",
             dependencies: ["StrataCore", "StrataSystem", "StrataRecords", "StrataPostgresClient"]),
         // The backup repository: content-defined chunks, deduplicated, compressed and sealed, in packs.
-        .target(name: "StrataBackup", dependencies: ["StrataCore", "StrataSystem", "StrataSecrets", "StrataFiles"]),
+        .target(
+            name: "StrataBackup",
+            dependencies: ["StrataCore", "StrataSystem", "StrataSecrets", "StrataFiles", "StrataLocalFiles"]),
         // An S3 client (libcurl, SigV4 signed with OpenSSL's SHA-256 and HMAC), for the S3 files engine.
-        .target(name: "StrataS3", dependencies: ["StrataCore", "StrataSystem", "StrataFiles", "CCurl", "CCrypto"]),
+        .target(
+            name: "StrataS3",
+            dependencies: ["StrataCore", "StrataSystem", "StrataFiles", "CCurl", "CCrypto"]),
         .target(
             name: "Strata",
             dependencies: [
                 "StrataCore", "StrataSystem", "StrataCatalog", "StrataDefaults", "StrataSecrets", "StrataRecords",
-                "StrataFiles", "StrataPostgres", "StrataPostgresClient", "StrataBackup", "StrataS3",
+                "StrataSQLite",
+                "StrataFiles", "StrataLocalFiles", "StrataPostgres", "StrataPostgresClient", "StrataBackup", "StrataS3",
             ]),
         .executableTarget(name: "strata", dependencies: ["Strata", "StrataSystem", "StrataLint"]),
         .target(name: "StrataConformance", dependencies: ["StrataCore"]),
@@ -129,14 +136,16 @@ let package = Package(
             name: "strata-torture",
             dependencies: [
                 "Strata", "StrataCore", "StrataSystem", "StrataDefaults", "StrataSecrets", "StrataRecords",
-                "StrataFiles", "StrataPostgres", "StrataTestSupport", "StrataArchiveFixtures",
+                "StrataSQLite",
+                "StrataFiles", "StrataLocalFiles", "StrataPostgres", "StrataTestSupport", "StrataArchiveFixtures",
             ]),
 
         // Fuzz targets (see Scripts/fuzz.sh); a normal build replays corpus files.
         .executableTarget(
             name: "strata-fuzz",
             dependencies: [
-                "CStrataSystem", "StrataCore", "StrataDefaults", "StrataSecrets", "StrataRecords", "StrataFiles",
+                "CStrataSystem", "StrataCore", "StrataDefaults", "StrataSecrets", "StrataRecords", "StrataSQLite",
+                "StrataFiles", "StrataLocalFiles",
                 "StrataBackup", "StrataArchiveFixtures",
             ]),
 
@@ -144,17 +153,21 @@ let package = Package(
         .target(
             name: "StrataTestSupport",
             dependencies: [
-                "Strata", "StrataCore", "StrataSystem", "StrataDefaults", "StrataRecords", "StrataPostgres",
-                "StrataFiles", "StrataS3",
+                "Strata", "StrataCore", "StrataSystem", "StrataDefaults", "StrataRecords", "StrataSQLite",
+                "StrataPostgres",
+                "StrataFiles", "StrataLocalFiles", "StrataS3",
             ]),
         // Hostile zip and gzip files built field by field, for the tests, the torture run and the fuzz target.
-        .target(name: "StrataArchiveFixtures", dependencies: ["StrataFiles"], path: "Tests/ArchiveFixtures"),
+        .target(
+            name: "StrataArchiveFixtures", dependencies: ["StrataFiles"],
+            path: "Tests/ArchiveFixtures"),
         // The child program that tests spawn, hold locks in, and kill with SIGKILL.
         .executableTarget(
             name: "strata-test-child",
             dependencies: [
                 "StrataTestSupport", "StrataCore", "StrataSystem", "StrataDefaults", "StrataSecrets", "StrataRecords",
-                "StrataFiles", "Strata", "StrataBackup", "StrataS3",
+                "StrataSQLite",
+                "StrataFiles", "StrataLocalFiles", "Strata", "StrataBackup", "StrataS3",
             ],
             path: "Tests/Child"),
 
@@ -167,23 +180,26 @@ let package = Package(
             name: "strata-bench-secrets", dependencies: ["BenchmarkKit", "StrataSecrets", "StrataSystem", "CSodium"],
             path: "Benchmarks/SecretsBenchmark"),
         .executableTarget(
-            name: "strata-bench-records", dependencies: ["BenchmarkKit", "StrataRecords", "CSQLite"],
+            name: "strata-bench-records", dependencies: ["BenchmarkKit", "StrataRecords", "StrataSQLite", "CSQLite"],
             path: "Benchmarks/RecordsBenchmark"),
         .executableTarget(
-            name: "strata-bench-postgres", dependencies: ["BenchmarkKit", "StrataRecords", "StrataPostgres", "CLibPQ"],
+            name: "strata-bench-postgres",
+            dependencies: ["BenchmarkKit", "StrataRecords", "StrataSQLite", "StrataPostgres", "CLibPQ"],
             path: "Benchmarks/PostgresBenchmark"),
         .executableTarget(
             name: "strata-bench-storage", dependencies: ["BenchmarkKit", "Strata", "StrataCatalog"],
             path: "Benchmarks/StorageBenchmark"),
         .executableTarget(
-            name: "strata-bench-files", dependencies: ["BenchmarkKit", "StrataFiles"], path: "Benchmarks/FilesBenchmark"
+            name: "strata-bench-files", dependencies: ["BenchmarkKit", "StrataFiles", "StrataLocalFiles"],
+            path: "Benchmarks/FilesBenchmark"
         ),
         .executableTarget(
             name: "strata-bench-backup", dependencies: ["BenchmarkKit", "Strata", "StrataSystem"],
             path: "Benchmarks/BackupBenchmark"),
         // S3 transfers beside Python's boto3 (its side is the script beside main.swift, run in a virtualenv).
         .executableTarget(
-            name: "strata-bench-s3", dependencies: ["BenchmarkKit", "StrataFiles", "StrataS3", "StrataCore"],
+            name: "strata-bench-s3",
+            dependencies: ["BenchmarkKit", "StrataFiles", "StrataLocalFiles", "StrataS3", "StrataCore"],
             path: "Benchmarks/S3Benchmark", exclude: ["boto3_side.py"]),
 
         .testTarget(
@@ -216,14 +232,16 @@ let package = Package(
         .testTarget(
             name: "StrataRecordsTests",
             dependencies: [
-                "StrataRecords", "StrataPostgres", "StrataPostgresClient", "StrataConformance", "StrataTestSupport",
+                "StrataRecords", "StrataSQLite", "StrataPostgres", "StrataPostgresClient", "StrataConformance",
+                "StrataTestSupport",
                 "strata-test-child",
             ]
         ),
         .testTarget(
             name: "StrataFilesTests",
             dependencies: [
-                "StrataFiles", "StrataSystem", "StrataConformance", "StrataTestSupport", "StrataArchiveFixtures",
+                "StrataFiles", "StrataLocalFiles", "StrataSystem", "StrataConformance", "StrataTestSupport",
+                "StrataArchiveFixtures",
                 "strata-test-child",
             ]
         ),
@@ -233,7 +251,9 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataS3Tests",
-            dependencies: ["StrataS3", "StrataFiles", "StrataSystem", "StrataTestSupport", "strata-test-child"]
+            dependencies: [
+                "StrataS3", "StrataFiles", "StrataLocalFiles", "StrataSystem", "StrataTestSupport", "strata-test-child",
+            ]
         ),
         .testTarget(
             name: "StrataLintTests",

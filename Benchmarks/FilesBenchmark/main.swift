@@ -13,6 +13,7 @@ import BenchmarkKit
 import Foundation
 import StrataCore
 import StrataFiles
+import StrataLocalFiles
 
 /// Peak-memory child: `peak ROOT KEY OUT` exports and prints VmHWM in KiB.
 func peakChild() throws {

@@ -18,6 +18,7 @@ import CLibPQ
 import Foundation
 import StrataPostgres
 import StrataRecords
+import StrataSQLite
 
 // MARK: Raw libpq, the ceiling
 

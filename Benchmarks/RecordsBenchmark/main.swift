@@ -15,6 +15,7 @@ import BenchmarkKit
 import CSQLite
 import Foundation
 import StrataRecords
+import StrataSQLite
 
 /// One side's seconds per round, paired with the other side's.
 struct PairedRounds {

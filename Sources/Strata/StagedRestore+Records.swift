@@ -1,6 +1,7 @@
 import Foundation
 import StrataBackup
 import StrataCatalog
+import StrataSQLite
 import StrataSystem
 
 // Restoring a capture of a store whose records tier was on PostgreSQL (see `Documentation/Backup.md`, "Capture and

@@ -1,9 +1,11 @@
 @_exported public import StrataDefaults
 @_exported public import StrataFiles
+@_exported public import StrataLocalFiles
 @_exported public import StrataPostgres
 @_exported public import StrataPostgresClient
 @_exported public import StrataRecords
 @_exported public import StrataS3
+@_exported public import StrataSQLite
 @_exported public import StrataSecrets
 
 extension Storage {

@@ -1,6 +1,7 @@
 import Foundation
 package import StrataCore
 import StrataFiles
+import StrataLocalFiles
 package import StrataSystem
 
 #if canImport(Glibc)

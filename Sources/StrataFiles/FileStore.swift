@@ -1,5 +1,5 @@
 public import Foundation
-public import StrataCore
+package import StrataCore
 import StrataSystem
 
 #if canImport(Glibc)
@@ -9,7 +9,7 @@ import StrataSystem
 #endif
 
 /// A file store addressed by relative paths, over a ``FileEngine`` that holds the bytes: a folder of the local disk
-/// (``PosixFileEngine``, what ``init(paths:configuration:)`` opens) or an object store.
+/// (`PosixFileEngine`, module `StrataLocalFiles`, which declares `init(paths:configuration:)`) or an object store.
 ///
 /// ```swift
 /// let files = try FileStore(paths: paths)
@@ -47,20 +47,12 @@ public final class FileStore: Sendable {
         self.placement = TierPlacement(.files, store: "", ledger: configuration.placement)
     }
 
-    /// Opens the file tier of a store on the local disk, under `<root>/files`, creating its folder (0700).
-    ///
-    /// On the root of a store that keeps a catalog (one `Storage` has opened), the store's changes are recorded there
-    /// while a `Storage` of this process has the root open, and refused with `.conflict` while none has (nothing would
-    /// record them): see `Documentation/Storage.md`, "Writing through a tier's own API".
-    public init(paths: StoragePaths, configuration: FilesConfiguration = FilesConfiguration()) throws {
-        self.engine = try PosixFileEngine(paths: paths, configuration: configuration)
+    /// Opens a store on `engine` whose changes keep a store root's catalog true through `placement`: what the
+    /// initializers of an engine on a store root call.
+    package init(engine: any FileEngine, configuration: FilesConfiguration, placement: TierPlacement) {
+        self.engine = engine
         self.configuration = configuration
-        self.placement = try TierPlacement(.files, store: "", paths: paths, ledger: configuration.placement)
-    }
-
-    /// Opens the file tier under a store root folder.
-    public convenience init(root: String, configuration: FilesConfiguration = FilesConfiguration()) throws {
-        try self.init(paths: StoragePaths(root: root), configuration: configuration)
+        self.placement = placement
     }
 
     /// Refuses a key that could leave the store (see ``/StrataCore/StoragePaths/validateKey(_:)``).
@@ -215,7 +207,7 @@ public final class FileStore: Sendable {
 
     /// Deletes a file and every copy of its content the engine keeps (``FileEngine/deleteSecurely(_:)``): on the
     /// POSIX engine its bytes are overwritten with zeros and forced to disk first, so that neither the file's blocks
-    /// nor another name of the same file keeps them (see ``PosixFileEngine/deleteSecurely(_:)``); on an object store,
+    /// nor another name of the same file keeps them (see `PosixFileEngine.deleteSecurely(_:)`); on an object store,
     /// every version the server keeps is removed.
     ///
     /// `Storage` calls it to remove the plaintext copy of a value that became a credential.

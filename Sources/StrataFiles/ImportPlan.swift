@@ -10,7 +10,7 @@ import StrataCore
 /// - an entry that is a file where another needs a folder (`sub` and `sub/`, `a` and `a/b`, at any depth, in
 ///   either order): `.invalidArgument`;
 /// - a total size past ``ImportLimits/maximumTotalSize`` (summed without overflow): `.limitExceeded`.
-struct ImportPlan {
+package struct ImportPlan {
     /// The entries to extract, in archive order, with their keys.
     var files: [(entry: ZipReader.Entry, key: String)] = []
     /// Every folder the import needs (parents first), with the entry that first needs it.
@@ -60,7 +60,7 @@ struct ImportPlan {
     }
 
     /// The folders above a key, outermost first: `a`, `a/b` for `a/b/c` (split on Unicode scalars, as keys are).
-    static func parents(of key: String) -> [String] {
+    package static func parents(of key: String) -> [String] {
         var parents: [String] = []
         var current = String.UnicodeScalarView()
         for scalar in key.unicodeScalars {
@@ -71,7 +71,7 @@ struct ImportPlan {
     }
 
     /// A key's folder key (`""` for the tier folder) and last component: `a/b` and `c` for `a/b/c`.
-    static func split(_ key: String) -> (folder: String, name: String) {
+    package static func split(_ key: String) -> (folder: String, name: String) {
         let folder = parents(of: key).last ?? ""
         let skipped = folder.isEmpty ? 0 : folder.unicodeScalars.count + 1
         return (folder, String(String.UnicodeScalarView(key.unicodeScalars.dropFirst(skipped))))

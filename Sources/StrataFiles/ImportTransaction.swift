@@ -1,9 +1,9 @@
 /// One archive import into a store's engine: its entries are staged first, then committed into place all or
 /// nothing (a failed commit puts back every file it replaced), then the staging is removed.
 ///
-/// The POSIX engine stages in a folder of the tier and commits by `rename(2)` (``PosixImport``); any other engine
+/// The POSIX engine stages in a folder of the tier and commits by `rename(2)` (`PosixImport`, module `StrataLocalFiles`); any other engine
 /// stages in a local temporary folder and commits by writing each file through the engine (``EngineImport``).
-protocol ImportTransaction: AnyObject {
+package protocol ImportTransaction: AnyObject {
     /// What is at `key` in the store now, or `nil` when nothing is.
     /// - Throws: `.symbolicLink` for a key through or at a link.
     func kind(of key: String) throws -> StoreNodeKind?

@@ -1,13 +1,14 @@
-import Foundation
+package import Foundation
 import StrataCore
-import StrataSystem
+package import StrataSystem
 
 /// What an engine that keeps its files in a local folder offers the store beyond ``FileEngine``, so that the store's
 /// engine-neutral code runs as fast as the disk there: reads into memory that is handed out without a copy, a
 /// folder for the staging file of an async write, and imports staged in the tier and committed by `rename(2)`.
 ///
-/// ``PosixFileEngine`` adopts it; the store falls back to the engine's own operations on any other engine.
-protocol LocalFastPaths: FileEngine {
+/// `PosixFileEngine` (module `StrataLocalFiles`) adopts it; the store falls back to the engine's own operations on
+/// any other engine.
+package protocol LocalFastPaths: FileEngine {
     /// Streams a file to `body` in chunks of `chunkSize`, each read straight into the memory of the `Data` handed
     /// out (`body` may keep it).
     /// - Returns: The number of bytes read.

@@ -1,7 +1,7 @@
 /// A ``FileEngine`` that keeps each file as a file of a local folder, which a program may reach by path: what the
 /// POSIX-only parts of ``FileStore`` need (``FileStore/path(for:creatingParents:)``).
 ///
-/// ``PosixFileEngine`` adopts it; a store on an engine that does not (an object store) throws `.notBuiltIn` from
+/// `PosixFileEngine` (module `StrataLocalFiles`) adopts it; a store on an engine that does not (an object store) throws `.notBuiltIn` from
 /// the operations that need it, naming the engine.
 public protocol LocalFileEngine: FileEngine {
     /// The folder that holds the files (a key's file is at `directory + "/" + key`).

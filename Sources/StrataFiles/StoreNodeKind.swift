@@ -1,5 +1,5 @@
 /// What an import finds at a key of the store before it extracts anything.
-enum StoreNodeKind {
+package enum StoreNodeKind {
     /// A file.
     case file
     /// A folder (on an object store: a prefix with files under it).

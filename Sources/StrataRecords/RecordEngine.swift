@@ -1,7 +1,7 @@
 public import StrataCore
 
-/// A database that serves a ``RecordStore``: SQLite built in (``SQLiteRecordEngine``), PostgreSQL in the
-/// `StrataPostgres` module, or your own.
+/// A database that serves a ``RecordStore``: SQLite (`SQLiteRecordEngine`, module `StrataSQLite`, part of the
+/// `StrataRecords` product), PostgreSQL (`PostgresRecordEngine`, module `StrataPostgres`), or your own.
 ///
 /// The store keeps everything that is the same on every database — the typed collections, record coding,
 /// relations and their delete rules, the migration driver, observation delivery — and asks the engine for

@@ -18,8 +18,9 @@ import Synchronization
 /// }                                                        // all or nothing
 /// ```
 ///
-/// The data lives in a ``RecordEngine``: a SQLite file by default (``SQLiteRecordEngine``), or a shared
-/// PostgreSQL database through the `StrataPostgres` module — the same API and the same behaviour on both.
+/// The data lives in a ``RecordEngine``: a SQLite file (`SQLiteRecordEngine`; module `StrataSQLite` declares the
+/// initializers that open one, `init(name:paths:)` and `init(path:)`), or a shared PostgreSQL database through the
+/// `StrataPostgres` module — the same API and the same behaviour on both.
 /// Several processes may open the same store: the database arbitrates.
 public final class RecordStore: Sendable {
     /// The engine holding the data.
@@ -57,41 +58,6 @@ public final class RecordStore: Sendable {
         try Self.migrate(engine, migrations: migrations)
         let known = try engine.collectionNames()
         catalog.withLock { $0.collections = known }
-    }
-
-    /// Opens (creating if needed) the SQLite store at `path` and runs the migrations the file has not seen.
-    /// - Parameters:
-    ///   - path: The database file.
-    ///   - configuration: Durability, busy timeout, readers. The default is
-    ///     ``RecordsConfiguration/init(durability:busyTimeoutMilliseconds:readerCount:observationIntervalMilliseconds:)``.
-    ///   - migrations: The app's versioned migrations, in any order.
-    /// - Throws: ``/StrataCore/StorageError``: `.corrupt` for a damaged or non-SQLite file, `.invalidArgument` for a
-    ///   SQLite file that is not a Strata store, `.unsupportedVersion` for a store newer than this code or than the
-    ///   migrations given, or what a migration throws (the file is then unchanged).
-    public convenience init(
-        path: String, configuration: RecordsConfiguration = RecordsConfiguration(), migrations: [Migration] = []
-    ) throws {
-        try self.init(
-            engine: try SQLiteRecordEngine(path: path, configuration: configuration), migrations: migrations)
-    }
-
-    /// Opens the SQLite store `<root>/records/<name>.sqlite`.
-    public convenience init(
-        name: String, paths: StoragePaths, configuration: RecordsConfiguration = RecordsConfiguration(),
-        migrations: [Migration] = []
-    ) throws {
-        guard Self.isValidName(name) else {
-            throw StorageError(
-                .invalidArgument, "a store name is letters, digits and '_' (at most 64)", tier: .records, key: name)
-        }
-        let path = try paths.path(for: name + ".sqlite", in: .records, createParents: true)
-        var configuration = configuration
-        if configuration.filePermissions == nil {
-            configuration.filePermissions = paths.sharing == .group ? 0o660 : 0o600
-        }
-        try self.init(
-            engine: try SQLiteRecordEngine(path: path, configuration: configuration), migrations: migrations,
-            placement: TierPlacement(.records, store: name, paths: paths, ledger: configuration.placement))
     }
 
     /// Where the SQLite store `name` of a root is (`<root>/records/<name>.sqlite`), whether or not it exists.

@@ -54,7 +54,4 @@ public struct RecordsConfiguration: Sendable {
         self.readerCount = readerCount
         self.observationIntervalMilliseconds = observationIntervalMilliseconds
     }
-
-    /// SQLite's `PRAGMA synchronous` value for ``durability``.
-    var sqliteSynchronous: String { durability == .durable ? "FULL" : "NORMAL" }
 }

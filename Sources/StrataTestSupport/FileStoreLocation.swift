@@ -1,5 +1,6 @@
 import Foundation
 public import StrataFiles
+import StrataLocalFiles
 import StrataS3
 
 /// The file engines the tests run their shared bodies against.

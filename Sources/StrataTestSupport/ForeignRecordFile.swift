@@ -1,6 +1,7 @@
 public import Foundation
 public import StrataCore
 import StrataRecords
+import StrataSQLite
 
 /// Files that are not a sound Strata record store, made on purpose: other programs' SQLite databases (written by
 /// the `sqlite3` shell, which nobody here wrote), files that are not SQLite at all, and Strata stores truncated,

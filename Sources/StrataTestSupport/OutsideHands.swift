@@ -2,6 +2,7 @@ public import Foundation
 public import StrataCore
 public import StrataDefaults
 public import StrataRecords
+import StrataSQLite
 import StrataSystem
 
 /// What something outside Strata does to a store's files — a person with `rm`, another program, a restore of one

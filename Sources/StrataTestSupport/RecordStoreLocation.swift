@@ -1,6 +1,7 @@
 import Foundation
 public import StrataPostgres
 public import StrataRecords
+import StrataSQLite
 
 /// The record engines the tests run their bodies against.
 public enum RecordEngineKind: String, Sendable, CaseIterable, CustomStringConvertible {

@@ -2,6 +2,7 @@ import Foundation
 import StrataArchiveFixtures
 import StrataCore
 import StrataFiles
+import StrataLocalFiles
 import StrataSystem
 
 /// Hostile classes for zip and gzip archives: ZIP64 overflow fields, multi-member and trailing-garbage gzip,

@@ -1,6 +1,7 @@
 import Foundation
 import StrataCore
 import StrataRecords
+import StrataSQLite
 import StrataTestSupport
 
 /// Hostile classes for SQLite and JSON: foreign SQLite files left byte-for-byte unchanged, NFC/NFD twin keys in JSON objects.

@@ -2,7 +2,9 @@ import Foundation
 import StrataCore
 import StrataDefaults
 import StrataFiles
+import StrataLocalFiles
 import StrataRecords
+import StrataSQLite
 import StrataSecrets
 import StrataSystem
 import StrataTestSupport

@@ -2,8 +2,10 @@ import Foundation
 import StrataCore
 import StrataDefaults
 import StrataFiles
+import StrataLocalFiles
 import StrataPostgres
 import StrataRecords
+import StrataSQLite
 import StrataSecrets
 import StrataTestSupport
 

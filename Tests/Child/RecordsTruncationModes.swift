@@ -1,6 +1,7 @@
 import Foundation
 import StrataCore
 import StrataRecords
+import StrataSQLite
 import StrataTestSupport
 
 /// The child mode that reads a record store while another process truncates its file; `false` when `arguments`

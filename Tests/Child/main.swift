@@ -4,6 +4,7 @@ import Foundation
 import StrataCore
 import StrataDefaults
 import StrataFiles
+import StrataLocalFiles
 import StrataRecords
 import StrataSecrets
 import StrataSystem

@@ -4,6 +4,7 @@ import StrataTestSupport
 import Testing
 
 @testable import StrataFiles
+@testable import StrataLocalFiles
 
 /// A files tier nested deeper than any key (another program's folders): the listing recursed once per level and
 /// overflowed the stack, which crashed every walk over the tier (list, verify, export, a backup's capture).

@@ -5,6 +5,7 @@ import StrataTestSupport
 import Testing
 
 @testable import StrataFiles
+@testable import StrataLocalFiles
 
 /// A listing walked past a folder or an entry it could not read and returned the rest as if it were all: the
 /// keys inside were left out without a word (a caller deleting "everything listed", or counting, was misled).

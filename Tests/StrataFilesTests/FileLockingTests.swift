@@ -1,6 +1,7 @@
 import Foundation
 import StrataCore
 import StrataFiles
+import StrataLocalFiles
 import StrataTestSupport
 import Synchronization
 import Testing

@@ -1,6 +1,7 @@
 import StrataCore
 
 @testable import StrataFiles
+@testable import StrataLocalFiles
 
 /// What the POSIX-only tests reach behind a store's back: its engine's folder, paths and locks.
 extension FileStore {

@@ -5,6 +5,7 @@ import StrataTestSupport
 import Testing
 
 @testable import StrataFiles
+@testable import StrataLocalFiles
 
 struct FilesFixture {
     let directory: TemporaryDirectory

@@ -5,6 +5,7 @@ import StrataTestSupport
 import Testing
 
 @testable import StrataFiles
+@testable import StrataLocalFiles
 
 #if canImport(Glibc)
     import Glibc

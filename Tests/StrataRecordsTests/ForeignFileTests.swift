@@ -4,6 +4,7 @@ import StrataTestSupport
 import Testing
 
 @testable import StrataRecords
+@testable import StrataSQLite
 
 @Suite("RecordStore: foreign and damaged files are refused unchanged")
 struct ForeignFileTests {

@@ -3,6 +3,7 @@ import StrataTestSupport
 import Testing
 
 @testable import StrataRecords
+@testable import StrataSQLite
 
 /// Writes the same key twice in one object, through a nested container.
 private struct RepeatsANestedKey: Encodable {

@@ -4,6 +4,7 @@ import StrataTestSupport
 import Testing
 
 @testable import StrataRecords
+@testable import StrataSQLite
 
 /// A store's file cut short by another process while a reader runs: SQLite documents that a memory-mapped
 /// database then stops the reading process with `SIGBUS`. A store's connections read with `read` calls into their

@@ -5,6 +5,7 @@ import StrataTestSupport
 import Testing
 
 @testable import StrataRecords
+@testable import StrataSQLite
 
 @Suite("RecordStore: several processes")
 struct RecordProcessTests {

@@ -5,6 +5,7 @@ import Synchronization
 import Testing
 
 @testable import StrataRecords
+@testable import StrataSQLite
 
 /// A record that reads only its id: every other member is skipped.
 struct OnlyAnID: Codable, Identifiable, Sendable {

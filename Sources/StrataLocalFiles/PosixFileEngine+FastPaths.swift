@@ -1,11 +1,12 @@
 import Foundation
 import StrataCore
-import StrataSystem
+package import StrataFiles
+package import StrataSystem
 
 // The store's fast paths on a local folder (see `LocalFastPaths`).
 extension PosixFileEngine: LocalFastPaths {
     /// The tier folder: a staging file there is a temporary of this process, removed if it dies.
-    func scratchFolder() throws -> DirectoryHandle { try tierFolder() }
+    package func scratchFolder() throws -> DirectoryHandle { try tierFolder() }
 
-    func beginImport() throws -> any ImportTransaction { try PosixImport(self) }
+    package func beginImport() throws -> any ImportTransaction { try PosixImport(self) }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import StrataCore
+public import StrataFiles
 import StrataSystem
 
 #if canImport(Glibc)

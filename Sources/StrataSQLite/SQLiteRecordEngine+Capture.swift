@@ -1,4 +1,5 @@
 public import StrataCore
+import StrataRecords
 
 // A capture of a SQLite record store: never the live file (a checkpoint may be copying the WAL into it, and the
 // WAL holds what the file does not), but a copy made by SQLite's online backup API into a private temporary file

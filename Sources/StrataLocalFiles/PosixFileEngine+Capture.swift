@@ -1,4 +1,5 @@
 public import StrataCore
+import StrataFiles
 
 // A capture of the files tier: every file, each read under its shared lock (writers replace or append under the
 // exclusive one), with its checksum attribute and its real modification time. Lock files, staging and

@@ -1,5 +1,6 @@
 import Foundation
 import StrataCore
+import StrataFiles
 import StrataSystem
 
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 public import StrataCore
+import StrataRecords
 
 /// What a SQLite error adds to a ``/StrataCore/StorageError``: SQLite's extended result code (`2067` for a unique
 /// constraint, `26` for a file that is not a database, …). Read it as `error.sqlite`.

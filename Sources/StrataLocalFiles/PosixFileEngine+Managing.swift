@@ -1,5 +1,6 @@
 public import Foundation
 import StrataCore
+public import StrataFiles
 package import StrataSystem
 
 #if canImport(Glibc)

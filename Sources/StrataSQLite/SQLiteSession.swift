@@ -1,5 +1,6 @@
 import Foundation
 import StrataCore
+import StrataRecords
 
 /// The SQL of every record operation on one SQLite connection.
 struct SQLiteSession: RecordSession {
@@ -96,7 +97,7 @@ struct SQLiteSession: RecordSession {
         }
     }
 
-    func ids(_ collection: String, matching predicate: Predicate) throws -> [String] {
+    func ids(_ collection: String, matching predicate: StrataRecords.Predicate) throws -> [String] {
         var parameters: [SQLiteValue] = []
         let sql = Self.selectSQL(Query(predicate), collection: collection, parameters: &parameters, columns: "id")
         let statement = try connection.statement(sql, operation: "query", collection: collection)
@@ -107,7 +108,7 @@ struct SQLiteSession: RecordSession {
         return ids
     }
 
-    func count(_ collection: String, matching predicate: Predicate) throws -> Int {
+    func count(_ collection: String, matching predicate: StrataRecords.Predicate) throws -> Int {
         var parameters: [SQLiteValue] = []
         let statement = try connection.statement(
             "SELECT count(*) FROM c_\(collection) WHERE " + predicate.sqliteSQL(&parameters), operation: "count",
@@ -118,7 +119,9 @@ struct SQLiteSession: RecordSession {
         return Int(statement.int64(0))
     }
 
-    func aggregate(_ collection: String, _ aggregate: RecordAggregate, of field: Field, matching predicate: Predicate)
+    func aggregate(
+        _ collection: String, _ aggregate: RecordAggregate, of field: Field, matching predicate: StrataRecords.Predicate
+    )
         throws -> QueryValue?
     {
         var parameters: [SQLiteValue] = []

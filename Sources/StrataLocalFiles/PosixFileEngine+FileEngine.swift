@@ -1,4 +1,5 @@
 public import StrataCore
+public import StrataFiles
 
 // What the POSIX engine reports about itself; its operations are in PosixFileEngine.swift and its extensions.
 extension PosixFileEngine: FileEngine {

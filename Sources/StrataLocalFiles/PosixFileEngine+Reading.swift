@@ -1,5 +1,6 @@
 public import Foundation
 import StrataCore
+public import StrataFiles
 import StrataSystem
 
 #if canImport(Glibc)
@@ -54,7 +55,7 @@ extension PosixFileEngine {
     /// Streams a file to `body` in chunks of `chunkSize` under its shared lock, each read straight into the memory
     /// of the `Data` handed out (no copy; `body` may keep it).
     /// - Returns: The number of bytes read.
-    func read(_ key: String, chunkSize: Int, chunks body: (Data) throws -> Void) throws -> Int {
+    package func read(_ key: String, chunkSize: Int, chunks body: (Data) throws -> Void) throws -> Int {
         let chunkSize = max(chunkSize, 1)
         return try withOpenFile(key) { fd, path in
             Sys.adviseSequential(fd)

@@ -1,6 +1,7 @@
 internal import CSQLite
 import Foundation
 import StrataCore
+import StrataRecords
 
 /// One SQLite connection: the only type that calls the SQLite C API. Not thread-safe by itself; the store
 /// hands each connection to one thread at a time under a lock.
@@ -8,7 +9,7 @@ final class SQLiteConnection {
     let path: String
     private(set) var handle: OpaquePointer?
     private var statements: [String: SQLiteStatement] = [:]
-    /// The statements of the per-record paths, by collection, indexed by ``RecordStatement``: found without
+    /// The statements of the per-record paths, by collection, indexed by ``/StrataRecords/RecordStatement``: found without
     /// building or hashing their SQL.
     private var recordStatements: [String: [SQLiteStatement?]] = [:]
     /// The collection whose record statements were asked for last, and its entry of `recordStatements`.

@@ -1,5 +1,6 @@
 public import Foundation
 public import StrataCore
+public import StrataFiles
 import StrataSystem
 
 #if canImport(Glibc)

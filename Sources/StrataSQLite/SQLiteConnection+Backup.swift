@@ -1,5 +1,6 @@
 internal import CSQLite
 import StrataCore
+import StrataRecords
 
 #if canImport(Glibc)
     import Glibc

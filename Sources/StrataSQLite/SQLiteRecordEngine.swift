@@ -1,5 +1,6 @@
 import Foundation
 public import StrataCore
+public import StrataRecords
 import StrataSystem
 import Synchronization
 
@@ -8,7 +9,7 @@ import Synchronization
 /// One writer connection serves every write (SQLite allows one writer at a time anyway; `BEGIN IMMEDIATE`
 /// takes the file's write lock first, so writers in several processes queue instead of failing), and a pool of
 /// read-only connections serves reads concurrently. A connection waits up to
-/// ``RecordsConfiguration/busyTimeoutMilliseconds`` for another process's lock.
+/// ``/StrataRecords/RecordsConfiguration/busyTimeoutMilliseconds`` for another process's lock.
 public final class SQLiteRecordEngine: RecordEngine {
     /// The database file.
     public let path: String
@@ -20,7 +21,7 @@ public final class SQLiteRecordEngine: RecordEngine {
     public var location: String { path }
     /// SQLite's locking, in WAL mode.
     public var concurrencyGuarantee: String { facts.concurrencyGuarantee }
-    /// ``RecordsConfiguration/durability``, as SQLite applies it (`FULL` or `NORMAL`).
+    /// ``/StrataRecords/RecordsConfiguration/durability``, as SQLite applies it (`FULL` or `NORMAL`).
     public var durability: Durability { facts.durability }
     /// The database file and the two files of WAL mode beside it.
     public var layout: [StorageLayoutEntry] { facts.layout }
@@ -53,7 +54,7 @@ public final class SQLiteRecordEngine: RecordEngine {
     /// The file is identified before anything can change it (`SQLiteFileProbe`): a file that is not a Strata
     /// store is refused byte-for-byte unchanged, with no `-wal`, `-shm` or `-journal` file created. Only a
     /// Strata store, an empty database or a new file is then opened read-write and switched to WAL mode.
-    /// With ``RecordsConfiguration/isReadOnly`` nothing is created or configured at all.
+    /// With ``/StrataRecords/RecordsConfiguration/isReadOnly`` nothing is created or configured at all.
     /// - Throws: ``/StrataCore/StorageError``: `.notAStore` for a file that is not SQLite or is another program's
     ///   SQLite database, `.corrupt` for a damaged store, `.unsupportedVersion` for a store format newer than this
     ///   code, `.symbolicLink` when the file or its `-wal`/`-shm`/`-journal` is a symbolic link, `.notFound` for a

@@ -1,4 +1,5 @@
 public import StrataCore
+import StrataFiles
 import StrataSystem
 
 #if canImport(Glibc)

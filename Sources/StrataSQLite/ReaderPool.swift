@@ -1,4 +1,5 @@
 import Foundation
+import StrataRecords
 import Synchronization
 
 /// A connection handed to one thread at a time: by the writer lock or by the reader pool.

@@ -1,5 +1,6 @@
 import Foundation
 import StrataCore
+import StrataRecords
 import StrataSystem
 
 #if canImport(Glibc)

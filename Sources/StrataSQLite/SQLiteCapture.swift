@@ -1,4 +1,5 @@
 public import StrataCore
+import StrataRecords
 import StrataSystem
 
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 import Foundation
 import StrataCore
+import StrataRecords
 
 /// The `strata_kv` table of a SQLite store.
 struct SQLiteKeyValueTable: RecordKeyValueTable {
