@@ -9,6 +9,7 @@ let package = Package(
     products: [
         .library(name: "Strata", targets: ["Strata"]),
         .library(name: "StrataCore", targets: ["StrataCore"]),
+        .library(name: "StrataSystem", targets: ["StrataSystem"]),
         .library(name: "StrataConformance", targets: ["StrataConformance"]),
         .library(name: "StrataDefaults", targets: ["StrataDefaults"]),
         .library(name: "StrataSecrets", targets: ["StrataSecrets"]),

@@ -57,6 +57,27 @@ struct RestoreKeyTests {
         #expect(try storage.data(for: "records/a") == Data("captured records/a".utf8))
     }
 
+    /// A key whose move was interrupted after its copy and before its commit (the catalog says defaults, moving to
+    /// secrets, and secrets holds a copy) is settled before the restore writes it: no move of the key is pending
+    /// after the restore, and the restored value is what stays, in the captured tier.
+    @Test func aMoveInterruptedBeforeTheRestoreIsSettledFirst() throws {
+        let storage = try openStorage(root)
+        try storage.put(Data("captured".utf8), for: "k", as: descriptorForTier[.defaults]!)
+        let inDefaults = try #require(try storage.location(of: "k"))
+        let capture = try FolderCapture(folder: directory.appending("capture"))
+        try storage.capture(into: capture)
+        try storage.put(Data("stale".utf8), for: "k", as: descriptorForTier[.secrets]!)
+        try storage.catalog.record([.set(inDefaults), .intent(key: "k", from: .defaults, to: .secrets)], durable: true)
+
+        try storage.restore(key: "k", from: capture, secretsKey: testSecretsKey)
+        #expect(try storage.catalog.intent(for: "k") == nil, "the restore left the move pending")
+        let report = try storage.verifyCatalog()
+        #expect(report.settled == [SettledMove(key: "k", from: .defaults, to: .secrets, outcome: .undone)])
+        #expect(report.isSound, "\(report.lines)")
+        #expect(try storage.data(for: "k") == Data("captured".utf8))
+        #expect(try tiersHolding("k", in: storage) == [.defaults])
+    }
+
     /// A key the capture lacks — one never stored, a prefix of stored keys, a canonically equivalent spelling of a
     /// stored key — is `.notFound` naming it, and nothing in the store changes.
     @Test(arguments: ["nope", "records/", "cafe\u{301}"])
