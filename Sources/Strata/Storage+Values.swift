@@ -1,6 +1,6 @@
 // Typed values through the facade: one encoding for every API. A value is first the property-list value a
-// preference suite would hold (`DefaultsCoding`'s rules: a `String` is `.string`, an `Int` `.integer`, any other
-// `Codable` JSON `.data`); the defaults tier stores exactly that, and the tiers that hold bytes store its byte form
+// preference suite would hold (`DefaultsCoding`'s rules: a `String` is `.string`, an `Int` `.integer`, an
+// `enum Theme: String` its raw value, any other `Codable` JSON `.data`); the defaults tier stores exactly that, and the tiers that hold bytes store its byte form
 // (`PropertyListValue+ByteForm.swift`), whose content type the catalog records. Reading goes back the same way, so
 // a value reads back the same through `storage.value`, a `DefaultsKey`, `strata defaults get`, and after a move.
 import StrataCatalog
@@ -11,13 +11,17 @@ extension Storage {
 
     /// Stores a typed value in the tier the selector picks for it, moving it there if the key lives in another tier.
     ///
-    /// Without a descriptor, one is inferred from the type: `String`, `Int`, `Bool`, `Double`, `Date`, `Data`, `URL`
-    /// and arrays and dictionaries of them are preferences; any other `Codable` is structured (JSON). A
+    /// Without a descriptor, one is inferred from the type: `String`, `Int`, `Bool`, `Double`, `Date`, `Data`, `URL`,
+    /// arrays and dictionaries of them, and raw-representable values whose raw value is one of these scalars
+    /// (`enum Theme: String`, stored as the raw value) are preferences; any other `Codable` is structured (JSON). A
     /// ``/StrataSecrets/Secret`` is a credential (the `set(_:for:as:)` that takes a ``/StrataSecrets/Secret``), and
-    /// `Data` with a content type a file (``set(_:for:contentType:)``).
+    /// `Data` with a content type a file (``set(_:for:contentType:)``). An `Optional` is stored as its value, and
+    /// `nil` removes the key from every tier, as ``delete(_:)`` does.
     ///
     /// ```swift
     /// try storage.set("dark", for: "selectedTheme")                 // a plist string in defaults
+    /// try storage.set(Theme.dark, for: "theme")                     // the string "dark" in defaults
+    /// try storage.set(String?.none, for: "selectedTheme")           // removed
     /// try storage.set(Profile(name: "Ada"), for: "profiles/ada")    // JSON in records
     /// try storage.set("tok_live", for: "api/token", as: DataDescriptor(kind: .credential, estimatedSize: 8))
     /// let theme = try storage.value(String.self, for: "selectedTheme")
@@ -31,20 +35,23 @@ extension Storage {
     ///   - key: The key.
     ///   - descriptor: What the selector is told. The default (`nil`) infers it from the type; its estimated size is
     ///     raised to the stored size when smaller.
-    /// - Returns: The selection that routed it.
+    /// - Returns: The selection that routed it, or `nil` when `value` is `nil` (the key was removed).
     /// - Throws: ``/StrataCore/StorageError``: `.invalidArgument` when the value does not encode, or what
-    ///   ``put(_:for:as:)`` throws.
+    ///   ``put(_:for:as:)`` (or, for `nil`, ``delete(_:)``) throws.
     @discardableResult
     public func set<Value: Codable & Sendable>(
         _ value: Value, for key: String, as descriptor: DataDescriptor? = nil
-    ) throws -> Selection {
-        let stored: PropertyListValue
+    ) throws -> Selection? {
+        let encoded: (value: PropertyListValue, isNative: Bool)?
         do {
-            stored = try PropertyListValue(encoding: value)
+            encoded = try PropertyListValue.storedForm(of: value)
         } catch let error as StorageError {
             throw Self.relabelled(error, tier: nil, key: key)
         }
-        let isNative = value is any PropertyListConvertible
+        guard let (stored, isNative) = encoded else {
+            try delete(key)
+            return nil
+        }
         let bytes = try stored.byteForm()
         let kind: DataKind = isNative ? .preference : .structured
         let described = descriptor ?? DataDescriptor(kind: kind, estimatedSize: bytes.count)

@@ -12,6 +12,8 @@ protocol DefaultsOptional {
     static func decodeWrapped(from stored: PropertyListValue, key: String) throws(StorageError) -> Any
     /// `.none`, as an `Any` holding `Self`.
     static var noneValue: Any { get }
+    /// The wrapped type.
+    static var wrappedType: Any.Type { get }
 }
 
 extension Optional: DefaultsOptional where Wrapped: Codable {
@@ -25,4 +27,6 @@ extension Optional: DefaultsOptional where Wrapped: Codable {
     }
 
     static var noneValue: Any { Wrapped?.none as Any }
+
+    static var wrappedType: Any.Type { Wrapped.self }
 }

@@ -39,8 +39,9 @@ extension DefaultsStore {
     /// }
     /// ```
     ///
-    /// Values read as the subscript reads them (the key's default when unset or of another type). The old value
-    /// is the one this observation last delivered or, for its first change, the value when it was registered.
+    /// Values read as the subscript reads them (the key's default when unset or of another type; a handler that must
+    /// tell those apart calls ``typeMismatch(for:)``). The old value is the one this observation last delivered or,
+    /// for its first change, the value when it was registered.
     /// A key that names a ``DefaultsKey/suite`` is observed in that suite; when that suite cannot be opened (a bad
     /// name), only the initial value (the key's default) is delivered. See ``observe(keys:_:)`` for the threads the
     /// handler runs on and the observation's lifetime.
@@ -52,10 +53,10 @@ extension DefaultsStore {
             if options.contains(.initial) { handler(DefaultsKeyChange(oldValue: nil, newValue: key.defaultValue)) }
             return DefaultsObservation(store: self, id: 0)  // registered ids start at 1: cancelling it does nothing
         }
-        let last = SharedMutex(store[key])
+        let last = SharedMutex(store.currentValue(of: key))
         let observation = store.observe(keys: [key.name]) { [weak store] _ in
             guard let store else { return }
-            let new = store[key]
+            let new = store.currentValue(of: key)
             let old = last.withLock { last in
                 let old = last
                 last = new

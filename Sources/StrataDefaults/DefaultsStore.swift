@@ -107,6 +107,10 @@ public final class DefaultsStore: Sendable {
     let registered = Mutex<[ExactString: PropertyListValue]>([:])
     /// Why the subscript's last set failed (see ``lastSetError``).
     let subscriptError = Mutex<StorageError?>(nil)
+    /// Why the subscript's last read returned the key's default in place of a stored value (see ``lastReadError``).
+    let subscriptReadError = Mutex<StorageError?>(nil)
+    /// Whether ``subscriptReadError`` holds an error: a read that worked takes its lock only then.
+    let hasReadError = Atomic<Bool>(false)
     /// Stores on the suites that keys name (``DefaultsKey/suite``), opened on first use, by exact suite name.
     let suiteStores = Mutex<[ExactString: DefaultsStore]>([:])
     /// How changes of the suite keep the store's catalog true.
@@ -176,15 +180,25 @@ public final class DefaultsStore: Sendable {
     /// The key's value: set, else registered, else the key's default. Setting it is ``set(_:for:)`` (`nil` removes
     /// an optional key), for code that reads better as `store[.theme] = "dark"`.
     ///
-    /// Reading never throws: a stored value of another type (a string `"5"` under an `Int` key, set by another
-    /// program or `strata defaults set`) also reads as the key's default, and is left as it is. To tell the two
-    /// apart, ``value(for:)`` throws `type-mismatch` and ``typeMismatch(for:)`` returns that error; ``update(_:_:)``
-    /// refuses such a value rather than overwrite it.
+    /// Reading never throws, and never takes a value of another type for "unset" in silence: a stored value the key
+    /// does not read (a string `"5"` under an `Int` key, data under a `String` key, a string that names no case of an
+    /// enum) reads as the key's default, is left as it is, and the `type-mismatch` error is kept in
+    /// ``lastReadError``. ``value(for:)`` throws that error instead, ``typeMismatch(for:)`` returns it, and
+    /// ``update(_:_:)`` refuses such a value rather than overwrite it.
     ///
     /// Setting cannot throw either: a refused set (a credential-looking name, over a limit, a closed store, a bad
     /// ``DefaultsKey/suite``) changes nothing and is kept in ``lastSetError``. Call ``set(_:for:)`` to handle it.
     public subscript<Value>(key: DefaultsKey<Value>) -> Value {
-        get { (try? value(for: key)) ?? key.defaultValue }
+        get {
+            do {
+                let value = try value(for: key)
+                if hasReadError.load(ordering: .relaxed) { recordReadError(nil) }
+                return value ?? key.defaultValue
+            } catch {
+                recordReadError(error)
+                return key.defaultValue
+            }
+        }
         set {
             do {
                 try set(newValue, for: key)
@@ -201,6 +215,28 @@ public final class DefaultsStore: Sendable {
 
     /// Why the last set through the subscript changed nothing; `nil` when it succeeded.
     public var lastSetError: StorageError? { subscriptError.withLock { $0 } }
+
+    /// Why the last read through the subscript returned the key's default in place of a stored value: the
+    /// `type-mismatch` that ``value(for:)`` would have thrown, naming the key and the stored type (or the error
+    /// opening the key's suite); `nil` when that read found a value of its type, or none.
+    ///
+    /// ```swift
+    /// let theme = store[.theme]
+    /// if let error = store.lastReadError { log.warning("\(error)") }   // a value the key cannot read is there
+    /// ```
+    public var lastReadError: StorageError? { subscriptReadError.withLock { $0 } }
+
+    /// Keeps (or clears) what ``lastReadError`` reports.
+    private func recordReadError(_ error: StorageError?) {
+        subscriptReadError.withLock { $0 = error }
+        hasReadError.store(error != nil, ordering: .relaxed)
+    }
+
+    /// The key's value as the subscript reads it (set, registered, else the key's default), without touching
+    /// ``lastReadError``: for observers, which run on other threads.
+    func currentValue<Value>(of key: DefaultsKey<Value>) -> Value {
+        (try? value(for: key)) ?? key.defaultValue
+    }
 
     /// Why the key's set or registered value does not read as `Value`: the `type-mismatch` error that
     /// ``value(for:)`` throws, naming the stored type (or the error opening the key's suite); `nil` when the key is

@@ -1,0 +1,134 @@
+import Foundation
+import StrataCore
+import StrataDefaults
+import StrataTestSupport
+import Testing
+
+/// A string-backed enum, as apps declare themes.
+enum Theme: String, Codable, Sendable, CaseIterable {
+    case system, dark, light
+}
+
+/// An integer-backed enum.
+enum Quality: Int, Codable, Sendable {
+    case low = 1, high = 3
+}
+
+/// An enum backed by a narrower integer type than `Int`.
+enum Channel: UInt8, Codable, Sendable {
+    case left = 1, right = 2
+}
+
+extension DefaultsKey where Value == Theme {
+    static let theme = DefaultsKey("theme", default: .system)
+}
+
+/// Raw-representable values (`enum Theme: String`) are stored as their raw value, so a `DefaultsKey<String>`, the
+/// command-line tool and any plist reader see `"dark"`; values stored the old way (JSON in `<data>`) still read; a
+/// value that is no raw value of the type is a type mismatch, reported by every read API.
+@Suite struct DefaultsRawValueTests {
+    let fixture: Fixture
+
+    init() throws { fixture = try Fixture() }
+
+    @Test func anEnumIsStoredAsItsRawValueAndReadsAsThatType() throws {
+        let store = try fixture.store(durability: .durable)
+        try store.set(.dark, for: .theme)
+        #expect(store.object(forKey: "theme") == .string("dark"))
+        #expect(try store.value(for: DefaultsKey<String>("theme", default: "")) == "dark")
+        #expect(store[.theme] == .dark)
+
+        try store.set(.high, for: DefaultsKey<Quality>("quality", default: .low))
+        #expect(store.object(forKey: "quality") == .integer(3))
+        #expect(store[DefaultsKey<Int>("quality", default: 0)] == 3)
+
+        try store.set(.right, for: DefaultsKey<Channel>("channel", default: .left))
+        #expect(store.object(forKey: "channel") == .integer(2))
+        #expect(store[DefaultsKey<Channel>("channel", default: .left)] == .right)
+
+        try store.set(Theme.light, for: DefaultsKey<Theme?>("optionalTheme", default: nil))
+        #expect(store.object(forKey: "optionalTheme") == .string("light"))
+        #expect(store[DefaultsKey<Theme?>("optionalTheme", default: nil)] == .light)
+        try store.set(nil, for: DefaultsKey<Theme?>("optionalTheme", default: nil))
+        #expect(store.object(forKey: "optionalTheme") == nil)
+
+        // A string written by anyone else reads as the enum.
+        try store.set("light", for: DefaultsKey<String>("theme", default: ""))
+        #expect(store[.theme] == .light)
+        #expect(try store.update(.theme) { $0 == .light ? .dark : .light } == .dark)
+        #expect(store.object(forKey: "theme") == .string("dark"))
+    }
+
+    /// Another program reads the suite file: the toolchain's `plutil` sees a string, not base64 JSON.
+    @Test func anotherProgramReadsTheRawValue() throws {
+        let store = try fixture.store(durability: .durable, format: .xml)
+        try store.set(.dark, for: .theme)
+        let text = try String(contentsOfFile: fixture.suitePath(), encoding: .utf8)
+        #expect(text.contains("<string>dark</string>"), "\(text)")
+        guard let plutil = DefaultsFileTests.plutil else { return }
+        let json = try ChildProcess.run(
+            URL(fileURLWithPath: plutil), ["-convert", "json", "-o", "-", fixture.suitePath()])
+        #expect(json.status == 0, "\(json.standardError)")
+        #expect(json.standardOutput.contains("\"dark\""), "\(json.standardOutput)")
+    }
+
+    /// Values stored before raw values were native: a JSON encoding in `<data>` still reads as the type.
+    @Test func theOldJSONFormStillReads() throws {
+        let store = try fixture.store()
+        try store.set(.data(JSONEncoder().encode(Theme.dark)), forKey: "theme")
+        try store.set(.data(JSONEncoder().encode(Quality.high)), forKey: "quality")
+        try store.set(.data(JSONEncoder().encode(Theme?.some(.light))), forKey: "optionalTheme")
+        #expect(try store.value(for: .theme) == .dark)
+        #expect(store[.theme] == .dark)
+        #expect(store.typeMismatch(for: .theme) == nil)
+        #expect(store[DefaultsKey<Quality>("quality", default: .low)] == .high)
+        #expect(store[DefaultsKey<Theme?>("optionalTheme", default: nil)] == .light)
+        // The next write stores the raw value.
+        #expect(try store.update(.theme) { _ in .light } == .light)
+        #expect(store.object(forKey: "theme") == .string("light"))
+    }
+
+    /// A string that names no case, or a value of another type: never the default in silence.
+    @Test(arguments: [PropertyListValue.string("purple"), .integer(1), .data(Data([0xFF]))])
+    func aValueThatIsNotARawValueIsATypeMismatch(stored: PropertyListValue) throws {
+        let store = try fixture.store()
+        try store.set(stored, forKey: "theme")
+        let error = try #require(throws: StorageError.self) { try store.value(for: .theme) }
+        #expect(error.code == .typeMismatch)
+        #expect(error.key == "theme" && error.tier == .defaults)
+        #expect(error.message.contains("Theme"), "\(error)")
+        #expect(store.typeMismatch(for: .theme)?.code == .typeMismatch)
+        #expect(store[.theme] == .system)
+        #expect(store.lastReadError?.code == .typeMismatch, "the subscript's default is reported")
+        #expect(store.lastReadError?.key == "theme")
+        #expect(store.object(forKey: "theme") == stored, "left as it is")
+    }
+}
+
+/// Raw `Data` read through a `DefaultsKey<String>`: the subscript returns the key's default and says why.
+@Suite struct DefaultsSubscriptMismatchTests {
+    let fixture: Fixture
+
+    init() throws { fixture = try Fixture() }
+
+    @Test func rawDataUnderAStringKeyIsReportedNotSilentlyTheDefault() throws {
+        let store = try fixture.store()
+        let key = DefaultsKey<String>("greeting", default: "hello")
+        try store.set(.data(Data("bonjour".utf8)), forKey: "greeting")
+        #expect(store.lastReadError == nil)
+        #expect(store[key] == "hello")
+        let error = try #require(store.lastReadError)
+        #expect(error.code == .typeMismatch)
+        #expect(error.key == "greeting" && error.tier == .defaults)
+        #expect(error.message.contains("data"), "\(error)")
+        #expect(error.recovery?.isEmpty == false)
+        #expect(throws: StorageError.self) { try store.value(for: key) }
+        // A read that finds its type, or nothing, clears it.
+        #expect(store[DefaultsKey<Data>("greeting", default: Data())] == Data("bonjour".utf8))
+        #expect(store.lastReadError == nil)
+        _ = store[key]
+        #expect(store.lastReadError != nil)
+        _ = store[DefaultsKey<String>("unset", default: "")]
+        #expect(store.lastReadError == nil)
+    }
+}
