@@ -1,8 +1,9 @@
 // Typed values through the facade: one encoding for every API. A value is first the property-list value a
 // preference suite would hold (`DefaultsCoding`'s rules: a `String` is `.string`, an `Int` `.integer`, an
-// `enum Theme: String` its raw value, any other `Codable` JSON `.data`); the defaults tier stores exactly that, and the tiers that hold bytes store its byte form
-// (`PropertyListValue+ByteForm.swift`), whose content type the catalog records. Reading goes back the same way, so
-// a value reads back the same through `storage.value`, a `DefaultsKey`, `strata defaults get`, and after a move.
+// `enum Theme: String` its raw value, any other `Codable` JSON `.data`); the defaults tier stores exactly that, and
+// the tiers that hold bytes store its byte form (`PropertyListValue+ByteForm.swift`), whose content type the catalog
+// records. Reading goes back the same way, so a value reads back the same through `storage.value`, a `DefaultsKey`,
+// `strata defaults get`, and after a move.
 import StrataCatalog
 
 extension Storage {

@@ -228,8 +228,10 @@ public final class DefaultsStore: Sendable {
 
     /// Keeps (or clears) what ``lastReadError`` reports.
     private func recordReadError(_ error: StorageError?) {
-        subscriptReadError.withLock { $0 = error }
-        hasReadError.store(error != nil, ordering: .relaxed)
+        subscriptReadError.withLock {
+            $0 = error
+            hasReadError.store(error != nil, ordering: .relaxed)  // under the lock: the flag never contradicts it
+        }
     }
 
     /// The key's value as the subscript reads it (set, registered, else the key's default), without touching
