@@ -29,7 +29,8 @@ public struct RepositoryKey: Sendable {
         RepositoryKey(source: .passphrase(Array(passphrase.utf8)), cost: cost)
     }
 
-    /// A key file: exactly 32 bytes, readable by its owner only (see ``createKeyFile(at:)``).
+    /// A key file, readable by its owner only, holding 32 random bytes (see ``createKeyFile(at:)``), 64 hex
+    /// characters or base64: the forms of a keyring's key file (`KeyProvider.keyFile`), so one file can open both.
     public static func keyFile(_ path: String) -> RepositoryKey {
         RepositoryKey(source: .keyFile(path), cost: .interactive)
     }
@@ -50,16 +51,19 @@ public struct RepositoryKey: Sendable {
     var isPassphrase: Bool { if case .passphrase = source { true } else { false } }
 
     /// The 32 bytes of the key file, read only when it is a regular file of this process's user that no one else
-    /// may read or write (the check of the secrets tier's key files, `PrivateFile`).
+    /// may read or write (the check of the secrets tier's key files, `PrivateFile`), in the forms a keyring's key file
+    /// takes: 32 random bytes, 64 hex characters or base64 (`KeyProvider.parseKey`), so one key file opens both.
     /// - Throws: ``/StrataCore/StorageError`` `.unsafePermissions` when group or others may read it or it is another
-    ///   user's, `.symbolicLink`, `.invalidArgument` when it is not a regular file of 32 bytes, or an I/O error.
+    ///   user's, `.symbolicLink`, `.invalidArgument` when it holds none of those forms (32 characters of text are
+    ///   never taken as key bytes), or an I/O error.
     func keyFileBytes(_ path: String) throws -> [UInt8] {
-        let bytes = try PrivateFile.read(path, what: "key file", tier: nil, maximumSize: 4096)
-        guard bytes.count == 32 else {
-            throw StorageError(
-                .invalidArgument, "a key file holds exactly 32 bytes", path: path,
-                recovery: "Use the key file the repository was made with")
+        var bytes = try PrivateFile.read(path, what: "key file", tier: nil, maximumSize: 4096)
+        defer { bytes.withUnsafeMutableBytes { Sodium.memzero($0) } }
+        do {
+            return try KeyProvider.parseKey(bytes, source: "the key file \(path)", allowsRaw: true, tier: nil)
+        } catch var error as StorageError {
+            error.path = path
+            throw error
         }
-        return bytes
     }
 }

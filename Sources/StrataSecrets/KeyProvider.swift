@@ -1,5 +1,5 @@
 import Foundation
-import StrataCore
+package import StrataCore
 
 #if canImport(Glibc)
     import Glibc
@@ -128,9 +128,14 @@ public enum KeyProvider: Sendable, CustomStringConvertible {
     /// Text is never taken as key bytes: a variable holds text only, and a key file of 32 bytes that are all
     /// printable text (`passwordpassword…`) is a password, not 32 random bytes (which are all printable once in
     /// some 10^14 keys). Taking such text as the key would make a guessable phrase a full-strength key.
-    /// - Parameter allowsRaw: Whether 32 raw bytes are accepted (key files).
+    /// A backup repository's key file is read by the same rule (`RepositoryKey`), so one file opens both.
+    /// - Parameters:
+    ///   - allowsRaw: Whether 32 raw bytes are accepted (key files).
+    ///   - tier: The tier the error names (`nil` for a backup repository's key).
     /// - Throws: ``/StrataCore/StorageError`` `.invalidArgument`, saying which forms are expected.
-    static func parseKey(_ bytes: [UInt8], source: String, allowsRaw: Bool) throws -> [UInt8] {
+    package static func parseKey(
+        _ bytes: [UInt8], source: String, allowsRaw: Bool, tier: Tier? = .secrets
+    ) throws -> [UInt8] {
         let forms = allowsRaw ? "32 random bytes, 64 hex characters or base64" : "64 hex characters or base64"
         let isText = bytes.allSatisfy { (0x20..<0x7F).contains($0) || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
         if allowsRaw, bytes.count == Sodium.keyBytes, !isText { return bytes }
@@ -138,15 +143,16 @@ public enum KeyProvider: Sendable, CustomStringConvertible {
         if text.count == 64, let decoded = hexBytes(text) { return decoded }
         if let decoded = Data(base64Encoded: text), decoded.count == Sodium.keyBytes { return [UInt8](decoded) }
         let seemsRawText = isText && text.utf8.count == Sodium.keyBytes
+        let made = tier == .secrets ? "keyring" : "repository"
         throw StorageError(
             .invalidArgument,
             seemsRawText
                 ? "\(source) holds 32 characters of text, not a key: text is never taken as key bytes (a key is "
                     + "\(forms))"
-                : "\(source) does not hold a 32-byte key (\(forms))", tier: .secrets,
+                : "\(source) does not hold a 32-byte key (\(forms))", tier: tier,
             recovery: seemsRawText
-                ? "If this text is what a keyring was made with, give the same bytes as hex (it opens the same "
-                    + "keyring): printf %s 'TEXT' | xxd -p -c 64; a new key: head -c 32 /dev/urandom | xxd -p -c 64"
+                ? "If this text is what a \(made) was made with, give the same bytes as hex (it opens the same "
+                    + "\(made)): printf %s 'TEXT' | xxd -p -c 64; a new key: head -c 32 /dev/urandom | xxd -p -c 64"
                 : "Create one with: head -c 32 /dev/urandom | xxd -p -c 64")
     }
 

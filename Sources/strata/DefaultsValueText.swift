@@ -7,7 +7,9 @@ import Strata
 /// integer stays an integer, a real a real, a bool a bool (`true`/`false`/`yes`/`no`/`1`/`0`), a date a date
 /// (ISO 8601), a dictionary or an array is given as JSON, and data that holds JSON (a `Codable` preference) is
 /// given as JSON and stored as data again. A text that does not read as the type is a usage error naming both. A
-/// new key, or a key holding other data, stores a string.
+/// new key takes the type its text reads as, when the value reads back as that very text (``inferred(_:)``: `42` an
+/// integer, `1.5` a real, `true` a bool, an ISO 8601 date-time a date; `007`, `1.10`, `yes` a string); a key holding
+/// other data stores a string.
 enum DefaultsValueText {
     /// The names `--type` accepts, and the property-list type each reads as.
     static let types: [(name: String, typeName: String)] = [
@@ -33,7 +35,7 @@ enum DefaultsValueText {
         -> PropertyListValue
     {
         if let typeName { return try read(text, as: typeName, key: key, fix: "") }
-        guard let existing else { return .string(text) }
+        guard let existing else { return inferred(text) }
         let fix = "; or pass --type to store another type"
         switch existing {
         case .data(let data):
@@ -59,6 +61,29 @@ enum DefaultsValueText {
         default:
             return try read(text, as: existing.typeName, key: key, fix: " holds \(article(existing.typeName))\(fix)")
         }
+    }
+
+    /// The value a new key (one with no value to keep the type of) stores for `text`: an integer or a real when the
+    /// text is a plain decimal number that prints back as itself (`42`, `-3`, `1.5`; not `007`, `1.10`, `1e3`,
+    /// `nan`, which would not come back as typed), a bool for `true` or `false`, a date for an ISO 8601 date-time
+    /// (`2026-01-01T00:00:00Z`), else the text as a string. Nothing typed is lost: `--type string` keeps any text.
+    static func inferred(_ text: String) -> PropertyListValue {
+        if text == "true" || text == "false" { return .bool(text == "true") }
+        let isDecimal =
+            text.wholeMatch(of: /-?[0-9]+(\.[0-9]+)?/) != nil
+        if isDecimal {
+            for typeName in ["integer", "real"] {
+                if let value = try? read(text, as: typeName, key: "", fix: ""), (try? show(value)) == text {
+                    return value
+                }
+            }
+        }
+        if text.wholeMatch(of: /[0-9]{4}-[0-9]{2}-[0-9]{2}T.+/) != nil,
+            let date = try? read(text, as: "date", key: "", fix: "")
+        {
+            return date
+        }
+        return .string(text)
     }
 
     /// Reads `text` as the scalar type `typeName`.

@@ -7,7 +7,7 @@ enum ToolRemedy {
     static func wording(_ remedy: Remedy) -> String {
         switch remedy {
         case .giveSecretsKey:
-            "Pass --key-file FILE (32 bytes, mode 0600) or --passphrase-file FILE, or set STRATA_SECRETS_KEY to 64 hex "
+            "Pass --secrets-key-file FILE (mode 0600) or --passphrase-file FILE, or set STRATA_SECRETS_KEY to 64 hex "
                 + "characters (STRATA_PASSPHRASE for a keyring protected by a passphrase)"
         case .allowPlaintext(let tier):
             "Keep it in the secrets tier; to store it in plaintext on purpose, add --allow-plaintext "
@@ -20,7 +20,7 @@ enum ToolRemedy {
                 + "name with 'allow-sensitive-key = NAME' under [defaults] in the store's strata.conf"
         case .createRepository:
             "Check the --repo path, or create the repository with 'strata backup ROOT --repo PATH --init' and the key "
-                + "it will keep (--key-file FILE, or STRATA_BACKUP_PASSPHRASE)"
+                + "it will keep (--repo-key-file FILE, or STRATA_BACKUP_PASSPHRASE)"
         }
     }
 

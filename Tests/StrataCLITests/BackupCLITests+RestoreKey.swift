@@ -26,12 +26,15 @@ extension BackupCLITests {
         #expect(try reopened.value(String.self, for: "themes") == "narrow")
 
         let missing = try strata([
-            "restore", id, "--root", root, "--key", "them", "--repo", repo, "--key-file", keyFile,
+            "restore", id, "--root", root, "--key", "them", "--repo", repo, "--repo-key-file", keyFile,
         ])
         #expect(missing.status != 0)
         #expect(missing.standardError.contains("not-found") && missing.standardError.contains("them"))
         let both = try strata(
-            ["restore", id, "--root", root, "--key", "theme", "--prefix", "t", "--repo", repo, "--key-file", keyFile])
+            [
+                "restore", id, "--root", root, "--key", "theme", "--prefix", "t", "--repo", repo, "--repo-key-file",
+                keyFile,
+            ])
         #expect(both.status != 0 && both.standardError.contains("--prefix"), "\(both.standardError)")
     }
 
@@ -72,7 +75,7 @@ extension BackupCLITests {
         // Into the same schema again: refused, naming it.
         let again = try strata([
             "restore", id, "--root", directory.appending("again"), "--records-url",
-            url + separator + "strata_schema=" + target, "--repo", repo, "--key-file", keyFile,
+            url + separator + "strata_schema=" + target, "--repo", repo, "--repo-key-file", keyFile,
         ])
         #expect(again.status != 0 && again.standardError.contains(target), "\(again.standardError)")
         #expect(!FileManager.default.fileExists(atPath: directory.appending("again")))

@@ -31,7 +31,7 @@ struct BackupDamageCLITests {
 
     func strata(_ arguments: [String]) throws -> ChildProcess.Result {
         try ChildProcess.run(
-            try TestExecutables.url(named: "strata"), arguments + ["--repo", repo, "--key-file", keyFile],
+            try TestExecutables.url(named: "strata"), arguments + ["--repo", repo, "--repo-key-file", keyFile],
             environment: ["STRATA_ROOT": "", "STRATA_BACKUP_PASSPHRASE": ""])
     }
 

@@ -87,7 +87,7 @@ struct CLIPapercutTests {
         try storage.set(Secret("tok"), for: "session/rt")
         try storage.put(Data("pdf".utf8), for: "report", as: DataDescriptor(kind: .file, estimatedSize: 3))
         let cases: [([String], String, String)] = [
-            (["get", "session/rt", "--root", root], "--key-file", "secretsKey:"),
+            (["get", "session/rt", "--root", root], "--secrets-key-file", "secretsKey:"),
             (
                 ["mv", "session/rt", "defaults", "--root", root, "--key-file", keyFile], "--allow-plaintext",
                 "allowingPlaintext"

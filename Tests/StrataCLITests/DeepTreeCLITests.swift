@@ -58,7 +58,7 @@ struct DeepTreeCLITests {
         #expect(backup.status == 0, "\(backup.standardError.suffix(500))")
         let target = directory.appending("restored")
         let id = try BackupRepository.open(at: repo, key: .keyFile(keyFile)).snapshots()[0].id
-        let restore = try strata(["restore", id, "--repo", repo, "--key-file", keyFile, "--root", target])
+        let restore = try strata(["restore", id, "--repo", repo, "--repo-key-file", keyFile, "--root", target])
         #expect(restore.status == 0, "\(restore.standardError.suffix(500))")
         #expect(try strata(["files", "ls", "--root", target]).standardOutput == reachable + "\n" + put + "\n")
         #expect(try strata(["files", "get", reachable, "--root", target]).standardOutput == "deep")
@@ -81,7 +81,7 @@ struct DeepTreeCLITests {
         reader.close()
 
         let target = directory.appending("restored")
-        let restore = try strata(["restore", hostile.id, "--repo", repo, "--key-file", keyFile, "--root", target])
+        let restore = try strata(["restore", hostile.id, "--repo", repo, "--repo-key-file", keyFile, "--root", target])
         #expect(restore.status == 1, "\(restore.standardError.suffix(500))")
         #expect(restore.standardError.contains("corrupt"), "\(restore.standardError.suffix(500))")
         #expect(restore.standardError.contains("longer than any key"), "\(restore.standardError.suffix(500))")
@@ -92,7 +92,7 @@ struct DeepTreeCLITests {
         // Restoring some keys into the existing store stages the capture the same way: refused, nothing written.
         for selection in [["--prefix", "d"], ["--prefix", ""], ["--key", String(deep.path.dropFirst(6))]] {
             let partial = try strata(
-                ["restore", hostile.id, "--repo", repo, "--key-file", keyFile, "--root", root] + selection)
+                ["restore", hostile.id, "--repo", repo, "--repo-key-file", keyFile, "--root", root] + selection)
             #expect(partial.status == 1, "\(selection): \(partial.standardError.suffix(300))")
             #expect(partial.standardError.contains("longer than any key"), "\(selection)")
         }

@@ -58,11 +58,31 @@ struct DefaultsValueTypeTests {
         #expect(forced.standardError == "stored \(key) = \(second) (string)\n")
     }
 
-    @Test func aNewKeyIsAStringAndSaysSo() throws {
-        let result = try set("launchCount", "5")
-        #expect(result.status == 0)
-        #expect(result.standardError == "stored launchCount = 5 (string)\n")
-        #expect(try set("launchCount", "6", ["--type", "int"]).standardError == "stored launchCount = 6 (integer)\n")
+    /// Issue 36 item 14: a new key takes the type its text reads as, when the value reads back as that very text
+    /// (`defaults set newKey 1.5` stored the string "1.5"); any other text is a string, and `--type` still decides.
+    @Test(arguments: [
+        ("launchCount", "5", "integer"), ("offset", "-3", "integer"), ("ratio", "1.5", "real"),
+        ("enabled", "true", "bool"), ("hidden", "false", "bool"), ("since", "2026-01-01T00:00:00Z", "date"),
+        ("zip", "007", "string"), ("version", "1.10", "string"), ("big", "1e3", "string"), ("answer", "yes", "string"),
+        ("theme", "dark", "string"), ("nan", "nan", "string"),
+    ])
+    func aNewKeyTakesTheTypeItsTextReadsAsAndSaysSo(key: String, text: String, typeName: String) throws {
+        let result = try set(key, text)
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardError == "stored \(key) = \(text) (\(typeName))\n")
+        let got = try strata(["defaults", "get", key, "--root", root, "--json"])
+        #expect(got.standardOutput.contains(#""type":"\#(typeName)""#), "\(got.standardOutput)")
+        #expect(
+            try strata(["defaults", "get", key, "--root", root]).standardOutput == text + "\n", "read back as given")
+    }
+
+    @Test func typeStillDecidesForANewKey() throws {
+        #expect(try set("launchCount", "5", ["--type", "string"]).standardError == "stored launchCount = 5 (string)\n")
+        // The key now holds a string: it keeps that type.
+        #expect(try set("launchCount", "6").standardError == "stored launchCount = 6 (string)\n")
+        #expect(try set("launchCount", "7", ["--type", "int"]).standardError == "stored launchCount = 7 (integer)\n")
+        let help = try strata(["defaults", "set", "--help"]).standardOutput
+        #expect(help.contains("for a new key, the type the text reads as exactly"), "\(help)")
     }
 
     func importSuite() throws {

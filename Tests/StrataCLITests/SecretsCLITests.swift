@@ -146,6 +146,6 @@ struct SecretsCLITests {
         #expect(fromFile.standardOutput == "tok_123\n", "\(fromFile.standardError)")
         let withPassphrase = try strata(get)
         #expect(withPassphrase.status == 1)
-        #expect(withPassphrase.standardError.contains("--key-file"), "\(withPassphrase.standardError)")
+        #expect(withPassphrase.standardError.contains("--secrets-key-file"), "\(withPassphrase.standardError)")
     }
 }

@@ -45,7 +45,8 @@ struct SecretsKeySourceCLITests {
         #expect(backup.standardOutput.hasPrefix("snapshot "), "\(backup.standardOutput)")
         let target = directory.appending("restored")
         let id = try #require(backup.standardOutput.split(separator: " ").dropFirst().first.map(String.init))
-        let restored = try strata(["restore", id, "--root", target, "--repo", repo, "--key-file", repoKey], unrelated)
+        let restored = try strata(
+            ["restore", id, "--root", target, "--repo", repo, "--repo-key-file", repoKey], unrelated)
         #expect(restored.status == 0, "\(restored.standardError)")
         let read = try strata(["secrets", "get", "s", "a", "--root", target, "--show"], ["STRATA_PASSPHRASE": "pw"])
         #expect(read.status == 0, "\(read.standardError)")

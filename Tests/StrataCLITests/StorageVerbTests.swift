@@ -142,7 +142,7 @@ struct StorageVerbTests {
         #expect(made["missingKeys"] == .array([.string("recordings/memo.wav")]))
         let target = directory.appending("restored")
         let restored = try succeeds(
-            ["restore", id, "--repo", repo, "--key-file", keyFile, "--root", target], secretsKey: false)
+            ["restore", id, "--repo", repo, "--repo-key-file", keyFile, "--root", target], secretsKey: false)
         // The restore holds every other key, and says which the snapshot lacks.
         #expect(
             restored.standardOutput.contains("; 1 missing\nmissing: recordings/memo.wav: "),

@@ -58,11 +58,12 @@ import Testing
         #expect(!store.contains(.launches))
     }
 
-    /// The issue's report: `strata defaults set launchCount 5` (a string), then `update` through the typed API.
+    /// The issue's report: `strata defaults set launchCount 5 --type string` (a new key's `5` is an integer since
+    /// issue 36), then `update` through the typed API.
     @Test func aStringSetByTheCommandLineToolIsNeverOverwrittenByUpdate() throws {
         let strata = try TestExecutables.url(named: "strata")
         let set = try ChildProcess.run(
-            strata, ["defaults", "set", "launchCount", "5", "--root", fixture.root, "--create"])
+            strata, ["defaults", "set", "launchCount", "5", "--type", "string", "--root", fixture.root, "--create"])
         #expect(set.status == 0, "\(set.standardError)")
         let before = try Data(contentsOf: URL(fileURLWithPath: fixture.suitePath()))
         let store = try fixture.store(durability: .durable)

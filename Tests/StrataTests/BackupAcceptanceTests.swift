@@ -38,7 +38,7 @@ struct BackupAcceptanceTests {
     /// (0: none, and the run reports how many there were).
     func strata(_ arguments: [String], killAt point: Int? = nil) throws -> ChildProcess.Result {
         try ChildProcess.run(
-            try TestExecutables.url(named: "strata"), arguments + ["--repo", repo, "--key-file", keyFile],
+            try TestExecutables.url(named: "strata"), arguments + ["--repo", repo, "--repo-key-file", keyFile],
             environment: ["STRATA_ROOT": "", "STRATA_SECRETS_KEY": testSecretsKeyHex].merging(
                 point.map { FaultKill(on: repo).environment(at: $0) } ?? [:]
             ) { $1 })

@@ -106,7 +106,7 @@ struct StoreFileModeTests {
         let target = directory.appending("restored")
         let result = try ChildProcess.run(
             try TestExecutables.url(named: "strata"),
-            ["restore", id, "--repo", repo, "--key-file", keyFile, "--root", target],
+            ["restore", id, "--repo", repo, "--repo-key-file", keyFile, "--root", target],
             environment: ["STRATA_ROOT": "", "STRATA_SECRETS_KEY": testSecretsKeyHex])
         #expect(result.status == 0, "\(result.standardError)")
         try expectPrivate(target)

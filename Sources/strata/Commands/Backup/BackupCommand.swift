@@ -8,16 +8,15 @@ struct BackupCommand: ToolCommand {
         "--read-everything", "Read every file, also those the previous snapshot holds unchanged.")
     static let configuration = CommandConfiguration(
         "backup", summary: "Back the store at ROOT up into a new snapshot of a backup repository, while it is in use.",
-        usage: "backup [ROOT] [--root DIR] --repo DIR [--init] [--key-file FILE] [--read-everything] [--json]",
+        usage: "backup [ROOT] [--root DIR] --repo DIR [--init] [--repo-key-file FILE] [--read-everything] [--json]",
         details:
             "Each tier is captured at one point in time (secrets sealed, as they are); the snapshot is committed "
-            + "only once complete. Ctrl-C stops it and commits nothing. With --init and no --key-file, a new "
+            + "only once complete. Ctrl-C stops it and commits nothing. With --init and no --repo-key-file, a new "
             + "passphrase is read from STRATA_BACKUP_PASSPHRASE or asked twice at the terminal.",
         arguments: [StoreRoot.positional],
         options: [
-            StoreRoot.option, RepositoryAccess.repoOption, initFlag, RepositoryAccess.keyFileOption,
-            readEverythingFlag, JSONOutput.option,
-        ])
+            StoreRoot.option, RepositoryAccess.repoOption, initFlag,
+        ] + RepositoryAccess.keyFileOptions + [readEverythingFlag, JSONOutput.option])
 
     var root: StoreRoot
     var repository: RepositoryAccess

@@ -3,13 +3,15 @@ import Strata
 
 // What the backup verbs print with `--json` (the shapes are in Documentation/CLI.md).
 extension BackupCommands {
-    /// A snapshot as JSON: `{"id", "time", "host", "parent", "files", "size", "reusedFiles", "addedBlobs",
-    /// "addedBytes", "damage": null}`.
+    /// A snapshot as JSON: `{"id", "time", "host", "parent", "fileCount", "size", "reusedFiles", "addedBlobs",
+    /// "addedBytes", "damage": null}`, named as ``/StrataBackup/SnapshotSummary`` names them; `files` repeats
+    /// `fileCount` under its name before issue 36, for scripts written then (none of ours reads it).
     static func json(_ summary: SnapshotSummary) -> JSONValue {
-        .object([
+        let fileCount = JSONValue.integer(Int64(summary.fileCount))
+        return .object([
             "id": .string(summary.id), "time": .string(summary.time.formatted(.iso8601)),
             "host": .string(summary.host), "parent": summary.parent.map { .string($0) } ?? .null,
-            "files": .integer(Int64(summary.fileCount)), "size": .integer(summary.totalSize),
+            "fileCount": fileCount, "files": fileCount, "size": .integer(summary.totalSize),
             "reusedFiles": .integer(Int64(summary.reusedFiles)), "addedBlobs": .integer(Int64(summary.addedBlobs)),
             "addedBytes": .integer(summary.addedBytes), "damage": .null,
         ])
@@ -19,7 +21,8 @@ extension BackupCommands {
     /// null.
     static func jsonEntry(_ file: DamagedFile) -> JSONValue {
         .object([
-            "id": .string(file.name), "time": .null, "host": .null, "parent": .null, "files": .null, "size": .null,
+            "id": .string(file.name), "time": .null, "host": .null, "parent": .null, "fileCount": .null, "files": .null,
+            "size": .null,
             "reusedFiles": .null, "addedBlobs": .null, "addedBytes": .null, "damage": damage(file.error),
         ])
     }

@@ -11,14 +11,12 @@ struct CheckCommand: ToolCommand {
         "--read-data-subset", "PERCENT", "Read this share of the packs, chosen at random (10%).", read: share)
     static let configuration = CommandConfiguration(
         "check", summary: "Verify a backup repository without restoring: structure, and data if asked.",
-        usage: "check --repo DIR [--repair] [--read-data | --read-data-subset PERCENT] [--key-file FILE] [--json]",
+        usage: "check --repo DIR [--repair] [--read-data | --read-data-subset PERCENT] [--repo-key-file FILE] [--json]",
         details:
             "Exit code 1 when anything is damaged; each problem is listed with what it names. --repair waits for "
             + "running backups and restores, and changes nothing but the index files.",
-        options: [
-            RepositoryAccess.repoOption, repairFlag, readDataFlag, readDataSubsetOption, RepositoryAccess.keyFileOption,
-            JSONOutput.option,
-        ])
+        options: [RepositoryAccess.repoOption, repairFlag, readDataFlag, readDataSubsetOption]
+            + RepositoryAccess.keyFileOptions + [JSONOutput.option])
 
     /// `10%` (or `0.1`) as a share between 0 and 1.
     @Sendable static func share(_ text: String) throws -> Double {

@@ -17,7 +17,7 @@ struct ForgetCommand: ToolCommand {
         "forget", summary: "Delete the snapshots a retention policy does not keep (their data goes at prune).",
         usage:
             "forget [SNAPSHOT...] --repo DIR [--keep-last N] [--keep-daily N] [--keep-weekly N] [--keep-monthly N] "
-            + "[--dry-run] [--key-file FILE] [--json]",
+            + "[--dry-run] [--repo-key-file FILE] [--json]",
         details:
             "Either SNAPSHOT ids (a snapshot file that cannot be read too: what removes it) or at least one --keep "
             + "option: forgetting every snapshot is never a default. A policy leaves the snapshot files that cannot "
@@ -25,8 +25,8 @@ struct ForgetCommand: ToolCommand {
         arguments: [snapshots],
         options: [
             RepositoryAccess.repoOption, keepLastOption, keepDailyOption, keepWeeklyOption, keepMonthlyOption,
-            dryRunFlag, RepositoryAccess.keyFileOption, JSONOutput.option,
-        ])
+            dryRunFlag,
+        ] + RepositoryAccess.keyFileOptions + [JSONOutput.option])
 
     /// A `--keep-…` option: a whole number of snapshots.
     private static func count(_ name: String, _ help: String) -> Option<Int> {

@@ -4,7 +4,7 @@ import Strata
 struct PruneCommand: ToolCommand {
     static let configuration = CommandConfiguration(
         "prune", summary: "Remove the data of a backup repository that no snapshot needs.",
-        usage: "prune --repo DIR [--key-file FILE] [--json]",
+        usage: "prune --repo DIR [--repo-key-file FILE] [--json]",
         details:
             "It waits for running backups and restores (and they for it); a kill during prune loses nothing. It "
             + "never deletes a file it cannot read or did not write: while a snapshot file cannot be read, it removes "

@@ -20,17 +20,20 @@ struct RestoreCommand: ToolCommand {
         "restore",
         summary: "Restore a snapshot into a new store root, all-or-nothing (or some keys into an existing store).",
         usage:
-            "restore SNAPSHOT --repo DIR --root NEW [--records-url URL | --prefix PREFIX | --key KEY] [--key-file FILE]",
+            "restore SNAPSHOT --repo DIR --root NEW [--records-url URL | --prefix PREFIX | --key KEY] "
+            + "[--repo-key-file FILE] [--secrets-key-file FILE]",
         details:
             "The store is staged beside NEW, verified (every catalogued key read back) and then moved into place: a "
-            + "failed or interrupted restore leaves nothing at NEW. Secrets stay sealed; reading them back during "
-            + "the check needs STRATA_SECRETS_KEY when the keyring is protected by a key. Records captured from "
+            + "failed or interrupted restore leaves nothing at NEW. Secrets stay sealed; the check reads them back "
+            + "with the keyring's key (--secrets-key-file, else STRATA_SECRETS_KEY), else checks they are there. "
+            + "--key-file is not taken: it would not say which of the two keys it is. Records captured from "
             + "PostgreSQL are loaded into the --records-url schema in one transaction, committed just before the "
             + "move: an interrupted restore leaves no rows there.",
         arguments: [snapshot],
         options: [
             RepositoryAccess.repoOption, rootOption, recordsURLOption, prefixOption, keyOption,
-            RepositoryAccess.keyFileOption,
+            RepositoryAccess.repoKeyFileOption, SecretsAccess.secretsKeyFileOption,
+            RepositoryAccess.ambiguousKeyFileOption,
         ])
 
     /// What is restored, and where.
@@ -47,6 +50,8 @@ struct RestoreCommand: ToolCommand {
     var root: String
     var target: Target
     var repository: RepositoryAccess
+    /// `--secrets-key-file`: what unlocks the restored keyring so its items are read back, if given.
+    var secretsKeyFile: String?
 
     init(parsing arguments: inout ParsedArguments) throws {
         snapshot = try arguments.value(Self.snapshot)
@@ -63,24 +68,25 @@ struct RestoreCommand: ToolCommand {
                 "give one of --records-url, --prefix and --key, not \(chosen.map(\.0).joined(separator: " and "))")
         }
         target = key.map { .key($0) } ?? prefix.map { .prefix($0) } ?? .store(recordsURL: recordsURL)
-        repository = try RepositoryAccess(parsing: &arguments)
+        repository = try RepositoryAccess(parsing: &arguments, opensOtherKeys: true)
+        secretsKeyFile = try arguments.value(SecretsAccess.secretsKeyFileOption)
     }
 
     func run() throws {
         let repository = try repository.open()
         switch target {
         case .key(let key):
-            let storage = try Storage(root: try StoreRoot(option: root).paths(for: .read).root)
+            let storage = try Storage(root: try StoreRoot(option: root).paths(for: .read).root, secretsKey: secretsKey)
             let reader = try repository.snapshot(snapshot)
             defer { reader.close() }
-            try Interruption.trapping("restore") { try storage.restore(key: key, from: reader) }
+            try Interruption.trapping("restore") { try storage.restore(key: key, from: reader, secretsKey: secretsKey) }
             print("restored \(key.escapedForDisplay)")
         case .prefix(let prefix):
-            let storage = try Storage(root: try StoreRoot(option: root).paths(for: .read).root)
+            let storage = try Storage(root: try StoreRoot(option: root).paths(for: .read).root, secretsKey: secretsKey)
             let reader = try repository.snapshot(snapshot)
             defer { reader.close() }
             let keys = try Interruption.trapping("restore") {
-                try storage.restore(keysWithPrefix: prefix, from: reader)
+                try storage.restore(keysWithPrefix: prefix, from: reader, secretsKey: secretsKey)
             }
             for key in keys { print("restored \(key.escapedForDisplay)") }
             print("\(keys.count) keys restored")
@@ -89,17 +95,22 @@ struct RestoreCommand: ToolCommand {
         }
     }
 
+    /// What unlocks the restored keyring: `--secrets-key-file`, else (`nil`) `STRATA_SECRETS_KEY` as `Storage` reads it.
+    private var secretsKey: KeyProvider? { secretsKeyFile.map { .keyFile($0) } }
+
     /// Restores the whole snapshot as a new store at `--root`.
     private func restoreStore(from repository: BackupRepository, recordsURL: String?) throws {
         let report = try Interruption.trapping("restore") {
             try Storage.restore(
-                snapshot: snapshot, from: repository, to: root,
+                snapshot: snapshot, from: repository, to: root, secretsKey: secretsKey,
                 records: recordsURL.map { .postgres(url: $0) } ?? .sqlite)
         }
         var line =
             "restored \(report.fileCount) files into \(root.escapedForDisplay); \(report.verifiedKeys) keys read back"
         if !report.uncheckedKeys.isEmpty {
-            line += ", \(report.uncheckedKeys.count) secrets present but not read (no STRATA_SECRETS_KEY)"
+            line +=
+                ", \(report.uncheckedKeys.count) secrets present but not read (no --secrets-key-file or "
+                + "STRATA_SECRETS_KEY)"
         }
         if !report.missingKeys.isEmpty { line += "; \(report.missingKeys.count) missing" }
         print(line)

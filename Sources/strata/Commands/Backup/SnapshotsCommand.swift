@@ -6,7 +6,7 @@ import Strata
 struct SnapshotsCommand: ToolCommand {
     static let configuration = CommandConfiguration(
         "snapshots", summary: "List the snapshots of a backup repository, oldest first.",
-        usage: "snapshots --repo DIR [--key-file FILE] [--json]",
+        usage: "snapshots --repo DIR [--repo-key-file FILE] [--json]",
         options: RepositoryAccess.options + [JSONOutput.option])
 
     var repository: RepositoryAccess

@@ -1,12 +1,14 @@
 import Strata
 
-/// `strata defaults set KEY VALUE`: sets a key, keeping the type of the value it holds unless `--type` names one.
+/// `strata defaults set KEY VALUE`: sets a key, keeping the type of the value it holds unless `--type` names one; a
+/// new key takes the type its text reads as (`1.5` a real), else a string.
 struct DefaultsSetCommand: ToolCommand {
     static let value = Argument("VALUE", "The new value (its type: see --type).", isFreeForm: true)
     static let typeOption = Option(
         "--type", "TYPE",
-        "The value's type. The default is the type of the key's value (JSON for a dictionary, an array or JSON data), "
-            + "else string.", read: DefaultsValueText.typeName(named:))
+        "The value's type. The default is the type of the key's value (JSON for a dictionary, an array or JSON data); "
+            + "for a new key, the type the text reads as exactly (42 an integer, 1.5 a real, true or false a bool, "
+            + "an ISO 8601 date-time a date), else string.", read: DefaultsValueText.typeName(named:))
     static let configuration = CommandConfiguration(
         "set", group: DefaultsCommands.name,
         summary: "Set a key (refuses credential-looking keys and oversize values).",

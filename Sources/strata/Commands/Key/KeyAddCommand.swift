@@ -4,7 +4,7 @@ import Strata
 struct KeyAddCommand: ToolCommand {
     static let configuration = CommandConfiguration(
         "add", group: KeyCommands.name, summary: "Add another passphrase or key file that opens the repository.",
-        usage: "key add --repo DIR [--key-file FILE] [--new-key-file FILE [--create-key-file]]",
+        usage: "key add --repo DIR [--repo-key-file FILE] [--new-key-file FILE [--create-key-file]]",
         details: KeyCommands.newKeyDetails, options: RepositoryAccess.options + KeyCommands.newKeyOptions)
 
     var repository: RepositoryAccess

@@ -19,7 +19,7 @@ enum KeyCommands {
     /// The options of the verbs that take a new key (`add`, `passwd`).
     static let newKeyOptions: [any OptionDeclaration] = [newKeyFileOption, createKeyFileFlag]
     static let newKeyDetails =
-        "The repository is opened with --key-file, else STRATA_BACKUP_PASSPHRASE, else the terminal; the new key "
+        "The repository is opened with --repo-key-file, else STRATA_BACKUP_PASSPHRASE, else the terminal; the new key "
         + "comes from --new-key-file, else STRATA_BACKUP_NEW_PASSPHRASE, else the terminal (asked twice)."
 
     /// The slot's cost and creation time, or its damage.

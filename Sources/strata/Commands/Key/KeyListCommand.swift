@@ -4,7 +4,7 @@ import Strata
 struct KeyListCommand: ToolCommand {
     static let configuration = CommandConfiguration(
         "list", group: KeyCommands.name, summary: "List the key slots (kind, cost, creation time; never a key).",
-        usage: "key list --repo DIR [--key-file FILE] [--json]",
+        usage: "key list --repo DIR [--repo-key-file FILE] [--json]",
         options: RepositoryAccess.options + [JSONOutput.option])
 
     var repository: RepositoryAccess

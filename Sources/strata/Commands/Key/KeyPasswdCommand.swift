@@ -5,7 +5,7 @@ import Strata
 struct KeyPasswdCommand: ToolCommand {
     static let configuration = CommandConfiguration(
         "passwd", group: KeyCommands.name, summary: "Replace the key the repository was opened with by a new one.",
-        usage: "key passwd --repo DIR [--key-file FILE] [--new-key-file FILE [--create-key-file]]",
+        usage: "key passwd --repo DIR [--repo-key-file FILE] [--new-key-file FILE [--create-key-file]]",
         details: KeyCommands.newKeyDetails + " The new slot is durable before the old one is removed.",
         options: RepositoryAccess.options + KeyCommands.newKeyOptions)
 

@@ -5,7 +5,7 @@ struct KeyRemoveCommand: ToolCommand {
     static let slot = Argument("SLOT", "A key slot's id, or any unique prefix of it (see 'strata key list').")
     static let configuration = CommandConfiguration(
         "remove", group: KeyCommands.name, summary: "Remove a key slot (not the one the repository was opened with).",
-        usage: "key remove SLOT --repo DIR [--key-file FILE]",
+        usage: "key remove SLOT --repo DIR [--repo-key-file FILE]",
         details: "SLOT is a slot id from 'key list' or a unique prefix of one.", arguments: [slot],
         options: RepositoryAccess.options)
 

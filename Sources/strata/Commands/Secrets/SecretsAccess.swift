@@ -1,8 +1,12 @@
 import Foundation
 import Strata
 
-/// How `strata secrets` opens a keyring: with the key an application's `Storage` uses (`--key-file`, or
+/// How `strata secrets` opens a keyring: with the key an application's `Storage` uses (`--secrets-key-file`, or
 /// `STRATA_SECRETS_KEY`) or with a passphrase (`--passphrase-file`, `STRATA_PASSPHRASE`, or the terminal).
+///
+/// The keyring's key file is `--secrets-key-file` on every verb that takes one; where a verb opens no other key
+/// (the `secrets` verbs, the engine's own verbs, `verify`) `--key-file` says the same. `restore`, which also opens a
+/// repository, takes `--secrets-key-file` only (`--key-file` would not say which key).
 struct SecretsAccess: Sendable {
     /// What a verb does to the keyring.
     enum Use {
@@ -18,12 +22,18 @@ struct SecretsAccess: Sendable {
         "--passphrase-file", "FILE",
         "Read the passphrase from FILE, mode 0600 (else STRATA_PASSPHRASE, else the terminal).",
         completion: .path)
-    static let keyFileOption = Option(
-        "--key-file", "FILE",
-        "Unlock with the 32-byte key in FILE (mode 0600), as Storage(secretsKey: .keyFile(FILE)) does.",
+    static let secretsKeyFileOption = Option(
+        "--secrets-key-file", "FILE",
+        "Unlock the keyring with the key in FILE (mode 0600; 32 random bytes, 64 hex characters or base64), as "
+            + "Storage(secretsKey: .keyFile(FILE)) does.",
         completion: .path)
+    /// `--key-file`: ``secretsKeyFileOption`` by its short name, on the verbs that open no other key.
+    static let keyFileOption = Option(
+        "--key-file", "FILE", "The same as --secrets-key-file (this verb opens no other key).", completion: .path)
+    /// The options that name the keyring's key file.
+    static let keyFileOptions: [any OptionDeclaration] = [secretsKeyFileOption, keyFileOption]
     /// The options that choose and unlock a keyring.
-    static let unlockOptions: [any OptionDeclaration] = [keyringOption, passphraseFileOption, keyFileOption]
+    static let unlockOptions: [any OptionDeclaration] = [keyringOption, passphraseFileOption] + keyFileOptions
     /// The options every secrets verb takes (`set` adds ``StoreRoot/createFlag``).
     static let options: [any OptionDeclaration] = [StoreRoot.option] + unlockOptions
 
@@ -32,7 +42,7 @@ struct SecretsAccess: Sendable {
     var keyring: String?
     /// `--passphrase-file`, if given.
     var passphraseFile: String?
-    /// `--key-file`, if given.
+    /// `--secrets-key-file` (or `--key-file`), if given.
     var keyFile: String?
 
     /// The keyring of the store at `root` that the configuration names, unlocked from the environment or the
@@ -49,15 +59,27 @@ struct SecretsAccess: Sendable {
     }
 
     /// Reads ``unlockOptions`` for the store at `root`.
-    /// - Throws: ``UsageError`` when both `--key-file` and `--passphrase-file` are given.
+    /// - Throws: ``UsageError`` when both a key file and `--passphrase-file` are given.
     init(unlocking arguments: inout ParsedArguments, root: StoreRoot) throws {
         self.root = root
         keyring = try arguments.value(Self.keyringOption)
         passphraseFile = try arguments.value(Self.passphraseFileOption)
-        keyFile = try arguments.value(Self.keyFileOption)
+        keyFile = try Self.keyFile(parsing: &arguments)
         guard keyFile == nil || passphraseFile == nil else {
-            throw UsageError("give either --key-file or --passphrase-file, not both")
+            throw UsageError("give either --secrets-key-file or --passphrase-file, not both")
         }
+    }
+
+    /// The keyring's key file: `--secrets-key-file` or `--key-file`, for a verb that declares both
+    /// (``keyFileOptions``).
+    /// - Throws: ``UsageError`` when both are given.
+    static func keyFile(parsing arguments: inout ParsedArguments) throws -> String? {
+        let long = try arguments.value(secretsKeyFileOption)
+        let short = try arguments.value(keyFileOption)
+        guard long == nil || short == nil else {
+            throw UsageError("give the keyring's key file once: --secrets-key-file or --key-file (the same option)")
+        }
+        return long ?? short
     }
 
     /// Opens and unlocks the keyring named by `--keyring` (the default is the store configuration's, `default` unless
@@ -102,7 +124,7 @@ struct SecretsAccess: Sendable {
         return (store, provider)
     }
 
-    /// The key or passphrase to unlock with, in this order: `--key-file`, `--passphrase-file`, then the
+    /// The key or passphrase to unlock with, in this order: `--secrets-key-file`, `--passphrase-file`, then the
     /// environment as the keyring asks for it (`STRATA_SECRETS_KEY` for a key-protected keyring,
     /// `STRATA_PASSPHRASE` for a passphrase-protected one; for a new keyring `STRATA_SECRETS_KEY` wins, as it
     /// does for `Storage`), then the terminal (twice for a new keyring).
@@ -116,7 +138,7 @@ struct SecretsAccess: Sendable {
             guard hasKey else {
                 throw StorageError(
                     .locked, "the keyring is protected by a key, not a passphrase", tier: .secrets,
-                    recovery: "Pass --key-file FILE or set \(KeyProvider.environmentVariable)")
+                    recovery: "Pass --secrets-key-file FILE or set \(KeyProvider.environmentVariable)")
             }
             return .environment(KeyProvider.environmentVariable)
         }

@@ -8,11 +8,11 @@ struct VerifyCommand: ToolCommand {
     static let configuration = CommandConfiguration(
         "verify", summary: "Check the integrity of every tier of a store (exit 1 on any problem).",
         usage:
-            "verify [ROOT] [--root DIR] [--keyring NAME] [--key-file FILE | --passphrase-file FILE] "
+            "verify [ROOT] [--root DIR] [--keyring NAME] [--secrets-key-file FILE | --passphrase-file FILE] "
             + "[--allow-unchecked] [--json]",
         details:
             "The configuration (ROOT/strata.conf) must read; defaults suites must parse; keyrings and item headers "
-            + "must be sound, and with the keyring's key (--key-file, STRATA_SECRETS_KEY) or passphrase "
+            + "must be sound, and with the keyring's key (--secrets-key-file, STRATA_SECRETS_KEY) or passphrase "
             + "(--passphrase-file, STRATA_PASSPHRASE) every item is opened; record stores pass PRAGMA integrity_check "
             + "(on PostgreSQL, when the configuration puts them there, the server's table shapes); files match their "
             + "recorded CRC-32; the catalog agrees with the tiers. A part that could not be checked (a keyring with no "
@@ -48,7 +48,7 @@ struct VerifyCommand: ToolCommand {
             guard store.keyringExists else { continue }
             guard keyring == checkedKeyring, let key = try verifyKey(for: store) else {
                 unchecked.append(
-                    "secrets/\(keyring): its items were not opened (no key for this keyring: give --key-file or "
+                    "secrets/\(keyring): its items were not opened (no key for this keyring: give --secrets-key-file or "
                         + "--passphrase-file\(keyring == checkedKeyring ? "" : " with --keyring \(keyring)"), or set "
                         + "STRATA_SECRETS_KEY or STRATA_PASSPHRASE)")
                 continue
@@ -125,7 +125,7 @@ struct VerifyCommand: ToolCommand {
         }
     }
 
-    /// What opens `store` for the check: `--key-file`, else for a keyring protected by a passphrase the passphrase
+    /// What opens `store` for the check: `--secrets-key-file`, else for a keyring protected by a passphrase the passphrase
     /// from `--passphrase-file` or `STRATA_PASSPHRASE`, else for one protected by a key `STRATA_SECRETS_KEY`; `nil`
     /// when none is given (the terminal is never asked: a check runs unattended).
     func verifyKey(for store: SecretStore) throws -> KeyProvider? {
