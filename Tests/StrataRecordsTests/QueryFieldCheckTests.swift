@@ -110,6 +110,27 @@ struct QueryFieldCheckTests {
         #expect(try any.fetch(where: Field("whatever") == 1).isEmpty)
     }
 
+    /// A folder that holds its parent: the probe follows it to a limit instead of forever.
+    final class Folder: Codable, Identifiable, @unchecked Sendable {  // Immutable after init.
+        let id: String
+        let name: String
+        let parent: Folder?
+        init(id: String, name: String, parent: Folder?) {
+            (self.id, self.name, self.parent) = (id, name, parent)
+        }
+    }
+
+    @Test func aTypeThatHoldsItselfIsProbedToALimit() throws {
+        let fixture = try RecordsFixture()
+        let folders = try fixture.store().collection(Folder.self, named: "folders")
+        try folders.insert(Folder(id: "b", name: "B", parent: Folder(id: "a", name: "A", parent: nil)))
+        #expect(try folders.fetch(where: Field("parent.name") == "A").map(\.id) == ["b"])
+        #expect(try folders.fetch(where: Field("parent.parent.parent.name") == "A").isEmpty)
+        #expect(
+            Self.refusal { _ = try folders.fetch(where: Field("parent.nmae") == "A") }?.message
+                .contains("did you mean 'parent.name'") == true)
+    }
+
     @Test func theNearestFieldIsTheFewestEditsAway() {
         let fields = ["title", "feedID", "published", "show", "show.city", "show.name"]
         #expect(FieldDistance.nearest(to: "titel", among: fields) == "title")

@@ -35,6 +35,9 @@ final class FieldProbe: Decoder {
         }
     }
 
+    /// How deep the probe follows nested types.
+    static let maximumDepth = 16
+
     let node: Node
     let codingPath: [any CodingKey]
     var userInfo: [CodingUserInfoKey: Any] { [:] }
@@ -58,6 +61,13 @@ final class FieldProbe: Decoder {
 
     /// A placeholder `T`, learning its fields at `node`.
     static func decode<T: Decodable>(_ type: T.Type, at node: Node, codingPath: [any CodingKey]) throws -> T {
+        // A type that holds itself through an optional (a class's `parent`, a box) would be probed forever: past
+        // this depth a path is open, and the optional above it absent.
+        guard codingPath.count < maximumDepth else {
+            node.markOpen()
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: codingPath, debugDescription: "the probe goes no deeper than \(maximumDepth) levels"))
+        }
         // Values the record coder writes as one JSON scalar, and whose own decoding would refuse a placeholder.
         if let value = Self.scalar(type) {
             node.markScalar()
