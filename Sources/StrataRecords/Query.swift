@@ -88,7 +88,7 @@ public indirect enum Predicate: Sendable, Hashable {
     public static prefix func ! (predicate: Predicate) -> Predicate { .not(predicate) }
 
     /// The fields the predicate reads.
-    var fields: [Field] {
+    package var fields: [Field] {
         switch self {
         case .compare(let field, _, _), .oneOf(let field, _), .prefix(let field, _), .contains(let field, _),
             .isNull(let field):

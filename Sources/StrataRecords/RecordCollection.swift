@@ -9,6 +9,8 @@ public struct RecordCollection<R: Record>: Sendable where R.ID: RecordIdentifier
     public let store: RecordStore
     /// The collection's name.
     public let name: String
+    /// The fields a query may name: `R`'s, learned when the collection was opened.
+    let fields: RecordFields
 
     // MARK: Writes (each in its own transaction)
 
@@ -102,7 +104,14 @@ public struct RecordCollection<R: Record>: Sendable where R.ID: RecordIdentifier
     /// Checks the field paths a query filters and sorts on.
     @usableFromInline
     func checkFields(of query: Query) throws {
-        try RecordStore.check(query.predicate.fields + query.sort.map(\.field), collection: name, operation: "query")
+        try check(query.predicate.fields + query.sort.map(\.field), operation: "query")
+    }
+
+    /// Checks that field paths are well formed and name fields of `R`.
+    /// - Throws: ``/StrataCore/StorageError`` `.invalidArgument` naming the field and the nearest one `R` has.
+    func check(_ named: [Field], operation: String) throws {
+        try RecordStore.check(named, collection: name, operation: operation)
+        try fields.check(named, collection: name, operation: operation)
     }
 
     /// The records matching a predicate, in id order.
@@ -111,7 +120,7 @@ public struct RecordCollection<R: Record>: Sendable where R.ID: RecordIdentifier
 
     /// How many records match.
     public func count(where predicate: Predicate = .all) throws -> Int {
-        try RecordStore.check(predicate.fields, collection: name, operation: "count")
+        try check(predicate.fields, operation: "count")
         return try store.readOne { try $0.count(name, matching: predicate) }
     }
 
@@ -131,7 +140,7 @@ public struct RecordCollection<R: Record>: Sendable where R.ID: RecordIdentifier
     }
 
     func aggregate(_ function: RecordAggregate, _ field: Field, _ predicate: Predicate) throws -> QueryValue? {
-        try RecordStore.check(predicate.fields + [field], collection: name, operation: function.rawValue)
+        try check(predicate.fields + [field], operation: function.rawValue)
         return try store.readOne { try $0.aggregate(name, function, of: field, matching: predicate) }
     }
 }
@@ -227,7 +236,7 @@ public struct TransactionalCollection<R: Record> where R.ID: RecordIdentifier {
     @discardableResult
     public func delete(where predicate: Predicate) throws -> Int {
         try transaction.checkOpen(name)
-        try RecordStore.check(predicate.fields, collection: name, operation: "delete")
+        try collection.check(predicate.fields, operation: "delete")
         let ids = try session.ids(name, matching: predicate)
         return try transaction.store.delete(ids: ids, from: name, transaction: transaction)
     }
@@ -246,7 +255,7 @@ public struct TransactionalCollection<R: Record> where R.ID: RecordIdentifier {
 
     /// How many records match, as this transaction sees them.
     public func count(where predicate: Predicate = .all) throws -> Int {
-        try RecordStore.check(predicate.fields, collection: name, operation: "count")
+        try collection.check(predicate.fields, operation: "count")
         return try session.count(name, matching: predicate)
     }
 }

@@ -44,6 +44,7 @@ extension RecordStore {
                 .invalidArgument, "'\(field.path)' is not a field path", tier: .records, collection: source.name,
                 operation: "relate")
         }
+        try source.fields.check([field], collection: source.name, operation: "relate")
         let integerIDs = T.ID.self == Int.self || T.ID.self == Int64.self
         let relation = Relation(
             source: source.name, field: field, target: target.name, onDelete: onDelete, integerIDs: integerIDs)

@@ -87,7 +87,7 @@ public final class RecordStore: Sendable {
         let name = name ?? String(describing: R.self)
         try ensureCollection(name)
         for index in indexes { try createIndex(index, in: name) }
-        return RecordCollection(store: self, name: name)
+        return RecordCollection(store: self, name: name, fields: RecordFields.of(R.self))
     }
 
     func ensureCollection(_ name: String) throws {

@@ -5,7 +5,8 @@ import Strata
 ///
 /// OP is `=` (or `==`), `!=`, `<`, `<=`, `>`, `>=`, `^=` (prefix) or `~=` (contains); the field is everything
 /// before it and the value everything after. A value reads as `null`, `true`, `false`, a whole number or a number
-/// when it is one, else as text; in double quotes it is always text, so `name=""` is the empty text and
+/// when it is one, a date when it is an ISO 8601 date and time (`2026-01-01T00:00:00Z`, with an offset or
+/// fractional seconds too: seconds since 2001, as records store a `Date`), else as text; in double quotes it is always text, so `name=""` is the empty text and
 /// `sign="=x"` text that starts with an operator character. A clause without a field, an operator it knows, or a
 /// value is a usage error that quotes it.
 struct WhereClause {
@@ -51,8 +52,20 @@ struct WhereClause {
         case "null": return .null
         case "true": return .bool(true)
         case "false": return .bool(false)
-        default: return Int64(text).map { .integer($0) } ?? Double(text).map { .real($0) } ?? .text(text)
+        default:
+            return Int64(text).map { .integer($0) } ?? Double(text).map { .real($0) } ?? Self.date(text)?.queryValue
+                ?? .text(text)
         }
+    }
+
+    /// An ISO 8601 date and time (`2026-01-01T00:00:00Z`, `2026-01-01T09:30:00.250+02:00`), or `nil`.
+    static func date(_ text: String) -> Date? {
+        guard text.count >= 20, text.contains("T") else { return nil }
+        let plain = ISO8601DateFormatter()
+        plain.formatOptions = [.withInternetDateTime]
+        let fractional = ISO8601DateFormatter()
+        fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return plain.date(from: text) ?? fractional.date(from: text)
     }
 
     /// The condition as a query predicate.

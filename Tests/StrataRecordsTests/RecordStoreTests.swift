@@ -346,7 +346,8 @@ struct RecordMigrationTests {
             ])
         }
         let store = try fixture.store(migrations: [Migration(1, [])])
-        let raw = try store.collection(V1.self, named: "users")
+        // Untyped: `active` is not a field of V1, and a typed collection refuses a query on it.
+        let raw = try store.collection(AnyRecord.self, named: "users")
         #expect(try raw.count(where: Field("active").isNull) == 1, "the addField step was rolled back")
     }
 

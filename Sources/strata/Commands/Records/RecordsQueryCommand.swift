@@ -4,7 +4,8 @@ import Strata
 struct RecordsQueryCommand: ToolCommand {
     static let whereOption = Option(
         "--where", "COND",
-        "field OP value; OP is = (or ==) != < <= > >= ^= (prefix) ~= (contains); \"...\" for text. Repeatable.",
+        "field OP value; OP is = (or ==) != < <= > >= ^= (prefix) ~= (contains); \"...\" for text; "
+            + "ISO 8601 for dates. Repeatable.",
         repeatable: true
     ) { try WhereClause($0).predicate }
     static let sortOption = Option("--sort", "FIELDS", "Comma-separated fields; '-' for descending.") { text in
@@ -42,7 +43,9 @@ struct RecordsQueryCommand: ToolCommand {
         guard let records = try access.openIfPresent(), try records.collectionNames().contains(collection) else {
             throw RecordsCommands.noCollection(collection)
         }
-        let found = try records.collection(AnyRecord.self, named: collection).fetch(query)
+        let stored = try records.collection(AnyRecord.self, named: collection)
+        try StoredFields.check(query, in: stored)
+        let found = try stored.fetch(query)
         if json { return JSONOutput.print(.array(found.map(\.body))) }
         for record in found { print(record.body.description) }
     }
