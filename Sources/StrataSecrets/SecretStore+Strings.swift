@@ -1,4 +1,4 @@
-public import StrataCore
+import StrataCore
 
 /// Secrets read as text, as most of them are (a token, a password): `store.value(String.self, …)` and a subscript,
 /// where ``get(service:account:)`` returns the bytes as a ``Secret``.
