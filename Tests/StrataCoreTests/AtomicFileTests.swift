@@ -41,6 +41,8 @@ struct AtomicFileTests {
     /// own `fsync` after the rename writes anyway (one disk write fewer per replacement). An `.atomicOnly` write
     /// syncs nothing and keeps the one `open` of a named temporary.
     @Test func aDurableWriteNamesItsTemporaryOnlyOnceItIsOnDisk() throws {
+        UnnamedFileSwitch.lock.lock()  // The process-wide switch stays as it is meanwhile.
+        defer { UnnamedFileSwitch.lock.unlock() }
         let path = directory.appending("sealed")
         try AtomicFile.write(Data("first".utf8), to: path)  // The first proves that this process can name one.
         FaultInjector.shared.startCounting(pathContaining: directory.path)
@@ -65,6 +67,8 @@ struct AtomicFileTests {
     /// error, keeps the old content and leaves no temporary, named or not.
     @Test(arguments: [SystemCall.link, .rename, .fsync])
     func aDurableWriteThatFailsLateKeepsTheOldFile(call: SystemCall) throws {
+        UnnamedFileSwitch.lock.lock()  // The process-wide switch stays as it is meanwhile.
+        defer { UnnamedFileSwitch.lock.unlock() }
         let path = directory.appending("late")
         try AtomicFile.write(Data("old".utf8), to: path)
         try AtomicFile.write(Data("old".utf8), to: path)  // Named by then: the next names its temporary late.
@@ -89,6 +93,8 @@ struct AtomicFileTests {
 
     /// Where the system refuses unnamed files, a durable write creates a named temporary, as before.
     @Test func aDurableWriteFallsBackOnANamedTemporary() throws {
+        UnnamedFileSwitch.lock.lock()
+        defer { UnnamedFileSwitch.lock.unlock() }
         let path = directory.appending("named")
         FaultInjector.shared.inject(
             .error(EOPNOTSUPP), on: .open, pathContaining: directory.appending(AtomicFile.temporaryPrefix))

@@ -17,6 +17,8 @@ struct DefaultsWriteCostTests {
 
     @Test(arguments: [DefaultsConfiguration.Durability.durable, .atomicOnly])
     func aSetResolvesTheFolderOnceAndOpensEachFileOnce(durability: DefaultsConfiguration.Durability) throws {
+        UnnamedFileSwitch.lock.lock()  // The process-wide switch stays as it is meanwhile.
+        defer { UnnamedFileSwitch.lock.unlock() }
         let store = try fixture.store(durability: durability)
         let count = DefaultsKey<Int>("count", default: 0)
         for index in 0..<50 { try store.set("value \(index)", for: DefaultsKey<String>("key.\(index)", default: "")) }

@@ -32,6 +32,8 @@ struct SecretBatchFileTests {
     /// name (Linux), renames every one into place and leaves no temporary; where the system refuses unnamed files,
     /// it creates named ones, as before.
     @Test func aLargeBatchCreatesItsFilesUnnamedOrNamedAndLeavesNoTemporary() throws {
+        UnnamedFileSwitch.lock.lock()
+        defer { UnnamedFileSwitch.lock.unlock() }
         defer {
             FaultInjector.shared.reset()
             AtomicFile.createsUnnamedFiles = true
