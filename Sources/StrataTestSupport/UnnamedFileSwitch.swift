@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// `AtomicFile.createsUnnamedFiles` is one switch for the whole process: a test that makes the system refuse an
 /// unnamed file (an injected `EOPNOTSUPP`) turns it off until it turns it back on. Tests of different suites run
