@@ -160,7 +160,7 @@ struct StagedRestore {
             guard try storage.data(for: location.key) != nil else { throw absent() }
             return
         }
-        let files = try storage.files
+        let files = storage.files
         if checkedFiles.contains(ExactString(Tier.files.directoryName + "/" + location.key)) {
             // Opened under its lock, its head and checksum read: it opens, and its content was checked as written.
             guard let metadata = try files.metadata(location.key), metadata.checksum != nil else { throw absent() }

@@ -22,10 +22,12 @@ extension Storage {
     }
 
     /// Strata's persistent backends, one entry per tier, each reporting the changes made through its own API to
-    /// `placement` (``/StrataCore/PlacementLedger``).
+    /// `placement` (``/StrataCore/PlacementLedger``). With `rootStores`, the defaults and secrets backends are that
+    /// suite and keyring, already open (a `Storage`'s own), instead of stores opened by the factories.
     static func builtInBackends(
         secretsKey: KeyProvider?, recordsURL: String? = nil, filesLocation: S3FilesLocation? = nil,
-        configuration: StoreConfiguration = StoreConfiguration(), placement: (any PlacementLedger)? = nil
+        configuration: StoreConfiguration = StoreConfiguration(), placement: (any PlacementLedger)? = nil,
+        rootStores: RootTierStores? = nil
     ) -> [BuiltIn] {
         let defaults = with(defaultsConfiguration(configuration)) { $0.placement = placement }
         let secrets = with(SecretsConfiguration()) { $0.placement = placement }
@@ -39,10 +41,13 @@ extension Storage {
                 tier: .defaults, name: "plist",
                 facts: { DefaultsStore.facts(suite: suite, paths: $0, configuration: defaults) }
             ) { paths in
-                try DefaultsStore(suite: suite, paths: requirePaths(paths, for: .defaults), configuration: defaults)
+                if let rootStores { return rootStores.defaults }
+                return try DefaultsStore(
+                    suite: suite, paths: requirePaths(paths, for: .defaults), configuration: defaults)
             },
             BuiltIn(tier: .secrets, name: "sodium", facts: { SecretStore.facts(keyring: keyring, paths: $0) }) {
                 paths in
+                if let rootStores { return try rootStores.unlockedSecrets() }
                 let store = try SecretStore(
                     keyring: keyring, paths: requirePaths(paths, for: .secrets), configuration: secrets)
                 try store.unlock(with: try secretsKey ?? environmentSecretsKey(for: store))

@@ -34,6 +34,8 @@ public final class Storage: Sendable {
     let repairedEntries = Mutex<[RepairedEntry]>([])
     /// The catalog as the ledger of the tier stores on this root: what keeps it true when a tier's own API writes.
     let placement: CatalogPlacement
+    /// The root's preference suite and keyring, open while the store is: what ``defaults`` and ``secrets`` return.
+    let rootStores: RootTierStores
 
     /// Opens (creating if needed) a store.
     ///
@@ -80,10 +82,14 @@ public final class Storage: Sendable {
         self.placement = CatalogPlacement(catalog: catalog, configuration: configuration)
         // Tier stores this process opens on the root by themselves report to this catalog while it lives.
         try placement.register(root: paths.openRoot(), path: paths.root)
+        self.rootStores = try RootTierStores(
+            paths: paths, configuration: configuration, secretsKey: secretsKey, placement: placement)
         if registerBuiltIns {
-            Self.registerBuiltInBackends(
-                in: registry, secretsKey: secretsKey, recordsURL: recordsURL, filesLocation: filesLocation,
-                configuration: configuration, placement: placement)
+            Self.register(
+                Self.builtInBackends(
+                    secretsKey: secretsKey, recordsURL: recordsURL, filesLocation: filesLocation,
+                    configuration: configuration, placement: placement, rootStores: rootStores),
+                in: registry)
             try Self.activateConfiguredBackends(configuration, in: registry)
         }
         // Finish or undo the moves a crashed process left; what cannot be settled now (a locked tier) is
@@ -123,10 +129,16 @@ public final class Storage: Sendable {
         filesLocation: S3FilesLocation? = nil, configuration: StoreConfiguration = StoreConfiguration(),
         placement: (any PlacementLedger)? = nil
     ) {
-        for registration in builtInBackends(
-            secretsKey: secretsKey, recordsURL: recordsURL, filesLocation: filesLocation,
-            configuration: configuration, placement: placement)
-        {
+        register(
+            builtInBackends(
+                secretsKey: secretsKey, recordsURL: recordsURL, filesLocation: filesLocation,
+                configuration: configuration, placement: placement),
+            in: registry)
+    }
+
+    /// Registers `builtIns` into `registry`, each made the active backend of its tier.
+    private static func register(_ builtIns: [BuiltIn], in registry: BackendRegistry) {
+        for registration in builtIns {
             registry.register(
                 registration.tier, name: registration.name, makeActive: true,
                 facts: registry.paths.map(registration.facts),

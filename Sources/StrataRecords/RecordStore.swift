@@ -60,6 +60,13 @@ public final class RecordStore: Sendable {
         catalog.withLock { $0.collections = known }
     }
 
+    /// A store whose engine could not be opened: every call throws the engine's error (see
+    /// ``UnopenedRecordEngine``). Runs no migration and reads no collection names.
+    package init(unopened engine: UnopenedRecordEngine) {
+        self.engine = engine
+        self.placement = .unbound(.records)
+    }
+
     /// Where the SQLite store `name` of a root is (`<root>/records/<name>.sqlite`), whether or not it exists.
     public static func sqlitePath(name: String, paths: StoragePaths) -> String {
         paths.directoryPath(for: .records) + "/" + name + ".sqlite"

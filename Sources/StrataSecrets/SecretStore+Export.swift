@@ -17,6 +17,7 @@ extension SecretStore {
     public func exportItems(protectedBy passphrase: Secret) throws -> (
         archive: Data, count: Int, skipped: [SecretListing.Skipped]
     ) {
+        guard wasUnlocked else { throw notUnlocked("exporting") }
         guard !isLocked else {
             throw StorageError(.locked, "exporting needs the store unlocked", tier: .secrets, path: directory)
         }

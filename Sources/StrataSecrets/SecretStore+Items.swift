@@ -318,11 +318,13 @@ extension SecretStore {
 
     func classKey(_ accessibility: SecretAccessibility, writing: Bool) throws -> ([UInt8], GuardedKey) {
         let (id, key) = keyMaterial.withLock { keys in (keys.keyringID, keys.current?.classKey(accessibility)) }
-        guard let id, let key, !key.isWiped else {
+        let needing = "\(writing ? "storing" : "reading") a \(accessibility.rawValue) item"
+        guard let id, let key else { throw notUnlocked(needing) }
+        guard !key.isWiped else {
             throw StorageError(
                 .locked,
-                "\(writing ? "storing" : "reading") a \(accessibility.rawValue) item needs the store unlocked",
-                tier: .secrets, path: directory, recovery: "Call unlock(with:) first")
+                needing + " needs the store unlocked", tier: .secrets, path: directory,
+                recovery: "Call unlock(with:) first")
         }
         return (id, key)
     }

@@ -31,7 +31,8 @@ extension SecretStore {
     ///   error (the rotation then finishes on the next unlock or rotation).
     @discardableResult
     public func rotate(with provider: KeyProvider) throws -> SecretRotation {
-        guard let current = keyMaterial.withLock({ $0.current }), !current.isLocked else {
+        guard let current = keyMaterial.withLock({ $0.current }) else { throw notUnlocked("rotating the key") }
+        guard !current.isLocked else {
             throw StorageError(
                 .locked, "rotating the key needs the store unlocked", tier: .secrets, path: keyringPath,
                 recovery: "Call unlock(with:) first")
@@ -275,10 +276,13 @@ extension SecretStore {
             tier: .secrets, path: keyringPath, recovery: "Unlock the keyring again")
     }
 
-    /// The error for a keyring this process has not unlocked.
-    func notUnlocked() -> StorageError {
-        StorageError(
-            .locked, "the keyring has not been unlocked in this process", tier: .secrets, path: directory,
-            recovery: "Call unlock(with:) first")
+    /// The error for a keyring this process has not unlocked: why unlocking it failed (``lockedReason``) when its
+    /// opener tried, else a `.locked` saying what needs the key.
+    func notUnlocked(_ needing: String? = nil) -> StorageError {
+        if let reason = lockedReason.withLock({ $0 }) { return reason }
+        return StorageError(
+            .locked,
+            needing.map { "\($0) needs the store unlocked" } ?? "the keyring has not been unlocked in this process",
+            tier: .secrets, path: directory, recovery: "Call unlock(with:) first")
     }
 }

@@ -112,6 +112,9 @@ public final class SecretStore: Sendable {
     let keyMaterial = Mutex(Keys())
     /// How many bytes of item files this store read, for tests that check what a replacement reads.
     let itemBytesRead = Atomic<Int>(0)
+    /// Why the store is still locked, when whoever opened it (`Storage`) tried to unlock it and failed: the error
+    /// the operations that need a key throw until it is unlocked, so the first use reports the real cause.
+    let lockedReason = Mutex<StorageError?>(nil)
 
     /// The keyring folder opened last, with its device and inode (see ``existingKeyringFolder(create:)``).
     let openFolder = Mutex<(handle: DirectoryHandle, device: UInt64, inode: UInt64)?>(nil)
@@ -207,10 +210,20 @@ public final class SecretStore: Sendable {
             keys.providerKind = file.provider
             keys.keyringFile = file
         }
+        lockedReason.withLock { $0 = nil }
         if try finishInterruptedRotation(with: provider, keyring: file), !afterRotation {
             try unlock(with: provider, createIfMissing: false, afterRotation: true)
         }
     }
+
+    /// Records why the store's opener could not unlock it (see ``lockedReason``); the next successful unlock forgets
+    /// it.
+    package func rememberWhyLocked(_ error: StorageError) {
+        lockedReason.withLock { $0 = error }
+    }
+
+    /// Whether this store was ever unlocked (a later ``lock()`` keeps it so).
+    var wasUnlocked: Bool { keyMaterial.withLock { $0.current != nil } }
 
     /// Wipes the data key and the `whenUnlocked` key from memory. `afterFirstUnlock` items stay readable (and
     /// writable) until the store is released, as on Apple's keychain.
@@ -228,6 +241,7 @@ public final class SecretStore: Sendable {
     ///   works).
     public func changeKey(to provider: KeyProvider) throws {
         let (current, names) = keyMaterial.withLock { ($0.current, $0.names) }
+        guard current != nil else { throw notUnlocked("changing the key") }
         guard let dataKey = current?.data, !dataKey.isWiped, let names else {
             throw StorageError(.locked, "changing the key needs the store unlocked", tier: .secrets, path: keyringPath)
         }

@@ -61,7 +61,7 @@ final class PostgresRestoreTests {
             try storage.put(
                 Data([UInt8(truncatingIfNeeded: index), 0, 0xFF]), for: "v/\(index)", as: descriptorForTier[.records]!)
         }
-        let records = try storage.records
+        let records = storage.records
         let notes = try records.collection(RestoredNote.self, named: "notes", indexes: [.field("n"), .unique("text")])
         let drafts = try records.collection(RestoredNote.self, named: "drafts")
         try records.write { transaction in

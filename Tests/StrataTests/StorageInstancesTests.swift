@@ -17,7 +17,18 @@ struct StorageInstancesTests {
         #expect(try storage.secrets === (storage.backend(for: .secrets) as? SecretStore))
         #expect(try storage.records === (storage.backend(for: .records) as? RecordStore))
         #expect(try storage.files === (storage.backend(for: .files) as? FileStore))
-        #expect(try storage.defaults === storage.defaults, "asked twice, the same instance")
+        #expect(storage.defaults === storage.defaults, "asked twice, the same instance")
+        #expect(storage.records === storage.records && storage.files === storage.files)
+    }
+
+    /// The properties do not throw: a typed read is one expression, with no `try`.
+    @Test func aTypedReadNeedsNoTry() throws {
+        let storage = try openStorage(root)
+        let theme = DefaultsKey("selectedTheme", default: "system")
+        #expect(storage.defaults[theme] == "system")
+        storage.defaults[theme] = "dark"
+        #expect(storage.defaults[theme] == "dark")
+        #expect(try storage.value(String.self, for: "selectedTheme") == "dark")
     }
 
     @Test func aPreferenceWrittenEitherWayIsSeenTheOtherWayAtOnce() throws {
@@ -28,7 +39,7 @@ struct StorageInstancesTests {
         try storage.put(Data("x".utf8), for: "flag", as: DataDescriptor(kind: .preference, estimatedSize: 1))
         #expect(try storage.defaults.object(forKey: "flag") == .data(Data("x".utf8)))
         #expect(try storage.delete("selectedTheme"))
-        #expect(try storage.defaults[theme] == "system")
+        #expect(storage.defaults[theme] == "system")
     }
 
     /// The README's Quick start opens its own `DefaultsStore` next to the facade: it shares the facade's state.
@@ -55,27 +66,89 @@ struct StorageInstancesTests {
         #expect(try storage.records.data(for: "orders/1") == Data(#"{"id":"1"}"#.utf8))
     }
 
-    @Test(arguments: Tier.allCases)
-    func anotherActiveBackendIsATypedError(_ tier: Tier) throws {
+    /// Records and files: the store handed out throws `.notBuiltIn` from its first use, as the property threw before.
+    @Test(arguments: [Tier.records, .files])
+    func anotherActiveBackendIsATypedErrorOnFirstUse(_ tier: Tier) throws {
         let storage = try openStorage(root)
         storage.registry.register(tier, name: "memory") { _ in InMemoryBackend(tier: tier) }
         let error = try #require(throws: StorageError.self) {
             switch tier {
-            case .defaults: _ = try storage.defaults
-            case .secrets: _ = try storage.secrets
-            case .records: _ = try storage.records
-            case .files: _ = try storage.files
+            case .records: _ = try storage.records.data(for: "orders/1")
+            default: _ = try storage.files.read("exports/a.pdf")
             }
         }
         #expect(error.code == .notBuiltIn && error.tier == tier)
         #expect(error.message.contains("memory"))
         #expect(error.recovery?.contains("activate") == true)
+        // Made active again, the built-in is what the property gives.
+        try storage.registry.activate(tier, name: tier == .records ? "sqlite" : "filesystem")
+        if tier == .records {
+            #expect(try storage.records === (storage.backend(for: .records) as? RecordStore))
+        } else {
+            #expect(try storage.files === (storage.backend(for: .files) as? FileStore))
+        }
     }
 
-    @Test func aLockedKeyringIsTheKeyringsError() throws {
+    /// Defaults and secrets: the property is always the root's own suite and keyring; the facade goes to the active
+    /// backend.
+    @Test(arguments: [Tier.defaults, .secrets])
+    func anotherActiveBackendLeavesTheRootsOwnStore(_ tier: Tier) throws {
+        let storage = try openStorage(root)
+        let (defaults, secrets) = (storage.defaults, storage.secrets)
+        storage.registry.register(tier, name: "memory") { _ in InMemoryBackend(tier: tier) }
+        #expect(try storage.backend(for: tier) is InMemoryBackend)
+        #expect(defaults === storage.defaults && secrets === storage.secrets)
+        try storage.put(Data("v".utf8), for: "k", as: descriptorForTier[tier]!)
+        #expect(try storage.backend(for: tier).data(for: "k") == Data("v".utf8))
+    }
+
+    /// A keyring without a key is handed out locked; its first use throws the error unlocking threw (with the
+    /// remedy the CLI turns into advice), and unlocking it by hand makes it, and the facade, work.
+    @Test func aLockedKeyringIsHandedOutLockedAndItsFirstUseSaysWhy() throws {
         unsetenv(Storage.secretsKeyVariable)
+        let passphrase = Secret("correct horse battery staple")
+        try Storage(root: root, secretsKey: .passphrase(passphrase)).set(Secret("t0ken"), for: "api/token")
         let storage = try Storage(root: root)
-        #expect(throws: StorageError.self) { _ = try storage.secrets }
+        let secrets = storage.secrets
+        #expect(secrets.isLocked)
+        let error = try #require(throws: StorageError.self) {
+            try secrets.get(service: SecretStore.storageBackendService, account: "api/token")
+        }
+        #expect(error.code == .locked && error.tier == .secrets && error.remedy == .giveSecretsKey)
+        #expect(error.message.contains("passphrase"))
+        let facade = try #require(throws: StorageError.self) { try storage.data(for: "api/token") }
+        #expect(facade.code == .locked)
+        try storage.secrets.unlock(with: .passphrase(passphrase))
+        let token = try storage.secrets.get(service: SecretStore.storageBackendService, account: "api/token")
+        #expect(token?.stringValue == "t0ken")
+        #expect(try storage.data(for: "api/token") == Data("t0ken".utf8))
+        storage.secrets.lock()
+        #expect(storage.secrets.isLocked, "asking for the property again does not undo the app's lock()")
+    }
+
+    @Test func aWrongKeyIsTheFirstUsesError() throws {
+        let right = KeyProvider.inMemory(Secret(Data(repeating: 0x22, count: 32)))
+        try Storage(root: root, secretsKey: right).set(Secret("x"), for: "api/token")
+        let wrong = KeyProvider.inMemory(Secret(Data(repeating: 0x11, count: 32)))
+        let storage = try Storage(root: root, secretsKey: wrong)
+        let error = try #require(throws: StorageError.self) {
+            try storage.secrets.set(Secret("y"), service: "svc", account: "a")
+        }
+        #expect(error.code == .authenticationFailed && error.tier == .secrets)
+    }
+
+    /// A records engine that cannot be reached: the property returns, the store's first use throws what opening
+    /// threw, and the other tiers' own APIs work.
+    @Test func anUnreachableRecordsServerIsTheFirstUsesError() throws {
+        let storage = try Storage(root: root, recordsURL: "postgresql://strata@127.0.0.1:1/strata?connect_timeout=2")
+        let opening = try #require(throws: StorageError.self) { try storage.backend(for: .records) }
+        let records = storage.records
+        #expect(records.name == "postgres")
+        let error = try #require(throws: StorageError.self) { try records.data(for: "orders/1") }
+        #expect(error.code == opening.code && error.tier == .records)
+        #expect(throws: StorageError.self) { _ = try records.collection(RestoredNote.self, named: "notes") }
+        storage.defaults[DefaultsKey("theme", default: "system")] = "dark"
+        #expect(storage.defaults.object(forKey: "theme") == .string("dark"))
     }
 
     @Test(.enabled(if: RecordEngineKind.available.contains(.postgres)))

@@ -24,7 +24,7 @@ struct StorageRawValueTests {
         #expect(try storage.defaults.object(forKey: "theme") == .string("dark"))
         #expect(try storage.value(String.self, for: "theme") == "dark")
         #expect(try storage.value(AppTheme.self, for: "theme") == .dark)
-        #expect(try storage.defaults[DefaultsKey<AppTheme>("theme", default: .system)] == .dark)
+        #expect(storage.defaults[DefaultsKey<AppTheme>("theme", default: .system)] == .dark)
         #expect(try storage.location(of: "theme")?.contentType == "application/vnd.strata.string")
         // Moved to a bytes tier and back, it keeps reading as the enum.
         try storage.move("theme", to: .files)

@@ -58,7 +58,7 @@ struct StorageValuesTests {
         let selection = try storage.set("dark", for: "selectedTheme")
         #expect(selection?.tier == .defaults)
         #expect(try storage.defaults.object(forKey: "selectedTheme") == .string("dark"))
-        #expect(try storage.defaults[DefaultsKey("selectedTheme", default: "system")] == "dark")
+        #expect(storage.defaults[DefaultsKey("selectedTheme", default: "system")] == "dark")
         let own = try DefaultsStore(suite: "standard", paths: storage.paths)
         #expect(own[DefaultsKey("selectedTheme", default: "system")] == "dark")
         #expect(try storage.value(String.self, for: "selectedTheme") == "dark")
@@ -189,7 +189,7 @@ struct StorageValuesTests {
         try storage.move("theme", to: .files)
         #expect(try storage.value(String.self, for: "theme") == "dark")
         try storage.move("theme", to: .defaults)
-        #expect(try storage.defaults[key] == "dark")
+        #expect(storage.defaults[key] == "dark")
         // And from a typed value to data behind the catalog: the move carries raw bytes, not a stale type.
         try storage.defaults.set(.data(Data([0xFF, 0])), forKey: "theme")
         try storage.move("theme", to: .secrets)
