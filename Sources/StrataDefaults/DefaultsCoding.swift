@@ -2,8 +2,8 @@ import Foundation
 import StrataCore
 
 /// Converts typed values to and from property-list values: natively for ``PropertyListConvertible`` types, by their
-/// raw value for raw-representable types with a property-list raw value (``DefaultsRawValue``), as JSON data for any
-/// other `Codable`. An `Optional` is stored as its wrapped value (see ``DefaultsOptional``).
+/// raw value for raw-representable types with a property-list raw value (``DefaultsRawValue``), as plist arrays and
+/// dictionaries of those (``DefaultsCollection``), as JSON data for any other `Codable`. An `Optional` is stored as its wrapped value (see ``DefaultsOptional``).
 enum DefaultsCoding {
     /// The stored form of `value`; `nil` for an `Optional` that is `.none`, which is no value: the key is removed.
     static func encode<Value: Codable>(_ value: Value, key: String) throws -> PropertyListValue? {
@@ -12,6 +12,9 @@ enum DefaultsCoding {
         }
         if let native = value as? any PropertyListConvertible { return native.propertyListValue }
         if let raw = DefaultsRawValue.encode(value) { return raw }
+        if let collection = value as? any DefaultsCollection, type(of: collection).storesElementsNatively {
+            return try collection.encodedElements(key: key)
+        }
         do {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
@@ -26,6 +29,7 @@ enum DefaultsCoding {
     /// ``PropertyListConvertible`` types, raw-representable types stored by raw value, and `Optional`s of these.
     static func storesNatively(_ type: Any.Type) -> Bool {
         if let optional = type as? any DefaultsOptional.Type { return storesNatively(optional.wrappedType) }
+        if let collection = type as? any DefaultsCollection.Type, collection.storesElementsNatively { return true }
         return type is any PropertyListConvertible.Type || DefaultsRawValue.isStoredByRawValue(type)
     }
 
@@ -45,6 +49,13 @@ enum DefaultsCoding {
             return value
         }
         if let raw = try decodeRawValue(type, from: stored, key: key) { return raw }
+        // A collection of raw values: its plist form, or (below) the JSON data earlier builds wrote.
+        if let collection = Value.self as? any DefaultsCollection.Type, collection.storesElementsNatively,
+            let decoded = try collection.decodeElements(from: stored, key: key)
+        {
+            guard let value = decoded as? Value else { throw mismatch(type, stored, key: key) }
+            return value
+        }
         guard case .data(let data) = stored else { throw mismatch(type, stored, key: key) }
         do {
             return try JSONDecoder().decode(Value.self, from: data)

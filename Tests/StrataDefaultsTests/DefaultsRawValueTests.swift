@@ -105,6 +105,67 @@ extension DefaultsKey where Value == Theme {
     }
 }
 
+/// Collections of raw-representable values — arrays, sets, string-keyed dictionaries, nested — are plist collections
+/// of raw values, as `[String]` is; their old JSON form still reads; collections of other `Codable`s stay JSON.
+@Suite struct DefaultsRawCollectionTests {
+    let fixture: Fixture
+
+    init() throws { fixture = try Fixture() }
+
+    @Test func anArrayOfEnumsIsAnArrayOfRawValues() throws {
+        let store = try fixture.store(durability: .durable, format: .xml)
+        let themes = DefaultsKey<[Theme]>("themes", default: [])
+        try store.set([.dark, .light], for: themes)
+        #expect(store.object(forKey: "themes") == .array([.string("dark"), .string("light")]))
+        #expect(store[DefaultsKey<[String]>("themes", default: [])] == ["dark", "light"])
+        #expect(store[themes] == [.dark, .light])
+        let text = try String(contentsOfFile: fixture.suitePath(), encoding: .utf8)
+        #expect(text.contains("<string>dark</string>"), "\(text)")
+
+        let byFeed = DefaultsKey<[String: Quality]>("quality", default: [:])
+        try store.set(["daily": .high, "weekly": .low], for: byFeed)
+        #expect(store.object(forKey: "quality") == .dictionary(["daily": .integer(3), "weekly": .integer(1)]))
+        #expect(store[byFeed] == ["daily": .high, "weekly": .low])
+
+        let chosen = DefaultsKey<Set<Theme>>("chosen", default: [])
+        try store.set([.light, .dark, .system], for: chosen)
+        #expect(store.object(forKey: "chosen") == .array([.string("dark"), .string("light"), .string("system")]))
+        #expect(store[chosen] == [.system, .dark, .light])
+
+        let nested = DefaultsKey<[[Theme]]>("nested", default: [])
+        try store.set([[.dark], [.light, .system]], for: nested)
+        #expect(
+            store.object(forKey: "nested")
+                == .array([.array([.string("dark")]), .array([.string("light"), .string("system")])]))
+        #expect(store[nested] == [[.dark], [.light, .system]])
+    }
+
+    @Test func theOldJSONFormStillReadsAndOtherElementsStayJSON() throws {
+        let store = try fixture.store()
+        try store.set(.data(JSONEncoder().encode([Theme.dark])), forKey: "themes")
+        #expect(store[DefaultsKey<[Theme]>("themes", default: [])] == [.dark])
+        #expect(store.lastReadError == nil)
+
+        let optional = DefaultsKey<[Theme?]>("maybe", default: [])
+        try store.set([.dark, nil], for: optional)
+        guard case .data = store.object(forKey: "maybe") else {
+            Issue.record("optional elements are JSON: a plist array holds no nil")
+            return
+        }
+        #expect(store[optional] == [.dark, nil])
+    }
+
+    @Test func anElementThatIsNotARawValueIsATypeMismatch() throws {
+        let store = try fixture.store()
+        try store.set(.array([.string("dark"), .string("purple")]), forKey: "themes")
+        let error = try #require(throws: StorageError.self) {
+            try store.value(for: DefaultsKey<[Theme]>("themes", default: []))
+        }
+        #expect(error.code == .typeMismatch && error.key == "themes")
+        #expect(error.message.contains("purple"), "\(error)")
+    }
+}
+
 /// Raw `Data` read through a `DefaultsKey<String>`: the subscript returns the key's default and says why.
 @Suite struct DefaultsSubscriptMismatchTests {
     let fixture: Fixture
