@@ -16,7 +16,7 @@ struct CompletionCommand: ToolCommand {
             "bash: strata completions bash > ~/.local/share/bash-completion/completions/strata\n"
             + "zsh:  strata completions zsh > \"${fpath[1]}/_strata\" (then restart zsh)\n"
             + "fish: strata completions fish > ~/.config/fish/completions/strata.fish",
-        arguments: [shell])
+        arguments: [shell], output: .content("the shell script"))
 
     /// The script for the shell named.
     var script: String
