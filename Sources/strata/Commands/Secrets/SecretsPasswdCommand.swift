@@ -24,7 +24,8 @@ struct SecretsPasswdCommand: ToolCommand {
     func run() throws {
         let store = try access.open(for: .read)
         let new = try StoreAccess.passphrase(
-            file: newPassphraseFile, variable: "STRATA_NEW_PASSPHRASE", prompt: "New passphrase: ", confirming: true)
+            file: newPassphraseFile, variable: "STRATA_NEW_PASSPHRASE", prompt: "New passphrase: ", confirming: true,
+            source: .newKeyringPassphrase)
         try store.changeKey(to: .passphrase(new))
         if json { return JSONOutput.print(.object(["itemCount": .integer(Int64(store.itemCount))])) }
         print("passphrase changed; \(store.itemCount) item(s) untouched")
