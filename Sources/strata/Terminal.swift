@@ -1,6 +1,7 @@
 import Foundation
 import StrataCore
 import StrataSystem
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -20,11 +21,15 @@ enum Terminal {
         Sys.terminalColumns(.standardError) ?? ProcessInfo.processInfo.environment["COLUMNS"].flatMap { Int($0) } ?? 80
     }
 
+    /// Whether a passphrase may be asked for at the terminal: never while completing a command line
+    /// (``KeyCompletion``), where a prompt would block the shell.
+    static let mayAsk = Atomic(true)
+
     /// Reads a line from the controlling terminal with echo off. Echo comes back however the read ends: on
     /// return, on an error, and on Ctrl-C (or Ctrl-\, a hang-up, a kill), which then ends the program as usual.
     /// - Parameter source: Where else the verb takes the passphrase from, for the error when there is no terminal.
     static func readSecret(prompt: String, source: PassphraseSource) throws -> String {
-        guard let fd = try? Sys.open("/dev/tty", .readWrite) else {
+        guard mayAsk.load(ordering: .relaxed), let fd = try? Sys.open("/dev/tty", .readWrite) else {
             throw StorageError(
                 .locked, "there is no terminal to ask for \(source.what)", tier: source.tier,
                 recovery: "Use \(source.alternatives)")

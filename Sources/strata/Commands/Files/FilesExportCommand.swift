@@ -3,7 +3,8 @@ import Strata
 /// `strata files export PREFIX... --output FILE.zip|FILE.gz`: files as a zip archive, or one file gzipped, with
 /// progress; Ctrl-C removes the unfinished archive.
 struct FilesExportCommand: ToolCommand {
-    static let prefixes = Argument(list: "PREFIX", "A folder key (photos/) or a file key; without one, every file.")
+    static let prefixes = Argument(
+        list: "PREFIX", "A folder key (photos/) or a file key; without one, every file.", completion: .key(.files))
     static let outputOption = Option("--output", "FILE", "The archive.", completion: .path)
     static let configuration = CommandConfiguration(
         "export", group: FilesCommands.name,

@@ -11,7 +11,7 @@ enum RecordsCommands {
             RecordsExportCommand.self, RecordsImportCommand.self, RecordsVerifyCommand.self,
         ])
 
-    static let collection = Argument("COLLECTION", "The collection's name.")
+    static let collection = Argument("COLLECTION", "The collection's name.", completion: .key(.collection))
     /// How `records list` names the key-value table in its text output: no collection can be called this (a
     /// collection's name is letters, digits and `_`).
     static let keyValuesLabel = "(key-values)"

@@ -6,7 +6,8 @@ import Strata
 /// collection's records.
 struct RecordsKeysCommand: ToolCommand {
     static let prefix = Argument(
-        optional: "PREFIX", "The start of the keys to list, as Storage.keys(prefix:) matches; without one, every key.")
+        optional: "PREFIX", "The start of the keys to list, as Storage.keys(prefix:) matches; without one, every key.",
+        completion: .key(.recordKeys))
     static let longFlag = Flag("--long", "Show each value's size and when it was last set.")
     static let configuration = CommandConfiguration(
         "keys", group: RecordsCommands.name,
