@@ -290,7 +290,7 @@ public final class SecretStore: Sendable {
                 tier: .secrets, path: keyringPath,
                 recovery: isPassphrase
                     ? "Unlock it with its passphrase"
-                    : "Unlock it with its key: a key file (--key-file) or \(KeyProvider.environmentVariable)")
+                    : "Unlock it with its key: a key file (--secrets-key-file) or \(KeyProvider.environmentVariable)")
         }
         if let kdf = file.kdf { try configuration.checkPasswordHashCost(kdf, path: keyringPath) }
         let wrapping = try provider.wrappingKey(kdf: file.kdf)

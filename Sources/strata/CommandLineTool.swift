@@ -63,6 +63,7 @@ enum CommandLineTool {
                     + "names, values and paths are UTF-8")
             return 2
         }
+        if arguments.first == KeyCompletion.verb { return KeyCompletion.run(Array(arguments.dropFirst())) }
         let arguments = StoreRoot.movingGlobalOptions(arguments, groups: groups.map(\.name))
         guard let verb = arguments.first else {
             printError(overview)

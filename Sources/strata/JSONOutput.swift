@@ -95,6 +95,14 @@ extension JSONOutput {
         ])
     }
 
+    /// A value of the records tier's key-value table: `{"key", "size", "modified"}` (`modified` ISO 8601, or null).
+    static func keyValue(_ meta: StorageMetadata) -> JSONValue {
+        .object([
+            "key": .string(meta.key), "size": .integer(Int64(meta.size)),
+            "modified": meta.modificationDate.map { .string(ISO8601DateFormatter().string(from: $0)) } ?? .null,
+        ])
+    }
+
     /// A verdict: `{"ok": Bool, "problems": [...]}`.
     static func verdict(_ problems: [JSONValue], root: String? = nil) -> JSONValue {
         var members: [ExactString: JSONValue] = ["ok": .bool(problems.isEmpty), "problems": .array(problems)]

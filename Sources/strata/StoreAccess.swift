@@ -63,13 +63,16 @@ enum StoreAccess {
     /// terminal.
     static func passphrase(
         file: String?, variable: String = "STRATA_PASSPHRASE", prompt: String = "Passphrase: ",
-        confirming: Bool = false
+        confirming: Bool = false, source: PassphraseSource = .keyring
     ) throws -> Secret {
         if let file, case .passphrase(let secret) = try KeyProvider.passphrase(contentsOf: file) {
             return secret
         }
         if let value = ProcessInfo.processInfo.environment[variable], !value.isEmpty { return Secret(value) }
-        return Secret(try confirming ? Terminal.readNewSecret(prompt: prompt) : Terminal.readSecret(prompt: prompt))
+        return Secret(
+            try confirming
+                ? Terminal.readNewSecret(prompt: prompt, source: source)
+                : Terminal.readSecret(prompt: prompt, source: source))
     }
 
     /// Opens the SQLite record store at `path` only to read it: nothing is created or configured, and a file

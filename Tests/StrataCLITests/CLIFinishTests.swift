@@ -78,7 +78,8 @@ struct CLIFinishTests {
         let empty: [([String], String)] = [
             (["defaults", "list"], ""), (["defaults", "list", "--json"], #"{"entries":[]}"#),
             (["secrets", "list"], ""), (["secrets", "list", "--json"], #"{"items":[]}"#),
-            (["records", "list"], ""), (["records", "list", "--json"], #"{"collections":[]}"#),
+            (["records", "list"], ""), (["records", "list", "--json"], #"{"collections":[],"keyValueCount":0}"#),
+            (["records", "keys"], ""), (["records", "keys", "--json"], #"{"keyValues":[]}"#),
             (["records", "verify"], "ok\n"),
             (["files", "ls"], ""), (["files", "ls", "--json"], #"{"files":[]}"#),
         ]

@@ -14,7 +14,8 @@ struct ReadVerbsChangeNothingTests {
     /// Every read verb, without its root.
     static let readVerbs: [[String]] = [
         ["defaults", "list"], ["defaults", "get", "theme"], ["defaults", "export"], ["files", "ls"],
-        ["files", "get", "notes/a.txt"], ["files", "verify"], ["records", "list"], ["records", "query", "people"],
+        ["files", "get", "notes/a.txt"], ["files", "verify"], ["records", "list"], ["records", "keys"],
+        ["records", "query", "people"],
         ["records", "verify"], ["secrets", "list"], ["secrets", "get", "api", "alice"], ["inspect"], ["verify"],
     ]
 

@@ -13,13 +13,17 @@ struct CommandConfiguration: Sendable {
     var details: String
     var arguments: [ArgumentSpec]
     var options: [OptionSpec]
+    /// What it prints when it succeeds.
+    var output: CommandOutput
 
     /// - Parameters:
     ///   - arguments: The positional arguments, in order; only the last may be optional or a list.
     ///   - options: Every option the command reads, besides `--help`.
+    ///   - output: What it prints; ``CommandOutput/json`` exactly when `options` holds ``JSONOutput/option``.
     init(
         _ name: String, group: String? = nil, summary: String, usage: String, details: String = "",
-        arguments: [any ArgumentDeclaration] = [], options: [any OptionDeclaration] = []
+        arguments: [any ArgumentDeclaration] = [], options: [any OptionDeclaration] = [],
+        output: CommandOutput = .json
     ) {
         self.name = name
         self.group = group
@@ -28,6 +32,10 @@ struct CommandConfiguration: Sendable {
         self.details = details
         self.arguments = arguments.map(\.spec)
         self.options = options.map(\.spec)
+        self.output = output
+        precondition(
+            (output == .json) == self.options.contains(JSONOutput.option.spec),
+            "\(name): a command that prints a result takes --json; one that does not says what it prints")
         precondition(
             self.arguments.dropLast().allSatisfy { $0.arity == .one },
             "\(name): only the last argument may be optional or a list")
@@ -40,6 +48,7 @@ struct CommandConfiguration: Sendable {
     var help: String {
         var lines = ["Usage: strata \(usage)", "", summary]
         if !details.isEmpty { lines += ["", details] }
+        if let line = output.helpLine { lines += ["", line] }
         let shown = options + [.help]
         let width = (arguments.map(\.label.count) + shown.map(\.label.count)).max() ?? 0
         func row(_ label: String, _ help: String) -> String {

@@ -3,15 +3,16 @@ import Strata
 
 // What the backup verbs print with `--json` (the shapes are in Documentation/CLI.md).
 extension BackupCommands {
-    /// A snapshot as JSON: `{"id", "time", "host", "parent", "fileCount", "size", "reusedFiles", "addedBlobs",
-    /// "addedBytes", "damage": null}`, named as ``/StrataBackup/SnapshotSummary`` names them; `files` repeats
-    /// `fileCount` under its name before issue 36, for scripts written then (none of ours reads it).
+    /// A snapshot as JSON: `{"id", "time", "host", "parent", "fileCount", "totalSize", "reusedFiles", "addedBlobs",
+    /// "addedBytes", "damage": null}`, named as ``/StrataBackup/SnapshotSummary`` names them. `files` and `size`
+    /// repeat `fileCount` and `totalSize` under their names before issue 36, deprecated (Documentation/CLI.md).
     static func json(_ summary: SnapshotSummary) -> JSONValue {
         let fileCount = JSONValue.integer(Int64(summary.fileCount))
+        let totalSize = JSONValue.integer(summary.totalSize)
         return .object([
             "id": .string(summary.id), "time": .string(summary.time.formatted(.iso8601)),
             "host": .string(summary.host), "parent": summary.parent.map { .string($0) } ?? .null,
-            "fileCount": fileCount, "files": fileCount, "size": .integer(summary.totalSize),
+            "fileCount": fileCount, "files": fileCount, "totalSize": totalSize, "size": totalSize,
             "reusedFiles": .integer(Int64(summary.reusedFiles)), "addedBlobs": .integer(Int64(summary.addedBlobs)),
             "addedBytes": .integer(summary.addedBytes), "damage": .null,
         ])
@@ -22,8 +23,8 @@ extension BackupCommands {
     static func jsonEntry(_ file: DamagedFile) -> JSONValue {
         .object([
             "id": .string(file.name), "time": .null, "host": .null, "parent": .null, "fileCount": .null, "files": .null,
-            "size": .null,
-            "reusedFiles": .null, "addedBlobs": .null, "addedBytes": .null, "damage": damage(file.error),
+            "totalSize": .null, "size": .null, "reusedFiles": .null, "addedBlobs": .null, "addedBytes": .null,
+            "damage": damage(file.error),
         ])
     }
 

@@ -71,6 +71,9 @@ struct RepositoryAccess: Sendable {
             return .passphrase(value)
         }
         let prompt = "Passphrase of the backup repository: "
-        return .passphrase(try creating ? Terminal.readNewSecret(prompt: prompt) : Terminal.readSecret(prompt: prompt))
+        return .passphrase(
+            try creating
+                ? Terminal.readNewSecret(prompt: prompt, source: .repository)
+                : Terminal.readSecret(prompt: prompt, source: .repository))
     }
 }

@@ -21,7 +21,7 @@ struct RestoreCommand: ToolCommand {
         summary: "Restore a snapshot into a new store root, all-or-nothing (or some keys into an existing store).",
         usage:
             "restore SNAPSHOT --repo DIR --root NEW [--records-url URL | --prefix PREFIX | --key KEY] "
-            + "[--repo-key-file FILE] [--secrets-key-file FILE]",
+            + "[--repo-key-file FILE] [--secrets-key-file FILE] [--json]",
         details:
             "The store is staged beside NEW, verified (every catalogued key read back) and then moved into place: a "
             + "failed or interrupted restore leaves nothing at NEW. Secrets stay sealed; the check reads them back "
@@ -33,7 +33,7 @@ struct RestoreCommand: ToolCommand {
         options: [
             RepositoryAccess.repoOption, rootOption, recordsURLOption, prefixOption, keyOption,
             RepositoryAccess.repoKeyFileOption, SecretsAccess.secretsKeyFileOption,
-            RepositoryAccess.ambiguousKeyFileOption,
+            RepositoryAccess.ambiguousKeyFileOption, JSONOutput.option,
         ])
 
     /// What is restored, and where.
@@ -52,6 +52,7 @@ struct RestoreCommand: ToolCommand {
     var repository: RepositoryAccess
     /// `--secrets-key-file`: what unlocks the restored keyring so its items are read back, if given.
     var secretsKeyFile: String?
+    var json: Bool
 
     init(parsing arguments: inout ParsedArguments) throws {
         snapshot = try arguments.value(Self.snapshot)
@@ -70,6 +71,7 @@ struct RestoreCommand: ToolCommand {
         target = key.map { .key($0) } ?? prefix.map { .prefix($0) } ?? .store(recordsURL: recordsURL)
         repository = try RepositoryAccess(parsing: &arguments, opensOtherKeys: true)
         secretsKeyFile = try arguments.value(SecretsAccess.secretsKeyFileOption)
+        json = arguments.isSet(JSONOutput.option)
     }
 
     func run() throws {
@@ -80,6 +82,7 @@ struct RestoreCommand: ToolCommand {
             let reader = try repository.snapshot(snapshot)
             defer { reader.close() }
             try Interruption.trapping("restore") { try storage.restore(key: key, from: reader, secretsKey: secretsKey) }
+            if json { return JSONOutput.print(restoredKeys([key])) }
             print("restored \(key.escapedForDisplay)")
         case .prefix(let prefix):
             let storage = try Storage(root: try StoreRoot(option: root).paths(for: .read).root, secretsKey: secretsKey)
@@ -88,6 +91,7 @@ struct RestoreCommand: ToolCommand {
             let keys = try Interruption.trapping("restore") {
                 try storage.restore(keysWithPrefix: prefix, from: reader, secretsKey: secretsKey)
             }
+            if json { return JSONOutput.print(restoredKeys(keys)) }
             for key in keys { print("restored \(key.escapedForDisplay)") }
             print("\(keys.count) keys restored")
         case .store(let recordsURL):
@@ -98,12 +102,30 @@ struct RestoreCommand: ToolCommand {
     /// What unlocks the restored keyring: `--secrets-key-file`, else (`nil`) `STRATA_SECRETS_KEY` as `Storage` reads it.
     private var secretsKey: KeyProvider? { secretsKeyFile.map { .keyFile($0) } }
 
+    /// What `--key` and `--prefix` print with `--json`: `{"root", "snapshot", "restoredKeys": [String]}`.
+    private func restoredKeys(_ keys: [String]) -> JSONValue {
+        .object([
+            "root": .string(root), "snapshot": .string(snapshot), "restoredKeys": .array(keys.map { .string($0) }),
+        ])
+    }
+
     /// Restores the whole snapshot as a new store at `--root`.
     private func restoreStore(from repository: BackupRepository, recordsURL: String?) throws {
         let report = try Interruption.trapping("restore") {
             try Storage.restore(
                 snapshot: snapshot, from: repository, to: root, secretsKey: secretsKey,
                 records: recordsURL.map { .postgres(url: $0) } ?? .sqlite)
+        }
+        if json {
+            return JSONOutput.print(
+                .object([
+                    "root": .string(root), "snapshot": .string(snapshot),
+                    "fileCount": .integer(Int64(report.fileCount)),
+                    "verifiedKeys": .integer(Int64(report.verifiedKeys)),
+                    "uncheckedKeys": .array(report.uncheckedKeys.map { .string($0) }),
+                    "missingKeys": .array(report.missingKeys.map { .string($0) }),
+                    "omissions": .array(report.omissions.map { .string($0.description) }),
+                ]))
         }
         var line =
             "restored \(report.fileCount) files into \(root.escapedForDisplay); \(report.verifiedKeys) keys read back"

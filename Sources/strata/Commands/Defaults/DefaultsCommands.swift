@@ -10,7 +10,7 @@ enum DefaultsCommands {
             DefaultsExportCommand.self, DefaultsImportCommand.self,
         ])
 
-    static let key = Argument("KEY", "The preference's key.")
+    static let key = Argument("KEY", "The preference's key.", completion: .key(.defaults))
 
     /// The error for a key the suite has no value for.
     static func noValue(_ key: String) -> StorageError {

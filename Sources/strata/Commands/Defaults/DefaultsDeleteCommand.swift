@@ -5,7 +5,7 @@ struct DefaultsDeleteCommand: ToolCommand {
     static let configuration = CommandConfiguration(
         "delete", group: DefaultsCommands.name, summary: "Remove a key.",
         usage: "defaults delete KEY --root DIR [--suite S]", arguments: [DefaultsCommands.key],
-        options: DefaultsAccess.options)
+        options: DefaultsAccess.options, output: .nothing)
 
     var key: String
     var access: DefaultsAccess

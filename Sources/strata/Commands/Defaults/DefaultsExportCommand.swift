@@ -8,7 +8,9 @@ struct DefaultsExportCommand: ToolCommand {
     static let configuration = CommandConfiguration(
         "export", group: DefaultsCommands.name, summary: "Print the suite as a plist (XML, or binary to a file).",
         usage: "defaults export --root DIR [--suite S] [--binary --output FILE]",
-        options: DefaultsAccess.options + [binaryFlag, outputOption])
+        options: DefaultsAccess.options + [binaryFlag, outputOption],
+        output: .content(
+            "the suite as an XML property list, or nothing with --output ('defaults list --json' gives JSON)"))
 
     var access: DefaultsAccess
     var isBinary: Bool

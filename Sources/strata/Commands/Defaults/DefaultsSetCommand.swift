@@ -14,7 +14,7 @@ struct DefaultsSetCommand: ToolCommand {
         summary: "Set a key (refuses credential-looking keys and oversize values).",
         usage: "defaults set KEY VALUE --root DIR [--suite S] [--type string|int|double|bool|date] [--create]",
         arguments: [DefaultsCommands.key, value],
-        options: DefaultsAccess.options + [typeOption, StoreRoot.createFlag])
+        options: DefaultsAccess.options + [typeOption, StoreRoot.createFlag], output: .nothing)
 
     var key: String
     var value: String

@@ -11,8 +11,10 @@ enum FilesCommands {
             FilesRmCommand.self, FilesExportCommand.self, FilesImportCommand.self, FilesVerifyCommand.self,
         ])
 
-    static let key = Argument("KEY", "The file's key: its path in the store (exports/report.pdf).")
-    static let prefix = Argument(optional: "PREFIX", "A folder key (photos/) or a file key; without one, every file.")
+    static let key = Argument(
+        "KEY", "The file's key: its path in the store (exports/report.pdf).", completion: .key(.files))
+    static let prefix = Argument(
+        optional: "PREFIX", "A folder key (photos/) or a file key; without one, every file.", completion: .key(.files))
 
     /// The error for a key the file store holds no file for.
     static func noFile(_ key: String, recovery: String? = nil) -> StorageError {

@@ -3,17 +3,19 @@ import Strata
 /// `strata files export PREFIX... --output FILE.zip|FILE.gz`: files as a zip archive, or one file gzipped, with
 /// progress; Ctrl-C removes the unfinished archive.
 struct FilesExportCommand: ToolCommand {
-    static let prefixes = Argument(list: "PREFIX", "A folder key (photos/) or a file key; without one, every file.")
+    static let prefixes = Argument(
+        list: "PREFIX", "A folder key (photos/) or a file key; without one, every file.", completion: .key(.files))
     static let outputOption = Option("--output", "FILE", "The archive.", completion: .path)
     static let configuration = CommandConfiguration(
         "export", group: FilesCommands.name,
         summary: "Export files as .zip (many) or .gz (one), by the output's extension.",
-        usage: "files export [PREFIX...] --output FILE.zip|FILE.gz --root DIR|--url s3://B/P", arguments: [prefixes],
-        options: FilesAccess.options + [outputOption])
+        usage: "files export [PREFIX...] --output FILE.zip|FILE.gz --root DIR|--url s3://B/P [--json]",
+        arguments: [prefixes], options: FilesAccess.options + [outputOption, JSONOutput.option])
 
     var prefixes: [String]
     var access: FilesAccess
     var output: String
+    var json: Bool
 
     init(parsing arguments: inout ParsedArguments) throws {
         prefixes = try arguments.value(Self.prefixes)
@@ -22,6 +24,7 @@ struct FilesExportCommand: ToolCommand {
             throw UsageError("'--output FILE' is required")
         }
         self.output = output
+        json = arguments.isSet(JSONOutput.option)
         if output.hasSuffix(".gz") {
             guard prefixes.count == 1 else { throw UsageError("expected one KEY for a .gz, got \(prefixes.count)") }
         } else if !output.hasSuffix(".zip") {
@@ -41,13 +44,24 @@ struct FilesExportCommand: ToolCommand {
             let size = try Interruption.trapping(Self.configuration.path, progress) {
                 try files.exportGzip(prefixes[0], to: output, options: options)
             }
-            print("wrote \(output): \(size) bytes")
+            report(entries: 1, bytes: size)
         } else {
             let result = try Interruption.trapping(Self.configuration.path, progress) {
                 try files.exportZip(prefixes.isEmpty ? [""] : prefixes, to: output, options: options)
             }
-            print("wrote \(output): \(result.entries) entries, \(result.bytes) bytes")
+            report(entries: result.entries, bytes: result.bytes)
         }
+    }
+
+    /// Prints what was written: `wrote FILE: …`, or with `--json` `{"output", "entries", "bytes"}`.
+    private func report(entries: Int, bytes: Int) {
+        if json {
+            return JSONOutput.print(
+                .object([
+                    "output": .string(output), "entries": .integer(Int64(entries)), "bytes": .integer(Int64(bytes)),
+                ]))
+        }
+        print("wrote \(output): " + (output.hasSuffix(".gz") ? "\(bytes) bytes" : "\(entries) entries, \(bytes) bytes"))
     }
 
     /// Refuses a `.gz` export of what is not one file: a folder is a usage error that points to `.zip`.

@@ -8,7 +8,8 @@ struct FilesGetCommand: ToolCommand {
     static let configuration = CommandConfiguration(
         "get", group: FilesCommands.name, summary: "Copy a file out (to --output, else standard output).",
         usage: "files get KEY --root DIR|--url s3://B/P [--output FILE]", arguments: [FilesCommands.key],
-        options: FilesAccess.options + [outputOption])
+        options: FilesAccess.options + [outputOption],
+        output: .content("the file's bytes, or nothing with --output ('files stat --json' describes it)"))
 
     var key: String
     var access: FilesAccess

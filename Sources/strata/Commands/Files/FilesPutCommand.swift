@@ -7,7 +7,7 @@ struct FilesPutCommand: ToolCommand {
     static let configuration = CommandConfiguration(
         "put", group: FilesCommands.name, summary: "Copy a file into the store.",
         usage: "files put KEY FILE --root DIR|--url s3://B/P [--create]", arguments: [FilesCommands.key, file],
-        options: FilesAccess.options + [StoreRoot.createFlag])
+        options: FilesAccess.options + [StoreRoot.createFlag], output: .nothing)
 
     var key: String
     var file: String

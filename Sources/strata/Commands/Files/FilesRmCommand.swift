@@ -4,7 +4,7 @@ import Strata
 struct FilesRmCommand: ToolCommand {
     static let configuration = CommandConfiguration(
         "rm", group: FilesCommands.name, summary: "Delete a file.", usage: "files rm KEY --root DIR|--url s3://B/P",
-        arguments: [FilesCommands.key], options: FilesAccess.options)
+        arguments: [FilesCommands.key], options: FilesAccess.options, output: .nothing)
 
     var key: String
     var access: FilesAccess

@@ -26,6 +26,8 @@ struct NewRepositoryKey: Sendable {
         if let value = ProcessInfo.processInfo.environment[KeyCommands.newPassphraseVariable], !value.isEmpty {
             return .passphrase(value)
         }
-        return .passphrase(try Terminal.readNewSecret(prompt: "New passphrase of the backup repository: "))
+        return .passphrase(
+            try Terminal.readNewSecret(
+                prompt: "New passphrase of the backup repository: ", source: .newRepositoryKey))
     }
 }

@@ -145,7 +145,8 @@ struct SecretsAccess: Sendable {
         if let value = environment["STRATA_PASSPHRASE"], !value.isEmpty { return .passphrase(value) }
         return .passphrase(
             creating
-                ? try Terminal.readNewSecret(prompt: "New passphrase for keyring '\(store.keyring)': ")
-                : try Terminal.readSecret(prompt: "Passphrase: "))
+                ? try Terminal.readNewSecret(
+                    prompt: "New passphrase for keyring '\(store.keyring)': ", source: .keyring)
+                : try Terminal.readSecret(prompt: "Passphrase: ", source: .keyring))
     }
 }

@@ -10,8 +10,10 @@ enum SecretsCommands {
             SecretsRotateCommand.self, SecretsPasswdCommand.self,
         ])
 
-    static let service = Argument("SERVICE", "The item's service (as a keychain item has).")
-    static let account = Argument("ACCOUNT", "The item's account within the service.")
+    static let service = Argument(
+        "SERVICE", "The item's service (as a keychain item has).", completion: .key(.secretService))
+    static let account = Argument(
+        "ACCOUNT", "The item's account within the service.", completion: .key(.secretAccount))
 
     /// The error for a service and account the keyring holds no item for.
     static func noItem(service: String, account: String) -> StorageError {

@@ -6,7 +6,7 @@ struct SecretsDeleteCommand: ToolCommand {
         "delete", group: SecretsCommands.name, summary: "Delete an item.",
         usage: "secrets delete SERVICE ACCOUNT --root DIR",
         arguments: [SecretsCommands.service, SecretsCommands.account],
-        options: SecretsAccess.options)
+        options: SecretsAccess.options, output: .nothing)
 
     var service: String
     var account: String

@@ -8,22 +8,26 @@ struct SecretsPasswdCommand: ToolCommand {
         completion: .path)
     static let configuration = CommandConfiguration(
         "passwd", group: SecretsCommands.name, summary: "Change the keyring's passphrase (rewraps one key).",
-        usage: "secrets passwd --root DIR [--new-passphrase-file FILE]",
-        options: SecretsAccess.options + [newPassphraseFileOption])
+        usage: "secrets passwd --root DIR [--new-passphrase-file FILE] [--json]",
+        options: SecretsAccess.options + [newPassphraseFileOption, JSONOutput.option])
 
     var access: SecretsAccess
     var newPassphraseFile: String?
+    var json: Bool
 
     init(parsing arguments: inout ParsedArguments) throws {
         access = try SecretsAccess(parsing: &arguments)
         newPassphraseFile = try arguments.value(Self.newPassphraseFileOption)
+        json = arguments.isSet(JSONOutput.option)
     }
 
     func run() throws {
         let store = try access.open(for: .read)
         let new = try StoreAccess.passphrase(
-            file: newPassphraseFile, variable: "STRATA_NEW_PASSPHRASE", prompt: "New passphrase: ", confirming: true)
+            file: newPassphraseFile, variable: "STRATA_NEW_PASSPHRASE", prompt: "New passphrase: ", confirming: true,
+            source: .newKeyringPassphrase)
         try store.changeKey(to: .passphrase(new))
+        if json { return JSONOutput.print(.object(["itemCount": .integer(Int64(store.itemCount))])) }
         print("passphrase changed; \(store.itemCount) item(s) untouched")
     }
 }

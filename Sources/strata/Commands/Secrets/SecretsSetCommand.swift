@@ -19,7 +19,8 @@ struct SecretsSetCommand: ToolCommand {
         "set", group: SecretsCommands.name, summary: "Store a secret read from --value-file, or from standard input.",
         usage: "secrets set SERVICE ACCOUNT --root DIR [--value-file FILE] [--label L] [--accessibility A] [--create]",
         arguments: [SecretsCommands.service, SecretsCommands.account],
-        options: SecretsAccess.options + [StoreRoot.createFlag, valueFileOption, labelOption, accessibilityOption])
+        options: SecretsAccess.options + [StoreRoot.createFlag, valueFileOption, labelOption, accessibilityOption],
+        output: .nothing)
 
     var service: String
     var account: String

@@ -8,7 +8,8 @@ struct GetCommand: ToolCommand {
     static let configuration = CommandConfiguration(
         "get", summary: "Write a key's value, from whichever tier holds it.",
         usage: "get KEY --root DIR [--output FILE]",
-        arguments: [StorageCommands.key], options: [StoreRoot.option, outputOption] + StorageAccess.keyOptions)
+        arguments: [StorageCommands.key], options: [StoreRoot.option, outputOption] + StorageAccess.keyOptions,
+        output: .content("the value's bytes as stored, or nothing with --output ('where --json' describes the key)"))
 
     var key: String
     var output: String?

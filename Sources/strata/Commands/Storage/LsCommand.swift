@@ -3,7 +3,8 @@ import Strata
 /// `strata ls [PREFIX]`: the keys of every tier, sorted by their bytes; with `--long`, where each lives.
 struct LsCommand: ToolCommand {
     static let prefix = Argument(
-        optional: "PREFIX", "The start of the keys to list (exports/); without one, every key.")
+        optional: "PREFIX", "The start of the keys to list (exports/); without one, every key.",
+        completion: .key(.storage))
     static let longFlag = Flag("--long", "Show where each key lives.")
     static let configuration = CommandConfiguration(
         "ls", summary: "List the keys of every tier, sorted.", usage: "ls [PREFIX] --root DIR [--long] [--json]",

@@ -4,7 +4,8 @@ import Strata
 struct RmCommand: ToolCommand {
     static let configuration = CommandConfiguration(
         "rm", summary: "Delete a key from every tier that holds it.", usage: "rm KEY --root DIR",
-        arguments: [StorageCommands.key], options: [StoreRoot.option] + StorageAccess.keyOptions)
+        arguments: [StorageCommands.key], options: [StoreRoot.option] + StorageAccess.keyOptions,
+        output: .nothing)
 
     var key: String
     var access: StorageAccess

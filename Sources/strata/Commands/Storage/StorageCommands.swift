@@ -5,7 +5,8 @@ import Strata
 /// and its catalog, on every tier, the store opened as an application's `Storage(root:)` opens it (its
 /// `strata.conf`; see ``StorageAccess``).
 enum StorageCommands {
-    static let key = Argument("KEY", "The key, as Storage names it (exports/report.pdf, api/token).")
+    static let key = Argument(
+        "KEY", "The key, as Storage names it (exports/report.pdf, api/token).", completion: .key(.storage))
     static let allowPlaintextFlag = Flag(
         "--allow-plaintext",
         "Let a credential (a key the secrets tier holds, or put as --kind credential) go to a tier that stores "

@@ -33,14 +33,14 @@ struct InitCommand: ToolCommand {
         summary: "Write the store's configuration (ROOT/strata.conf): each tier's backend, the limits, allowed names.",
         usage:
             "init [ROOT] [--root DIR] [--records-url-variable NAME | --records-url URL | --records-sqlite] "
-            + "[--defaults-value-limit SIZE] [--defaults-suite-budget SIZE] [--allow-sensitive-key NAME]... [--min-os OS]",
+            + "[--defaults-value-limit SIZE] [--defaults-suite-budget SIZE] [--allow-sensitive-key NAME]... [--min-os OS] [--json]",
         details:
             "Every strata verb and Storage(root:) read the file; explicit options and arguments win over it. An existing "
             + "file is kept and the options given are applied to it. The format is in Documentation/Storage.md.",
         arguments: [StoreRoot.positional],
         options: [
             StoreRoot.option, recordsURLVariableOption, recordsURLOption, recordsSQLiteFlag, valueLimitOption,
-            suiteBudgetOption, allowSensitiveKeyOption, minimumOSOption,
+            suiteBudgetOption, allowSensitiveKeyOption, minimumOSOption, JSONOutput.option,
         ])
 
     /// A size limit: more than 0 bytes.
@@ -66,6 +66,7 @@ struct InitCommand: ToolCommand {
     var suiteBudget: Int?
     var allowedSensitiveKeys: [String]
     var minimumOS: PlatformVersion?
+    var json: Bool
 
     /// Every option is checked here, before anything is created.
     init(parsing arguments: inout ParsedArguments) throws {
@@ -88,6 +89,7 @@ struct InitCommand: ToolCommand {
         suiteBudget = try arguments.value(Self.suiteBudgetOption)
         allowedSensitiveKeys = try arguments.values(Self.allowSensitiveKeyOption)
         minimumOS = try arguments.value(Self.minimumOSOption)
+        json = arguments.isSet(JSONOutput.option)
     }
 
     func run() throws {
@@ -95,7 +97,12 @@ struct InitCommand: ToolCommand {
         var configuration = try StoreConfiguration.read(from: paths) ?? StoreConfiguration()
         apply(to: &configuration)
         try configuration.write(to: paths)
-        print("wrote \(paths.root)/\(StoreConfiguration.fileName)")
+        let written = "\(paths.root)/\(StoreConfiguration.fileName)"
+        if json {
+            JSONOutput.print(.object(["root": .string(paths.root), "configuration": .string(written)]))
+        } else {
+            print("wrote \(written)")
+        }
         if case .url(let url) = records, PostgresConfiguration(connectionString: url).redactedConnectionString != url {
             CommandLineTool.printError(
                 "strata: note: the URL's password is written into \(StoreConfiguration.fileName); "

@@ -15,8 +15,10 @@ struct CompletionCommand: ToolCommand {
         details:
             "bash: strata completions bash > ~/.local/share/bash-completion/completions/strata\n"
             + "zsh:  strata completions zsh > \"${fpath[1]}/_strata\" (then restart zsh)\n"
-            + "fish: strata completions fish > ~/.config/fish/completions/strata.fish",
-        arguments: [shell])
+            + "fish: strata completions fish > ~/.config/fish/completions/strata.fish\n"
+            + "Keys are completed from the store named on the line (--root, else STRATA_ROOT), read only; a keyring "
+            + "only when a key file, a passphrase file or the environment opens it.",
+        arguments: [shell], output: .content("the shell script"))
 
     /// The script for the shell named.
     var script: String

@@ -12,7 +12,8 @@ struct DemoCommand: ToolCommand {
     static let configuration = CommandConfiguration(
         "demo",
         summary: "Route typical app values through the selector into every tier, and show what went where and why.",
-        usage: "demo [--root DIR] [--min-os OS]", options: [rootOption, minimumOSOption])
+        usage: "demo [--root DIR] [--min-os OS]", options: [rootOption, minimumOSOption],
+        output: .content("a walkthrough for people to read"))
 
     /// `--root`, if given (never `STRATA_ROOT`: without it the demo makes a temporary store).
     var root: String?

@@ -31,17 +31,16 @@ struct SelectCommand: ToolCommand {
         "A store (or STRATA_ROOT): its configuration's thresholds, and the facts of the backend that would hold the "
             + "value.", completion: .path)
     static let tableFlag = Flag("--table", "Print the whole decision table and its rules.")
-    static let jsonFlag = Flag("--json", "Print the selection as JSON.")
     static let configuration = CommandConfiguration(
         "select", summary: "Say which tier a value belongs in, by which rule and why; or print the decision table.",
         usage:
-            "select --kind KIND --size SIZE [--sensitive] [--content-type TYPE] [--min-os OS] [--root DIR] | select --table",
+            "select --kind KIND --size SIZE [--sensitive] [--content-type TYPE] [--min-os OS] [--root DIR] [--json] | select --table",
         details:
             "Prints the tier (defaults, secrets, records or files), the rule id, the Apple equivalent and why; with --root, "
             + "the backend the store's configuration makes active there, its concurrency guarantee and durability.",
         options: [
             kindOption, sizeOption, sensitiveFlag, contentTypeOption, minimumOSOption, flatFlag, queriedFlag,
-            valueLimitOption, budgetOption, rootOption, tableFlag, jsonFlag,
+            valueLimitOption, budgetOption, rootOption, tableFlag, JSONOutput.option,
         ])
 
     var root: StoreRoot
@@ -55,14 +54,17 @@ struct SelectCommand: ToolCommand {
         root = StoreRoot(option: try arguments.value(Self.rootOption))
         valueLimit = try arguments.value(Self.valueLimitOption) ?? arguments.value(Self.budgetOption)
         minimumOS = try arguments.value(Self.minimumOSOption)
-        json = arguments.isSet(Self.jsonFlag)
+        json = arguments.isSet(JSONOutput.option)
         let kind = try arguments.value(Self.kindOption)
         let size = try arguments.value(Self.sizeOption)
         let sensitive = arguments.isSet(Self.sensitiveFlag)
         let contentType = try arguments.value(Self.contentTypeOption)
         let flat = arguments.isSet(Self.flatFlag)
         let queried = arguments.isSet(Self.queriedFlag)
-        if arguments.isSet(Self.tableFlag) { return }
+        if arguments.isSet(Self.tableFlag) {
+            if json { throw UsageError("--table prints the decision table as text; --json prints one selection") }
+            return
+        }
         guard let kind else { throw UsageError("'--kind' is required (or use --table)") }
         guard let size else { throw UsageError("'--size' is required") }
         descriptor = DataDescriptor(
@@ -92,14 +94,14 @@ struct SelectCommand: ToolCommand {
             selection.backend == nil
             ? "reported by the tier's backend: give --root DIR to ask a store's" : selection.concurrencyGuarantee
         if json {
-            var object: [String: String] = [
-                "tier": selection.tier.rawValue, "rule": selection.ruleID, "apple": selection.appleEquivalent,
-                "reason": selection.reason, "concurrency": concurrency,
+            var object: [ExactString: JSONValue] = [
+                "tier": .string(selection.tier.rawValue), "rule": .string(selection.ruleID),
+                "apple": .string(selection.appleEquivalent), "reason": .string(selection.reason),
+                "concurrency": .string(concurrency),
             ]
-            if let backend = selection.backend { object["backend"] = backend }
-            if let durability = selection.durability { object["durability"] = durability.description }
-            let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
-            return print(String(decoding: data, as: UTF8.self))
+            if let backend = selection.backend { object["backend"] = .string(backend) }
+            if let durability = selection.durability { object["durability"] = .string(durability.description) }
+            return JSONOutput.print(.object(object))
         }
         print("tier:        \(selection.tier.rawValue)")
         print("rule:        \(selection.ruleID)")
