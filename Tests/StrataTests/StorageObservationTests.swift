@@ -211,4 +211,34 @@ struct StorageObservationTests {
         #expect(reset.status == 0, "\(reset.standardError)")
         try await log.wait(for: .updated, of: "cli")
     }
+
+    /// A typed defaults observer told of a value that moved out of the suite says where it went, rather than handing
+    /// over the key's default as if the value were gone; the value-only forms skip it.
+    @Test func aTypedDefaultsObserverReportsAMoveOutOfTheSuite() async throws {
+        let storage = try openStorage(root)
+        let theme = DefaultsKey<String>("theme", default: "light")
+        try storage.set("dark", for: "theme")
+        let (changes, continuation) = AsyncStream.makeStream(of: DefaultsKeyChange<String>.self)
+        let watching = try storage.defaults.observe(theme, options: []) { continuation.yield($0) }
+        defer { watching.cancel() }
+        var values = try storage.defaults.values(for: theme).makeAsyncIterator()
+        try storage.move("theme", to: .records)
+        // Observers are called on the thread that made the change, before `move` returns.
+        continuation.finish()
+        var delivered: [DefaultsKeyChange<String>] = []
+        for await change in changes { delivered.append(change) }
+        #expect(delivered == [DefaultsKeyChange(oldValue: "dark", newValue: "light", movedTo: .records)])
+        // Back in the suite: the values stream's next value is the new one, not the default it never was.
+        try storage.set("blue", for: "theme")
+        #expect(await values.next() == "blue")
+        // A removal is still a removal.
+        let (removals, removed) = AsyncStream.makeStream(of: DefaultsKeyChange<String>.self)
+        let watchingRemovals = try storage.defaults.observe(theme, options: []) { removed.yield($0) }
+        defer { watchingRemovals.cancel() }
+        try storage.delete("theme")
+        removed.finish()
+        var afterDelete: [DefaultsKeyChange<String>] = []
+        for await change in removals { afterDelete.append(change) }
+        #expect(afterDelete == [DefaultsKeyChange(oldValue: "blue", newValue: "light")])
+    }
 }
