@@ -74,9 +74,8 @@ package struct CatalogMoves: Sendable {
                 if recorded == nil, case .coalesced = target.facts.durability { try target.backend.flush() }
                 try catalog.record([.set(location)], durable: false)
             } else if catalog.isObserved {
-                // Observers learn of a new value from the catalog, so while there are any the write is recorded. A
-                // tier that writes late records it itself when it writes (``/StrataCore/PlacementLedger/wrote(_:in:)``):
-                // recorded now, the change would reach other processes before the value.
+                // A tier that writes late has it recorded when it writes (`PlacementLedger.wrote(_:in:)`): recorded
+                // now, the change would reach other processes before the value.
                 if case .coalesced = target.facts.durability { return }
                 try catalog.record([.set(location)], durable: false)
             }
