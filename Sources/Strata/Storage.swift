@@ -36,6 +36,8 @@ public final class Storage: Sendable {
     let placement: CatalogPlacement
     /// The root's preference suite and keyring, open while the store is: what ``defaults`` and ``secrets`` return.
     let rootStores: RootTierStores
+    /// The thread that delivers this instance's observations (``observe(_:interval:)``).
+    package let changeWatcher: ChangeWatcher
 
     /// Opens (creating if needed) a store.
     ///
@@ -80,6 +82,7 @@ public final class Storage: Sendable {
         self.selector = selector ?? StorageSelector(configuration: configuration.selector)
         self.catalog = try StorageCatalog(root: paths.root)
         self.placement = CatalogPlacement(catalog: catalog, configuration: configuration)
+        self.changeWatcher = ChangeWatcher(catalog: catalog)
         // Tier stores this process opens on the root by themselves report to this catalog while it lives.
         try placement.register(root: paths.openRoot(), path: paths.root)
         self.rootStores = try RootTierStores(
@@ -95,6 +98,11 @@ public final class Storage: Sendable {
         // Finish or undo the moves a crashed process left; what cannot be settled now (a locked tier) is
         // settled by the key's next write, and reported by `verify`.
         _ = try? settleInterruptedMoves()
+    }
+
+    deinit {
+        // Observations end with the store they observe.
+        changeWatcher.removeAll()
     }
 
     /// Opens the default store of an app, under `$XDG_DATA_HOME/<appID>`.

@@ -58,6 +58,19 @@ package protocol CatalogEngine: AnyObject, Sendable {
     func changeIfSettled(_ key: String, in tier: Tier, _ body: () throws -> Void) throws -> Bool
     /// Writes the catalog, as it stands, into a snapshot being taken.
     func capture(into sink: any CaptureSink) throws -> CapturedFile
+
+    /// Whether any process observes the store now (`Storage.observe`): then a write that leaves a key where it was is
+    /// recorded too, so that observers see it. One atomic load.
+    var isObserved: Bool { get }
+    /// Counts an observation in, for every writer of the store (see ``isObserved``).
+    func beginObserving()
+    /// Counts an observation out.
+    func endObserving()
+    /// Records that `keys` were written in `tier` through the tier's own API (with no lock needed: the check and the
+    /// record are one step): a key placed there is recorded again, changed; a key placed nowhere is recorded there,
+    /// found; a key placed elsewhere or under a move is left to whoever moves it.
+    /// - Parameter backend: The name of the tier's active backend, for a key recorded anew.
+    func recordRewrite(of keys: [String], in tier: Tier, backend: String) throws
 }
 
 extension CatalogEngine {

@@ -65,12 +65,18 @@ package struct CatalogMoves: Sendable {
             // new placement without an fsync (a crash that loses the record loses only metadata, found again by
             // searching the tiers), and nothing at all when the placement is unchanged: the size and time of a
             // value are the tier's to tell. Appending to the log on every put would make each of the tier's own
-            // syncs carry the log's metadata too (one file system journal).
+            // syncs carry the log's metadata too (one file system journal); while the store is observed it is
+            // recorded all the same, since observers learn of changes from the catalog.
             try tiers.store(value, in: target.backend, at: location, as: descriptor)
             if recorded?.isUnchanged != true {
                 // A new key is recorded once its tier holds it on disk: a tier that writes late (defaults) writes it
                 // first, so that no other process, and no backup, meets an entry whose value is not there yet.
                 if recorded == nil, case .coalesced = target.facts.durability { try target.backend.flush() }
+                try catalog.record([.set(location)], durable: false)
+            } else if catalog.isObserved {
+                // A tier that writes late has it recorded when it writes (`PlacementLedger.wrote(_:in:)`): recorded
+                // now, the change would reach other processes before the value.
+                if case .coalesced = target.facts.durability { return }
                 try catalog.record([.set(location)], durable: false)
             }
             return

@@ -10,11 +10,15 @@ package final class CatalogPlacement: PlacementLedger {
     let catalog: any CatalogEngine
     /// The store of each tier whose keys the catalog places (a suite, keyring, record store).
     let stores: [Tier: String]
+    /// The active backend of each tier, as `configuration` names it: what a key first recorded by a write through a
+    /// tier's own API is recorded with.
+    let backends: [Tier: String]
 
     /// The ledger of `catalog`, for the tier stores `configuration` names.
     package init(catalog: any CatalogEngine, configuration: StoreConfiguration) {
         self.catalog = catalog
         self.stores = Dictionary(uniqueKeysWithValues: Tier.allCases.map { ($0, configuration.placedStore(of: $0)) })
+        self.backends = Dictionary(uniqueKeysWithValues: Tier.allCases.map { ($0, configuration.backend(for: $0)) })
     }
 
     package func places(_ tier: Tier, store name: String) -> Bool {
@@ -81,6 +85,16 @@ package final class CatalogPlacement: PlacementLedger {
 
     package func changeIfSettled(_ key: String, in tier: Tier, _ body: () throws -> Void) throws -> Bool {
         try catalog.changeIfSettled(key, in: tier, body)
+    }
+
+    /// Records the writes while the store is observed (``CatalogEngine/isObserved``), and nothing otherwise: a write
+    /// that leaves a key where it was costs the catalog nothing while nobody listens. A key a `Storage` operation of
+    /// this thread is writing is left to it: it records the result itself.
+    package func wrote(_ keys: [String], in tier: Tier) throws {
+        guard catalog.isObserved else { return }
+        let written = keys.filter { !catalog.isLockedByCurrentThread($0) }
+        guard !written.isEmpty else { return }
+        try catalog.recordRewrite(of: written, in: tier, backend: backends[tier] ?? tier.rawValue)
     }
 
     /// Makes this the ledger of the tier stores that are opened on the store root `root` (at `path`) by themselves,

@@ -20,6 +20,7 @@ import Synchronization
 /// <root>/catalog/          0700
 ///   log                    a 16-byte header ("STRATACL", u16 version), then framed records (CatalogRecord)
 ///   sequence               a change counter, mapped shared by every process
+///   observers              how many observations of the store are open, mapped shared by every process
 ///   locks/00 … locks/63    key stripes; locks/log for appends and compaction
 /// ```
 ///
@@ -44,6 +45,9 @@ package final class StorageCatalog: Sendable {
 
     let locks: CatalogLocks
     let sequence: SharedCounter
+    /// How many ``beginObserving()``s of any process have not ended: while it is above 0, a write that leaves a key
+    /// where it was is recorded too (see ``isObserved``).
+    let observers: SharedCounter
     let state: Mutex<CatalogState>
     /// The key whose stripe lock this instance holds now (``withKeyLock(_:_:)``), by stripe, for
     /// ``isLockedByCurrentThread(_:)``. A stripe's lock is held by one thread of the process at a time, so it covers
@@ -72,6 +76,7 @@ package final class StorageCatalog: Sendable {
         }
         locks = CatalogLocks(directory: directory + "/locks")
         sequence = try SharedCounter(path: directory + "/sequence", what: "the catalog's change counter")
+        observers = try SharedCounter(path: directory + "/observers", what: "the catalog's count of observers")
         state = Mutex(CatalogState())
         try locks.withLog {
             try state.withLock { state in
@@ -229,9 +234,18 @@ package final class StorageCatalog: Sendable {
     /// - Parameter durable: Whether to `fsync` the log before returning (intents and tier changes; a write
     ///   that stays in its tier is recorded without one).
     package func append(_ records: [CatalogRecord], durable: Bool) throws {
+        try appending(durable: durable) { _ in records }
+    }
+
+    /// Appends the records `make` returns (given the state caught up with the log) under the log lock, applying them
+    /// to this process's state: what `make` reads cannot change before they are appended.
+    /// - Parameter durable: Whether to `fsync` the log before returning.
+    func appending(durable: Bool = false, _ make: (inout CatalogState) throws -> [CatalogRecord]) throws {
         try locks.withLog {
             try state.withLock { state in
                 try catchUp(&state, truncatingDamage: true)
+                let records = try make(&state)
+                guard !records.isEmpty else { return }
                 var frame: [UInt8] = []
                 for record in records { record.encode(into: &frame, strings: state.strings) }
                 do {

@@ -43,4 +43,16 @@ public protocol PlacementLedger: AnyObject, Sendable {
     /// - Returns: Whether `body` ran; when not, the set goes through ``change(_:setting:removing:_:)``.
     /// - Throws: ``StorageError`` when the catalog cannot be read, or what `body` throws.
     func changeIfSettled(_ key: String, in tier: Tier, _ body: () throws -> Void) throws -> Bool
+
+    /// Says that the keys of `keys` were written in `tier` through the tier's own API, once the values are in place
+    /// (after ``change(_:setting:removing:_:)`` returns, or when a tier that writes late writes them), so that the
+    /// store's observers hear of it. It takes no key's lock, so a tier may call it holding one, or its own file
+    /// lock.
+    /// - Throws: ``StorageError`` when the catalog cannot record it (the values stay written).
+    func wrote(_ keys: [String], in tier: Tier) throws
+}
+
+extension PlacementLedger {
+    /// Records nothing: a ledger with no observers to tell.
+    public func wrote(_ keys: [String], in tier: Tier) throws {}
 }

@@ -100,13 +100,22 @@ package struct TierPlacement: Sendable {
 
     /// Runs `body`, the store's change setting `setting` and removing `removing`, through the ledger (see
     /// ``PlacementLedger/change(_:setting:removing:_:)``); at once when no catalog places the store's keys.
-    /// - Parameter body: Gets the ledger (`nil` when there is none) and the keys of `setting` it claims.
+    /// - Parameters:
+    ///   - writesInBody: Whether `body` writes the values of `setting` before it returns: then the ledger is told
+    ///     they were written (``PlacementLedger/wrote(_:in:)``) once the keys' locks are released. A tier that only
+    ///     stages them tells it itself when it writes them. The default is `true`.
+    ///   - body: Gets the ledger (`nil` when there is none) and the keys of `setting` it claims.
     package func change<T>(
-        setting: [String], removing: [String] = [],
+        setting: [String], removing: [String] = [], writesInBody: Bool = true,
         _ body: (_ ledger: (any PlacementLedger)?, _ claimed: Set<ExactString>) throws -> T
     ) throws -> T {
         guard let ledger = try ledger(for: setting.first ?? removing.first) else { return try body(nil, []) }
-        return try ledger.change(tier, setting: setting, removing: removing) { claimed in try body(ledger, claimed) }
+        let result = try ledger.change(tier, setting: setting, removing: removing) { claimed in
+            try body(ledger, claimed)
+        }
+        // The values are written; telling the observers is not part of the change, which stands if this fails.
+        if writesInBody, !setting.isEmpty { try? ledger.wrote(setting, in: tier) }
+        return result
     }
 
     /// Stages a set of `key` at once, for a tier that writes late (it stages a set now, and asks

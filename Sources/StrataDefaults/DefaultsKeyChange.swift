@@ -1,14 +1,22 @@
+public import StrataCore
+
 /// One change of a typed key, as ``DefaultsStore/observe(_:options:_:)`` delivers it.
 public struct DefaultsKeyChange<Value: Sendable>: Sendable {
     /// The value before the change; `nil` for the initial delivery (``DefaultsObservationOptions/initial``).
     public var oldValue: Value?
-    /// The value now: set, else registered, else the key's default.
+    /// The value now: set, else registered, else the key's default. When the value moved out of the suite
+    /// (``movedTo``), this is what the suite reads now, not the value, which lives on in the other tier.
     public var newValue: Value
+    /// The tier of the store the value moved to, when the change took it out of this suite into another tier (a
+    /// `Storage` put or move): the key was not removed, and `Storage.observe(_:)` follows it there. `nil` for any
+    /// other change.
+    public var movedTo: Tier?
 
-    /// A change from `oldValue` to `newValue`.
-    public init(oldValue: Value?, newValue: Value) {
+    /// A change from `oldValue` to `newValue` (to another tier, with `movedTo`).
+    public init(oldValue: Value?, newValue: Value, movedTo: Tier? = nil) {
         self.oldValue = oldValue
         self.newValue = newValue
+        self.movedTo = movedTo
     }
 }
 

@@ -23,10 +23,15 @@ extension DefaultsStore {
     }
 
     /// Calls `handler` with the key's new value after each change to it, from this process or another.
+    ///
+    /// A value that moves out of the suite into another tier of the store (a `Storage` put or move) is not reported:
+    /// it was not removed, and its default is not its value. `Storage.observe(_:)` follows it across tiers.
     public func observe<Value>(
         _ key: DefaultsKey<Value>, _ handler: @escaping @Sendable (Value) -> Void
     ) -> DefaultsObservation {
-        observe(key, options: []) { handler($0.newValue) }
+        observe(key, options: []) { change in
+            if change.movedTo == nil { handler(change.newValue) }
+        }
     }
 
     /// Calls `handler` with the key's old and new value after each change to it, from this process or another,
@@ -41,7 +46,9 @@ extension DefaultsStore {
     ///
     /// Values read as the subscript reads them (the key's default when unset or of another type; a handler that must
     /// tell those apart calls ``typeMismatch(for:)``). The old value is the one this observation last delivered or,
-    /// for its first change, the value when it was registered.
+    /// for its first change, the value when it was registered. A value that moved out of the suite into another tier
+    /// of the store is delivered with ``DefaultsKeyChange/movedTo`` naming that tier: `newValue` is then what the suite
+    /// reads, not the value.
     /// A key that names a ``DefaultsKey/suite`` is observed in that suite; when that suite cannot be opened (a bad
     /// name), only the initial value (the key's default) is delivered. See ``observe(keys:_:)`` for the threads the
     /// handler runs on and the observation's lifetime.
@@ -62,7 +69,7 @@ extension DefaultsStore {
                 last = new
                 return old
             }
-            handler(DefaultsKeyChange(oldValue: old, newValue: new))
+            handler(DefaultsKeyChange(oldValue: old, newValue: new, movedTo: store.tierHolding(movedOut: key.name)))
         }
         if options.contains(.initial) { handler(DefaultsKeyChange(oldValue: nil, newValue: last.withLock { $0 })) }
         return observation
@@ -77,12 +84,23 @@ extension DefaultsStore {
     }
 
     /// A key's values after each change (in the key's ``DefaultsKey/suite`` when it names one), as an async
-    /// sequence.
+    /// sequence. A value that moves into another tier of the store is not delivered (see ``observe(_:_:)``).
     public func values<Value>(for key: DefaultsKey<Value>) -> AsyncStream<Value> {
         let (stream, continuation) = AsyncStream.makeStream(of: Value.self)
         let observation = observe(key) { continuation.yield($0) }
         continuation.onTermination = { _ in observation.cancel() }
         return stream
+    }
+
+    /// The tier the store root's catalog places `key` in, when the suite does not hold it and the catalog places it
+    /// in another tier: where a value removed from the suite by a move went. `nil` when the suite holds it, when it
+    /// is gone, or when no catalog places the suite's keys.
+    func tierHolding(movedOut key: String) -> Tier? {
+        guard object(forKey: key, includingRegistered: false) == nil,
+            let ledger = try? placement.ledger(for: key), let tier = try? ledger.placement(of: key).tier,
+            tier != .defaults
+        else { return nil }
+        return tier
     }
 
     func removeObserver(_ id: UInt64) {

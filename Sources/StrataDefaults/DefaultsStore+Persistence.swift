@@ -99,7 +99,7 @@ extension DefaultsStore {
         if home !== self { return try home.update(key, transform) }
         try checkKey(key.name, allowingSensitiveName: key.allowsSensitiveName)
         // The key's catalog lock first, then the suite's: the order of every change that goes through the catalog.
-        let (new, encoded) = try placement.change(setting: [key.name]) { ledger, claimed in
+        let (new, encoded) = try placement.change(setting: [key.name], writesInBody: false) { ledger, claimed in
             try io.withLock { _ in
                 let folder = try Self.suiteFolder(paths)
                 let held = try suiteLock(in: folder).acquire(.exclusive, timeout: configuration.lockTimeout)
@@ -430,6 +430,19 @@ extension DefaultsStore {
             }
             return dropped
         }
+        if written != nil { tellLedgers(pending, except: stale) }
         if !dropped.isEmpty { notify(DefaultsChange(keys: dropped, isExternal: true)) }
+    }
+
+    /// Tells the catalogs the sets of `pending` were reported to (all but `stale`) that they are written now
+    /// (``/StrataCore/PlacementLedger/wrote(_:in:)``): a store writes late, so it, not ``TierPlacement``, says when.
+    private func tellLedgers(_ pending: [ExactString: Pending], except stale: Set<ExactString>) {
+        var written: [ObjectIdentifier: (ledger: any PlacementLedger, keys: [String])] = [:]
+        for (key, change) in pending where change.value != nil && !stale.contains(key) {
+            guard let ledger = change.ledger else { continue }
+            written[ObjectIdentifier(ledger), default: (ledger, [])].keys.append(key.string)
+        }
+        // The suite is written; telling the observers is not part of the write, which stands if this fails.
+        for (ledger, keys) in written.values { try? ledger.wrote(keys, in: .defaults) }
     }
 }

@@ -395,7 +395,7 @@ public final class DefaultsStore: Sendable {
         }
         let setting = changes.compactMap { $0.value == nil ? nil : $0.key.string }
         let removing = changes.compactMap { $0.value == nil ? $0.key.string : nil }
-        try placement.change(setting: setting, removing: removing) { ledger, claimed in
+        try placement.change(setting: setting, removing: removing, writesInBody: false) { ledger, claimed in
             try apply(changes, ledger: ledger, claimed: claimed)
         }
     }

@@ -37,4 +37,9 @@ package final class SharedCounter: Sendable {
     /// Adds one and returns the new value.
     @discardableResult
     package func bump() -> UInt64 { strata_shared_increment(address) }
+
+    /// Subtracts one, unless the value is 0, and returns the new value: for a counter that counts holders of
+    /// something (the catalog's observers), which a holder that died never gives back.
+    @discardableResult
+    package func decrement() -> UInt64 { strata_shared_decrement(address) }
 }

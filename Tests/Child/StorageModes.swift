@@ -39,6 +39,29 @@ func runStorageMode(_ arguments: [String]) throws -> Bool {
         try storage.set(arguments[3], for: arguments[2])
         try storage.backend(for: .defaults).flush()
         say("ack")
+    case "storage-step":
+        // storage-step ROOT OPERATION ARGUMENTS: one change through `Storage(root:)` (the secrets key from the
+        // environment), made durable, then `ack`. Operations: `set KEY VALUE` (a preference), `defaults-set KEY VALUE`
+        // (through `storage.defaults`), `tier-put TIER KEY VALUE` (the tier's own `put`), `move KEY TIER`,
+        // `delete KEY`.
+        let storage = try Storage(root: arguments[1])
+        let operation = Array(arguments.dropFirst(2))
+        switch operation.first {
+        case "set":
+            try storage.set(operation[2], for: operation[1])
+        case "defaults-set":
+            try storage.defaults.set(.string(operation[2]), forKey: operation[1])
+        case "tier-put":
+            try storage.backend(for: Tier(rawValue: operation[1])!).put(Data(operation[3].utf8), for: operation[2])
+        case "move":
+            try storage.move(operation[1], to: Tier(rawValue: operation[2])!, allowingPlaintext: true)
+        case "delete":
+            try storage.delete(operation[1])
+        default:
+            throw StorageError(.invalidArgument, "no storage step \(operation.first ?? "")")
+        }
+        try storage.backend(for: .defaults).flush()
+        say("ack")
     case "storage-backup":
         // storage-backup ROOT REPO KEYFILE: back the store up through `Storage(root:)` (no secrets key given: what the
         // environment holds applies) into a new repository opened with the key file; say `snapshot ID FILES` and the

@@ -14,6 +14,15 @@ static inline uint64_t strata_shared_load(const void *address) {
 static inline uint64_t strata_shared_increment(void *address) {
     return __atomic_add_fetch((uint64_t *)address, 1, __ATOMIC_ACQ_REL);
 }
+// Subtracts one unless the counter is 0 (a count of holders, which a holder that died never gave back); returns the
+// new value.
+static inline uint64_t strata_shared_decrement(void *address) {
+    uint64_t value = __atomic_load_n((uint64_t *)address, __ATOMIC_ACQUIRE);
+    while (value > 0 && !__atomic_compare_exchange_n((uint64_t *)address, &value, value - 1, 0, __ATOMIC_ACQ_REL,
+                                                     __ATOMIC_ACQUIRE)) {
+    }
+    return value > 0 ? value - 1 : 0;
+}
 
 // CRC-32C with the processor's instruction (SSE 4.2 on x86-64, the CRC extension on ARMv8). Without one,
 // `strata_crc32c_accelerated` returns 0 and `strata_crc32c_update` must not be called. The update neither
