@@ -11,14 +11,21 @@ public struct DefaultsKeyChange<Value: Sendable>: Sendable {
     /// `Storage` put or move): the key was not removed, and `Storage.observe(_:)` follows it there. `nil` for any
     /// other change.
     public var movedTo: Tier?
+    /// Why `newValue` is the key's default although the suite holds a value: the stored value is not a `Value` (a
+    /// `.typeMismatch` naming both types, as ``DefaultsStore/typeMismatch(for:)`` gives it). `nil` when the value read
+    /// as `Value`, or there is none.
+    public var typeMismatch: StorageError?
 
-    /// A change from `oldValue` to `newValue` (to another tier, with `movedTo`).
-    public init(oldValue: Value?, newValue: Value, movedTo: Tier? = nil) {
+    /// A change from `oldValue` to `newValue` (to another tier, with `movedTo`; read as the default because of
+    /// `typeMismatch`).
+    public init(oldValue: Value?, newValue: Value, movedTo: Tier? = nil, typeMismatch: StorageError? = nil) {
         self.oldValue = oldValue
         self.newValue = newValue
         self.movedTo = movedTo
+        self.typeMismatch = typeMismatch
     }
 }
+
 
 extension DefaultsKeyChange: Equatable where Value: Equatable {}
 extension DefaultsKeyChange: Hashable where Value: Hashable {}

@@ -44,8 +44,8 @@ extension DefaultsStore {
     /// }
     /// ```
     ///
-    /// Values read as the subscript reads them (the key's default when unset or of another type; a handler that must
-    /// tell those apart calls ``typeMismatch(for:)``). The old value is the one this observation last delivered or,
+    /// Values read as the subscript reads them: the key's default when unset or of another type, the second case
+    /// with ``DefaultsKeyChange/typeMismatch`` saying so (never the default in silence). The old value is the one this observation last delivered or,
     /// for its first change, the value when it was registered. A value that moved out of the suite into another tier
     /// of the store is delivered with ``DefaultsKeyChange/movedTo`` naming that tier: `newValue` is then what the suite
     /// reads, not the value.
@@ -69,9 +69,16 @@ extension DefaultsStore {
                 last = new
                 return old
             }
-            handler(DefaultsKeyChange(oldValue: old, newValue: new, movedTo: store.tierHolding(movedOut: key.name)))
+            handler(
+                DefaultsKeyChange(
+                    oldValue: old, newValue: new, movedTo: store.tierHolding(movedOut: key.name),
+                    typeMismatch: store.typeMismatch(for: key)))
         }
-        if options.contains(.initial) { handler(DefaultsKeyChange(oldValue: nil, newValue: last.withLock { $0 })) }
+        if options.contains(.initial) {
+            handler(
+                DefaultsKeyChange(
+                    oldValue: nil, newValue: last.withLock { $0 }, typeMismatch: store.typeMismatch(for: key)))
+        }
         return observation
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import StrataCore
 import StrataDefaults
 import StrataTestSupport
+import Synchronization
 import Testing
 
 /// A string-backed enum, as apps declare themes.
@@ -102,6 +103,30 @@ extension DefaultsKey where Value == Theme {
         #expect(store.lastReadError?.code == .typeMismatch, "the subscript's default is reported")
         #expect(store.lastReadError?.key == "theme")
         #expect(store.object(forKey: "theme") == stored, "left as it is")
+    }
+}
+
+/// A typed observer of a key whose stored value is not of its type: the change carries the mismatch beside the
+/// default, at once and on each change.
+@Suite struct DefaultsObservedMismatchTests {
+    let fixture: Fixture
+
+    init() throws { fixture = try Fixture() }
+
+    @Test func anObservedValueOfAnotherTypeCarriesTheMismatch() throws {
+        let store = try fixture.store()
+        try store.set(.string("purple"), forKey: "theme")
+        let seen = Mutex<[DefaultsKeyChange<Theme>]>([])
+        let observation = store.observe(.theme, options: [.initial]) { change in seen.withLock { $0.append(change) } }
+        defer { observation.cancel() }
+        try store.set(.integer(7), forKey: "theme")
+        try store.set(.dark, for: .theme)
+        let changes = seen.withLock { $0 }
+        #expect(changes.map(\.newValue) == [.system, .system, .dark])
+        #expect(changes[0].typeMismatch?.code == .typeMismatch && changes[0].typeMismatch?.key == "theme")
+        #expect(changes[0].typeMismatch?.message.contains("purple") == true)
+        #expect(changes[1].typeMismatch?.code == .typeMismatch)
+        #expect(changes[2].typeMismatch == nil)
     }
 }
 
