@@ -26,6 +26,5 @@ public struct DefaultsKeyChange<Value: Sendable>: Sendable {
     }
 }
 
-
 extension DefaultsKeyChange: Equatable where Value: Equatable {}
 extension DefaultsKeyChange: Hashable where Value: Hashable {}
