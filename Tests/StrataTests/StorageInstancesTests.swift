@@ -126,6 +126,31 @@ struct StorageInstancesTests {
         #expect(storage.secrets.isLocked, "asking for the property again does not undo the app's lock()")
     }
 
+    /// A store with no keyring yet and no key: every first use of the keyring, a read as well as a write, says the
+    /// key is missing (`.locked`, with the remedy), not that there is no keyring; given a key, it is created.
+    @Test func aKeyringNotYetCreatedWithoutAKeyIsLockedOnEveryFirstUse() throws {
+        unsetenv(Storage.secretsKeyVariable)
+        let storage = try Storage(root: root)
+        let secrets = storage.secrets
+        let uses: [(String, () throws -> Void)] = [
+            ("get", { _ = try secrets.get(service: "svc", account: "a") }),
+            ("contains", { _ = try secrets.contains(service: "svc", account: "a") }),
+            ("attributes", { _ = try secrets.attributes(service: "svc", account: "a") }),
+            ("delete", { _ = try secrets.delete(service: "svc", account: "a") }),
+            ("update", { _ = try secrets.update(service: "svc", account: "a") { _ in Secret("v") } }),
+            ("set", { try secrets.set(Secret("v"), service: "svc", account: "a") }),
+            ("facade", { _ = try storage.set(Secret("v"), for: "api/token") }),
+        ]
+        for (name, use) in uses {
+            let error = try #require(throws: StorageError.self, "\(name)") { try use() }
+            #expect(error.code == .locked && error.remedy == .giveSecretsKey, "\(name): \(error)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: root + "/secrets"), "nothing was created")
+        try secrets.unlock(with: .inMemory(Secret(Data(repeating: 0x44, count: 32))))
+        try secrets.set(Secret("v"), service: "svc", account: "a")
+        #expect(try secrets.get(service: "svc", account: "a")?.stringValue == "v")
+    }
+
     @Test func aWrongKeyIsTheFirstUsesError() throws {
         let right = KeyProvider.inMemory(Secret(Data(repeating: 0x22, count: 32)))
         try Storage(root: root, secretsKey: right).set(Secret("x"), for: "api/token")
