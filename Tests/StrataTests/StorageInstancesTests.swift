@@ -37,7 +37,7 @@ struct StorageInstancesTests {
         try storage.defaults.set("dark", for: theme)
         #expect(try storage.data(for: "selectedTheme") == Data("dark".utf8))
         try storage.put(Data("x".utf8), for: "flag", as: DataDescriptor(kind: .preference, estimatedSize: 1))
-        #expect(try storage.defaults.object(forKey: "flag") == .data(Data("x".utf8)))
+        #expect(storage.defaults.object(forKey: "flag") == .data(Data("x".utf8)))
         #expect(try storage.delete("selectedTheme"))
         #expect(storage.defaults[theme] == "system")
     }
@@ -50,7 +50,7 @@ struct StorageInstancesTests {
             Data("1".utf8), for: "written-by-facade", as: DataDescriptor(kind: .preference, estimatedSize: 1))
         #expect(own.object(forKey: "written-by-facade") == .data(Data("1".utf8)))
         try own.set(.integer(5), forKey: "written-by-own")
-        #expect(try storage.defaults.object(forKey: "written-by-own") == .integer(5))
+        #expect(storage.defaults.object(forKey: "written-by-own") == .integer(5))
         #expect(try storage.contains("written-by-own"))
     }
 
@@ -183,7 +183,7 @@ struct StorageInstancesTests {
             ProcessInfo.processInfo.environment[RecordEngineKind.postgresVariable]! + "?strata_schema="
             + location.location.dropFirst("postgres:".count)
         let storage = try Storage(root: root, recordsURL: url)
-        #expect(try storage.records.name == "postgres")
+        #expect(storage.records.name == "postgres")
         try storage.put(Data(#"{"id":"2"}"#.utf8), for: "orders/2", as: descriptorForTier[.records]!)
         #expect(try storage.records.data(for: "orders/2") == Data(#"{"id":"2"}"#.utf8))
         try storage.set(Sample.profile, for: "profiles/ada")
