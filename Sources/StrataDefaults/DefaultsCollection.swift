@@ -2,7 +2,8 @@ import StrataCore
 
 /// An array, set or string-keyed dictionary as ``DefaultsCoding`` sees it: when its elements are stored natively but
 /// are not ``PropertyListConvertible`` themselves — raw-representable values (``DefaultsRawValue``) or collections
-/// of them — it is stored as a plist array (a set sorted by its elements' stored form) or dictionary of their stored
+/// of them — it is stored as a plist array (a set sorted by its elements' stored forms, in
+/// ``PropertyListValue``'s total order) or dictionary of their stored
 /// forms: `[Theme.dark, .light]` is `("dark", "light")`, as `[String]` is, so `DefaultsKey<[String]>`, `strata
 /// defaults get` and any plist reader see it. Its old form, JSON data, still reads.
 ///
@@ -55,9 +56,9 @@ extension Set: DefaultsCollection where Element: Codable {
     static var elementType: Any.Type { Element.self }
 
     func encodedElements(key: String) throws -> PropertyListValue {
-        // Sorted by the stored form's text, so one set is always written the same way.
+        // Sorted by the stored forms' total order, so one set is always written the same way.
         let items = try map { try Self.stored($0, key: key) }
-        return .array(items.sorted { String(describing: $0) < String(describing: $1) })
+        return .array(items.sorted { $0.precedes($1) })
     }
 
     static func decodeElements(from stored: PropertyListValue, key: String) throws(StorageError) -> Any? {

@@ -45,9 +45,12 @@ public final class SecretStore: Sendable {
     let placement: TierPlacement
 
     /// The keyring folder (0700 whatever the sharing), opened from the root, never through a link.
-    /// - Throws: ``/StrataCore/StorageError`` `.notFound` when it does not exist (and `create` is `false`).
+    /// - Throws: ``/StrataCore/StorageError`` `.notFound` when it does not exist (and `create` is `false`), or, for a
+    ///   store whose opener could not unlock it, why (``lockedReason``): with no key, the keyring cannot be created
+    ///   either, and the missing key is what to fix.
     func keyringFolder(create: Bool = false) throws -> DirectoryHandle {
         guard let folder = try existingKeyringFolder(create: create) else {
+            if !wasUnlocked, let reason = lockedReason.withLock({ $0 }) { throw reason }
             throw StorageError(
                 .notFound, "there is no keyring '\(keyring)'", tier: .secrets, path: directory,
                 recovery: "Check the keyring's name, or create it by unlocking it from a program that may create it")

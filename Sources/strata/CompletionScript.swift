@@ -123,11 +123,33 @@ enum CompletionScript {
                 elif [[ -n $verbs ]]; then
                     COMPREPLY=($(compgen -W "$verbs" -- "$cur"))
                 else
-                    # A key argument: the store named on the line lists its keys (exit 1: the word is no key).
-                    local found
-                    if [[ $keys == 1 ]] && found=$("${COMP_WORDS[0]}" \(KeyCompletion.verb) "${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null); then
+                    # A key argument: the store named on the line lists its keys (exit 1: the word is no key). bash
+                    # splits words at the `:` and `=` of COMP_WORDBREAKS (`user:42` is `user`, `:`, `42`): they are
+                    # joined again where the line has no blank between them, and each key is offered from after
+                    # the word's last break, the part bash replaces.
+                    local found line="${COMP_LINE:0:COMP_POINT}" rest typed broken="" i
+                    local -a joined=()
+                    if [[ -z $COMP_LINE ]]; then
+                        joined=("${COMP_WORDS[@]:0:COMP_CWORD+1}")
+                    else
+                        for ((i = 0; i <= COMP_CWORD; i++)); do
+                            rest="${line#"${line%%[![:blank:]]*}"}"
+                            if ((i > 0)) && [[ $rest == "$line" ]]; then
+                                joined[-1]+="${COMP_WORDS[i]}"
+                            else
+                                joined+=("${COMP_WORDS[i]}")
+                            fi
+                            line="${rest#"${COMP_WORDS[i]}"}"
+                        done
+                    fi
+                    if [[ $keys == 1 ]] && found=$("${COMP_WORDS[0]}" \(KeyCompletion.verb) "${joined[@]:1}" 2>/dev/null); then
                         COMPREPLY=()
                         [[ -n $found ]] && mapfile -t COMPREPLY <<<"$found"
+                        typed="${joined[-1]}"
+                        for ((i = 0; i < ${#typed}; i++)); do
+                            [[ ${typed:i:1} == [:=] && $COMP_WORDBREAKS == *"${typed:i:1}"* ]] && broken="${typed:0:i+1}"
+                        done
+                        [[ -n $broken ]] && COMPREPLY=("${COMPREPLY[@]#"$broken"}")
                     elif [[ $paths == 1 ]]; then
                         COMPREPLY=($(compgen -f -- "$cur"))
                     fi

@@ -70,7 +70,7 @@ extension BackupCLITests {
         ])
         #expect(restored.standardOutput.contains("keys read back"), "\(restored.standardOutput)")
         let copy = try Storage(root: restoredRoot, secretsKey: Self.secretsKey)
-        #expect(try copy.records.name == "postgres")
+        #expect(copy.records.name == "postgres")
         #expect(try copy.data(for: "notes/1") == Data(#"{"title":"note"}"#.utf8))
         // Into the same schema again: refused, naming it.
         let again = try strata([

@@ -170,6 +170,55 @@ struct KeyCompletionCLITests {
         #expect(try bashCompletes(["get", "--root", root, prefix]).isEmpty)
     }
 
+    /// bash as readline calls it: `COMP_WORDS` split at the `:` and `=` of `COMP_WORDBREAKS` as well as at blanks,
+    /// `COMP_LINE` the line, the cursor at its end; what it offers replaces the last word of `COMP_WORDS`.
+    func bashCompletes(line: String, splitAs words: [String]) throws -> [String] {
+        let file = directory.appending("strata.bash")
+        try Data(try script("bash").utf8).write(to: URL(fileURLWithPath: file))
+        let binary = try TestExecutables.url(named: "strata").path
+        let quoted = ([binary] + words).map { "'\($0)'" }.joined(separator: " ")
+        let program = """
+            source '\(file)'
+            COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count)
+            COMP_LINE='\(binary) \(line)'; COMP_POINT=${#COMP_LINE}
+            _strata
+            printf '%s\\n' "${COMPREPLY[@]}"
+            """
+        let result = try ChildProcess.run(
+            URL(fileURLWithPath: "/bin/bash"), ["--norc", "-c", program], environment: ["STRATA_ROOT": ""])
+        #expect(result.status == 0, "\(result.standardError)")
+        return result.standardOutput.split(separator: "\n").map(String.init)
+    }
+
+    /// Keys holding `:` or `=`, which bash splits a word at: the words are joined again, and what is offered is the
+    /// part after the last break, which bash puts in place of the last word.
+    @Test func bashCompletesKeysHoldingWordBreaks() throws {
+        let storage = try Storage(root: root)
+        for key in ["user:42", "user:43", "mode=fast", "a:b=c:d"] { try storage.set("v", for: key) }
+        try storage.backend(for: .defaults).flush()
+        #expect(
+            try bashCompletes(line: "get --root \(root) user:4", splitAs: ["get", "--root", root, "user", ":", "4"])
+                == ["42", "43"])
+        #expect(
+            try bashCompletes(line: "get --root \(root) user:", splitAs: ["get", "--root", root, "user", ":"])
+                == ["42", "43"])
+        #expect(
+            try bashCompletes(
+                line: "defaults get --root \(root) mode=", splitAs: ["defaults", "get", "--root", root, "mode", "="])
+                == ["fast"])
+        #expect(
+            try bashCompletes(
+                line: "rm --root \(root) a:b=c", splitAs: ["rm", "--root", root, "a", ":", "b", "=", "c"])
+                == ["c:d"])
+        // A blank between the words keeps them two words: `user` is a key of its own, and `:` none.
+        #expect(
+            try bashCompletes(line: "get --root \(root) u", splitAs: ["get", "--root", root, "u"]) == [
+                "user:42", "user:43",
+            ])
+        #expect(
+            try bashCompletes(line: "mv --root \(root) user :", splitAs: ["mv", "--root", root, "user", ":"]).isEmpty)
+    }
+
     /// zsh runs the script's `_strata` with `words` and `CURRENT` set as its completion system sets them, and
     /// `compadd` and `_files` standing in for the builtins, which print what they are given.
     @Test func zshCompletesKeys() throws {

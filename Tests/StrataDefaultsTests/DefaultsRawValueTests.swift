@@ -15,6 +15,16 @@ enum Quality: Int, Codable, Sendable {
     case low = 1, high = 3
 }
 
+/// A raw-representable struct backed by `Data` (a key fingerprint, say).
+struct Fingerprint: RawRepresentable, Codable, Hashable, Sendable {
+    var rawValue: Data
+}
+
+/// A raw-representable struct backed by `Int`.
+struct Rank: RawRepresentable, Codable, Hashable, Sendable {
+    var rawValue: Int
+}
+
 /// An enum backed by a narrower integer type than `Int`.
 enum Channel: UInt8, Codable, Sendable {
     case left = 1, right = 2
@@ -178,6 +188,28 @@ extension DefaultsKey where Value == Theme {
             return
         }
         #expect(store[optional] == [.dark, nil])
+    }
+
+    /// A set is written in one order whatever its hash seed or history: a set of 4-byte values (whose descriptions,
+    /// `data(4 bytes)`, are all alike) sorted by their bytes, integers by their value.
+    @Test func aSetIsWrittenInOneOrderWhateverItsHistory() throws {
+        let store = try fixture.store()
+        let key = DefaultsKey<Set<Fingerprint>>("fingerprints", default: [])
+        let fingerprints = (0..<12).map { Fingerprint(rawValue: Data([UInt8(47 &* $0 % 12), 0, 0, 1])) }
+        var forms: [PropertyListValue?] = []
+        for capacity in [0, 16, 64, 512] {
+            var set = Set<Fingerprint>(minimumCapacity: capacity)
+            for fingerprint in fingerprints.reversed() { set.insert(fingerprint) }
+            try store.set(set, for: key)
+            forms.append(store.object(forKey: "fingerprints"))
+            #expect(store[key] == set)
+        }
+        let sorted = fingerprints.map(\.rawValue).sorted { $0.lexicographicallyPrecedes($1) }
+        #expect(forms.allSatisfy { $0 == .array(sorted.map { .data($0) }) }, "\(forms)")
+
+        let ranks = DefaultsKey<Set<Rank>>("ranks", default: [])
+        try store.set([Rank(rawValue: 10), Rank(rawValue: 9), Rank(rawValue: -1)], for: ranks)
+        #expect(store.object(forKey: "ranks") == .array([.integer(-1), .integer(9), .integer(10)]))
     }
 
     @Test func anElementThatIsNotARawValueIsATypeMismatch() throws {

@@ -68,7 +68,7 @@ final class HostileConfigurationRestoreTests {
         let restoredConfiguration = try #require(try StoreConfiguration.read(from: StoragePaths(root: target)))
         #expect(restoredConfiguration.records.backend == "sqlite" && restoredConfiguration.records.urlVariable == nil)
         let restored = try Storage(root: target, secretsKey: testSecretsKey)
-        #expect(try restored.records.name == "sqlite")
+        #expect(restored.records.name == "sqlite")
         #expect(try restored.location(of: "notes/n1")?.tier == .files)
         #expect(try restored.data(for: "notes/n1") == Data("note".utf8))
         #expect(try restored.data(for: "theme") == Data("pref".utf8))

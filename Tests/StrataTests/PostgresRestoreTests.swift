@@ -53,7 +53,7 @@ final class PostgresRestoreTests {
     func filledStore(notes count: Int = 1_500, values: Int = 40) throws -> Storage {
         let storage = try Storage(
             root: directory.appending("store"), secretsKey: testSecretsKey, recordsURL: url(newSchema()))
-        #expect(try storage.records.name == "postgres")
+        #expect(storage.records.name == "postgres")
         for (tier, descriptor) in descriptorForTier {
             try storage.put(Data("value of \(tier)".utf8), for: "k/\(tier)", as: descriptor)
         }
@@ -120,8 +120,8 @@ final class PostgresRestoreTests {
             from: capture, to: target, secretsKey: testSecretsKey, records: .postgres(url: url, schema: schema))
         #expect(report.verifiedKeys == 44)
         let restored = try openStorage(target)
-        #expect(try restored.records.name == "postgres")
-        #expect(try restored.records.engine.location.hasSuffix("#" + schema))
+        #expect(restored.records.name == "postgres")
+        #expect(restored.records.engine.location.hasSuffix("#" + schema))
         try expectSameContents(storage, restored)
         // The indexes came back, and the restored root holds no SQLite copy or export.
         let plan = try restored.records.engine.queryPlan(for: Query(Field("n") == 3), in: "notes")
@@ -142,7 +142,7 @@ final class PostgresRestoreTests {
         #expect(report.verifiedKeys == 44)
         // The restored configuration names SQLite: STRATA_RECORDS_URL in the environment does not move the records.
         let restored = try openStorage(target)
-        #expect(try restored.records.name == "sqlite")
+        #expect(restored.records.name == "sqlite")
         #expect(try StoreConfiguration.read(from: restored.paths)?.records.backend == "sqlite")
         #expect(FileManager.default.fileExists(atPath: target + "/records/main.sqlite"))
         #expect(!FileManager.default.fileExists(atPath: target + "/records/postgres"))

@@ -37,7 +37,7 @@ struct StorageInstancesTests {
         try storage.defaults.set("dark", for: theme)
         #expect(try storage.data(for: "selectedTheme") == Data("dark".utf8))
         try storage.put(Data("x".utf8), for: "flag", as: DataDescriptor(kind: .preference, estimatedSize: 1))
-        #expect(try storage.defaults.object(forKey: "flag") == .data(Data("x".utf8)))
+        #expect(storage.defaults.object(forKey: "flag") == .data(Data("x".utf8)))
         #expect(try storage.delete("selectedTheme"))
         #expect(storage.defaults[theme] == "system")
     }
@@ -50,7 +50,7 @@ struct StorageInstancesTests {
             Data("1".utf8), for: "written-by-facade", as: DataDescriptor(kind: .preference, estimatedSize: 1))
         #expect(own.object(forKey: "written-by-facade") == .data(Data("1".utf8)))
         try own.set(.integer(5), forKey: "written-by-own")
-        #expect(try storage.defaults.object(forKey: "written-by-own") == .integer(5))
+        #expect(storage.defaults.object(forKey: "written-by-own") == .integer(5))
         #expect(try storage.contains("written-by-own"))
     }
 
@@ -126,6 +126,31 @@ struct StorageInstancesTests {
         #expect(storage.secrets.isLocked, "asking for the property again does not undo the app's lock()")
     }
 
+    /// A store with no keyring yet and no key: every first use of the keyring, a read as well as a write, says the
+    /// key is missing (`.locked`, with the remedy), not that there is no keyring; given a key, it is created.
+    @Test func aKeyringNotYetCreatedWithoutAKeyIsLockedOnEveryFirstUse() throws {
+        unsetenv(Storage.secretsKeyVariable)
+        let storage = try Storage(root: root)
+        let secrets = storage.secrets
+        let uses: [(String, () throws -> Void)] = [
+            ("get", { _ = try secrets.get(service: "svc", account: "a") }),
+            ("contains", { _ = try secrets.contains(service: "svc", account: "a") }),
+            ("attributes", { _ = try secrets.attributes(service: "svc", account: "a") }),
+            ("delete", { _ = try secrets.delete(service: "svc", account: "a") }),
+            ("update", { _ = try secrets.update(service: "svc", account: "a") { _ in Secret("v") } }),
+            ("set", { try secrets.set(Secret("v"), service: "svc", account: "a") }),
+            ("facade", { _ = try storage.set(Secret("v"), for: "api/token") }),
+        ]
+        for (name, use) in uses {
+            let error = try #require(throws: StorageError.self, "\(name)") { try use() }
+            #expect(error.code == .locked && error.remedy == .giveSecretsKey, "\(name): \(error)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: root + "/secrets"), "nothing was created")
+        try secrets.unlock(with: .inMemory(Secret(Data(repeating: 0x44, count: 32))))
+        try secrets.set(Secret("v"), service: "svc", account: "a")
+        #expect(try secrets.get(service: "svc", account: "a")?.stringValue == "v")
+    }
+
     @Test func aWrongKeyIsTheFirstUsesError() throws {
         let right = KeyProvider.inMemory(Secret(Data(repeating: 0x22, count: 32)))
         try Storage(root: root, secretsKey: right).set(Secret("x"), for: "api/token")
@@ -158,7 +183,7 @@ struct StorageInstancesTests {
             ProcessInfo.processInfo.environment[RecordEngineKind.postgresVariable]! + "?strata_schema="
             + location.location.dropFirst("postgres:".count)
         let storage = try Storage(root: root, recordsURL: url)
-        #expect(try storage.records.name == "postgres")
+        #expect(storage.records.name == "postgres")
         try storage.put(Data(#"{"id":"2"}"#.utf8), for: "orders/2", as: descriptorForTier[.records]!)
         #expect(try storage.records.data(for: "orders/2") == Data(#"{"id":"2"}"#.utf8))
         try storage.set(Sample.profile, for: "profiles/ada")

@@ -21,7 +21,7 @@ struct StorageRawValueTests {
         let selection = try storage.set(AppTheme.dark, for: "theme")
         #expect(selection?.tier == .defaults)
         #expect(selection?.ruleID == "preference-to-defaults")
-        #expect(try storage.defaults.object(forKey: "theme") == .string("dark"))
+        #expect(storage.defaults.object(forKey: "theme") == .string("dark"))
         #expect(try storage.value(String.self, for: "theme") == "dark")
         #expect(try storage.value(AppTheme.self, for: "theme") == .dark)
         #expect(storage.defaults[DefaultsKey<AppTheme>("theme", default: .system)] == .dark)
@@ -31,7 +31,7 @@ struct StorageRawValueTests {
         #expect(try storage.data(for: "theme") == Data("dark".utf8))
         #expect(try storage.value(AppTheme.self, for: "theme") == .dark)
         try storage.move("theme", to: .defaults)
-        #expect(try storage.defaults.object(forKey: "theme") == .string("dark"))
+        #expect(storage.defaults.object(forKey: "theme") == .string("dark"))
     }
 
     /// What an earlier version stored for `storage.set(AppTheme.dark, …)`: JSON in the records tier.
@@ -72,7 +72,7 @@ struct StorageRawValueTests {
         try storage.set(AppTheme?.none, for: "never-set", as: descriptor)
         // A value in an optional is stored as the value itself.
         try storage.set(String?.some("light"), for: "note")
-        #expect(try storage.defaults.object(forKey: "note") == .string("light"))
+        #expect(storage.defaults.object(forKey: "note") == .string("light"))
     }
 
     /// Generic code whose value is an `Optional` at run time: the same rule.

@@ -57,7 +57,7 @@ struct StorageValuesTests {
         let storage = try openStorage(root)
         let selection = try storage.set("dark", for: "selectedTheme")
         #expect(selection?.tier == .defaults)
-        #expect(try storage.defaults.object(forKey: "selectedTheme") == .string("dark"))
+        #expect(storage.defaults.object(forKey: "selectedTheme") == .string("dark"))
         #expect(storage.defaults[DefaultsKey("selectedTheme", default: "system")] == "dark")
         let own = try DefaultsStore(suite: "standard", paths: storage.paths)
         #expect(own[DefaultsKey("selectedTheme", default: "system")] == "dark")
@@ -176,7 +176,7 @@ struct StorageValuesTests {
         #expect(try tiersHolding("session", in: storage) == [.secrets])
         #expect(try storage.value(String.self, for: "session") == "tok_live_8c1f")
         try storage.move("session", to: .defaults, allowingPlaintext: true)
-        #expect(try storage.defaults.object(forKey: "session") == .string("tok_live_8c1f"), "a string again, not data")
+        #expect(storage.defaults.object(forKey: "session") == .string("tok_live_8c1f"), "a string again, not data")
     }
 
     /// A key written through the typed defaults API (the catalog does not know its type) moves with its type.
@@ -195,7 +195,7 @@ struct StorageValuesTests {
         try storage.move("theme", to: .secrets)
         #expect(try storage.value(Data.self, for: "theme") == Data([0xFF, 0]))
         try storage.move("theme", to: .defaults, allowingPlaintext: true)
-        #expect(try storage.defaults.object(forKey: "theme") == .data(Data([0xFF, 0])))
+        #expect(storage.defaults.object(forKey: "theme") == .data(Data([0xFF, 0])))
     }
 
     @Test func aTypeMismatchNamesTheStoredTypeInEveryTier() throws {
