@@ -78,7 +78,7 @@ extension FileStore {
         var sizes: [String: Int] = [:]
         for key in keys { sizes[key] = try metadata(key)?.size ?? 0 }
         let total = sizes.values.reduce(0, +)
-        var central: [ZipEntry] = []
+        var central: [ZipFormat.Record] = []
         var done = 0
         var archiveSize = 0
         try AtomicFile.write(to: destination, permissions: 0o600) { writer in
@@ -116,16 +116,6 @@ extension FileStore {
         return (central.count, archiveSize)
     }
 
-    struct ZipEntry {
-        var name: String
-        var method: UInt16
-        var crc: UInt32
-        var compressedSize: Int
-        var size: Int
-        var offset: Int
-        var modified: Int
-    }
-
     /// Files smaller than this are compressed whole (one libdeflate call on one core); larger ones stream.
     static let wholeEntryLimit = 8 << 20
 
@@ -157,10 +147,12 @@ extension FileStore {
             crc: crc, stored: produced == nil, payload: produced == nil ? data : compressed)
     }
 
-    func writeSmallEntry(_ entry: SmallEntry, into writer: inout AtomicFile.Writer, threshold: Int) throws -> ZipEntry {
+    func writeSmallEntry(_ entry: SmallEntry, into writer: inout AtomicFile.Writer, threshold: Int) throws
+        -> ZipFormat.Record
+    {
         let offset = writer.count
         let zip64 = entry.size >= threshold || offset >= threshold
-        var zipEntry = ZipEntry(
+        var zipEntry = ZipFormat.Record(
             name: entry.key, method: entry.stored ? 0 : 8, crc: entry.crc, compressedSize: entry.payload.count,
             size: entry.size,
             offset: offset, modified: entry.modified)
@@ -175,7 +167,7 @@ extension FileStore {
     /// its descriptor under the shared lock).
     func writeLargeEntry(
         _ key: String, into writer: inout AtomicFile.Writer, options: ExportOptions, progress: (Int) -> Void
-    ) throws -> ZipEntry {
+    ) throws -> ZipFormat.Record {
         try engine.withReader(key) { reader in
             let size = reader.size
             let modified = Int(reader.modificationDate.timeIntervalSince1970)
@@ -207,7 +199,7 @@ extension FileStore {
             }
             let offset = writer.count
             let zip64 = size >= options.zip64Threshold || offset >= options.zip64Threshold
-            var entry = ZipEntry(
+            var entry = ZipFormat.Record(
                 name: key, method: store ? 0 : 8, crc: 0, compressedSize: 0, size: size, offset: offset,
                 modified: modified)
             let header = ZipFormat.localHeader(entry, zip64: zip64)
@@ -253,17 +245,10 @@ extension FileStore {
         }
     }
 
-    func writeCentralDirectory(_ entries: [ZipEntry], into writer: inout AtomicFile.Writer, threshold: Int) throws {
-        let start = writer.count
-        for entry in entries { try writer.write(Data(ZipFormat.centralHeader(entry, threshold: threshold))) }
-        let size = writer.count - start
-        let needs64 = entries.count >= 0xFFFF || start >= 0xFFFF_FFFF || size >= 0xFFFF_FFFF
-        if needs64 {
-            let record = writer.count
-            try writer.write(Data(ZipFormat.zip64End(count: entries.count, size: size, offset: start)))
-            try writer.write(Data(ZipFormat.zip64Locator(recordOffset: record)))
-        }
-        try writer.write(Data(ZipFormat.end(count: entries.count, size: size, offset: start)))
+    func writeCentralDirectory(
+        _ entries: [ZipFormat.Record], into writer: inout AtomicFile.Writer, threshold: Int
+    ) throws {
+        try writer.write(Data(ZipFormat.centralDirectory(entries, start: writer.count, threshold: threshold)))
     }
 }
 
