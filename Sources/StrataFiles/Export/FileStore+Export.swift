@@ -48,12 +48,14 @@ extension FileStore {
 
     // MARK: zip
 
-    /// Writes the files under `prefixes` (folder keys, or file keys; `""` for everything) to a zip archive at
-    /// `destination`, replacing it atomically.
+    /// Writes the files whose keys start with any of `prefixes` to a zip archive at `destination`, replacing it
+    /// atomically.
     ///
-    /// Entries use deflate, or are stored when their data does not compress (JPEG, most audio, compressed
-    /// PDFs); names are UTF-8, timestamps are kept, and ZIP64 is used past 4 GiB or 65,535 entries. Large files
-    /// are compressed block by block on every core; small ones several at a time.
+    /// A prefix is a plain string prefix, as in ``list(prefix:recursive:)``: `photos` takes `photos/a.jpg` and
+    /// `photos-old/b.jpg` (and a file `photos`); `photos/` takes one folder; `""` takes everything. Entries use
+    /// deflate, or are stored when their data does not compress (JPEG, most audio, compressed PDFs); names are
+    /// UTF-8, timestamps are kept, and ZIP64 is used past 4 GiB or 65,535 entries. Large files are compressed
+    /// block by block on every core; small ones several at a time.
     /// - Returns: The number of entries and the archive's size.
     /// - Throws: ``/StrataCore/StorageError`` `.notFound` (nothing is written) when a prefix matches no file, or
     ///   `""` is given and the store has none: an empty archive is never a success.
@@ -63,13 +65,11 @@ extension FileStore {
     ) throws -> (entries: Int, bytes: Int) {
         var keys: [String] = []
         for prefix in prefixes {
-            // A key written with a trailing `/` is a folder: never asked about as a file (which refuses it).
-            let isFile = try !prefix.isEmpty && !prefix.hasSuffix("/") && exists(prefix)
-            let found = try isFile ? [prefix] : list(prefix: prefix)
+            let found = try list(prefix: prefix)
             guard !found.isEmpty else {
                 // An archive of nothing is a mistake (a mistyped prefix), never a success.
                 throw StorageError(
-                    .notFound, prefix.isEmpty ? "there are no files to export" : "no file matches this prefix",
+                    .notFound, prefix.isEmpty ? "there are no files to export" : "no file key starts with this prefix",
                     tier: .files, key: prefix.isEmpty ? nil : prefix, recovery: "List the files with list(prefix:)")
             }
             keys += found

@@ -4,7 +4,9 @@ import Strata
 /// progress; Ctrl-C removes the unfinished archive.
 struct FilesExportCommand: ToolCommand {
     static let prefixes = Argument(
-        list: "PREFIX", "A folder key (photos/) or a file key; without one, every file.", completion: .key(.files))
+        list: "PREFIX",
+        "The start of the keys: photos/ for that folder, photos also for photos-old/...; without one, every file.",
+        completion: .key(.files))
     static let outputOption = Option("--output", "FILE", "The archive.", completion: .path)
     static let configuration = CommandConfiguration(
         "export", group: FilesCommands.name,
@@ -66,7 +68,7 @@ struct FilesExportCommand: ToolCommand {
 
     /// Refuses a `.gz` export of what is not one file: a folder is a usage error that points to `.zip`.
     private func checkGzipSource(_ key: String, in files: FileStore) throws {
-        guard (try? files.exists(key)) != true, try !files.list(prefix: key).isEmpty else { return }
+        guard (try? files.exists(key)) != true, try !files.list(prefix: key + "/").isEmpty else { return }
         throw UsageError("'\(key)' is a folder, and a .gz holds one file: use .zip to export a folder")
     }
 }
