@@ -100,11 +100,12 @@ struct ExportTests {
         let files = try populate(store)
         let archive = location.directory.appending("all.zip")
         let progress = Mutex<[Int]>([])
-        let (entries, _) = try store.exportZip(
+        let entries = try store.exportZip(
             [""], to: archive,
             options: ExportOptions(progress: { step in
                 progress.withLock { $0.append(step.bytesDone) }
-            }))
+            })
+        ).entries
         #expect(entries == files.count)
         #expect(progress.withLock { $0.last } == files.values.reduce(0) { $0 + $1.count })
         let test = try tool("/usr/bin/unzip", ["-t", archive])
@@ -205,6 +206,7 @@ struct ExportTests {
             let archive = location.directory.appending("part-\(index).zip")
             let summary = try store.exportZip(prefixes, to: archive)
             #expect(summary.entries == names.count, "\(prefixes)")
+            #expect(summary.missingKeys.isEmpty)
             let listing = try python(
                 "import sys, zipfile, json; print(json.dumps(zipfile.ZipFile(sys.argv[1]).namelist()))", [archive])
             #expect(listing.status == 0, "\(listing.standardError)")

@@ -51,16 +51,23 @@ struct FilesExportCommand: ToolCommand {
             let result = try Interruption.trapping(Self.configuration.path, progress) {
                 try files.exportZip(prefixes.isEmpty ? [""] : prefixes, to: output, options: options)
             }
-            report(entries: result.entries, bytes: result.bytes)
+            report(entries: result.entries, bytes: result.bytes, missingKeys: result.missingKeys)
         }
     }
 
-    /// Prints what was written: `wrote FILE: …`, or with `--json` `{"output", "entries", "bytes"}`.
-    private func report(entries: Int, bytes: Int) {
+    /// Prints what was written: `wrote FILE: …`, or with `--json` `{"output", "entries", "bytes", "missingKeys"}`;
+    /// and, on standard error, a warning for each file another program deleted while the export ran (the archive is
+    /// whole without them).
+    private func report(entries: Int, bytes: Int, missingKeys: [String] = []) {
+        for key in missingKeys {
+            CommandLineTool.printError(
+                "strata files export: warning: '\(key)' was deleted during the export; not archived")
+        }
         if json {
             return JSONOutput.print(
                 .object([
                     "output": .string(output), "entries": .integer(Int64(entries)), "bytes": .integer(Int64(bytes)),
+                    "missingKeys": .array(missingKeys.map { .string($0) }),
                 ]))
         }
         print("wrote \(output): " + (output.hasSuffix(".gz") ? "\(bytes) bytes" : "\(entries) entries, \(bytes) bytes"))
