@@ -242,7 +242,7 @@ public final class FileStore: Sendable {
 
     /// Every file key that starts with `prefix`, sorted by their UTF-8 bytes.
     ///
-    /// A prefix is a plain string prefix, as in ``/Strata/Storage/keys(prefix:)``, S3 and the CLI: `photos` matches
+    /// A prefix is a plain string prefix, as in `Storage.keys(prefix:)`, S3 and the CLI: `photos` matches
     /// the file `photos`, `photos/a.jpg` and `photos-old/b.jpg`; end it with `/` for one folder's files (`photos/`).
     /// `""` lists every file.
     /// - Parameters:
