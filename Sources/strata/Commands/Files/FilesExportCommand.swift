@@ -75,7 +75,8 @@ struct FilesExportCommand: ToolCommand {
 
     /// Refuses a `.gz` export of what is not one file: a folder is a usage error that points to `.zip`.
     private func checkGzipSource(_ key: String, in files: FileStore) throws {
-        guard (try? files.exists(key)) != true, try !files.list(prefix: key + "/").isEmpty else { return }
+        let folder = key.hasSuffix("/") ? key : key + "/"
+        guard (try? files.exists(key)) != true, try !files.list(prefix: folder).isEmpty else { return }
         throw UsageError("'\(key)' is a folder, and a .gz holds one file: use .zip to export a folder")
     }
 }
