@@ -62,7 +62,8 @@ extension Storage {
     }
 
     /// Every key of the store that starts with `prefix`, across all tiers, sorted by the keys' UTF-8 bytes (the
-    /// order of `sort` under the C locale). Keys written through a tier's own API are included; a catalogued key
+    /// order of `sort` under the C locale). A prefix is a plain string prefix, the rule of every API and `strata` verb
+    /// that takes one: `photos` matches `photos-old/a` as well as `photos/a`; `photos/` matches the folder. Keys written through a tier's own API are included; a catalogued key
     /// whose tier does not hold it is not (its entry is repaired).
     /// - Throws: ``/StrataCore/StorageError`` from a tier's listing; a locked secrets tier is skipped (its
     ///   catalogued keys are listed unchecked).

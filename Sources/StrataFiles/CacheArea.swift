@@ -70,14 +70,14 @@ public struct CacheArea: Sendable {
 
     /// The area's files and their total size.
     public func usage() throws -> (files: Int, bytes: Int) {
-        let metadata = try store.list(prefix: prefix).compactMap { try store.metadata($0) }
+        let metadata = try store.list(prefix: prefix + "/").compactMap { try store.metadata($0) }
         return (metadata.count, metadata.reduce(0) { $0 + $1.size })
     }
 
     /// Evicts expired files, then least recently used ones until the area fits its limit.
     @discardableResult
     public func enforce(keeping kept: String? = nil) throws -> [Eviction] {
-        var files = try store.list(prefix: prefix).compactMap { try store.metadata($0) }
+        var files = try store.list(prefix: prefix + "/").compactMap { try store.metadata($0) }
         var evictions: [Eviction] = []
         if let maximumAge {
             let now = Date()

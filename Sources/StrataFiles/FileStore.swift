@@ -240,9 +240,19 @@ public final class FileStore: Sendable {
         try placement.change(setting: [destination]) { _, _ in try engine.copy(source, to: destination) }
     }
 
-    /// Every file key under `prefix` (a folder key, or `""` for all), sorted; recursive unless asked not to be.
+    /// Every file key that starts with `prefix`, sorted by their UTF-8 bytes.
+    ///
+    /// A prefix is a plain string prefix, as in `Storage.keys(prefix:)`, S3 and the CLI: `photos` matches
+    /// the file `photos`, `photos/a.jpg` and `photos-old/b.jpg`; end it with `/` for one folder's files (`photos/`).
+    /// `""` lists every file.
+    /// - Parameters:
+    ///   - prefix: The start of the keys.
+    ///   - recursive: `false` for only the files directly in the folder the prefix ends in (`photos/a.jpg` for
+    ///     `photos/`, not `photos/2026/b.jpg`). The default is `true`.
+    /// - Throws: ``/StrataCore/StorageError`` `.invalidKey` for a prefix whose folder part is no key (`../`), or
+    ///   the engine's error.
     public func list(prefix: String = "", recursive: Bool = true) throws -> [String] {
-        try engine.list(prefix: folderKey(prefix), recursive: recursive)
+        try engine.list(prefix: folderKey(prefix), recursive: recursive).filter { $0.utf8.starts(with: prefix.utf8) }
     }
 
     /// Size, dates, content type and recorded checksum of a file, or `nil` when there is none.
@@ -251,18 +261,19 @@ public final class FileStore: Sendable {
         return try engine.metadata(key)
     }
 
-    /// Recomputes the CRC-32 of every file under `prefix` and compares it with what was recorded at write time.
+    /// Recomputes the CRC-32 of every file whose key starts with `prefix` (the rule of ``list(prefix:recursive:)``)
+    /// and compares it with what was recorded at write time.
     /// - Returns: The files that do not match (and those with nothing recorded); empty when all is well.
     public func verify(prefix: String = "") throws -> [FileProblem] {
-        try engine.verify(prefix: folderKey(prefix))
+        try engine.verify(prefix: folderKey(prefix)).filter { $0.key.utf8.starts(with: prefix.utf8) }
     }
 
-    /// A folder key as the engine takes it: checked, without the one trailing `/` a caller may write
-    /// (`photos/` is the folder `photos`); `""` is the whole store.
+    /// The folder a prefix's keys are listed from, as the engine takes it: the prefix up to its last `/` (`photos`
+    /// for `photos/` and `photos/ab`, `""` for `photos`), checked.
     func folderKey(_ prefix: String) throws -> String {
-        let base = prefix.hasSuffix("/") ? String(prefix.dropLast()) : prefix
-        if !base.isEmpty { try check(base) }
-        return base
+        let folder = ImportPlan.parents(of: prefix).last ?? ""
+        if !folder.isEmpty { try check(folder) }
+        return folder
     }
 
     /// Removes what interrupted writes and imports left behind (temporary files, staging folders, unfinished

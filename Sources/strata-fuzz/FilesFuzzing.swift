@@ -13,16 +13,27 @@
     /// that libFuzzer explores header fields rather than spending its time on signatures.
     enum FilesFuzzing {
         /// Reads a zip archive as an import would: its directory, the import's plan (names, duplicates, clashes,
-        /// total size), then every entry's data (output discarded).
+        /// total size), then every entry's data (output discarded); then as a ``ZipArchive`` does, from the file
+        /// and from memory: listed, and each entry read by name.
         static func zip(_ data: Data, scratch: String) {
             guard (try? data.write(to: URL(fileURLWithPath: scratch))) != nil else { return }
             let limits = ImportLimits(maximumTotalSize: 64 << 20)
-            guard let reader = try? ZipReader(path: scratch, limits: limits) else { return }
-            defer { reader.close() }
-            guard let entries = try? reader.entries() else { return }
-            _ = try? ImportPlan(entries: entries, prefix: "imported", limits: limits, archive: scratch)
-            for entry in entries where !entry.isDirectory {
-                _ = try? reader.extract(entry) { _ in }
+            if let reader = try? ZipReader(path: scratch, limits: limits) {
+                defer { reader.close() }
+                if let entries = try? reader.entries() {
+                    _ = try? ImportPlan(entries: entries, prefix: "imported", limits: limits, archive: scratch)
+                    for entry in entries where !entry.isDirectory {
+                        _ = try? reader.extract(entry) { _ in }
+                    }
+                }
+            }
+            for archive in [
+                try? ZipArchive(path: scratch, limits: limits), try? ZipArchive(data: data, limits: limits),
+            ] {
+                guard let archive else { continue }
+                for entry in archive.entries {
+                    _ = try? archive.read(entry.name) { _ in }
+                }
             }
         }
 

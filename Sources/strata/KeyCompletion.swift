@@ -115,9 +115,8 @@ enum KeyCompletion {
             let names = items.map { position.keys == .secretAccount ? $0.account : $0.service }
             return Set(names).sorted()
         case .files:
-            // The file store lists whole folders: the one the word is in.
-            let folder = String(prefix[..<(prefix.lastIndex(of: "/").map(prefix.index(after:)) ?? prefix.startIndex)])
-            return try FilesAccess(parsing: &arguments).open(for: .read, reportingChanges: false)?.list(prefix: folder)
+            // A plain string prefix, as every other listing takes it.
+            return try FilesAccess(parsing: &arguments).open(for: .read, reportingChanges: false)?.list(prefix: prefix)
                 ?? []
         case .collection:
             return try RecordsAccess(parsing: &arguments).openIfPresent()?.collectionNames() ?? []

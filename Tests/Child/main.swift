@@ -241,6 +241,14 @@ do {
             try store.delete(fresh)
         }
         say("done")
+    case "files-hold-key":
+        // files-hold-key ROOT KEY: take KEY's exclusive lock (inside an update that never ends), say `holding`, and
+        // keep it until killed (the update is never committed).
+        let store = try FileStore(root: arguments[1])
+        try store.update(arguments[2]) { _ in
+            say("holding")
+            while true { sleep(60) }
+        }
     case "files-counters":
         // files-counters LOCATION COUNT: COUNT rounds of an update of one of four hot counters, an append of one
         // line to a shared log, and a write and delete of a fresh key, on any engine; then `done`.

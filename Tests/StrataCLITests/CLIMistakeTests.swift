@@ -18,7 +18,8 @@ struct CLIMistakeTests {
         #expect(try strata(["files", "put", "docs/b.txt", file, "--root", root]).status == 0)
     }
 
-    @Test(arguments: ["nothing", "docs/none.txt", "doc"])
+    /// (`doc` matches `docs/a.txt` now that a prefix is a plain string prefix; `docs-old` matches nothing.)
+    @Test(arguments: ["nothing", "docs/none.txt", "docs-old"])
     func exportingWhatDoesNotExistWritesNoArchive(prefix: String) throws {
         for output in [directory.appending("n.zip"), directory.appending("n.gz")] {
             let result = try strata(["files", "export", prefix, "--output", output, "--root", root])

@@ -100,11 +100,12 @@ struct ExportTests {
         let files = try populate(store)
         let archive = location.directory.appending("all.zip")
         let progress = Mutex<[Int]>([])
-        let (entries, _) = try store.exportZip(
+        let entries = try store.exportZip(
             [""], to: archive,
             options: ExportOptions(progress: { step in
                 progress.withLock { $0.append(step.bytesDone) }
-            }))
+            })
+        ).entries
         #expect(entries == files.count)
         #expect(progress.withLock { $0.last } == files.values.reduce(0) { $0 + $1.count })
         let test = try tool("/usr/bin/unzip", ["-t", archive])
@@ -185,23 +186,27 @@ struct ExportTests {
             }.isEmpty)
     }
 
-    /// A folder key exports with or without its trailing `/` (as `list(prefix:)` takes it); a file key exports
-    /// that file; what matches nothing, or is no key, is refused before anything is written.
+    /// A prefix is a plain string prefix, as `list(prefix:)` and `Storage.keys(prefix:)` take it: `exports` takes
+    /// `exports-old/` too, `exports/` one folder, a file key that file (and any key it starts); what matches
+    /// nothing, or whose folder part is no key, is refused before anything is written.
     @Test(arguments: FileEngineKind.available)
-    func folderKeysExportWithOrWithoutTheirSlash(_ engine: FileEngineKind) throws {
+    func exportPrefixesArePlainStringPrefixes(_ engine: FileEngineKind) throws {
         let location = try FileStoreLocation(engine)
         let store = try location.open(configuration: FilesConfiguration(durability: .atomicOnly))
         _ = try populate(store)
+        try store.write(Data("old".utf8), to: "exports-old/report-0.pdf")
         let expected: [[String]: Set<String>] = [
             ["exports/"]: ["exports/report-1.pdf", "exports/report-2.pdf"],
-            ["exports"]: ["exports/report-1.pdf", "exports/report-2.pdf"],
+            ["exports"]: ["exports/report-1.pdf", "exports/report-2.pdf", "exports-old/report-0.pdf"],
             ["exports/report-2.pdf"]: ["exports/report-2.pdf"],
+            ["exports/report-"]: ["exports/report-1.pdf", "exports/report-2.pdf"],
             ["notes/", "exports/report-1.pdf"]: ["notes/naïve résumé.txt", "notes/empty.txt", "exports/report-1.pdf"],
         ]
         for (index, (prefixes, names)) in expected.enumerated() {
             let archive = location.directory.appending("part-\(index).zip")
-            let (entries, _) = try store.exportZip(prefixes, to: archive)
-            #expect(entries == names.count, "\(prefixes)")
+            let summary = try store.exportZip(prefixes, to: archive)
+            #expect(summary.entries == names.count, "\(prefixes)")
+            #expect(summary.missingKeys.isEmpty)
             let listing = try python(
                 "import sys, zipfile, json; print(json.dumps(zipfile.ZipFile(sys.argv[1]).namelist()))", [archive])
             #expect(listing.status == 0, "\(listing.standardError)")
@@ -210,6 +215,7 @@ struct ExportTests {
         }
         for (prefix, code) in [
             ("nothing/", StorageError.Code.notFound), ("exports//", .invalidKey), ("../", .invalidKey),
+            ("exports-new", .notFound),
         ] {
             let archive = location.directory.appending("refused.zip")
             let error = #expect(throws: StorageError.self) { try store.exportZip([prefix], to: archive) }

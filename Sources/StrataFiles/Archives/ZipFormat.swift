@@ -8,7 +8,26 @@ enum ZipFormat {
     static let endSignature: UInt32 = 0x0605_4B50
     static let zip64EndSignature: UInt32 = 0x0606_4B50
     static let zip64LocatorSignature: UInt32 = 0x0706_4B50
+    static let dataDescriptorSignature: UInt32 = 0x0807_4B50
     static let utf8Flag: UInt16 = 1 << 11
+    /// General purpose bit 3: the local header's CRC and sizes are zero, and a data descriptor follows the data.
+    static let dataDescriptorFlag: UInt16 = 1 << 3
+
+    /// One entry as it is written: what its local and central headers record.
+    struct Record {
+        var name: String
+        var method: UInt16
+        var crc: UInt32
+        var compressedSize: Int
+        var size: Int
+        var offset: Int
+        /// Seconds since 1970.
+        var modified: Int
+        /// Its CRC and sizes follow its data in a data descriptor (a streamed entry, written in one pass).
+        var isDeferred = false
+        /// Unix mode and type for the external attributes.
+        var mode: UInt32 = 0o100644
+    }
 
     /// MS-DOS time and date (local time, 2-second resolution, from 1980).
     static func dosDateTime(_ seconds: Int) -> (time: UInt16, date: UInt16) {
@@ -25,7 +44,7 @@ enum ZipFormat {
             + littleEndian(UInt32(truncatingIfNeeded: seconds), 4)
     }
 
-    static func localHeader(_ entry: FileStore.ZipEntry, zip64: Bool) -> [UInt8] {
+    static func localHeader(_ entry: Record, zip64: Bool) -> [UInt8] {
         let name = Array(entry.name.utf8)
         let (time, date) = dosDateTime(entry.modified)
         var extra = timestampField(entry.modified)
@@ -35,17 +54,32 @@ enum ZipFormat {
         }
         var out = littleEndian(localSignature, 4)
         out += littleEndian(UInt16(zip64 ? 45 : 20), 2)
-        out += littleEndian(utf8Flag, 2)
+        out += littleEndian(utf8Flag | (entry.isDeferred ? dataDescriptorFlag : 0), 2)
         out += littleEndian(entry.method, 2)
         out += littleEndian(time, 2) + littleEndian(date, 2)
-        out += littleEndian(entry.crc, 4)
-        out += littleEndian(UInt32(zip64 ? 0xFFFF_FFFF : entry.compressedSize), 4)
-        out += littleEndian(UInt32(zip64 ? 0xFFFF_FFFF : entry.size), 4)
+        if entry.isDeferred {
+            out += [UInt8](repeating: 0, count: 12)  // CRC and sizes: in the data descriptor.
+        } else {
+            out += littleEndian(entry.crc, 4)
+            out += littleEndian(UInt32(zip64 ? 0xFFFF_FFFF : entry.compressedSize), 4)
+            out += littleEndian(UInt32(zip64 ? 0xFFFF_FFFF : entry.size), 4)
+        }
         out += littleEndian(UInt16(name.count), 2) + littleEndian(UInt16(extra.count), 2)
         return out + name + extra
     }
 
-    static func centralHeader(_ entry: FileStore.ZipEntry, threshold: Int = 0xFFFF_FFFF) -> [UInt8] {
+    /// The data descriptor after a deferred entry's data: its CRC and sizes, 8 bytes each once either passes 4 GiB
+    /// (the central header then has them in its ZIP64 field too).
+    static func dataDescriptor(_ entry: Record) -> [UInt8] {
+        var out = littleEndian(dataDescriptorSignature, 4) + littleEndian(entry.crc, 4)
+        if entry.size >= 0xFFFF_FFFF || entry.compressedSize >= 0xFFFF_FFFF {
+            return out + littleEndian(UInt64(entry.compressedSize), 8) + littleEndian(UInt64(entry.size), 8)
+        }
+        out += littleEndian(UInt32(entry.compressedSize), 4) + littleEndian(UInt32(entry.size), 4)
+        return out
+    }
+
+    static func centralHeader(_ entry: Record, threshold: Int = 0xFFFF_FFFF) -> [UInt8] {
         let name = Array(entry.name.utf8)
         let (time, date) = dosDateTime(entry.modified)
         let bigSize = entry.size >= threshold || entry.compressedSize >= threshold
@@ -60,7 +94,7 @@ enum ZipFormat {
         var out = littleEndian(centralSignature, 4)
         out += littleEndian(UInt16(3 << 8 | 45), 2)  // Made by Unix, spec 4.5.
         out += littleEndian(UInt16(bigSize || bigOffset ? 45 : 20), 2)
-        out += littleEndian(utf8Flag, 2)
+        out += littleEndian(utf8Flag | (entry.isDeferred ? dataDescriptorFlag : 0), 2)
         out += littleEndian(entry.method, 2)
         out += littleEndian(time, 2) + littleEndian(date, 2)
         out += littleEndian(entry.crc, 4)
@@ -69,9 +103,24 @@ enum ZipFormat {
         out += littleEndian(UInt16(name.count), 2) + littleEndian(UInt16(extra.count), 2)
         out += littleEndian(UInt16(0), 2)  // Comment length.
         out += littleEndian(UInt16(0), 2) + littleEndian(UInt16(0), 2)  // Disk, internal attributes.
-        out += littleEndian(UInt32(0o100644) << 16, 4)  // External attributes: a regular file, rw-r--r--.
+        // External attributes: the Unix mode above, and MS-DOS's folder bit below for a folder.
+        out += littleEndian(entry.mode << 16 | (entry.mode & 0o170000 == 0o040000 ? 0x10 : 0), 4)
         out += littleEndian(UInt32(bigOffset ? 0xFFFF_FFFF : entry.offset), 4)
         return out + name + extra
+    }
+
+    /// The central directory of `entries` starting at `start`, and the end records after it (ZIP64 ones when the
+    /// count, the start or the size need them).
+    static func centralDirectory(_ entries: [Record], start: Int, threshold: Int = 0xFFFF_FFFF) -> [UInt8] {
+        var out: [UInt8] = []
+        for entry in entries { out += centralHeader(entry, threshold: threshold) }
+        let size = out.count
+        if entries.count >= 0xFFFF || start >= 0xFFFF_FFFF || size >= 0xFFFF_FFFF {
+            let record = start + out.count
+            out += zip64End(count: entries.count, size: size, offset: start)
+            out += zip64Locator(recordOffset: record)
+        }
+        return out + end(count: entries.count, size: size, offset: start)
     }
 
     static func zip64End(count: Int, size: Int, offset: Int) -> [UInt8] {

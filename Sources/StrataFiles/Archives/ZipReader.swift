@@ -8,13 +8,15 @@ import StrataSystem
     import Darwin
 #endif
 
-/// Reads a zip archive's central directory and entries, refusing anything malformed.
+/// Reads a zip archive's central directory and entries, refusing anything malformed: the one parser behind
+/// ``FileStore/importZip(from:into:limits:options:)`` and ``ZipArchive``.
 ///
+/// The archive is a file read by position (`pread`, so several threads may extract at once) or bytes in memory.
 /// Every size and offset comes from the archive, so an attacker chooses it: each one is read as an unsigned
 /// 64-bit value, refused when it cannot be a position in this file, and every sum of them is checked
 /// (``checkedSum(_:_:_:)``), so no value can trap the process or wrap around to a plausible one.
-final class ZipReader {
-    struct Entry {
+final class ZipReader: Sendable {
+    struct Entry: Sendable {
         var name: String
         var method: UInt16
         var flags: UInt16
@@ -23,31 +25,67 @@ final class ZipReader {
         var size: Int
         var localOffset: Int
         var isDirectory: Bool
+        /// Seconds since 1970: the extended timestamp field's when there is one, else the MS-DOS date and time.
+        var modified: Int
     }
 
+    /// Where the archive's bytes are.
+    enum Source: Sendable {
+        /// A file, closed by ``close()`` when `owned`.
+        case file(FileDescriptor, owned: Bool)
+        case memory(Data)
+    }
+
+    /// The archive's path, or the name given to an archive in memory: what errors name.
     let path: String
     let limits: ImportLimits
-    let fd: FileDescriptor
+    let source: Source
     let length: Int
 
-    init(path: String, limits: ImportLimits) throws {
-        self.path = path
-        self.limits = limits
+    /// Opens the archive at `path` (never following a link).
+    convenience init(path: String, limits: ImportLimits) throws {
+        let fd: FileDescriptor
         do {
             fd = try Sys.open(path, .readOnly, .noFollow)
         } catch {
             throw error.storageError("cannot open the archive", tier: .files, path: path)
         }
-        length = Int((try? Sys.fstat(fd))?.st_size ?? 0)
+        try self.init(descriptor: fd, owned: true, path: path, limits: limits)
     }
 
-    func close() { Sys.close(fd) }
+    /// Reads the open file `fd`; when `owned`, ``close()`` closes it (and so does a failure here).
+    init(descriptor fd: FileDescriptor, owned: Bool, path: String, limits: ImportLimits) throws {
+        let info: stat
+        do {
+            info = try Sys.fstat(fd)
+        } catch {
+            if owned { Sys.close(fd) }
+            throw error.storageError("cannot inspect the archive", tier: .files, path: path)
+        }
+        self.path = path
+        self.limits = limits
+        source = .file(fd, owned: owned)
+        length = Int(info.st_size)
+    }
+
+    /// Reads `data`; `name` stands for the path in errors.
+    init(data: Data, name: String, limits: ImportLimits) {
+        path = name
+        self.limits = limits
+        source = .memory(data)
+        length = data.count
+    }
+
+    /// Closes the file, if the reader opened it.
+    func close() {
+        if case .file(let fd, owned: true) = source { Sys.close(fd) }
+    }
 
     /// The error for a malformed archive; `entry` names the entry (in the error's `key`) when there is one.
     func corrupt(_ why: String, entry: String? = nil) -> StorageError {
         StorageError(
             .corrupt, "the zip archive is damaged or truncated: \(why)", tier: .files, key: entry, path: path,
-            recovery: "Ask for a new copy of the archive; nothing was imported")
+            recovery: "Ask for a new copy of the archive (an import of a damaged one stores nothing)")
     }
 
     /// `a + b` for sizes and offsets read from the archive, refused as `.corrupt` when it overflows.
@@ -63,6 +101,15 @@ final class ZipReader {
             throw corrupt("a record runs past the end of the file", entry: entry)
         }
         var buffer = [UInt8](repeating: 0, count: count)
+        let fd: FileDescriptor
+        switch source {
+        case .memory(let data):
+            let start = data.startIndex + offset
+            buffer.withUnsafeMutableBytes { _ = data.copyBytes(to: $0, from: start..<(start + count)) }
+            return buffer
+        case .file(let descriptor, _):
+            fd = descriptor
+        }
         var done = 0
         while done < count {
             let result = buffer.withUnsafeMutableBytes { bytes -> Result<Int, Errno> in
@@ -160,6 +207,8 @@ final class ZipReader {
         let madeBy = Self.u16(directory, position + 4) >> 8
         let external = Self.u32(directory, position + 38)
         var local = Self.u32(directory, position + 42)
+        var modified = Self.dosSeconds(
+            time: Self.u16(directory, position + 12), date: Self.u16(directory, position + 14))
         let nameStart = position + 46
         guard nameStart + nameLength + extraLength + commentLength <= directory.count else {
             throw corrupt("an entry runs past the directory")
@@ -191,14 +240,17 @@ final class ZipReader {
                 if local == 0xFFFF_FFFF, field + 8 <= extra + 4 + dataSize {
                     local = try u64(directory, field, "header offset", entry: name)
                 }
+            } else if tag == 0x5455, dataSize >= 5, directory[extra + 4] & 1 != 0 {
+                // The extended timestamp: its first value is the modification time, in signed seconds since 1970.
+                modified = Int(Int32(bitPattern: UInt32(Self.u32(directory, extra + 5))))
             }
             extra += 4 + dataSize
         }
         let mode = madeBy == 3 ? (external >> 16) & 0o170000 : 0
         if mode == 0o120000 {
             throw StorageError(
-                .invalidKey, "an archive entry is a symbolic link; links are never imported", tier: .files, key: name,
-                path: path)
+                .invalidKey, "an archive entry is a symbolic link; links are never read nor imported", tier: .files,
+                key: name, path: path)
         }
         guard flags & 1 == 0 else {
             throw StorageError(.invalidArgument, "an archive entry is encrypted", tier: .files, key: name, path: path)
@@ -212,8 +264,22 @@ final class ZipReader {
         try checkSizes(name: name, method: method, compressed: compressed, uncompressed: uncompressed, local: local)
         let entry = Entry(
             name: name, method: method, flags: flags, crc: crc, compressedSize: compressed, size: uncompressed,
-            localOffset: local, isDirectory: name.unicodeScalars.last == "/" && uncompressed == 0)
+            localOffset: local, isDirectory: name.unicodeScalars.last == "/" && uncompressed == 0, modified: modified)
         return (entry, extraEnd + commentLength)
+    }
+
+    /// An MS-DOS date and time (local time, 2-second steps, from 1980) in seconds since 1970; a field out of range is
+    /// clamped rather than refused (it cannot hurt anyone), and a zero date is 1980-01-01.
+    static func dosSeconds(time: Int, date: Int) -> Int {
+        var parts = tm()
+        parts.tm_year = Int32(date >> 9) + 80
+        parts.tm_mon = Int32(max((date >> 5) & 0xF, 1) - 1)
+        parts.tm_mday = Int32(max(date & 0x1F, 1))
+        parts.tm_hour = Int32(min(time >> 11, 23))
+        parts.tm_min = Int32(min((time >> 5) & 0x3F, 59))
+        parts.tm_sec = Int32(min((time & 0x1F) * 2, 59))
+        parts.tm_isdst = -1
+        return Int(mktime(&parts))
     }
 
     /// Refuses sizes no honest archive of this length can declare, before any data is read.

@@ -48,45 +48,57 @@ extension FileStore {
 
     // MARK: zip
 
-    /// Writes the files under `prefixes` (folder keys, or file keys; `""` for everything) to a zip archive at
-    /// `destination`, replacing it atomically.
+    /// Writes the files whose keys start with any of `prefixes` to a zip archive at `destination`, replacing it
+    /// atomically.
     ///
-    /// Entries use deflate, or are stored when their data does not compress (JPEG, most audio, compressed
-    /// PDFs); names are UTF-8, timestamps are kept, and ZIP64 is used past 4 GiB or 65,535 entries. Large files
-    /// are compressed block by block on every core; small ones several at a time.
-    /// - Returns: The number of entries and the archive's size.
+    /// A prefix is a plain string prefix, as in ``list(prefix:recursive:)``: `photos` takes `photos/a.jpg` and
+    /// `photos-old/b.jpg` (and a file `photos`); `photos/` takes one folder; `""` takes everything. Entries use
+    /// deflate, or are stored when their data does not compress (JPEG, most audio, compressed PDFs); names are
+    /// UTF-8, timestamps are kept, and ZIP64 is used past 4 GiB or 65,535 entries. Large files are compressed
+    /// block by block on every core; small ones several at a time.
+    ///
+    /// A file deleted by another program between the listing and its turn is left out and reported in
+    /// ``ExportSummary/missingKeys``; the archive is still whole and valid.
+    /// - Returns: The number of entries, the archive's size and the keys that were gone.
     /// - Throws: ``/StrataCore/StorageError`` `.notFound` (nothing is written) when a prefix matches no file, or
     ///   `""` is given and the store has none: an empty archive is never a success.
     @discardableResult
     public func exportZip(
         _ prefixes: [String], to destination: String, options: ExportOptions = ExportOptions()
-    ) throws -> (entries: Int, bytes: Int) {
+    ) throws -> ExportSummary {
         var keys: [String] = []
         for prefix in prefixes {
-            // A key written with a trailing `/` is a folder: never asked about as a file (which refuses it).
-            let isFile = try !prefix.isEmpty && !prefix.hasSuffix("/") && exists(prefix)
-            let found = try isFile ? [prefix] : list(prefix: prefix)
+            let found = try list(prefix: prefix)
             guard !found.isEmpty else {
                 // An archive of nothing is a mistake (a mistyped prefix), never a success.
                 throw StorageError(
-                    .notFound, prefix.isEmpty ? "there are no files to export" : "no file matches this prefix",
+                    .notFound, prefix.isEmpty ? "there are no files to export" : "no file key starts with this prefix",
                     tier: .files, key: prefix.isEmpty ? nil : prefix, recovery: "List the files with list(prefix:)")
             }
             keys += found
         }
-        keys = Array(Set(keys)).sorted()
-        var sizes: [String: Int] = [:]
-        for key in keys { sizes[key] = try metadata(key)?.size ?? 0 }
+        // Keys are told apart by their scalars (`café` in NFC and NFD are two files), as the store keeps them.
+        keys = Array(Set(keys.map { ExactString($0) })).sorted().map(\.string)
+        var missing: [String] = []
+        var sizes: [ExactString: Int] = [:]
+        for key in keys {
+            guard let size = try metadata(key)?.size else {
+                missing.append(key)
+                continue
+            }
+            sizes[ExactString(key)] = size
+        }
         let total = sizes.values.reduce(0, +)
-        var central: [ZipEntry] = []
+        var central: [ZipFormat.Record] = []
         var done = 0
         var archiveSize = 0
         try AtomicFile.write(to: destination, permissions: 0o600) { writer in
             // Files under `wholeEntryLimit` are compressed whole, each on a worker, while this thread writes the
             // finished ones in order; a larger file streams through the block-parallel deflater.
-            var work = OrderedWork<SmallEntry>(threads: options.threads)
+            var work = OrderedWork<SmallEntry?>(threads: options.threads)
             var levels = LevelBlend(level: options.level)
-            func consume(_ entry: SmallEntry) throws {
+            func consume(_ entry: SmallEntry?) throws {
+                guard let entry else { return }
                 central.append(try writeSmallEntry(entry, into: &writer, threshold: options.zip64Threshold))
                 done += entry.size
                 options.progress?(TransferProgress(bytesDone: done, bytesTotal: total, currentKey: entry.key))
@@ -95,7 +107,7 @@ extension FileStore {
                 if options.isCancelled?() == true {
                     throw StorageError(.cancelled, "the export was cancelled", tier: .files)
                 }
-                let size = sizes[key] ?? 0
+                guard let size = sizes[ExactString(key)] else { continue }
                 if size < Self.wholeEntryLimit {
                     let level = levels.level(forNext: size)
                     try work.submit(
@@ -103,27 +115,21 @@ extension FileStore {
                     continue
                 }
                 try work.finish(consume: consume)
-                central.append(
-                    try writeLargeEntry(key, into: &writer, options: options) { bytes in
-                        options.progress?(TransferProgress(bytesDone: done + bytes, bytesTotal: total, currentKey: key))
-                    })
+                let entry = try writeLargeEntry(key, into: &writer, options: options) { bytes in
+                    options.progress?(TransferProgress(bytesDone: done + bytes, bytesTotal: total, currentKey: key))
+                }
+                if let entry { central.append(entry) }
                 done += size
             }
             try work.finish(consume: consume)
             try writeCentralDirectory(central, into: &writer, threshold: options.zip64Threshold)
             archiveSize = writer.count
         }
-        return (central.count, archiveSize)
-    }
-
-    struct ZipEntry {
-        var name: String
-        var method: UInt16
-        var crc: UInt32
-        var compressedSize: Int
-        var size: Int
-        var offset: Int
-        var modified: Int
+        let written = Set(central.map { ExactString($0.name) })
+        missing += keys.filter { sizes[ExactString($0)] != nil && !written.contains(ExactString($0)) }
+        return ExportSummary(
+            entries: central.count, bytes: archiveSize,
+            missingKeys: missing.map { ExactString($0) }.sorted().map(\.string))
     }
 
     /// Files smaller than this are compressed whole (one libdeflate call on one core); larger ones stream.
@@ -140,11 +146,11 @@ extension FileStore {
 
     /// Reads and compresses one file whole with libdeflate. It is stored instead when deflate would not make it
     /// smaller, or, for a content type that is compressed already, not at least 3% smaller.
-    func compressSmall(_ key: String, level: Int32) throws -> SmallEntry {
-        let data = try read(key)
-        let metadata = try metadata(key)
+    /// - Returns: The entry, or `nil` when the file is gone (deleted since it was listed).
+    func compressSmall(_ key: String, level: Int32) throws -> SmallEntry? {
+        guard let data = try readIfPresent(key), let metadata = try metadata(key) else { return nil }
         let crc = data.withUnsafeBytes { LibDeflate.crc32($0) }
-        let room = ContentType.isCompressed(metadata?.contentType ?? "") ? data.count * 97 / 100 : data.count - 1
+        let room = ContentType.isCompressed(metadata.contentType) ? data.count * 97 / 100 : data.count - 1
         var compressed = Data(count: max(room, 0))
         let produced = try data.withUnsafeBytes { input in
             try compressed.withUnsafeMutableBytes { output in
@@ -153,14 +159,16 @@ extension FileStore {
         }
         if let produced { compressed.count = produced }
         return SmallEntry(
-            key: key, size: data.count, modified: Int(metadata?.modificationDate.timeIntervalSince1970 ?? 0),
+            key: key, size: data.count, modified: Int(metadata.modificationDate.timeIntervalSince1970),
             crc: crc, stored: produced == nil, payload: produced == nil ? data : compressed)
     }
 
-    func writeSmallEntry(_ entry: SmallEntry, into writer: inout AtomicFile.Writer, threshold: Int) throws -> ZipEntry {
+    func writeSmallEntry(_ entry: SmallEntry, into writer: inout AtomicFile.Writer, threshold: Int) throws
+        -> ZipFormat.Record
+    {
         let offset = writer.count
         let zip64 = entry.size >= threshold || offset >= threshold
-        var zipEntry = ZipEntry(
+        var zipEntry = ZipFormat.Record(
             name: entry.key, method: entry.stored ? 0 : 8, crc: entry.crc, compressedSize: entry.payload.count,
             size: entry.size,
             offset: offset, modified: entry.modified)
@@ -173,9 +181,23 @@ extension FileStore {
     /// Streams one large file into the archive, deciding store or deflate from a sample, and patching the local
     /// header with the CRC and sizes once known. The file is read through the engine's reader (on the POSIX engine,
     /// its descriptor under the shared lock).
+    /// - Returns: The entry, or `nil` when the file was gone before any of it was written (deleted since it was
+    ///   listed). Gone later (an object store's file deleted between two ranged reads), it fails the export.
     func writeLargeEntry(
         _ key: String, into writer: inout AtomicFile.Writer, options: ExportOptions, progress: (Int) -> Void
-    ) throws -> ZipEntry {
+    ) throws -> ZipFormat.Record? {
+        var started = false
+        do {
+            return try streamLargeEntry(key, into: &writer, options: options, started: &started, progress: progress)
+        } catch let error as StorageError where error.code == .notFound && !started {
+            return nil
+        }
+    }
+
+    private func streamLargeEntry(
+        _ key: String, into writer: inout AtomicFile.Writer, options: ExportOptions, started: inout Bool,
+        progress: (Int) -> Void
+    ) throws -> ZipFormat.Record {
         try engine.withReader(key) { reader in
             let size = reader.size
             let modified = Int(reader.modificationDate.timeIntervalSince1970)
@@ -207,10 +229,11 @@ extension FileStore {
             }
             let offset = writer.count
             let zip64 = size >= options.zip64Threshold || offset >= options.zip64Threshold
-            var entry = ZipEntry(
+            var entry = ZipFormat.Record(
                 name: key, method: store ? 0 : 8, crc: 0, compressedSize: 0, size: size, offset: offset,
                 modified: modified)
             let header = ZipFormat.localHeader(entry, zip64: zip64)
+            started = true
             try writer.write(Data(header))
             let dataStart = writer.count
             if store {
@@ -253,17 +276,10 @@ extension FileStore {
         }
     }
 
-    func writeCentralDirectory(_ entries: [ZipEntry], into writer: inout AtomicFile.Writer, threshold: Int) throws {
-        let start = writer.count
-        for entry in entries { try writer.write(Data(ZipFormat.centralHeader(entry, threshold: threshold))) }
-        let size = writer.count - start
-        let needs64 = entries.count >= 0xFFFF || start >= 0xFFFF_FFFF || size >= 0xFFFF_FFFF
-        if needs64 {
-            let record = writer.count
-            try writer.write(Data(ZipFormat.zip64End(count: entries.count, size: size, offset: start)))
-            try writer.write(Data(ZipFormat.zip64Locator(recordOffset: record)))
-        }
-        try writer.write(Data(ZipFormat.end(count: entries.count, size: size, offset: start)))
+    func writeCentralDirectory(
+        _ entries: [ZipFormat.Record], into writer: inout AtomicFile.Writer, threshold: Int
+    ) throws {
+        try writer.write(Data(ZipFormat.centralDirectory(entries, start: writer.count, threshold: threshold)))
     }
 }
 

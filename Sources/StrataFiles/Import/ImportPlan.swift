@@ -46,7 +46,7 @@ package struct ImportPlan {
                 throw StorageError(
                     .invalidArgument, "the archive holds two entries with the same name; importing both would lose one",
                     tier: .files, key: entry.name, path: archive,
-                    recovery: "Remove or rename one of the two entries; nothing was imported")
+                    recovery: "Remove or rename one of the two entries (an import of this archive stores nothing)")
             }
             guard entry.size <= limits.maximumTotalSize - total else {
                 throw StorageError(
@@ -81,6 +81,6 @@ package struct ImportPlan {
         StorageError(
             .invalidArgument, "an archive entry is a file where another entry needs a folder of the same name",
             tier: .files, key: name, path: archive,
-            recovery: "Rename the file or the folder in the archive; nothing was imported")
+            recovery: "Rename the file or the folder in the archive (an import of it stores nothing)")
     }
 }

@@ -14,7 +14,9 @@ enum FilesCommands {
     static let key = Argument(
         "KEY", "The file's key: its path in the store (exports/report.pdf).", completion: .key(.files))
     static let prefix = Argument(
-        optional: "PREFIX", "A folder key (photos/) or a file key; without one, every file.", completion: .key(.files))
+        optional: "PREFIX",
+        "The start of the keys: photos/ for that folder, photos also for photos-old/...; without one, every file.",
+        completion: .key(.files))
 
     /// The error for a key the file store holds no file for.
     static func noFile(_ key: String, recovery: String? = nil) -> StorageError {

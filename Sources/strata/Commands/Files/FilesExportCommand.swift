@@ -4,7 +4,9 @@ import Strata
 /// progress; Ctrl-C removes the unfinished archive.
 struct FilesExportCommand: ToolCommand {
     static let prefixes = Argument(
-        list: "PREFIX", "A folder key (photos/) or a file key; without one, every file.", completion: .key(.files))
+        list: "PREFIX",
+        "The start of the keys: photos/ for that folder, photos also for photos-old/...; without one, every file.",
+        completion: .key(.files))
     static let outputOption = Option("--output", "FILE", "The archive.", completion: .path)
     static let configuration = CommandConfiguration(
         "export", group: FilesCommands.name,
@@ -49,16 +51,23 @@ struct FilesExportCommand: ToolCommand {
             let result = try Interruption.trapping(Self.configuration.path, progress) {
                 try files.exportZip(prefixes.isEmpty ? [""] : prefixes, to: output, options: options)
             }
-            report(entries: result.entries, bytes: result.bytes)
+            report(entries: result.entries, bytes: result.bytes, missingKeys: result.missingKeys)
         }
     }
 
-    /// Prints what was written: `wrote FILE: …`, or with `--json` `{"output", "entries", "bytes"}`.
-    private func report(entries: Int, bytes: Int) {
+    /// Prints what was written: `wrote FILE: …`, or with `--json` `{"output", "entries", "bytes", "missingKeys"}`;
+    /// and, on standard error, a warning for each file another program deleted while the export ran (the archive is
+    /// whole without them).
+    private func report(entries: Int, bytes: Int, missingKeys: [String] = []) {
+        for key in missingKeys {
+            CommandLineTool.printError(
+                "strata files export: warning: '\(key)' was deleted during the export; not archived")
+        }
         if json {
             return JSONOutput.print(
                 .object([
                     "output": .string(output), "entries": .integer(Int64(entries)), "bytes": .integer(Int64(bytes)),
+                    "missingKeys": .array(missingKeys.map { .string($0) }),
                 ]))
         }
         print("wrote \(output): " + (output.hasSuffix(".gz") ? "\(bytes) bytes" : "\(entries) entries, \(bytes) bytes"))
@@ -66,7 +75,8 @@ struct FilesExportCommand: ToolCommand {
 
     /// Refuses a `.gz` export of what is not one file: a folder is a usage error that points to `.zip`.
     private func checkGzipSource(_ key: String, in files: FileStore) throws {
-        guard (try? files.exists(key)) != true, try !files.list(prefix: key).isEmpty else { return }
+        let folder = key.hasSuffix("/") ? key : key + "/"
+        guard (try? files.exists(key)) != true, try !files.list(prefix: folder).isEmpty else { return }
         throw UsageError("'\(key)' is a folder, and a .gz holds one file: use .zip to export a folder")
     }
 }
