@@ -34,6 +34,7 @@ struct RawDescriptorAPITests {
         "StrataFiles/Export/ExportOptions.swift level": "a compression level",
         "StrataFiles/Export/ExportOptions.swift init": "a compression level",
         "StrataFiles/Archives/LibDeflate.swift init": "a compression level",
+        "StrataFiles/Archives/ZipBuilder.swift init": "a compression level, as ExportOptions.level",
         "StrataPostgresClient/PostgresConnection.swift serverProcessID": "a server's process id",
         "StrataPostgresClient/PostgresPool.swift idleServerProcessIDs": "servers' process ids",
         "StrataSQLite/SQLiteErrorDetail.swift extendedResultCode": "an SQLite result code",
