@@ -154,8 +154,8 @@ package final class FaultInjector: Sendable {
                 Plan(
                     owner: owner, calls: calls, pathFragment: pathFragment, skip: skip, remaining: times,
                     fault: fault))
+            Self.armed.store(true, ordering: .relaxed)  // Under the lock: see reset().
         }
-        Self.armed.store(true, ordering: .relaxed)
     }
 
     /// Starts counting the system calls that pass through the seam (for ``seenCount(of:)``), for the calling task,
@@ -166,8 +166,8 @@ package final class FaultInjector: Sendable {
         state.withLock {
             $0.countings.removeAll { $0.owner == owner }
             $0.countings.append(Counting(owner: owner, pathFragment: pathFragment))
+            Self.armed.store(true, ordering: .relaxed)  // Under the lock: see reset().
         }
-        Self.armed.store(true, ordering: .relaxed)
     }
 
     /// How many calls of `call` the calling task's counting has seen since ``startCounting(pathContaining:)``.
@@ -196,12 +196,13 @@ package final class FaultInjector: Sendable {
     /// Removes the calling task's plans and counting; the seam is disarmed when no task has any left.
     package func reset() {
         let owner = Self.owner
-        let isEmpty = state.withLock { state in
+        state.withLock { state in
             state.plans.removeAll { $0.owner == owner }
             state.countings.removeAll { $0.owner == owner }
-            return state.isEmpty
+            // Disarmed under the lock that arming takes too: disarming after it, a reset that found nothing left
+            // could land after another task armed a plan, and that plan would never fire.
+            if state.isEmpty { Self.armed.store(false, ordering: .relaxed) }
         }
-        if isEmpty { Self.armed.store(false, ordering: .relaxed) }
     }
 
     /// The fault `call` on `path` suffers, if any; a `.kill` ends the process here instead.

@@ -37,4 +37,29 @@ struct FaultInjectorOwnershipTests {
         #expect(FaultInjector.shared.injectedCount == 1)
         #expect(FaultInjector.shared.seenCount(of: .rename) == 1)
     }
+
+    /// A reset that finds nothing left disarms the seam; another task arming at that moment must stay armed. (A
+    /// full-suite run failed `aLargeBatchCreatesItsFilesUnnamedOrNamedAndLeavesNoTemporary`: a reset's disarm landed
+    /// after the batch test armed its fault, and the fault never fired.) A thread outside any task resets (nothing of
+    /// its own) while this test arms, many times: after each round this test's plan is there, so the seam must be
+    /// armed.
+    @Test func aResetNeverDisarmsAPlanArmedAtTheSameTime() {
+        defer { FaultInjector.shared.reset() }
+        let path = directory.appending("race")
+        var disarmed = 0
+        for _ in 0..<2_000 {
+            let start = DispatchSemaphore(value: 0)
+            let done = DispatchGroup()
+            DispatchQueue.global().async(group: done) {
+                start.wait()
+                FaultInjector.shared.reset()
+            }
+            start.signal()
+            FaultInjector.shared.inject(.error(EIO), on: .rename, pathContaining: path)
+            done.wait()
+            if !FaultInjector.isArmed { disarmed += 1 }
+            FaultInjector.shared.reset()
+        }
+        #expect(disarmed == 0, "the seam was disarmed with a plan armed in \(disarmed) of 2,000 rounds")
+    }
 }
