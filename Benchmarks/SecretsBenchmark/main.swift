@@ -5,7 +5,7 @@
 // `--rounds N` times, alternating, and keeps its best.
 //
 //   swift run -c release strata-bench-secrets [--quick] [--rounds N]
-//   strata-bench-secrets --profile set|get|batch [--raw] [--size BYTES] [--keyring N]   # only that operation
+//   strata-bench-secrets --profile set|get|fresh-get|batch [--raw] [--size BYTES] [--keyring N]   # only that operation
 //                               (of a BYTES value, 64 by default; in a keyring holding N other small items, 0 by
 //                               default), for callgrind and strace -c
 //   strata-bench-secrets --stages [--rounds N]   # a batch of 1,000, timed (new items, replaced items)
@@ -91,7 +91,8 @@ func profile(_ operation: String, raw useRaw: Bool, size: Int) throws {
     let secret = Secret(Data(value))
     let count = operation == "batch" ? 1000 : 100
     // The items exist before the operation measured: a set replaces, a get reads one that is there, unchanged
-    // for longer than a store needs to trust its stamp (see the warm gets in run()).
+    // for longer than a store needs to trust its stamp (see the warm gets in run()); a fresh-get reads it just after
+    // its set.
     let others = Int(argument("--keyring") ?? "0") ?? 0
     if others > 0 {
         try store.set(
@@ -106,8 +107,9 @@ func profile(_ operation: String, raw useRaw: Bool, size: Int) throws {
     switch operation {
     case "set" where useRaw: for _ in 0..<count { raw.set(value, name: "a0") }
     case "set": for _ in 0..<count { try store.set(secret, service: "bench", account: "a0") }
-    case "get" where useRaw: for _ in 0..<count * 100 { sink &+= raw.get(name: "a0", size: size).count }
-    case "get":
+    case "get" where useRaw, "fresh-get" where useRaw:
+        for _ in 0..<count * 100 { sink &+= raw.get(name: "a0", size: size).count }
+    case "get", "fresh-get":
         for _ in 0..<count * 100 { sink &+= try store.get(service: "bench", account: "a0")!.count }
     case "batch":
         let batch = (0..<count).map {
@@ -118,7 +120,7 @@ func profile(_ operation: String, raw useRaw: Bool, size: Int) throws {
         } else {
             try store.set(batch)
         }
-    default: fatalError("--profile set|get|batch")
+    default: fatalError("--profile set|get|fresh-get|batch")
     }
     if sink == 42 { print("") }
 }
@@ -219,13 +221,16 @@ func run() throws {
             Comparison(
                 "durable set \(label)", operations: count, strata: set.strata, baseline: set.baseline, target: 0.9))
         let gets = count * (size == 64 ? 20 : 2)
-        // Just after a set: the file's stamp is too fresh to vouch for it, so each get reads the file.
+        // Just after a set: the file's stamp is too fresh to vouch for it. A 64 B item lives in the manifest, which
+        // the first get reads and holds open (a PinnedFile vouches for it from then on); a 1 MiB item's file is
+        // read by every get.
         let fresh = try Bench.interleaved(
             baseline: { for _ in 0..<gets { sink &+= raw.get(name: "a0-\(size)", size: size).count } },
             strata: { for _ in 0..<gets { sink &+= try store.get(service: "bench", account: "a0-\(size)")!.count } })
         rows.append(
             Comparison(
-                "get just after a set \(label)", operations: gets, strata: fresh.strata, baseline: fresh.baseline))
+                "get just after a set \(label)", operations: gets, strata: fresh.strata, baseline: fresh.baseline,
+                target: size == 64 ? 0.8 : nil))
         Thread.sleep(forTimeInterval: max(0, SecretStore.settlingTime + 0.1 + lastSet.timeIntervalSinceNow))
         let get = try Bench.interleaved(
             baseline: { for _ in 0..<gets { sink &+= raw.get(name: "warm-\(size)", size: size).count } },

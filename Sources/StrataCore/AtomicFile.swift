@@ -427,7 +427,7 @@ public enum AtomicFile {
     }
 
     /// Reads from `fd`, whose `fstat` gave `status`, to the end of the file.
-    private static func readAll(
+    package static func readAll(
         _ fd: FileDescriptor, status: stat, path: @autoclosure () -> String, maximumSize: Int?, followGrowth: Bool
     ) throws -> Data {
         var size = Int(status.st_size)

@@ -42,12 +42,19 @@ extension SecretStore {
             }
             if now == settled, let found = known(cached.manifest) { return found }
         }
+        // Not settled yet (it changed within the settling time, as after every set): the file held open since it
+        // was read, when the name still holds it with the same bytes, vouches as well — one fstatat and one pread.
+        if let cached, cached.stamp == nil, let pin = cached.pin,
+            pin.stillHolds(cached.bytes, as: ItemManifest.fileName, in: folder), let found = known(cached.manifest)
+        {
+            return found
+        }
         let readStart = Date().timeIntervalSince1970
         // The anchor before the manifest (see ManifestAnchor): a manifest read after it is at least as new. A
-        // manifest served from the settled cache above is the very file checked when it was read.
+        // manifest served from memory above (settled, or held open) is the very file checked when it was read.
         let anchor = try readAnchor(in: folder, keyringID: keyringID)
         guard
-            let (data, status) = try AtomicFile.readWithStatus(
+            let (data, status, pin) = try PinnedFile.read(
                 in: folder, name: ItemManifest.fileName, maximumSize: 64 << 20)
         else {
             guard !requiresManifest else {
@@ -64,7 +71,7 @@ extension SecretStore {
         // The bytes parsed last, read again (a manifest changed within the settling time): not parsed again.
         if let cached, cached.bytes == data, let found = known(cached.manifest) {
             try checkNotRolledBack(found.0, anchor: anchor)
-            keyMaterial.withLock { $0.manifestCache = (data, settled, found.0) }
+            keyMaterial.withLock { $0.manifestCache = (data, settled, pin, found.0) }
             return found
         }
         let parsed: (ItemManifest, DataKeys)
@@ -85,7 +92,7 @@ extension SecretStore {
             }
         }
         try checkNotRolledBack(parsed.0, anchor: anchor)
-        keyMaterial.withLock { $0.manifestCache = (data, settled, parsed.0) }
+        keyMaterial.withLock { $0.manifestCache = (data, settled, pin, parsed.0) }
         return parsed
     }
 
@@ -182,7 +189,7 @@ extension SecretStore {
     /// them in the file and takes the manifest from memory instead of parsing it again. Without a stamp — it was
     /// changed just now — so that read does read the file: another process may have replaced it since.
     func rememberWritten(_ manifest: ItemManifest, bytes: Data) {
-        keyMaterial.withLock { $0.manifestCache = (bytes, nil, manifest) }
+        keyMaterial.withLock { $0.manifestCache = (bytes, nil, nil, manifest) }
     }
 
     func manifestKeyringID() throws -> [UInt8] {

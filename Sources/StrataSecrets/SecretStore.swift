@@ -95,8 +95,9 @@ public final class SecretStore: Sendable {
         var next: DataKeys?
         var names: GuardedKey?
         /// The manifest last read or written: its file's bytes, the stamp of that file when it was settled at
-        /// the read (see ``FileStamp``), and what the bytes hold.
-        var manifestCache: (bytes: Data, stamp: FileStamp?, manifest: ItemManifest)?
+        /// the read (see ``FileStamp``), the file held open when it was read (see ``PinnedFile``: it vouches for
+        /// the bytes before they settle), and what the bytes hold.
+        var manifestCache: (bytes: Data, stamp: FileStamp?, pin: PinnedFile?, manifest: ItemManifest)?
         /// Whether `keyring.json` requires the item manifest (version 2).
         var requiresManifest = false
         var providerKind: String?
