@@ -111,6 +111,16 @@ public enum AtomicFile {
             if isNamed, !renamed { try? folder.unlink(temporary) }
         }
         try body(Writer(fd: fd, path: path, startsWriteback: durability.syncsToDisk))
+        // A durable replacement flushes twice, and neither flush can go, even when `name` exists already:
+        // - The new file's content and inode reach the disk before any name points at it, or a power loss after the
+        //   rename reached the disk leaves an empty or torn file at `name`. Only a journal orders the two otherwise
+        //   (ext4's `auto_da_alloc` documents it for a file renamed over another in `data=ordered`), and an ext4 may
+        //   have none (the test VMs' root: "mounted filesystem ... without journal"); a finished flush orders them
+        //   on every file system.
+        // - The folder is flushed after the rename, before returning: a rename is not synchronized I/O (POSIX), and
+        //   until the folder's `fsync` a power loss may bring the old file back (a journal commits the rename
+        //   seconds later; without one, write-back writes the folder's block later still).
+        // `fdatasync` would save nothing: a new file's size and blocks are metadata it must write anyway.
         try seal(fd, permissions: permissions, syncing: durability.syncsToDisk, path: path)
         if !isNamed {
             try link(fd, as: temporary, in: folder, for: name)

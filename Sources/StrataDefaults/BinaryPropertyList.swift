@@ -31,6 +31,31 @@ public enum BinaryPropertyList {
         return writer.finish(top: 0)  // The top object is the first.
     }
 
+    /// Serializes a suite's top-level dictionary as ``encode(_:)`` does, noting where each key's value lies when it is
+    /// a scalar, so that a later set can patch the bytes (``EncodedSuite``).
+    static func encodeSuite(_ dictionary: [ExactString: PropertyListValue]) -> EncodedSuite {
+        let value = PropertyListValue.dictionary(dictionary)
+        let count = objectCount(value)
+        let refSize = byteWidth(UInt64(count))
+        var writer = Writer(refSize: refSize, objects: count, capacity: 64 + count * (24 + refSize))
+        writer.notesTopLevelValues = true
+        writer.topLevelKeys.reserveCapacity(dictionary.count)
+        writer.topLevelValueRanges.reserveCapacity(dictionary.count)
+        writer.out.append(magic)
+        writer.write(value, index: 0)
+        let keys = writer.topLevelKeys
+        let ranges = writer.topLevelValueRanges
+        return EncodedSuite(bytes: writer.finish(top: 0), keys: keys, valueRanges: ranges)
+    }
+
+    /// The bytes of a scalar value's object, or `nil` for an array or a dictionary.
+    static func encodedScalar(_ value: PropertyListValue) -> [UInt8]? {
+        if isContainer(value) { return nil }
+        var writer = Writer(refSize: 1, objects: 0, capacity: 16)
+        writer.writeScalar(value)
+        return writer.out.bytes
+    }
+
     /// How many objects a value and its descendants take.
     @inline(__always)
     static func objectCount(_ value: PropertyListValue) -> Int {
@@ -71,6 +96,11 @@ public enum BinaryPropertyList {
         /// Where each object starts, by its index: objects may be written in any order (a dictionary's keys and
         /// values are written pair by pair), the table puts them back in index order.
         var offsets: [Int]
+        /// Whether to note, for the top-level dictionary, each key and where its value's object lies (an empty
+        /// range for a container): ``encodeSuite(_:)``.
+        var notesTopLevelValues = false
+        var topLevelKeys: [ExactString] = []
+        var topLevelValueRanges: [Range<Int>] = []
 
         init(refSize: Int, objects: Int, capacity: Int) {
             self.refSize = refSize
@@ -149,11 +179,17 @@ public enum BinaryPropertyList {
                 let first = pending.count
                 var keyIndex = index + 1
                 next = index + 1 + items.count
+                let notes = notesTopLevelValues && index == 0
                 for (key, item) in items {
                     offsets[keyIndex] = out.count
                     writeString(key.string)
                     keyIndex += 1
+                    let start = out.count
                     place(item, at: &next, pending: &pending)
+                    if notes {
+                        topLevelKeys.append(key)
+                        topLevelValueRanges.append(start..<out.count)
+                    }
                 }
                 pending[first...].reverse()
             default:

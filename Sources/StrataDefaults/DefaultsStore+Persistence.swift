@@ -264,6 +264,7 @@ extension DefaultsStore {
             let keys = Set(values.keys).union(state.values.keys).filter { values[$0] != state.values[$0] }.map(\.string)
             if let observed { state.seenChanges = observed }
             state.persisted = disk
+            state.encoded = nil
             state.values = values
             state.identity = identity
             // No file is a settled state: creating one makes a stamp where there was none.
@@ -379,24 +380,46 @@ extension DefaultsStore {
                 stale.insert(key)
             }
         }
-        // `persisted` is only touched with `io` held: take it out of the state so that the merge below changes it in
-        // place (no copy of the whole suite per write), and put back what it was if the write fails.
-        var merged = state.withLock { state in
-            defer { state.persisted = [:] }
-            return state.persisted
+        // `persisted` and its encoding are only touched with `io` held: take them out of the state so that the merge
+        // below changes them in place (no copy of the whole suite per write), and put back what they were if the
+        // write fails.
+        var (merged, previous) = state.withLock { state in
+            defer {
+                state.persisted = [:]
+                state.encoded = nil
+            }
+            return (state.persisted, state.encoded)
         }
         var replaced: [(key: ExactString, value: PropertyListValue?)] = []
+        var changes: [EncodedSuite.Change] = []
         for (key, change) in pending where !stale.contains(key) {
+            let old: PropertyListValue?
             if let value = change.value {
-                replaced.append((key, merged.updateValue(value, forKey: key)))
+                old = merged.updateValue(value, forKey: key)
             } else {
-                replaced.append((key, merged.removeValue(forKey: key)))
+                old = merged.removeValue(forKey: key)
             }
+            replaced.append((key, old))
+            changes.append(EncodedSuite.Change(key: key, old: old, new: change.value))
         }
         var written: Data?
+        var encoded: EncodedSuite?
         if stale.count < pending.count {
             do {
-                let bytes = configuration.format.encode(merged)
+                let bytes: Data
+                if configuration.format == .binary {
+                    // A set of same-size scalars patches the last file's bytes; anything else encodes the suite.
+                    let suite: EncodedSuite
+                    if var patched = previous, patched.patch(changes) {
+                        suite = patched
+                    } else {
+                        suite = BinaryPropertyList.encodeSuite(merged)
+                    }
+                    encoded = suite
+                    bytes = suite.bytes
+                } else {
+                    bytes = configuration.format.encode(merged)
+                }
                 written = bytes
                 // The suite replaced is freed in the background (RetiredFiles), not inside the rename.
                 try AtomicFile.write(
@@ -404,10 +427,15 @@ extension DefaultsStore {
                     durability: configuration.durability, retiringReplaced: true)
             } catch {
                 for (key, value) in replaced.reversed() { merged[key] = value }
-                state.withLock { $0.persisted = merged }
+                state.withLock {
+                    $0.persisted = merged
+                    $0.encoded = previous
+                }
                 if let error = error as? StorageError { throw error.attributed(tier: .defaults, key: nil) }
                 throw error
             }
+        } else {
+            encoded = previous
         }
         let identity = FileStamp.of(fileName, in: folder)
         // Other processes' reads see the write from now on (``catchUpWithOtherProcesses()``); this one saw every write
@@ -416,6 +444,7 @@ extension DefaultsStore {
         let dropped = state.withLock { state -> Set<String> in
             if let seen { state.seenChanges = seen }
             state.persisted = merged
+            state.encoded = encoded
             state.identity = identity
             state.identityIsSettled = false  // Written just now: not settled.
             state.unsettledBytes = written

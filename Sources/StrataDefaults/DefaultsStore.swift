@@ -72,6 +72,9 @@ public final class DefaultsStore: Sendable {
         /// The bytes ``identity`` was read or written with, while it is not settled: a check that finds the same
         /// stamp compares the file's bytes with them instead of parsing the suite again.
         var unsettledBytes: Data?
+        /// ``persisted`` as the binary file this process last wrote, which a set of same-size scalars patches
+        /// (``EncodedSuite``); `nil` once the file is read again (another process wrote it) or in the XML format.
+        var encoded: EncodedSuite?
         var sequence: UInt64 = 0
         var encodedSize = 0
         var flushScheduled = false
