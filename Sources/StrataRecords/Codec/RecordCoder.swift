@@ -49,16 +49,8 @@ enum RecordCoder {
     static func decodeCodable<R: Decodable>(
         _ type: R.Type, from bytes: UnsafeRawBufferPointer, collection: String, id: String?
     ) throws -> R {
-        try storageErrors(R.self, collection: collection, id: id) { try FastJSONDecoder.decode(type, from: bytes) }
-    }
-
-    /// Runs `decode`, turning what it throws into the store's errors for a record of `R` with this id.
-    @inline(__always)
-    static func storageErrors<R, T>(_ type: R.Type, collection: String, id: String?, _ decode: () throws -> T) throws
-        -> T
-    {
         do {
-            return try decode()
+            return try FastJSONDecoder.decode(type, from: bytes)
         } catch let error as JSONParseError {
             throw corrupt(error, collection: collection, id: id)
         } catch let error as DecodingError {
