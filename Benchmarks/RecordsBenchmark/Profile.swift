@@ -5,7 +5,8 @@
 //       .build/release/strata-bench-records --profile get --side strata --count 1000
 //
 // OPERATION is `insert` (N records in one transaction), `get` (N point gets, decoded on the Strata side, copied
-// out on the raw side) or `range` (N indexed range queries of about 1/35 of the records).
+// out on the raw side), `range` (N indexed range queries of about 1/35 of the records) or `scan` (N full-scan
+// prefix queries); `get-reader`, `range-reader` and `scan-reader` read on the Strata side through `RecordDecodable`.
 import BenchmarkKit
 import CSQLite
 import Foundation
@@ -54,18 +55,23 @@ struct ProfileRun {
             } else {
                 Self.measured { sink &+= sides.raw.get(ids[...]) }
             }
-        case "range":
-            if strata {
-                try Self.measured {
-                    for _ in 0..<count {
-                        sink &+= try sides.strata.fetch(where: Field("age") >= 30 && Field("age") < 32).count
-                    }
-                }
+        case "get-reader":
+            let ids = sampleIDs(count, of: filled, round: 0)
+            try Self.measured { for id in ids { sink &+= try sides.reader.get(id: id)?.age ?? 0 } }
+        case "range", "range-reader", "scan", "scan-reader":
+            let predicate =
+                operation.hasPrefix("range")
+                ? Field("age") >= 30 && Field("age") < 32 : Field("name").hasPrefix("Person Number 1")
+            if operation.hasSuffix("-reader") {
+                try Self.measured { for _ in 0..<count { sink &+= try sides.reader.fetch(where: predicate).count } }
+            } else if strata {
+                try Self.measured { for _ in 0..<count { sink &+= try sides.strata.fetch(where: predicate).count } }
             } else {
-                Self.measured { for _ in 0..<count { sink &+= sides.raw.query(RawSQLite.rangeSQL) } }
+                let sql = operation.hasPrefix("range") ? RawSQLite.rangeSQL : RawSQLite.prefixSQL
+                Self.measured { for _ in 0..<count { sink &+= sides.raw.query(sql) } }
             }
         default:
-            print("unknown operation \(operation): insert, get or range")
+            print("unknown operation \(operation): insert, get, get-reader, range, range-reader, scan or scan-reader")
         }
         print("\(operation) x\(count) on \(side): \(sink)")
         // The files of both sides, so that a difference in what a get reads shows (a larger file, an unmerged WAL).

@@ -149,6 +149,9 @@ final class RawSQLite {
     /// The indexed range query of the benchmarks, written as a C programmer would (constants in the SQL).
     static let rangeSQL =
         "SELECT body FROM c_people WHERE json_extract(body, '$.age') >= 30 AND json_extract(body, '$.age') < 32 ORDER BY id"
+    /// The full-scan prefix query of the benchmarks (`name` starting with "Person Number 1").
+    static let prefixSQL =
+        "SELECT body FROM c_people WHERE json_extract(body, '$.name') >= 'Person Number 1' AND json_extract(body, '$.name') < 'Person Number 1\u{10FFFF}' ORDER BY id"
 
     func query(_ sql: String) -> Int {
         let statement = prepare(sql)
@@ -177,6 +180,8 @@ func encodedRows(_ range: Range<Int>) throws -> [(String, [UInt8])] {
 
 struct Sides {
     let strata: RecordCollection<Person>
+    /// The same collection read through `ReaderPerson`'s `RecordDecodable` conformance.
+    let reader: RecordCollection<ReaderPerson>
     let raw: RawSQLite
 }
 
@@ -184,6 +189,7 @@ func openSides(_ folder: String, _ label: String) throws -> Sides {
     let store = try RecordStore(path: folder + "/strata-\(label).sqlite", configuration: BenchConfiguration.records)
     return Sides(
         strata: try store.collection(Person.self, named: "people", indexes: [.field("age")]),
+        reader: try store.collection(ReaderPerson.self, named: "people", indexes: [.field("age")]),
         raw: RawSQLite(folder + "/raw-\(label).sqlite"))
 }
 
@@ -299,33 +305,31 @@ func runExtras(_ folder: String, quick: Bool, main: Int, gets: Int, sides: Sides
     let queryRounds = quick ? 5 : 9
     var rangeRows = 0
     var scanRows = 0
+    let range = Field("age") >= 30 && Field("age") < 32
+    let prefix = Field("name").hasPrefix("Person Number 1")
     let ranges = try PairedRounds.run(
         rounds: queryRounds, baseline: { _ in Bench.time { _ = sides.raw.query(RawSQLite.rangeSQL) } },
-        strata: { _ in
-            try Bench.time { rangeRows = try sides.strata.fetch(where: Field("age") >= 30 && Field("age") < 32).count }
-        })
+        strata: { _ in try Bench.time { rangeRows = try sides.strata.fetch(where: range).count } })
+    let readerRanges = try PairedRounds.run(
+        rounds: queryRounds, baseline: { _ in Bench.time { _ = sides.raw.query(RawSQLite.rangeSQL) } },
+        strata: { _ in try Bench.time { rangeRows = try sides.reader.fetch(where: range).count } })
     let scans = try PairedRounds.run(
-        rounds: queryRounds,
-        baseline: { _ in
-            Bench.time {
-                _ = sides.raw.query(
-                    "SELECT body FROM c_people WHERE json_extract(body, '$.name') >= 'Person Number 1' AND json_extract(body, '$.name') < 'Person Number 1\u{10FFFF}' ORDER BY id"
-                )
-            }
-        },
-        strata: { _ in
-            try Bench.time {
-                scanRows = try sides.strata.fetch(where: Field("name").hasPrefix("Person Number 1")).count
-            }
-        })
+        rounds: queryRounds, baseline: { _ in Bench.time { _ = sides.raw.query(RawSQLite.prefixSQL) } },
+        strata: { _ in try Bench.time { scanRows = try sides.strata.fetch(where: prefix).count } })
+    let readerScans = try PairedRounds.run(
+        rounds: queryRounds, baseline: { _ in Bench.time { _ = sides.raw.query(RawSQLite.prefixSQL) } },
+        strata: { _ in try Bench.time { scanRows = try sides.reader.fetch(where: prefix).count } })
     let strataRange = PairedRounds.median(ranges.strata)
     print("")
     Comparison.printTable(
         [
             ranges.comparison("indexed range (\(rangeRows) rows)", operations: 1, target: nil),
+            readerRanges.comparison("indexed range (\(rangeRows) rows, RecordDecodable)", operations: 1, target: 0.8),
             scans.comparison("full-scan prefix (\(scanRows) rows)", operations: 1, target: nil),
+            readerScans.comparison("full-scan prefix (\(scanRows) rows, RecordDecodable)", operations: 1, target: 0.8),
         ], baselineName: "raw C", ratioName: "raw/Strata")
-    print("  indexed range: \(ranges.ratioRange); full-scan prefix: \(scans.ratioRange)")
+    print("  indexed range: \(ranges.ratioRange); RecordDecodable: \(readerRanges.ratioRange)")
+    print("  full-scan prefix: \(scans.ratioRange); RecordDecodable: \(readerScans.ratioRange)")
 
     let strataInsert = try Bench.time {
         let store = try RecordStore(path: folder + "/strata-python-side.sqlite")
@@ -404,12 +408,13 @@ func runExtras(_ folder: String, quick: Bool, main: Int, gets: Int, sides: Sides
 }
 
 /// Paired rounds of inserts (`records`, one transaction of `records.count / rounds` per round and side), then of
-/// point gets on ids spread below `records.upperBound`; `rawInsert` and `rawGet` time the raw side's round. Also
-/// returns the sum of the ages read, so that no read can be left out.
+/// point gets on ids spread below `records.upperBound` (decoded with `Codable`, then, when `readerGets`, read
+/// through `RecordDecodable` on the same ids); `rawInsert` and `rawGet` time the raw side's round. Also returns the
+/// sum of the ages read, so that no read can be left out.
 func insertAndGetRounds(
-    _ sides: Sides, rounds: Int, records: Range<Int>, getsPerRound: Int,
+    _ sides: Sides, rounds: Int, records: Range<Int>, getsPerRound: Int, readerGets: Bool = false,
     rawInsert: (Range<Int>) throws -> Double, rawGet: ([String]) throws -> Double
-) throws -> (inserts: PairedRounds, gets: PairedRounds, sink: Int) {
+) throws -> (inserts: PairedRounds, gets: PairedRounds, readerGets: PairedRounds, sink: Int) {
     let batch = records.count / rounds
     func slice(_ round: Int) -> Range<Int> {
         (records.lowerBound + round * batch)..<(records.lowerBound + (round + 1) * batch)
@@ -427,17 +432,28 @@ func insertAndGetRounds(
             let ids = sampleIDs(getsPerRound, of: records.upperBound, round: round)
             return try Bench.time { for id in ids { total &+= try sides.strata.get(id: id)?.age ?? 0 } }
         })
-    return (inserts, gets, total)
+    let reader = try PairedRounds.run(
+        rounds: readerGets ? rounds : 0,
+        baseline: { try rawGet(sampleIDs(getsPerRound, of: records.upperBound, round: $0)) },
+        strata: { round in
+            let ids = sampleIDs(getsPerRound, of: records.upperBound, round: round)
+            return try Bench.time { for id in ids { total &+= try sides.reader.get(id: id)?.age ?? 0 } }
+        })
+    return (inserts, gets, reader, total)
 }
 
-/// The insert and get lines of one baseline, then the spread of their rounds.
+/// The insert and get lines of one baseline (and the `RecordDecodable` get's, if any), then the spread of their
+/// rounds.
 func printRounds(
-    _ insert: Comparison, _ inserts: PairedRounds, _ get: Comparison, _ gets: PairedRounds, baselineName: String,
-    ratioName: String
+    _ insert: Comparison, _ inserts: PairedRounds, _ get: Comparison, _ gets: PairedRounds,
+    reader: (Comparison, PairedRounds)? = nil, baselineName: String, ratioName: String
 ) {
     print("")
-    Comparison.printTable([insert, get], baselineName: baselineName, ratioName: ratioName)
-    print("  insert: \(inserts.ratioRange); point get: \(gets.ratioRange)")
+    Comparison.printTable(
+        [insert, get] + (reader.map { [$0.0] } ?? []), baselineName: baselineName, ratioName: ratioName)
+    print(
+        "  insert: \(inserts.ratioRange); point get: \(gets.ratioRange)"
+            + (reader.map { "; RecordDecodable: \($0.1.ratioRange)" } ?? ""))
 }
 
 func runBenchmark() throws {
@@ -462,17 +478,20 @@ func runBenchmark() throws {
     let sides = try openSides(folder, "main")
     let rows = try encodedRows(0..<main)
     var sink = 0
-    let (inserts, gets, strataSink) = try insertAndGetRounds(
-        sides, rounds: rounds, records: 0..<main, getsPerRound: getsPerRound,
+    let (inserts, gets, readerGets, strataSink) = try insertAndGetRounds(
+        sides, rounds: rounds, records: 0..<main, getsPerRound: getsPerRound, readerGets: true,
         rawInsert: { range in Bench.time { sides.raw.insert(rows[range]) } },
         rawGet: { ids in Bench.time { sink &+= sides.raw.get(ids[...]) } })
     printRounds(
         inserts.comparison("insert, \(batch) per transaction", operations: batch, target: 0.75), inserts,
         gets.comparison("point get (Codable decode)", operations: getsPerRound, target: 0.75), gets,
+        reader: (
+            readerGets.comparison("point get (RecordDecodable)", operations: getsPerRound, target: 0.9), readerGets
+        ),
         baselineName: "raw C", ratioName: "raw/Strata")
 
     // The same against a program that pays for Codable too: raw C with Foundation's JSONEncoder and JSONDecoder.
-    let (codableInserts, codableGets, codableSink) = try insertAndGetRounds(
+    let (codableInserts, codableGets, _, codableSink) = try insertAndGetRounds(
         sides, rounds: rounds, records: main..<(2 * main), getsPerRound: getsPerRound,
         rawInsert: { range in try Bench.time { try sides.raw.insert(encoding: range.map(person)) } },
         rawGet: { ids in try Bench.time { sink &+= try sides.raw.get(decoding: ids) } })

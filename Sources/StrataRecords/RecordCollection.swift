@@ -11,6 +11,9 @@ public struct RecordCollection<R: Record>: Sendable where R.ID: RecordIdentifier
     public let name: String
     /// The fields a query may name: `R`'s, learned when the collection was opened.
     let fields: RecordFields
+    /// `R` when it reads itself (``RecordDecodable``), found once when the collection was opened: asked of the
+    /// run time for every record, it was a search of its conformance tables each time.
+    @usableFromInline let reader: (any RecordDecodable.Type)?
 
     // MARK: Writes (each in its own transaction)
 
@@ -75,7 +78,7 @@ public struct RecordCollection<R: Record>: Sendable where R.ID: RecordIdentifier
         let key = id.recordKey
         var record: R?
         _ = try store.engine.readBody(name, id: key) {
-            record = try RecordCoder.decode(R.self, from: $0, collection: name, id: key)
+            record = try RecordCoder.decode(R.self, reader: reader, from: $0, collection: name, id: key)
         }
         return record
     }
@@ -86,7 +89,7 @@ public struct RecordCollection<R: Record>: Sendable where R.ID: RecordIdentifier
             try ids.compactMap { id in
                 let key = id.recordKey
                 return try session.body(name, id: key) {
-                    try RecordCoder.decode(R.self, from: $0, collection: name, id: key)
+                    try RecordCoder.decode(R.self, reader: reader, from: $0, collection: name, id: key)
                 }
             }
         }
@@ -98,7 +101,9 @@ public struct RecordCollection<R: Record>: Sendable where R.ID: RecordIdentifier
     @inlinable
     public func fetch(_ query: Query = Query()) throws -> [R] {
         try checkFields(of: query)
-        return try store.readOne { try RecordCollectionReads.fetch(R.self, query, collection: name, on: $0) }
+        return try store.readOne {
+            try RecordCollectionReads.fetch(R.self, reader: reader, query, collection: name, on: $0)
+        }
     }
 
     /// Checks the field paths a query filters and sorts on.
@@ -244,13 +249,15 @@ public struct TransactionalCollection<R: Record> where R.ID: RecordIdentifier {
     /// The record with this id, as this transaction sees it.
     public func get(id: R.ID) throws -> R? {
         let key = id.recordKey
-        return try session.body(name, id: key) { try RecordCoder.decode(R.self, from: $0, collection: name, id: key) }
+        return try session.body(name, id: key) {
+            try RecordCoder.decode(R.self, reader: collection.reader, from: $0, collection: name, id: key)
+        }
     }
 
     /// The matching records, as this transaction sees them.
     public func fetch(_ query: Query = Query()) throws -> [R] {
         try collection.checkFields(of: query)
-        return try RecordCollectionReads.fetch(R.self, query, collection: name, on: session)
+        return try RecordCollectionReads.fetch(R.self, reader: collection.reader, query, collection: name, on: session)
     }
 
     /// How many records match, as this transaction sees them.
@@ -264,12 +271,13 @@ public struct TransactionalCollection<R: Record> where R.ID: RecordIdentifier {
 @usableFromInline
 enum RecordCollectionReads {
     @inlinable
-    static func fetch<R: Record>(_ type: R.Type, _ query: Query, collection: String, on session: any RecordSession)
-        throws -> [R]
-    {
+    static func fetch<R: Record>(
+        _ type: R.Type, reader: (any RecordDecodable.Type)?, _ query: Query, collection: String,
+        on session: any RecordSession
+    ) throws -> [R] {
         var records: [R] = []
         try session.select(collection, query) { id, bytes in
-            records.append(try RecordCoder.decode(R.self, from: bytes, collection: collection, id: id))
+            records.append(try RecordCoder.decode(R.self, reader: reader, from: bytes, collection: collection, id: id))
         }
         return records
     }

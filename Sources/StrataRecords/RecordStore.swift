@@ -94,7 +94,8 @@ public final class RecordStore: Sendable {
         let name = name ?? String(describing: R.self)
         try ensureCollection(name)
         for index in indexes { try createIndex(index, in: name) }
-        return RecordCollection(store: self, name: name, fields: RecordFields.of(R.self))
+        return RecordCollection(
+            store: self, name: name, fields: RecordFields.of(R.self), reader: R.self as? any RecordDecodable.Type)
     }
 
     func ensureCollection(_ name: String) throws {

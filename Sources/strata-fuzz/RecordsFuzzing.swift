@@ -93,6 +93,34 @@
         static func recordBody(_ data: Data) {
             let bytes = [UInt8](data)
             for shape in recordShapes { check(shape, bytes) }
+            checkReader(FuzzReaderPerson.self, bytes)
+            checkReader(FuzzReaderInner.self, bytes)
+        }
+
+        /// A ``RecordDecodable`` read of the bytes and a `Codable` one come to the same: the same record, or errors
+        /// of the same code on the same field (or the same parse error).
+        private static func checkReader<Shape: RecordDecodable & Equatable>(_ shape: Shape.Type, _ bytes: [UInt8]) {
+            func read<T: Decodable>(_ type: T.Type) -> Result<T, StorageError> {
+                Result {
+                    try bytes.withUnsafeBytes { try RecordCoder.decode(type, from: $0, collection: "fuzz", id: "f") }
+                }.mapError { $0 as! StorageError }
+            }
+            /// The error less the record type's name: its code and the rest of its message.
+            func summary(_ error: StorageError) -> String {
+                "\(error.code): " + (error.message.split(separator: ": ", maxSplits: 1).last.map(String.init) ?? "")
+            }
+            let reader = read(Shape.self)
+            let codable = read(FuzzThroughCodable<Shape>.self).map(\.value)
+            switch (reader, codable) {
+            case (.success(let one), .success(let other)) where one == other: return
+            case (.failure(let one), .failure(let other)) where one.code == other.code:
+                // A type mismatch names the field first (the rest may name the reader's or Codable's type).
+                let field = { (error: StorageError) in summary(error).split(separator: "'").dropFirst().first }
+                if one.code != .typeMismatch ? summary(one) == summary(other) : field(one) == field(other) { return }
+            default: break
+            }
+            let hex = bytes.prefix(512).map { String(format: "%02x", $0) }.joined()
+            fatalError("record-body, \(Shape.self): the reader gave \(reader), Codable \(codable); input (hex): \(hex)")
         }
 
         private static func check<Shape: FuzzingRecordShape>(_ shape: Shape.Type, _ bytes: [UInt8]) {

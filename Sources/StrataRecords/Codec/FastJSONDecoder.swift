@@ -163,8 +163,12 @@ struct ByteDecoder: Decoder {
     /// fit in 64 bits, else `nil` for the full number parser to decide.
     @inline(__always)
     static func smallInteger(_ tape: JSONTape, _ entry: Int) -> Int64? {
-        let bytes = tape.bytes
-        let (start, end) = (tape[entry].start, tape[entry].end)
+        smallInteger(tape.bytes, from: tape[entry].start, to: tape[entry].end)
+    }
+
+    /// ``smallInteger(_:_:)`` of the number between offsets `start` and `end` of `bytes`.
+    @inline(__always)
+    static func smallInteger(_ bytes: UnsafeRawBufferPointer, from start: Int, to end: Int) -> Int64? {
         var position = start
         var negative = false
         if bytes[position] == UInt8(ascii: "-") {

@@ -74,16 +74,54 @@ struct JSONTape {
     /// Reads the document's structure and lends it to `body`; the value must fill `bytes` but for white space
     /// around it.
     static func read<T>(_ bytes: UnsafeRawBufferPointer, _ body: (JSONTape) throws -> T) throws -> T {
+        var tape = try unparsed(bytes)
+        defer { tape.deallocate() }
+        try tape.parse()
+        return try body(tape)
+    }
+
+    /// The structure of `bytes` in storage of its own, for a reader that needs it for longer than a closure:
+    /// ``free(_:)`` gives it back.
+    static func allocate(_ bytes: UnsafeRawBufferPointer) throws(JSONParseError) -> UnsafeMutablePointer<JSONTape> {
+        var tape = try unparsed(bytes)
+        do {
+            try tape.parse()
+        } catch {
+            tape.deallocate()
+            throw error
+        }
+        let stored = UnsafeMutablePointer<JSONTape>.allocate(capacity: 1)
+        stored.initialize(to: tape)
+        return stored
+    }
+
+    /// Gives back a tape from ``allocate(_:)`` and its storage.
+    static func free(_ tape: UnsafeMutablePointer<JSONTape>) {
+        tape.pointee.deallocate()
+        tape.deinitialize(count: 1)
+        tape.deallocate()
+    }
+
+    /// A tape of `bytes` before its parse, or the error for bytes no tape can hold.
+    private static func unparsed(_ bytes: UnsafeRawBufferPointer) throws(JSONParseError) -> JSONTape {
         guard bytes.count < Int(Int32.max) else {
             throw JSONParseError(message: "a JSON document of 2 GiB or more", offset: 0)
         }
         guard let pointer = bytes.baseAddress, !bytes.isEmpty else {
             throw JSONParseError(message: "unexpected end of input", offset: 0)
         }
-        var tape = JSONTape(bytes: bytes, pointer: pointer.assumingMemoryBound(to: UInt8.self))
-        defer { tape.deallocate() }
-        try tape.parse()
-        return try body(tape)
+        return JSONTape(bytes: bytes, pointer: pointer.assumingMemoryBound(to: UInt8.self))
+    }
+
+    /// The index of the entry whose value starts at byte `offset` (one must).
+    func entry(startingAt offset: Int) -> Int {
+        var low = 0
+        var high = count - 1
+        while low < high {
+            let middle = (low + high) / 2
+            if entries[middle].start < offset { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 
     private init(bytes: UnsafeRawBufferPointer, pointer: UnsafePointer<UInt8>) {
@@ -303,8 +341,8 @@ struct JSONTape {
     }
 
     /// ``number(at:)`` on the `length` bytes at `pointer`: static, so that a caller in the middle of the parse
-    /// does not copy the tape to call it.
-    private static func number(_ pointer: UnsafePointer<UInt8>, _ length: Int, at start: Int) throws(JSONParseError)
+    /// does not copy the tape to call it (and a reader without a tape can check a number as the tape would).
+    static func number(_ pointer: UnsafePointer<UInt8>, _ length: Int, at start: Int) throws(JSONParseError)
         -> Int
     {
         var position = start

@@ -22,26 +22,55 @@ enum RecordCoder {
         }
     }
 
-    @usableFromInline
+    /// Decodes a stored record: with `reader` (`R` as a ``RecordDecodable``, when it is one) or else `Codable`.
+    @inlinable
+    static func decode<R: Decodable>(
+        _ type: R.Type, reader: (any RecordDecodable.Type)?, from bytes: UnsafeRawBufferPointer, collection: String,
+        id: String?
+    ) throws -> R {
+        // The cast is settled at compile time where `R` is known to conform (in a caller specialized for it), and
+        // that call specialized too; where it is not, it is a search of the run time's tables, made only when
+        // the collection found a reader.
+        if reader != nil, let readable = R.self as? any RecordDecodable.Type {
+            return try readable.readRecord(from: bytes, as: type, collection: collection, id: id)
+        }
+        return try decodeCodable(type, from: bytes, collection: collection, id: id)
+    }
+
+    /// ``decode(_:reader:from:collection:id:)`` for a caller that has not looked for `R`'s reader.
     static func decode<R: Decodable>(
         _ type: R.Type, from bytes: UnsafeRawBufferPointer, collection: String, id: String?
-    )
-        throws -> R
-    {
+    ) throws -> R {
+        try decode(type, reader: R.self as? any RecordDecodable.Type, from: bytes, collection: collection, id: id)
+    }
+
+    /// Decodes a stored record with `Codable`.
+    @usableFromInline
+    static func decodeCodable<R: Decodable>(
+        _ type: R.Type, from bytes: UnsafeRawBufferPointer, collection: String, id: String?
+    ) throws -> R {
         do {
             return try FastJSONDecoder.decode(type, from: bytes)
         } catch let error as JSONParseError {
-            throw StorageError(
-                .corrupt, "a stored record is not valid JSON: \(error)", tier: .records, key: id,
-                collection: collection,
-                operation: "decode")
+            throw corrupt(error, collection: collection, id: id)
         } catch let error as DecodingError {
-            throw StorageError(
-                .typeMismatch, "a stored record does not decode as \(R.self): \(describe(error))", tier: .records,
-                key: id,
-                collection: collection, operation: "decode",
-                recovery: "Add a migration for the change of shape, or make the new field optional")
+            throw typeMismatch(error, type: R.self, collection: collection, id: id)
         }
+    }
+
+    /// The store's error for a stored record that is not JSON.
+    static func corrupt(_ error: JSONParseError, collection: String, id: String?) -> StorageError {
+        StorageError(
+            .corrupt, "a stored record is not valid JSON: \(error)", tier: .records, key: id, collection: collection,
+            operation: "decode")
+    }
+
+    /// The store's error for a stored record that does not decode as `type`.
+    static func typeMismatch(_ error: DecodingError, type: Any.Type, collection: String, id: String?) -> StorageError {
+        StorageError(
+            .typeMismatch, "a stored record does not decode as \(type): \(describe(error))", tier: .records, key: id,
+            collection: collection, operation: "decode",
+            recovery: "Add a migration for the change of shape, or make the new field optional")
     }
 
     static func describe(_ error: any Error) -> String {
