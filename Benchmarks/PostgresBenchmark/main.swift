@@ -229,8 +229,15 @@ struct Rounds {
 func csvField(_ text: String) -> String { "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
 
 /// `--profile insert|import`: one transaction of the 20,000 inserts, or one import of them, and nothing else, so
-/// that `valgrind --tool=callgrind` or `perf` sees the client's work on the bulk path alone.
+/// that `valgrind --tool=callgrind` or `perf` sees the client's work on the bulk path alone. `--profile
+/// get|upsert|raw-get|raw-upsert|raw-upsert-notify [--ops N]`: N point gets (default 2,000) or N upserts (each its
+/// own transaction) of the 5,000 records, through Strata or raw libpq (`raw-upsert-notify`: with the `NOTIFY` a
+/// single Strata write sends in its statement), after the same setup, with the client's and the server's CPU per
+/// operation: the difference of two runs with different N under callgrind is the client's work per operation.
 func profile(_ mode: String, url: String) throws {
+    if ["get", "upsert", "raw-get", "raw-upsert", "raw-upsert-notify"].contains(mode) {
+        return try profileSingle(mode, url: url)
+    }
     let count = Sizes().bulkCount
     let everyone = (0..<count).map(person)
     let configuration = PostgresConfiguration(connectionString: url, schema: "bench_profile_\(getpid())")
@@ -249,6 +256,67 @@ func profile(_ mode: String, url: String) throws {
     default: fatalError("--profile takes insert or import")
     }
     print("\(mode): \(count) records, \(Bench.perOperation(seconds, count)) per record")
+}
+
+/// One mode of `--profile get|upsert|raw-get|raw-upsert` (see ``profile(_:url:)``).
+func profileSingle(_ mode: String, url: String) throws {
+    let count = 5_000
+    let operations =
+        CommandLine.arguments.firstIndex(of: "--ops").flatMap {
+            CommandLine.arguments.indices.contains($0 + 1) ? Int(CommandLine.arguments[$0 + 1]) : nil
+        } ?? 2_000
+    let everyone = (0..<count).map(person)
+    let ids = (0..<operations).map { everyone[($0 * 7919) % count].id }
+    let raw = RawPostgres(url)
+    defer { raw.close() }
+    let split = CPUSplit(backend: Int32(raw.value("SELECT pg_backend_pid()")) ?? 0)
+    let sample: CPUSplit.Sample
+    if mode.hasPrefix("raw-") {
+        let bodies = try everyone.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
+        let keys = everyone.map {
+            String(decoding: PostgresIndexKey.hex(LayoutComparison.orderedKey($0.age)), as: UTF8.self)
+        }
+        raw.exec("BEGIN")
+        for index in 0..<count { _ = raw.run("insert", [everyone[index].id, bodies[index], keys[index]]) }
+        raw.exec("COMMIT")
+        // The upsert with Strata's announcement of the change, in the same statement, as a single write sends it.
+        raw.prepare(
+            "upsert-notify",
+            "WITH w AS (INSERT INTO c_people (id, body, k__age) VALUES ($1::text, $2::jsonb, $3::bytea) ON CONFLICT (id) DO UPDATE SET body = excluded.body, k__age = excluded.k__age RETURNING 1) SELECT pg_notify($4::text, $5::text) FROM w"
+        )
+        sample = split.measure {
+            for index in 0..<operations {
+                let record = (index * 7919) % count
+                switch mode {
+                case "raw-get": _ = raw.run("get", [ids[index]])
+                case "raw-upsert-notify":
+                    _ = raw.run(
+                        "upsert-notify",
+                        [everyone[record].id, bodies[record], keys[record], "strata_bench", "x people"])
+                default: _ = raw.run("upsert", [everyone[record].id, bodies[record], keys[record]])
+                }
+            }
+        }
+    } else {
+        let configuration = PostgresConfiguration(connectionString: url, schema: "bench_profile_\(getpid())")
+        let store = try PostgresRecordEngine.store(configuration)
+        defer { _ = try? PostgresRecordEngine.dropStore(configuration) }
+        let people = try store.collection(Person.self, named: "people", indexes: [.field("age")])
+        try people.insert(contentsOf: everyone)
+        sample = try split.measure {
+            for index in 0..<operations {
+                if mode == "get" {
+                    _ = try people.get(id: ids[index])
+                } else {
+                    try people.upsert(everyone[(index * 7919) % count])
+                }
+            }
+        }
+    }
+    print(
+        "\(mode): \(operations) operations, \(Bench.perOperation(sample.wall, operations)) each; CPU: client "
+            + Bench.perOperation(sample.client, operations)
+            + (sample.server.map { ", server " + Bench.perOperation($0, operations) } ?? ""))
 }
 
 func run() throws {
