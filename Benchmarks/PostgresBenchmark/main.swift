@@ -10,7 +10,8 @@
 // 5,000 with --quick), run N rounds (default 5), Strata and its baselines
 // interleaved, and report the median and the range: the import against `psql \copy` of the same rows, the tool a
 // user would otherwise pick. Each also reports the CPU time per record of the client (this process) and of the
-// server (every process of a server on this machine), to show which side bounds it.
+// server (every process of a server on this machine), to show which side bounds it. The point gets and the
+// single-record upserts also run in such rounds, Strata and raw libpq alternated, with the CPU time of each.
 //
 // It uses the server in STRATA_POSTGRES_URL, or starts a throwaway one with Scripts/postgres.sh and stops it.
 import BenchmarkKit
@@ -395,6 +396,40 @@ func run() throws {
     var rawCopy = Rounds()
     var strataImport = Rounds()
     var psqlCopy = Rounds()
+    // Point gets and single-record upserts, Strata and raw libpq alternated within each round (which goes first
+    // alternates too), with the CPU time of each side: both upsert the same changed records (the age moves, so
+    // the index on it changes on both).
+    var strataGets = Rounds()
+    var rawGets = Rounds()
+    var strataUpserts = Rounds()
+    var rawUpserts = Rounds()
+    for round in 0..<sizes.rounds {
+        let changed = (0..<sizes.durableCount).map {
+            var record = person($0)
+            record.age += 2 + round
+            return record
+        }
+        let changedBodies = try changed.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
+        let changedKeys = changed.map {
+            String(decoding: PostgresIndexKey.hex(LayoutComparison.orderedKey($0.age)), as: UTF8.self)
+        }
+        let sides: [() throws -> Void] = [
+            {
+                strataGets.append(try split.measure { for id in ids { _ = try pgPeople.get(id: id) } })
+                strataUpserts.append(try split.measure { for record in changed { try pgPeople.upsert(record) } })
+            },
+            {
+                rawGets.append(split.measure { for id in ids { _ = raw.run("get", [id]) } })
+                rawUpserts.append(
+                    split.measure {
+                        for index in changed.indices {
+                            _ = raw.run("upsert", [changed[index].id, changedBodies[index], changedKeys[index]])
+                        }
+                    })
+            },
+        ]
+        for side in round % 2 == 0 ? sides : sides.reversed() { try side() }
+    }
     for round in 0..<sizes.rounds {
         let inserted = try postgres.collection(Person.self, named: "insert\(round)", indexes: [.field("age")])
         strataInsert.append(try split.measure { try inserted.insert(contentsOf: everyone) })
@@ -458,6 +493,20 @@ func run() throws {
     print("                            raw libpq  \(rawInsert.describe(per: bulkCount))  (a statement at a time)")
     print("                            raw COPY   \(rawCopy.describe(per: bulkCount))  (binary, the ceiling)")
     print("  without the index on age: Strata     \(strataBare.describe(per: bulkCount))")
+    /// raw/Strata of the medians, and the median and range of the rounds' own ratios (each round's two sides ran
+    /// next to each other, so their ratio is the steadier figure on a busy machine).
+    func ratios(_ raw: Rounds, _ strata: Rounds) -> String {
+        let each = zip(raw.times, strata.times).map { $0 / $1 }
+        return String(
+            format: "raw/Strata of the medians %.2f×; of each round: median %.2f×, range %.2f–%.2f×",
+            raw.median / strata.median, Rounds.median(each), each.min() ?? 0, each.max() ?? 0)
+    }
+    print("point gets, paired rounds:  Strata     \(strataGets.describe(per: count))")
+    print("                            raw libpq  \(rawGets.describe(per: count))")
+    print("                            \(ratios(rawGets, strataGets))")
+    print("upserts, paired rounds:     Strata     \(strataUpserts.describe(per: sizes.durableCount))")
+    print("                            raw libpq  \(rawUpserts.describe(per: sizes.durableCount))")
+    print("                            \(ratios(rawUpserts, strataUpserts))")
     print("JSON Lines import:          Strata     \(strataImport.describe(per: bulkCount))")
     print("                            psql \\copy \(psqlCopy.describe(per: bulkCount, hasClient: false))")
     let perRecord = strataInsert.median / Double(bulkCount)
