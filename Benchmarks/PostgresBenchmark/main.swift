@@ -10,7 +10,8 @@
 // 5,000 with --quick), run N rounds (default 5), Strata and its baselines
 // interleaved, and report the median and the range: the import against `psql \copy` of the same rows, the tool a
 // user would otherwise pick. Each also reports the CPU time per record of the client (this process) and of the
-// server (every process of a server on this machine), to show which side bounds it.
+// server (every process of a server on this machine), to show which side bounds it. The point gets and the
+// single-record upserts also run in such rounds, Strata and raw libpq alternated, with the CPU time of each.
 //
 // It uses the server in STRATA_POSTGRES_URL, or starts a throwaway one with Scripts/postgres.sh and stops it.
 import BenchmarkKit
@@ -229,8 +230,15 @@ struct Rounds {
 func csvField(_ text: String) -> String { "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
 
 /// `--profile insert|import`: one transaction of the 20,000 inserts, or one import of them, and nothing else, so
-/// that `valgrind --tool=callgrind` or `perf` sees the client's work on the bulk path alone.
+/// that `valgrind --tool=callgrind` or `perf` sees the client's work on the bulk path alone. `--profile
+/// get|upsert|raw-get|raw-upsert|raw-upsert-notify [--ops N]`: N point gets (default 2,000) or N upserts (each its
+/// own transaction) of the 5,000 records, through Strata or raw libpq (`raw-upsert-notify`: with the `NOTIFY` a
+/// single Strata write sends in its statement), after the same setup, with the client's and the server's CPU per
+/// operation: the difference of two runs with different N under callgrind is the client's work per operation.
 func profile(_ mode: String, url: String) throws {
+    if ["get", "upsert", "raw-get", "raw-upsert", "raw-upsert-notify"].contains(mode) {
+        return try profileSingle(mode, url: url)
+    }
     let count = Sizes().bulkCount
     let everyone = (0..<count).map(person)
     let configuration = PostgresConfiguration(connectionString: url, schema: "bench_profile_\(getpid())")
@@ -249,6 +257,67 @@ func profile(_ mode: String, url: String) throws {
     default: fatalError("--profile takes insert or import")
     }
     print("\(mode): \(count) records, \(Bench.perOperation(seconds, count)) per record")
+}
+
+/// One mode of `--profile get|upsert|raw-get|raw-upsert` (see ``profile(_:url:)``).
+func profileSingle(_ mode: String, url: String) throws {
+    let count = 5_000
+    let operations =
+        CommandLine.arguments.firstIndex(of: "--ops").flatMap {
+            CommandLine.arguments.indices.contains($0 + 1) ? Int(CommandLine.arguments[$0 + 1]) : nil
+        } ?? 2_000
+    let everyone = (0..<count).map(person)
+    let ids = (0..<operations).map { everyone[($0 * 7919) % count].id }
+    let raw = RawPostgres(url)
+    defer { raw.close() }
+    let split = CPUSplit(backend: Int32(raw.value("SELECT pg_backend_pid()")) ?? 0)
+    let sample: CPUSplit.Sample
+    if mode.hasPrefix("raw-") {
+        let bodies = try everyone.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
+        let keys = everyone.map {
+            String(decoding: PostgresIndexKey.hex(LayoutComparison.orderedKey($0.age)), as: UTF8.self)
+        }
+        raw.exec("BEGIN")
+        for index in 0..<count { _ = raw.run("insert", [everyone[index].id, bodies[index], keys[index]]) }
+        raw.exec("COMMIT")
+        // The upsert with Strata's announcement of the change, in the same statement, as a single write sends it.
+        raw.prepare(
+            "upsert-notify",
+            "WITH w AS (INSERT INTO c_people (id, body, k__age) VALUES ($1::text, $2::jsonb, $3::bytea) ON CONFLICT (id) DO UPDATE SET body = excluded.body, k__age = excluded.k__age RETURNING 1) SELECT pg_notify($4::text, $5::text) FROM w"
+        )
+        sample = split.measure {
+            for index in 0..<operations {
+                let record = (index * 7919) % count
+                switch mode {
+                case "raw-get": _ = raw.run("get", [ids[index]])
+                case "raw-upsert-notify":
+                    _ = raw.run(
+                        "upsert-notify",
+                        [everyone[record].id, bodies[record], keys[record], "strata_bench", "x people"])
+                default: _ = raw.run("upsert", [everyone[record].id, bodies[record], keys[record]])
+                }
+            }
+        }
+    } else {
+        let configuration = PostgresConfiguration(connectionString: url, schema: "bench_profile_\(getpid())")
+        let store = try PostgresRecordEngine.store(configuration)
+        defer { _ = try? PostgresRecordEngine.dropStore(configuration) }
+        let people = try store.collection(Person.self, named: "people", indexes: [.field("age")])
+        try people.insert(contentsOf: everyone)
+        sample = try split.measure {
+            for index in 0..<operations {
+                if mode == "get" {
+                    _ = try people.get(id: ids[index])
+                } else {
+                    try people.upsert(everyone[(index * 7919) % count])
+                }
+            }
+        }
+    }
+    print(
+        "\(mode): \(operations) operations, \(Bench.perOperation(sample.wall, operations)) each; CPU: client "
+            + Bench.perOperation(sample.client, operations)
+            + (sample.server.map { ", server " + Bench.perOperation($0, operations) } ?? ""))
 }
 
 func run() throws {
@@ -327,6 +396,40 @@ func run() throws {
     var rawCopy = Rounds()
     var strataImport = Rounds()
     var psqlCopy = Rounds()
+    // Point gets and single-record upserts, Strata and raw libpq alternated within each round (which goes first
+    // alternates too), with the CPU time of each side: both upsert the same changed records (the age moves, so
+    // the index on it changes on both).
+    var strataGets = Rounds()
+    var rawGets = Rounds()
+    var strataUpserts = Rounds()
+    var rawUpserts = Rounds()
+    for round in 0..<sizes.rounds {
+        let changed = (0..<sizes.durableCount).map {
+            var record = person($0)
+            record.age += 2 + round
+            return record
+        }
+        let changedBodies = try changed.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
+        let changedKeys = changed.map {
+            String(decoding: PostgresIndexKey.hex(LayoutComparison.orderedKey($0.age)), as: UTF8.self)
+        }
+        let sides: [() throws -> Void] = [
+            {
+                strataGets.append(try split.measure { for id in ids { _ = try pgPeople.get(id: id) } })
+                strataUpserts.append(try split.measure { for record in changed { try pgPeople.upsert(record) } })
+            },
+            {
+                rawGets.append(split.measure { for id in ids { _ = raw.run("get", [id]) } })
+                rawUpserts.append(
+                    split.measure {
+                        for index in changed.indices {
+                            _ = raw.run("upsert", [changed[index].id, changedBodies[index], changedKeys[index]])
+                        }
+                    })
+            },
+        ]
+        for side in round % 2 == 0 ? sides : sides.reversed() { try side() }
+    }
     for round in 0..<sizes.rounds {
         let inserted = try postgres.collection(Person.self, named: "insert\(round)", indexes: [.field("age")])
         strataInsert.append(try split.measure { try inserted.insert(contentsOf: everyone) })
@@ -390,6 +493,20 @@ func run() throws {
     print("                            raw libpq  \(rawInsert.describe(per: bulkCount))  (a statement at a time)")
     print("                            raw COPY   \(rawCopy.describe(per: bulkCount))  (binary, the ceiling)")
     print("  without the index on age: Strata     \(strataBare.describe(per: bulkCount))")
+    /// raw/Strata of the medians, and the median and range of the rounds' own ratios (each round's two sides ran
+    /// next to each other, so their ratio is the steadier figure on a busy machine).
+    func ratios(_ raw: Rounds, _ strata: Rounds) -> String {
+        let each = zip(raw.times, strata.times).map { $0 / $1 }
+        return String(
+            format: "raw/Strata of the medians %.2f×; of each round: median %.2f×, range %.2f–%.2f×",
+            raw.median / strata.median, Rounds.median(each), each.min() ?? 0, each.max() ?? 0)
+    }
+    print("point gets, paired rounds:  Strata     \(strataGets.describe(per: count))")
+    print("                            raw libpq  \(rawGets.describe(per: count))")
+    print("                            \(ratios(rawGets, strataGets))")
+    print("upserts, paired rounds:     Strata     \(strataUpserts.describe(per: sizes.durableCount))")
+    print("                            raw libpq  \(rawUpserts.describe(per: sizes.durableCount))")
+    print("                            \(ratios(rawUpserts, strataUpserts))")
     print("JSON Lines import:          Strata     \(strataImport.describe(per: bulkCount))")
     print("                            psql \\copy \(psqlCopy.describe(per: bulkCount, hasClient: false))")
     let perRecord = strataInsert.median / Double(bulkCount)

@@ -11,17 +11,22 @@ struct PostgresKeyColumns: Equatable, Sendable {
     let fields: [Field]
     /// The fields' paths as member names, to find them in a body.
     private let paths: [[String]]
+    /// The columns' names, in order: worked out once (a name costs more to make than a write's other SQL).
+    let columns: [String]
+    /// `, k__a, k__b` for a column list after `id, body` (empty when there are none).
+    let columnList: String
 
     init(_ fields: [Field]) {
         self.fields = fields
         paths = fields.map(\.components)
+        columns = fields.map(Self.column)
+        columnList = columns.map { ", " + $0 }.joined()
     }
 
     static let none = PostgresKeyColumns([])
 
     var isEmpty: Bool { fields.isEmpty }
     var count: Int { fields.count }
-    var columns: [String] { fields.map(Self.column) }
 
     /// The column of a field's key: `k__<path, dots as __>`, or a hashed name past 63 bytes (as index names).
     static func column(_ field: Field) -> String { "k" + Index.field(field).name(in: "").dropFirst() }
@@ -58,9 +63,6 @@ struct PostgresKeyColumns: Equatable, Sendable {
                 }
             })
     }
-
-    /// `, k__a, k__b` for a column list after `id, body` (empty when there are none).
-    var columnList: String { columns.map { ", " + $0 }.joined() }
 
     /// How the guard of a body-changing `UPDATE` (``unchangedCondition(_:)``) fails when the table's key columns are
     /// not these: the start of the text it fails to read as a boolean (`22P02`), which

@@ -41,8 +41,14 @@ extension PostgresRecordEngine {
     /// its cache; another process finds out when a write fails for a column it did not write (`23502`) or that
     /// is gone (`42703`), and runs the transaction again (``isKeyColumnMismatch(_:)``).
     func keyColumns(_ collection: String, on connection: PostgresConnection) throws -> PostgresKeyColumns {
+        try collectionSQL(collection, on: connection).keys
+    }
+
+    /// A collection's key columns with the statements of its single-record writes, from the cache or else the
+    /// catalog (see ``keyColumns(_:on:)``).
+    func collectionSQL(_ collection: String, on connection: PostgresConnection) throws -> PostgresCollectionSQL {
         if let known = keyColumnCache.withLock({ $0[collection] }) { return known }
-        let read = try PostgresKeyColumns.read(collection, on: connection)
+        let read = PostgresCollectionSQL(collection, keys: try PostgresKeyColumns.read(collection, on: connection))
         keyColumnCache.withLock { $0[collection] = read }
         return read
     }

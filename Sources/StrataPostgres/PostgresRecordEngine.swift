@@ -65,14 +65,17 @@ public final class PostgresRecordEngine: RecordEngine {
     public let usesTLS: Bool
 
     let pool: PostgresPool
-    /// The key columns of each collection, as last read from the catalog (see ``keyColumns(_:on:)``).
-    let keyColumnCache = Mutex<[String: PostgresKeyColumns]>([:])
+    /// The key columns of each collection, as last read from the catalog, with its statements (see
+    /// ``collectionSQL(_:on:)``).
+    let keyColumnCache = Mutex<[String: PostgresCollectionSQL]>([:])
     /// Records whose transactions conflicted lately, by lock key, with when (see ``markHot(_:)``).
     private let hotRecords = Mutex<[Int64: ContinuousClock.Instant]>([:])
     static let hotRecordMemory = Duration.seconds(10)
     static let hotRecordLimit = 4096
     /// Tags this engine's NOTIFY payloads, so its own commits are not reported back to it as external.
     let token = String(UInt64.random(in: 0...UInt64.max), radix: 36)
+    /// Where every record's lock key starts (``rowLockSeed(schema:)``).
+    private let rowLockSeed: UInt64
 
     /// Connects, and creates the store's schema and tables (or checks them).
     /// - Throws: ``/StrataCore/StorageError``: `.connectionFailed` when the server cannot be reached,
@@ -82,6 +85,7 @@ public final class PostgresRecordEngine: RecordEngine {
     public init(_ configuration: PostgresConfiguration) throws {
         try configuration.validate()
         self.configuration = configuration
+        rowLockSeed = Self.rowLockSeed(schema: configuration.schema)
         pool = PostgresPool(configuration.client)
         let (where_, bytewise, tls) = try pool.with { connection -> (String, Bool, Bool) in
             let bytewise = try Self.sortsTextBytewise(on: connection)
@@ -207,6 +211,7 @@ public final class PostgresRecordEngine: RecordEngine {
                         do {
                             let result = try transaction(
                                 on: connection, begin: "BEGIN ISOLATION LEVEL SERIALIZABLE", deferringBegin: true,
+                                tracksRecords: true,
                                 // The first record of a transaction that holds no lock yet: if it conflicted
                                 // lately, queue for it now, before the snapshot, rather than conflict again.
                                 beforeBegin: { record in
@@ -290,15 +295,24 @@ public final class PostgresRecordEngine: RecordEngine {
         hotRecords.withLock { hot in hot[record].map { ContinuousClock.now - $0 < Self.hotRecordMemory } ?? false }
     }
 
-    /// The advisory lock key of one record: 64 bits of a hash of the schema, collection and id. Two records that
-    /// share a key only queue behind each other; nothing else depends on it.
+    /// The advisory lock key of one record: 64 bits of a hash (FNV-1a) of `strata-row:<schema>:<collection>:<id>`.
+    /// Two records that share a key only queue behind each other; nothing else depends on it. Every process
+    /// computes the same key for a record.
     func rowLockKey(_ collection: String, _ id: String) -> Int64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in "strata-row:\(configuration.schema):\(collection):".utf8 {
-            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
-        }
-        for byte in id.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        func add(_ byte: UInt8, to hash: inout UInt64) { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        // The hash of the schema's part, worked out once.
+        var hash = rowLockSeed
+        for byte in collection.utf8 { add(byte, to: &hash) }
+        add(UInt8(ascii: ":"), to: &hash)
+        for byte in id.utf8 { add(byte, to: &hash) }
         return Int64(bitPattern: hash)
+    }
+
+    /// The FNV-1a hash of `strata-row:<schema>:`, where every record's lock key starts (see ``rowLockKey(_:_:)``).
+    static func rowLockSeed(schema: String) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in "strata-row:\(schema):".utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return hash
     }
 
     /// Takes session-level advisory locks on `keys` in ascending order (so that two writers never wait for each
@@ -330,17 +344,20 @@ public final class PostgresRecordEngine: RecordEngine {
         try PostgresSession.checkID(id, collection: collection, operation: PostgresSession.operation(mode))
         func attempt() throws -> Bool {
             try pool.with { connection in
-                let keys = try keyColumns(collection, on: connection)
-                let (write, operation) = PostgresSession.writeSQL(collection, mode: mode, keys: keys)
-                let sql =
-                    "WITH w AS (\(write) RETURNING 1) SELECT pg_notify($\(keys.count + 3)::text, $\(keys.count + 4)::text) FROM w"
-                let parameters: [PostgresParameter] =
-                    [.text(id), .bytes(body)]
-                    + (try keys.keys(of: body, id: id, in: collection).map(PostgresSession.keyParameter))
-                    + [.text(configuration.channel), .text(token + " " + collection)]
+                let statements = try collectionSQL(collection, on: connection)
+                let keys = statements.keys
+                var parameters: [PostgresParameter] = [.text(id), .bytes(body)]
+                parameters.reserveCapacity(keys.count + 4)
+                for key in try keys.keys(of: body, id: id, in: collection) {
+                    parameters.append(PostgresSession.keyParameter(key))
+                }
+                parameters.append(.text(configuration.channel))
+                parameters.append(.text(token + " " + collection))
                 do {
-                    return try connection.query(sql, parameters, operation: operation, collection: collection)
-                        .rowCount > 0
+                    return try connection.query(
+                        statements.announcedWrite(mode), parameters, operation: PostgresSession.operation(mode),
+                        collection: collection
+                    ).rowCount > 0
                 } catch let error as StorageError {
                     throw PostgresSession.explain(error)
                 }
@@ -377,6 +394,28 @@ public final class PostgresRecordEngine: RecordEngine {
         }
     }
 
+    /// A point get: one statement on a pooled connection, the body decoded after the connection went back to the
+    /// pool. Run again once on a new connection when the first is lost, as ``read(snapshot:_:)`` does.
+    public func readBody(_ collection: String, id: String, _ use: (UnsafeRawBufferPointer) throws -> Void) throws
+        -> Bool
+    {
+        // No record has an id PostgreSQL's text cannot hold (writes refuse it).
+        guard !id.utf8.contains(0) else { return false }
+        let sql = PostgresSession.getSQL(collection)
+        func attempt() throws -> PostgresResult {
+            try pool.with { try $0.query(sql, [.text(id)], operation: "get", collection: collection) }
+        }
+        let result: PostgresResult
+        do {
+            result = try attempt()
+        } catch let error as StorageError where error.code == .connectionFailed {
+            result = try attempt()
+        }
+        guard result.rowCount > 0 else { return false }
+        try result.withBytes(0, 0, use)
+        return true
+    }
+
     private func readOnce<T>(snapshot: Bool, _ body: (any RecordSession) throws -> T) throws -> T {
         try pool.with { connection in
             guard snapshot else { return try body(PostgresSession(connection: connection, engine: self)) }
@@ -411,14 +450,16 @@ public final class PostgresRecordEngine: RecordEngine {
     ///   - deferringBegin: Whether to send `begin` only before the first statement (see
     ///     ``PostgresSession/deferredBegin``), calling `beforeBegin` with that statement's record; such a
     ///     transaction is pipelined.
+    ///   - tracksRecords: Whether the session remembers the records it reads by id or writes (see
+    ///     ``PostgresSession/tracksRecords``), for a transaction that runs again after a conflict.
     ///   - beforeCommit: Statements sent just before `COMMIT`, one each.
     ///   - afterCommit: Statements sent just after `COMMIT` (skipped if it fails), one each.
     func transaction<T>(
-        on connection: PostgresConnection, begin: String, deferringBegin: Bool = false,
+        on connection: PostgresConnection, begin: String, deferringBegin: Bool = false, tracksRecords: Bool = false,
         beforeBegin: ((Int64) throws -> Void)? = nil, beforeCommit: (T) -> [String] = { _ in [] },
         afterCommit: () -> [String] = { [] }, _ body: (PostgresSession) throws -> T
     ) throws -> T {
-        let session = PostgresSession(connection: connection, engine: self)
+        let session = PostgresSession(connection: connection, engine: self, tracksRecords: tracksRecords)
         if deferringBegin {
             try connection.enterPipeline()
             session.deferredBegin = begin

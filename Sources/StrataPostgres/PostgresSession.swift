@@ -21,12 +21,17 @@ final class PostgresSession: RecordSession {
     /// How many records the transaction queued in chunks: past ``PostgresWriteBatch/copyAfterRows``, inserts go
     /// out as `COPY`.
     var queuedRecords = 0
-    /// The key columns of the collections this session wrote or queried (see ``keyColumns(_:)``).
-    private var knownKeyColumns: [String: PostgresKeyColumns] = [:]
+    /// The key columns of the collections this session wrote or queried, with their statements (see
+    /// ``collectionSQL(_:)``).
+    private var knownKeyColumns: [String: PostgresCollectionSQL] = [:]
+    /// Whether the session remembers the records it reads by id or writes (``touchedRecords``, and the first one
+    /// for ``beforeBegin``): only a write transaction, which may run again after a conflict, has a use for them.
+    let tracksRecords: Bool
 
-    init(connection: PostgresConnection, engine: PostgresRecordEngine) {
+    init(connection: PostgresConnection, engine: PostgresRecordEngine, tracksRecords: Bool = false) {
         self.connection = connection
         self.engine = engine
+        self.tracksRecords = tracksRecords
     }
 
     /// A statement that failed inside the transaction leaves it aborted, and COMMIT would then quietly roll
@@ -73,9 +78,11 @@ final class PostgresSession: RecordSession {
         }
     }
 
-    /// Remembers records read by id or written; returns the lock key of the first.
+    /// Remembers records read by id or written; returns the lock key of the first (nothing in a session that
+    /// does not track records).
     @discardableResult
     private func touch(_ collection: String, _ ids: some Sequence<String>) -> Int64? {
+        guard tracksRecords else { return nil }
         var first: Int64?
         for id in ids {
             let key = engine.rowLockKey(collection, id)
@@ -103,29 +110,32 @@ final class PostgresSession: RecordSession {
             deferredBegin != nil || touchedRecords.count < Self.touchedRecordLimit ? touch(collection, [id]) : nil
         // (A `COPY` in progress is the bulk path of a pipelined transaction.)
         try beginIfDeferred(first: record)
-        let keys = try keyColumns(collection)
+        let statements = try collectionSQL(collection)
+        let keys = statements.keys
         if (connection.isPipelining || connection.isCopying) && mode != .update {
             // Nothing to wait for: the record goes out in the pipeline with others, and a failure is reported at
             // the next read or at the commit, naming this record (the server skips every statement after it).
             try queue(collection, id: id, body: body, mode: mode, keys: keys)
             return true
         }
-        let (sql, operation) = Self.writeSQL(collection, mode: mode, keys: keys)
         let result = try query(
-            sql, [.text(id), .bytes(body)] + keys.keys(of: body, id: id, in: collection).map(Self.keyParameter),
-            operation: operation,
-            collection: collection, record: record)
+            statements.write(mode),
+            [.text(id), .bytes(body)] + keys.keys(of: body, id: id, in: collection).map(Self.keyParameter),
+            operation: Self.operation(mode), collection: collection, record: record)
         return mode != .update || result.changedRows > 0
     }
 
     /// The key columns of a collection, read from the engine's cache or the catalog once per session (the chunk
     /// being gathered goes out first, since a catalog read cannot run inside a `COPY`).
-    func keyColumns(_ collection: String) throws -> PostgresKeyColumns {
+    func keyColumns(_ collection: String) throws -> PostgresKeyColumns { try collectionSQL(collection).keys }
+
+    /// The key columns of a collection with its statements, as ``keyColumns(_:)`` reads them.
+    func collectionSQL(_ collection: String) throws -> PostgresCollectionSQL {
         if let known = knownKeyColumns[collection] { return known }
         try sendBatch()
-        let keys = try remembering { try engine.keyColumns(collection, on: connection) }
-        knownKeyColumns[collection] = keys
-        return keys
+        let statements = try remembering { try engine.collectionSQL(collection, on: connection) }
+        knownKeyColumns[collection] = statements
+        return statements
     }
 
     /// Forgets the key columns this session and its engine know (after adding or dropping one).
@@ -134,10 +144,8 @@ final class PostgresSession: RecordSession {
         engine.forgetKeyColumns()
     }
 
-    /// A key as a `bytea` parameter in text form.
-    static func keyParameter(_ key: [UInt8]) -> PostgresParameter {
-        .text(String(decoding: PostgresIndexKey.hex(key), as: UTF8.self))
-    }
+    /// A key as a `bytea` parameter, in the binary format (neither side encodes it as hex).
+    static func keyParameter(_ key: [UInt8]) -> PostgresParameter { .binary(key) }
 
     /// The statement writing one record: `$1` is the id, `$2` the JSON body, `$3`… its keys.
     static func writeSQL(_ collection: String, mode: RecordWriteMode, keys: PostgresKeyColumns)
@@ -193,12 +201,19 @@ final class PostgresSession: RecordSession {
     }
 
     func body<T>(_ collection: String, id: String, _ decode: (UnsafeRawBufferPointer) throws -> T) throws -> T? {
+        // No record has an id PostgreSQL's text cannot hold (writes refuse it).
+        guard !id.utf8.contains(0) else { return nil }
         let record = touch(collection, [id])
         let result = try query(
-            "SELECT body FROM c_\(collection) WHERE id = $1::text", [.text(id)], operation: "get",
-            collection: collection, record: record)
+            Self.getSQL(collection), [.text(id)], operation: "get", collection: collection, record: record)
         guard result.rowCount > 0 else { return nil }
         return try result.withBytes(0, 0, decode)
+    }
+
+    /// The statement reading one record's body: `$1` is the id.
+    static func getSQL(_ collection: String) -> String {
+        // Concatenated: an interpolation cost a point get several times as many instructions.
+        "SELECT body FROM c_" + collection + " WHERE id = $1::text"
     }
 
     func select(_ collection: String, _ query: Query, _ row: (String, UnsafeRawBufferPointer) throws -> Void) throws {

@@ -66,6 +66,7 @@ extension PostgresConnection {
     ) throws {
         guard let handle else { throw closedError(operation) }
         if let failure = pipeline?.failure { throw failure }
+        try checkText(parameters, operation: operation, collection: collection)
         var name: String?
         if isPrepared {
             if let known = prepared[sql] {
@@ -85,11 +86,11 @@ extension PostgresConnection {
                 name = fresh
             }
         }
-        let sent = PostgresParameter.withPointers(parameters) { values in
+        let sent = PostgresParameter.withValues(parameters) { values, lengths, formats in
             if let name {
-                return PQsendQueryPrepared(handle, name, Int32(parameters.count), values, nil, nil, 0)
+                return PQsendQueryPrepared(handle, name, Int32(parameters.count), values, lengths, formats, 0)
             }
-            return PQsendQueryParams(handle, sql, Int32(parameters.count), nil, values, nil, nil, 0)
+            return PQsendQueryParams(handle, sql, Int32(parameters.count), nil, values, lengths, formats, 0)
         }
         guard sent == 1 else { throw failure(nil, operation: operation, collection: collection) }
         pipeline?.append(

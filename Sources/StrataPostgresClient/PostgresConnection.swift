@@ -151,8 +151,8 @@ package final class PostgresConnection {
         try check(result, operation: operation, collection: collection)
     }
 
-    /// Runs one statement with text parameters, prepared once per connection and reused.
-    /// - Parameter parameters: Text values (`nil` for SQL NULL); the SQL casts them (`$1::jsonb`).
+    /// Runs one statement, prepared once per connection and reused.
+    /// - Parameter parameters: The values, each cast by the SQL (`$1::jsonb`).
     package func query(
         _ sql: String, _ parameters: [PostgresParameter] = [], operation: String, collection: String? = nil
     )
@@ -161,6 +161,7 @@ package final class PostgresConnection {
         if pipeline != nil {
             return try pipelinedQuery(sql, parameters, operation: operation, collection: collection)
         }
+        try checkText(parameters, operation: operation, collection: collection)
         let name: String
         if let known = prepared[sql] {
             name = known
@@ -182,8 +183,8 @@ package final class PostgresConnection {
             name = fresh
         }
         let result = try exchange(operation: operation, collection: collection) { handle in
-            PostgresParameter.withPointers(parameters) { values in
-                PQsendQueryPrepared(handle, name, Int32(parameters.count), values, nil, nil, 0)
+            PostgresParameter.withValues(parameters) { values, lengths, formats in
+                PQsendQueryPrepared(handle, name, Int32(parameters.count), values, lengths, formats, 0)
             }
         }
         do {
@@ -315,6 +316,20 @@ package final class PostgresConnection {
     }
 
     // MARK: Errors
+
+    /// Refuses a parameter in the text format that holds a NUL byte, which libpq would cut short there (so that
+    /// a statement would quietly read or write another value).
+    /// - Throws: ``/StrataCore/StorageError`` `.invalidArgument` naming the operation and collection.
+    func checkText(_ parameters: [PostgresParameter], operation: String, collection: String?) throws {
+        guard let position = parameters.firstIndex(where: \.isTextWithNUL) else { return }
+        var error = StorageError(
+            .invalidArgument,
+            "parameter \(position + 1) of the statement contains U+0000 (NUL), which PostgreSQL text cannot hold",
+            tier: tier, path: location, recovery: "Leave NUL characters out of ids and text values")
+        error.operation = operation
+        error.collection = collection
+        throw error
+    }
 
     func closedError(_ operation: String) -> StorageError {
         var error = StorageError(.closed, "the connection is closed", tier: tier, path: location)

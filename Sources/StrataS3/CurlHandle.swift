@@ -72,6 +72,18 @@ final class CurlHandle: @unchecked Sendable {
             transfer.header(UnsafeRawBufferPointer(start: buffer, count: size * count))
             return size * count
         }
+        if method == "PUT" || method == "POST", case .bytes(let bytes) = transfer.body, !bytes.isEmpty {
+            // A body in memory goes out as libcurl's post fields: up to 64 KiB of it in the same send as the
+            // headers (one segment, one wake-up of the server), where the read callback sent it in a second one.
+            return outcome(
+                bytes.withUnsafeBytes { body in
+                    if method == "PUT" { _ = strata_curl_set_string(easy, CURLOPT_CUSTOMREQUEST, "PUT") }
+                    _ = strata_curl_set_offset(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count))
+                    _ = strata_curl_set_pointer(
+                        easy, CURLOPT_POSTFIELDS, UnsafeMutableRawPointer(mutating: body.baseAddress!))
+                    return curl_easy_perform(easy)
+                }, transfer)
+        }
         switch method {
         case "GET":
             _ = strata_curl_set_long(easy, CURLOPT_HTTPGET, 1)
@@ -86,7 +98,11 @@ final class CurlHandle: @unchecked Sendable {
         default:
             _ = strata_curl_set_string(easy, CURLOPT_CUSTOMREQUEST, method)
         }
-        let result = curl_easy_perform(easy)
+        return outcome(curl_easy_perform(easy), transfer)
+    }
+
+    /// nil for an exchange that ended with an answer, else why none came.
+    private func outcome(_ result: CURLcode, _ transfer: HTTPTransfer) -> HTTPTransportFailure? {
         if result == CURLE_OK { return nil }
         let detail = errorBuffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         let message = detail.isEmpty ? String(cString: curl_easy_strerror(result)) : detail

@@ -18,6 +18,8 @@ struct S3Signer: Sendable {
     let credentials: S3Credentials
     let region: String
     let service: String
+    /// The signing key of the day last signed for (see ``signingKey(day:)``).
+    private let keys = S3SigningKeyCache()
 
     init(credentials: S3Credentials, region: String, service: String = "s3") {
         self.credentials = credentials
@@ -49,7 +51,8 @@ struct S3Signer: Sendable {
         let scope = "\(day)/\(region)/\(service)/aws4_request"
         let stringToSign =
             "AWS4-HMAC-SHA256\n\(amzDate)\n\(scope)\n\(try Self.hexSHA256(Array(canonical.request.utf8)))"
-        let signature = Hex.encode(try S3Digest.hmacSHA256(Array(stringToSign.utf8), key: signingKey(day: day)))
+        let key = try keys.key(day: day) { (day) throws(StorageError) in try signingKey(day: day) }
+        let signature = Hex.encode(try S3Digest.hmacSHA256(Array(stringToSign.utf8), key: key))
         all.append(
             (
                 "Authorization",

@@ -92,6 +92,30 @@ import Testing
                 "Signature=34b48302e7b5fa45bde8084f4b7868a86f0a534bc59db6670ed5711ef69dc6f7"))
     }
 
+    @Test func oneSignerSignsEachDayWithThatDaysKey() throws {
+        // A signer keeps the signing key of the day it last signed for: signing on another day and back again
+        // must give what a fresh signer gives, each time.
+        let signer = S3Signer(credentials: Self.example.credentials, region: "us-east-1")
+        let days = [Self.exampleDate, Self.exampleDate + 3_600, Self.exampleDate + 86_400, Self.exampleDate]
+        for date in days {
+            func sign(_ signer: S3Signer) throws -> String {
+                Self.authorization(
+                    try signer.signedHeaders(
+                        method: "GET", path: "/test.txt", query: [], headers: [Self.host],
+                        payloadHash: S3Signer.emptyPayloadHash, date: date))
+            }
+            let fresh = S3Signer(credentials: Self.example.credentials, region: "us-east-1")
+            #expect(try sign(signer) == sign(fresh))
+        }
+        #expect(
+            try Self.authorization(
+                signer.signedHeaders(
+                    method: "GET", path: "/test.txt", query: [], headers: [Self.host, ("Range", "bytes=0-9")],
+                    payloadHash: S3Signer.emptyPayloadHash, date: Self.exampleDate)
+            ).hasSuffix(
+                "Signature=f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41"))
+    }
+
     @Test func uriEncodingKeepsOnlyUnreservedBytes() {
         #expect(S3Signer.uriEncode("a b/c~d_e.f-g", keepingSlash: true) == "a%20b/c~d_e.f-g")
         #expect(S3Signer.uriEncode("a/b", keepingSlash: false) == "a%2Fb")
