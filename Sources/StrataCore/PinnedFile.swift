@@ -19,10 +19,14 @@ package final class PinnedFile: Sendable {
     private let fd: FileDescriptor
     /// The stamp of the file when it was read.
     package let stamp: FileStamp
+    /// The folder the file was read in, kept open: the pin vouches for the name there only, since another folder
+    /// put at the same path may hold this very file (a hard link) among files of its own.
+    package let folder: DirectoryHandle
 
-    private init(fd: FileDescriptor, stamp: FileStamp) {
+    private init(fd: FileDescriptor, stamp: FileStamp, folder: DirectoryHandle) {
         self.fd = fd
         self.stamp = stamp
+        self.folder = folder
     }
 
     deinit { Sys.close(fd) }
@@ -42,7 +46,7 @@ package final class PinnedFile: Sendable {
         } catch {
             throw error.storageError("cannot open the file", path: folder.path(of: name))
         }
-        let pin = PinnedFile(fd: fd, stamp: FileStamp(status))
+        let pin = PinnedFile(fd: fd, stamp: FileStamp(status), folder: folder)
         // Store files are replaced, never appended to: the bytes fstat counted are the file.
         let data = try AtomicFile.readAll(
             fd, status: status, path: folder.path(of: name), maximumSize: maximumSize, followGrowth: false)
@@ -50,9 +54,11 @@ package final class PinnedFile: Sendable {
     }
 
     /// Whether `name` in `folder` is still this file and holds `bytes` (those read through it). Any failure to
-    /// tell — the name gone, an error — answers `false`: the caller reads the file again.
+    /// tell — another folder than ``folder``, the name gone, an error — answers `false`: the caller reads the file
+    /// again.
     package func stillHolds(_ bytes: Data, as name: String, in folder: DirectoryHandle) -> Bool {
-        guard let status = try? folder.status(of: name), FileStamp(status) == stamp, Int(status.st_size) == bytes.count
+        guard folder === self.folder, let status = try? folder.status(of: name), FileStamp(status) == stamp,
+            Int(status.st_size) == bytes.count
         else { return false }
         // One read of one byte more than expected: a file that grew in place is told apart too.
         return withUnsafeTemporaryAllocation(byteCount: bytes.count + 1, alignment: 16) { buffer in

@@ -32,8 +32,10 @@ extension SecretStore {
             if let next, manifest.keyCheck == next.check { return (manifest, next) }
             return nil
         }
-        // A settled stamp vouches for the bytes read under it (see FileStamp): one fstatat instead of a read.
-        if let cached, let settled = cached.stamp {
+        // A settled stamp vouches for the bytes read under it (see FileStamp): one fstatat instead of a read. Only
+        // in the folder it was read in (the pin's, which every read makes): a folder swapped in at the keyring's
+        // path may hold that very file (a copy made by hard links) next to a newer anchor.
+        if let cached, let settled = cached.stamp, cached.pin?.folder === folder {
             let now: FileStamp?
             do throws(Errno) {
                 now = try folder.status(of: ItemManifest.fileName).map(FileStamp.init)
@@ -43,7 +45,8 @@ extension SecretStore {
             if now == settled, let found = known(cached.manifest) { return found }
         }
         // Not settled yet (it changed within the settling time, as after every set): the file held open since it
-        // was read, when the name still holds it with the same bytes, vouches as well — one fstatat and one pread.
+        // was read, when the name in that folder still holds it with the same bytes, vouches as well — one fstatat
+        // and one pread.
         if let cached, cached.stamp == nil, let pin = cached.pin,
             pin.stillHolds(cached.bytes, as: ItemManifest.fileName, in: folder), let found = known(cached.manifest)
         {
