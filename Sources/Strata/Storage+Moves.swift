@@ -28,9 +28,15 @@ extension Storage {
         var described = descriptor
         described.estimatedSize = max(descriptor.estimatedSize, value.count)
         var selected = selector.select(described)
-        addBackendFacts(to: &selected)
+        // Once the tier's backend is open, its facts are read in its box, which the put stages into. One not open yet
+        // is opened here when its facts say it writes late (the put would open it under the key's lock otherwise).
+        var target = registry.openedIfOpen(for: selected.tier)
+        if let target { addFacts(of: target, to: &selected) } else { addBackendFacts(to: &selected) }
         let selection = consume selected
-        if try stageInPlace(value, for: key, by: selection, as: descriptor, contentType: contentType) {
+        if target == nil, case .coalesced? = selection.durability { target = try? opened(selection.tier, key: key) }
+        if let target,
+            try stageInPlace(value, for: key, in: target, by: selection, as: descriptor, contentType: contentType)
+        {
             return selection
         }
         return try putUnderLock(value, for: key, by: selection, as: descriptor, contentType: contentType)
@@ -71,13 +77,11 @@ extension Storage {
     /// - Returns: Whether the value was staged; when not (the key placed otherwise or unsettled, a tier that writes
     ///   at once, a credential, a suite with no room), the put takes the key's lock.
     private func stageInPlace(
-        _ value: Data, for key: String, by selection: Selection, as descriptor: DataDescriptor, contentType: String?
+        _ value: Data, for key: String, in target: BackendRegistry.Opened, by selection: Selection,
+        as descriptor: DataDescriptor, contentType: String?
     ) throws -> Bool {
-        // A credential outside the secrets tier is refused or allowed by the move protocol's check. The durability is
-        // the active backend's (``addBackendFacts(to:)``); one that cannot be opened fails under the key's lock.
-        guard selection.descriptor.kind != .credential, case .coalesced? = selection.durability,
-            let target = try? opened(selection.tier, key: key)
-        else { return false }
+        // A credential outside the secrets tier is refused or allowed by the move protocol's check.
+        guard selection.descriptor.kind != .credential, case .coalesced = target.facts.durability else { return false }
         let location = StorageLocation(
             key: key, tier: selection.tier, backend: target.facts.name, ruleID: selection.ruleID,
             kind: selection.descriptor.kind, contentType: contentType, size: value.count, modified: Date())
