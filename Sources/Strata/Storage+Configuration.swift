@@ -84,6 +84,7 @@ extension Storage {
     /// known without opening a built-in backend (no server is contacted, no keyring unlocked). A tier whose backend
     /// must be opened to answer and cannot be says so instead. In place: a selection is a large value to copy.
     func addBackendFacts(to selection: inout Selection) {
+        if let open = registry.openedIfOpen(for: selection.tier) { return addFacts(of: open, to: &selection) }
         do {
             let facts = try registry.facts(for: selection.tier)
             selection.backend = facts.name
@@ -95,5 +96,12 @@ extension Storage {
         } catch {
             selection.concurrencyGuarantee = "unknown: the \(selection.tier.rawValue) backend is not open"
         }
+    }
+
+    /// Fills in the facts of `open`, the selection's tier's active backend, read in its box.
+    func addFacts(of open: BackendRegistry.Opened, to selection: inout Selection) {
+        selection.backend = open.facts.name
+        selection.concurrencyGuarantee = open.facts.concurrencyGuarantee
+        selection.durability = open.facts.durability
     }
 }

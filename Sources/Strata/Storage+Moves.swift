@@ -27,8 +27,27 @@ extension Storage {
         try StoragePaths.validateKey(key)
         var described = descriptor
         described.estimatedSize = max(descriptor.estimatedSize, value.count)
-        var selection = selector.select(described)
-        addBackendFacts(to: &selection)
+        var selected = selector.select(described)
+        // Once the tier's backend is open, its facts are read in its box, which the put stages into. One not open yet
+        // is opened here when its facts say it writes late (the put would open it under the key's lock otherwise).
+        var target = registry.openedIfOpen(for: selected.tier)
+        if let target { addFacts(of: target, to: &selected) } else { addBackendFacts(to: &selected) }
+        let selection = consume selected
+        if target == nil, case .coalesced? = selection.durability { target = try? opened(selection.tier, key: key) }
+        if let target,
+            try stageInPlace(value, for: key, in: target, by: selection, as: descriptor, contentType: contentType)
+        {
+            return selection
+        }
+        return try putUnderLock(value, for: key, by: selection, as: descriptor, contentType: contentType)
+    }
+
+    /// ``put(_:for:as:contentType:)`` holding the key's lock: settles a move left unfinished, then writes or moves the
+    /// value where `selection` says.
+    private func putUnderLock(
+        _ value: Data, for key: String, by selected: Selection, as descriptor: DataDescriptor, contentType: String?
+    ) throws -> Selection {
+        var selection = selected
         try catalog.withKeyLock(key) {
             try settle(key)
             do {
@@ -40,7 +59,7 @@ extension Storage {
             {
                 // The selector kept the value within the defaults value limit (the tier's own), so only the
                 // suite's room can refuse it: it goes to files by a rule of its own, and nothing was changed.
-                selection = selector.selection(by: .suiteFull, for: described)
+                selection = selector.selection(by: .suiteFull, for: selected.descriptor)
                 addBackendFacts(to: &selection)
                 try moves.write(
                     value, to: location(of: key, by: selection, size: value.count, contentType: contentType),
@@ -48,6 +67,31 @@ extension Storage {
             }
         }
         return selection
+    }
+
+    /// A put that leaves `key` where the catalog places it, by the same rule, in a tier that writes late (a coalescing
+    /// defaults suite): staged without waiting for other processes, as a set through the tier's own API is
+    /// (``/StrataCatalog/CatalogEngine/stageIfPlaced(_:_:)``). Until the tier writes, no other process can see the
+    /// value, and the tier asks the catalog again then, under its own file lock: a move or delete of the key by
+    /// another process meanwhile wins, as it would over a put made under the key's lock and not yet written.
+    /// - Returns: Whether the value was staged; when not (the key placed otherwise or unsettled, a tier that writes
+    ///   at once, a credential, a suite with no room), the put takes the key's lock.
+    private func stageInPlace(
+        _ value: Data, for key: String, in target: BackendRegistry.Opened, by selection: Selection,
+        as descriptor: DataDescriptor, contentType: String?
+    ) throws -> Bool {
+        // A credential outside the secrets tier is refused or allowed by the move protocol's check.
+        guard selection.descriptor.kind != .credential, case .coalesced = target.facts.durability else { return false }
+        let location = StorageLocation(
+            key: key, tier: selection.tier, backend: target.facts.name, ruleID: selection.ruleID,
+            kind: selection.descriptor.kind, contentType: contentType, size: value.count, modified: Date())
+        do {
+            return try catalog.stageIfPlaced(location) {
+                try store(value, in: target.backend, at: location, as: descriptor)
+            }
+        } catch let error as StorageError where error.code == .tooLarge {
+            return false  // Nothing was staged; under the key's lock, a suite with no room sends it to files.
+        }
     }
 
     /// Where a put of `key` by `selection` records the value (`contentType`: the media type, or a typed value's

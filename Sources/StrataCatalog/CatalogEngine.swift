@@ -53,9 +53,15 @@ package protocol CatalogEngine: AnyObject, Sendable {
     /// Whether the calling thread holds `key`'s lock through this engine.
     func isLockedByCurrentThread(_ key: String) -> Bool
     /// Runs `body` if `key` is placed in `tier` with no move pending, ordered with this process's changes of it
-    /// (see ``PlacementLedger/changeIfSettled(_:in:_:)``).
+    /// (see ``PlacementLedger/changeIfSettled(_:in:_:)``); at once when a ``withKeyLock(_:_:)`` of the calling thread
+    /// holds the key.
     /// - Returns: Whether `body` ran.
     func changeIfSettled(_ key: String, in tier: Tier, _ body: () throws -> Void) throws -> Bool
+    /// Runs `body`, a write of `location.key` into a tier that writes late (and asks the catalog again when it
+    /// writes), if the key is placed as `location` places it with no move pending: ordered with this process's
+    /// operations on the key, the calling thread counted as holding its lock, and not waiting for other processes.
+    /// - Returns: Whether `body` ran; when not, the write takes the key's lock (``withKeyLock(_:_:)``).
+    func stageIfPlaced(_ location: StorageLocation, _ body: () throws -> Void) throws -> Bool
     /// Writes the catalog, as it stands, into a snapshot being taken.
     func capture(into sink: any CaptureSink) throws -> CapturedFile
 

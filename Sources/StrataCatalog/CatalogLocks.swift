@@ -33,12 +33,15 @@ final class CatalogLocks: Sendable {
 
     /// The stripe of a key: a hash of its exact UTF-8 bytes (FNV-1a), the same in every process.
     static func stripe(of key: String) -> Int {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        var key = key
-        key.withUTF8 { bytes in
+        func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
             for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+            return Int(hash % UInt64(stripeCount))
         }
-        return Int(hash % UInt64(stripeCount))
+        // In place where the string keeps its bytes (every native string): no copy of it to hash.
+        if let stripe = key.utf8.withContiguousStorageIfAvailable(hash) { return stripe }
+        var key = key
+        return key.withUTF8(hash)
     }
 
     static func name(of stripe: Int) -> String { stripe < 10 ? "0\(stripe)" : "\(stripe)" }
@@ -91,6 +94,16 @@ final class CatalogLocks: Sendable {
     /// the stripe already (the mutex is not reentrant).
     func withStripeInProcess<T>(_ stripe: Int, _ body: () throws -> T) rethrows -> T {
         try slots[stripe].descriptor.withLock { _ in try body() }
+    }
+
+    /// Runs `body` with the calling thread recorded as the holder of `stripe` (``isHeldByCurrentThread(_:)``), for a
+    /// caller inside ``withStripeInProcess(_:_:)`` of that stripe: this process's threads are excluded, other
+    /// processes are not.
+    func asHolder<T>(of stripe: Int, _ body: () throws -> T) rethrows -> T {
+        let slot = slots[stripe]
+        slot.owner.store(Sys.currentThread, ordering: .relaxed)
+        defer { slot.owner.store(0, ordering: .relaxed) }
+        return try body()
     }
 
     /// Runs `body` holding the log lock.

@@ -105,17 +105,50 @@ package final class StorageCatalog: Sendable {
     /// Runs `body` if `key` is placed in `tier` with no move of it pending (from memory caught up with the log),
     /// holding the key's stripe among this process's threads only: a `Storage` operation of this process on the key
     /// cannot start or be under way meanwhile; other processes are not excluded (see
-    /// ``PlacementLedger/changeIfSettled(_:in:_:)``).
-    /// - Returns: Whether `body` ran: not when the key is unsettled, or the calling thread holds its stripe.
+    /// ``PlacementLedger/changeIfSettled(_:in:_:)``). When a `Storage` operation of the calling thread is writing the
+    /// key (``isLockedByCurrentThread(_:)``), `body` runs at once: that operation records the placement itself.
+    /// - Returns: Whether `body` ran: not when the key is unsettled, or the calling thread holds its stripe for
+    ///   another key.
     package func changeIfSettled(_ key: String, in tier: Tier, _ body: () throws -> Void) throws -> Bool {
         let stripe = CatalogLocks.stripe(of: key)
-        if locks.isHeldByCurrentThread(stripe) { return false }
+        if locks.isHeldByCurrentThread(stripe) {
+            guard isLockedByCurrentThread(key, stripe: stripe) else { return false }
+            try body()
+            return true
+        }
         return try locks.withStripeInProcess(stripe) {
             let isSettled = try current { state in
                 state.entries[key]?.tier == tier && (state.intents.isEmpty || state.intents[ExactString(key)] == nil)
             }
             if isSettled { try body() }
             return isSettled
+        }
+    }
+
+    /// Runs `body`, a write of `location.key` into a tier that writes late, if the catalog places the key as
+    /// `location` does (tier, backend, rule, kind and content type) with no move of it pending: holding the key's
+    /// stripe among this process's threads only, and counted as holding the key's lock while `body` runs
+    /// (``isLockedByCurrentThread(_:)``), so that the tier's own report to the catalog passes it through. Other
+    /// processes are not waited for: what `body` stages they cannot see until the tier writes it, and the tier asks
+    /// the catalog again then, under its own file lock (see ``/StrataCore/PlacementLedger``), which orders the write
+    /// against their moves and deletes of the key.
+    /// - Returns: Whether `body` ran: not when the key is placed otherwise or unsettled, or the calling thread holds
+    ///   its stripe already.
+    package func stageIfPlaced(_ location: StorageLocation, _ body: () throws -> Void) throws -> Bool {
+        let key = location.key
+        let stripe = CatalogLocks.stripe(of: key)
+        if locks.isHeldByCurrentThread(stripe) { return false }
+        return try locks.withStripeInProcess(stripe) {
+            let isPlaced = try state.withLock { state in
+                if state.seen != sequence.value { try catchUp(&state) }
+                guard let recorded = state.entries[key],
+                    state.intents.isEmpty || state.intents[ExactString(key)] == nil
+                else { return false }
+                return recorded.hasPlacement(of: try entry(for: location, in: &state))
+            }
+            guard isPlaced else { return false }
+            try locks.asHolder(of: stripe) { try holding(key, stripe: stripe, body) }
+            return true
         }
     }
 

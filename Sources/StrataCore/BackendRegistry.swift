@@ -136,6 +136,11 @@ public final class BackendRegistry: Sendable {
         return try opened(for: tier, named: name)
     }
 
+    /// The box of a tier's active backend when it is open already; `nil` otherwise (nothing is opened).
+    package func openedIfOpen(for tier: Tier) -> Opened? {
+        state.withLock { $0.openActive[Int(tier.catalogCode)] }
+    }
+
     /// The facts of a tier's active backend (its name, concurrency guarantee, durability and layout): the open
     /// instance's (asked once, when it opened), else those given when it was registered, else it is opened to ask
     /// it. Asking never connects to

@@ -39,7 +39,9 @@ public protocol PlacementLedger: AnyObject, Sendable {
 
     /// Runs `body`, a set of `key` that a tier stages now and writes later, when the catalog places `key` in `tier`
     /// with no move of it pending: ordered against this process's operations on the key, and not waiting for
-    /// other processes (the tier's check just before the write orders it against theirs).
+    /// other processes (the tier's check just before the write orders it against theirs). When a `Storage` operation
+    /// on the calling thread is writing the key through the tier, `body` runs at once, as in
+    /// ``change(_:setting:removing:_:)``.
     /// - Returns: Whether `body` ran; when not, the set goes through ``change(_:setting:removing:_:)``.
     /// - Throws: ``StorageError`` when the catalog cannot be read, or what `body` throws.
     func changeIfSettled(_ key: String, in tier: Tier, _ body: () throws -> Void) throws -> Bool

@@ -34,18 +34,24 @@ public struct StorageSelector: Sendable {
     ///   the backend's facts (``Selection/concurrencyGuarantee``, ``Selection/durability``) are filled in by
     ///   `Storage.select`, from the tier's active backend.
     public func select(_ descriptor: DataDescriptor) -> Selection {
-        let rule =
-            rules.first { $0.matches(descriptor, configuration) }
-            ?? SelectionRule.standard.first { $0.matches(descriptor, configuration) }!
-        return selection(by: rule, for: descriptor)
+        // By index: a rule is asked in place, not copied out of the array (every put selects).
+        for index in 0..<rules.count where rules[index].matches(descriptor, configuration) {
+            return selection(by: rules[index], for: descriptor)
+        }
+        let standard = SelectionRule.standard
+        for index in 0..<standard.count where standard[index].matches(descriptor, configuration) {
+            return selection(by: standard[index], for: descriptor)
+        }
+        fatalError("the standard table has a rule for every descriptor")
     }
 
     /// The selection a rule makes for a descriptor, whether or not the rule matches it: how `Storage` applies
     /// ``SelectionRule/suiteFull`` when the defaults suite has no room.
     public func selection(by rule: SelectionRule, for descriptor: DataDescriptor) -> Selection {
-        Selection(
+        let reason = rule.reason
+        return Selection(
             tier: rule.tier, ruleID: rule.id, appleEquivalent: rule.appleEquivalent(configuration.context),
-            descriptor: descriptor, explanation: { [configuration] in rule.reason(descriptor, configuration) })
+            descriptor: descriptor, explanation: { [configuration] in reason(descriptor, configuration) })
     }
 
     /// The rule with an id, if the selector has one.

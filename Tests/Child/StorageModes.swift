@@ -30,6 +30,29 @@ func runStorageMode(_ arguments: [String]) throws -> Bool {
             }
         }
         say("done")
+    case "storage-put-loop":
+        // storage-put-loop ROOT KEY START: put `p-N` (a preference) under KEY through the facade forever, N from START,
+        // `ack N` after each. Most puts leave the key where it is (staged at once); one that finds it elsewhere moves
+        // it back to defaults.
+        let storage = try Storage(root: arguments[1])
+        var index = Int(arguments[3]) ?? 0
+        while true {
+            try storage.put(
+                Data("p-\(index)".utf8), for: arguments[2], as: DataDescriptor(kind: .preference, estimatedSize: 16))
+            say("ack \(index)")
+            index += 1
+        }
+    case "storage-move-loop":
+        // storage-move-loop ROOT KEY: move KEY to files, then back to defaults, forever, `moved N` after each move.
+        let storage = try Storage(root: arguments[1])
+        var count = 0
+        while true {
+            for tier in [Tier.files, .defaults] {
+                try storage.move(arguments[2], to: tier)
+                count += 1
+                say("moved \(count)")
+            }
+        }
     case "tier-churn":
         // tier-churn ROOT: run TierChurn's operations from the first, `ack N` after each (durable), forever.
         try runTierChurn(Storage(root: arguments[1]))
