@@ -27,6 +27,7 @@ struct RawDescriptorAPITests {
         "StrataSystem/Syscalls+Signal.swift processID": "a process id",
         "StrataSystem/InjectedFault.swift error": "an errno code",
         "StrataCore/CapturedFile.swift nanoseconds": "nanoseconds",
+        "StrataRecords/Codec/RecordReader.swift decode": "a record field of that width, as KeyedDecodingContainer's",
         "StrataCore/CapturedFile.swift init": "Timespec(seconds:nanoseconds:)",
         "StrataCore/StorageError.swift errno": "an errno code",
         "StrataCore/StorageError.swift init": "an errno code",
