@@ -52,7 +52,7 @@ enum SQLiteFileProbe {
             let companion = try regularFileSize(path + suffix)
             if suffix == "-wal", let companion, companion > 0 { walHasContent = true }
         }
-        if size > 0 { try checkHeader(path, size: size, walHasContent: walHasContent) }
+        if size > 0 { try checkHeader(path, walHasContent: walHasContent) }
         // With frames in its write-ahead log the file alone may not be a database yet: a checkpoint that a full disk
         // cut short leaves pages in the file that point to pages only the log holds. Read it as SQLite reads it then.
         if walHasContent {
@@ -86,14 +86,20 @@ enum SQLiteFileProbe {
     }
 
     /// Checks the SQLite header against the file's size, reading it without following a link.
-    static func checkHeader(_ path: String, size: Int64, walHasContent: Bool) throws {
+    ///
+    /// The size is taken after the header, through the same descriptor: a commit writes page 1 (with the new page
+    /// count) before the pages past the file's end, so a size older than the header would find a store another
+    /// process is growing shorter than its header says.
+    static func checkHeader(_ path: String, walHasContent: Bool) throws {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 100, alignment: 1)
         defer { buffer.deallocate() }
         let count: Int
+        let size: Int64
         do throws(Errno) {
             let fd = try Sys.open(path, .readOnly, .noFollow)
             defer { Sys.close(fd) }
             count = try Sys.pread(fd, buffer, at: 0)
+            size = Int64(try Sys.fstat(fd).st_size)
         } catch {
             throw error.storageError("cannot read the database header", tier: .records, path: path)
         }
@@ -118,6 +124,9 @@ enum SQLiteFileProbe {
         // content may hold a checkpoint in progress, so the count is checked only without one.
         let pages = integer(28, 4)
         if !walHasContent, integer(24, 4) == integer(92, 4), pages > 0, size < pages * pageSize {
+            // A rollback journal beside it means a commit in progress (page 1 is written before the pages it
+            // adds) or one cut short, which SQLite rolls back when the file is opened: not a truncation.
+            guard try regularFileSize(path + "-journal") == nil else { return }
             throw corrupt(path, "the file has \(size / pageSize) pages, its header says \(pages): truncated")
         }
     }

@@ -101,36 +101,54 @@ public final class SQLiteRecordEngine: RecordEngine {
         }
     }
 
-    /// Checks, under the write lock, that the database is still a Strata store or empty (another process may
-    /// have changed it since it was identified), creates Strata's tables in an empty one, and only then
-    /// switches it to WAL mode.
+    /// Checks that the database is still a Strata store or empty (another process may have changed it since it was
+    /// identified), creates Strata's tables in an empty one, and only then switches it to WAL mode.
+    ///
+    /// A store that has its tables is checked in a read transaction, which waits for no writer: an open that took
+    /// the write lock queued behind every process writing the store, and under steady writes could wait out the
+    /// busy timeout. Only an empty database is checked again, and filled, under the write lock.
     static func prepareSchema(_ connection: SQLiteConnection) throws {
-        try connection.execute("BEGIN IMMEDIATE", operation: "open")
-        let created: Bool
-        do {
-            created = try SQLiteFileProbe.classify(connection) == .empty
-            if created {
-                try connection.execute(
-                    """
-                    CREATE TABLE strata_meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID;
-                    INSERT INTO strata_meta (key, value) VALUES ('format', 'strata-records'), ('format_version', '\(formatVersion)');
-                    CREATE TABLE strata_kv (key TEXT PRIMARY KEY NOT NULL, value BLOB NOT NULL, modified REAL NOT NULL) WITHOUT ROWID;
-                    """, operation: "create")
-            }
-            connection.resetStatements()
-            // An existing store is only read here: roll back rather than commit, because SQLite's write
-            // transaction rewrites page 1 whenever the page count in the header is not the file's (a header
-            // damaged by another program), and a store found damaged later must be left as it was found.
-            try connection.execute(created ? "COMMIT" : "ROLLBACK", operation: "open")
-        } catch {
-            connection.resetStatements()
-            if connection.isInTransaction { try? connection.execute("ROLLBACK", operation: "rollback") }
-            throw error
+        // Rolled back, not committed: SQLite's write transaction rewrites page 1 whenever the page count in the header
+        // is not the file's (a header damaged by another program), and a store found damaged later must be left as
+        // it was found.
+        var created = false
+        if try classify(connection, begin: "BEGIN DEFERRED", fill: { _ in false }) == .empty {
+            // Another process may fill it first: look again under the write lock.
+            created =
+                try classify(connection, begin: "BEGIN IMMEDIATE") { kind in
+                    guard kind == .empty else { return false }
+                    try connection.execute(
+                        """
+                        CREATE TABLE strata_meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID;
+                        INSERT INTO strata_meta (key, value) VALUES ('format', 'strata-records'), ('format_version', '\(formatVersion)');
+                        CREATE TABLE strata_kv (key TEXT PRIMARY KEY NOT NULL, value BLOB NOT NULL, modified REAL NOT NULL) WITHOUT ROWID;
+                        """, operation: "create")
+                    return true
+                } == .empty
         }
         try connection.execute("PRAGMA journal_mode=WAL", operation: "open")
         // A new store's tables go into the main file at once, so that the file identifies itself even before
         // the first automatic checkpoint, without a reader having to look into its WAL.
         if created { try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)", operation: "create") }
+    }
+
+    /// Classifies the database in a transaction begun with `begin`, then lets `fill` write in it: the transaction
+    /// commits when `fill` returns `true`, and is rolled back otherwise (or when anything fails).
+    private static func classify(
+        _ connection: SQLiteConnection, begin: String, fill: (SQLiteFileProbe.Kind) throws -> Bool
+    ) throws -> SQLiteFileProbe.Kind {
+        try connection.execute(begin, operation: "open")
+        do {
+            let kind = try SQLiteFileProbe.classify(connection)
+            let wrote = try fill(kind)
+            connection.resetStatements()
+            try connection.execute(wrote ? "COMMIT" : "ROLLBACK", operation: "open")
+            return kind
+        } catch {
+            connection.resetStatements()
+            if connection.isInTransaction { try? connection.execute("ROLLBACK", operation: "rollback") }
+            throw error
+        }
     }
 
     // MARK: Connections
