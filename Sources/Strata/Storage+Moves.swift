@@ -150,7 +150,15 @@ extension Storage {
             for tier in Tier.allCases where registry.hasBackend(for: tier) {
                 removed = try removeCopy(of: key, from: tier, skippingLocked: true) || removed
             }
-            if try catalog.location(of: key) != nil { try catalog.record([.remove(key: key)], durable: false) }
+            guard let recorded = try catalog.location(of: key) else { return removed }
+            try catalog.record([.remove(key: key)], durable: false)
+            // A tier that writes late asks the catalog, under its own file lock, before it writes a set staged while
+            // the key was placed in it (another process's put or set, which takes no key lock): one that asked
+            // between the removal above and this record was told yes, and put the key back. Every set asking from
+            // now on is dropped, so removing it once more leaves no copy the catalog does not record.
+            if case .coalesced = try opened(recorded.tier, key: key).facts.durability {
+                removed = try removeCopy(of: key, from: recorded.tier, skippingLocked: true) || removed
+            }
             return removed
         }
     }

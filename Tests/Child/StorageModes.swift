@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataCatalog
 import StrataTestSupport
 
 /// The child modes that drive ``Storage``; `false` when `arguments` names none of them.
@@ -31,17 +32,35 @@ func runStorageMode(_ arguments: [String]) throws -> Bool {
         }
         say("done")
     case "storage-put-loop":
-        // storage-put-loop ROOT KEY START: put `p-N` (a preference) under KEY through the facade forever, N from START,
-        // `ack N` after each. Most puts leave the key where it is (staged at once); one that finds it elsewhere moves
-        // it back to defaults.
+        // storage-put-loop ROOT KEY START [flush]: put `p-N` (a preference) under KEY through the facade forever, N from
+        // START, `ack N` after each (with `flush`, once the suite is written). Most puts leave the key where it is
+        // (staged at once); one that finds it elsewhere moves it back to defaults.
         let storage = try Storage(root: arguments[1])
         var index = Int(arguments[3]) ?? 0
+        let flushes = arguments.count > 4 && arguments[4] == "flush"
         while true {
             try storage.put(
                 Data("p-\(index)".utf8), for: arguments[2], as: DataDescriptor(kind: .preference, estimatedSize: 16))
+            if flushes { try storage.defaults.flush() }
             say("ack \(index)")
             index += 1
         }
+    case "storage-delete-loop":
+        // storage-delete-loop ROOT KEY COUNT: COUNT times, put KEY as a preference (written), delete it, and look: a
+        // copy in the suite that the catalog does not record is reported as `orphan N` (the catalog read as it is:
+        // `Storage.location(of:)` would adopt the copy). Another process's put after the delete records the key before
+        // its suite write, so a copy read before an empty catalog is no such put.
+        // Then `done`.
+        let storage = try Storage(root: arguments[1])
+        let key = arguments[2]
+        for index in 0..<(Int(arguments[3]) ?? 100) {
+            try storage.put(Data("d-\(index)".utf8), for: key, as: DataDescriptor(kind: .preference, estimatedSize: 16))
+            try storage.defaults.flush()
+            try storage.delete(key)
+            let inSuite = try storage.backend(for: .defaults).contains(key)
+            if inSuite, try storage.catalog.location(of: key) == nil { say("orphan \(index)") }
+        }
+        say("done")
     case "storage-move-loop":
         // storage-move-loop ROOT KEY: move KEY to files, then back to defaults, forever, `moved N` after each move.
         let storage = try Storage(root: arguments[1])

@@ -99,6 +99,33 @@ struct StagedPutProcessTests {
         }
     }
 
+    /// One process puts a preference and writes the suite over and over (each write asks the catalog first, under the
+    /// suite's lock), while another puts the key, deletes it and looks for a copy the catalog does not record. A
+    /// delete removes the copies and then records the removal: a write that asks the catalog in between finds the
+    /// key still placed in defaults and puts the value back, a copy no record places (a read adopts it, or refuses
+    /// the key when another tier holds it too). So the delete removes it once more after the record.
+    @Test func aDeleteBesideStagedPutsLeavesNoCopyTheCatalogDoesNotRecord() throws {
+        let child = try TestExecutables.url(named: "strata-test-child")
+        let storage = try openStorage(root)
+        try storage.put(Data("p-0".utf8), for: "raced", as: descriptorForTier[.defaults]!)
+        try storage.backend(for: .defaults).flush()
+        let putter = try ChildProcess(
+            child, ["storage-put-loop", root, "raced", "1", "flush"], environment: environment)
+        defer {
+            putter.kill(SIGKILL)
+            _ = putter.wait()
+        }
+        _ = try putter.waitForLine(timeout: 60) { $0.hasPrefix("ack") }
+        let deleter = try ChildProcess(
+            child, ["storage-delete-loop", root, "raced", "\(Self.rounds * 20)"], environment: environment)
+        let result = deleter.wait()
+        #expect(result.status == 0, "\(result.standardError.prefix(2_000))")
+        #expect(deleter.lines.last == "done")
+        let orphans = deleter.lines.filter { $0.hasPrefix("orphan") }
+        #expect(
+            orphans.isEmpty, "\(orphans.count) deletes left a copy the catalog does not record: \(orphans.prefix(5))")
+    }
+
     /// The highest `ack N` among `lines`, or -1.
     static func lastAcknowledged(_ lines: [String]) -> Int {
         lines.compactMap { $0.hasPrefix("ack ") ? Int($0.dropFirst(4)) : nil }.max() ?? -1
