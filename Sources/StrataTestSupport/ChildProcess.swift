@@ -24,6 +24,14 @@ public final class ChildProcess: Sendable {
         public var standardOutput: String
         /// Everything it printed on standard error.
         public var standardError: String
+
+        /// Why it failed, in a few lines: a Swift runtime's `Fatal error` line (a crash report puts it first, ahead of
+        /// pages of backtrace) with the end of standard error, or that end alone.
+        public var failureSummary: String {
+            let fatal = standardError.split(separator: "\n").filter { $0.contains("Fatal error") }.prefix(3)
+            let end = String(standardError.suffix(fatal.isEmpty ? 2_000 : 500))
+            return fatal.isEmpty ? end : fatal.joined(separator: "\n") + "\n…\n" + end
+        }
     }
 
     private struct Output {
@@ -181,8 +189,12 @@ public final class ChildProcess: Sendable {
         while child.process.isRunning {
             if Date() > deadline {
                 child.kill()
-                _ = child.wait()
-                throw Failure(description: "\(executable.lastPathComponent) \(arguments) ran over \(timeout) s")
+                let result = child.wait()
+                // What it said last tells how far it got.
+                let said = result.standardOutput.split(separator: "\n").suffix(5).joined(separator: " | ")
+                throw Failure(
+                    description: "\(executable.lastPathComponent) \(arguments) ran over \(timeout) s; last said: "
+                        + "\(said.isEmpty ? "nothing" : said); standard error: \(result.standardError.suffix(1_000))")
             }
             child.changed.wait(timeout: 0.02)
         }

@@ -108,7 +108,7 @@ func mixedScenario(operations: Int, tally: inout Tally) throws {
         let result = child.wait()
         guard result.status == 0, child.lines.last == "done" else {
             if result.wasSignalled { tally.crashes += 1 } else { tally.untyped += 1 }
-            tally.notes.append(result.standardError.suffix(500).description)
+            tally.notes.append(result.failureSummary)
             continue
         }
         var last: [String: String] = [:]
@@ -136,8 +136,17 @@ func mixedScenario(operations: Int, tally: inout Tally) throws {
     }
     for key in mixedKeys {
         tally.checked += 1
-        let holders = try Tier.allCases.filter { try storage.backend(for: $0).contains(key) }
-        let value = try storage.data(for: key).map { String(decoding: $0, as: UTF8.self) } ?? "-"
+        let holders: [Tier]
+        let value: String
+        do {
+            holders = try Tier.allCases.filter { try storage.backend(for: $0).contains(key) }
+            value = try storage.data(for: key).map { String(decoding: $0, as: UTF8.self) } ?? "-"
+        } catch {
+            // A key the store cannot answer for (copies in two tiers that the catalog does not place) is a finding.
+            tally.lost += 1
+            tally.notes.append("\(key) cannot be read: \(error)")
+            continue
+        }
         if holders.count > (value == "-" ? 0 : 1) {
             tally.lost += 1
             tally.notes.append("\(key) has copies in \(holders)")

@@ -148,6 +148,7 @@ do {
         // LOCATION is a SQLite file or `postgres:<schema>` (see RecordStoreLocation).
         let store = try RecordStoreLocation.open(arguments[1])
         let counters = try store.collection(Counter.self, named: "counters")
+        say("opened")  // So that a run that hangs tells whether it hung opening the store or in a transaction.
         // How many transactions needed how many runs of their closure, reported as `done runs 1:240,2:10`.
         var runsCounted: [Int: Int] = [:]
         for _ in 0..<(Int(arguments[2]) ?? 1) {
