@@ -48,8 +48,7 @@ func runStorageMode(_ arguments: [String]) throws -> Bool {
     case "storage-delete-loop":
         // storage-delete-loop ROOT KEY COUNT: COUNT times, put KEY as a preference (written), delete it, and look: a
         // copy in the suite that the catalog does not record is reported as `orphan N` (the catalog read as it is:
-        // `Storage.location(of:)` would adopt the copy). Another process's put after the delete records the key before
-        // its suite write, so a copy read before an empty catalog is no such put.
+        // `Storage.location(of:)` would adopt the copy).
         // Then `done`.
         let storage = try Storage(root: arguments[1])
         let key = arguments[2]
@@ -57,8 +56,12 @@ func runStorageMode(_ arguments: [String]) throws -> Bool {
             try storage.put(Data("d-\(index)".utf8), for: key, as: DataDescriptor(kind: .preference, estimatedSize: 16))
             try storage.defaults.flush()
             try storage.delete(key)
-            let inSuite = try storage.backend(for: .defaults).contains(key)
-            if inSuite, try storage.catalog.location(of: key) == nil { say("orphan \(index)") }
+            // Under the key's lock: another process's put of the key after the delete writes the suite and then
+            // records the key (so that no entry names a value not yet on disk), holding that lock throughout.
+            let orphaned = try storage.catalog.withKeyLock(key) {
+                try storage.backend(for: .defaults).contains(key) && storage.catalog.location(of: key) == nil
+            }
+            if orphaned { say("orphan \(index)") }
         }
         say("done")
     case "storage-move-loop":
