@@ -104,13 +104,10 @@ public final class SQLiteRecordEngine: RecordEngine {
     /// Checks that the database is still a Strata store or empty (another process may have changed it since it was
     /// identified), creates Strata's tables in an empty one, and only then switches it to WAL mode.
     ///
-    /// A store that has its tables is checked in a read transaction, which waits for no writer: an open that took
-    /// the write lock queued behind every process writing the store, and under steady writes could wait out the
-    /// busy timeout. Only an empty database is checked again, and filled, under the write lock.
+    /// A store that has its tables is checked in a read transaction, which in WAL mode waits for no writer, so an
+    /// open does not queue behind the processes writing the store (under steady writes it could wait out the busy
+    /// timeout). Only an empty database is checked again, and filled, under the write lock.
     static func prepareSchema(_ connection: SQLiteConnection) throws {
-        // Rolled back, not committed: SQLite's write transaction rewrites page 1 whenever the page count in the header
-        // is not the file's (a header damaged by another program), and a store found damaged later must be left as
-        // it was found.
         var created = false
         if try classify(connection, begin: "BEGIN DEFERRED", fill: { _ in false }) == .empty {
             // Another process may fill it first: look again under the write lock.
@@ -133,7 +130,10 @@ public final class SQLiteRecordEngine: RecordEngine {
     }
 
     /// Classifies the database in a transaction begun with `begin`, then lets `fill` write in it: the transaction
-    /// commits when `fill` returns `true`, and is rolled back otherwise (or when anything fails).
+    /// commits when `fill` returns `true`, and is rolled back otherwise (or when anything fails). A transaction that
+    /// only read is rolled back, not committed: SQLite's write transaction rewrites page 1 whenever the page count in
+    /// the header is not the file's (a header damaged by another program), and a store found damaged later must be
+    /// left as it was found.
     private static func classify(
         _ connection: SQLiteConnection, begin: String, fill: (SQLiteFileProbe.Kind) throws -> Bool
     ) throws -> SQLiteFileProbe.Kind {
