@@ -413,6 +413,10 @@ public final class DefaultsStore: Sendable {
         switch configuration.durability {
         case .durable, .atomicOnly:
             try flush()
+        case .coalesced where ledger != nil && changes.values.contains(where: { $0 == nil }):
+            // The catalog drops a removed key when this change returns: the file loses it first, so that no other
+            // process meets the key in the suite with no record (a read there would adopt it back).
+            try flush()
         case .coalesced(let delay):
             scheduleFlush(after: delay)
         }

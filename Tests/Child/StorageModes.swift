@@ -75,6 +75,11 @@ func runStorageMode(_ arguments: [String]) throws -> Bool {
                 say("moved \(count)")
             }
         }
+    case "storage-read":
+        // storage-read ROOT KEY: read KEY through `Storage(root:)` and say `value V` (V as UTF-8) or `none`.
+        let storage = try Storage(root: arguments[1])
+        let value = try storage.data(for: arguments[2])
+        say(value.map { "value " + String(decoding: $0, as: UTF8.self) } ?? "none")
     case "tier-churn":
         // tier-churn ROOT: run TierChurn's operations from the first, `ack N` after each (durable), forever.
         try runTierChurn(Storage(root: arguments[1]))

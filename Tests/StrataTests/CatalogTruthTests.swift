@@ -189,4 +189,28 @@ struct CatalogTruthTests {
         #expect(try reopened.location(of: "lost") == nil)
         #expect(try reopened.verifyCatalog().isSound)
     }
+
+    /// A removal through the defaults tier's own API, on a suite that writes late, with the catalog placing the key
+    /// there: the catalog drops the key when the removal returns, so the suite's file loses it first. Left for the
+    /// suite's later write, another process reading the key meanwhile found it in the file with no record, adopted
+    /// it back into the catalog, and after the write the catalog placed a key no tier held.
+    @Test(arguments: [false, true]) func aRemovalThroughTheSuiteIsOnDiskBeforeTheCatalogDropsTheKey(all: Bool) throws {
+        let storage = try openStorage(root)
+        try storage.put(Data("value".utf8), for: "k", as: descriptorForTier[.defaults]!)
+        try storage.backend(for: .defaults).flush()
+        let late = DefaultsConfiguration(durability: .coalesced(.seconds(60)))
+        let suite = try DefaultsStore(suite: "standard", paths: try StoragePaths(root: root), configuration: late)
+        if all {
+            try suite.removeAll()
+        } else {
+            #expect(try suite.removeObject(forKey: "k"))
+        }
+        let child = try TestExecutables.url(named: "strata-test-child")
+        let reader = try ChildProcess.run(
+            child, ["storage-read", root, "k"], environment: ["STRATA_SECRETS_KEY": testSecretsKeyHex])
+        #expect(reader.status == 0, "\(reader.failureSummary)")
+        #expect(reader.standardOutput == "none\n")
+        try Self.expectGone("k", in: try openStorage(root), "after the removal")
+        #expect(try storage.verifyCatalog().isSound)
+    }
 }
