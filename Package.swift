@@ -89,6 +89,10 @@ let package = Package(
         .target(
             name: "StrataPostgres",
             dependencies: ["StrataCore", "StrataSystem", "StrataRecords", "StrataPostgresClient"]),
+        // The catalog of a store shared by several machines, on PostgreSQL: a second CatalogEngine, on the client.
+        .target(
+            name: "StrataCatalogPostgres",
+            dependencies: ["StrataCore", "StrataCatalog", "StrataPostgres", "StrataPostgresClient"]),
         // The backup repository: content-defined chunks, deduplicated, compressed and sealed, in packs.
         .target(
             name: "StrataBackup",
@@ -100,8 +104,8 @@ let package = Package(
         .target(
             name: "Strata",
             dependencies: [
-                "StrataCore", "StrataSystem", "StrataCatalog", "StrataDefaults", "StrataSecrets", "StrataRecords",
-                "StrataSQLite",
+                "StrataCore", "StrataSystem", "StrataCatalog", "StrataCatalogPostgres", "StrataDefaults",
+                "StrataSecrets", "StrataRecords", "StrataSQLite",
                 "StrataFiles", "StrataLocalFiles", "StrataPostgres", "StrataPostgresClient", "StrataBackup", "StrataS3",
             ]),
         .executableTarget(name: "strata", dependencies: ["Strata", "StrataSystem", "StrataLint"]),
@@ -206,13 +210,17 @@ let package = Package(
         .testTarget(
             name: "StrataTests",
             dependencies: [
-                "Strata", "StrataSystem", "StrataCatalog", "StrataPostgresClient", "StrataConformance",
+                "Strata", "StrataSystem", "StrataCatalog", "StrataCatalogPostgres", "StrataPostgres",
+                "StrataPostgresClient", "StrataConformance",
                 "StrataTestSupport", "strata-test-child", "strata",
             ]
         ),
         .testTarget(
             name: "StrataCatalogTests",
-            dependencies: ["StrataCatalog", "StrataCore", "StrataSystem", "StrataTestSupport"]),
+            dependencies: [
+                "StrataCatalog", "StrataCatalogPostgres", "StrataPostgres", "StrataCore", "StrataSystem",
+                "StrataTestSupport",
+            ]),
         .testTarget(
             name: "StrataCoreTests",
             dependencies: ["StrataCore", "StrataSystem", "StrataConformance", "StrataTestSupport", "strata-test-child"]

@@ -67,10 +67,23 @@ public final class Storage: Sendable {
     ///   `.unsupportedVersion` (with path and line) for a bad or newer configuration file, `.noBackend` for a backend
     ///   it names that is not registered, `.invalidArgument` for a malformed files location (the part in
     ///   ``/StrataCore/StorageError/attribute``).
-    public init(
+    public convenience init(
         root: String, selector: StorageSelector? = nil, secretsKey: KeyProvider? = nil,
         registerBuiltIns: Bool = true, recordsURL: String? = nil, filesURL: String? = nil,
         configuration: StoreConfiguration? = nil
+    ) throws {
+        try self.init(
+            root: root, selector: selector, secretsKey: secretsKey, registerBuiltIns: registerBuiltIns,
+            recordsURL: recordsURL, filesURL: filesURL, configuration: configuration, catalog: nil)
+    }
+
+    /// Opens a store as ``init(root:selector:secretsKey:registerBuiltIns:recordsURL:filesURL:configuration:)``
+    /// does, its catalog kept by `catalog`: `nil` is the file catalog under the root; a catalog on a server
+    /// (``/StrataCatalogPostgres/PostgresCatalog``) is one several machines share.
+    package init(
+        root: String, selector: StorageSelector? = nil, secretsKey: KeyProvider? = nil,
+        registerBuiltIns: Bool = true, recordsURL: String? = nil, filesURL: String? = nil,
+        configuration: StoreConfiguration? = nil, catalog: (any CatalogEngine)?
     ) throws {
         self.paths = try StoragePaths(root: root)
         var configuration = try Self.effectiveConfiguration(configuration, selector: selector, paths: paths)
@@ -80,9 +93,9 @@ public final class Storage: Sendable {
         self.configuration = configuration
         self.registry = BackendRegistry(paths: paths)
         self.selector = selector ?? StorageSelector(configuration: configuration.selector)
-        self.catalog = try StorageCatalog(root: paths.root)
-        self.placement = CatalogPlacement(catalog: catalog, configuration: configuration)
-        self.changeWatcher = ChangeWatcher(catalog: catalog)
+        self.catalog = try catalog ?? StorageCatalog(root: paths.root)
+        self.placement = CatalogPlacement(catalog: self.catalog, configuration: configuration)
+        self.changeWatcher = ChangeWatcher(catalog: self.catalog)
         // Tier stores this process opens on the root by themselves report to this catalog while it lives.
         try placement.register(root: paths.openRoot(), path: paths.root)
         self.rootStores = try RootTierStores(

@@ -13,3 +13,13 @@ package enum CatalogChange: Sendable, Hashable {
     /// The move of `key` is finished: the copy that lost was removed.
     case settle(key: String)
 }
+
+extension CatalogChange {
+    /// The key the change is about.
+    package var key: String {
+        switch self {
+        case .set(let location): location.key
+        case .remove(let key), .intent(let key, _, _), .settle(let key): key
+        }
+    }
+}

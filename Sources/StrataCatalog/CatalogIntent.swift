@@ -7,4 +7,10 @@ package struct CatalogIntent: Sendable, Hashable {
     package var from: Tier?
     /// The tier the value is moving to.
     package var to: Tier
+
+    package init(key: String, from: Tier?, to: Tier) {
+        self.key = key
+        self.from = from
+        self.to = to
+    }
 }

@@ -10,19 +10,27 @@ import Synchronization
     import Darwin
 #endif
 
-/// The catalog's locks: the log lock (appends and compaction) and 64 key stripes (one key's put, move or
-/// delete at a time, across threads and processes).
+/// A catalog's locks: the log lock (appends and compaction) and 64 key stripes (one key's put, move or
+/// delete at a time, across threads and processes), and the key each stripe is held for.
 ///
-/// Each lock is a file under `<root>/catalog/locks/`, kept open for the life of the catalog and locked with
-/// `flock`; a `Mutex` per lock orders the threads of this process first, because `flock` does not exclude
-/// two threads sharing one open file. Lock order: a key stripe, then the log lock; never the other way.
-final class CatalogLocks: Sendable {
-    static let stripeCount = 64
-    private let directory: String
+/// The file catalog's locks are files under `<root>/catalog/locks/`, kept open for the life of the catalog and
+/// locked with `flock`; a `Mutex` per lock orders the threads of this process first, because `flock` does not
+/// exclude two threads sharing one open file. A catalog engine that orders processes some other way (a database's
+/// locks) makes them with no folder: then they order this process's threads only. Lock order: a key stripe, then
+/// the log lock; never the other way.
+package final class CatalogLocks: Sendable {
+    package static let stripeCount = 64
+    /// Where the lock files are, or `nil` when the locks order this process's threads only.
+    private let directory: String?
     /// One slot per stripe, then the log lock; each holds the lock file's descriptor once opened.
     private let slots: [CatalogLockSlot]
+    /// The key whose lock is held now through each stripe (``holding(_:stripe:_:)``), for
+    /// ``isLockedByCurrentThread(_:)``. A stripe's lock is held by one thread of the process at a time, so it covers
+    /// one key at a time.
+    private let keysLocked = Mutex([ExactString?](repeating: nil, count: CatalogLocks.stripeCount))
 
-    init(directory: String) {
+    /// Locks whose files are in `directory`, or locks among this process's threads only when it is `nil`.
+    package init(directory: String?) {
         self.directory = directory
         slots = (0...Self.stripeCount).map { _ in CatalogLockSlot() }
     }
@@ -32,7 +40,7 @@ final class CatalogLocks: Sendable {
     }
 
     /// The stripe of a key: a hash of its exact UTF-8 bytes (FNV-1a), the same in every process.
-    static func stripe(of key: String) -> Int {
+    package static func stripe(of key: String) -> Int {
         func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
             var hash: UInt64 = 0xcbf2_9ce4_8422_2325
             for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
@@ -46,31 +54,48 @@ final class CatalogLocks: Sendable {
 
     static func name(of stripe: Int) -> String { stripe < 10 ? "0\(stripe)" : "\(stripe)" }
 
-    /// The lock file of a slot (a stripe, or ``stripeCount`` for the log lock).
-    private func path(of slot: Int) -> String {
+    /// The lock file of a slot (a stripe, or ``stripeCount`` for the log lock) in `directory`.
+    private func path(of slot: Int, in directory: String) -> String {
         directory + "/" + (slot == Self.stripeCount ? "log" : Self.name(of: slot))
     }
 
+    /// Runs `body` with `key` recorded as the key `stripe` is held for; the calling thread holds the stripe.
+    package func holding<T>(_ key: String, stripe: Int, _ body: () throws -> T) throws -> T {
+        keysLocked.withLock { $0[stripe] = ExactString(key) }
+        defer { keysLocked.withLock { $0[stripe] = nil } }
+        return try body()
+    }
+
+    /// Whether a thread of this process holds `key`'s lock (``holding(_:stripe:_:)``) now.
+    package func isLocked(_ key: String, stripe: Int) -> Bool {
+        keysLocked.withLock { $0[stripe] == ExactString(key) }
+    }
+
+    /// Whether the calling thread holds `key`'s lock (``holding(_:stripe:_:)``).
+    package func isLockedByCurrentThread(_ key: String, stripe: Int) -> Bool {
+        isHeldByCurrentThread(stripe) && isLocked(key, stripe: stripe)
+    }
+
     /// Runs `body` holding the lock of `stripe` (``stripe(of:)`` of the key).
-    func withStripe<T>(_ stripe: Int, _ body: () throws -> T) throws -> T {
+    package func withStripe<T>(_ stripe: Int, _ body: () throws -> T) throws -> T {
         try with(slot: stripe, wait: true, body)!
     }
 
     /// Runs `body` holding the lock of `stripe` if it is free now; returns `nil` without running it if another
     /// thread or process holds it.
-    func withStripeIfFree<T>(_ stripe: Int, _ body: () throws -> T) throws -> T? {
+    package func withStripeIfFree<T>(_ stripe: Int, _ body: () throws -> T) throws -> T? {
         try with(slot: stripe, wait: false, body)
     }
 
     /// Runs `body` holding every key stripe, taken in stripe order (a put, move or delete holds one stripe at a
     /// time, so taking them in order cannot deadlock with one): no key is put, moved or deleted while it runs.
-    func withEveryStripe<T>(_ body: () throws -> T) throws -> T {
+    package func withEveryStripe<T>(_ body: () throws -> T) throws -> T {
         try withStripes(Array(0..<Self.stripeCount), body)
     }
 
     /// Runs `body` holding the locks of `stripes`, taken in ascending order; a stripe the calling thread holds
     /// already is not taken again.
-    func withStripes<T>(_ stripes: some Collection<Int>, _ body: () throws -> T) throws -> T {
+    package func withStripes<T>(_ stripes: some Collection<Int>, _ body: () throws -> T) throws -> T {
         if stripes.count == 1, let stripe = stripes.first {
             return isHeldByCurrentThread(stripe) ? try body() : try with(slot: stripe, wait: true, body)!
         }
@@ -85,21 +110,21 @@ final class CatalogLocks: Sendable {
     }
 
     /// Whether the calling thread holds the lock of `stripe` now.
-    func isHeldByCurrentThread(_ stripe: Int) -> Bool {
+    package func isHeldByCurrentThread(_ stripe: Int) -> Bool {
         slots[stripe].owner.load(ordering: .relaxed) == Sys.currentThread
     }
 
     /// Runs `body` holding `stripe` among this process's threads only (its mutex, not its `flock`): for a change
     /// that another process's operations on the key are ordered against some other way. The caller must not hold
     /// the stripe already (the mutex is not reentrant).
-    func withStripeInProcess<T>(_ stripe: Int, _ body: () throws -> T) rethrows -> T {
+    package func withStripeInProcess<T>(_ stripe: Int, _ body: () throws -> T) rethrows -> T {
         try slots[stripe].descriptor.withLock { _ in try body() }
     }
 
     /// Runs `body` with the calling thread recorded as the holder of `stripe` (``isHeldByCurrentThread(_:)``), for a
     /// caller inside ``withStripeInProcess(_:_:)`` of that stripe: this process's threads are excluded, other
     /// processes are not.
-    func asHolder<T>(of stripe: Int, _ body: () throws -> T) rethrows -> T {
+    package func asHolder<T>(of stripe: Int, _ body: () throws -> T) rethrows -> T {
         let slot = slots[stripe]
         slot.owner.store(Sys.currentThread, ordering: .relaxed)
         defer { slot.owner.store(0, ordering: .relaxed) }
@@ -113,8 +138,14 @@ final class CatalogLocks: Sendable {
 
     private func with<T>(slot index: Int, wait: Bool, _ body: () throws -> T) throws -> T? {
         try slots[index].descriptor.withLock { fd -> T? in
+            let slot = slots[index]
+            guard let directory else {
+                slot.owner.store(Sys.currentThread, ordering: .relaxed)
+                defer { slot.owner.store(0, ordering: .relaxed) }
+                return try body()
+            }
+            let path = path(of: index, in: directory)
             if fd.rawValue < 0 {
-                let path = path(of: index)
                 do throws(Errno) {
                     fd = try Sys.open(path, .readWrite, [.create, .noFollow])
                 } catch {
@@ -122,14 +153,13 @@ final class CatalogLocks: Sendable {
                 }
             }
             do throws(Errno) {
-                try Sys.flock(fd, wait ? LOCK_EX : LOCK_EX | LOCK_NB, path: path(of: index))
+                try Sys.flock(fd, wait ? LOCK_EX : LOCK_EX | LOCK_NB, path: path)
             } catch let error where !wait && (error.code == EWOULDBLOCK || error.code == EAGAIN) {
                 return nil
             } catch {
-                throw error.storageError("cannot take a catalog lock", path: path(of: index))
+                throw error.storageError("cannot take a catalog lock", path: path)
             }
-            defer { _ = try? Sys.flock(fd, LOCK_UN, path: path(of: index)) }
-            let slot = slots[index]
+            defer { _ = try? Sys.flock(fd, LOCK_UN, path: path) }
             slot.owner.store(Sys.currentThread, ordering: .relaxed)
             defer { slot.owner.store(0, ordering: .relaxed) }
             return try body()

@@ -1,8 +1,8 @@
-import StrataCore
+package import StrataCore
 
 extension DataKind {
     /// The kind's code in the catalog log. Stable: part of the documented format.
-    var catalogCode: UInt8 {
+    package var catalogCode: UInt8 {
         switch self {
         case .preference: 0
         case .credential: 1
@@ -12,7 +12,7 @@ extension DataKind {
         }
     }
 
-    init?(catalogCode: UInt8) {
+    package init?(catalogCode: UInt8) {
         switch catalogCode {
         case 0: self = .preference
         case 1: self = .credential

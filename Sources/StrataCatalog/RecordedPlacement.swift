@@ -9,4 +9,10 @@ package struct RecordedPlacement: Sendable, Hashable {
     package var kind: DataKind?
     /// Whether the put's placement is the recorded one (tier, backend, rule, kind, content type): nothing to record.
     package var isUnchanged: Bool
+
+    package init(tier: Tier, kind: DataKind?, isUnchanged: Bool) {
+        self.tier = tier
+        self.kind = kind
+        self.isUnchanged = isUnchanged
+    }
 }

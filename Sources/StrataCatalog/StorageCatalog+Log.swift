@@ -1,5 +1,5 @@
 import Foundation
-import StrataCore
+package import StrataCore
 import StrataSystem
 
 #if canImport(Glibc)
@@ -190,6 +190,13 @@ extension StorageCatalog {
     /// Rewrites the log as one `set` per entry and one `intent` per unsettled move, atomically: a new file, synced,
     /// renamed over the old one. Other processes notice the new file when the change counter moves.
     func compact(_ state: inout CatalogState) throws {
+        try AtomicFile.write(Data(Self.image(of: state)), to: logPath)
+        try openLog(&state, creating: false)
+        state.seen = sequence.bump()
+    }
+
+    /// A log that describes `state` whole: the header, one `set` per entry and one `intent` per unsettled move.
+    static func image(of state: borrowing CatalogState) -> [UInt8] {
         var frame = Self.magic
         withUnsafeBytes(of: Self.formatVersion.littleEndian) { frame.append(contentsOf: $0) }
         frame += [UInt8](repeating: 0, count: Self.headerSize - frame.count)
@@ -200,9 +207,20 @@ extension StorageCatalog {
             CatalogRecord.intent(key: key.string, from: intent.from, to: intent.to).encode(
                 into: &frame, strings: state.strings)
         }
-        try AtomicFile.write(Data(frame), to: logPath)
-        try openLog(&state, creating: false)
-        state.seen = sequence.bump()
+        return frame
+    }
+
+    /// A log that describes `locations` and `intents` whole, as a compaction writes it: how a catalog engine that
+    /// keeps its entries elsewhere hands a capture the file catalog's format, which every restore reads.
+    /// - Throws: `.limitExceeded` past the log's 65,534 distinct backend names, rules and content types.
+    package static func image(of locations: [StorageLocation], intents: [CatalogIntent]) throws -> [UInt8] {
+        var state = CatalogState()
+        for location in locations {
+            state.entries.set(
+                location.key, try entry(for: location, in: &state, path: capturedLogPath))
+        }
+        for intent in intents { state.intents[ExactString(intent.key)] = intent }
+        return image(of: state)
     }
 
     func syncDirectory() throws(Errno) {

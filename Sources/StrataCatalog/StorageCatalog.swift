@@ -49,10 +49,6 @@ package final class StorageCatalog: Sendable {
     /// where it was is recorded too (see ``isObserved``).
     let observers: SharedCounter
     let state: Mutex<CatalogState>
-    /// The key whose stripe lock this instance holds now (``withKeyLock(_:_:)``), by stripe, for
-    /// ``isLockedByCurrentThread(_:)``. A stripe's lock is held by one thread of the process at a time, so it covers
-    /// one key at a time.
-    let keysLockedHere = Mutex([ExactString?](repeating: nil, count: CatalogLocks.stripeCount))
 
     /// Opens the catalog of a store, creating it when absent.
     /// - Parameter root: The store root.
@@ -112,7 +108,7 @@ package final class StorageCatalog: Sendable {
     package func changeIfSettled(_ key: String, in tier: Tier, _ body: () throws -> Void) throws -> Bool {
         let stripe = CatalogLocks.stripe(of: key)
         if locks.isHeldByCurrentThread(stripe) {
-            guard isLockedByCurrentThread(key, stripe: stripe) else { return false }
+            guard locks.isLocked(key, stripe: stripe) else { return false }
             try body()
             return true
         }
@@ -147,7 +143,7 @@ package final class StorageCatalog: Sendable {
                 return recorded.hasPlacement(of: try entry(for: location, in: &state))
             }
             guard isPlaced else { return false }
-            try locks.asHolder(of: stripe) { try holding(key, stripe: stripe, body) }
+            try locks.asHolder(of: stripe) { try locks.holding(key, stripe: stripe, body) }
             return true
         }
     }
@@ -156,7 +152,7 @@ package final class StorageCatalog: Sendable {
     /// from memory caught up with the log, without waiting for the key's lock.
     package func keyPlacement(of key: String) throws -> KeyPlacement {
         let stripe = CatalogLocks.stripe(of: key)
-        let isBeingChanged = keysLockedHere.withLock { $0[stripe] == ExactString(key) }
+        let isBeingChanged = locks.isLocked(key, stripe: stripe)
         return try current { state in
             KeyPlacement(
                 tier: state.entries[key]?.tier,
@@ -196,20 +192,13 @@ package final class StorageCatalog: Sendable {
     /// Runs `body` holding `key`'s stripe lock (threads and processes).
     package func withKeyLock<T>(_ key: String, _ body: () throws -> T) throws -> T {
         let stripe = CatalogLocks.stripe(of: key)
-        return try locks.withStripe(stripe) { try holding(key, stripe: stripe, body) }
+        return try locks.withStripe(stripe) { try locks.holding(key, stripe: stripe, body) }
     }
 
     /// Runs `body` holding `key`'s stripe lock if nobody holds it now; `nil` without running it otherwise.
     package func withKeyLockIfFree<T>(_ key: String, _ body: () throws -> T) throws -> T? {
         let stripe = CatalogLocks.stripe(of: key)
-        return try locks.withStripeIfFree(stripe) { try holding(key, stripe: stripe, body) }
-    }
-
-    /// Runs `body` with `key` listed in ``keysLockedHere``; the caller holds its stripe lock.
-    private func holding<T>(_ key: String, stripe: Int, _ body: () throws -> T) throws -> T {
-        keysLockedHere.withLock { $0[stripe] = ExactString(key) }
-        defer { keysLockedHere.withLock { $0[stripe] = nil } }
-        return try body()
+        return try locks.withStripeIfFree(stripe) { try locks.holding(key, stripe: stripe, body) }
     }
 
     /// Runs `body` holding the stripe locks of every key of `keys` (threads and processes), taken in stripe order;
@@ -222,13 +211,7 @@ package final class StorageCatalog: Sendable {
     /// Whether the calling thread is inside ``withKeyLock(_:_:)`` for `key`: a `Storage` operation on the key is
     /// writing it through a tier now.
     package func isLockedByCurrentThread(_ key: String) -> Bool {
-        isLockedByCurrentThread(key, stripe: CatalogLocks.stripe(of: key))
-    }
-
-    /// ``isLockedByCurrentThread(_:)`` for a key whose stripe is known.
-    private func isLockedByCurrentThread(_ key: String, stripe: Int) -> Bool {
-        guard locks.isHeldByCurrentThread(stripe) else { return false }
-        return keysLockedHere.withLock { $0[stripe] == ExactString(key) }
+        locks.isLockedByCurrentThread(key, stripe: CatalogLocks.stripe(of: key))
     }
 
     /// Runs `body` with `key`'s stripe lock held for a change through a tier's own API (see
@@ -238,7 +221,7 @@ package final class StorageCatalog: Sendable {
     /// - Parameter body: Gets the placement, or `nil` when a `Storage` operation of this thread is writing the key.
     package func withKeyLockForChange<T>(_ key: String, _ body: (_ placement: KeyPlacement?) throws -> T) throws -> T {
         let stripe = CatalogLocks.stripe(of: key)
-        if isLockedByCurrentThread(key, stripe: stripe) { return try body(nil) }
+        if locks.isLockedByCurrentThread(key, stripe: stripe) { return try body(nil) }
         return try locks.withStripes(CollectionOfOne(stripe)) {
             let placement = try current { state in
                 KeyPlacement(
@@ -305,13 +288,20 @@ package final class StorageCatalog: Sendable {
 
     /// Interns the strings of a location for an entry, in `state` (held locked by the caller).
     func entry(for location: StorageLocation, in state: inout CatalogState) throws -> CatalogEntry {
+        try Self.entry(for: location, in: &state, path: logPath)
+    }
+
+    /// Interns the strings of a location for an entry, in `state`; `path` is the log errors name.
+    static func entry(for location: StorageLocation, in state: inout CatalogState, path: String) throws
+        -> CatalogEntry
+    {
         guard let backend = state.strings.intern(location.backend, field: 0),
             let rule = state.strings.intern(location.ruleID, field: 1),
             let contentType = location.contentType.map({ state.strings.intern($0, field: 2) }) ?? CatalogStrings.none
         else {
             throw StorageError(
                 .limitExceeded, "the catalog holds 65,534 distinct backend names, rules and content types",
-                key: location.key, path: logPath, recovery: "Use fewer distinct content types")
+                key: location.key, path: path, recovery: "Use fewer distinct content types")
         }
         return CatalogEntry(
             tier: location.tier, kind: location.kind, backend: backend, rule: rule, contentType: contentType,

@@ -118,7 +118,7 @@ public struct PostgresConfiguration: Sendable {
     }
 
     /// The schema as a quoted SQL identifier.
-    var quotedSchema: String { "\"\(schema)\"" }
+    package var quotedSchema: String { "\"\(schema)\"" }
 
     /// The NOTIFY channel of the store.
     var channel: String { "strata_\(schema)" }
@@ -130,7 +130,7 @@ public struct PostgresConfiguration: Sendable {
         return Int64(bitPattern: hash)
     }
 
-    func validate() throws {
+    package func validate() throws {
         guard RecordStore.isValidName(schema), schema.utf8.count <= 48 else {
             throw StorageError(
                 .invalidArgument, "a schema name is letters, digits and '_', not starting with a digit (at most 48)",

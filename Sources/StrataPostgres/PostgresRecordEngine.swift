@@ -159,7 +159,9 @@ public final class PostgresRecordEngine: RecordEngine {
                 }
                 if found < formatVersion { try upgrade(connection, configuration, keyed: keyed) }
             } else {
-                guard names.isEmpty else {
+                // Tables named `strata_…` are Strata's own, of another engine sharing the store's schema (its
+                // catalog); any other table makes it someone else's schema.
+                guard names.allSatisfy({ $0.hasPrefix("strata_") }) else {
                     throw StorageError(
                         .notAStore,
                         "the schema '\(configuration.schema)' holds tables but is not a Strata record store (no strata_meta table)",

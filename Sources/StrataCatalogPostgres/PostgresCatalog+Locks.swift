@@ -1,0 +1,152 @@
+import StrataCatalog
+package import StrataCore
+import StrataPostgresClient
+
+// Keys' locks: this process's threads ordered by the in-process stripes first, then the machines by advisory locks
+// on the session the calling thread holds (see `PostgresCatalog`).
+extension PostgresCatalog {
+    package func withKeyLock<T>(_ key: String, _ body: () throws -> T) throws -> T {
+        let stripe = CatalogLocks.stripe(of: key)
+        return try locks.withStripe(stripe) {
+            try holdingAdvisoryLock(of: key) { try locks.holding(key, stripe: stripe, body) }
+        }
+    }
+
+    package func withKeyLockIfFree<T>(_ key: String, _ body: () throws -> T) throws -> T? {
+        let stripe = CatalogLocks.stripe(of: key)
+        // In this process the stripe is waited for, as the file catalog waits for its mutex; only another holder's
+        // advisory lock makes this give up.
+        let outcome: T?? = try locks.withStripeIfFree(stripe) {
+            try keyed(key) {
+                try withSession { connection -> T? in
+                    let keys = lockParameters(of: key)
+                    let taken = try connection.query(PostgresCatalogSQL.tryLockKey, keys, operation: "lock key")
+                    guard taken.text(0, 1) == "t" else {
+                        if taken.text(0, 0) == "t" {
+                            release(PostgresCatalogSQL.unlockStore, [keys[0]], on: connection)
+                        }
+                        return nil
+                    }
+                    defer { release(PostgresCatalogSQL.unlockKey, keys, on: connection) }
+                    return try locks.holding(key, stripe: stripe, body)
+                }
+            }
+        }
+        return outcome ?? nil
+    }
+
+    package func withKeyLocks<T>(_ keys: [String], _ body: () throws -> T) throws -> T {
+        try locks.withStripes(keys.map(CatalogLocks.stripe(of:))) {
+            try withSession { connection in
+                let store = PostgresParameter.text(String(storeLockKey))
+                _ = try connection.query(PostgresCatalogSQL.lockStoreShared, [store], operation: "lock keys")
+                var taken: [PostgresParameter] = []
+                defer {
+                    for key in taken.reversed() { release(PostgresCatalogSQL.unlockOne, [key], on: connection) }
+                    release(PostgresCatalogSQL.unlockStore, [store], on: connection)
+                }
+                // In one order everywhere, each lock once: two holders of several keys cannot wait for each other.
+                for lock in Set(keys.map(lockKey(of:))).sorted() {
+                    let parameter = PostgresParameter.text(String(lock))
+                    _ = try connection.query(PostgresCatalogSQL.lockOne, [parameter], operation: "lock keys")
+                    taken.append(parameter)
+                }
+                return try body()
+            }
+        }
+    }
+
+    /// Holds every key still: this process's stripes, then the store's lock exclusively, which waits for every key's
+    /// lock held anywhere (each holds the store's lock shared) and keeps new ones waiting.
+    package func withEveryKeyLock<T>(_ body: () throws -> T) throws -> T {
+        try locks.withEveryStripe {
+            try withSession { connection in
+                let store = [PostgresParameter.text(String(storeLockKey))]
+                _ = try connection.query(PostgresCatalogSQL.lockEveryKey, store, operation: "lock every key")
+                defer { release(PostgresCatalogSQL.unlockEveryKey, store, on: connection) }
+                return try body()
+            }
+        }
+    }
+
+    package func withKeyLockForChange<T>(_ key: String, _ body: (_ placement: KeyPlacement?) throws -> T) throws -> T {
+        let stripe = CatalogLocks.stripe(of: key)
+        if locks.isLockedByCurrentThread(key, stripe: stripe) { return try body(nil) }
+        return try locks.withStripes(CollectionOfOne(stripe)) {
+            try holdingAdvisoryLock(of: key) {
+                let row = try placementRow(of: key)
+                return try body(KeyPlacement(tier: row.tier, movingTo: row.intent?.to))
+            }
+        }
+    }
+
+    package func isLockedByCurrentThread(_ key: String) -> Bool {
+        locks.isLockedByCurrentThread(key, stripe: CatalogLocks.stripe(of: key))
+    }
+
+    /// Runs `body` if `key` is placed in `tier` with no move, holding its stripe among this process's threads (as
+    /// the file catalog does: other machines are not excluded; a tier that writes late asks again before it writes).
+    package func changeIfSettled(_ key: String, in tier: Tier, _ body: () throws -> Void) throws -> Bool {
+        let stripe = CatalogLocks.stripe(of: key)
+        if locks.isHeldByCurrentThread(stripe) {
+            guard locks.isLocked(key, stripe: stripe) else { return false }
+            try body()
+            return true
+        }
+        return try locks.withStripeInProcess(stripe) {
+            let row = try placementRow(of: key)
+            let isSettled = row.tier == tier && row.intent == nil
+            if isSettled { try body() }
+            return isSettled
+        }
+    }
+
+    package func stageIfPlaced(_ location: StorageLocation, _ body: () throws -> Void) throws -> Bool {
+        let key = location.key
+        let stripe = CatalogLocks.stripe(of: key)
+        if locks.isHeldByCurrentThread(stripe) { return false }
+        return try locks.withStripeInProcess(stripe) {
+            guard try placementRow(of: key).intent == nil, let recorded = try self.location(of: key),
+                recorded.hasPlacement(of: location)
+            else { return false }
+            try locks.asHolder(of: stripe) { try locks.holding(key, stripe: stripe, body) }
+            return true
+        }
+    }
+
+    // MARK: Sessions
+
+    /// Runs `body` holding `key`'s advisory lock (and the store's, shared) on the calling thread's session.
+    func holdingAdvisoryLock<T>(of key: String, _ body: () throws -> T) throws -> T {
+        try keyed(key) {
+            try withSession { connection in
+                let keys = lockParameters(of: key)
+                _ = try connection.query(PostgresCatalogSQL.lockKey, keys, operation: "lock key")
+                defer { release(PostgresCatalogSQL.unlockKey, keys, on: connection) }
+                return try body()
+            }
+        }
+    }
+
+    /// The parameters of ``PostgresCatalogSQL/lockKey``: the store's lock, then the key's.
+    func lockParameters(of key: String) -> [PostgresParameter] {
+        [.text(String(storeLockKey)), .text(String(lockKey(of: key)))]
+    }
+
+    /// Runs `body` on the connection the calling thread holds locks on; without one, on a connection from the pool,
+    /// which is the thread's session until `body` returns.
+    func withSession<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        if let held = sessions.current() { return try body(held) }
+        return try pool.with { connection in try sessions.holding(connection) { try body(connection) } }
+    }
+
+    /// Gives advisory locks back; a connection that cannot is closed, and its locks go with its session.
+    func release(_ sql: String, _ parameters: [PostgresParameter], on connection: PostgresConnection) {
+        guard !connection.isBroken else { return }
+        do {
+            _ = try connection.query(sql, parameters, operation: "unlock key")
+        } catch {
+            connection.discard()
+        }
+    }
+}

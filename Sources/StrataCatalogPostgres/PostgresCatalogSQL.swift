@@ -1,0 +1,115 @@
+/// The statements of ``PostgresCatalog``: its tables, and one statement per catalog change, each bumping the change
+/// counter in the statement that makes the change (a data-modifying `WITH` runs whether or not it is read), so that
+/// a change and its count commit together.
+enum PostgresCatalogSQL {
+    /// The format of the catalog's tables; a schema with a newer one is refused.
+    static let formatVersion = 1
+
+    /// The catalog's tables, in the schema first on the search path: one row per key — where it lives (`tier` and
+    /// the rest, `NULL` while only a move into the tier is under way) and the move under way (`moving_to`, `NULL`
+    /// when none) — and the change counter, a sequence: it moves without a row lock, so writers of different keys
+    /// never wait for each other on it. Tiers and kinds are the file catalog's codes.
+    static let tables = """
+        CREATE TABLE strata_catalog_meta (key text COLLATE "C" PRIMARY KEY, value text NOT NULL);
+        INSERT INTO strata_catalog_meta (key, value) VALUES ('format', 'strata-catalog'), ('format_version', '\(formatVersion)');
+        CREATE TABLE strata_catalog (
+            key text COLLATE "C" PRIMARY KEY,
+            tier smallint, backend text, rule text, kind smallint, content_type text,
+            size bigint NOT NULL DEFAULT 0, modified double precision NOT NULL DEFAULT 0,
+            moving_from smallint, moving_to smallint,
+            CHECK (tier IS NOT NULL OR moving_to IS NOT NULL),
+            CHECK ((tier IS NULL) = (backend IS NULL) AND (tier IS NULL) = (rule IS NULL)));
+        CREATE SEQUENCE strata_catalog_changes;
+        """
+
+    static let formatQuery = "SELECT value FROM strata_catalog_meta WHERE key = 'format_version'"
+
+    static let tablesQuery =
+        "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1::text AND c.relname = 'strata_catalog_meta'"
+
+    // MARK: Reads
+
+    /// The columns of a location, after the key: `tier, backend, rule, kind, content_type, size, modified`.
+    static let locationColumns = "tier, backend, rule, kind, content_type, size, modified"
+
+    static let location =
+        "SELECT \(locationColumns) FROM strata_catalog WHERE key = $1::text AND tier IS NOT NULL"
+
+    static let placement = "SELECT tier, moving_from, moving_to FROM strata_catalog WHERE key = $1::text"
+
+    /// The key's tier and the change counter in one statement. The counter is read after the statement's snapshot
+    /// was taken, so it counts at least every change the tier reflects.
+    static let tierAndCount =
+        "SELECT (SELECT tier FROM strata_catalog WHERE key = $1::text), (SELECT last_value FROM strata_catalog_changes)"
+
+    static let changeCount = "SELECT last_value FROM strata_catalog_changes"
+
+    static let locations =
+        "SELECT key, \(locationColumns) FROM strata_catalog WHERE tier IS NOT NULL AND key >= $1::text AND starts_with(key, $1::text) ORDER BY key"
+
+    static let allLocations = "SELECT key, \(locationColumns) FROM strata_catalog WHERE tier IS NOT NULL ORDER BY key"
+
+    static let count = "SELECT count(*) FROM strata_catalog WHERE tier IS NOT NULL"
+
+    static let intents =
+        "SELECT key, moving_from, moving_to FROM strata_catalog WHERE moving_to IS NOT NULL ORDER BY key"
+
+    // MARK: Changes
+
+    static let set = """
+        WITH bump AS (SELECT nextval('strata_catalog_changes'))
+        INSERT INTO strata_catalog AS c (key, tier, backend, rule, kind, content_type, size, modified)
+        SELECT $1::text, $2::int2, $3::text, $4::text, $5::int2, $6::text, $7::int8, $8::float8 FROM bump
+        ON CONFLICT (key) DO UPDATE SET tier = excluded.tier, backend = excluded.backend, rule = excluded.rule,
+            kind = excluded.kind, content_type = excluded.content_type, size = excluded.size, modified = excluded.modified
+        """
+
+    /// A removal drops the row, or only its placement while a move of the key is under way.
+    static let remove = """
+        WITH bump AS (SELECT nextval('strata_catalog_changes') AS n),
+        gone AS (DELETE FROM strata_catalog WHERE key = $1::text AND moving_to IS NULL),
+        kept AS (UPDATE strata_catalog SET tier = NULL, backend = NULL, rule = NULL, kind = NULL, content_type = NULL,
+            size = 0 WHERE key = $1::text AND moving_to IS NOT NULL)
+        SELECT n FROM bump
+        """
+
+    static let intent = """
+        WITH bump AS (SELECT nextval('strata_catalog_changes'))
+        INSERT INTO strata_catalog AS c (key, moving_from, moving_to) SELECT $1::text, $2::int2, $3::int2 FROM bump
+        ON CONFLICT (key) DO UPDATE SET moving_from = excluded.moving_from, moving_to = excluded.moving_to
+        """
+
+    /// Settling drops the move, and the row with it when the key has no placement.
+    static let settle = """
+        WITH bump AS (SELECT nextval('strata_catalog_changes') AS n),
+        gone AS (DELETE FROM strata_catalog WHERE key = $1::text AND tier IS NULL),
+        kept AS (UPDATE strata_catalog SET moving_from = NULL, moving_to = NULL WHERE key = $1::text AND tier IS NOT NULL)
+        SELECT n FROM bump
+        """
+
+    /// A write through a tier's own API: the key placed in the tier with no move is recorded again, later; a key
+    /// with no row is recorded there, found; any other is left to whoever moves it.
+    static let rewrite = """
+        WITH bump AS (SELECT nextval('strata_catalog_changes'))
+        INSERT INTO strata_catalog AS c (key, tier, backend, rule, size, modified)
+        SELECT $1::text, $2::int2, $3::text, 'found', 0, $4::float8 FROM bump
+        ON CONFLICT (key) DO UPDATE SET modified = greatest(excluded.modified, c.modified + 0.000001)
+            WHERE c.tier = excluded.tier AND c.moving_to IS NULL
+        """
+
+    // MARK: Locks
+
+    /// A key's lock: the store's lock shared (so that a capture can hold every key), then the key's.
+    static let lockKey = "SELECT pg_advisory_lock_shared($1::int8), pg_advisory_lock($2::int8)"
+    static let unlockKey = "SELECT pg_advisory_unlock($2::int8), pg_advisory_unlock_shared($1::int8)"
+    /// Both locks if both are free now; the store's lock is given back when the key's is not free.
+    static let tryLockKey = """
+        SELECT s, s AND pg_try_advisory_lock($2::int8) FROM (SELECT pg_try_advisory_lock_shared($1::int8) AS s) AS t
+        """
+    static let unlockStore = "SELECT pg_advisory_unlock_shared($1::int8)"
+    static let lockEveryKey = "SELECT pg_advisory_lock($1::int8)"
+    static let unlockEveryKey = "SELECT pg_advisory_unlock($1::int8)"
+    static let lockOne = "SELECT pg_advisory_lock($1::int8)"
+    static let unlockOne = "SELECT pg_advisory_unlock($1::int8)"
+    static let lockStoreShared = "SELECT pg_advisory_lock_shared($1::int8)"
+}

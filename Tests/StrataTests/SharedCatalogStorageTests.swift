@@ -1,0 +1,150 @@
+import Foundation
+import Strata
+import StrataCatalog
+import StrataCatalogPostgres
+import StrataPostgres
+import StrataTestSupport
+import Testing
+
+/// Two machines of one service — two roots, a `Storage` each — whose catalog, records and files are one PostgreSQL
+/// schema and one S3 prefix: every machine reads what any machine wrote last, and a key has one copy.
+@Suite(
+    .enabled(
+        if: !(ProcessInfo.processInfo.environment["STRATA_S3_URL"] ?? "").isEmpty
+            && !(ProcessInfo.processInfo.environment[RecordEngineKind.postgresVariable] ?? "").isEmpty,
+        "needs STRATA_S3_URL and STRATA_POSTGRES_URL (Scripts/test.sh starts both)"))
+struct SharedCatalogStorageTests {
+    /// The issue's table, row by row: a file A puts is read by B; A makes the key a small record (a move files →
+    /// records) and B reads the record; B makes it a large file again and A reads that, with no second copy; both
+    /// list it; A deletes it and B finds nothing.
+    @Test func twoMachinesSeeEachOthersPutsMovesAndDeletes() throws {
+        let fleet = try Fleet()
+        let a = try fleet.machine("a")
+        let b = try fleet.machine("b")
+        let document = Data((0..<(2 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        #expect(
+            try a.put(document, for: "doc", as: DataDescriptor(kind: .file, estimatedSize: document.count)).tier
+                == .files)
+        #expect(try b.data(for: "doc") == document)
+
+        let row = Data(#"{"title":"a row"}"#.utf8)
+        #expect(
+            try a.put(row, for: "doc", as: DataDescriptor(kind: .relational, estimatedSize: row.count)).tier == .records
+        )
+        #expect(try b.data(for: "doc") == row)
+        #expect(try b.location(of: "doc")?.tier == .records)
+
+        let larger = Data(repeating: 0x42, count: 3 << 20)
+        #expect(
+            try b.put(larger, for: "doc", as: DataDescriptor(kind: .file, estimatedSize: larger.count)).tier == .files)
+        #expect(try a.data(for: "doc") == larger)
+        #expect(try tiersHolding("doc", in: a) == [.files])
+        #expect(try a.keys() == ["doc"])
+        #expect(try b.keys() == ["doc"])
+
+        #expect(try a.delete("doc"))
+        #expect(try b.data(for: "doc") == nil)
+        #expect(try b.keys().isEmpty)
+        #expect(try b.verifyCatalog().isSound)
+    }
+
+    /// A machine that last saw a key in files puts a file under it after another machine moved it to records: the
+    /// put must move it back (one catalog), not write beside the record as if it were still a file — which would
+    /// leave two copies, and the other machine reading its stale record.
+    @Test func aPutAfterAnotherMachinesMoveMovesTheKeyBack() throws {
+        let fleet = try Fleet()
+        let a = try fleet.machine("a")
+        let b = try fleet.machine("b")
+        let file = Data(repeating: 0x41, count: 300_000)
+        try a.put(file, for: "doc", as: DataDescriptor(kind: .file, estimatedSize: file.count))
+        #expect(try b.data(for: "doc") == file)
+        let row = Data(#"{"title":"a row"}"#.utf8)
+        try a.put(row, for: "doc", as: DataDescriptor(kind: .relational, estimatedSize: row.count))
+        let larger = Data(repeating: 0x42, count: 400_000)
+        try b.put(larger, for: "doc", as: DataDescriptor(kind: .file, estimatedSize: larger.count))
+        #expect(try a.data(for: "doc") == larger)
+        #expect(try tiersHolding("doc", in: a) == [.files])
+        #expect(try a.verifyCatalog().isSound)
+    }
+
+    /// Many puts of a few keys from two machines at once, each value crossing the tier boundary: afterwards every
+    /// key is in one tier, where the catalog says, and both machines read the same value.
+    @Test func concurrentPutsFromTwoMachinesLeaveOneCopyEach() throws {
+        let fleet = try Fleet()
+        let machines = [try fleet.machine("a"), try fleet.machine("b")]
+        let keys = ["hot-0", "hot-1", "hot-2"]
+        DispatchQueue.concurrentPerform(iterations: 4) { worker in
+            let storage = machines[worker % 2]
+            for round in 0..<12 {
+                let key = keys[(worker + round) % keys.count]
+                let isFile = (worker + round) % 2 == 0
+                let value = Data("\(worker)-\(round)".utf8) + (isFile ? Data(repeating: 7, count: 300_000) : Data())
+                let descriptor =
+                    isFile
+                    ? DataDescriptor(kind: .file, estimatedSize: value.count)
+                    : DataDescriptor(kind: .relational, estimatedSize: value.count)
+                #expect(throws: Never.self) { try storage.put(value, for: key, as: descriptor) }
+            }
+        }
+        for key in keys {
+            let tiers = try tiersHolding(key, in: machines[0])
+            #expect(tiers.count == 1, "\(key) is in \(tiers)")
+            #expect(try machines[0].location(of: key)?.tier == tiers.first)
+            #expect(try machines[0].data(for: key) == machines[1].data(for: key))
+        }
+        #expect(try machines[1].verifyCatalog().isSound)
+    }
+
+    /// A machine that dies in the middle of a move leaves a row with the move on the server; the next machine to
+    /// open the store settles it: undone when the new place was not committed, finished when it was.
+    @Test(arguments: [false, true])
+    func aMoveADeadMachineLeftIsSettledByAnother(committed: Bool) throws {
+        let fleet = try Fleet()
+        let a = try fleet.machine("a")
+        let file = Data(repeating: 0x46, count: 200_000)
+        let row = Data(#"{"moved":true}"#.utf8)
+        try a.put(file, for: "doc", as: DataDescriptor(kind: .file, estimatedSize: file.count))
+        // What a move files → records does up to its crash: the intent, the copy, and maybe the commit.
+        try a.catalog.record([.intent(key: "doc", from: .files, to: .records)], durable: true)
+        try a.catalog.withKeyLock("doc") { try a.backend(for: .records).put(row, for: "doc") }
+        if committed {
+            let placed = StorageLocation(
+                key: "doc", tier: .records, backend: "postgres", ruleID: "relational-to-records", kind: .relational,
+                contentType: nil, size: row.count, modified: Date())
+            try a.catalog.record([.set(placed)], durable: true)
+        }
+
+        let b = try fleet.machine("b")
+        #expect(try b.catalog.unsettledKeys().isEmpty)
+        #expect(try b.data(for: "doc") == (committed ? row : file))
+        #expect(try tiersHolding("doc", in: b) == [committed ? .records : .files])
+        #expect(try a.data(for: "doc") == (committed ? row : file))
+    }
+}
+
+/// One shared store for a test: a schema of its own on the test server (catalog and records) and a prefix of its own
+/// on the test gateway (files), and a root per machine.
+final class Fleet: Sendable {
+    let directory: TemporaryDirectory
+    let postgres: PostgresConfiguration
+    let recordsURL: String
+    let filesURL: String
+
+    init() throws {
+        directory = try TemporaryDirectory(prefix: "strata-fleet")
+        let schema = "f_" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
+        postgres = try RecordStoreLocation.postgresConfiguration("postgres:" + schema)
+        let server = ProcessInfo.processInfo.environment[RecordEngineKind.postgresVariable] ?? ""
+        recordsURL = server + (server.contains("?") ? "&" : "?") + "strata_schema=" + schema
+        filesURL = (ProcessInfo.processInfo.environment["STRATA_S3_URL"] ?? "") + schema + "/"
+    }
+
+    deinit { _ = try? PostgresRecordEngine.dropStore(postgres) }
+
+    /// Opens the store on machine `name`: its own root, the shared catalog, records and files.
+    func machine(_ name: String) throws -> Storage {
+        try Storage(
+            root: directory.appending(name), secretsKey: testSecretsKey, recordsURL: recordsURL, filesURL: filesURL,
+            catalog: PostgresCatalog(postgres))
+    }
+}
