@@ -72,9 +72,7 @@ public final class SQLiteRecordEngine: RecordEngine {
             }
             connection = try SQLiteConnection(path: path, access: .queryOnly, configuration: configuration)
         } else {
-            if kind == .absent {
-                try Self.createFile(path, permissions: (configuration.filePermissions ?? 0o600) & 0o777)
-            }
+            if kind == .absent { try Self.createWhole(path, configuration: configuration) }
             connection = try SQLiteConnection(
                 path: path, access: .readWrite(create: true), configuration: configuration)
             try Self.prepareSchema(connection)
@@ -83,6 +81,40 @@ public final class SQLiteRecordEngine: RecordEngine {
         connection.resetStatements()
         writer = Mutex(ConnectionBox(connection))
         readers = ReaderPool(path: path, size: max(1, configuration.readerCount), configuration: configuration)
+    }
+
+    /// Creates a new store whole under a temporary name beside `path` — its tables written, the file switched to WAL
+    /// mode and checkpointed, the connection closed — and links it into place. `link(2)` never replaces a file: when
+    /// another process put a store there first, that one is used. So no process meets a store of ours half created,
+    /// or still in rollback-journal mode, where its commit and another's switch to WAL wait on each other's locks
+    /// (four processes creating one store at once could run out the busy timeout so).
+    static func createWhole(_ path: String, configuration: RecordsConfiguration) throws {
+        let temporary = path + ".creating-" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
+        defer {
+            for leftover in [temporary, temporary + "-wal", temporary + "-shm", temporary + "-journal"] {
+                try? Sys.unlink(leftover)
+            }
+        }
+        try createFile(temporary, permissions: (configuration.filePermissions ?? 0o600) & 0o777)
+        do {
+            let connection = try SQLiteConnection(
+                path: temporary, access: .readWrite(create: false), configuration: configuration)
+            defer { connection.close() }
+            try prepareSchema(connection)
+        } catch let error as StorageError {
+            // The temporary name means nothing to the caller: name the store being created.
+            var error = error
+            error.path = path
+            throw error
+        }
+        let here = FileDescriptor(rawValue: AT_FDCWD)
+        do throws(Errno) {
+            try Sys.linkat(here, temporary, here, path, path: path)
+        } catch  where error.code == EEXIST {
+            return  // Another process created the store first.
+        } catch {
+            throw error.storageError("cannot put the new record store in place", tier: .records, path: path)
+        }
     }
 
     /// Creates the empty database file with `permissions` before SQLite opens it (SQLite would create it 0644 less

@@ -8,7 +8,8 @@ import Testing
 @testable import StrataSQLite
 
 /// Opening a SQLite store while other processes create or write it: an open never queues for the write lock of a
-/// store that has its tables, and a store being created is not taken for a truncated one.
+/// store that has its tables, several processes creating one store at once all open it, and a store being created
+/// is not taken for a truncated one.
 @Suite("Records: opening a store others are creating or writing")
 struct RecordStoreOpenRaceTests {
     /// A writer holds the store's write lock (`BEGIN IMMEDIATE`, the `sqlite3` shell, another program) for longer
@@ -45,6 +46,43 @@ struct RecordStoreOpenRaceTests {
         #expect(error?.code == .lockTimeout, "\(String(describing: error))")
         try writer.execute("ROLLBACK", operation: "test")
         _ = try RecordStore(path: path).collection(Counter.self, named: "counters")
+    }
+
+    /// Rounds of four processes opening one new store at the same moment and writing it: each finds the file absent
+    /// or whole (a new store is created under a temporary name and linked into place), and every one opens it and
+    /// counts; no temporary file is left beside it.
+    @Test func processesCreatingOneStoreAtOnceAllOpenIt() throws {
+        let directory = try TemporaryDirectory(prefix: "strata-open-race")
+        let child = try TestExecutables.url(named: "strata-test-child")
+        for round in 0..<12 {
+            let path = directory.appending("store-\(round).sqlite")
+            let processes = try (0..<4).map { _ in try ChildProcess(child, ["records-increment", path, "5"]) }
+            for process in processes {
+                let result = process.wait()
+                #expect(result.status == 0, "round \(round): \(result.failureSummary)")
+            }
+            let counters = try RecordStore(path: path).collection(Counter.self, named: "counters")
+            #expect(try counters.get(id: "shared")?.value == 20, "round \(round)")
+        }
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        #expect(names.filter { $0.contains(".creating-") }.isEmpty, "\(names)")
+    }
+
+    /// A new store is created under a temporary name with the configured permissions and linked into place: it has
+    /// them, it is in WAL mode from its first byte on disk, and nothing of its creation is left beside it.
+    @Test(arguments: [0o600, 0o640])
+    func aNewStoreIsLinkedInPlaceWithItsPermissions(permissions: Int) throws {
+        let directory = try TemporaryDirectory(prefix: "strata-open-race")
+        let path = directory.appending("store.sqlite")
+        var configuration = RecordsConfiguration()
+        configuration.filePermissions = permissions
+        _ = try RecordStore(path: path, configuration: configuration)
+        let mode = try #require(FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
+        #expect(mode == permissions)
+        let header = try #require(FileManager.default.contents(atPath: path)).prefix(20)
+        #expect(Array(header.suffix(2)) == [2, 2], "file format write and read versions 2: WAL")
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        #expect(names.allSatisfy { !$0.contains(".creating-") }, "\(names)")
     }
 
     /// A commit in rollback-journal mode (how a new store's tables are written, before it turns to WAL) writes page
