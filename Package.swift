@@ -192,7 +192,8 @@ let package = Package(
             dependencies: ["BenchmarkKit", "StrataRecords", "StrataSQLite", "StrataPostgres", "CLibPQ"],
             path: "Benchmarks/PostgresBenchmark"),
         .executableTarget(
-            name: "strata-bench-storage", dependencies: ["BenchmarkKit", "Strata", "StrataCatalog"],
+            name: "strata-bench-storage",
+            dependencies: ["BenchmarkKit", "Strata", "StrataCatalog", "StrataCatalogPostgres", "StrataPostgres"],
             path: "Benchmarks/StorageBenchmark"),
         .executableTarget(
             name: "strata-bench-files", dependencies: ["BenchmarkKit", "StrataFiles", "StrataLocalFiles"],

@@ -65,16 +65,17 @@ for name in "${selected[@]}"; do swift build -c release --product "strata-bench-
 bin="$(swift build -c release --show-bin-path)"
 
 stop_postgres=false
-if [[ " ${selected[*]} " == *" postgres "* ]] && [ -z "${STRATA_POSTGRES_URL:-}" ]; then
+# The storage benchmark's shared-store rows (--shared) need both servers too.
+if [[ " ${selected[*]} " =~ " "(postgres|storage)" " ]] && [ -z "${STRATA_POSTGRES_URL:-}" ]; then
     eval "$(bash Scripts/postgres.sh start)"
     stop_postgres=true
 fi
 stop_s3=false
+if [[ " ${selected[*]} " =~ " "(s3|storage)" " ]] && [ -z "${STRATA_S3_URL:-}" ]; then
+    eval "$(bash Scripts/s3.sh start)"
+    stop_s3=true
+fi
 if [[ " ${selected[*]} " == *" s3 "* ]]; then
-    if [ -z "${STRATA_S3_URL:-}" ]; then
-        eval "$(bash Scripts/s3.sh start)"
-        stop_s3=true
-    fi
     # boto3, the S3 benchmark's baseline, in a virtualenv of its own: from PyPI, else Debian's python3-boto3.
     venv=.build/s3-bench-venv
     if ! "$venv/bin/python" -c 'import boto3' 2>/dev/null; then
@@ -102,6 +103,12 @@ for round in $(seq 1 "$rounds"); do
         log="$out/logs/$name-$round.txt"
         if ! "$bin/strata-bench-$name" ${quick[@]+"${quick[@]}"} >"$log" 2>&1; then
             echo "   strata-bench-$name failed (see $log)" >&2
+        fi
+        if [ "$name" = storage ]; then
+            log="$out/logs/storage-shared-$round.txt"
+            if ! "$bin/strata-bench-storage" --shared ${quick[@]+"${quick[@]}"} >"$log" 2>&1; then
+                echo "   strata-bench-storage --shared failed (see $log)" >&2
+            fi
         fi
     done
 done

@@ -4,6 +4,7 @@
 //   swift run -c release strata-bench-storage            # the full run (the 1M catalog takes a minute to build)
 //   swift run -c release strata-bench-storage --quick    # fewer keys, no 1M catalog
 //   strata-bench-storage --profile read|put TIER [--direct] [--count N]   # one operation per key, for callgrind
+//   strata-bench-storage --shared [--quick]   # a store whose catalog is on PostgreSQL (SharedStore.swift)
 import BenchmarkKit
 import Foundation
 import Strata
@@ -104,6 +105,11 @@ func profile(_ operation: String, tierName: String) throws {
 
 if let flag = arguments.firstIndex(of: "--profile"), flag + 2 < arguments.count {
     try profile(arguments[flag + 1], tierName: arguments[flag + 2])
+    exit(0)
+}
+
+if arguments.contains("--shared") {
+    try runShared(quick: quick)
     exit(0)
 }
 
