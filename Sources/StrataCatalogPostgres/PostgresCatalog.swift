@@ -175,14 +175,35 @@ package final class PostgresCatalog: CatalogEngine {
 
     package func locations(prefix: String) throws -> [StorageLocation] {
         try withConnection { connection in
-            let result =
-                prefix.isEmpty
-                ? try connection.query(PostgresCatalogSQL.allLocations, operation: "list")
-                : try connection.query(PostgresCatalogSQL.locations, [.text(prefix)], operation: "list")
+            let result: PostgresResult
+            if prefix.isEmpty {
+                result = try connection.query(PostgresCatalogSQL.allLocations, operation: "list")
+            } else if let bound = Self.upperBound(of: prefix) {
+                result = try connection.query(
+                    PostgresCatalogSQL.locationsInRange, [.text(prefix), .text(bound)], operation: "list")
+            } else {
+                result = try connection.query(PostgresCatalogSQL.locations, [.text(prefix)], operation: "list")
+            }
             return try (0..<result.rowCount).map { row in
                 try Self.location(key: result.text(row, 0), result, row: row, column: 1, at: location)
             }
         }
+    }
+
+    /// The least string greater than every string that starts with `prefix`, in the "C" collation's order (the
+    /// order of UTF-8 bytes, which is the order of scalars): the prefix with its last scalar below U+10FFFF
+    /// incremented (past the surrogates) and what follows it dropped. `nil` when every scalar is U+10FFFF.
+    static func upperBound(of prefix: String) -> String? {
+        var scalars = Array(prefix.unicodeScalars)
+        while let last = scalars.popLast() {
+            guard last.value < 0x10_FFFF else { continue }
+            let next = last.value == 0xD7FF ? 0xE000 : last.value + 1
+            scalars.append(Unicode.Scalar(next)!)
+            var bound = String.UnicodeScalarView()
+            bound.append(contentsOf: scalars)
+            return String(bound)
+        }
+        return nil
     }
 
     package var count: Int {

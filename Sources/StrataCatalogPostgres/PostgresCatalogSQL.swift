@@ -19,6 +19,7 @@ enum PostgresCatalogSQL {
             moving_from smallint, moving_to smallint,
             CHECK (tier IS NOT NULL OR moving_to IS NOT NULL),
             CHECK ((tier IS NULL) = (backend IS NULL) AND (tier IS NULL) = (rule IS NULL)));
+        CREATE INDEX strata_catalog_moving ON strata_catalog (key) WHERE moving_to IS NOT NULL;
         CREATE SEQUENCE strata_catalog_changes;
         """
 
@@ -44,6 +45,11 @@ enum PostgresCatalogSQL {
 
     static let changeCount = "SELECT last_value FROM strata_catalog_changes"
 
+    /// The keys from the prefix up to its upper bound (``PostgresCatalog/upperBound(of:)``): an index range.
+    static let locationsInRange =
+        "SELECT key, \(locationColumns) FROM strata_catalog WHERE tier IS NOT NULL AND key >= $1::text AND key < $2::text ORDER BY key"
+
+    /// The keys of a prefix that has no upper bound (every scalar of it is U+10FFFF).
     static let locations =
         "SELECT key, \(locationColumns) FROM strata_catalog WHERE tier IS NOT NULL AND key >= $1::text AND starts_with(key, $1::text) ORDER BY key"
 

@@ -77,6 +77,13 @@ struct CatalogEngineTests {
         #expect(try catalog.locations().map(\.key) == keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })
         #expect(try catalog.locations(prefix: "photos/%").isEmpty, "a prefix is a plain string, no pattern")
         #expect(try catalog.locations(prefix: "zzz").isEmpty)
+        // Prefixes whose last scalars are the largest there are, or just below the surrogates.
+        let edges = ["x\u{10FFFF}", "x\u{10FFFF}y", "x\u{D7FF}", "x\u{D7FF}z", "x\u{E000}", "y"]
+        try catalog.record(edges.map { .set(location($0, in: .records)) }, durable: false)
+        #expect(try catalog.locations(prefix: "x\u{10FFFF}").map(\.key) == ["x\u{10FFFF}", "x\u{10FFFF}y"])
+        #expect(try catalog.locations(prefix: "x\u{D7FF}").map(\.key) == ["x\u{D7FF}", "x\u{D7FF}z"])
+        #expect(try catalog.locations(prefix: "\u{10FFFF}").isEmpty)
+        #expect(try catalog.locations(prefix: "x").count == 5)
     }
 
     @Test(arguments: engines)
