@@ -219,8 +219,8 @@ let package = Package(
         .testTarget(
             name: "StrataCatalogTests",
             dependencies: [
-                "StrataCatalog", "StrataCatalogPostgres", "StrataPostgres", "StrataCore", "StrataSystem",
-                "StrataTestSupport",
+                "StrataCatalog", "StrataCatalogPostgres", "StrataPostgres", "StrataPostgresClient", "StrataCore",
+                "StrataSystem", "StrataTestSupport",
             ]),
         .testTarget(
             name: "StrataCoreTests",

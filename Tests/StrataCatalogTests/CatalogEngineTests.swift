@@ -60,6 +60,21 @@ struct CatalogEngineTests {
         #expect(try reader.count == 1)
     }
 
+    /// The counter moves with the very first change of a new catalog too (an observer or an optimistic read that
+    /// started on the empty catalog must see it), and with every single change after.
+    @Test(arguments: engines)
+    func everyChangeMovesTheCounterTheFirstToo(_ kind: CatalogEngineKind) throws {
+        let store = try CatalogEngineLocation(kind)
+        let writer = try store.open()
+        let reader = try store.open()
+        var counted = reader.changeCount
+        for change in [CatalogChange.set(location("k", in: .files)), .intent(key: "k", from: .files, to: .records)] {
+            try writer.record([change], durable: true)
+            #expect(reader.changeCount != counted, "\(change) left the counter at \(counted)")
+            counted = reader.changeCount
+        }
+    }
+
     @Test(arguments: engines)
     func locationsOfAPrefixAreSortedByTheirBytes(_ kind: CatalogEngineKind) throws {
         let store = try CatalogEngineLocation(kind)

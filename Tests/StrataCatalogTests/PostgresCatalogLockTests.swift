@@ -1,0 +1,95 @@
+import Foundation
+import StrataCatalog
+import StrataCore
+import StrataPostgres
+import StrataPostgresClient
+import Synchronization
+import Testing
+
+@testable import StrataCatalogPostgres
+
+/// The PostgreSQL catalog's key locks where they differ from the file catalog's: they are a server's session locks,
+/// so a lock wait can give up, a session can die under its holder, and each holder (or waiter) keeps one of the
+/// pool's connections.
+@Suite(
+    "PostgreSQL catalog locks",
+    .enabled(if: CatalogEngineKind.available.contains(.postgres), "STRATA_POSTGRES_URL names no server"))
+struct PostgresCatalogLockTests {
+    /// A catalog instance (another machine) on `store`'s schema with its own timeouts.
+    func open(_ store: CatalogEngineLocation, lockTimeout: Int = 10_000, callTimeout: Int = 30_000) throws
+        -> PostgresCatalog
+    {
+        var configuration = try #require(store.postgres)
+        configuration.lockTimeoutMilliseconds = lockTimeout
+        configuration.callTimeoutMilliseconds = callTimeout
+        return try PostgresCatalog(configuration)
+    }
+
+    /// A wait for a key's lock that gives up (the lock timeout: another machine holds the key longer) must give back
+    /// the store's lock the same statement took shared; kept on a pooled connection, it would block every capture on
+    /// every machine for as long as that connection lives. The error names the key and says who holds it.
+    @Test func aKeyLockWaitThatGivesUpLeavesNoLockHeld() throws {
+        let store = try CatalogEngineLocation(.postgres)
+        let first = try open(store, lockTimeout: 300)
+        let second = try open(store, lockTimeout: 300)
+        try first.withKeyLock("k") {
+            let error = try #require(throws: StorageError.self) { try second.withKeyLock("k") {} }
+            #expect(error.code == .lockTimeout)
+            #expect(error.key == "k")
+            #expect(!error.message.contains("rows") && !(error.recovery ?? "").contains("rows"), "\(error)")
+        }
+        // Nothing holds any key now: every key's lock is free on any machine.
+        #expect(throws: Never.self) { try first.withEveryKeyLock {} }
+    }
+
+    /// A holder whose session the server ends (a restart, a network cut, an administrator) loses the key's lock at
+    /// once, while its body goes on: another machine takes the key meanwhile. The holder learns only at its next
+    /// catalog call.
+    @Test func aHolderWhoseSessionEndsStillRunsWhileAnotherMachineTakesTheKey() throws {
+        let store = try CatalogEngineLocation(.postgres)
+        let first = try open(store)
+        let second = try open(store)
+        let killer = try open(store)
+        let takenElsewhere = try first.withKeyLock("k") { () throws -> Bool? in
+            let pid = try #require(first.sessions.current()).serverProcessID
+            _ = try killer.pool.with {
+                try $0.query("SELECT pg_terminate_backend($1::int4, 5000)", [.text(String(pid))], operation: "test")
+            }
+            // Still inside the body: the contract says nobody else holds "k" now.
+            return try second.withKeyLockIfFree("k") { true }
+        }
+        #expect(takenElsewhere == nil, "another machine took the key while its holder's body ran")
+    }
+
+    /// Every thread that holds a key's lock keeps one of the pool's connections for as long as its body runs, so
+    /// as many holders as the pool has connections (long puts or moves) starve every other catalog call of the
+    /// process, reads of unrelated keys included, which then fail. The file catalog's reads never wait for a lock.
+    @Test func lockHoldersDoNotStarveReadsOfOtherKeys() throws {
+        let store = try CatalogEngineLocation(.postgres)
+        let catalog = try open(store, callTimeout: 2_000)
+        // Keys of distinct stripes, so that their holders run at once in this process.
+        var keys: [String] = []
+        var stripes = Set<Int>()
+        var index = 0
+        while keys.count < catalog.configuration.poolSize {
+            if stripes.insert(CatalogLocks.stripe(of: "held-\(index)")).inserted { keys.append("held-\(index)") }
+            index += 1
+        }
+        let holding = Atomic<Int>(0)
+        let release = Atomic<Bool>(false)
+        let threads = keys.map { key in
+            Thread {
+                try? catalog.withKeyLock(key) {
+                    holding.add(1, ordering: .sequentiallyConsistent)
+                    while !release.load(ordering: .sequentiallyConsistent) { usleep(1000) }
+                }
+            }
+        }
+        threads.forEach { $0.start() }
+        defer { release.store(true, ordering: .sequentiallyConsistent) }
+        let deadline = Date() + 20
+        while holding.load(ordering: .sequentiallyConsistent) < keys.count, Date() < deadline { usleep(1000) }
+        try #require(holding.load(ordering: .sequentiallyConsistent) == keys.count)
+        #expect(throws: Never.self) { try catalog.location(of: "unrelated") }
+    }
+}
