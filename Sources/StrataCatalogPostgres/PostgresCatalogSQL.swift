@@ -40,10 +40,12 @@ enum PostgresCatalogSQL {
 
     /// The key's tier and the change counter in one statement. The counter is read after the statement's snapshot
     /// was taken, so it counts at least every change the tier reflects.
-    static let tierAndCount =
-        "SELECT (SELECT tier FROM strata_catalog WHERE key = $1::text), (SELECT last_value FROM strata_catalog_changes)"
+    static let tierAndCount = "SELECT (SELECT tier FROM strata_catalog WHERE key = $1::text), (\(changeCount))"
 
-    static let changeCount = "SELECT last_value FROM strata_catalog_changes"
+    /// The change counter: the sequence's last value once it was ever taken, 0 before. (A new sequence answers
+    /// `last_value` 1 before its first `nextval` as after it, so the first change would not move a bare
+    /// `last_value`.)
+    static let changeCount = "SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM strata_catalog_changes"
 
     /// The keys from the prefix up to its upper bound (``PostgresCatalog/upperBound(of:)``): an index range.
     static let locationsInRange =
