@@ -1,4 +1,5 @@
 import StrataCatalog
+import StrataPostgres
 package import StrataCore
 import StrataPostgresClient
 
@@ -39,7 +40,11 @@ extension PostgresCatalog {
         try locks.withStripes(keys.map(CatalogLocks.stripe(of:))) {
             try withSession { connection in
                 let store = PostgresParameter.text(String(storeLockKey))
-                _ = try connection.query(PostgresCatalogSQL.lockStoreShared, [store], operation: "lock keys")
+                do {
+                    _ = try connection.query(PostgresCatalogSQL.lockStoreShared, [store], operation: "lock keys")
+                } catch let error as StorageError {
+                    throw lockWaitFailed(error, "every key's lock (a capture)")
+                }
                 var taken: [PostgresParameter] = []
                 defer {
                     for key in taken.reversed() { release(PostgresCatalogSQL.unlockOne, [key], on: connection) }
@@ -48,7 +53,11 @@ extension PostgresCatalog {
                 // In one order everywhere, each lock once: two holders of several keys cannot wait for each other.
                 for lock in Set(keys.map(lockKey(of:))).sorted() {
                     let parameter = PostgresParameter.text(String(lock))
-                    _ = try connection.query(PostgresCatalogSQL.lockOne, [parameter], operation: "lock keys")
+                    do {
+                        _ = try connection.query(PostgresCatalogSQL.lockOne, [parameter], operation: "lock keys")
+                    } catch let error as StorageError {
+                        throw lockWaitFailed(error, "the lock of one of the keys \(keys)")
+                    }
                     taken.append(parameter)
                 }
                 return try body()
@@ -62,7 +71,11 @@ extension PostgresCatalog {
         try locks.withEveryStripe {
             try withSession { connection in
                 let store = [PostgresParameter.text(String(storeLockKey))]
-                _ = try connection.query(PostgresCatalogSQL.lockEveryKey, store, operation: "lock every key")
+                do {
+                    _ = try connection.query(PostgresCatalogSQL.lockEveryKey, store, operation: "lock every key")
+                } catch let error as StorageError {
+                    throw lockWaitFailed(error, "a key's lock")
+                }
                 defer { release(PostgresCatalogSQL.unlockEveryKey, store, on: connection) }
                 return try body()
             }
@@ -121,11 +134,32 @@ extension PostgresCatalog {
         try keyed(key) {
             try withSession { connection in
                 let keys = lockParameters(of: key)
-                _ = try connection.query(PostgresCatalogSQL.lockKey, keys, operation: "lock key")
+                do {
+                    _ = try connection.query(PostgresCatalogSQL.lockKey, keys, operation: "lock key")
+                } catch let error as StorageError {
+                    // A session lock outlives the statement that failed: the store's lock, taken before the wait
+                    // for the key's gave up, is given back, or it would stay on the pooled connection and keep
+                    // every capture waiting. (Had the statement failed taking it, the unlock finds none to give.)
+                    release(PostgresCatalogSQL.unlockStore, [keys[0]], on: connection)
+                    throw lockWaitFailed(error, "the key's lock")
+                }
                 defer { release(PostgresCatalogSQL.unlockKey, keys, on: connection) }
                 return try body()
             }
         }
+    }
+
+    /// `error`, from a wait for an advisory lock, said as what it is when the wait gave up: `what` stayed held by
+    /// another thread, process or machine (a long put or move holds a key's lock) past the lock timeout.
+    func lockWaitFailed(_ error: StorageError, _ what: String) -> StorageError {
+        guard error.code == .lockTimeout else { return error }
+        var error = error
+        error.message =
+            "\(what) stayed held elsewhere past the lock timeout of \(configuration.lockTimeoutMilliseconds) ms: "
+            + error.message
+        error.recovery =
+            "Retry once the operation holding it (on this or another machine) is done, or raise lockTimeoutMilliseconds"
+        return error
     }
 
     /// The parameters of ``PostgresCatalogSQL/lockKey``: the store's lock, then the key's.
