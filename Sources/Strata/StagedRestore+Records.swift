@@ -59,7 +59,7 @@ extension StagedRestore {
             load = try PostgresImport(export, into: PostgresConfiguration(connectionString: url, schema: schema))
         }
         records.removeTree("postgres")
-        try recatalogRecords(in: staging, under: "sqlite")
+        try recatalog(.records, in: staging, under: "sqlite")
         configuration.records.backend = "sqlite"
         configuration.records.url = nil
         configuration.records.urlVariable = nil
@@ -109,18 +109,18 @@ extension StagedRestore {
             for suffix in ["", "-wal", "-shm"] { try? records.unlink(configuration.records.store + ".sqlite" + suffix) }
             try records.sync()
         }
-        try recatalogRecords(in: staging, under: "postgres")
+        try recatalog(.records, in: staging, under: "postgres")
         configuration.records.backend = "postgres"
         configuration.records.url = schema.map { urlNaming(schema: $0, in: url) } ?? url
         configuration.records.urlVariable = nil
         try configuration.write(to: paths)
     }
 
-    /// Makes the staged catalog name `backend` for every records-tier key (the catalog records which backend holds
+    /// Makes the staged catalog name `backend` for every key of `tier` (the catalog records which backend holds
     /// each key, and reads go by it).
-    static func recatalogRecords(in staging: RestoreStaging, under backend: String) throws {
+    static func recatalog(_ tier: Tier, in staging: RestoreStaging, under backend: String) throws {
         let catalog = try StorageCatalog(root: staging.path)
-        let moved = try catalog.locations().filter { $0.tier == .records && $0.backend != backend }.map { location in
+        let moved = try catalog.locations().filter { $0.tier == tier && $0.backend != backend }.map { location in
             var placed = location
             placed.backend = backend
             return CatalogChange.set(placed)

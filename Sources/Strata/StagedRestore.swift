@@ -36,6 +36,8 @@ struct StagedRestore {
         var report = RestoreReport(fileCount: fileCount, omissions: description?.omissions ?? [])
         // A PostgreSQL export becomes the staged store's SQLite records (and a load into PostgreSQL, not committed).
         let load = hasExport ? try Self.restoreRecordsExport(in: staging, target: records) : nil
+        // The files are in the staged folder, whichever engine they were captured from.
+        try Self.localizeFiles(in: staging)
         try Self.verify(
             at: staging.path, secretsKey: secretsKey, missing: description?.missing ?? [],
             checkedFiles: staging.checkedFiles, report: &report)

@@ -1,6 +1,6 @@
 import StrataCatalog
-import StrataPostgres
 package import StrataCore
+import StrataPostgres
 import StrataPostgresClient
 
 // Keys' locks: this process's threads ordered by the in-process stripes first, then the machines by advisory locks
@@ -119,9 +119,9 @@ extension PostgresCatalog {
         let stripe = CatalogLocks.stripe(of: key)
         if locks.isHeldByCurrentThread(stripe) { return false }
         return try locks.withStripeInProcess(stripe) {
-            guard try placementRow(of: key).intent == nil, let recorded = try self.location(of: key),
-                recorded.hasPlacement(of: location)
-            else { return false }
+            guard let recorded = try settledLocation(of: key), recorded.hasPlacement(of: location) else {
+                return false
+            }
             try locks.asHolder(of: stripe) { try locks.holding(key, stripe: stripe, body) }
             return true
         }
@@ -167,11 +167,11 @@ extension PostgresCatalog {
         [.text(String(storeLockKey)), .text(String(lockKey(of: key)))]
     }
 
-    /// Runs `body` on the connection the calling thread holds locks on; without one, on a connection from the pool,
-    /// which is the thread's session until `body` returns.
+    /// Runs `body` on the connection the calling thread holds locks on; without one, on a connection from the lock
+    /// pool, which is the thread's session until `body` returns.
     func withSession<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
         if let held = sessions.current() { return try body(held) }
-        return try pool.with { connection in try sessions.holding(connection) { try body(connection) } }
+        return try lockPool.with { connection in try sessions.holding(connection) { try body(connection) } }
     }
 
     /// Gives advisory locks back; a connection that cannot is closed, and its locks go with its session.

@@ -32,7 +32,13 @@ package final class PostgresCatalog: CatalogEngine {
     package let configuration: PostgresConfiguration
     /// Where the catalog lives, for messages: `postgresql://user@host:port/database#schema`.
     package let location: String
+    /// The connections of lookups and changes made outside a key's lock.
     let pool: PostgresPool
+    /// The connections key locks are held on, apart from ``pool`` so that holders (a long move keeps its connection
+    /// for as long as it runs) never starve other threads' lookups. Its size never makes a holder wait: a holder
+    /// holds one of this process's key stripes before it takes a connection, so there are at most as many holders
+    /// as stripes, and a capture that holds every stripe besides.
+    let lockPool: PostgresPool
     /// The connections this process's threads hold key locks on.
     let sessions = PostgresSessions()
     /// This process's threads, ordered before the server orders the processes.
@@ -60,6 +66,8 @@ package final class PostgresCatalog: CatalogEngine {
         var client = configuration.client
         client.tier = nil
         pool = PostgresPool(client)
+        client.poolSize = CatalogLocks.stripeCount + 1
+        lockPool = PostgresPool(client)
         storeLockKey = Int64(bitPattern: Self.fnv("strata-catalog-store:\(configuration.schema)".utf8))
         keyLockSeed = Self.fnv("strata-catalog:\(configuration.schema):".utf8)
         let server = try pool.with { connection -> String in
@@ -69,7 +77,10 @@ package final class PostgresCatalog: CatalogEngine {
         location = server + "#" + configuration.schema
     }
 
-    deinit { pool.drain() }
+    deinit {
+        pool.drain()
+        lockPool.drain()
+    }
 
     /// Creates the schema and the catalog's tables unless they exist, under a transaction-level advisory lock so
     /// that machines opening the store at once create them once.
@@ -130,6 +141,19 @@ package final class PostgresCatalog: CatalogEngine {
         try keyed(key) {
             try withConnection { connection in
                 let result = try connection.query(PostgresCatalogSQL.location, [.text(key)], operation: "find")
+                guard result.rowCount > 0 else { return nil }
+                return try Self.location(key: key, result, row: 0, column: 0, at: location)
+            }
+        }
+    }
+
+    /// Where `key` lives when no move of it is under way, read in one statement; `nil` when it has no location or a
+    /// move is pending.
+    func settledLocation(of key: String) throws -> StorageLocation? {
+        try keyed(key) {
+            try withConnection { connection in
+                let result = try connection.query(
+                    PostgresCatalogSQL.settledLocation, [.text(key)], operation: "find")
                 guard result.rowCount > 0 else { return nil }
                 return try Self.location(key: key, result, row: 0, column: 0, at: location)
             }

@@ -36,6 +36,9 @@ enum PostgresCatalogSQL {
     static let location =
         "SELECT \(locationColumns) FROM strata_catalog WHERE key = $1::text AND tier IS NOT NULL"
 
+    static let settledLocation =
+        "SELECT \(locationColumns) FROM strata_catalog WHERE key = $1::text AND tier IS NOT NULL AND moving_to IS NULL"
+
     static let placement = "SELECT tier, moving_from, moving_to FROM strata_catalog WHERE key = $1::text"
 
     /// The key's tier and the change counter in one statement. The counter is read after the statement's snapshot

@@ -122,6 +122,13 @@ public final class FolderCapture: CaptureSink, CaptureSource, @unchecked Sendabl
         return FileManager.default.contents(atPath: folder + "/" + entry.content)
     }
 
+    /// The content of the file added `index`th (from 0): a path added twice, as a file copied again at a capture's
+    /// instant is, has two entries, which ``contents(of:)`` cannot tell apart.
+    public func contents(ofEntry index: Int) -> Data? {
+        guard let entry = lock.withLock({ entries.indices.contains(index) ? entries[index] : nil }) else { return nil }
+        return FileManager.default.contents(atPath: folder + "/" + entry.content)
+    }
+
     private func save() throws {
         try JSONEncoder().encode(entries).write(to: URL(fileURLWithPath: folder + "/files.json"))
     }

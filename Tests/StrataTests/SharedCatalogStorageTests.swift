@@ -122,6 +122,32 @@ struct SharedCatalogStorageTests {
     }
 }
 
+extension SharedCatalogStorageTests {
+    /// A capture of a machine of the shared store holds the shared catalog as the file catalog's log, with the records
+    /// and files it places: restored into a local store, every key reads back from the tier it was in.
+    @Test func aCaptureOfASharedStoreRestoresIntoALocalOne() throws {
+        let fleet = try Fleet()
+        let a = try fleet.machine("a")
+        let b = try fleet.machine("b")
+        let row = Data(#"{"name":"row"}"#.utf8)
+        let file = Data(repeating: 0x66, count: 250_000)
+        try a.put(row, for: "row", as: DataDescriptor(kind: .relational, estimatedSize: row.count))
+        try b.put(file, for: "file", as: DataDescriptor(kind: .file, estimatedSize: file.count))
+        let capture = try FolderCapture(folder: fleet.directory.appending("capture"))
+        let report = try a.capture(into: capture)
+        #expect(report.missingKeys.isEmpty)
+
+        let restored = fleet.directory.appending("restored")
+        try Storage.restore(from: capture, to: restored, secretsKey: testSecretsKey)
+        let local = try Storage(root: restored, secretsKey: testSecretsKey)
+        #expect(try local.location(of: "row")?.tier == .records)
+        #expect(try local.location(of: "file")?.tier == .files)
+        #expect(try local.data(for: "row") == row)
+        #expect(try local.data(for: "file") == file)
+        #expect(try local.verifyCatalog().isSound)
+    }
+}
+
 /// One shared store for a test: a schema of its own on the test server (catalog and records) and a prefix of its own
 /// on the test gateway (files), and a root per machine.
 final class Fleet: Sendable {
