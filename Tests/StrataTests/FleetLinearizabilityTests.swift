@@ -23,7 +23,8 @@ import Testing
     .serialized)
 struct FleetLinearizabilityTests {
     static let workers = 4
-    static let seconds: UInt64 = 5
+    /// How long the workers run: 5 s, or `STRATA_FLEET_SECONDS` for a longer soak.
+    static let seconds = ProcessInfo.processInfo.environment["STRATA_FLEET_SECONDS"].flatMap { UInt64($0) } ?? 5
 
     @Test func fourWorkersOnTwoMachinesAreLinearizable() throws {
         try run(killing: false)
@@ -102,6 +103,12 @@ struct FleetLinearizabilityTests {
         for error in errors.prefix(5) { print("  error: \(error.call) \(error.response!)") }
         #expect(checked.isLinearizable, "\(checked)")
         #expect(history.count > 40, "too few operations to tell anything: \(history.count)")
+        // The check is not vacuous: the same history with one read's answer changed to a value no put wrote fails.
+        if let read = history.firstIndex(where: { $0.call == .get && $0.response != nil }) {
+            var tampered = history
+            tampered[read].response = .value("never-written")
+            #expect(try LinearizabilityChecker().check(tampered).failures.map(\.key) == [history[read].key])
+        }
 
         for key in FleetWorkload.keys {
             let tiers = try tiersHolding(key, in: after)
