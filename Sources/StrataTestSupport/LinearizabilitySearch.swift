@@ -6,7 +6,9 @@
 /// an operation that must have taken effect by then has not, so the last choice is undone and the walk resumes
 /// after it. The memo of pairs already explored is what keeps a few hundred overlapping operations fast: each pair
 /// is expanded once. Operations whose effect is unknown (no response, or an error) answer at the end of time and
-/// need not be taken at all; the search succeeds once every answered operation is taken.
+/// need not be taken at all; the search succeeds once every answered operation is taken. Three reductions keep
+/// failing histories (searched to exhaustion) fast too: a read the register allows is taken without a choice, of
+/// interchangeable writes of unknown effect only the first is tried, and values no get read are one state.
 struct LinearizabilitySearch {
     /// What the search concluded.
     enum Outcome {
