@@ -172,7 +172,7 @@ let package = Package(
             dependencies: [
                 "StrataTestSupport", "StrataCore", "StrataSystem", "StrataDefaults", "StrataSecrets", "StrataRecords",
                 "StrataSQLite",
-                "StrataFiles", "StrataLocalFiles", "Strata", "StrataBackup", "StrataS3",
+                "StrataFiles", "StrataLocalFiles", "Strata", "StrataBackup", "StrataS3", "StrataCatalogPostgres",
             ],
             path: "Tests/Child"),
 

@@ -367,6 +367,7 @@ do {
             || runSharedSuiteMode(arguments) || runSecretsRotationMode(arguments) || runSecretsBatchMode(arguments)
             || runSecretsInlineMode(arguments)
             || runBackupMode(arguments) || runS3Mode(arguments) || runRecordsTruncationMode(arguments)
+            || runFleetMode(arguments)
         {
             break
         }

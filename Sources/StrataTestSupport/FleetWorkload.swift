@@ -1,0 +1,37 @@
+public import Foundation
+public import StrataCore
+
+/// The values the fleet linearizability test's workers write and read, so that workers and the test agree on them:
+/// each names itself (its first line is its identifier, which ends with its size), so a read tells which put it
+/// saw, and a torn or mixed value reads as an identifier no put wrote.
+public enum FleetWorkload {
+    /// The few keys every worker hits.
+    public static let keys = ["hot-0", "hot-1", "hot-2"]
+
+    /// The prefix the keys share (for listings).
+    public static let prefix = "hot-"
+
+    /// A value of `size` bytes for put `id`, and its identifier (`id:size`). Small values are records; 100 KB and
+    /// more are files, so puts cross the tier boundary.
+    public static func value(id: String, size: Int) -> (identifier: String, data: Data, descriptor: DataDescriptor) {
+        let identifier = "\(id):\(size)"
+        let header = Data((identifier + "\n").utf8)
+        let filler = Data(repeating: UInt8(truncatingIfNeeded: size), count: max(0, size - header.count))
+        let data = header + filler
+        let descriptor =
+            size >= 100_000
+            ? DataDescriptor(kind: .file, estimatedSize: data.count)
+            : DataDescriptor(kind: .relational, estimatedSize: data.count)
+        return (identifier, data, descriptor)
+    }
+
+    /// The identifier a value read back names, or `corrupt:` and what it holds when it is not one whole value.
+    public static func identifier(of data: Data) -> String {
+        guard let newline = data.firstIndex(of: 0x0A) else { return "corrupt:\(data.count) bytes, no header" }
+        let identifier = String(decoding: data[..<newline], as: UTF8.self)
+        guard let size = identifier.split(separator: ":").last.flatMap({ Int($0) }),
+            value(id: String(identifier.dropLast(String(size).count + 1)), size: size).data == data
+        else { return "corrupt:\(identifier) (\(data.count) bytes)" }
+        return identifier
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import Strata
+import StrataCatalogPostgres
+import StrataCore
+import StrataSecrets
+import StrataTestSupport
+
+/// The child modes of the fleet linearizability test; `false` when `arguments` names none of them.
+func runFleetMode(_ arguments: [String]) throws -> Bool {
+    switch arguments.first {
+    case "fleet-worker":
+        // fleet-worker ROOT RECORDS_URL FILES_URL SCHEMA PROCESS INCARNATION DEADLINE SEED LOG: open the shared store
+        // (catalog and records in SCHEMA on the test server, files at FILES_URL) on ROOT, say `ready`, then put, read,
+        // move, delete and list the fleet's hot keys at random until the monotonic clock passes DEADLINE (ns),
+        // writing each operation's call and return to LOG (JSON lines) as it goes; then say `done N`.
+        let storage = try Storage(
+            root: arguments[1], secretsKey: .inMemory(Secret(Data(repeating: 0x5a, count: 32))),
+            recordsURL: arguments[2], filesURL: arguments[3],
+            catalog: PostgresCatalog(RecordStoreLocation.postgresConfiguration("postgres:" + arguments[4])))
+        let process = Int(arguments[5]) ?? 0
+        let incarnation = Int(arguments[6]) ?? 0
+        let deadline = UInt64(arguments[7]) ?? 0
+        var generator = SeededGenerator(seed: (UInt64(arguments[8]) ?? 1) &+ UInt64(process << 16 | incarnation))
+        FileManager.default.createFile(atPath: arguments[9], contents: nil)
+        guard let log = FileHandle(forWritingAtPath: arguments[9]) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: arguments[9]])
+        }
+        say("ready")
+        var count = 0
+        while LinearizabilityLogLine.now() < deadline {
+            let id = "w\(process).\(incarnation).\(count)"
+            count += 1
+            let key = FleetWorkload.keys.randomElement(using: &generator)!
+            let roll = Int.random(in: 0..<100, using: &generator)
+            if roll >= 95 {
+                try list(storage, id: id, process: process, log: log)
+                continue
+            }
+            let call: LinearizabilityCall
+            let operation: () throws -> LinearizabilityResponse
+            switch roll {
+            case 0..<40:
+                let size =
+                    Bool.random(using: &generator)
+                    ? Int.random(in: 100_000...300_000, using: &generator) : Int.random(in: 32...200, using: &generator)
+                let value = FleetWorkload.value(id: id, size: size)
+                call = .put(value.identifier)
+                operation = {
+                    try storage.put(value.data, for: key, as: value.descriptor)
+                    return .ok
+                }
+            case 40..<70:
+                call = .get
+                operation = { .value(try storage.data(for: key).map(FleetWorkload.identifier(of:))) }
+            case 70..<82:
+                let tier: Tier = Bool.random(using: &generator) ? .records : .files
+                call = .move(tier.rawValue)
+                operation = {
+                    do {
+                        try storage.move(key, to: tier)
+                        return .ok
+                    } catch let error as StorageError where error.code == .notFound {
+                        return .notFound
+                    }
+                }
+            default:
+                call = .delete
+                operation = { .existed(try storage.delete(key)) }
+            }
+            log.write(
+                try LinearizabilityLogLine.call(
+                    call, id: id, process: process, key: key, at: LinearizabilityLogLine.now()
+                ).encoded())
+            let response: LinearizabilityResponse
+            do { response = try operation() } catch { response = .failed("\(error)") }
+            log.write(
+                try LinearizabilityLogLine.response(
+                    response, id: id, process: process, key: key, at: LinearizabilityLogLine.now()
+                ).encoded())
+        }
+        say("done \(count)")
+        return true
+    default:
+        return false
+    }
+}
+
+/// A listing of the hot keys, logged as one read of each key's existence (the same interval for all).
+private func list(_ storage: Storage, id: String, process: Int, log: FileHandle) throws {
+    let call = LinearizabilityCall.list(prefix: FleetWorkload.prefix)
+    let invoked = LinearizabilityLogLine.now()
+    for key in FleetWorkload.keys {
+        log.write(
+            try LinearizabilityLogLine.call(call, id: "\(id)/\(key)", process: process, key: key, at: invoked).encoded()
+        )
+    }
+    let listed: Result<Set<String>, any Error> = Result { Set(try storage.keys(prefix: FleetWorkload.prefix)) }
+    let responded = LinearizabilityLogLine.now()
+    for key in FleetWorkload.keys {
+        let response: LinearizabilityResponse
+        switch listed {
+        case .success(let keys): response = .listed(keys.contains(key))
+        case .failure(let error): response = .failed("\(error)")
+        }
+        log.write(
+            try LinearizabilityLogLine.response(response, id: "\(id)/\(key)", process: process, key: key, at: responded)
+                .encoded())
+    }
+}
