@@ -131,6 +131,43 @@ package final class CatalogLocks: Sendable {
         return try body()
     }
 
+    /// Runs `body`, a change through a tier's own API, if `isSettled` says the key is placed so with no move pending,
+    /// ordered with this process's operations on `key` (see ``CatalogEngine/changeIfSettled(_:in:_:)``): at once
+    /// when the calling thread holds `key`'s lock (its operation records the result), not at all when it holds the
+    /// stripe for another key, and otherwise under the stripe among this process's threads.
+    /// - Returns: Whether `body` ran.
+    package func changeIfSettled(_ key: String, _ isSettled: () throws -> Bool, _ body: () throws -> Void) throws
+        -> Bool
+    {
+        let stripe = Self.stripe(of: key)
+        if isHeldByCurrentThread(stripe) {
+            guard isLocked(key, stripe: stripe) else { return false }
+            try body()
+            return true
+        }
+        return try withStripeInProcess(stripe) {
+            let settled = try isSettled()
+            if settled { try body() }
+            return settled
+        }
+    }
+
+    /// Runs `body`, a write staged for later (see ``CatalogEngine/stageIfPlaced(_:_:)``), if `isPlaced` says the key
+    /// is placed as the write places it with no move pending: under the stripe among this process's threads, with the
+    /// calling thread counted as holding `key`'s lock meanwhile. Not when the calling thread holds the stripe already.
+    /// - Returns: Whether `body` ran.
+    package func stageIfPlaced(_ key: String, _ isPlaced: () throws -> Bool, _ body: () throws -> Void) throws
+        -> Bool
+    {
+        let stripe = Self.stripe(of: key)
+        if isHeldByCurrentThread(stripe) { return false }
+        return try withStripeInProcess(stripe) {
+            guard try isPlaced() else { return false }
+            try asHolder(of: stripe) { try holding(key, stripe: stripe, body) }
+            return true
+        }
+    }
+
     /// Runs `body` holding the log lock.
     func withLog<T>(_ body: () throws -> T) throws -> T {
         try with(slot: Self.stripeCount, wait: true, body)!

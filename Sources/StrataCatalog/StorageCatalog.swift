@@ -106,19 +106,14 @@ package final class StorageCatalog: Sendable {
     /// - Returns: Whether `body` ran: not when the key is unsettled, or the calling thread holds its stripe for
     ///   another key.
     package func changeIfSettled(_ key: String, in tier: Tier, _ body: () throws -> Void) throws -> Bool {
-        let stripe = CatalogLocks.stripe(of: key)
-        if locks.isHeldByCurrentThread(stripe) {
-            guard locks.isLocked(key, stripe: stripe) else { return false }
-            try body()
-            return true
-        }
-        return try locks.withStripeInProcess(stripe) {
-            let isSettled = try current { state in
-                state.entries[key]?.tier == tier && (state.intents.isEmpty || state.intents[ExactString(key)] == nil)
-            }
-            if isSettled { try body() }
-            return isSettled
-        }
+        try locks.changeIfSettled(
+            key,
+            {
+                try current { state in
+                    state.entries[key]?.tier == tier
+                        && (state.intents.isEmpty || state.intents[ExactString(key)] == nil)
+                }
+            }, body)
     }
 
     /// Runs `body`, a write of `location.key` into a tier that writes late, if the catalog places the key as
@@ -132,20 +127,17 @@ package final class StorageCatalog: Sendable {
     ///   its stripe already.
     package func stageIfPlaced(_ location: StorageLocation, _ body: () throws -> Void) throws -> Bool {
         let key = location.key
-        let stripe = CatalogLocks.stripe(of: key)
-        if locks.isHeldByCurrentThread(stripe) { return false }
-        return try locks.withStripeInProcess(stripe) {
-            let isPlaced = try state.withLock { state in
-                if state.seen != sequence.value { try catchUp(&state) }
-                guard let recorded = state.entries[key],
-                    state.intents.isEmpty || state.intents[ExactString(key)] == nil
-                else { return false }
-                return recorded.hasPlacement(of: try entry(for: location, in: &state))
-            }
-            guard isPlaced else { return false }
-            try locks.asHolder(of: stripe) { try locks.holding(key, stripe: stripe, body) }
-            return true
-        }
+        return try locks.stageIfPlaced(
+            key,
+            {
+                try state.withLock { state in
+                    if state.seen != sequence.value { try catchUp(&state) }
+                    guard let recorded = state.entries[key],
+                        state.intents.isEmpty || state.intents[ExactString(key)] == nil
+                    else { return false }
+                    return recorded.hasPlacement(of: try entry(for: location, in: &state))
+                }
+            }, body)
     }
 
     /// Where `key` is placed now, the move it is under, and whether a ``withKeyLock(_:_:)`` of this instance holds it:

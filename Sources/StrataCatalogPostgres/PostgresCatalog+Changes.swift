@@ -69,16 +69,7 @@ extension PostgresCatalog {
     func inTransaction(_ transaction: Bool, _ body: (PostgresConnection) throws -> Void) throws {
         try withConnection { connection in
             guard transaction else { return try body(connection) }
-            try connection.execute("BEGIN", operation: "record")
-            do {
-                try body(connection)
-                try connection.execute("COMMIT", operation: "record")
-            } catch {
-                if connection.isInTransaction && !connection.isBroken {
-                    try? connection.execute("ROLLBACK", operation: "record")
-                }
-                throw error
-            }
+            try connection.transaction(operation: "record") { try body(connection) }
         }
     }
 

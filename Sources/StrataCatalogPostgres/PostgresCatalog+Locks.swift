@@ -100,31 +100,17 @@ extension PostgresCatalog {
     /// Runs `body` if `key` is placed in `tier` with no move, holding its stripe among this process's threads (as
     /// the file catalog does: other machines are not excluded; a tier that writes late asks again before it writes).
     package func changeIfSettled(_ key: String, in tier: Tier, _ body: () throws -> Void) throws -> Bool {
-        let stripe = CatalogLocks.stripe(of: key)
-        if locks.isHeldByCurrentThread(stripe) {
-            guard locks.isLocked(key, stripe: stripe) else { return false }
-            try body()
-            return true
-        }
-        return try locks.withStripeInProcess(stripe) {
-            let row = try placementRow(of: key)
-            let isSettled = row.tier == tier && row.intent == nil
-            if isSettled { try body() }
-            return isSettled
-        }
+        try locks.changeIfSettled(
+            key,
+            {
+                let row = try placementRow(of: key)
+                return row.tier == tier && row.intent == nil
+            }, body)
     }
 
     package func stageIfPlaced(_ location: StorageLocation, _ body: () throws -> Void) throws -> Bool {
-        let key = location.key
-        let stripe = CatalogLocks.stripe(of: key)
-        if locks.isHeldByCurrentThread(stripe) { return false }
-        return try locks.withStripeInProcess(stripe) {
-            guard let recorded = try settledLocation(of: key), recorded.hasPlacement(of: location) else {
-                return false
-            }
-            try locks.asHolder(of: stripe) { try locks.holding(key, stripe: stripe, body) }
-            return true
-        }
+        try locks.stageIfPlaced(
+            location.key, { try settledLocation(of: location.key)?.hasPlacement(of: location) == true }, body)
     }
 
     // MARK: Sessions

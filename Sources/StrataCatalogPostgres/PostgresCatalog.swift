@@ -86,8 +86,7 @@ package final class PostgresCatalog: CatalogEngine {
     /// that machines opening the store at once create them once.
     static func prepareSchema(_ connection: PostgresConnection, _ configuration: PostgresConfiguration) throws {
         let lock = Int64(bitPattern: fnv("strata-catalog-schema:\(configuration.schema)".utf8))
-        try connection.execute("BEGIN", operation: "open")
-        do {
+        try connection.transaction(operation: "open") {
             try connection.execute(
                 "SELECT pg_advisory_xact_lock(\(lock)); CREATE SCHEMA IF NOT EXISTS \(configuration.quotedSchema)",
                 operation: "open")
@@ -107,12 +106,6 @@ package final class PostgresCatalog: CatalogEngine {
                         recovery: "Open the store with the newer program that wrote it")
                 }
             }
-            try connection.execute("COMMIT", operation: "open")
-        } catch {
-            if connection.isInTransaction && !connection.isBroken {
-                try? connection.execute("ROLLBACK", operation: "open")
-            }
-            throw error
         }
     }
 

@@ -28,3 +28,15 @@ public protocol TierCapture: AnyObject {
     /// - Throws: ``StorageError`` when the state cannot be read, or from the sink.
     func finish(into sink: any CaptureSink) throws -> CaptureReport
 }
+
+extension TierCapture {
+    /// Runs the remaining steps at once, ``pin(into:)`` then ``finish(into:)``: the capture of a tier on its own,
+    /// with no store's instant to share (``TierCapturing/capture(into:root:)``).
+    /// - Returns: What both steps copied and withdrew.
+    /// - Throws: What either step throws.
+    public func completed(into sink: any CaptureSink) throws -> CaptureReport {
+        var report = try pin(into: sink)
+        report.merge(try finish(into: sink))
+        return report
+    }
+}

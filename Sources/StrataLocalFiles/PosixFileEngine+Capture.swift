@@ -11,10 +11,7 @@ extension PosixFileEngine: TierCapturing {
     /// - Throws: ``/StrataCore/StorageError`` `.lockTimeout` when a writer holds a file's lock too long, or an I/O
     ///   error.
     public func capture(into sink: any CaptureSink, root: String) throws -> CaptureReport {
-        let capture = try FilesCapture(self, into: sink, root: root)
-        var report = try capture.pin(into: sink)
-        report.merge(try capture.finish(into: sink))
-        return report
+        try FilesCapture(self, into: sink, root: root).completed(into: sink)
     }
 
     /// Copies every file into `sink` ahead of the capture's instant; the steps returned copy again, at the

@@ -6,10 +6,7 @@ extension PostgresRecordEngine: TierCapturing {
     /// Exports the store into `sink` from one snapshot.
     /// - Throws: ``/StrataCore/StorageError`` when the server fails, or from the sink.
     public func capture(into sink: any CaptureSink, root: String) throws -> CaptureReport {
-        let capture = PostgresCapture(self)
-        var report = try capture.pin(into: sink)
-        report.merge(try capture.finish(into: sink))
-        return report
+        try PostgresCapture(self).completed(into: sink)
     }
 
     /// The steps of a capture that takes its snapshot at the instant and exports it after (``PostgresCapture``).

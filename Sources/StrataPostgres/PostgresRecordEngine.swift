@@ -137,8 +137,7 @@ public final class PostgresRecordEngine: RecordEngine {
     static func prepareSchema(_ connection: PostgresConnection, _ configuration: PostgresConfiguration, keyed: Bool)
         throws
     {
-        try connection.execute("BEGIN", operation: "open")
-        do {
+        try connection.transaction(operation: "open") {
             try connection.execute(
                 "SELECT pg_advisory_xact_lock(\(configuration.schemaLockKey)); CREATE SCHEMA IF NOT EXISTS \(configuration.quotedSchema)",
                 operation: "open")
@@ -169,12 +168,6 @@ public final class PostgresRecordEngine: RecordEngine {
                 }
                 try connection.execute(storeTablesSQL, operation: "create")
             }
-            try connection.execute("COMMIT", operation: "open")
-        } catch {
-            if connection.isInTransaction && !connection.isBroken {
-                try? connection.execute("ROLLBACK", operation: "open")
-            }
-            throw error
         }
     }
 

@@ -7,10 +7,7 @@ extension S3FileEngine: TierCapturing {
     /// - Returns: The files copied (nothing is left out).
     /// - Throws: ``/StrataCore/StorageError`` from the server or the sink.
     public func capture(into sink: any CaptureSink, root: String) throws -> CaptureReport {
-        let capture = try S3FilesCapture(self, into: sink)
-        var report = try capture.pin(into: sink)
-        report.merge(try capture.finish(into: sink))
-        return report
+        try S3FilesCapture(self, into: sink).completed(into: sink)
     }
 
     /// Downloads every object into `sink` ahead of the capture's instant; the steps returned download again, at the

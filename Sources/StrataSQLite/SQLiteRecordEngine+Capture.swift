@@ -12,10 +12,7 @@ extension SQLiteRecordEngine: TierCapturing {
     /// - Returns: The file copied (SQLite leaves nothing out).
     /// - Throws: ``/StrataCore/StorageError`` when the database cannot be copied, or from the sink.
     public func capture(into sink: any CaptureSink, root: String) throws -> CaptureReport {
-        let capture = try SQLiteCapture(self, root: root)
-        var report = try capture.pin(into: sink)
-        report.merge(try capture.finish(into: sink))
-        return report
+        try SQLiteCapture(self, root: root).completed(into: sink)
     }
 
     /// The steps of a capture that holds the database still with a read transaction at the instant and copies it

@@ -21,7 +21,7 @@ func runFleetMode(_ arguments: [String]) throws -> Bool {
         let incarnation = Int(arguments[6]) ?? 0
         let deadline = UInt64(arguments[7]) ?? 0
         var generator = SeededGenerator(seed: (UInt64(arguments[8]) ?? 1) &+ UInt64(process << 16 | incarnation))
-        FileManager.default.createFile(atPath: arguments[9], contents: nil)
+        _ = FileManager.default.createFile(atPath: arguments[9], contents: nil)
         guard let log = FileHandle(forWritingAtPath: arguments[9]) else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: arguments[9]])
         }

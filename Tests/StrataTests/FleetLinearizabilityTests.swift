@@ -10,7 +10,7 @@ import Testing
     import Darwin
 #endif
 
-/// Issue 35, item 6: four worker processes on two machines (two roots) sharing one store — the PostgreSQL catalog
+/// Four worker processes on two machines (two roots) sharing one store — the PostgreSQL catalog
 /// and records, S3 files — put (records and files values, so puts move keys), read, move, delete and list three hot
 /// keys at random for a few seconds; every key's history must be linearizable, and afterwards every key is in at
 /// most one tier and the catalog is sound. The second test kills a random worker about every half second and starts
