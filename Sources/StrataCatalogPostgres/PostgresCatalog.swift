@@ -277,7 +277,8 @@ package final class PostgresCatalog: CatalogEngine {
             kind = known
         }
         return StorageLocation(
-            key: key, tier: try tier(result.text(row, column), at: place), backend: result.text(row, column + 1),
+            key: key, tier: try tier(result.text(row, column), key: key, at: place),
+            backend: result.text(row, column + 1),
             ruleID: result.text(row, column + 2), kind: kind,
             contentType: result.isNull(row, column + 4) ? nil : result.text(row, column + 4),
             size: Int(result.text(row, column + 5)) ?? 0,
@@ -289,13 +290,13 @@ package final class PostgresCatalog: CatalogEngine {
         -> CatalogIntent?
     {
         guard !result.isNull(row, column + 1) else { return nil }
-        let from = result.isNull(row, column) ? nil : try tier(result.text(row, column), at: place)
-        return CatalogIntent(key: key, from: from, to: try tier(result.text(row, column + 1), at: place))
+        let from = result.isNull(row, column) ? nil : try tier(result.text(row, column), key: key, at: place)
+        return CatalogIntent(key: key, from: from, to: try tier(result.text(row, column + 1), key: key, at: place))
     }
 
-    static func tier(_ text: String, at place: String) throws -> Tier {
+    static func tier(_ text: String, key: String? = nil, at place: String) throws -> Tier {
         guard let code = UInt8(text), let tier = Tier(catalogCode: code) else {
-            throw damaged(nil, "an unknown tier code \(text)", at: place)
+            throw damaged(key, "an unknown tier code \(text)", at: place)
         }
         return tier
     }
