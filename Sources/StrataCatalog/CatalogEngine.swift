@@ -10,7 +10,9 @@ package import StrataCore
 ///   without is at least as durable as the tier write it follows (it may be lost with metadata only: a key is found
 ///   again by searching the tiers);
 /// - a reader sees every change another process or machine recorded before the read began;
-/// - a key's lock is held by one thread of one process at a time, for as long as the body runs.
+/// - a key's lock is held by one thread of one process at a time, for as long as the body runs, or, for an engine whose
+///   locks live in a server's sessions, until the server ends the session: every catalog call the holder makes after
+///   that throws `.lockLost`, so a holder never records a change it made without the lock.
 package protocol CatalogEngine: AnyObject, Sendable {
     /// Where `key` lives, or `nil` when the catalog has no entry for it.
     func location(of key: String) throws -> StorageLocation?
@@ -50,6 +52,12 @@ package protocol CatalogEngine: AnyObject, Sendable {
     func withEveryKeyLock<T>(_ body: () throws -> T) throws -> T
     /// Runs `body` with `key`'s placement, holding its lock unless the calling thread already does.
     func withKeyLockForChange<T>(_ key: String, _ body: (_ placement: KeyPlacement?) throws -> T) throws -> T
+    /// Throws unless the calling thread still holds `key`'s lock, which it took with ``withKeyLock(_:_:)``: the
+    /// check a holder makes before a step that would destroy another holder's work were the lock lost (removing
+    /// what a failed write left). A lock held in a server's session is lost with the session; one held in this
+    /// process is not lost while the process lives.
+    /// - Throws: ``/StrataCore/StorageError`` `.lockLost`.
+    func confirmHeld(_ key: String) throws
     /// Whether the calling thread holds `key`'s lock through this engine.
     func isLockedByCurrentThread(_ key: String) -> Bool
     /// Runs `body` if `key` is placed in `tier` with no move pending, ordered with this process's changes of it

@@ -19,6 +19,12 @@ package import StrataCore
 /// A crash before 3 leaves the catalog naming the old copy, which is untouched: ``settle(_:)`` removes whatever
 /// reached B. A crash after 3 leaves it naming the new copy, which is durable: ``settle(_:)`` removes the old one.
 /// Readers go by the catalog, so they see exactly one of the two at every instant.
+///
+/// A lock that lives in a server's session can be lost while its holder runs (the session ends): every catalog call
+/// the holder makes after that fails with `.lockLost`, so it records nothing more, and before it removes a copy that
+/// is not its own (the undo of a failed write) it confirms that it still holds the lock. Each step that touches a
+/// tier follows a catalog call made under the lock, so a holder that lost its lock makes at most the one tier step
+/// it had started (see "Fencing" in `Documentation/Storage.md`).
 package struct CatalogMoves: Sendable {
     /// Where every key lives.
     package let catalog: any CatalogEngine
@@ -91,9 +97,13 @@ package struct CatalogMoves: Sendable {
             try tiers.store(value, in: target.backend, at: location, as: descriptor)
             try target.backend.flush()
         } catch {
-            // Not committed: the catalog still points at the old copy. Undo what reached the new tier.
-            _ = try? tiers.removeCopy(of: key, from: location.tier, skippingLocked: false, securely: false)
-            try? catalog.record([.settle(key: key)], durable: false)
+            // Not committed: the catalog still points at the old copy. Undo what reached the new tier — if the key's
+            // lock is still held: the failure may be its loss, and the next holder may have written the key in that
+            // tier since. Then the intent stays, for that holder (or the next) to settle.
+            if (try? catalog.confirmHeld(key)) != nil {
+                _ = try? tiers.removeCopy(of: key, from: location.tier, skippingLocked: false, securely: false)
+                try? catalog.record([.settle(key: key)], durable: false)
+            }
             throw error
         }
         try catalog.record([.set(location)], durable: true)

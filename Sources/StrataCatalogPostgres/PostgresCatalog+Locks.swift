@@ -156,8 +156,36 @@ extension PostgresCatalog {
     /// Runs `body` on the connection the calling thread holds locks on; without one, on a connection from the lock
     /// pool, which is the thread's session until `body` returns.
     func withSession<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
-        if let held = sessions.current() { return try body(held) }
+        if let held = sessions.current() { return try onHeldSession(held, body) }
         return try lockPool.with { connection in try sessions.holding(connection) { try body(connection) } }
+    }
+
+    package func confirmHeld(_ key: String) throws {
+        guard let held = sessions.current() else { return }
+        try keyed(key) {
+            try onHeldSession(held) { _ = try $0.query("SELECT 1", operation: "confirm the key's lock") }
+        }
+    }
+
+    /// Runs `body`, a statement of a lock holder, on `held`, the session its locks live in. A statement that fails
+    /// leaving the connection broken means the session is gone, and with it every lock the thread held: that is
+    /// said as `.lockLost`, whatever the statement met (the server's `terminating connection`, a reset, a timeout).
+    /// The connection stays broken, so every later statement of the holder says so too, and none reaches the
+    /// server through another session.
+    func onHeldSession<T>(_ held: PostgresConnection, _ body: (PostgresConnection) throws -> T) throws -> T {
+        do {
+            return try body(held)
+        } catch let error as StorageError where held.isBroken && error.code != .lockLost {
+            var lost = StorageError(
+                .lockLost,
+                "the session holding the key's lock ended (\(error.code): \(error.message)), so another machine "
+                    + "may hold the lock now",
+                key: error.key, path: location,
+                recovery: "Run the operation again; whatever it left half done is settled by the key's next holder")
+            lost.operation = error.operation
+            lost.detail = error.detail
+            throw lost
+        }
     }
 
     /// Gives advisory locks back; a connection that cannot is closed, and its locks go with its session.

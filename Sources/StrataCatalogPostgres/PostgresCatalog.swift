@@ -124,7 +124,7 @@ package final class PostgresCatalog: CatalogEngine {
 
     /// Runs `body` on the connection the calling thread holds key locks on, or on one from the pool.
     func withConnection<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
-        if let held = sessions.current() { return try body(held) }
+        if let held = sessions.current() { return try onHeldSession(held, body) }
         return try pool.with(body)
     }
 

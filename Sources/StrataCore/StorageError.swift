@@ -73,6 +73,11 @@ public struct StorageError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let connectionFailed = Code(rawValue: "connection-failed")
         /// Concurrent transactions conflicted and the retries ran out; running the operation again may succeed.
         public static let conflict = Code(rawValue: "conflict")
+        /// A lock shared by several machines was lost while the operation held it: the database server ended the
+        /// session that held it (a restart, a network cut, an administrator), so another machine may hold it now.
+        /// The operation stopped at the next step that needed it; what it left half done is the next holder's to
+        /// settle. Running the operation again may succeed.
+        public static let lockLost = Code(rawValue: "lock-lost")
         /// A call did not finish within its deadline (a hung server or network); it was abandoned.
         public static let timeout = Code(rawValue: "timeout")
         /// The file or schema exists but is not a store of this kind: not a SQLite database at all, another

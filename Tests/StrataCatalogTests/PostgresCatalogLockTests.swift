@@ -9,7 +9,8 @@ import Testing
 @testable import StrataCatalogPostgres
 
 /// The PostgreSQL catalog's key locks where they differ from the file catalog's: they are a server's session locks,
-/// so a lock wait can give up, and each holder (or waiter) keeps a connection for as long as it holds the key.
+/// so a lock wait can give up, a session can end under its holder, and each holder (or waiter) keeps a connection
+/// for as long as it holds the key.
 @Suite(
     "PostgreSQL catalog locks",
     .enabled(if: CatalogEngineKind.available.contains(.postgres), "STRATA_POSTGRES_URL names no server"))
@@ -39,6 +40,38 @@ struct PostgresCatalogLockTests {
         }
         // Nothing holds any key now: every key's lock is free on any machine.
         #expect(throws: Never.self) { try first.withEveryKeyLock {} }
+    }
+
+    /// A holder whose session the server ends (a restart, a network cut, an administrator) loses the key's lock at
+    /// once, while its body goes on, and another machine may take the key. From then on the holder records nothing:
+    /// each of its catalog calls, and the confirmation it asks before undoing a write, fails with `.lockLost` naming
+    /// the key. Once its body is over, the catalog works again on new sessions.
+    @Test func aHolderWhoseSessionEndsRecordsNothingMore() throws {
+        let store = try CatalogEngineLocation(.postgres)
+        let first = try open(store)
+        let second = try open(store)
+        let killer = try open(store)
+        let entry = StorageLocation(
+            key: "k", tier: .records, backend: "postgres", ruleID: "test", kind: .structured, contentType: nil,
+            size: 1, modified: Date())
+        try first.withKeyLock("k") {
+            try first.confirmHeld("k")
+            let pid = try #require(first.sessions.current()).serverProcessID
+            _ = try killer.pool.with {
+                try $0.query("SELECT pg_terminate_backend($1::int4, 5000)", [.text(String(pid))], operation: "test")
+            }
+            #expect(try second.withKeyLockIfFree("k") { true } == true, "the ended session still held the key")
+            for attempt in [
+                { try first.confirmHeld("k") }, { try first.record([.set(entry)], durable: true) },
+                { _ = try first.location(of: "k") },
+            ] {
+                let error = try #require(throws: StorageError.self, performing: attempt)
+                #expect(error.code == .lockLost && error.key == "k", "\(error)")
+            }
+        }
+        #expect(try second.location(of: "k") == nil)
+        try first.withKeyLock("k") { try first.record([.set(entry)], durable: true) }
+        #expect(try second.location(of: "k")?.tier == .records)
     }
 
     /// Every thread that holds a key's lock keeps a connection for as long as its body runs: as many holders as the

@@ -1,10 +1,12 @@
 import Foundation
 import Strata
 import StrataCatalog
-import StrataCatalogPostgres
 import StrataPostgres
+import StrataPostgresClient
 import StrataTestSupport
 import Testing
+
+@testable import StrataCatalogPostgres
 
 /// Two machines of one service — two roots, a `Storage` each — whose catalog, records and files are one PostgreSQL
 /// schema and one S3 prefix: every machine reads what any machine wrote last, and a key has one copy.
@@ -63,6 +65,40 @@ struct SharedCatalogStorageTests {
         let larger = Data(repeating: 0x42, count: 400_000)
         try b.put(larger, for: "doc", as: DataDescriptor(kind: .file, estimatedSize: larger.count))
         #expect(try a.data(for: "doc") == larger)
+        #expect(try tiersHolding("doc", in: a) == [.files])
+        #expect(try a.verifyCatalog().isSound)
+    }
+
+    /// A machine whose catalog session ends in the middle of a move loses the key's lock; another machine puts the
+    /// key meanwhile, and then the first one's write fails. The first must not undo its write by removing what is
+    /// in the new tier now — the other machine's value, acknowledged — but leave its intent to be settled.
+    @Test func aMachineThatLostTheKeysLockLeavesWhatTheNextHolderWrote() throws {
+        let fleet = try Fleet()
+        let catalog = try PostgresCatalog(fleet.postgres)
+        let a = try fleet.machine("a", catalog: catalog)
+        let b = try fleet.machine("b")
+        let killer = try PostgresCatalog(fleet.postgres)
+        let row = Data(#"{"title":"a row"}"#.utf8)
+        try a.put(row, for: "doc", as: DataDescriptor(kind: .relational, estimatedSize: row.count))
+        let theirs = Data(repeating: 0x42, count: 300_000)
+        let files = try a.registry.backend(for: .files)
+        a.registry.register(.files, name: "interrupted") { _ in
+            InterruptingBackend(inner: files) { key in
+                let pid = try #require(catalog.sessions.current()).serverProcessID
+                _ = try killer.pool.with {
+                    try $0.query("SELECT pg_terminate_backend($1::int4, 5000)", [.text(String(pid))], operation: "test")
+                }
+                try b.put(theirs, for: key, as: DataDescriptor(kind: .file, estimatedSize: theirs.count))
+                throw StorageError(.connectionFailed, "the test cut the write short", tier: .files, key: key)
+            }
+        }
+        let ours = Data(repeating: 0x41, count: 200_000)
+        #expect(throws: StorageError.self) {
+            try a.put(ours, for: "doc", as: DataDescriptor(kind: .file, estimatedSize: ours.count))
+        }
+        try a.registry.activate(.files, name: files.name)
+        #expect(try b.data(for: "doc") == theirs)
+        #expect(try a.data(for: "doc") == theirs)
         #expect(try tiersHolding("doc", in: a) == [.files])
         #expect(try a.verifyCatalog().isSound)
     }
@@ -167,10 +203,11 @@ final class Fleet: Sendable {
 
     deinit { _ = try? PostgresRecordEngine.dropStore(postgres) }
 
-    /// Opens the store on machine `name`: its own root, the shared catalog, records and files.
-    func machine(_ name: String) throws -> Storage {
+    /// Opens the store on machine `name`: its own root, the shared catalog (through `catalog`, or an instance of its
+    /// own), records and files.
+    func machine(_ name: String, catalog: PostgresCatalog? = nil) throws -> Storage {
         try Storage(
             root: directory.appending(name), secretsKey: testSecretsKey, recordsURL: recordsURL, filesURL: filesURL,
-            catalog: PostgresCatalog(postgres))
+            catalog: catalog ?? PostgresCatalog(postgres))
     }
 }
