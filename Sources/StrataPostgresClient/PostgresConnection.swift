@@ -123,6 +123,26 @@ package final class PostgresConnection {
         close()
     }
 
+    /// Whether the server closed this idle connection (a restart, `pg_terminate_backend`, an idle timeout), found
+    /// without a round trip: what the socket holds is read without waiting, and a server that said goodbye left
+    /// its last message and the end of the stream there (libpq takes the message as a notice, and the end, read
+    /// next — a TLS stream's comes in a read of its own — as the connection lost). A connection found closed is
+    /// discarded.
+    package func wasClosedByServer() -> Bool {
+        guard let handle, !isBroken else { return true }
+        let socket = FileDescriptor(rawValue: PQsocket(handle))
+        for _ in 0..<4 {
+            guard let ready = try? Sys.poll(socket, events: Int16(POLLIN), until: .now), ready != 0 else {
+                return false
+            }
+            if PQconsumeInput(handle) != 1 || PQstatus(handle) == CONNECTION_BAD {
+                discard()
+                return true
+            }
+        }
+        return false
+    }
+
     /// The server process serving this connection (for `pg_terminate_backend` in tests, and for logs).
     package var serverProcessID: Int32 { handle.map { PQbackendPID($0) } ?? 0 }
 

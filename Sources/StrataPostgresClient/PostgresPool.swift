@@ -3,7 +3,7 @@ import StrataCore
 import Synchronization
 
 /// Connections, checked out one per thread; opened as needed up to the pool's size, reused, and replaced
-/// when the server dropped them.
+/// when the server dropped them (found at checkout for an idle one, or by the call that met the drop).
 package final class PostgresPool: Sendable {
     package let configuration: PostgresClientConfiguration
     private let idle = Mutex<[ConnectionBox]>([])
@@ -32,7 +32,11 @@ package final class PostgresPool: Sendable {
             throw error
         }
         defer { slots.signal() }
-        let box = try idle.withLock { $0.popLast() } ?? ConnectionBox(PostgresConnection(configuration))
+        // An idle connection the server closed meanwhile (all of them, after a restart) is dropped here rather
+        // than failing the call it would be handed to.
+        var reused = idle.withLock { $0.popLast() }
+        while let box = reused, box.connection.wasClosedByServer() { reused = idle.withLock { $0.popLast() } }
+        let box = try reused ?? ConnectionBox(PostgresConnection(configuration))
         defer {
             // A broken connection, or one left inside a transaction, is not handed out again.
             if !box.connection.isBroken && !box.connection.isInTransaction && !box.connection.isPipelining {

@@ -10,7 +10,8 @@
 extension Sys {
     /// Waits until `fd` is ready for `events` (`POLLIN`, `POLLOUT`) or the deadline passes, retrying `EINTR`
     /// with the time that is left.
-    /// - Parameter deadline: When to give up; `nil` waits as long as it takes.
+    /// - Parameter deadline: When to give up; `nil` waits as long as it takes. One that has passed (`.now`) asks
+    ///   once without waiting.
     /// - Returns: The events that are ready (`revents`), or 0 when the deadline passed first.
     package static func poll(_ fd: FileDescriptor, events: Int16, until deadline: ContinuousClock.Instant?)
         throws(Errno)
@@ -19,10 +20,10 @@ extension Sys {
         while true {
             var timeout: Int32 = -1
             if let deadline {
-                let left = ContinuousClock.now.duration(to: deadline)
-                guard left > .zero else { return 0 }
+                let left = max(.zero, ContinuousClock.now.duration(to: deadline))
                 let (seconds, attoseconds) = left.components
-                // Rounded up, so that a wait never ends a little before its deadline.
+                // Rounded up, so that a wait never ends a little before its deadline (and only a deadline that
+                // has passed polls without waiting).
                 let milliseconds = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
                 timeout = Int32(clamping: milliseconds)
             }
@@ -38,8 +39,9 @@ extension Sys {
                 if errno == EINTR { continue }
                 throw Errno(errno)
             }
-            // Nothing ready: the loop checks the deadline again (a wait may wake a millisecond early).
             if ready > 0 { return descriptor.revents }
+            // Nothing ready: the loop checks the deadline again (a wait may wake a millisecond early).
+            if timeout == 0 { return 0 }
         }
     }
 }

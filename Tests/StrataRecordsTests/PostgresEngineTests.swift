@@ -135,6 +135,26 @@ struct PostgresEngineTests {
         #expect(try counters.get(id: "a")?.value == 2)
     }
 
+    /// A pooled connection the server closed while it sat idle (what a restart does to all of them) is found at
+    /// checkout and replaced: the call it would have been handed to never sees it.
+    @Test func anIdleConnectionTheServerClosedIsReplacedAtCheckout() throws {
+        let store = try fixture.store()
+        let counters = try store.collection(Counter.self, named: "counters")
+        try counters.insert(Counter(id: "a", value: 1))
+        let engine = try #require(store.engine as? PostgresRecordEngine)
+        let pids = engine.pool.idleServerProcessIDs()
+        try #require(!pids.isEmpty)
+        let killer = try PostgresRecordEngine(try configuration)
+        try killer.executeForTesting(
+            "SELECT pg_terminate_backend(pid, 5000) FROM unnest(ARRAY[\(pids.map(String.init).joined(separator: ","))]::int[]) AS pid"
+        )
+        let served = try engine.pool.with { connection -> Int32 in
+            _ = try connection.query("SELECT 1", operation: "test")
+            return connection.serverProcessID
+        }
+        #expect(!pids.contains(served))
+    }
+
     @Test func serializationFailuresAreRetriedThenTyped() throws {
         var single = try configuration
         single.maximumTransactionAttempts = 1
