@@ -116,22 +116,14 @@ struct PostgresEngineTests {
         #expect(PostgresConfiguration(environment: ["STRATA_RECORDS_URL": "/var/lib/app.sqlite"]) == nil)
     }
 
+    /// A store whose pooled connections the server ended goes on: its reads and writes run on new connections.
     @Test func aLostConnectionIsReplacedAndReadsRetried() throws {
         let store = try fixture.store()
         let counters = try store.collection(Counter.self, named: "counters")
         try counters.insert(Counter(id: "a", value: 1))
-        // Terminate the server processes of this store's pool from another connection.
-        let engine = try #require(store.engine as? PostgresRecordEngine)
-        let pids = engine.pool.idleServerProcessIDs()
-        #expect(!pids.isEmpty)
-        let killer = try PostgresRecordEngine(try configuration)
-        try killer.executeForTesting(
-            "SELECT pg_terminate_backend(pid) FROM unnest(ARRAY[\(pids.map(String.init).joined(separator: ","))]::int[]) AS pid"
-        )
-        Thread.sleep(forTimeInterval: 0.2)
-        // The pool finds its connection dead, reports or retries, and never crashes.
-        #expect(try counters.get(id: "a")?.value == 1)  // a read is retried on a new connection
-        try counters.upsert(Counter(id: "a", value: 2))  // a write before COMMIT is retried too
+        _ = try endIdleSessions(of: store)
+        #expect(try counters.get(id: "a")?.value == 1)
+        try counters.upsert(Counter(id: "a", value: 2))
         #expect(try counters.get(id: "a")?.value == 2)
     }
 
@@ -139,8 +131,19 @@ struct PostgresEngineTests {
     /// checkout and replaced: the call it would have been handed to never sees it.
     @Test func anIdleConnectionTheServerClosedIsReplacedAtCheckout() throws {
         let store = try fixture.store()
-        let counters = try store.collection(Counter.self, named: "counters")
-        try counters.insert(Counter(id: "a", value: 1))
+        try store.collection(Counter.self, named: "counters").insert(Counter(id: "a", value: 1))
+        let (engine, ended) = try endIdleSessions(of: store)
+        let served = try engine.pool.with { connection -> Int32 in
+            _ = try connection.query("SELECT 1", operation: "test")
+            return connection.serverProcessID
+        }
+        #expect(!ended.contains(served))
+    }
+
+    /// Ends the server sessions of `store`'s idle pooled connections from another connection, and waits until they
+    /// are gone.
+    /// - Returns: The store's engine, and the server process ids of the sessions ended.
+    func endIdleSessions(of store: RecordStore) throws -> (PostgresRecordEngine, [Int32]) {
         let engine = try #require(store.engine as? PostgresRecordEngine)
         let pids = engine.pool.idleServerProcessIDs()
         try #require(!pids.isEmpty)
@@ -148,11 +151,7 @@ struct PostgresEngineTests {
         try killer.executeForTesting(
             "SELECT pg_terminate_backend(pid, 5000) FROM unnest(ARRAY[\(pids.map(String.init).joined(separator: ","))]::int[]) AS pid"
         )
-        let served = try engine.pool.with { connection -> Int32 in
-            _ = try connection.query("SELECT 1", operation: "test")
-            return connection.serverProcessID
-        }
-        #expect(!pids.contains(served))
+        return (engine, pids)
     }
 
     @Test func serializationFailuresAreRetriedThenTyped() throws {
