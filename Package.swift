@@ -92,7 +92,7 @@ let package = Package(
         // The catalog of a store shared by several machines, on PostgreSQL: a second CatalogEngine, on the client.
         .target(
             name: "StrataCatalogPostgres",
-            dependencies: ["StrataCore", "StrataCatalog", "StrataPostgres", "StrataPostgresClient"]),
+            dependencies: ["StrataCore", "StrataCatalog", "StrataPostgres", "StrataPostgresClient", "StrataRecords"]),
         // The backup repository: content-defined chunks, deduplicated, compressed and sealed, in packs.
         .target(
             name: "StrataBackup",

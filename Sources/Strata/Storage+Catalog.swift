@@ -17,7 +17,8 @@ extension Storage {
         // meanwhile (a move commits in the catalog before it removes the old copy). Under a storm of changes,
         // or when the tier has no value, read under the key's lock, where nothing can move it.
         for _ in 0..<8 {
-            let (tier, before) = try catalog.placement(of: key)
+            let (tier, before, placed) = try catalog.placementAndValue(of: key, in: self)
+            if let placed { return placed }
             guard let tier else { break }
             // The backend checks the key; a catalogued key passed the same checks when it was put. The box is bound
             // first: called on the box returned, the backend would be copied out of it (and retained: a backend

@@ -148,6 +148,9 @@ extension Storage {
             // A copy the catalog does not know would come back as "found" after the delete: remove every copy.
             var removed = false
             for tier in Tier.allCases where registry.hasBackend(for: tier) {
+                // Each removal is made holding the key: one made after the lock was lost could remove the value
+                // another machine put since.
+                try catalog.confirmHeld(key)
                 removed = try removeCopy(of: key, from: tier, skippingLocked: true) || removed
             }
             guard let recorded = try catalog.location(of: key) else { return removed }

@@ -47,6 +47,9 @@ struct StorageChangeFeed: Sendable {
         var keys = Set(now.keys.map { ExactString($0) })
         keys.formUnion(reported.keys.map { ExactString($0) })
         var changes: [StorageChange] = []
+        // What is reported now is noted once every key was looked at: a lookup that throws halfway leaves the feed
+        // as it was, so the next call reports the keys before it again.
+        var reporting: [(key: String, location: StorageLocation?)] = []
         for exact in keys.sorted() {
             let key = exact.string
             let old = reported[key]
@@ -67,9 +70,10 @@ struct StorageChangeFeed: Sendable {
             case (let old?, let new?) where old.tier != new.tier: event = .moved(from: old.tier)
             default: event = .updated
             }
-            reported[key] = new
+            reporting.append((key, new))
             changes.append(StorageChange(key: key, event: event, location: new))
         }
+        for (key, location) in reporting { reported[key] = location }
         return changes
     }
 }

@@ -1,3 +1,4 @@
+package import Foundation
 package import StrataCore
 
 /// What a store needs of its catalog: where each key lives, the moves under way, and the per-key locks that order
@@ -12,7 +13,8 @@ package import StrataCore
 /// - a reader sees every change another process or machine recorded before the read began;
 /// - a key's lock is held by one thread of one process at a time, for as long as the body runs, or, for an engine whose
 ///   locks live in a server's sessions, until the server ends the session: every catalog call the holder makes after
-///   that throws `.lockLost`, so a holder never records a change it made without the lock.
+///   that throws `.lockLost`, and so does the end of the lock's scope, so a body that returned without an error held
+///   the lock from start to end.
 package protocol CatalogEngine: AnyObject, Sendable {
     /// Where `key` lives, or `nil` when the catalog has no entry for it.
     func location(of key: String) throws -> StorageLocation?
@@ -20,6 +22,13 @@ package protocol CatalogEngine: AnyObject, Sendable {
     func tier(of key: String) throws -> Tier?
     /// The tier that holds `key` and the change counter the lookup saw (see ``changeCount``).
     func placement(of key: String) throws -> (tier: Tier?, changeCount: UInt64)
+    /// ``placement(of:)``, with the key's value when the engine reads it in the same step from the tier that holds
+    /// the key (an engine whose rows live beside that tier's values, on one server, in one snapshot): such a value is
+    /// the key's value at the instant of the lookup, so the reader needs no second look at ``changeCount``. `nil`
+    /// when the value was not read so (the engine cannot, or the tier has none: the caller reads it from the tier).
+    /// - Parameter tiers: The store's tiers, whose backends tell whether their values can be read so.
+    func placementAndValue(of key: String, in tiers: any CatalogTiers) throws
+        -> (tier: Tier?, changeCount: UInt64, value: Data?)
     /// Where `key` is placed now, the move it is under, and whether a ``withKeyLock(_:_:)`` of this engine holds
     /// it, without waiting for the key's lock.
     func keyPlacement(of key: String) throws -> KeyPlacement
@@ -52,10 +61,10 @@ package protocol CatalogEngine: AnyObject, Sendable {
     func withEveryKeyLock<T>(_ body: () throws -> T) throws -> T
     /// Runs `body` with `key`'s placement, holding its lock unless the calling thread already does.
     func withKeyLockForChange<T>(_ key: String, _ body: (_ placement: KeyPlacement?) throws -> T) throws -> T
-    /// Throws unless the calling thread still holds `key`'s lock, which it took with ``withKeyLock(_:_:)``: the
-    /// check a holder makes before a step that would destroy another holder's work were the lock lost (removing
-    /// what a failed write left). A lock held in a server's session is lost with the session; one held in this
-    /// process is not lost while the process lives.
+    /// Throws unless the calling thread still holds the lock it took with ``withKeyLock(_:_:)``: the check a holder
+    /// makes before a step that would destroy another holder's work were the lock lost (removing a copy). A lock
+    /// held in a server's session is lost with the session, and a thread that holds none there has none to confirm;
+    /// one held in this process is not lost while the process lives, and the check costs nothing.
     /// - Throws: ``/StrataCore/StorageError`` `.lockLost`.
     func confirmHeld(_ key: String) throws
     /// Whether the calling thread holds `key`'s lock through this engine.
@@ -88,6 +97,14 @@ package protocol CatalogEngine: AnyObject, Sendable {
 }
 
 extension CatalogEngine {
+    /// ``placement(of:)`` and no value: an engine that keeps its rows apart from every tier's values.
+    package func placementAndValue(of key: String, in tiers: any CatalogTiers) throws
+        -> (tier: Tier?, changeCount: UInt64, value: Data?)
+    {
+        let (tier, changeCount) = try placement(of: key)
+        return (tier, changeCount, nil)
+    }
+
     /// The catalogued locations of every key.
     package func locations() throws -> [StorageLocation] { try locations(prefix: "") }
 

@@ -21,10 +21,10 @@ package import StrataCore
 /// Readers go by the catalog, so they see exactly one of the two at every instant.
 ///
 /// A lock that lives in a server's session can be lost while its holder runs (the session ends): every catalog call
-/// the holder makes after that fails with `.lockLost`, so it records nothing more, and before it removes a copy that
-/// is not its own (the undo of a failed write) it confirms that it still holds the lock. Each step that touches a
-/// tier follows a catalog call made under the lock, so a holder that lost its lock makes at most the one tier step
-/// it had started (see "Fencing" in `Documentation/Storage.md`).
+/// the holder makes after that fails with `.lockLost`, so it records nothing more, and before it removes a copy it
+/// confirms that it still holds the lock. Each step that touches a tier follows a catalog call made under the lock,
+/// so a holder that lost its lock makes at most the one tier step it had started (see "Fencing" in
+/// `Documentation/Storage.md`).
 package struct CatalogMoves: Sendable {
     /// Where every key lives.
     package let catalog: any CatalogEngine
@@ -107,6 +107,9 @@ package struct CatalogMoves: Sendable {
             throw error
         }
         try catalog.record([.set(location)], durable: true)
+        // The old copy is removed holding the key: once the lock is lost, another machine may have settled this move
+        // and put the key back in that tier.
+        try catalog.confirmHeld(key)
         _ = try tiers.removeCopy(
             of: key, from: previousTier, skippingLocked: false, securely: location.tier == .secrets)
         try catalog.record([.settle(key: key)], durable: false)

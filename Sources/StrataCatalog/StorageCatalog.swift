@@ -200,7 +200,7 @@ package final class StorageCatalog: Sendable {
         try locks.withStripes(keys.map(CatalogLocks.stripe(of:)), body)
     }
 
-    /// Returns: a stripe's `flock` and mutex are this process's until it lets them go or dies.
+    /// Confirms at once: a stripe's `flock` and mutex are this process's until it lets them go or dies.
     package func confirmHeld(_ key: String) throws {}
 
     /// Whether the calling thread is inside ``withKeyLock(_:_:)`` for `key`: a `Storage` operation on the key is

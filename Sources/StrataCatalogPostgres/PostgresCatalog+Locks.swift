@@ -28,8 +28,9 @@ extension PostgresCatalog {
                         }
                         return nil
                     }
-                    defer { release(PostgresCatalogSQL.unlockKey, keys, on: connection) }
-                    return try locks.holding(key, stripe: stripe, body)
+                    return try holding(PostgresCatalogSQL.unlockKey, keys, on: connection) {
+                        try locks.holding(key, stripe: stripe, body)
+                    }
                 }
             }
         }
@@ -46,21 +47,28 @@ extension PostgresCatalog {
                     throw lockWaitFailed(error, "every key's lock (a capture)")
                 }
                 var taken: [PostgresParameter] = []
-                defer {
+                let value: T
+                do {
+                    // In one order everywhere, each lock once: two holders of several keys cannot wait for each
+                    // other.
+                    for lock in Set(keys.map(lockKey(of:))).sorted() {
+                        let parameter = PostgresParameter.text(String(lock))
+                        do {
+                            _ = try connection.query(PostgresCatalogSQL.lockOne, [parameter], operation: "lock keys")
+                        } catch let error as StorageError {
+                            throw lockWaitFailed(error, "the lock of one of the keys \(keys)")
+                        }
+                        taken.append(parameter)
+                    }
+                    value = try body()
+                } catch {
                     for key in taken.reversed() { release(PostgresCatalogSQL.unlockOne, [key], on: connection) }
                     release(PostgresCatalogSQL.unlockStore, [store], on: connection)
+                    throw error
                 }
-                // In one order everywhere, each lock once: two holders of several keys cannot wait for each other.
-                for lock in Set(keys.map(lockKey(of:))).sorted() {
-                    let parameter = PostgresParameter.text(String(lock))
-                    do {
-                        _ = try connection.query(PostgresCatalogSQL.lockOne, [parameter], operation: "lock keys")
-                    } catch let error as StorageError {
-                        throw lockWaitFailed(error, "the lock of one of the keys \(keys)")
-                    }
-                    taken.append(parameter)
-                }
-                return try body()
+                for key in taken.reversed() { try confirmRelease(PostgresCatalogSQL.unlockOne, [key], on: connection) }
+                try confirmRelease(PostgresCatalogSQL.unlockStore, [store], on: connection)
+                return value
             }
         }
     }
@@ -76,8 +84,7 @@ extension PostgresCatalog {
                 } catch let error as StorageError {
                     throw lockWaitFailed(error, "a key's lock")
                 }
-                defer { release(PostgresCatalogSQL.unlockEveryKey, store, on: connection) }
-                return try body()
+                return try holding(PostgresCatalogSQL.unlockEveryKey, store, on: connection, body)
             }
         }
     }
@@ -129,9 +136,39 @@ extension PostgresCatalog {
                     release(PostgresCatalogSQL.unlockStore, [keys[0]], on: connection)
                     throw lockWaitFailed(error, "the key's lock")
                 }
-                defer { release(PostgresCatalogSQL.unlockKey, keys, on: connection) }
-                return try body()
+                return try holding(PostgresCatalogSQL.unlockKey, keys, on: connection, body)
             }
+        }
+    }
+
+    /// Runs `body`, a holder of the locks `unlock` gives back, then gives them back. The unlock is the holder's last
+    /// statement on its session: when it fails because the session ended, the locks may have been another's while
+    /// `body` ran, and the holder learns it as `.lockLost` though `body` returned — a write through a tier's own API
+    /// makes no catalog call after its tier write, and must not be reported done. A `body` that throws has its error
+    /// rethrown, the locks given back as they can be.
+    func holding<T>(
+        _ unlock: String, _ parameters: [PostgresParameter], on connection: PostgresConnection,
+        _ body: () throws -> T
+    ) throws -> T {
+        let value: T
+        do {
+            value = try body()
+        } catch {
+            release(unlock, parameters, on: connection)
+            throw error
+        }
+        try confirmRelease(unlock, parameters, on: connection)
+        return value
+    }
+
+    /// Gives advisory locks back on the session that holds them, throwing `.lockLost` when it ended. A connection
+    /// that cannot give them back is closed, and its locks go with its session.
+    func confirmRelease(_ sql: String, _ parameters: [PostgresParameter], on connection: PostgresConnection) throws {
+        do {
+            try onHeldSession(connection) { _ = try $0.query(sql, parameters, operation: "unlock key") }
+        } catch {
+            connection.discard()
+            throw error
         }
     }
 
@@ -161,7 +198,11 @@ extension PostgresCatalog {
     }
 
     package func confirmHeld(_ key: String) throws {
-        guard let held = sessions.current() else { return }
+        guard let held = sessions.current() else {
+            throw StorageError(
+                .lockLost, "the calling thread holds no key's lock of this catalog", key: key, path: location,
+                recovery: "Confirm a key's lock inside withKeyLock")
+        }
         try keyed(key) {
             try onHeldSession(held) { _ = try $0.query("SELECT 1", operation: "confirm the key's lock") }
         }

@@ -1,3 +1,6 @@
+import StrataCore
+import StrataPostgres
+
 /// The statements of ``PostgresCatalog``: its tables, and one statement per catalog change, each bumping the change
 /// counter in the statement that makes the change (a data-modifying `WITH` runs whether or not it is read), so that
 /// a change and its count commit together.
@@ -44,6 +47,18 @@ enum PostgresCatalogSQL {
     /// The key's tier and the change counter in one statement. The counter is read after the statement's snapshot
     /// was taken, so it counts at least every change the tier reflects.
     static let tierAndCount = "SELECT (SELECT tier FROM strata_catalog WHERE key = $1::text), (\(changeCount))"
+
+    /// ``tierAndCount``, and the key's value read by `value` (an expression of the key in `$1`) when the key is
+    /// placed in `tier`: the catalog row and the value in one snapshot.
+    static func tierCountAndValue(_ value: String, in tier: Tier) -> String {
+        """
+        SELECT placed.tier, (\(changeCount)), CASE WHEN placed.tier = \(tier.catalogCode) THEN \(value) END
+        FROM (SELECT (SELECT tier FROM strata_catalog WHERE key = $1::text) AS tier) AS placed
+        """
+    }
+
+    /// ``tierCountAndValue(_:in:)`` of the records tier's values in `strata_kv`, in the catalog's schema.
+    static let tierCountAndRecordValue = tierCountAndValue(PostgresKeyValueTable.value(ofKeyIn: "$1"), in: .records)
 
     /// The change counter: the sequence's last value once it was ever taken, 0 before. (A new sequence answers
     /// `last_value` 1 before its first `nextval` as after it, so the first change would not move a bare

@@ -3,14 +3,14 @@ import StrataPostgresClient
 import StrataRecords
 
 /// The `strata_kv` table of a PostgreSQL store (values as `bytea`).
-struct PostgresKeyValueTable: RecordKeyValueTable {
+package struct PostgresKeyValueTable: RecordKeyValueTable {
     let engine: PostgresRecordEngine
 
     private func run<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
         try engine.read(snapshot: false) { try body(($0 as! PostgresSession).connection) }
     }
 
-    func put(_ value: [UInt8], for key: String, modified: Double) throws {
+    package func put(_ value: [UInt8], for key: String, modified: Double) throws {
         _ = try run {
             try $0.query(
                 "INSERT INTO strata_kv (key, value, modified) VALUES ($1::text, decode($2::text, 'hex'), $3::float8) ON CONFLICT (key) DO UPDATE SET value = excluded.value, modified = excluded.modified",
@@ -18,19 +18,31 @@ struct PostgresKeyValueTable: RecordKeyValueTable {
         }
     }
 
-    func value(for key: String) throws -> [UInt8]? {
+    package func value(for key: String) throws -> [UInt8]? {
         try run { connection in
             let result = try connection.query(
-                "SELECT encode(value, 'hex') FROM strata_kv WHERE key = $1::text", [.text(key)], operation: "get")
-            guard result.rowCount > 0 else { return nil }
-            guard let bytes = Hex.decode(result.text(0, 0)) else {
-                throw StorageError(.corrupt, "the server sent a value that is not hex", tier: .records, key: key)
-            }
-            return bytes
+                "SELECT \(Self.value(ofKeyIn: "$1"))", [.text(key)], operation: "get")
+            return result.isNull(0, 0) ? nil : try Self.value(result.text(0, 0), key: key)
         }
     }
 
-    func remove(_ key: String) throws -> Bool {
+    /// An expression that is the value under the key in the text parameter `parameter` (`$1`), as the server sends
+    /// it (``value(_:key:)`` reads it), or `NULL`: for a statement on a connection whose search path is the store's
+    /// schema, such as another table's lookup that reads the value in the same step.
+    package static func value(ofKeyIn parameter: String) -> String {
+        "(SELECT encode(value, 'hex') FROM strata_kv WHERE key = \(parameter)::text)"
+    }
+
+    /// The bytes of a value as ``value(ofKeyIn:)`` has the server send it.
+    /// - Throws: ``/StrataCore/StorageError`` `.corrupt` naming `key` when they are not what it sends.
+    package static func value(_ text: String, key: String) throws -> [UInt8] {
+        guard let bytes = Hex.decode(text) else {
+            throw StorageError(.corrupt, "the server sent a value that is not hex", tier: .records, key: key)
+        }
+        return bytes
+    }
+
+    package func remove(_ key: String) throws -> Bool {
         try run {
             try $0.query("DELETE FROM strata_kv WHERE key = $1::text", [.text(key)], operation: "delete").changedRows
                 > 0
@@ -40,16 +52,16 @@ struct PostgresKeyValueTable: RecordKeyValueTable {
     /// The same as ``remove(_:)``: the server's files are not under the store root, and PostgreSQL keeps a
     /// deleted row's bytes in its heap until `VACUUM` and in its own write-ahead log; erasing them is the
     /// server administrator's business.
-    func removeSecurely(_ key: String) throws -> Bool { try remove(key) }
+    package func removeSecurely(_ key: String) throws -> Bool { try remove(key) }
 
-    func keys() throws -> [String] {
+    package func keys() throws -> [String] {
         try run { connection in
             let result = try connection.query("SELECT key FROM strata_kv ORDER BY key", operation: "keys")
             return (0..<result.rowCount).map { result.text($0, 0) }
         }
     }
 
-    func sizeAndModified(for key: String) throws -> (size: Int, modified: Double)? {
+    package func sizeAndModified(for key: String) throws -> (size: Int, modified: Double)? {
         try run { connection in
             let result = try connection.query(
                 "SELECT octet_length(value), modified FROM strata_kv WHERE key = $1::text", [.text(key)],

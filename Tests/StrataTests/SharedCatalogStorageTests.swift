@@ -1,12 +1,13 @@
 import Foundation
 import Strata
 import StrataCatalog
-import StrataPostgres
 import StrataPostgresClient
+import StrataRecords
 import StrataTestSupport
 import Testing
 
 @testable import StrataCatalogPostgres
+@testable import StrataPostgres
 
 /// Two machines of one service — two roots, a `Storage` each — whose catalog, records and files are one PostgreSQL
 /// schema and one S3 prefix: every machine reads what any machine wrote last, and a key has one copy.
@@ -69,6 +70,28 @@ struct SharedCatalogStorageTests {
         #expect(try a.verifyCatalog().isSound)
     }
 
+    /// A read of a key whose value is in the records tier, which keeps its values in the catalog's schema on the
+    /// catalog's server, finds the placement and the value in one statement: one round trip, as the tier's own read.
+    /// Another machine's move of the key out of records is seen by the next such read.
+    @Test func aReadOfARecordsValueIsOneRoundTrip() throws {
+        let fleet = try Fleet()
+        let catalog = try PostgresCatalog(fleet.postgres)
+        let a = try fleet.machine("a", catalog: catalog)
+        let b = try fleet.machine("b")
+        let row = Data(#"{"title":"a row"}"#.utf8)
+        try b.put(row, for: "doc", as: DataDescriptor(kind: .relational, estimatedSize: row.count))
+        let store = try #require(try a.registry.backend(for: .records) as? RecordStore)
+        let engine = try #require(store.engine as? PostgresRecordEngine)
+        #expect(try a.data(for: "doc") == row)
+        let before = catalog.pool.idleRoundTrips() + engine.pool.idleRoundTrips()
+        #expect(try a.data(for: "doc") == row)
+        #expect(catalog.pool.idleRoundTrips() + engine.pool.idleRoundTrips() - before == 1)
+
+        let file = Data(repeating: 0x41, count: 200_000)
+        try b.put(file, for: "doc", as: DataDescriptor(kind: .file, estimatedSize: file.count))
+        #expect(try a.data(for: "doc") == file)
+    }
+
     /// A machine whose catalog session ends in the middle of a move loses the key's lock; another machine puts the
     /// key meanwhile, and then the first one's write fails. The first must not undo its write by removing what is
     /// in the new tier now — the other machine's value, acknowledged — but leave its intent to be settled.
@@ -77,30 +100,64 @@ struct SharedCatalogStorageTests {
         let catalog = try PostgresCatalog(fleet.postgres)
         let a = try fleet.machine("a", catalog: catalog)
         let b = try fleet.machine("b")
-        let killer = try PostgresCatalog(fleet.postgres)
         let row = Data(#"{"title":"a row"}"#.utf8)
         try a.put(row, for: "doc", as: DataDescriptor(kind: .relational, estimatedSize: row.count))
         let theirs = Data(repeating: 0x42, count: 300_000)
-        let files = try a.registry.backend(for: .files)
-        a.registry.register(.files, name: "interrupted") { _ in
-            InterruptingBackend(inner: files) { key in
-                let pid = try #require(catalog.sessions.current()).serverProcessID
-                _ = try killer.pool.with {
-                    try $0.query("SELECT pg_terminate_backend($1::int4, 5000)", [.text(String(pid))], operation: "test")
-                }
-                try b.put(theirs, for: key, as: DataDescriptor(kind: .file, estimatedSize: theirs.count))
-                throw StorageError(.connectionFailed, "the test cut the write short", tier: .files, key: key)
-            }
+        let restore = try interrupt(a, on: catalog, in: fleet, at: .put, of: .files) { key in
+            try b.put(theirs, for: key, as: DataDescriptor(kind: .file, estimatedSize: theirs.count))
+            throw StorageError(.connectionFailed, "the test cut the write short", tier: .files, key: key)
         }
         let ours = Data(repeating: 0x41, count: 200_000)
         #expect(throws: StorageError.self) {
             try a.put(ours, for: "doc", as: DataDescriptor(kind: .file, estimatedSize: ours.count))
         }
-        try a.registry.activate(.files, name: files.name)
+        try restore()
         #expect(try b.data(for: "doc") == theirs)
         #expect(try a.data(for: "doc") == theirs)
         #expect(try tiersHolding("doc", in: a) == [.files])
         #expect(try a.verifyCatalog().isSound)
+    }
+
+    /// A delete removes the key from each tier in turn; a machine whose session ends while it removes the record,
+    /// with another machine putting the key in files meanwhile, must not go on to remove that file: it fails with
+    /// `lock-lost`, and the other machine's put stands.
+    @Test func aDeleteThatLostTheKeysLockRemovesNothingMore() throws {
+        let fleet = try Fleet()
+        let catalog = try PostgresCatalog(fleet.postgres)
+        let a = try fleet.machine("a", catalog: catalog)
+        let b = try fleet.machine("b")
+        let row = Data(#"{"title":"a row"}"#.utf8)
+        try a.put(row, for: "doc", as: DataDescriptor(kind: .relational, estimatedSize: row.count))
+        let theirs = Data(repeating: 0x42, count: 300_000)
+        let restore = try interrupt(a, on: catalog, in: fleet, at: .delete, of: .records) { key in
+            try b.put(theirs, for: key, as: DataDescriptor(kind: .file, estimatedSize: theirs.count))
+        }
+        let error = try #require(throws: StorageError.self) { try a.delete("doc") }
+        #expect(error.code == .lockLost && error.key == "doc", "\(error)")
+        try restore()
+        #expect(try b.data(for: "doc") == theirs)
+        #expect(try tiersHolding("doc", in: a) == [.files])
+    }
+
+    /// Has `machine`'s `tier` interrupt its next `step`: the server ends the session holding the key's lock (on
+    /// `catalog`, the machine's), then `then` runs, on the thread making the step.
+    /// - Returns: What makes the tier's own backend active again.
+    func interrupt(
+        _ machine: Storage, on catalog: PostgresCatalog, in fleet: Fleet, at step: InterruptingBackend.Step,
+        of tier: Tier, then: @escaping @Sendable (_ key: String) throws -> Void
+    ) throws -> () throws -> Void {
+        let killer = try PostgresCatalog(fleet.postgres)
+        let inner = try machine.registry.backend(for: tier)
+        machine.registry.register(tier, name: "interrupted") { _ in
+            InterruptingBackend(inner: inner, step: step) { key in
+                let pid = try #require(catalog.sessions.current()).serverProcessID
+                _ = try killer.pool.with {
+                    try $0.query("SELECT pg_terminate_backend($1::int4, 5000)", [.text(String(pid))], operation: "test")
+                }
+                try then(key)
+            }
+        }
+        return { try machine.registry.activate(tier, name: inner.name) }
     }
 
     /// Many puts of a few keys from two machines at once, each value crossing the tier boundary: afterwards every
