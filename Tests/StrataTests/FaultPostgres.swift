@@ -45,6 +45,18 @@ final class FaultPostgres: Sendable {
         try FaultScripts.run("postgres.sh", [verb] + arguments, environment: ["STRATA_POSTGRES_DIR": directory])
     }
 
+    /// Ends every session that holds an advisory lock, as a network cut of those clients would (the server and the
+    /// other sessions go on).
+    /// - Returns: How many sessions it ended.
+    func terminateLockHolders() throws -> Int {
+        let output = directory + "/terminated-\(UInt64.random(in: 0...UInt64.max))"
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        try FaultScripts.run(
+            "postgres.sh", ["terminate-lock-holders"], environment: ["STRATA_POSTGRES_DIR": directory], output: output)
+        let text = try String(contentsOfFile: output, encoding: .utf8)
+        return Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    }
+
     /// Whether it runs: a stopped server has no `postmaster.pid`.
     var isRunning: Bool { FileManager.default.fileExists(atPath: directory + "/data/postmaster.pid") }
 

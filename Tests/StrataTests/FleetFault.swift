@@ -22,11 +22,17 @@ enum FleetFault: String, Sendable, CustomStringConvertible {
     case postgresRestarted
     /// The shared S3 gateway (radosgw) SIGKILLed and started again, once or twice.
     case gatewayCrashed
+    /// The sessions holding keys' locks on the PostgreSQL server (the tests' own) ended by the server
+    /// (`pg_terminate_backend`) a few milliseconds after a worker says it starts a move, while the server stays up:
+    /// a holder cut off from the server, whose locks other workers take at once.
+    case postgresSessionsTerminated
 
     var description: String { rawValue }
 
     /// Whether the workers' catalog and records are on the tests' own server (``FaultPostgres``).
-    var needsOwnServer: Bool { self == .postgresFrozen || self == .postgresRestarted }
+    var needsOwnServer: Bool {
+        self == .postgresFrozen || self == .postgresRestarted || self == .postgresSessionsTerminated
+    }
 
     /// Puts a server out of service the way this fault says, again and again until `deadline` is near (nothing for
     /// the faults that kill workers). Whatever it leaves behind is for ``restore(_:)`` to undo.
@@ -42,7 +48,7 @@ enum FleetFault: String, Sendable, CustomStringConvertible {
         }
         while LinearizabilityLogLine.now() + 1_500_000_000 < deadline {
             switch self {
-            case .none, .killing, .killingMidMove:
+            case .none, .killing, .killingMidMove, .postgresSessionsTerminated:
                 return windows
             case .postgresFrozen:
                 usleep(UInt32.random(in: 300_000...800_000, using: &generator))
@@ -76,7 +82,7 @@ enum FleetFault: String, Sendable, CustomStringConvertible {
     /// Puts back in service whatever this fault took out of it, however the test ended.
     func restore(_ server: FaultPostgres?) {
         switch self {
-        case .postgresFrozen, .postgresRestarted: server?.restore()
+        case .postgresFrozen, .postgresRestarted, .postgresSessionsTerminated: server?.restore()
         case .gatewayCrashed: FaultGateway.restore()
         case .none, .killing, .killingMidMove: break
         }

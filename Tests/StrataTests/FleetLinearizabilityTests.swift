@@ -57,6 +57,10 @@ struct FleetLinearizabilityTests {
         try run(.gatewayCrashed)
     }
 
+    @Test func postgresSessionsOfLockHoldersEndedStaysLinearizable() throws {
+        try run(.postgresSessionsTerminated)
+    }
+
     func run(_ fault: FleetFault) throws {
         let server = fault.needsOwnServer ? try FaultPostgres.shared.get() : nil
         defer { fault.restore(server) }
@@ -81,6 +85,7 @@ struct FleetLinearizabilityTests {
         var children = try (0..<Self.workers).map { try start($0, until: deadline) }
         for child in children { try child.waitForLine(timeout: 60) { $0 == "ready" } }
         var kills = 0
+        var terminated = 0
         var generator = SeededGenerator(seed: seed)
         func restart(_ worker: Int) throws {
             children[worker].kill(SIGKILL)
@@ -99,17 +104,19 @@ struct FleetLinearizabilityTests {
         case .killingMidMove:
             while LinearizabilityLogLine.now() + 700_000_000 < deadline {
                 let worker = Int.random(in: 0..<Self.workers, using: &generator)
-                // Its next `moving` line within a second, then a kill a few milliseconds into that move.
-                let seen = children[worker].lines.count
-                let limit = LinearizabilityLogLine.now() + 1_000_000_000
-                while LinearizabilityLogLine.now() < limit,
-                    !children[worker].lines.dropFirst(seen).contains(where: { $0.hasPrefix("moving ") })
-                {
-                    usleep(1_000)
-                }
-                guard LinearizabilityLogLine.now() < limit else { continue }
+                // Its next move within a second, then a kill a few milliseconds into it.
+                guard waitForMove(by: [children[worker]]) else { continue }
                 usleep(UInt32.random(in: 0...40_000, using: &generator))
                 try restart(worker)
+            }
+        case .postgresSessionsTerminated:
+            while LinearizabilityLogLine.now() + 700_000_000 < deadline {
+                // Any worker's next move within a second, then its session (and every other lock holder's) ended a
+                // few milliseconds into it.
+                guard waitForMove(by: children) else { continue }
+                usleep(UInt32.random(in: 0...20_000, using: &generator))
+                terminated += try server?.terminateLockHolders() ?? 0
+                usleep(UInt32.random(in: 200_000...400_000, using: &generator))
             }
         case .none, .postgresFrozen, .postgresRestarted, .gatewayCrashed:
             break
@@ -159,8 +166,8 @@ struct FleetLinearizabilityTests {
         }
         print(
             "fleet (\(fault), seed \(seed)): \(history.count) operations, \(unanswered.count) unanswered "
-                + "(\(killedMoving.count) moving), \(errors.count) errors, \(kills) kills, \(outages.count) outages "
-                + "holding up \(heldUp.count) operations; checked in \(elapsed)")
+                + "(\(killedMoving.count) moving), \(errors.count) errors, \(kills) kills, \(terminated) sessions "
+                + "ended, \(outages.count) outages holding up \(heldUp.count) operations; checked in \(elapsed)")
         let kinds = Dictionary(grouping: history) { "\($0.call)".prefix { $0 != "(" } }.mapValues(\.count)
         print("  by call: \(kinds.sorted { $0.key < $1.key })")
         let messages = Dictionary(grouping: errors) { operation -> String in
@@ -171,12 +178,16 @@ struct FleetLinearizabilityTests {
             print("  \(count) × \(message)")
         }
         #expect(checked.isLinearizable, "\(fault), seed \(seed): \(checked)")
+        if !checked.isLinearizable {
+            try keep(logs, of: fault, seed: seed, history: history, failures: checked.failures)
+        }
         #expect(history.count > 40, "too few operations to tell anything: \(history.count)")
         // The check is not vacuous: the same history with one read's answer changed to a value no put wrote fails.
         if let read = history.firstIndex(where: { if case .value? = $0.response { true } else { false } }) {
             var tampered = history
             tampered[read].response = .value("never-written")
-            #expect(try LinearizabilityChecker().check(tampered).failures.map(\.key) == [history[read].key])
+            let failing = Set(checked.failures.map(\.key)).union([history[read].key])
+            #expect(Set(try LinearizabilityChecker().check(tampered).failures.map(\.key)) == failing)
         }
         // The fault happened, and the workers felt it.
         switch fault {
@@ -185,6 +196,9 @@ struct FleetLinearizabilityTests {
         case .killingMidMove:
             #expect(kills > 0)
             #expect(!killedMoving.isEmpty, "no worker was killed in the middle of a move")
+        case .postgresSessionsTerminated:
+            #expect(terminated > 0, "no session holding a lock was ended")
+            #expect(!errors.isEmpty, "no operation failed when its session was ended")
         case .postgresFrozen, .postgresRestarted, .gatewayCrashed:
             #expect(!outages.isEmpty, "no outage within the run")
             #expect(!heldUp.isEmpty, "no operation was held up by the \(outages.count) outages")
@@ -204,5 +218,48 @@ struct FleetLinearizabilityTests {
         }
         let verified = try after.verifyCatalog()
         #expect(verified.isSound, "\(fault), seed \(seed): \(verified.lines)")
+    }
+
+    /// Waits up to a second for one of `children` to say it starts a move (a `moving` line printed from now on).
+    /// - Returns: Whether one did.
+    func waitForMove(by children: [ChildProcess]) -> Bool {
+        let seen = children.map(\.lines.count)
+        let limit = LinearizabilityLogLine.now() + 1_000_000_000
+        while LinearizabilityLogLine.now() < limit {
+            for (child, seen) in zip(children, seen)
+            where child.lines.dropFirst(seen).contains(where: { $0.hasPrefix("moving ") }) {
+                return true
+            }
+            usleep(1_000)
+        }
+        return false
+    }
+
+    /// Copies the workers' logs of a run that failed the check to `/tmp/strata-fleet-failures/FAULT-SEED`, and prints
+    /// every operation on each failing key from 500 ms before its culprit's call to its response, errors in full.
+    func keep(
+        _ logs: String, of fault: FleetFault, seed: UInt64, history: [LinearizabilityOperation],
+        failures: [LinearizabilityFailure]
+    ) throws {
+        let kept = "/tmp/strata-fleet-failures/\(fault)-\(seed)"
+        try FileManager.default.createDirectory(
+            atPath: "/tmp/strata-fleet-failures", withIntermediateDirectories: true)
+        try? FileManager.default.removeItem(atPath: kept)
+        try FileManager.default.copyItem(atPath: logs, toPath: kept)
+        print("  the workers' logs: \(kept)")
+        for failure in failures {
+            let from = failure.culprit.invoked - min(failure.culprit.invoked, 500_000_000)
+            let to = failure.culprit.responded ?? .max
+            print("  \(failure.key), every operation from 500 ms before the culprit (ms after its call):")
+            let near = history.filter { $0.key == failure.key && $0.invoked <= to && ($0.responded ?? .max) >= from }
+            for operation in near.sorted(by: { $0.invoked < $1.invoked }) {
+                func at(_ time: UInt64?) -> String {
+                    time.map { String(format: "%.1f", (Double($0) - Double(failure.culprit.invoked)) / 1e6) } ?? "…"
+                }
+                print(
+                    "    p\(operation.process) \(operation.call) → \(operation.response.map { "\($0)" } ?? "no response") "
+                        + "[\(at(operation.invoked)), \(at(operation.responded))]")
+            }
+        }
     }
 }
