@@ -10,6 +10,10 @@
 #                                         # server: connections open, nothing answers); thaws by itself after
 #                                         # SECONDS (default 60), so a test that dies cannot leave it hung
 #   Scripts/postgres.sh thaw              # resumes them with SIGCONT
+#   Scripts/postgres.sh terminate-lock-holders
+#                                         # ends every session that holds an advisory lock (pg_terminate_backend),
+#                                         # as a network cut of those clients would; the server and every other
+#                                         # session go on. Prints how many it ended
 #
 # The cluster lives in a fresh temporary folder, listens on 127.0.0.1 only (and on a socket in that folder),
 # uses password (SCRAM) authentication over TCP, and is initialized with the C locale. With openssl at hand it
@@ -106,6 +110,12 @@ thaw() {
     signal_server CONT
 }
 
+terminate_lock_holders() {
+    local dir=${STRATA_POSTGRES_DIR:?}
+    psql -h "$dir" -p "$(cat "$dir/port")" -U strata -d strata_test -Atq -c "SELECT count(pg_terminate_backend(pid))
+        FROM (SELECT DISTINCT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND pid <> pg_backend_pid()) AS h"
+}
+
 stop() {
     local dir=${STRATA_POSTGRES_DIR:-}
     [ -n "$dir" ] && [ -d "$dir/data" ] || return 0
@@ -121,12 +131,13 @@ crash) crash ;;
 resume) resume ;;
 freeze) freeze "${2:-60}" ;;
 thaw) thaw ;;
+terminate-lock-holders) terminate_lock_holders ;;
 thaw-after)
     sleep "${2:?}"
     thaw
     ;;
 *)
-    echo "usage: $0 start|stop|crash|resume|freeze [seconds]|thaw" >&2
+    echo "usage: $0 start|stop|crash|resume|freeze [seconds]|thaw|terminate-lock-holders" >&2
     exit 2
     ;;
 esac

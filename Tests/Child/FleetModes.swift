@@ -12,14 +12,15 @@ func runFleetMode(_ arguments: [String]) throws -> Bool {
         // fleet-worker ROOT RECORDS_URL FILES_URL SCHEMA PROCESS INCARNATION DEADLINE SEED LOG: open the shared store
         // (catalog and records in SCHEMA on the test server, files at FILES_URL) on ROOT, say `ready`, then put, read,
         // move, delete and list the fleet's hot keys at random until the monotonic clock passes DEADLINE (ns),
-        // writing each operation's call and return to LOG (JSON lines) as it goes; then say `done N`.
-        let storage = try Storage(
-            root: arguments[1], secretsKey: .inMemory(Secret(Data(repeating: 0x5a, count: 32))),
-            recordsURL: arguments[2], filesURL: arguments[3],
-            catalog: PostgresCatalog(RecordStoreLocation.postgresConfiguration("postgres:" + arguments[4])))
+        // writing each operation's call and return to LOG (JSON lines) as it goes; then say `done N`. Before each move
+        // and each put of a file-sized value (a put that moves the key when it is in records) it says `moving ID`,
+        // so that a test can kill it in the middle of one. An operation that throws is logged as failed and the
+        // worker goes on (the servers may be frozen, restarted or killed under it), after a short pause, so that a
+        // server out of reach does not fill the history with thousands of failed calls.
         let process = Int(arguments[5]) ?? 0
         let incarnation = Int(arguments[6]) ?? 0
         let deadline = UInt64(arguments[7]) ?? 0
+        let storage = try openFleetStore(arguments, until: deadline)
         var generator = SeededGenerator(seed: (UInt64(arguments[8]) ?? 1) &+ UInt64(process << 16 | incarnation))
         _ = FileManager.default.createFile(atPath: arguments[9], contents: nil)
         guard let log = FileHandle(forWritingAtPath: arguments[9]) else {
@@ -33,17 +34,21 @@ func runFleetMode(_ arguments: [String]) throws -> Bool {
             let key = FleetWorkload.keys.randomElement(using: &generator)!
             let roll = Int.random(in: 0..<100, using: &generator)
             if roll >= 95 {
-                try list(storage, id: id, process: process, log: log)
+                if try !list(storage, id: id, process: process, log: log) {
+                    usleep(UInt32.random(in: 20_000...60_000, using: &generator))
+                }
                 continue
             }
             let call: LinearizabilityCall
             let operation: () throws -> LinearizabilityResponse
+            var moving = false
             switch roll {
             case 0..<40:
                 let size =
                     Bool.random(using: &generator)
                     ? Int.random(in: 100_000...300_000, using: &generator) : Int.random(in: 32...200, using: &generator)
                 let value = FleetWorkload.value(id: id, size: size)
+                moving = size >= 100_000
                 call = .put(value.identifier)
                 operation = {
                     try storage.put(value.data, for: key, as: value.descriptor)
@@ -54,6 +59,7 @@ func runFleetMode(_ arguments: [String]) throws -> Bool {
                 operation = { .value(try storage.data(for: key).map(FleetWorkload.identifier(of:))) }
             case 70..<82:
                 let tier: Tier = Bool.random(using: &generator) ? .records : .files
+                moving = true
                 call = .move(tier.rawValue)
                 operation = {
                     do {
@@ -71,12 +77,14 @@ func runFleetMode(_ arguments: [String]) throws -> Bool {
                 try LinearizabilityLogLine.call(
                     call, id: id, process: process, key: key, at: LinearizabilityLogLine.now()
                 ).encoded())
+            if moving { say("moving \(id)") }
             let response: LinearizabilityResponse
             do { response = try operation() } catch { response = .failed("\(error)") }
             log.write(
                 try LinearizabilityLogLine.response(
                     response, id: id, process: process, key: key, at: LinearizabilityLogLine.now()
                 ).encoded())
+            if case .failed = response { usleep(UInt32.random(in: 20_000...60_000, using: &generator)) }
         }
         say("done \(count)")
         return true
@@ -85,8 +93,26 @@ func runFleetMode(_ arguments: [String]) throws -> Bool {
     }
 }
 
+/// Opens the worker's store (the arguments of `fleet-worker`), trying again every 200 ms until `deadline` while the
+/// servers cannot be reached (a worker started again while PostgreSQL or the gateway is down).
+private func openFleetStore(_ arguments: [String], until deadline: UInt64) throws -> Storage {
+    while true {
+        do {
+            return try Storage(
+                root: arguments[1], secretsKey: .inMemory(Secret(Data(repeating: 0x5a, count: 32))),
+                recordsURL: arguments[2], filesURL: arguments[3],
+                catalog: PostgresCatalog(RecordStoreLocation.postgresConfiguration("postgres:" + arguments[4])))
+        } catch {
+            guard LinearizabilityLogLine.now() < deadline else { throw error }
+            say("open failed, trying again: \(error)")
+            usleep(200_000)
+        }
+    }
+}
+
 /// A listing of the hot keys, logged as one read of each key's existence (the same interval for all).
-private func list(_ storage: Storage, id: String, process: Int, log: FileHandle) throws {
+/// - Returns: Whether the listing answered (not an error).
+private func list(_ storage: Storage, id: String, process: Int, log: FileHandle) throws -> Bool {
     let call = LinearizabilityCall.list(prefix: FleetWorkload.prefix)
     let invoked = LinearizabilityLogLine.now()
     for key in FleetWorkload.keys {
@@ -106,4 +132,6 @@ private func list(_ storage: Storage, id: String, process: Int, log: FileHandle)
             try LinearizabilityLogLine.response(response, id: "\(id)/\(key)", process: process, key: key, at: responded)
                 .encoded())
     }
+    if case .failure = listed { return false }
+    return true
 }

@@ -249,11 +249,12 @@ final class Fleet: Sendable {
     let recordsURL: String
     let filesURL: String
 
-    init() throws {
+    /// A store on the server `STRATA_POSTGRES_URL` names, or on `server` (a test's own).
+    init(server: String? = nil) throws {
         directory = try TemporaryDirectory(prefix: "strata-fleet")
         let schema = "f_" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
-        postgres = try RecordStoreLocation.postgresConfiguration("postgres:" + schema)
-        let server = ProcessInfo.processInfo.environment[RecordEngineKind.postgresVariable] ?? ""
+        let server = server ?? ProcessInfo.processInfo.environment[RecordEngineKind.postgresVariable] ?? ""
+        postgres = PostgresConfiguration(connectionString: server, schema: schema)
         recordsURL = server + (server.contains("?") ? "&" : "?") + "strata_schema=" + schema
         filesURL = (ProcessInfo.processInfo.environment["STRATA_S3_URL"] ?? "") + schema + "/"
     }
