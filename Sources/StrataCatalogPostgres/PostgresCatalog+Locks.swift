@@ -29,7 +29,10 @@ extension PostgresCatalog {
                         return nil
                     }
                     return try holding(PostgresCatalogSQL.unlockKey, keys, on: connection) {
-                        try locks.holding(key, stripe: stripe, body)
+                        _ = try connection.query(
+                            PostgresCatalogSQL.waitForFencedWrites, [.text(String(fenceKey(of: key)))],
+                            operation: "lock key")
+                        return try fenced(key, on: connection) { try locks.holding(key, stripe: stripe, body) }
                     }
                 }
             }
@@ -128,17 +131,30 @@ extension PostgresCatalog {
             try withSession { connection in
                 let keys = lockParameters(of: key)
                 do {
-                    _ = try connection.query(PostgresCatalogSQL.lockKey, keys, operation: "lock key")
+                    _ = try connection.query(
+                        PostgresCatalogSQL.lockKey, keys + [.text(String(fenceKey(of: key)))], operation: "lock key")
                 } catch let error as StorageError {
-                    // A session lock outlives the statement that failed: the store's lock, taken before the wait
-                    // for the key's gave up, is given back, or it would stay on the pooled connection and keep
-                    // every capture waiting. (Had the statement failed taking it, the unlock finds none to give.)
-                    release(PostgresCatalogSQL.unlockStore, [keys[0]], on: connection)
+                    // A session lock outlives the statement that failed: the locks taken before the wait that gave
+                    // up (the store's, and the key's when the wait for fenced writes gave up) are given back, or
+                    // they would stay on the pooled connection and keep every capture waiting. (An unlock of one
+                    // not taken finds none to give.)
+                    release(PostgresCatalogSQL.unlockKey, keys, on: connection)
                     throw lockWaitFailed(error, "the key's lock")
                 }
-                return try holding(PostgresCatalogSQL.unlockKey, keys, on: connection, body)
+                return try holding(PostgresCatalogSQL.unlockKey, keys, on: connection) {
+                    try fenced(key, on: connection, body)
+                }
             }
         }
+    }
+
+    /// Runs `body` with the fence of `key`'s lock, held on `connection`, as the calling thread's: the writes it makes
+    /// on other connections of this server check that the lock is still held (``/StrataPostgresClient/PostgresFence``).
+    func fenced<T>(_ key: String, on connection: PostgresConnection, _ body: () throws -> T) rethrows -> T {
+        let fence = PostgresFence(
+            server: configuration.connectionString, holder: connection.serverProcessID, lock: lockKey(of: key),
+            fence: fenceKey(of: key))
+        return try PostgresFence.holding(fence, body)
     }
 
     /// Runs `body`, a holder of the locks `unlock` gives back, then gives them back. The unlock is the holder's last

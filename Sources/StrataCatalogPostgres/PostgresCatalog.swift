@@ -47,6 +47,8 @@ package final class PostgresCatalog: CatalogEngine {
     let storeLockKey: Int64
     /// The FNV-1a hash of `strata-catalog:<schema>:`, where every key's lock key starts.
     let keyLockSeed: UInt64
+    /// The FNV-1a hash of `strata-catalog-fence:<schema>:`, where every key's fence starts.
+    let fenceSeed: UInt64
     /// Counts the change counter's failed reads: each one answers a value no other read answers.
     let failedCounts = Atomic<UInt64>(0)
 
@@ -70,6 +72,7 @@ package final class PostgresCatalog: CatalogEngine {
         lockPool = PostgresPool(client)
         storeLockKey = Int64(bitPattern: Self.fnv("strata-catalog-store:\(configuration.schema)".utf8))
         keyLockSeed = Self.fnv("strata-catalog:\(configuration.schema):".utf8)
+        fenceSeed = Self.fnv("strata-catalog-fence:\(configuration.schema):".utf8)
         let server = try pool.with { connection -> String in
             try Self.prepareSchema(connection, configuration)
             return connection.location
@@ -120,6 +123,12 @@ package final class PostgresCatalog: CatalogEngine {
     /// (then they wait for each other, which is harmless: locks are taken one key at a time, or in order).
     func lockKey(of key: String) -> Int64 {
         Int64(bitPattern: Self.fnv(key.utf8, from: keyLockSeed))
+    }
+
+    /// The advisory lock of `key`'s fence (``/StrataPostgresClient/PostgresFence/fence``): the hash of
+    /// `strata-catalog-fence:<schema>:<key>`.
+    func fenceKey(of key: String) -> Int64 {
+        Int64(bitPattern: Self.fnv(key.utf8, from: fenceSeed))
     }
 
     /// Runs `body` on the connection the calling thread holds key locks on, or on one from the pool.

@@ -125,8 +125,15 @@ enum PostgresCatalogSQL {
 
     // MARK: Locks
 
-    /// A key's lock: the store's lock shared (so that a capture can hold every key), then the key's.
-    static let lockKey = "SELECT pg_advisory_lock_shared($1::int8), pg_advisory_lock($2::int8)"
+    /// A key's lock: the store's lock shared (so that a capture can hold every key), then the key's, then the key's
+    /// fence for an instant, which waits for the fenced writes of the key's last holder to finish
+    /// (``/StrataPostgresClient/PostgresFence``).
+    static let lockKey = """
+        SELECT pg_advisory_lock_shared($1::int8), pg_advisory_lock($2::int8), pg_advisory_lock($3::int8),
+            pg_advisory_unlock($3::int8)
+        """
+    /// The wait for a key's fenced writes, once its lock is taken (``tryLockKey``).
+    static let waitForFencedWrites = "SELECT pg_advisory_lock($1::int8), pg_advisory_unlock($1::int8)"
     static let unlockKey = "SELECT pg_advisory_unlock($2::int8), pg_advisory_unlock_shared($1::int8)"
     /// Both locks if both are free now; the store's lock is given back when the key's is not free.
     static let tryLockKey = """

@@ -11,12 +11,28 @@ package struct PostgresKeyValueTable: RecordKeyValueTable {
     }
 
     package func put(_ value: [UInt8], for key: String, modified: Double) throws {
-        _ = try run {
-            try $0.query(
-                "INSERT INTO strata_kv (key, value, modified) VALUES ($1::text, decode($2::text, 'hex'), $3::float8) ON CONFLICT (key) DO UPDATE SET value = excluded.value, modified = excluded.modified",
-                [.text(key), .text(Hex.encode(value)), .text(String(modified))], operation: "put")
+        let parameters: [PostgresParameter] = [.text(key), .text(Hex.encode(value)), .text(String(modified))]
+        guard let fence = fence() else {
+            _ = try run { try $0.query(Self.upsert, parameters, operation: "put") }
+            return
         }
+        let written = try run {
+            try $0.query(Self.fencedUpsert, parameters + fence.parameters, operation: "put").rowCount > 0
+        }
+        guard written else { throw Self.lockLost(key, "put") }
     }
+
+    static let upsert =
+        "INSERT INTO strata_kv (key, value, modified) VALUES ($1::text, decode($2::text, 'hex'), $3::float8) ON CONFLICT (key) DO UPDATE SET value = excluded.value, modified = excluded.modified"
+
+    /// ``upsert``, made only while the key's lock is held (``/StrataPostgresClient/PostgresFence``).
+    static let fencedUpsert = """
+        WITH \(PostgresFence.check(from: 4))
+        INSERT INTO strata_kv (key, value, modified)
+            SELECT $1::text, decode($2::text, 'hex'), $3::float8 FROM fence WHERE held
+            ON CONFLICT (key) DO UPDATE SET value = excluded.value, modified = excluded.modified
+            RETURNING 1
+        """
 
     package func value(for key: String) throws -> [UInt8]? {
         try run { connection in
@@ -43,10 +59,46 @@ package struct PostgresKeyValueTable: RecordKeyValueTable {
     }
 
     package func remove(_ key: String) throws -> Bool {
-        try run {
-            try $0.query("DELETE FROM strata_kv WHERE key = $1::text", [.text(key)], operation: "delete").changedRows
-                > 0
+        guard let fence = fence() else {
+            return try run {
+                try $0.query("DELETE FROM strata_kv WHERE key = $1::text", [.text(key)], operation: "delete")
+                    .changedRows > 0
+            }
         }
+        let (held, removed) = try run { connection in
+            let result = try connection.query(
+                Self.fencedDelete, [.text(key)] + fence.parameters, operation: "delete")
+            return (result.text(0, 0) == "t", result.text(0, 1) != "0")
+        }
+        guard held else { throw Self.lockLost(key, "delete") }
+        return removed
+    }
+
+    /// A delete made only while the key's lock is held: whether it was, and how many rows went.
+    static let fencedDelete = """
+        WITH \(PostgresFence.check(from: 2)),
+        gone AS (DELETE FROM strata_kv WHERE key = $1::text AND (SELECT held FROM fence) RETURNING 1)
+        SELECT (SELECT held FROM fence), (SELECT count(*) FROM gone)
+        """
+
+    /// The fence of the key's lock the calling thread holds in a catalog on this store's server, if it holds one:
+    /// then each write checks, in its own statement, that the lock is still held.
+    private func fence() -> PostgresFence? {
+        guard let fence = PostgresFence.current(), fence.server == engine.configuration.connectionString else {
+            return nil
+        }
+        return fence
+    }
+
+    /// The refusal of a write whose key's lock the calling thread lost: nothing was written.
+    static func lockLost(_ key: String, _ operation: String) -> StorageError {
+        var error = StorageError(
+            .lockLost,
+            "the key's lock was lost before the write (the catalog's session that held it ended); nothing was written",
+            tier: .records, key: key,
+            recovery: "Run the operation again; whatever it left half done is settled by the key's next holder")
+        error.operation = operation
+        return error
     }
 
     /// The same as ``remove(_:)``: the server's files are not under the store root, and PostgreSQL keeps a

@@ -139,6 +139,31 @@ struct SharedCatalogStorageTests {
         #expect(try tiersHolding("doc", in: a) == [.files])
     }
 
+    /// A write into the records tier checks, in its own statement, that the writer still holds the key's lock: a
+    /// machine whose session ended just before its records write (while another machine put the key in files)
+    /// writes nothing there — no copy beside the other machine's — and fails with `lock-lost`.
+    @Test func aRecordsWriteAfterTheLockWasLostWritesNothing() throws {
+        let fleet = try Fleet()
+        let catalog = try PostgresCatalog(fleet.postgres)
+        let a = try fleet.machine("a", catalog: catalog)
+        let b = try fleet.machine("b")
+        let file = Data(repeating: 0x41, count: 200_000)
+        try a.put(file, for: "doc", as: DataDescriptor(kind: .file, estimatedSize: file.count))
+        let theirs = Data(repeating: 0x42, count: 300_000)
+        let restore = try interrupt(a, on: catalog, in: fleet, at: .put, of: .records) { key in
+            try b.put(theirs, for: key, as: DataDescriptor(kind: .file, estimatedSize: theirs.count))
+        }
+        let row = Data(#"{"title":"a row"}"#.utf8)
+        let error = try #require(throws: StorageError.self) {
+            try a.put(row, for: "doc", as: DataDescriptor(kind: .relational, estimatedSize: row.count))
+        }
+        #expect(error.code == .lockLost && error.key == "doc", "\(error)")
+        try restore()
+        #expect(try b.data(for: "doc") == theirs)
+        #expect(try tiersHolding("doc", in: b) == [.files])
+        #expect(try b.verifyCatalog().isSound)
+    }
+
     /// Has `machine`'s `tier` interrupt its next `step`: the server ends the session holding the key's lock (on
     /// `catalog`, the machine's), then `then` runs, on the thread making the step.
     /// - Returns: What makes the tier's own backend active again.
