@@ -69,6 +69,7 @@ package final class PostgresCatalog: CatalogEngine {
         client.tier = nil
         pool = PostgresPool(client)
         client.poolSize = CatalogLocks.stripeCount + 1
+        client.outlivesIdleTimeout = true
         lockPool = PostgresPool(client)
         storeLockKey = Int64(bitPattern: Self.fnv("strata-catalog-store:\(configuration.schema)".utf8))
         keyLockSeed = Self.fnv("strata-catalog:\(configuration.schema):".utf8)

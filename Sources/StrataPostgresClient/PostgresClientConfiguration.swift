@@ -35,6 +35,11 @@ package struct PostgresClientConfiguration: Sendable {
     package var tcpUserTimeoutMilliseconds: Int
     /// The tier the client's errors name: the engine's, which the client does not know. The default is `nil`.
     package var tier: Tier?
+    /// Whether the sessions stay open however long they sit idle: `idle_session_timeout` off, on a server that has
+    /// it (PostgreSQL 14 and later). For sessions that hold locks while their holder works elsewhere (a catalog's
+    /// key locks during a long write to S3): the server ending one would take its locks. The default is `false`
+    /// (the server's setting).
+    package var outlivesIdleTimeout: Bool
 
     /// Creates a configuration with the defaults above.
     package init(connectionString: String) {
@@ -49,6 +54,7 @@ package struct PostgresClientConfiguration: Sendable {
         keepalivesCount = 3
         tcpUserTimeoutMilliseconds = 30_000
         tier = nil
+        outlivesIdleTimeout = false
     }
 
     /// Whether a string is a PostgreSQL connection URI.
@@ -87,11 +93,16 @@ package struct PostgresClientConfiguration: Sendable {
         ]
     }
 
-    /// What each new connection runs first: the schema on the search path, and the lock timeout.
+    /// What each new connection runs first: the schema on the search path, the lock timeout, and no idle timeout
+    /// when ``outlivesIdleTimeout`` (set only where the server knows the setting).
     var sessionSetupSQL: String {
-        let lockTimeout = "SET lock_timeout = \(max(0, lockTimeoutMilliseconds))"
-        guard let schema else { return lockTimeout }
-        return "SET search_path TO \"\(schema)\"; " + lockTimeout
+        var setup = "SET lock_timeout = \(max(0, lockTimeoutMilliseconds))"
+        if let schema { setup = "SET search_path TO \"\(schema)\"; " + setup }
+        if outlivesIdleTimeout {
+            setup +=
+                "; SELECT set_config(name, '0', false) FROM pg_settings WHERE name = 'idle_session_timeout'"
+        }
+        return setup
     }
 
     /// The per-call deadline from now, or `nil` for none.

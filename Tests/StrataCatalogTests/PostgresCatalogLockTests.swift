@@ -101,6 +101,21 @@ struct PostgresCatalogLockTests {
         #expect(throws: Never.self) { try catalog.withKeyLock("k") {} }
     }
 
+    /// A server that ends idle sessions (`idle_session_timeout`, here 300 ms from the connection string) must not
+    /// end one that holds a key's lock while its holder works elsewhere (a long write to S3): the lock sessions
+    /// turn the timeout off for themselves.
+    @Test func aLockHeldLongerThanTheServersIdleTimeoutStaysHeld() throws {
+        let store = try CatalogEngineLocation(.postgres)
+        var configuration = try #require(store.postgres)
+        configuration.connectionString +=
+            (configuration.connectionString.contains("?") ? "&" : "?") + "options=-c%20idle_session_timeout%3D300"
+        let catalog = try PostgresCatalog(configuration)
+        try catalog.withKeyLock("k") {
+            usleep(900_000)
+            try catalog.confirmHeld("k")
+        }
+    }
+
     /// Ends the server session of the key locks the calling thread holds through `catalog`, from another
     /// connection, and waits until it is gone.
     func endSession(of catalog: PostgresCatalog, in store: CatalogEngineLocation) throws {
