@@ -21,6 +21,8 @@ enum S3Gateway {
 @Suite("strata files on S3")
 struct S3FilesCLITests {
     let directory: TemporaryDirectory
+    /// The gateway stays up for each test: the `strata` processes' clients retry a few times only.
+    let gateway = S3GatewayHold(.steady)
     init() throws { directory = try TemporaryDirectory(prefix: "strata-cli-s3") }
 
     func strata(_ arguments: [String], environment: [String: String] = [:]) throws -> ChildProcess.Result {

@@ -199,8 +199,8 @@ struct S3FileEngineTests {
     /// GET asks for the rest with `If-Match` on the first answer's tag, so the reader gets a conflict, never the
     /// first bytes of one version followed by the rest of another.
     @Test func aReadCutShortNeverMixesTwoVersions() throws {
-        S3TestGateway.killing.lock()
-        defer { S3TestGateway.killing.unlock() }
+        let gateway = S3GatewayHold(.outage)
+        defer { withExtendedLifetime(gateway) {} }
         let engine = try Self.engine {
             $0.maxAttempts = 12
             $0.maxRetryDelay = 2
@@ -337,8 +337,8 @@ struct S3FileEngineTests {
     /// The gateway killed mid-upload (no retries): the write fails with a typed error, no object appears, and the
     /// upload the server kept is gone after `removeLeftovers`.
     @Test func theGatewayKilledMidWriteLeavesNoObjectAndCleanupRemovesTheUpload() throws {
-        S3TestGateway.killing.lock()
-        defer { S3TestGateway.killing.unlock() }
+        let gateway = S3GatewayHold(.outage)
+        defer { withExtendedLifetime(gateway) {} }
         let engine = try Self.engine {
             $0.maxAttempts = 1
             $0.connectTimeout = 2

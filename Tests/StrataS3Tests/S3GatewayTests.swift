@@ -50,8 +50,8 @@ struct S3GatewayTests {
     }
 
     @Test func missingObjectsAndBucketsAreTypedNotFound() throws {
-        S3TestGateway.killing.lock()  // Counts attempts: the gateway must stay up.
-        defer { S3TestGateway.killing.unlock() }
+        let gateway = S3GatewayHold(.steady)  // Counts attempts: the gateway must stay up.
+        defer { withExtendedLifetime(gateway) {} }
         let client = try S3TestGateway.client()
         let missing = #expect(throws: StorageError.self) { try client.data(for: "nothing-here") }
         #expect(missing?.code == .notFound)
@@ -73,8 +73,8 @@ struct S3GatewayTests {
     }
 
     @Test func wrongCredentialsAreAnAuthenticationErrorThatNeverShowsThem() throws {
-        S3TestGateway.killing.lock()  // Counts attempts: the gateway must stay up.
-        defer { S3TestGateway.killing.unlock() }
+        let gateway = S3GatewayHold(.steady)  // Counts attempts: the gateway must stay up.
+        defer { withExtendedLifetime(gateway) {} }
         let secret = "not-the-secret-\(UUID().uuidString)"
         let base = try S3TestGateway.configuration()
         for keys in [
@@ -260,8 +260,8 @@ struct S3GatewayTests {
 
     @Test func aCompletionLockADeadGatewayLeftBeginsTheUploadAgain() throws {
         // Counts attempts against a gateway that must stay up: no other suite's test may kill it meanwhile.
-        S3TestGateway.killing.lock()
-        defer { S3TestGateway.killing.unlock() }
+        let gateway = S3GatewayHold(.steady)
+        defer { withExtendedLifetime(gateway) {} }
         let directory = try TemporaryDirectory()
         let client = try S3TestGateway.partByPartClient(maxAttempts: 2)
         let (fd, bytes) = try S3TestGateway.file(directory, "in", count: 6 << 20, seed: 7)
@@ -305,8 +305,8 @@ struct S3GatewayTests {
     }
 
     @Test func theGatewayKilledMidUploadIsRetriedThrough() throws {
-        S3TestGateway.killing.lock()
-        defer { S3TestGateway.killing.unlock() }
+        let gateway = S3GatewayHold(.outage)
+        defer { withExtendedLifetime(gateway) {} }
         let directory = try TemporaryDirectory()
         let client = try S3TestGateway.partByPartClient(maxAttempts: 12)
         let (fd, bytes) = try S3TestGateway.file(directory, "in", count: 40 << 20, seed: 3)
@@ -329,8 +329,8 @@ struct S3GatewayTests {
     }
 
     @Test func theGatewayKilledWithoutRetriesIsATypedErrorAndCleanupFindsTheUpload() throws {
-        S3TestGateway.killing.lock()
-        defer { S3TestGateway.killing.unlock() }
+        let gateway = S3GatewayHold(.outage)
+        defer { withExtendedLifetime(gateway) {} }
         let directory = try TemporaryDirectory()
         let client = try S3TestGateway.partByPartClient(maxAttempts: 1)
         let (fd, bytes) = try S3TestGateway.file(directory, "in", count: 10 << 20, seed: 5)

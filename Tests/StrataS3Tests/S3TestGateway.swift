@@ -31,11 +31,6 @@ struct S3TestGateway {
         return configuration
     }
 
-    /// Held for its whole body by each test that kills the shared gateway, and by each test that counts attempts
-    /// and so needs the gateway up throughout: no test in another suite kills it under them (each suite is
-    /// serialized, the suites are not).
-    static let killing = NSLock()
-
     static func client(_ adjust: (inout S3Configuration) -> Void = { _ in }) throws -> S3Client {
         try S3Client(configuration(adjust))
     }

@@ -62,6 +62,10 @@ struct FleetLinearizabilityTests {
     }
 
     func run(_ fault: FleetFault) throws {
+        // The workers' clients retry a few times only: no other suite takes the gateway down under them, and the
+        // gateway's own fault waits for every other suite that needs it up.
+        let gateway = S3GatewayHold(fault == .gatewayCrashed ? .outage : .steady)
+        defer { withExtendedLifetime(gateway) {} }
         let server = fault.needsOwnServer ? try FaultPostgres.shared.get() : nil
         defer { fault.restore(server) }
         let fleet = try Fleet(server: server?.url)

@@ -17,6 +17,9 @@ import Testing
             && !(ProcessInfo.processInfo.environment[RecordEngineKind.postgresVariable] ?? "").isEmpty,
         "needs STRATA_S3_URL and STRATA_POSTGRES_URL (Scripts/test.sh starts both)"))
 struct SharedCatalogStorageTests {
+    /// The gateway stays up for each test: its clients retry a few times only.
+    let gateway = S3GatewayHold(.steady)
+
     /// The table, row by row: a file A puts is read by B; A makes the key a small record (a move files →
     /// records) and B reads the record; B makes it a large file again and A reads that, with no second copy; both
     /// list it; A deletes it and B finds nothing.

@@ -11,6 +11,9 @@ import Testing
         if: !(ProcessInfo.processInfo.environment["STRATA_S3_URL"] ?? "").isEmpty,
         "STRATA_S3_URL is not set (Scripts/s3.sh start)"))
 struct StorageFilesOnS3Tests {
+    /// The gateway stays up for each test: its clients retry a few times only.
+    let gateway = S3GatewayHold(.steady)
+
     @Test func aFileOnS3ThatBecomesACredentialLeavesNoVersionOnTheServer() throws {
         let directory = try TemporaryDirectory(prefix: "strata-storage-s3")
         let url =
