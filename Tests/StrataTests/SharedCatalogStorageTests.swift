@@ -77,10 +77,7 @@ struct SharedCatalogStorageTests {
     /// catalog's server, finds the placement and the value in one statement: one round trip, as the tier's own read.
     /// Another machine's move of the key out of records is seen by the next such read.
     @Test func aReadOfARecordsValueIsOneRoundTrip() throws {
-        let fleet = try Fleet()
-        let catalog = try PostgresCatalog(fleet.postgres)
-        let a = try fleet.machine("a", catalog: catalog)
-        let b = try fleet.machine("b")
+        let (fleet, catalog, a, b) = try twoMachines()
         let row = Data(#"{"title":"a row"}"#.utf8)
         try b.put(row, for: "doc", as: DataDescriptor(kind: .relational, estimatedSize: row.count))
         let store = try #require(try a.registry.backend(for: .records) as? RecordStore)
@@ -93,16 +90,14 @@ struct SharedCatalogStorageTests {
         let file = Data(repeating: 0x41, count: 200_000)
         try b.put(file, for: "doc", as: DataDescriptor(kind: .file, estimatedSize: file.count))
         #expect(try a.data(for: "doc") == file)
+        withExtendedLifetime(fleet) {}
     }
 
     /// A machine whose catalog session ends in the middle of a move loses the key's lock; another machine puts the
     /// key meanwhile, and then the first one's write fails. The first must not undo its write by removing what is
     /// in the new tier now — the other machine's value, acknowledged — but leave its intent to be settled.
     @Test func aMachineThatLostTheKeysLockLeavesWhatTheNextHolderWrote() throws {
-        let fleet = try Fleet()
-        let catalog = try PostgresCatalog(fleet.postgres)
-        let a = try fleet.machine("a", catalog: catalog)
-        let b = try fleet.machine("b")
+        let (fleet, catalog, a, b) = try twoMachines()
         let row = Data(#"{"title":"a row"}"#.utf8)
         try a.put(row, for: "doc", as: DataDescriptor(kind: .relational, estimatedSize: row.count))
         let theirs = Data(repeating: 0x42, count: 300_000)
@@ -125,10 +120,7 @@ struct SharedCatalogStorageTests {
     /// with another machine putting the key in files meanwhile, must not go on to remove that file: it fails with
     /// `lock-lost`, and the other machine's put stands.
     @Test func aDeleteThatLostTheKeysLockRemovesNothingMore() throws {
-        let fleet = try Fleet()
-        let catalog = try PostgresCatalog(fleet.postgres)
-        let a = try fleet.machine("a", catalog: catalog)
-        let b = try fleet.machine("b")
+        let (fleet, catalog, a, b) = try twoMachines()
         let row = Data(#"{"title":"a row"}"#.utf8)
         try a.put(row, for: "doc", as: DataDescriptor(kind: .relational, estimatedSize: row.count))
         let theirs = Data(repeating: 0x42, count: 300_000)
@@ -146,10 +138,7 @@ struct SharedCatalogStorageTests {
     /// machine whose session ended just before its records write (while another machine put the key in files)
     /// writes nothing there — no copy beside the other machine's — and fails with `lock-lost`.
     @Test func aRecordsWriteAfterTheLockWasLostWritesNothing() throws {
-        let fleet = try Fleet()
-        let catalog = try PostgresCatalog(fleet.postgres)
-        let a = try fleet.machine("a", catalog: catalog)
-        let b = try fleet.machine("b")
+        let (fleet, catalog, a, b) = try twoMachines()
         let file = Data(repeating: 0x41, count: 200_000)
         try a.put(file, for: "doc", as: DataDescriptor(kind: .file, estimatedSize: file.count))
         let theirs = Data(repeating: 0x42, count: 300_000)
@@ -165,6 +154,13 @@ struct SharedCatalogStorageTests {
         #expect(try b.data(for: "doc") == theirs)
         #expect(try tiersHolding("doc", in: b) == [.files])
         #expect(try b.verifyCatalog().isSound)
+    }
+
+    /// Machines `a` and `b` of a new fleet, and `a`'s catalog (to end the session a key's lock of `a` is held in).
+    func twoMachines() throws -> (fleet: Fleet, catalog: PostgresCatalog, a: Storage, b: Storage) {
+        let fleet = try Fleet()
+        let catalog = try PostgresCatalog(fleet.postgres)
+        return (fleet, catalog, try fleet.machine("a", catalog: catalog), try fleet.machine("b"))
     }
 
     /// Has `machine`'s `tier` interrupt its next `step`: the server ends the session holding the key's lock (on
