@@ -38,6 +38,8 @@ struct RawDescriptorAPITests {
         "StrataFiles/Archives/ZipBuilder.swift init": "a compression level, as ExportOptions.level",
         "StrataPostgresClient/PostgresConnection.swift serverProcessID": "a server's process id",
         "StrataPostgresClient/PostgresPool.swift idleServerProcessIDs": "servers' process ids",
+        "StrataPostgresClient/PostgresFence.swift holder": "a server's process id",
+        "StrataPostgresClient/PostgresFence.swift init": "a server's process id",
         "StrataSQLite/SQLiteErrorDetail.swift extendedResultCode": "an SQLite result code",
         "StrataSQLite/SQLiteErrorDetail.swift init": "an SQLite result code",
         "StrataS3/S3ErrorDetail.swift curlCode": "a libcurl code",
