@@ -180,7 +180,7 @@ public enum AtomicFile {
         do {
             try Sys.linkDescriptor(fd, folder.fd, temporary, path: folder.path(of: temporary))
         } catch {
-            if [ENOENT, EOPNOTSUPP].contains(error.code) { createsUnnamed.store(false, ordering: .relaxed) }
+            if cannotNameUnnamedFiles(error) { createsUnnamed.store(false, ordering: .relaxed) }
             throw error.storageError("cannot name the new content's temporary file", path: folder.path(of: name))
         }
     }
@@ -244,12 +244,23 @@ public enum AtomicFile {
             try Sys.linkDescriptor(fd, folder.fd, temporary, path: path)
         } catch {
             Sys.close(fd)
-            guard [ENOENT, EOPNOTSUPP].contains(error.code) else { throw error }
+            guard cannotNameUnnamedFiles(error) else { throw error }
             createsUnnamed.store(false, ordering: .relaxed)
             return nil
         }
         namesUnnamed.store(true, ordering: .relaxed)
         return fd
+    }
+
+    /// Whether `error`, from naming an unnamed file, says that this system cannot name one at all (no `/proc`, no
+    /// such call), which turns unnamed files off for the whole process. A folder removed under the write fails the
+    /// link with `ENOENT` too: that is this write's failure, and the switch stays on while `/proc/self/fd` is there.
+    private static func cannotNameUnnamedFiles(_ error: Errno) -> Bool {
+        switch error.code {
+        case EOPNOTSUPP: true
+        case ENOENT: (try? Sys.statFollowingLinks("/proc/self/fd")) == nil
+        default: false
+        }
     }
 
     /// Gives a written temporary file its exact mode (open(2)'s is filtered by the umask) and, when `syncing`,

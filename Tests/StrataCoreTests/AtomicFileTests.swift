@@ -111,6 +111,30 @@ struct AtomicFileTests {
         #expect(try leftovers().isEmpty)
     }
 
+    /// A folder removed under a write fails the naming of its unnamed temporary with `ENOENT`, as a system without
+    /// `/proc` would: this write fails, and the process goes on creating unnamed files (the switch is for the whole
+    /// process; a write in one removed folder must not turn it off for every other).
+    @Test func aFolderRemovedUnderAWriteKeepsUnnamedFilesOn() throws {
+        #if os(Linux)
+            UnnamedFileSwitch.lock.lock()
+            defer { UnnamedFileSwitch.lock.unlock() }
+            AtomicFile.createsUnnamedFiles = true
+            let path = directory.appending("removed")
+            try AtomicFile.write(Data("one".utf8), to: path)  // Proves that this process can name one.
+            try AtomicFile.write(Data("two".utf8), to: path)
+            FaultInjector.shared.inject(.error(ENOENT), on: .link, pathContaining: directory.path)
+            defer { FaultInjector.shared.reset() }
+            #expect(throws: StorageError.self) { try AtomicFile.write(Data("three".utf8), to: path) }
+            #expect(FaultInjector.shared.injectedCount == 1, "the write named its temporary late")
+            #expect(AtomicFile.createsUnnamedFiles)
+            FaultInjector.shared.startCounting(pathContaining: directory.path)
+            try AtomicFile.write(Data("four".utf8), to: path)
+            #expect(FaultInjector.shared.seenCount(of: .link) == 1)
+            #expect(try AtomicFile.read(path) == Data("four".utf8))
+            #expect(try leftovers().isEmpty)
+        #endif
+    }
+
     /// With `retiringReplaced`, the file a write replaces is opened before the rename, so the rename only drops a name
     /// and the file is freed when ``RetiredFiles`` closes that descriptor on its background queue: freeing a file
     /// (a discard on a file system mounted with `discard`) is not on the writer's path. Nothing stays open after.
