@@ -34,6 +34,8 @@ struct StagedRestore {
             besides: target, storeFiles: [StoreConfiguration.fileName, StorageCatalog.capturedLogPath])
         let (description, fileCount) = try staging.write(capture: source)
         var report = RestoreReport(fileCount: fileCount, omissions: description?.omissions ?? [])
+        // The catalog is the file the capture wrote, whichever engine kept it: the staged store is one machine's.
+        try Self.localizeCatalog(in: staging)
         // A PostgreSQL export becomes the staged store's SQLite records (and a load into PostgreSQL, not committed).
         let load = hasExport ? try Self.restoreRecordsExport(in: staging, target: records) : nil
         // The files are in the staged folder, whichever engine they were captured from.

@@ -19,6 +19,16 @@ extension Storage {
         var name: String
         var facts: @Sendable (StoragePaths) -> BackendFacts
         var factory: BackendRegistry.Factory
+        /// Whether every machine that opens the store reaches the same data through it (a server, not a file under
+        /// the root): the only kind a shared store registers.
+        var isShared = false
+
+        /// This backend, marked as one that machines share.
+        func shared() -> BuiltIn {
+            var shared = self
+            shared.isShared = true
+            return shared
+        }
     }
 
     /// Strata's persistent backends, one entry per tier, each reporting the changes made through its own API to
@@ -79,13 +89,15 @@ extension Storage {
                     try PostgresRecordEngine.store(
                         PostgresConfiguration(connectionString: recordsURL),
                         placement: TierPlacement(.records, store: store, ledger: placement))
-                })
+                }.shared())
         }
         if let filesLocation {
             // Registered after the filesystem, so it is the active files backend.
             backends.append(
                 s3Backend(filesLocation, secretsKey: secretsKey, configuration: configuration, files: files))
         }
+        // A shared store uses only what every machine reaches: a tier without such an engine has no backend.
+        if configuration.catalog.isShared { backends.removeAll { !$0.isShared } }
         return backends
     }
 

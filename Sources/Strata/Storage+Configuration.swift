@@ -1,3 +1,6 @@
+import StrataCatalog
+import StrataCatalogPostgres
+
 // The store configuration file as `Storage` applies it: which backend is active for each tier, and with which
 // settings. Explicit arguments to `Storage(root:)` win over the file; the file wins over the environment.
 extension Storage {
@@ -51,11 +54,38 @@ extension Storage {
         return try resolveRecords(nil, &configuration, environment: environment)
     }
 
+    /// The catalog a store opened with `configuration` keeps: on the records' PostgreSQL server, in the records'
+    /// schema, for a shared store (``/StrataCore/StoreConfiguration/Catalog/isShared``; `recordsURL` is then known to
+    /// be set); else the file catalog under the root.
+    static func catalog(of configuration: StoreConfiguration, paths: StoragePaths, recordsURL: String?) throws
+        -> any CatalogEngine
+    {
+        if configuration.catalog.isShared, let recordsURL {
+            return try PostgresCatalog(PostgresConfiguration(connectionString: recordsURL))
+        }
+        return try StorageCatalog(root: paths.root)
+    }
+
+    /// The tiers a store opened with `configuration` has no backend for because it is shared and they have no engine
+    /// that machines share: writes into them through their own API are refused too.
+    static func unsharedTiers(
+        _ configuration: StoreConfiguration, recordsURL: String?, filesLocation: S3FilesLocation?
+    ) -> Set<Tier> {
+        guard configuration.catalog.isShared else { return [] }
+        let shared = builtInBackends(
+            secretsKey: nil, recordsURL: recordsURL, filesLocation: filesLocation, configuration: configuration)
+        return Set(Tier.allCases).subtracting(shared.map(\.tier))
+    }
+
     /// Makes the backend the configuration names the active one of each tier.
     /// - Throws: ``/StrataCore/StorageError`` `.noBackend`, naming the configuration file and line, for a name nothing
     ///   is registered under.
     static func activateConfiguredBackends(_ configuration: StoreConfiguration, in registry: BackendRegistry) throws {
         for tier in Tier.allCases {
+            // A shared store leaves a tier without a shared engine without a backend (see `unsharedTierError`).
+            if configuration.catalog.isShared, !registry.registrations.contains(where: { $0.tier == tier }) {
+                continue
+            }
             let name = configuration.backend(for: tier)
             guard registry.registrations.contains(where: { $0.tier == tier && $0.name == name }) else {
                 let known = registry.registrations.filter { $0.tier == tier }.map(\.name).sorted()

@@ -89,6 +89,6 @@ extension Storage {
                 }
                 return store
             }
-        }
+        }.shared()
     }
 }

@@ -23,7 +23,8 @@ public final class Storage: Sendable {
     public let registry: BackendRegistry
     /// The decision table applied to every value.
     public let selector: StorageSelector
-    /// Where every key put through this store lives: the file catalog under the root (`<root>/catalog`).
+    /// Where every key put through this store lives: the file catalog under the root (`<root>/catalog`), or, in a
+    /// shared store, the catalog on the records' PostgreSQL server.
     package let catalog: any CatalogEngine
     /// The configuration the store opened with: the root's `strata.conf` (or the built-in one), with the
     /// initializer's explicit arguments applied.
@@ -93,8 +94,11 @@ public final class Storage: Sendable {
         self.configuration = configuration
         self.registry = BackendRegistry(paths: paths)
         self.selector = selector ?? StorageSelector(configuration: configuration.selector)
-        self.catalog = try catalog ?? StorageCatalog(root: paths.root)
-        self.placement = CatalogPlacement(catalog: self.catalog, configuration: configuration)
+        try configuration.checkShared(recordsURL: recordsURL, filesURL: filesLocation?.url)
+        self.catalog = try catalog ?? Self.catalog(of: configuration, paths: paths, recordsURL: recordsURL)
+        self.placement = CatalogPlacement(
+            catalog: self.catalog, configuration: configuration,
+            unshared: Self.unsharedTiers(configuration, recordsURL: recordsURL, filesLocation: filesLocation))
         self.changeWatcher = ChangeWatcher(catalog: self.catalog)
         // Tier stores this process opens on the root by themselves report to this catalog while it lives.
         try placement.register(root: paths.openRoot(), path: paths.root)
@@ -172,7 +176,18 @@ public final class Storage: Sendable {
     /// `strata` tier verbs); `nil` when the store has no catalog. The caller keeps it while it writes.
     /// - Throws: ``/StrataCore/StorageError`` when the catalog or the configuration cannot be read.
     package static func catalogLedger(for paths: StoragePaths) throws -> (any PlacementLedger)? {
-        try CatalogPlacement.ledger(for: paths)
+        var configuration = try StoreConfiguration.read(from: paths) ?? StoreConfiguration()
+        guard configuration.catalog.isShared else { return try CatalogPlacement.ledger(for: paths) }
+        let environment = ProcessInfo.processInfo.environment
+        let recordsURL = try resolveRecords(nil, &configuration, environment: environment)
+        let filesLocation = try resolveFiles(nil, &configuration, environment: environment)
+        try configuration.checkShared(recordsURL: recordsURL, filesURL: filesLocation?.url)
+        let ledger = CatalogPlacement(
+            catalog: try catalog(of: configuration, paths: paths, recordsURL: recordsURL),
+            configuration: configuration,
+            unshared: unsharedTiers(configuration, recordsURL: recordsURL, filesLocation: filesLocation))
+        try ledger.register(root: paths.openRoot(), path: paths.root)
+        return ledger
     }
 
     /// Decides where a value belongs, without storing it.
@@ -200,6 +215,11 @@ public final class Storage: Sendable {
         do {
             return try registry.opened(for: tier)
         } catch let error as StorageError {
+            if error.code == .noBackend, placement.unshared.contains(tier),
+                !registry.registrations.contains(where: { $0.tier == tier })
+            {
+                throw configuration.unsharedTierError(tier, key: key)
+            }
             throw error.attributed(tier: tier, key: key)
         }
     }

@@ -14,9 +14,18 @@ package final class CatalogPlacement: PlacementLedger {
     /// tier's own API is recorded with.
     let backends: [Tier: String]
 
-    /// The ledger of `catalog`, for the tier stores `configuration` names.
-    package init(catalog: any CatalogEngine, configuration: StoreConfiguration) {
+    /// The tiers a shared store has no shared engine for: a set through their own API is refused (their stores on
+    /// the root are this machine's, and the catalog that every machine reads must not place a key there).
+    package let unshared: Set<Tier>
+    /// The configuration the ledger was made for, whose errors name its file.
+    let configuration: StoreConfiguration
+
+    /// The ledger of `catalog`, for the tier stores `configuration` names; sets through the tiers of `unshared` are
+    /// refused.
+    package init(catalog: any CatalogEngine, configuration: StoreConfiguration, unshared: Set<Tier> = []) {
         self.catalog = catalog
+        self.unshared = unshared
+        self.configuration = configuration
         self.stores = Dictionary(uniqueKeysWithValues: Tier.allCases.map { ($0, configuration.placedStore(of: $0)) })
         self.backends = Dictionary(uniqueKeysWithValues: Tier.allCases.map { ($0, configuration.backend(for: $0)) })
     }
@@ -28,6 +37,9 @@ package final class CatalogPlacement: PlacementLedger {
     package func change<T>(
         _ tier: Tier, setting: [String], removing: [String], _ body: (_ claimed: Set<ExactString>) throws -> T
     ) throws -> T {
+        if unshared.contains(tier), let key = setting.first {
+            throw configuration.unsharedTierError(tier, key: key)
+        }
         // One key, the common case: its stripe alone, its placement read once.
         if setting.count + removing.count == 1 {
             let key = setting.first ?? removing[0]
@@ -84,7 +96,8 @@ package final class CatalogPlacement: PlacementLedger {
     }
 
     package func changeIfSettled(_ key: String, in tier: Tier, _ body: () throws -> Void) throws -> Bool {
-        try catalog.changeIfSettled(key, in: tier, body)
+        if unshared.contains(tier) { throw configuration.unsharedTierError(tier, key: key) }
+        return try catalog.changeIfSettled(key, in: tier, body)
     }
 
     /// Records the writes while the store is observed (``CatalogEngine/isObserved``), and nothing otherwise: a write

@@ -5,7 +5,7 @@ import StrataSystem
 //
 //   # a comment (whole lines only: a value may hold '#')
 //   version = 1                    first setting of the file, required
-//   [records]                      a section: selector, defaults, secrets, records or files
+//   [records]                      a section: selector, defaults, secrets, records, files or catalog
 //   backend = postgres             name = value; the value runs to the end of the line, trimmed
 //
 // Every setting has one meaning and a type (a name, a size such as 65536 or 64KiB, an OS such as iOS17); a
@@ -90,6 +90,7 @@ extension StoreConfiguration {
         if case .secrets(let id) = files.credentials {
             lines += ["credentials = secrets", "access-key-id = \(try Self.checked(id, "files.access-key-id"))"]
         }
+        if catalog.isShared { lines += ["", "[catalog]", "shared = true"] }
         return lines.joined(separator: "\n") + "\n"
     }
 

@@ -76,6 +76,17 @@ public struct StoreConfiguration: Sendable, Hashable {
         public init() {}
     }
 
+    /// The catalog: whether machines share the store. See ``isShared``.
+    public struct Catalog: Sendable, Hashable {
+        /// Whether the store is shared by several machines (`[catalog] shared = true`): its catalog is then kept on
+        /// the records tier's PostgreSQL server, in the records' schema, and every tier it uses must be one that
+        /// machines share (records on PostgreSQL, files on S3). The default is `false`: the catalog is a file
+        /// under the root, and the store is one machine's, whatever servers its tiers use.
+        public var isShared = false
+        /// Creates the default section.
+        public init() {}
+    }
+
     /// The name of the file under the store root.
     public static let fileName = "strata.conf"
 
@@ -103,6 +114,8 @@ public struct StoreConfiguration: Sendable, Hashable {
     public var records = Records()
     /// The files tier's section.
     public var files = Files()
+    /// The catalog's section: whether the store is shared by several machines.
+    public var catalog = Catalog()
     /// The file it was read from, or `nil` for a configuration built in code (or a store without a file).
     public internal(set) var path: String?
     /// The line each setting was read from (`records.backend` → 12), for errors found after reading.
@@ -160,6 +173,52 @@ public struct StoreConfiguration: Sendable, Hashable {
         error.tier = .files
         error.attribute = "url"
         throw error
+    }
+
+    /// Checks that a shared store (``Catalog/isShared``) keeps its records and files where every machine reaches
+    /// them, with `recordsURL` and `filesURL` the locations in force (`nil`: under the root).
+    /// - Throws: ``StorageError`` `.invalidArgument` naming the setting (and the file and line) of a tier that
+    ///   would stay on one machine.
+    package func checkShared(recordsURL: String?, filesURL: String?) throws {
+        guard catalog.isShared else { return }
+        if recordsURL == nil {
+            var error = error(
+                .invalidArgument,
+                "the store is shared ([catalog] shared = true), but its records are in SQLite under this machine's "
+                    + "root; the shared catalog lives on the records' PostgreSQL server", setting: "records.backend",
+                recovery: "Set `backend = postgres` and `url-variable = STRATA_RECORDS_URL` in [records] (strata init "
+                    + "ROOT --shared --records-url-variable NAME), or remove `shared = true` for a one-machine store")
+            error.tier = .records
+            throw error
+        }
+        if filesURL == nil {
+            var error = error(
+                .invalidArgument,
+                "the store is shared ([catalog] shared = true), but its files are in a folder under this machine's "
+                    + "root", setting: "files.backend",
+                recovery: "Put the files on S3: `backend = s3` and `url = s3://bucket/prefix` in [files] (strata init "
+                    + "ROOT --shared --files-url s3://bucket/prefix), or remove `shared = true` for a one-machine store"
+            )
+            error.tier = .files
+            throw error
+        }
+    }
+
+    /// The refusal of a value in `tier`, which has no engine that machines share, in a shared store.
+    package func unsharedTierError(_ tier: Tier, key: String?) -> StorageError {
+        let recovery =
+            tier == .secrets
+            ? "Keep credentials in each machine's environment or in a one-machine store: a shared store has no "
+                + "secrets tier yet"
+            : "Store the value as a record (DataDescriptor(kind: .relational)) or a file: a shared store has no "
+                + "\(tier.rawValue) tier yet"
+        var error = StorageError(
+            .noBackend,
+            "the store is shared, and the \(tier.rawValue) tier has no engine that machines share: a value kept "
+                + "there would be this machine's alone", tier: tier, key: key, path: path, recovery: recovery,
+            suggestedTier: tier == .secrets ? nil : .records)
+        error.line = lines["catalog.shared"]
+        return error
     }
 
     /// `url` when it is an `s3://` URL (its bucket and prefix are checked where the engine is made).

@@ -32,11 +32,11 @@ struct StoreConfigurationParser {
                     throw failure(.corrupt, "a section is written `[name]`", line: number)
                 }
                 let name = String(line.dropFirst().dropLast()).trimmingCharacters(in: .whitespaces)
-                guard ["selector", "defaults", "secrets", "records", "files"].contains(name) else {
+                guard ["selector", "defaults", "secrets", "records", "files", "catalog"].contains(name) else {
                     throw failure(
                         .corrupt,
-                        "unknown section [\(name)]; the sections are selector, defaults, secrets, records, files",
-                        line: number)
+                        "unknown section [\(name)]; the sections are selector, defaults, secrets, records, files, "
+                            + "catalog", line: number)
                 }
                 section = name
                 continue
@@ -141,6 +141,11 @@ struct StoreConfigurationParser {
             }
             credentialsFromSecrets = value == "secrets"
         case "files.access-key-id": accessKeyID = value
+        case "catalog.shared":
+            guard value == "true" || value == "false" else {
+                throw failure(.corrupt, "`shared` is `true` (machines share the store) or `false`", line: line)
+            }
+            configuration.catalog.isShared = value == "true"
         default:
             throw failure(.corrupt, "unknown setting `\(name)` in [\(section ?? "")]", line: line)
         }

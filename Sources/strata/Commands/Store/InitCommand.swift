@@ -17,6 +17,20 @@ struct InitCommand: ToolCommand {
         return url
     }
     static let recordsSQLiteFlag = Flag("--records-sqlite", "Records in the SQLite file under the root (the default).")
+    static let filesURLOption = Option(
+        "--files-url", "URL", "Files on S3 at s3://bucket/prefix (endpoint and keys from AWS_* variables)."
+    ) { url in
+        guard url.lowercased().hasPrefix("s3://") else {
+            throw UsageError("'--files-url' takes an s3://bucket/prefix URL")
+        }
+        return url
+    }
+    static let filesURLVariableOption = Option(
+        "--files-url-variable", "NAME", "Files on S3, the s3:// location read from the environment variable NAME.")
+    static let sharedFlag = Flag(
+        "--shared",
+        "A store that several machines share: the catalog on the records' PostgreSQL server, records there, files "
+            + "on S3 (both required). Documentation/Shared.md.")
     static let valueLimitOption = Option(
         "--defaults-value-limit", "SIZE", "The largest preference in defaults (64KiB); larger go to files.",
         read: positiveSize)
@@ -32,14 +46,16 @@ struct InitCommand: ToolCommand {
         "init",
         summary: "Write the store's configuration (ROOT/strata.conf): each tier's backend, the limits, allowed names.",
         usage:
-            "init [ROOT] [--root DIR] [--records-url-variable NAME | --records-url URL | --records-sqlite] "
+            "init [ROOT] [--root DIR] [--shared] [--records-url-variable NAME | --records-url URL | --records-sqlite] "
+            + "[--files-url URL | --files-url-variable NAME] "
             + "[--defaults-value-limit SIZE] [--defaults-suite-budget SIZE] [--allow-sensitive-key NAME]... [--min-os OS] [--json]",
         details:
             "Every strata verb and Storage(root:) read the file; explicit options and arguments win over it. An existing "
             + "file is kept and the options given are applied to it. The format is in Documentation/Storage.md.",
         arguments: [StoreRoot.positional],
         options: [
-            StoreRoot.option, recordsURLVariableOption, recordsURLOption, recordsSQLiteFlag, valueLimitOption,
+            StoreRoot.option, sharedFlag, recordsURLVariableOption, recordsURLOption, recordsSQLiteFlag,
+            filesURLOption, filesURLVariableOption, valueLimitOption,
             suiteBudgetOption, allowSensitiveKeyOption, minimumOSOption, JSONOutput.option,
         ])
 
@@ -60,8 +76,18 @@ struct InitCommand: ToolCommand {
         case sqlite
     }
 
+    /// Where the files tier goes, when an option says.
+    enum Files {
+        /// On S3, the location read from this environment variable when the store opens.
+        case urlVariable(String)
+        /// On S3 at this `s3://` location, written into the file.
+        case url(String)
+    }
+
     var root: String
+    var shared: Bool
     var records: Records?
+    var files: Files?
     var valueLimit: Int?
     var suiteBudget: Int?
     var allowedSensitiveKeys: [String]
@@ -85,6 +111,15 @@ struct InitCommand: ToolCommand {
             throw UsageError("give one of --records-url-variable, --records-url and --records-sqlite")
         }
         records = chosen.compactMap { $0 }.first
+        let filesChosen: [Files?] = [
+            try arguments.value(Self.filesURLOption).map { .url($0) },
+            try arguments.value(Self.filesURLVariableOption).map { .urlVariable($0) },
+        ]
+        guard filesChosen.compactMap({ $0 }).count <= 1 else {
+            throw UsageError("give one of --files-url and --files-url-variable")
+        }
+        files = filesChosen.compactMap { $0 }.first
+        shared = arguments.isSet(Self.sharedFlag)
         valueLimit = try arguments.value(Self.valueLimitOption)
         suiteBudget = try arguments.value(Self.suiteBudgetOption)
         allowedSensitiveKeys = try arguments.values(Self.allowSensitiveKeyOption)
@@ -96,6 +131,20 @@ struct InitCommand: ToolCommand {
         let paths = try StoragePaths(root: root)
         var configuration = try StoreConfiguration.read(from: paths) ?? StoreConfiguration()
         apply(to: &configuration)
+        if configuration.catalog.isShared {
+            // Where the tiers are is checked now (the locations themselves when the store opens): a shared store
+            // that would keep a tier under this root is never written.
+            guard configuration.records.backend == "postgres" else {
+                throw UsageError(
+                    "a shared store keeps its records and catalog on PostgreSQL: give --records-url-variable NAME "
+                        + "(or --records-url URL)")
+            }
+            guard configuration.files.backend == "s3" else {
+                throw UsageError(
+                    "a shared store keeps its files on S3: give --files-url s3://bucket/prefix (or "
+                        + "--files-url-variable NAME)")
+            }
+        }
         try configuration.write(to: paths)
         let written = "\(paths.root)/\(StoreConfiguration.fileName)"
         if json {
@@ -126,6 +175,19 @@ struct InitCommand: ToolCommand {
         case nil:
             break
         }
+        switch files {
+        case .urlVariable(let variable)?:
+            configuration.files.backend = "s3"
+            configuration.files.urlVariable = variable
+            configuration.files.url = nil
+        case .url(let url)?:
+            configuration.files.backend = "s3"
+            configuration.files.url = url
+            configuration.files.urlVariable = nil
+        case nil:
+            break
+        }
+        if shared { configuration.catalog.isShared = true }
         if let valueLimit { configuration.selector.defaults.valueLimit = valueLimit }
         if let suiteBudget { configuration.selector.defaults.suiteBudget = suiteBudget }
         for name in allowedSensitiveKeys

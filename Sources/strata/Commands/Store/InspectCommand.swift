@@ -110,7 +110,11 @@ struct InspectCommand: ToolCommand {
         }
         for tier in Tier.allCases {
             guard let backend = facts.first(where: { $0.tier == tier }) else {
-                print("  \(tier.rawValue): '\(configuration.backend(for: tier).escapedForDisplay)' (not built in)")
+                if configuration.catalog.isShared {
+                    print("  \(tier.rawValue): none (a shared store: this tier has no engine that machines share)")
+                } else {
+                    print("  \(tier.rawValue): '\(configuration.backend(for: tier).escapedForDisplay)' (not built in)")
+                }
                 continue
             }
             print("  \(tier.rawValue): \(backend.name); \(backend.concurrencyGuarantee)")
@@ -139,6 +143,9 @@ struct InspectCommand: ToolCommand {
             print("configuration: \(file.escapedForDisplay) (version \(StoreConfiguration.currentVersion))")
         } else {
             print("configuration: none (every tier on Strata's own backend; 'strata init' writes one)")
+        }
+        if configuration.catalog.isShared {
+            print("catalog: shared by every machine that opens the store, on the records' PostgreSQL server")
         }
         let defaults = paths.directoryPath(for: .defaults)
         let suites = Self.names(in: defaults, suffix: ".plist")

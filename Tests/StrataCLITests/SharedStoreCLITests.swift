@@ -1,0 +1,110 @@
+import Foundation
+import Strata
+import StrataTestSupport
+import Testing
+
+/// `strata init ROOT --shared …` on two roots (two machines of one service) over one PostgreSQL schema and one S3
+/// prefix, then the engine's verbs (`put`, `get`, `where`, `ls`, `mv`, `rm`) on either: each root sees what the
+/// other wrote last, as the real binary.
+@Suite(
+    .enabled(
+        if: !(ProcessInfo.processInfo.environment["STRATA_S3_URL"] ?? "").isEmpty
+            && !(ProcessInfo.processInfo.environment[RecordEngineKind.postgresVariable] ?? "").isEmpty,
+        "needs STRATA_S3_URL and STRATA_POSTGRES_URL (Scripts/test.sh starts both)"))
+final class SharedStoreCLITests {
+    let directory: TemporaryDirectory
+    /// The gateway stays up for each test: the `strata` processes' clients retry a few times only.
+    let gateway = S3GatewayHold(.steady)
+    /// The schema both roots keep their catalog and records in, dropped at the end.
+    let postgres: PostgresConfiguration
+    /// The connection string naming that schema, handed to the tool through ``recordsVariable``.
+    let recordsURL: String
+    static let recordsVariable = "STRATA_TEST_SHARED_RECORDS"
+
+    init() throws {
+        directory = try TemporaryDirectory(prefix: "strata-cli-shared")
+        let server = ProcessInfo.processInfo.environment[RecordEngineKind.postgresVariable] ?? ""
+        let schema = "cli_" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
+        postgres = PostgresConfiguration(connectionString: server, schema: schema)
+        recordsURL = server + (server.contains("?") ? "&" : "?") + "strata_schema=" + schema
+    }
+
+    deinit { _ = try? PostgresRecordEngine.dropStore(postgres) }
+
+    func strata(_ arguments: [String], input: Data? = nil) throws -> ChildProcess.Result {
+        try ChildProcess.run(
+            try TestExecutables.url(named: "strata"), arguments,
+            environment: ["STRATA_ROOT": "", "STRATA_FILES_URL": "", Self.recordsVariable: recordsURL], input: input)
+    }
+
+    func succeeds(_ arguments: [String], input: Data? = nil) throws -> String {
+        let result = try strata(arguments, input: input)
+        #expect(result.status == 0, "\(arguments): \(result.standardError)")
+        return result.standardOutput
+    }
+
+    func file(_ name: String, _ data: Data) throws -> String {
+        let path = directory.appending(name)
+        try data.write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    func read(_ path: String) -> Data? { FileManager.default.contents(atPath: path) }
+
+    @Test func twoRootsInitializedSharedSeeEachOthersWrites() throws {
+        let (a, b) = (directory.appending("a"), directory.appending("b"))
+        let files = S3Gateway.freshLocation()
+        for root in [a, b] {
+            _ = try succeeds([
+                "init", root, "--shared", "--records-url-variable", Self.recordsVariable, "--files-url", files,
+            ])
+            let conf = try String(contentsOfFile: root + "/strata.conf", encoding: .utf8)
+            #expect(conf.contains("[catalog]\nshared = true"), "\(conf)")
+            #expect(!conf.contains("postgresql://"), "the connection string stays in the environment")
+        }
+        // A puts a 2 MiB file; B reads it.
+        let document = Data((0..<(2 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 13) })
+        _ = try succeeds(["put", "doc", try file("doc.bin", document), "--kind", "file", "--root", a])
+        _ = try succeeds(["get", "doc", "--root", b, "--output", directory.appending("b-doc")])
+        #expect(read(directory.appending("b-doc")) == document)
+        // A makes it a small record (a move files → records); B reads the record and places it there.
+        let row = Data(#"{"title":"a row"}"#.utf8)
+        _ = try succeeds(["put", "doc", "-", "--kind", "relational", "--root", a], input: row)
+        #expect(try succeeds(["get", "doc", "--root", b]) == String(decoding: row, as: UTF8.self))
+        #expect(try succeeds(["where", "doc", "--root", b]).hasPrefix("doc\trecords\tpostgres\t"))
+        // B makes it a 3 MiB file again; A reads that, and the record is gone.
+        let large = Data(repeating: 0x42, count: 3 << 20)
+        _ = try succeeds(["put", "doc", try file("large.bin", large), "--kind", "file", "--root", b])
+        _ = try succeeds(["get", "doc", "--root", a, "--output", directory.appending("a-doc")])
+        #expect(read(directory.appending("a-doc")) == large)
+        #expect(try succeeds(["where", "doc", "--root", a]).hasPrefix("doc\tfiles\ts3\t"))
+        // A moves a record to files; B finds it there.
+        _ = try succeeds(["put", "note", "-", "--kind", "relational", "--root", a], input: Data("{}".utf8))
+        _ = try succeeds(["mv", "note", "files", "--root", a])
+        #expect(try succeeds(["where", "note", "--root", b]).hasPrefix("note\tfiles\ts3\t"))
+        #expect(try succeeds(["ls", "--root", b]) == "doc\nnote\n")
+        // B removes the file; A finds nothing.
+        _ = try succeeds(["rm", "doc", "--root", b])
+        #expect(try strata(["get", "doc", "--root", a]).status == 1)
+        #expect(try succeeds(["ls", "--root", a]) == "note\n")
+        _ = try succeeds(["verify", "--root", a])
+        // A preference has no shared engine: refused, typed, naming the tier; nothing is placed.
+        let preference = try strata(["put", "theme", "-", "--kind", "preference", "--root", a], input: Data("x".utf8))
+        #expect(preference.status == 1)
+        #expect(preference.standardError.contains("no-backend"), "\(preference.standardError)")
+        #expect(preference.standardError.contains("shared"), "\(preference.standardError)")
+        #expect(try strata(["where", "theme", "--root", b]).status == 1)
+    }
+
+    /// `--shared` without a place every machine reaches for records or files writes nothing and says what to add.
+    @Test func initSharedNeedsRecordsOnPostgresAndFilesOnS3() throws {
+        let root = directory.appending("half")
+        let noRecords = try strata(["init", root, "--shared", "--files-url", S3Gateway.freshLocation()])
+        #expect(noRecords.status == 2)
+        #expect(noRecords.standardError.contains("--records-url-variable"), "\(noRecords.standardError)")
+        let noFiles = try strata(["init", root, "--shared", "--records-url-variable", Self.recordsVariable])
+        #expect(noFiles.status == 2)
+        #expect(noFiles.standardError.contains("--files-url"), "\(noFiles.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: root + "/strata.conf"))
+    }
+}
