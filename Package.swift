@@ -93,6 +93,10 @@ let package = Package(
         .target(
             name: "StrataCatalogPostgres",
             dependencies: ["StrataCore", "StrataCatalog", "StrataPostgres", "StrataPostgresClient", "StrataRecords"]),
+        // The defaults tier on PostgreSQL: the suites of a store that several machines share.
+        .target(
+            name: "StrataDefaultsPostgres",
+            dependencies: ["StrataCore", "StrataDefaults", "StrataPostgres", "StrataPostgresClient"]),
         // The backup repository: content-defined chunks, deduplicated, compressed and sealed, in packs.
         .target(
             name: "StrataBackup",
@@ -105,7 +109,7 @@ let package = Package(
             name: "Strata",
             dependencies: [
                 "StrataCore", "StrataSystem", "StrataCatalog", "StrataCatalogPostgres", "StrataDefaults",
-                "StrataSecrets", "StrataRecords", "StrataSQLite",
+                "StrataDefaultsPostgres", "StrataSecrets", "StrataRecords", "StrataSQLite",
                 "StrataFiles", "StrataLocalFiles", "StrataPostgres", "StrataPostgresClient", "StrataBackup", "StrataS3",
             ]),
         .executableTarget(name: "strata", dependencies: ["Strata", "StrataSystem", "StrataLint"]),
@@ -229,8 +233,8 @@ let package = Package(
         .testTarget(
             name: "StrataDefaultsTests",
             dependencies: [
-                "StrataDefaults", "StrataSystem", "StrataConformance", "StrataTestSupport", "strata-test-child",
-                "strata",
+                "StrataDefaults", "StrataDefaultsPostgres", "StrataPostgres", "StrataPostgresClient", "StrataSystem",
+                "StrataConformance", "StrataTestSupport", "strata-test-child", "strata",
             ]
         ),
         .testTarget(

@@ -7,6 +7,9 @@ import Synchronization
 /// Opening them is cheap and touches only the root (a plist read, a folder check); unlocking the keyring, which
 /// may derive a key from a passphrase, waits for the keyring's first use.
 final class RootTierStores: Sendable {
+    /// The tiers whose stores these are: in a shared store, this machine's own, outside the store.
+    static let tiers: Set<Tier> = [.defaults, .secrets]
+
     /// The suite named by the configuration (`standard` by default).
     let defaults: DefaultsStore
     /// The keyring named by the configuration (`default` by default), locked until ``unlockedSecrets()``.

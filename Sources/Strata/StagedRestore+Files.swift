@@ -23,14 +23,18 @@ extension StagedRestore {
     }
 
     /// Makes the staged store one machine's: a capture of a shared store (`[catalog] shared = true`) restores its
-    /// catalog as the file catalog under the root, so the configuration stops declaring it shared (opened shared, it
-    /// would look for the catalog on the server, or be refused for its local tiers).
+    /// catalog as the file catalog under the root and its suites as suite files, so the configuration stops
+    /// declaring it shared (opened shared, it would look for the catalog on the server, or be refused for its local
+    /// tiers) and names the suite files' backend.
     static func localizeCatalog(in staging: RestoreStaging) throws {
         let paths = try StoragePaths(root: staging.path)
         guard var configuration = try StoreConfiguration.read(from: paths), configuration.catalog.isShared else {
             return
         }
         configuration.catalog.isShared = false
+        // The shared suites were captured as suite files: the defaults tier is the folder's.
+        configuration.defaults.backend = StoreConfiguration.Defaults().backend
         try configuration.write(to: paths)
+        try recatalog(.defaults, in: staging, under: configuration.defaults.backend)
     }
 }

@@ -1,4 +1,5 @@
 @_exported public import StrataDefaults
+@_exported public import StrataDefaultsPostgres
 @_exported public import StrataFiles
 @_exported public import StrataLocalFiles
 @_exported public import StrataPostgres
@@ -89,6 +90,22 @@ extension Storage {
                     try PostgresRecordEngine.store(
                         PostgresConfiguration(connectionString: recordsURL),
                         placement: TierPlacement(.records, store: store, ledger: placement))
+                }.shared())
+            // The defaults tier on the same server and schema: registered, and active where the configuration
+            // names it (a shared store's `[defaults] backend = postgres`).
+            let limits = configuration.selector.defaults
+            let allowed = Set(configuration.defaults.allowedSensitiveKeys)
+            backends.append(
+                BuiltIn(
+                    tier: .defaults, name: "postgres",
+                    facts: { _ in
+                        PostgresDefaults.facts(
+                            suite: suite, configuration: PostgresConfiguration(connectionString: recordsURL))
+                    }
+                ) { _ in
+                    try PostgresDefaults(
+                        suite: suite, configuration: PostgresConfiguration(connectionString: recordsURL),
+                        limits: limits, allowedSensitiveKeys: allowed, placement: placement)
                 }.shared())
         }
         if let filesLocation {

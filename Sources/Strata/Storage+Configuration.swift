@@ -6,7 +6,8 @@ import StrataCatalogPostgres
 extension Storage {
     /// The names of the backends Strata ships, by tier: what a store configuration may name.
     public static let builtInBackendNames: [Tier: [String]] = [
-        .defaults: ["plist"], .secrets: ["sodium"], .records: ["sqlite", "postgres"], .files: ["filesystem", "s3"],
+        .defaults: ["plist", "postgres"], .secrets: ["sodium"], .records: ["sqlite", "postgres"],
+        .files: ["filesystem", "s3"],
     ]
 
     /// The configuration a store opens with: `explicit` when given, else the root's `strata.conf`, else the
@@ -57,24 +58,27 @@ extension Storage {
     /// The catalog a store opened with `configuration` keeps: on the records' PostgreSQL server, in the records'
     /// schema, for a shared store (``/StrataCore/StoreConfiguration/Catalog/isShared``; `recordsURL` is then known to
     /// be set); else the file catalog under the root.
-    static func catalog(of configuration: StoreConfiguration, paths: StoragePaths, recordsURL: String?) throws
-        -> any CatalogEngine
-    {
+    /// A shared store's catalog is bound to its files location (the first machine records it, the others must name
+    /// the same); a store that is not shared is refused records in a schema that holds a shared store's catalog.
+    static func catalog(
+        of configuration: StoreConfiguration, paths: StoragePaths, recordsURL: String?, filesURL: String?
+    ) throws -> any CatalogEngine {
         if configuration.catalog.isShared, let recordsURL {
-            return try PostgresCatalog(PostgresConfiguration(connectionString: recordsURL))
+            let catalog = try PostgresCatalog(PostgresConfiguration(connectionString: recordsURL))
+            if let filesURL { try catalog.bind(filesLocation: filesURL) }
+            return catalog
+        }
+        if let recordsURL, try PostgresCatalog.holdsCatalog(PostgresConfiguration(connectionString: recordsURL)) {
+            var error = configuration.error(
+                .invalidArgument,
+                "the records' schema holds the catalog of a shared store, and this store is not declared shared: it "
+                    + "would keep a catalog of its own beside it", setting: "records.url",
+                recovery: "Declare the store shared (strata init ROOT --shared …, [catalog] shared = true), or give "
+                    + "it a schema of its own (strata_schema=)")
+            error.tier = .records
+            throw error
         }
         return try StorageCatalog(root: paths.root)
-    }
-
-    /// The tiers a store opened with `configuration` has no backend for because it is shared and they have no engine
-    /// that machines share: writes into them through their own API are refused too.
-    static func unsharedTiers(
-        _ configuration: StoreConfiguration, recordsURL: String?, filesLocation: S3FilesLocation?
-    ) -> Set<Tier> {
-        guard configuration.catalog.isShared else { return [] }
-        let shared = builtInBackends(
-            secretsKey: nil, recordsURL: recordsURL, filesLocation: filesLocation, configuration: configuration)
-        return Set(Tier.allCases).subtracting(shared.map(\.tier))
     }
 
     /// Makes the backend the configuration names the active one of each tier.
@@ -91,7 +95,10 @@ extension Storage {
                 let known = registry.registrations.filter { $0.tier == tier }.map(\.name).sorted()
                 var error = configuration.error(
                     .noBackend,
-                    "the configuration names the \(tier.rawValue) backend '\(name)', which is not registered",
+                    configuration.catalog.isShared
+                        ? "the store is shared, and the \(tier.rawValue) backend '\(name)' is not one that machines "
+                            + "share"
+                        : "the configuration names the \(tier.rawValue) backend '\(name)', which is not registered",
                     setting: tier.rawValue + ".backend",
                     recovery: "Name one of: \(known.joined(separator: ", ")); a custom backend is made active in code "
                         + "with storage.registry.register(.\(tier.rawValue), name:factory:)")

@@ -142,8 +142,12 @@ extension Storage {
     ) throws -> [String] {
         let staged = try StagedRestore(source, besides: RestoreTarget(paths.root), secretsKey: secretsKey)
         let captured = try Storage(root: staged.staging.path, secretsKey: secretsKey, recordsURL: "", filesURL: "")
+        let chosen = try choose(captured)
+        // Every key's tier must have a backend here (a shared store has no secrets tier) before any key is written:
+        // a restore that stopped halfway would leave some keys restored and say which of them in no way.
+        for location in chosen { _ = try opened(location.tier, key: location.key) }
         var restored: [String] = []
-        for location in try choose(captured) {
+        for location in chosen {
             guard let value = try captured.data(for: location.key) else { continue }
             try place(value, at: location)
             restored.append(location.key)

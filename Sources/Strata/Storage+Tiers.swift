@@ -15,7 +15,16 @@ extension Storage {
     /// It is always the root's own suite: an app that makes another defaults backend active (through ``registry``)
     /// reaches that one with ``backend(for:)``. A ``/StrataDefaults/DefaultsStore`` opened separately on the same
     /// suite file shares this one's state, so it sees every write at once too; prefer this property all the same.
+    /// In a shared store it is this machine's own suite, outside the store: a set of a key the catalog would place
+    /// there is refused, and the store's preferences are in ``sharedDefaults``.
     public var defaults: DefaultsStore { rootStores.defaults }
+
+    /// The shared store's suite on PostgreSQL (``/StrataDefaultsPostgres/PostgresDefaults``), for typed access to
+    /// the preferences every machine reads; `nil` when the defaults tier's active backend is another (a store that
+    /// is not shared, whose suite is ``defaults``).
+    public var sharedDefaults: PostgresDefaults? {
+        (try? registry.backend(for: .defaults)) as? PostgresDefaults
+    }
 
     /// The keyring the facade stores credentials in (`default`), with its typed API: items by service and account,
     /// accessibility, export. Values put through the facade are the items of service

@@ -95,10 +95,16 @@ public final class Storage: Sendable {
         self.registry = BackendRegistry(paths: paths)
         self.selector = selector ?? StorageSelector(configuration: configuration.selector)
         try configuration.checkShared(recordsURL: recordsURL, filesURL: filesLocation?.url)
-        self.catalog = try catalog ?? Self.catalog(of: configuration, paths: paths, recordsURL: recordsURL)
+        self.catalog =
+            try catalog
+            ?? Self.catalog(of: configuration, paths: paths, recordsURL: recordsURL, filesURL: filesLocation?.url)
+        // In a shared store the root's own suite and keyring are this machine's: writes through them are refused.
+        // The tiers' shared engines report to a ledger of the same catalog that refuses nothing.
+        let isShared = configuration.catalog.isShared
         self.placement = CatalogPlacement(
-            catalog: self.catalog, configuration: configuration,
-            unshared: Self.unsharedTiers(configuration, recordsURL: recordsURL, filesLocation: filesLocation))
+            catalog: self.catalog, configuration: configuration, machineLocal: isShared ? RootTierStores.tiers : [])
+        let enginePlacement =
+            isShared ? CatalogPlacement(catalog: self.catalog, configuration: configuration) : placement
         self.changeWatcher = ChangeWatcher(catalog: self.catalog)
         // Tier stores this process opens on the root by themselves report to this catalog while it lives.
         try placement.register(root: paths.openRoot(), path: paths.root)
@@ -108,7 +114,7 @@ public final class Storage: Sendable {
             Self.register(
                 Self.builtInBackends(
                     secretsKey: secretsKey, recordsURL: recordsURL, filesLocation: filesLocation,
-                    configuration: configuration, placement: placement, rootStores: rootStores),
+                    configuration: configuration, placement: enginePlacement, rootStores: rootStores),
                 in: registry)
             try Self.activateConfiguredBackends(configuration, in: registry)
         }
@@ -183,9 +189,9 @@ public final class Storage: Sendable {
         let filesLocation = try resolveFiles(nil, &configuration, environment: environment)
         try configuration.checkShared(recordsURL: recordsURL, filesURL: filesLocation?.url)
         let ledger = CatalogPlacement(
-            catalog: try catalog(of: configuration, paths: paths, recordsURL: recordsURL),
-            configuration: configuration,
-            unshared: unsharedTiers(configuration, recordsURL: recordsURL, filesLocation: filesLocation))
+            catalog: try catalog(
+                of: configuration, paths: paths, recordsURL: recordsURL, filesURL: filesLocation?.url),
+            configuration: configuration, machineLocal: RootTierStores.tiers)
         try ledger.register(root: paths.openRoot(), path: paths.root)
         return ledger
     }
@@ -215,7 +221,7 @@ public final class Storage: Sendable {
         do {
             return try registry.opened(for: tier)
         } catch let error as StorageError {
-            if error.code == .noBackend, placement.unshared.contains(tier),
+            if error.code == .noBackend, configuration.catalog.isShared,
                 !registry.registrations.contains(where: { $0.tier == tier })
             {
                 throw configuration.unsharedTierError(tier, key: key)

@@ -14,17 +14,17 @@ package final class CatalogPlacement: PlacementLedger {
     /// tier's own API is recorded with.
     let backends: [Tier: String]
 
-    /// The tiers a shared store has no shared engine for: a set through their own API is refused (their stores on
-    /// the root are this machine's, and the catalog that every machine reads must not place a key there).
-    package let unshared: Set<Tier>
+    /// The tiers whose stores under the root are this machine's own (a shared store's suite and keyring): a set
+    /// through them is refused, since the catalog that every machine reads must not place a key there.
+    let machineLocal: Set<Tier>
     /// The configuration the ledger was made for, whose errors name its file.
     let configuration: StoreConfiguration
 
-    /// The ledger of `catalog`, for the tier stores `configuration` names; sets through the tiers of `unshared` are
-    /// refused.
-    package init(catalog: any CatalogEngine, configuration: StoreConfiguration, unshared: Set<Tier> = []) {
+    /// The ledger of `catalog`, for the tier stores `configuration` names; sets through the stores of the tiers of
+    /// `machineLocal` are refused.
+    package init(catalog: any CatalogEngine, configuration: StoreConfiguration, machineLocal: Set<Tier> = []) {
         self.catalog = catalog
-        self.unshared = unshared
+        self.machineLocal = machineLocal
         self.configuration = configuration
         self.stores = Dictionary(uniqueKeysWithValues: Tier.allCases.map { ($0, configuration.placedStore(of: $0)) })
         self.backends = Dictionary(uniqueKeysWithValues: Tier.allCases.map { ($0, configuration.backend(for: $0)) })
@@ -37,8 +37,8 @@ package final class CatalogPlacement: PlacementLedger {
     package func change<T>(
         _ tier: Tier, setting: [String], removing: [String], _ body: (_ claimed: Set<ExactString>) throws -> T
     ) throws -> T {
-        if unshared.contains(tier), let key = setting.first {
-            throw configuration.unsharedTierError(tier, key: key)
+        if machineLocal.contains(tier), let key = setting.first {
+            throw configuration.machineLocalStoreError(tier, key: key)
         }
         // One key, the common case: its stripe alone, its placement read once.
         if setting.count + removing.count == 1 {
@@ -96,7 +96,7 @@ package final class CatalogPlacement: PlacementLedger {
     }
 
     package func changeIfSettled(_ key: String, in tier: Tier, _ body: () throws -> Void) throws -> Bool {
-        if unshared.contains(tier) { throw configuration.unsharedTierError(tier, key: key) }
+        if machineLocal.contains(tier) { throw configuration.machineLocalStoreError(tier, key: key) }
         return try catalog.changeIfSettled(key, in: tier, body)
     }
 

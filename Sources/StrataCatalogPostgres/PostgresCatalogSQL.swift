@@ -26,6 +26,14 @@ enum PostgresCatalogSQL {
         CREATE SEQUENCE strata_catalog_changes;
         """
 
+    /// Records `$1` as the store's files location unless one is recorded; the one recorded.
+    static let bindFiles = """
+        WITH added AS (
+            INSERT INTO strata_catalog_meta (key, value) VALUES ('files', $1::text) ON CONFLICT (key) DO NOTHING
+            RETURNING value)
+        SELECT coalesce((SELECT value FROM added), (SELECT value FROM strata_catalog_meta WHERE key = 'files'))
+        """
+
     static let formatQuery = "SELECT value FROM strata_catalog_meta WHERE key = 'format_version'"
 
     static let tablesQuery =

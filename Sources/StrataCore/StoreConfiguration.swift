@@ -210,13 +210,31 @@ public struct StoreConfiguration: Sendable, Hashable {
             tier == .secrets
             ? "Keep credentials in each machine's environment or in a one-machine store: a shared store has no "
                 + "secrets tier yet"
-            : "Store the value as a record (DataDescriptor(kind: .relational)) or a file: a shared store has no "
+            : "Store it as a record or a file (kind relational or file): a shared store has no "
                 + "\(tier.rawValue) tier yet"
         var error = StorageError(
             .noBackend,
             "the store is shared, and the \(tier.rawValue) tier has no engine that machines share: a value kept "
                 + "there would be this machine's alone", tier: tier, key: key, path: path, recovery: recovery,
             suggestedTier: tier == .secrets ? nil : .records)
+        error.line = lines["catalog.shared"]
+        return error
+    }
+
+    /// The refusal of a write of `key` through the root's own store of `tier` (its suite or keyring under the root)
+    /// in a shared store: that store is this machine's, and the catalog every machine reads must not place a key
+    /// there.
+    package func machineLocalStoreError(_ tier: Tier, key: String?) -> StorageError {
+        let recovery =
+            tier == .defaults
+            ? "Write it through the store (storage.put(_:for:as:) with kind .preference, or storage.sharedDefaults; "
+                + "strata put KEY FILE --kind preference), which keeps it on the server every machine reads"
+            : "A shared store has no secrets tier yet: keep credentials in each machine's environment"
+        var error = StorageError(
+            .noBackend,
+            "the store is shared, and this machine's own \(tier.rawValue) store under its root is not part of it: a "
+                + "value kept there would be this machine's alone", tier: tier, key: key, path: path,
+            recovery: recovery)
         error.line = lines["catalog.shared"]
         return error
     }

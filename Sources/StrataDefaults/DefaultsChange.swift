@@ -7,4 +7,10 @@ public struct DefaultsChange: Sendable, Hashable {
     public var keys: Set<String>
     /// Whether the change came from another process (seen in the file) rather than from this store.
     public var isExternal: Bool
+
+    /// A change of `keys`, made here or (`isExternal`) by another process or machine.
+    package init(keys: Set<String>, isExternal: Bool) {
+        self.keys = keys
+        self.isExternal = isExternal
+    }
 }

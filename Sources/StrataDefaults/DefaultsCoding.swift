@@ -1,12 +1,12 @@
 import Foundation
-import StrataCore
+package import StrataCore
 
 /// Converts typed values to and from property-list values: natively for ``PropertyListConvertible`` types, by their
 /// raw value for raw-representable types with a property-list raw value (``DefaultsRawValue``), as plist arrays and
 /// dictionaries of those (``DefaultsCollection``), as JSON data for any other `Codable`. An `Optional` is stored as its wrapped value (see ``DefaultsOptional``).
-enum DefaultsCoding {
+package enum DefaultsCoding {
     /// The stored form of `value`; `nil` for an `Optional` that is `.none`, which is no value: the key is removed.
-    static func encode<Value: Codable>(_ value: Value, key: String) throws -> PropertyListValue? {
+    package static func encode<Value: Codable>(_ value: Value, key: String) throws -> PropertyListValue? {
         if let optional = Value.self as? any DefaultsOptional.Type {
             return try optional.encodeWrapped(value, key: key)
         }
@@ -33,7 +33,7 @@ enum DefaultsCoding {
         return type is any PropertyListConvertible.Type || DefaultsRawValue.isStoredByRawValue(type)
     }
 
-    static func decode<Value: Codable>(
+    package static func decode<Value: Codable>(
         _ type: Value.Type, from stored: PropertyListValue, key: String
     ) throws(StorageError) -> Value {
         if let optional = Value.self as? any DefaultsOptional.Type {

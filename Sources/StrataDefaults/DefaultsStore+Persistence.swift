@@ -135,7 +135,8 @@ extension DefaultsStore {
             let current = state.values[key]
             state.pending[key] = before.pending
             state.values[key] = before.value
-            state.encodedSize += Self.entrySize(key, before.value) - Self.entrySize(key, current)
+            state.encodedSize +=
+                DefaultsEntryRules.entrySize(key, before.value) - DefaultsEntryRules.entrySize(key, current)
             return current != before.value
         }
     }
@@ -270,7 +271,7 @@ extension DefaultsStore {
             // No file is a settled state: creating one makes a stamp where there was none.
             state.identityIsSettled = identity?.isSettled(readStart: readStart) ?? true
             state.unsettledBytes = state.identityIsSettled ? nil : bytes
-            state.encodedSize = values.reduce(0) { $0 + Self.entrySize($1.key, $1.value) }
+            state.encodedSize = values.reduce(0) { $0 + DefaultsEntryRules.entrySize($1.key, $1.value) }
             return DefaultsChange(keys: Set(keys), isExternal: true)
         }
         if notify, !change.keys.isEmpty { self.notify(change) }
@@ -453,7 +454,9 @@ extension DefaultsStore {
                 state.pending.removeValue(forKey: key)
                 guard stale.contains(key) else { continue }
                 // What this process reads now is what the file holds.
-                state.encodedSize += Self.entrySize(key, merged[key]) - Self.entrySize(key, state.values[key])
+                state.encodedSize +=
+                    DefaultsEntryRules.entrySize(key, merged[key])
+                    - DefaultsEntryRules.entrySize(key, state.values[key])
                 state.values[key] = merged[key]
                 dropped.insert(key.string)
             }

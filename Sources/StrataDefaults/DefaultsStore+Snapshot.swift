@@ -37,7 +37,7 @@ extension DefaultsStore {
 
     /// Checks that a suite name is one safe file name.
     /// - Throws: ``StorageError`` `.invalidArgument` naming what is wrong.
-    static func validateSuiteName(_ suite: String) throws(StorageError) {
+    package static func validateSuiteName(_ suite: String) throws(StorageError) {
         do {
             try StoragePaths.validateKey(suite)
         } catch {

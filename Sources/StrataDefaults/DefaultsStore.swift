@@ -437,24 +437,14 @@ public final class DefaultsStore: Sendable {
             }
             var size = state.encodedSize
             for (key, value) in changes {
-                let entry = try checkedEntrySize(key, value)
-                let valueSize = entry == .max ? .max : max(0, entry - Self.entryOverhead(key) - 3)
-                if valueSize > configuration.valueLimit {
-                    throw StorageError(
-                        .tooLarge,
-                        "a value of \(valueSize == .max ? "more than \(configuration.valueLimit)" : "\(valueSize)") bytes is over the defaults limit of \(configuration.valueLimit)",
-                        tier: .defaults, key: key.string,
-                        recovery: "Large values slow every launch; store it in the files tier",
-                        suggestedTier: .files)
-                }
-                size += entry - Self.entrySize(key, state.values[key])
+                let entry = try DefaultsEntryRules.checkedEntrySize(
+                    key, value, valueLimit: configuration.valueLimit)
+                size += entry - DefaultsEntryRules.entrySize(key, state.values[key])
             }
             if size > configuration.suiteBudget, size > state.encodedSize {
-                throw StorageError(
-                    .tooLarge, "the suite would grow to \(size) bytes, over its budget of \(configuration.suiteBudget)",
-                    tier: .defaults, key: changes.count == 1 ? changes.keys.first?.string : nil,
-                    recovery: "Keep defaults small; store large data in the files or records tier",
-                    suggestedTier: .files)
+                throw DefaultsEntryRules.overBudget(
+                    size: size, budget: configuration.suiteBudget,
+                    key: changes.count == 1 ? changes.keys.first?.string : nil)
             }
             var changed: Set<String> = []
             for (key, value) in changes where state.values[key] != value {
@@ -470,62 +460,13 @@ public final class DefaultsStore: Sendable {
         }
     }
 
-    /// What an entry adds to the suite's size. For a value that was read (within ``PropertyListLimits``).
-    static func entrySize(_ key: ExactString, _ value: PropertyListValue?) -> Int {
-        guard let value else { return 0 }
-        return entryOverhead(key) + value.encodedSizeEstimate
-    }
-
-    /// What an entry costs the suite beyond its value: the key and the entry's own bookkeeping.
-    static func entryOverhead(_ key: ExactString) -> Int { key.string.utf8.count + 7 }
-
-    /// What a new entry adds to the suite's size, measured in bounded time whatever the value: a value built in
-    /// memory may nest deeper than any walk should recurse, or share subtrees that expand beyond any budget.
-    /// - Throws: ``/StrataCore/StorageError`` `.invalidArgument` for nesting deeper than
-    ///   ``PropertyListLimits/defaultMaximumDepth`` minus one (the suite's dictionary is the first level). A value with
-    ///   more entries than its size could hold under the value limit returns a size over it.
-    func checkedEntrySize(_ key: ExactString, _ value: PropertyListValue?) throws(StorageError) -> Int {
-        guard let value else { return 0 }
-        // Every value adds at least one byte to the estimate, so counting past the value limit is never needed.
-        let footprint = value.footprint(upToNodes: configuration.valueLimit + 1)
-        // The value sits one level below the suite's top dictionary, which must stay readable.
-        let deepest = PropertyListLimits.defaultMaximumDepth - 1
-        if footprint.height > deepest {
-            throw StorageError(
-                .invalidArgument, "the value nests deeper than \(deepest) levels, the most a suite can hold",
-                tier: .defaults, key: key.string, recovery: "Flatten the value, or store it in the files tier",
-                suggestedTier: .files)
-        }
-        guard footprint.isComplete else { return .max }
-        return PropertyListValue.saturatingSum(Self.entryOverhead(key), footprint.size)
-    }
-
-    /// How to get past a `sensitive-key` refusal, naming the real API of every way in.
-    static let sensitiveNameRecovery =
-        "Store it in the secrets tier; if it is not a credential, allow the name: "
-        + "DataDescriptor(allowsSensitiveName: true) for Storage.put, `allow-sensitive-key = NAME` in the "
-        + "store's strata.conf (DefaultsConfiguration.allowedSensitiveKeys), or DefaultsKey(allowsSensitiveName: "
-        + "true) / set(_:forKey:allowingSensitiveName: true) on a DefaultsStore"
-
+    /// Checks a key's name (``DefaultsEntryRules/checkName(_:allowingSensitiveName:allowed:)``), once per name under
+    /// this store's configuration.
     func checkKey(_ key: String, allowingSensitiveName: Bool) throws {
         let exact = ExactString(key)
         if checkedKeys.withLock({ $0.contains(exact) }) { return }
-        guard !key.isEmpty else {
-            throw StorageError(.invalidKey, "the key is empty", tier: .defaults, key: key)
-        }
-        guard key.utf8.count <= StoragePaths.maximumKeyLength else {
-            throw StorageError(
-                .invalidKey, "the key is over \(StoragePaths.maximumKeyLength) bytes", tier: .defaults, key: key)
-        }
-        if !allowingSensitiveName, !allowedSensitiveNames.contains(exact),
-            let word = SensitiveKeyDetector.sensitiveWord(in: key)
-        {
-            var error = StorageError(
-                .sensitiveKey, "the key looks like a credential ('\(word)'), which is forbidden in defaults",
-                tier: .defaults, key: key, recovery: Self.sensitiveNameRecovery, suggestedTier: .secrets)
-            error.remedy = .allowSensitiveName
-            throw error
-        }
+        try DefaultsEntryRules.checkName(
+            key, allowingSensitiveName: allowingSensitiveName, allowed: allowedSensitiveNames)
         if !allowingSensitiveName {
             checkedKeys.withLock { checked in
                 if checked.count >= 4096 { checked.removeAll(keepingCapacity: true) }

@@ -92,13 +92,7 @@ package struct PostgresKeyValueTable: RecordKeyValueTable {
 
     /// The refusal of a write whose key's lock the calling thread lost: nothing was written.
     static func lockLost(_ key: String, _ operation: String) -> StorageError {
-        var error = StorageError(
-            .lockLost,
-            "the key's lock was lost before the write (the catalog's session that held it ended); nothing was written",
-            tier: .records, key: key,
-            recovery: "Run the operation again; whatever it left half done is settled by the key's next holder")
-        error.operation = operation
-        return error
+        PostgresFence.lockLost(key, operation, tier: .records)
     }
 
     /// The same as ``remove(_:)``: the server's files are not under the store root, and PostgreSQL keeps a

@@ -601,54 +601,18 @@ public final class PostgresRecordEngine: RecordEngine {
 
     // MARK: Observation
 
-    /// Listens on the store's channel with a connection of its own. A lost connection is reopened (with a
-    /// change reported, since notifications may have been missed meanwhile).
+    /// Listens on the store's channel with a connection of its own (``/StrataPostgresClient/PostgresListener``): the
+    /// handler gets each other engine's collection name, and `nil` after a lost connection was reopened.
     public func watchExternalCommits(_ handler: @escaping @Sendable (String?) -> Void) -> @Sendable () -> Void {
-        let stop = StopSignal()
-        let (configuration, token) = (configuration, token)
-        let thread = Thread {
-            var connection: PostgresConnection?
-            var reconnected = false
-            var lastHeard = ContinuousClock.now
-            while !stop.isSet {
-                do {
-                    if connection == nil {
-                        let fresh = try PostgresConnection(configuration.client)
-                        try fresh.execute("LISTEN \"\(configuration.channel)\"", operation: "observe")
-                        connection = fresh
-                        lastHeard = .now
-                        if reconnected { handler(nil) }
-                    }
-                    // A listener only reads, and a hung server sends nothing, which looks like a quiet one (its
-                    // kernel even answers TCP keepalives): after a quiet spell, ask it something, within the
-                    // call deadline.
-                    if ContinuousClock.now - lastHeard > Self.listenerProbeInterval {
-                        try connection!.execute("SELECT 1", operation: "observe")
-                        lastHeard = .now
-                    }
-                    let arrived = try connection!.notifications(waitingUpTo: 0.1)
-                    if !arrived.isEmpty { lastHeard = .now }
-                    for (channel, payload) in arrived where channel == configuration.channel && !stop.isSet {
-                        let parts = payload.split(separator: " ", maxSplits: 1).map(String.init)
-                        guard parts.count == 2, parts[0] != token else { continue }
-                        handler(parts[1])
-                    }
-                } catch {
-                    connection?.discard()
-                    connection = nil
-                    reconnected = true
-                    usleep(200_000)
-                }
-            }
-            connection?.close()
+        let token = token
+        return PostgresListener.start(configuration.client, channel: configuration.channel) {
+            handler(nil)
+        } onNotification: { payload in
+            let parts = payload.split(separator: " ", maxSplits: 1).map(String.init)
+            guard parts.count == 2, parts[0] != token else { return }
+            handler(parts[1])
         }
-        thread.name = "strata.postgres.listener"
-        thread.start()
-        return { stop.set() }
     }
-
-    /// How long the listener waits without hearing from its server before checking that it still answers.
-    static let listenerProbeInterval = Duration.seconds(5)
 
     public var keyValue: any RecordKeyValueTable { PostgresKeyValueTable(engine: self) }
 
@@ -662,13 +626,6 @@ public final class PostgresRecordEngine: RecordEngine {
 
     /// Closes the idle connections of the pool (connections in use close when they come back).
     public func close() { pool.drain() }
-}
-
-/// A flag set once, read from a thread.
-final class StopSignal: Sendable {
-    private let flag = Atomic<Bool>(false)
-    var isSet: Bool { flag.load(ordering: .acquiring) }
-    func set() { flag.store(true, ordering: .releasing) }
 }
 
 extension StorageError {

@@ -1,3 +1,4 @@
+package import StrataCore
 import StrataSystem
 import Synchronization
 
@@ -49,6 +50,17 @@ package struct PostgresFence: Sendable, Hashable {
     /// The parameters of ``check(from:)``.
     package var parameters: [PostgresParameter] {
         [.text(String(fence)), .text(String(holder)), .text(String(lock))]
+    }
+
+    /// The refusal of a write of `key` into `tier` whose lock the calling thread lost: nothing was written.
+    package static func lockLost(_ key: String, _ operation: String, tier: Tier) -> StorageError {
+        var error = StorageError(
+            .lockLost,
+            "the key's lock was lost before the write (the catalog's session that held it ended); nothing was written",
+            tier: tier, key: key,
+            recovery: "Run the operation again; whatever it left half done is settled by the key's next holder")
+        error.operation = operation
+        return error
     }
 
     // The fence of each thread that holds a key's lock now.

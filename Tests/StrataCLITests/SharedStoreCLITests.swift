@@ -61,6 +61,7 @@ final class SharedStoreCLITests {
             let conf = try String(contentsOfFile: root + "/strata.conf", encoding: .utf8)
             #expect(conf.contains("[catalog]\nshared = true"), "\(conf)")
             #expect(!conf.contains("postgresql://"), "the connection string stays in the environment")
+            #expect(conf.contains("[defaults]\nbackend = postgres"), "\(conf)")
         }
         // A puts a 2 MiB file; B reads it.
         let document = Data((0..<(2 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 13) })
@@ -88,12 +89,35 @@ final class SharedStoreCLITests {
         #expect(try strata(["get", "doc", "--root", a]).status == 1)
         #expect(try succeeds(["ls", "--root", a]) == "note\n")
         _ = try succeeds(["verify", "--root", a])
-        // A preference has no shared engine: refused, typed, naming the tier; nothing is placed.
-        let preference = try strata(["put", "theme", "-", "--kind", "preference", "--root", a], input: Data("x".utf8))
-        #expect(preference.status == 1)
-        #expect(preference.standardError.contains("no-backend"), "\(preference.standardError)")
-        #expect(preference.standardError.contains("shared"), "\(preference.standardError)")
-        #expect(try strata(["where", "theme", "--root", b]).status == 1)
+        // A preference is in the shared suite on the server; a credential has no shared engine: refused, typed,
+        // naming the tier, and nothing is placed.
+        _ = try succeeds(["put", "theme", "-", "--kind", "preference", "--root", a], input: Data("dark".utf8))
+        #expect(try succeeds(["get", "theme", "--root", b]) == "dark")
+        #expect(try succeeds(["where", "theme", "--root", b]).hasPrefix("theme\tdefaults\tpostgres\t"))
+        let credential = try strata(
+            ["put", "api/token", "-", "--kind", "credential", "--root", a], input: Data("x".utf8))
+        #expect(credential.status == 1)
+        #expect(credential.standardError.contains("no-backend"), "\(credential.standardError)")
+        #expect(credential.standardError.contains("shared"), "\(credential.standardError)")
+        #expect(try strata(["where", "api/token", "--root", b]).status == 1)
+    }
+
+    /// `--shared` on a root that holds a one-machine store's data is refused: the shared store would leave it
+    /// behind, unseen; the root is left as it was.
+    @Test func initSharedRefusesARootWithLocalData() throws {
+        let root = directory.appending("local")
+        _ = try succeeds(
+            ["put", "row", "-", "--kind", "relational", "--root", root, "--create"], input: Data("{}".utf8))
+        let before = read(root + "/strata.conf")
+        let refused = try strata([
+            "init", root, "--shared", "--records-url-variable", Self.recordsVariable, "--files-url",
+            S3Gateway.freshLocation(),
+        ])
+        #expect(refused.status == 1)
+        #expect(refused.standardError.contains("conflict"), "\(refused.standardError)")
+        #expect(refused.standardError.contains("a catalog"), "\(refused.standardError)")
+        #expect(read(root + "/strata.conf") == before)
+        #expect(try succeeds(["get", "row", "--root", root]) == "{}")
     }
 
     /// `--shared` without a place every machine reaches for records or files writes nothing and says what to add.

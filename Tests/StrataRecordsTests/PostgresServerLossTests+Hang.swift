@@ -59,7 +59,7 @@ extension PostgresServerLossTests {
                 try counters.upsert(Counter(id: "c", value: 3))
             }
             // Long enough for the listener to notice (it checks after 5 s of silence).
-            let listenerNoticed = PostgresRecordEngine.listenerProbeInterval + deadline + .seconds(1)
+            let listenerNoticed = PostgresListener.probeInterval + deadline + .seconds(1)
             let left = listenerNoticed - (ContinuousClock.now - frozen)
             if left > .zero { try await Task.sleep(for: left) }
         }

@@ -62,6 +62,26 @@ struct SharedStoreTests {
         #expect(files?.recovery?.contains("s3://") == true)
     }
 
+    /// A shared store whose defaults would stay in the suite file under the root is refused, naming the setting.
+    @Test func aSharedStoreWithDefaultsInAFileIsRefused() throws {
+        guard let server = ProcessInfo.processInfo.environment[RecordEngineKind.postgresVariable], !server.isEmpty,
+            let files = ProcessInfo.processInfo.environment["STRATA_S3_URL"], !files.isEmpty
+        else { return }
+        let root = directory.appending("plist")
+        var configuration = StoreConfiguration()
+        configuration.catalog.isShared = true
+        configuration.records.backend = "postgres"
+        configuration.records.url = server + "?strata_schema=never_" + String(UInt32.random(in: 0...UInt32.max))
+        configuration.files.backend = "s3"
+        configuration.files.url = files + "never/"
+        try configuration.write(to: StoragePaths(root: root))
+        let refused = #expect(throws: StorageError.self) { try Storage(root: root, secretsKey: testSecretsKey) }
+        #expect(refused?.code == .noBackend && refused?.tier == .defaults)
+        #expect(try refused?.line == lineOf("backend = plist", in: root))
+        #expect(refused?.description.contains("not one that machines share") == true, "\(String(describing: refused))")
+        _ = try? PostgresRecordEngine.dropStore(PostgresConfiguration(connectionString: configuration.records.url!))
+    }
+
     /// The line of the store's `strata.conf` that reads `text`.
     func lineOf(_ text: String, in root: String) throws -> Int? {
         let file = try String(contentsOfFile: root + "/" + StoreConfiguration.fileName, encoding: .utf8)
@@ -84,6 +104,7 @@ struct DeclaredSharedStoreTests {
     func machine(_ name: String, of fleet: Fleet) throws -> Storage {
         var configuration = StoreConfiguration()
         configuration.catalog.isShared = true
+        configuration.defaults.backend = "postgres"
         configuration.records.backend = "postgres"
         configuration.records.url = fleet.recordsURL
         configuration.files.backend = "s3"
@@ -118,25 +139,82 @@ struct DeclaredSharedStoreTests {
         #expect(try a.keys(prefix: "do") == ["doc"])
         #expect(try b.verifyCatalog().isSound)
 
-        for (kind, tier) in [(DataKind.preference, Tier.defaults), (.credential, .secrets)] {
-            let refused = #expect(throws: StorageError.self) {
-                try a.put(Data("v".utf8), for: "k-\(tier)", as: DataDescriptor(kind: kind, estimatedSize: 1))
-            }
-            #expect(refused?.code == .noBackend)
-            #expect(refused?.tier == tier)
-            #expect(refused?.key == "k-\(tier)")
-            #expect(refused?.description.contains("shared") == true, "\(String(describing: refused))")
-            #expect(try b.location(of: "k-\(tier)") == nil)
+        // A preference is in the shared suite on the server: B reads it, typed or as bytes.
+        let theme = Data("dark".utf8)
+        #expect(
+            try a.put(theme, for: "theme", as: DataDescriptor(kind: .preference, estimatedSize: 4)).tier == .defaults)
+        #expect(try b.data(for: "theme") == theme)
+        #expect(try b.location(of: "theme")?.backend == "postgres")
+        let shared = try #require(b.sharedDefaults)
+        try shared.set(.integer(3), forKey: "launches")
+        #expect(try a.sharedDefaults?.object(forKey: "launches") == .integer(3))
+        #expect(try a.data(for: "launches") == Data("3".utf8))
+        // A credential has no shared engine: refused, typed, naming the tier; nothing is placed.
+        let refused = #expect(throws: StorageError.self) {
+            try a.put(Data("v".utf8), for: "api/token", as: DataDescriptor(kind: .credential, estimatedSize: 1))
         }
-        // Their own APIs refuse the keys the catalog places (the suite's keys, the keyring's `strata.storage`
-        // items): a value there would be this machine's, and the catalog every machine reads would place it.
-        let typed = #expect(throws: StorageError.self) { try a.defaults.set(.string("dark"), forKey: "theme") }
+        #expect(refused?.code == .noBackend && refused?.tier == .secrets && refused?.key == "api/token")
+        #expect(refused?.description.contains("shared") == true, "\(String(describing: refused))")
+        #expect(try b.location(of: "api/token") == nil)
+        // This machine's own suite and keyring under the root refuse the keys the catalog places (the suite's
+        // keys, the keyring's `strata.storage` items): a value there would be this machine's alone.
+        let typed = #expect(throws: StorageError.self) { try a.defaults.set(.string("dark"), forKey: "volume") }
         #expect(typed?.code == .noBackend && typed?.tier == .defaults)
+        #expect(typed?.recovery?.contains("sharedDefaults") == true)
         let secret = #expect(throws: StorageError.self) {
             try a.secrets.set(Secret("tok"), service: SecretStore.storageBackendService, account: "api/token")
         }
         #expect(secret?.code == .noBackend && secret?.tier == .secrets)
-        #expect(try b.keys(prefix: "") == ["doc"])
+        #expect(try b.keys(prefix: "") == ["doc", "launches", "theme"])
+        #expect(try a.verifyCatalog().isSound)
+    }
+
+    /// The catalog is one store's: a root that names another files location for the same schema (a typo on one
+    /// machine) is refused before it drops any entry, and so is a store that is not declared shared on that schema.
+    @Test func aRootThatDisagreesWithTheSharedStoreIsRefused() throws {
+        let fleet = try Fleet()
+        let a = try machine("a", of: fleet)
+        try a.put(Data("{}".utf8), for: "row", as: DataDescriptor(kind: .relational, estimatedSize: 2))
+        var configuration = try #require(try StoreConfiguration.read(from: a.paths))
+        configuration.files.url = fleet.filesURL + "other/"
+        let typo = fleet.directory.appending("typo")
+        try configuration.write(to: StoragePaths(root: typo))
+        let refused = #expect(throws: StorageError.self) { try Storage(root: typo, secretsKey: testSecretsKey) }
+        #expect(refused?.code == .invalidArgument && refused?.tier == .files && refused?.attribute == "url")
+        #expect(refused?.message.contains(fleet.filesURL) == true, "\(String(describing: refused))")
+
+        configuration = StoreConfiguration()
+        configuration.records.backend = "postgres"
+        configuration.records.url = fleet.recordsURL
+        let local = fleet.directory.appending("local")
+        try configuration.write(to: StoragePaths(root: local))
+        let beside = #expect(throws: StorageError.self) {
+            try Storage(root: local, secretsKey: testSecretsKey, filesURL: "")
+        }
+        #expect(beside?.code == .invalidArgument && beside?.tier == .records)
+        #expect(beside?.recovery?.contains("--shared") == true)
+        #expect(try a.location(of: "row")?.tier == .records, "nothing was dropped")
+    }
+
+    /// Keys restored from a capture into a shared store go where the capture kept them; a key whose tier the shared
+    /// store has no engine for (a credential) fails the restore before any key is written.
+    @Test func aRestoreIntoASharedStoreWritesAllOrNothing() throws {
+        let fleet = try Fleet()
+        let local = try Storage(
+            root: fleet.directory.appending("local"), secretsKey: testSecretsKey, recordsURL: "", filesURL: "")
+        try local.put(Data("{}".utf8), for: "cfg/a", as: DataDescriptor(kind: .relational, estimatedSize: 2))
+        try local.put(Data("tok".utf8), for: "cfg/b", as: DataDescriptor(kind: .credential, estimatedSize: 3))
+        try local.put(Data("dark".utf8), for: "ui/theme", as: DataDescriptor(kind: .preference, estimatedSize: 4))
+        let capture = try FolderCapture(folder: fleet.directory.appending("capture"))
+        try local.capture(into: capture)
+        let shared = try machine("a", of: fleet)
+        let refused = #expect(throws: StorageError.self) {
+            try shared.restore(keysWithPrefix: "cfg/", from: capture, secretsKey: testSecretsKey)
+        }
+        #expect(refused?.code == .noBackend && refused?.tier == .secrets && refused?.key == "cfg/b")
+        #expect(try shared.keys(prefix: "cfg/").isEmpty, "nothing was written")
+        #expect(try shared.restore(keysWithPrefix: "ui/", from: capture, secretsKey: testSecretsKey) == ["ui/theme"])
+        #expect(try machine("b", of: fleet).data(for: "ui/theme") == Data("dark".utf8))
     }
 
     /// A capture of a shared store restores into a one-machine store: its catalog is the file the capture wrote, so
@@ -148,17 +226,23 @@ struct DeclaredSharedStoreTests {
         let document = Data(repeating: 0x5c, count: 300 << 10)
         try a.put(row, for: "row", as: DataDescriptor(kind: .relational, estimatedSize: row.count))
         try a.put(document, for: "doc", as: DataDescriptor(kind: .file, estimatedSize: document.count))
+        try a.put(Data("dark".utf8), for: "theme", as: DataDescriptor(kind: .preference, estimatedSize: 4))
+        try a.sharedDefaults?.set(.integer(7), forKey: "launches")
         let capture = try FolderCapture(folder: fleet.directory.appending("capture"))
         try a.capture(into: capture)
         let target = fleet.directory.appending("restored")
         let report = try Storage.restore(from: capture, to: target, secretsKey: testSecretsKey)
-        #expect(report.verifiedKeys == 2)
+        #expect(report.verifiedKeys == 4)
         let configuration = try #require(try StoreConfiguration.read(from: StoragePaths(root: target)))
         #expect(!configuration.catalog.isShared)
         #expect(configuration.records.backend == "sqlite" && configuration.files.backend == "filesystem")
+        #expect(configuration.defaults.backend == "plist")
         let restored = try Storage(root: target, secretsKey: testSecretsKey, recordsURL: "", filesURL: "")
         #expect(try restored.data(for: "row") == row)
         #expect(try restored.data(for: "doc") == document)
+        #expect(try restored.data(for: "theme") == Data("dark".utf8))
+        #expect(restored.defaults.object(forKey: "launches") == .integer(7))
+        #expect(try restored.location(of: "theme")?.backend == "plist")
         #expect(try restored.verifyCatalog().isSound)
     }
 }

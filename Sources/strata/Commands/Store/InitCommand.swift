@@ -130,6 +130,14 @@ struct InitCommand: ToolCommand {
     func run() throws {
         let paths = try StoragePaths(root: root)
         var configuration = try StoreConfiguration.read(from: paths) ?? StoreConfiguration()
+        if shared, !configuration.catalog.isShared, let held = Self.localData(in: paths) {
+            throw StorageError(
+                .conflict,
+                "the root holds a one-machine store's data (\(held)); declared shared, the store would leave it "
+                    + "behind under this root", path: paths.root,
+                recovery: "Initialize a new root with --shared; to bring this store's keys along, back it up (strata "
+                    + "backup) and put them into the shared store, or restore it elsewhere")
+        }
         apply(to: &configuration)
         if configuration.catalog.isShared {
             // Where the tiers are is checked now (the locations themselves when the store opens): a shared store
@@ -157,6 +165,21 @@ struct InitCommand: ToolCommand {
                 "strata: note: the URL's password is written into \(StoreConfiguration.fileName); "
                     + "--records-url-variable keeps it out")
         }
+    }
+
+    /// What a one-machine store keeps under `paths` that a shared store would not see: its catalog, a suite, a
+    /// keyring, a SQLite record store, a file; `nil` when there is none.
+    static func localData(in paths: StoragePaths) -> String? {
+        let manager = FileManager.default
+        let entries = { (folder: String) in
+            ((try? manager.contentsOfDirectory(atPath: paths.root + "/" + folder)) ?? []).filter { !$0.hasPrefix(".") }
+        }
+        if !entries("catalog").isEmpty { return "a catalog" }
+        if entries("defaults").contains(where: { $0.hasSuffix(".plist") }) { return "a defaults suite" }
+        if !entries("secrets").isEmpty { return "a keyring" }
+        if entries("records").contains(where: { $0.hasSuffix(".sqlite") }) { return "a SQLite record store" }
+        if !entries("files").isEmpty { return "files" }
+        return nil
     }
 
     /// Applies the options to `configuration`.
@@ -187,7 +210,10 @@ struct InitCommand: ToolCommand {
         case nil:
             break
         }
-        if shared { configuration.catalog.isShared = true }
+        if shared {
+            configuration.catalog.isShared = true
+            configuration.defaults.backend = "postgres"
+        }
         if let valueLimit { configuration.selector.defaults.valueLimit = valueLimit }
         if let suiteBudget { configuration.selector.defaults.suiteBudget = suiteBudget }
         for name in allowedSensitiveKeys

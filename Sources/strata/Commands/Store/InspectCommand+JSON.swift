@@ -8,7 +8,7 @@ extension InspectCommand {
     /// unreadable), "bytes"}], "secrets": [{"keyring", "items", "hasKeyringFile"}], "records": {"backend",
     /// "stores": [{"store", "collections": [{"name", "count"}]} or {"store", "problem"}]}, "files": {"count",
     /// "bytes"} (on S3 also "location", or "location" and "problem") or null, "backends": [{"tier", "name",
-    /// "concurrency", "durability"}]}`.
+    /// "concurrency", "durability"}], "catalog": {"shared"}}`.
     static func summary(_ paths: StoragePaths, root: StoreRoot) throws -> JSONValue {
         let (configuration, problem) = self.configuration(paths)
         var file: [ExactString: JSONValue] = ["path": configuration.path.map { .string($0) } ?? .null]
@@ -66,6 +66,7 @@ extension InspectCommand {
             "secrets": .array(keyrings),
             "records": .object(["backend": .string(configuration.records.backend), "stores": .array(stores)]),
             "files": files ?? .null, "backends": .array(backends),
+            "catalog": .object(["shared": .bool(configuration.catalog.isShared)]),
         ])
     }
 }

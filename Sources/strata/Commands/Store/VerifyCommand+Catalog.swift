@@ -5,11 +5,13 @@ extension VerifyCommand {
     /// The catalog's part of `strata verify`: opens the store through ``Storage`` (which settles the moves crashed
     /// processes left), writes what was settled, repaired or is moving to standard error, and returns the problems
     /// left and the tiers it could not check (a locked secrets tier).
-    /// A store without a catalog (never opened through ``Storage``) has nothing to check.
+    /// A store without a catalog (never opened through ``Storage``) has nothing to check; a shared store's catalog
+    /// is on its server, and always checked.
     static func catalogVerdict(_ paths: StoragePaths, key: KeyProvider?) throws -> (
         problems: [String], unchecked: [String]
     ) {
-        guard FileManager.default.fileExists(atPath: paths.root + "/catalog") else { return ([], []) }
+        let isShared = (try? StoreConfiguration.read(from: paths))??.catalog.isShared == true
+        guard isShared || FileManager.default.fileExists(atPath: paths.root + "/catalog") else { return ([], []) }
         let report: CatalogReport
         do {
             report = try Storage(root: paths.root, secretsKey: key).verifyCatalog()
