@@ -92,7 +92,10 @@ let package = Package(
         // The catalog of a store shared by several machines, on PostgreSQL: a second CatalogEngine, on the client.
         .target(
             name: "StrataCatalogPostgres",
-            dependencies: ["StrataCore", "StrataCatalog", "StrataPostgres", "StrataPostgresClient", "StrataRecords"]),
+            dependencies: [
+                "StrataCore", "StrataCatalog", "StrataPostgres", "StrataPostgresClient", "StrataRecords",
+                "StrataDefaultsPostgres",
+            ]),
         // The defaults tier on PostgreSQL: the suites of a store that several machines share.
         .target(
             name: "StrataDefaultsPostgres",

@@ -40,6 +40,10 @@ public struct S3FilesLocation: Sendable, Hashable, CustomStringConvertible {
             environment: environment)
     }
 
+    /// The bucket and prefix as one canonical URL, whichever way ``url`` spells them (`s3://media/x` and
+    /// `s3://media/x/` are one location): what ties a shared store's catalog to its files.
+    public var canonicalURL: String { "s3://" + checked.bucket + "/" + checked.prefix }
+
     /// `s3://bucket/prefix at endpoint (region)`: no credential is ever part of it.
     public var description: String { checked.description }
 

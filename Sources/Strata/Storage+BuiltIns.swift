@@ -23,12 +23,22 @@ extension Storage {
         /// Whether every machine that opens the store reaches the same data through it (a server, not a file under
         /// the root): the only kind a shared store registers.
         var isShared = false
+        /// Whether registering it makes it its tier's active backend (those registered later win); `false` for one
+        /// that is active only where a configuration names it.
+        var isActiveWhenRegistered = true
 
         /// This backend, marked as one that machines share.
         func shared() -> BuiltIn {
             var shared = self
             shared.isShared = true
             return shared
+        }
+
+        /// This backend, active only where a configuration names it.
+        func activeWhenNamed() -> BuiltIn {
+            var named = self
+            named.isActiveWhenRegistered = false
+            return named
         }
     }
 
@@ -106,7 +116,7 @@ extension Storage {
                     try PostgresDefaults(
                         suite: suite, configuration: PostgresConfiguration(connectionString: recordsURL),
                         limits: limits, allowedSensitiveKeys: allowed, placement: placement)
-                }.shared())
+                }.shared().activeWhenNamed())
         }
         if let filesLocation {
             // Registered after the filesystem, so it is the active files backend.

@@ -68,7 +68,11 @@ extension Storage {
             if let filesURL { try catalog.bind(filesLocation: filesURL) }
             return catalog
         }
-        if let recordsURL, try PostgresCatalog.holdsCatalog(PostgresConfiguration(connectionString: recordsURL)) {
+        // A server that cannot be reached now fails the records tier's first call, as it always has: the open does
+        // not fail for it.
+        if let recordsURL,
+            (try? PostgresCatalog.holdsCatalog(PostgresConfiguration(connectionString: recordsURL))) == true
+        {
             var error = configuration.error(
                 .invalidArgument,
                 "the records' schema holds the catalog of a shared store, and this store is not declared shared: it "

@@ -97,7 +97,8 @@ public final class Storage: Sendable {
         try configuration.checkShared(recordsURL: recordsURL, filesURL: filesLocation?.url)
         self.catalog =
             try catalog
-            ?? Self.catalog(of: configuration, paths: paths, recordsURL: recordsURL, filesURL: filesLocation?.url)
+            ?? Self.catalog(
+                of: configuration, paths: paths, recordsURL: recordsURL, filesURL: filesLocation?.canonicalURL)
         // In a shared store the root's own suite and keyring are this machine's: writes through them are refused.
         // The tiers' shared engines report to a ledger of the same catalog that refuses nothing.
         let isShared = configuration.catalog.isShared
@@ -171,7 +172,7 @@ public final class Storage: Sendable {
     private static func register(_ builtIns: [BuiltIn], in registry: BackendRegistry) {
         for registration in builtIns {
             registry.register(
-                registration.tier, name: registration.name, makeActive: true,
+                registration.tier, name: registration.name, makeActive: registration.isActiveWhenRegistered,
                 facts: registry.paths.map(registration.facts),
                 factory: registration.factory)
         }
@@ -190,7 +191,7 @@ public final class Storage: Sendable {
         try configuration.checkShared(recordsURL: recordsURL, filesURL: filesLocation?.url)
         let ledger = CatalogPlacement(
             catalog: try catalog(
-                of: configuration, paths: paths, recordsURL: recordsURL, filesURL: filesLocation?.url),
+                of: configuration, paths: paths, recordsURL: recordsURL, filesURL: filesLocation?.canonicalURL),
             configuration: configuration, machineLocal: RootTierStores.tiers)
         try ledger.register(root: paths.openRoot(), path: paths.root)
         return ledger

@@ -1,4 +1,5 @@
 import StrataCore
+import StrataDefaultsPostgres
 import StrataPostgres
 
 /// The statements of ``PostgresCatalog``: its tables, and one statement per catalog change, each bumping the change
@@ -58,15 +59,25 @@ enum PostgresCatalogSQL {
 
     /// ``tierAndCount``, and the key's value read by `value` (an expression of the key in `$1`) when the key is
     /// placed in `tier`: the catalog row and the value in one snapshot.
-    static func tierCountAndValue(_ value: String, in tier: Tier) -> String {
-        """
-        SELECT placed.tier, (\(changeCount)), CASE WHEN placed.tier = \(tier.catalogCode) THEN \(value) END
-        FROM (SELECT (SELECT tier FROM strata_catalog WHERE key = $1::text) AS tier) AS placed
-        """
+    static func tierCountAndValue(_ values: [(tier: Tier, value: String)]) -> String {
+        let cases = values.map { "WHEN placed.tier = \($0.tier.catalogCode) THEN \($0.value)" }.joined(separator: " ")
+        return """
+            SELECT placed.tier, (\(changeCount)), CASE \(cases) END
+            FROM (SELECT (SELECT tier FROM strata_catalog WHERE key = $1::text) AS tier) AS placed
+            """
     }
 
-    /// ``tierCountAndValue(_:in:)`` of the records tier's values in `strata_kv`, in the catalog's schema.
-    static let tierCountAndRecordValue = tierCountAndValue(PostgresKeyValueTable.value(ofKeyIn: "$1"), in: .records)
+    /// The value of a key in the records tier's `strata_kv`, in the catalog's schema.
+    static let recordValue = (tier: Tier.records, value: PostgresKeyValueTable.value(ofKeyIn: "$1"))
+    /// The value of a key in the defaults tier's suite `$2`, in the catalog's schema.
+    static let defaultsValue = (tier: Tier.defaults, value: PostgresDefaults.value(ofKeyIn: "$1", suiteIn: "$2"))
+
+    /// ``tierCountAndValue(_:)`` of records values.
+    static let tierCountAndRecordValue = tierCountAndValue([recordValue])
+    /// ``tierCountAndValue(_:)`` of defaults values (`$2` the suite).
+    static let tierCountAndDefaultsValue = tierCountAndValue([defaultsValue])
+    /// ``tierCountAndValue(_:)`` of records and defaults values (`$2` the suite).
+    static let tierCountAndRecordOrDefaultsValue = tierCountAndValue([recordValue, defaultsValue])
 
     /// The change counter: the sequence's last value once it was ever taken, 0 before. (A new sequence answers
     /// `last_value` 1 before its first `nextval` as after it, so the first change would not move a bare

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import StrataCore
 public import StrataDefaults
 public import StrataPostgres
@@ -69,7 +69,8 @@ public final class PostgresDefaults: Sendable {
         self.limits = limits
         self.allowedSensitiveNames = Set(allowedSensitiveKeys.map { ExactString($0) })
         self.placement = TierPlacement(.defaults, store: suite, ledger: placement)
-        self.channel = "strata_defaults_" + configuration.schema
+        // At most 57 bytes (a schema has at most 48): PostgreSQL cuts channel names at 63.
+        self.channel = "strata_d_" + configuration.schema
         self.suiteLock = Self.lockKey("strata-defaults:\(configuration.schema):\(suite)")
         var client = configuration.client
         client.tier = .defaults
@@ -240,6 +241,26 @@ public final class PostgresDefaults: Sendable {
     /// The refusal of a write whose key's lock the calling thread lost: nothing was written.
     static func lockLost(_ key: String, _ operation: String) -> StorageError {
         PostgresFence.lockLost(key, operation, tier: .defaults)
+    }
+
+    /// An expression that is the value of the key in the text parameter `key` (`$1`) in the suite in the text
+    /// parameter `suite`, as the server sends it (``byteForm(ofServerValue:key:)`` reads it), or `NULL`: for a
+    /// statement on a connection whose search path is the store's schema, such as the catalog's lookup, which reads
+    /// the value in the same step.
+    package static func value(ofKeyIn key: String, suiteIn suite: String) -> String {
+        "(SELECT encode(value, 'hex') FROM strata_defaults WHERE suite = \(suite)::text AND key = \(key)::text)"
+    }
+
+    /// The byte form (``/StrataDefaults/PropertyListValue/byteForm()``, what ``data(for:)`` returns) of a value as
+    /// ``value(ofKeyIn:suiteIn:)`` has the server send it.
+    /// - Throws: ``/StrataCore/StorageError`` `.corrupt` naming `key` for a value that is not a property list.
+    package func byteForm(ofServerValue text: String, key: String) throws -> Data {
+        let value = try decode(try hex(text, key: key), key: key)
+        do {
+            return try value.byteForm()
+        } catch {
+            throw error.attributed(tier: .defaults, key: key)
+        }
     }
 
     /// The payload of a change of `key`: this instance's token, the suite's length in bytes, the suite, the key.

@@ -23,13 +23,17 @@ package enum PostgresListener {
     ///   - channel: The channel, an SQL identifier (quoted here).
     ///   - onReconnect: Called after the connection was lost and opened again.
     ///   - onNotification: Called with each notification's payload, on the listener's thread.
+    ///   - waitingUntilListening: Whether to return only once the first `LISTEN` ran (or failed, or the connect
+    ///     timeout passed), so that a notification sent after the return is heard. The default is `false`.
     /// - Returns: What stops it (the thread ends within a tenth of a second).
     package static func start(
-        _ client: PostgresClientConfiguration, channel: String, onReconnect: @escaping @Sendable () -> Void,
-        onNotification: @escaping @Sendable (String) -> Void
+        _ client: PostgresClientConfiguration, channel: String, waitingUntilListening: Bool = false,
+        onReconnect: @escaping @Sendable () -> Void, onNotification: @escaping @Sendable (String) -> Void
     ) -> @Sendable () -> Void {
         let stop = StopFlag()
+        let listening = DispatchSemaphore(value: 0)
         let thread = Thread {
+            defer { listening.signal() }
             var connection: PostgresConnection?
             var reconnected = false
             var lastHeard = ContinuousClock.now
@@ -40,7 +44,7 @@ package enum PostgresListener {
                         try fresh.execute("LISTEN \"\(channel)\"", operation: "observe")
                         connection = fresh
                         lastHeard = .now
-                        if reconnected { onReconnect() }
+                        if reconnected { onReconnect() } else { listening.signal() }
                     }
                     if ContinuousClock.now - lastHeard > probeInterval {
                         try connection!.execute("SELECT 1", operation: "observe")
@@ -54,6 +58,7 @@ package enum PostgresListener {
                 } catch {
                     connection?.discard()
                     connection = nil
+                    if !reconnected { listening.signal() }
                     reconnected = true
                     usleep(200_000)
                 }
@@ -62,6 +67,9 @@ package enum PostgresListener {
         }
         thread.name = "strata.postgres.listener"
         thread.start()
+        if waitingUntilListening {
+            _ = listening.wait(timeout: .now() + .seconds(max(1, client.connectTimeoutSeconds)))
+        }
         return { stop.set() }
     }
 }

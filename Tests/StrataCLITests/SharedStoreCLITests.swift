@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import StrataTestSupport
+import Synchronization
 import Testing
 
 /// `strata init ROOT --shared …` on two roots (two machines of one service) over one PostgreSQL schema and one S3
@@ -11,7 +12,7 @@ import Testing
         if: !(ProcessInfo.processInfo.environment["STRATA_S3_URL"] ?? "").isEmpty
             && !(ProcessInfo.processInfo.environment[RecordEngineKind.postgresVariable] ?? "").isEmpty,
         "needs STRATA_S3_URL and STRATA_POSTGRES_URL (Scripts/test.sh starts both)"))
-final class SharedStoreCLITests {
+final class SharedStoreCLITests: Sendable {
     let directory: TemporaryDirectory
     /// The gateway stays up for each test: the `strata` processes' clients retry a few times only.
     let gateway = S3GatewayHold(.steady)
@@ -100,6 +101,54 @@ final class SharedStoreCLITests {
         #expect(credential.standardError.contains("no-backend"), "\(credential.standardError)")
         #expect(credential.standardError.contains("shared"), "\(credential.standardError)")
         #expect(try strata(["where", "api/token", "--root", b]).status == 1)
+        // The suite verbs would read this machine's own suite file: refused, pointing at the store's verbs.
+        let suiteVerb = try strata(["defaults", "get", "theme", "--root", b])
+        #expect(suiteVerb.status == 1 && suiteVerb.standardError.contains("no-backend"), "\(suiteVerb.standardError)")
+        #expect(suiteVerb.standardError.contains("strata get"), "\(suiteVerb.standardError)")
+    }
+
+    /// Four `strata` processes on two roots put preferences into the shared suite at once, past its budget: every
+    /// put lands, in the suite while it has room and in files once it is full (the selector's rule), every one
+    /// reads back from the other root, and the suite never grows over its budget (each set checks it under the
+    /// suite's lock on the server, so writers on two machines cannot both take the last room).
+    @Test func writersOnTwoRootsShareTheSuiteAndItsBudget() throws {
+        let (a, b) = (directory.appending("a"), directory.appending("b"))
+        let files = S3Gateway.freshLocation()
+        for root in [a, b] {
+            _ = try succeeds([
+                "init", root, "--shared", "--records-url-variable", Self.recordsVariable, "--files-url", files,
+                "--defaults-suite-budget", "8KiB",
+            ])
+        }
+        let failures = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 4) { writer in
+            for index in 0..<12 {
+                let key = "w\(writer)/\(index)"
+                do {
+                    let run = try strata(
+                        ["put", key, "-", "--kind", "preference", "--root", writer % 2 == 0 ? a : b],
+                        input: Data(repeating: UInt8(ascii: "a") + UInt8(writer), count: 300))
+                    if run.status != 0 { failures.withLock { $0.append("\(key): \(run.standardError)") } }
+                } catch {
+                    failures.withLock { $0.append("\(key): \(error)") }
+                }
+            }
+        }
+        #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0 })")
+        let listing = try succeeds(["ls", "w", "--root", b, "--long"]).split(separator: "\n")
+        #expect(listing.count == 48)
+        let tiers = listing.map { $0.split(separator: "\t")[1] }
+        let inDefaults = tiers.filter { $0 == "defaults" }.count
+        #expect(inDefaults > 0 && tiers.contains("files"), "\(tiers)")
+        // Each entry counts its key, its bookkeeping and its value's estimate: the suite stays within 8 KiB.
+        #expect(inDefaults * (300 + 7 + 5) <= 8 << 10, "\(inDefaults) entries in the suite")
+        for line in listing {
+            let key = String(line.split(separator: "\t")[0])
+            let writer = Int(key.dropFirst().prefix { $0 != "/" })!
+            #expect(
+                try succeeds(["get", key, "--root", a])
+                    == String(repeating: Character(UnicodeScalar(97 + writer)!), count: 300))
+        }
     }
 
     /// `--shared` on a root that holds a one-machine store's data is refused: the shared store would leave it

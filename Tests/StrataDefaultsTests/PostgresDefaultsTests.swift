@@ -134,8 +134,7 @@ final class PostgresDefaultsTests {
         let observation = b.observe(keys: ["theme"]) { change in heard.withLock { $0.append(change) } }
         let unrelated = Mutex<Int>(0)
         let other = b.observe(keys: ["volume"]) { _ in unrelated.withLock { $0 += 1 } }
-        try await Task.sleep(for: .milliseconds(300))  // the listener connects
-        try a.set(.string("dark"), forKey: "theme")
+        try a.set(.string("dark"), forKey: "theme")  // at once: the first observer returns listening
         try await waitUntil { heard.withLock { $0.count } == 1 }
         #expect(heard.withLock { $0 } == [DefaultsChange(keys: ["theme"], isExternal: true)])
         try b.set(.string("light"), forKey: "theme")
@@ -147,6 +146,50 @@ final class PostgresDefaultsTests {
         #expect(heard.withLock { $0.count } == 2)
         #expect(unrelated.withLock { $0 } == 0)
         other.cancel()
+    }
+
+    /// Suites and keys are matched by their exact scalars, in the notifications too: a change of `caf\u{E9}` is not
+    /// heard by an observer of `cafe\u{301}`, and a suite whose name starts with a combining mark is heard at all.
+    @Test func notificationsMatchExactScalars() async throws {
+        let nfc = "caf\u{E9}"
+        let nfd = "cafe\u{301}"
+        let (a, b) = (try defaults(nfc), try defaults(nfc))
+        let other = try defaults(nfd)
+        let heard = Mutex<[DefaultsChange]>([])
+        let observation = b.observe(keys: [nfd, "k"]) { change in heard.withLock { $0.append(change) } }
+        try other.set(.integer(1), forKey: "k")  // another suite, equal as a String
+        try a.set(.integer(1), forKey: nfc)  // another key, equal as a String
+        try a.set(.integer(2), forKey: nfd)
+        try await waitUntil { heard.withLock { $0.count } >= 1 }
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(heard.withLock { $0 } == [DefaultsChange(keys: [nfd], isExternal: true)])
+        observation.cancel()
+
+        let marked = "\u{301}suite"
+        let (c, d) = (try defaults(marked), try defaults(marked))
+        let marks = Mutex<Int>(0)
+        let markObservation = d.observe { _ in marks.withLock { $0 += 1 } }
+        try c.set(.bool(true), forKey: "k")
+        try await waitUntil { marks.withLock { $0 } == 1 }
+        #expect(marks.withLock { $0 } == 1)
+        markObservation.cancel()
+    }
+
+    /// The longest schema name there is (48 bytes) still names a channel PostgreSQL keeps whole.
+    @Test func theLongestSchemaNameWorks() async throws {
+        let server = ProcessInfo.processInfo.environment[RecordEngineKind.postgresVariable] ?? ""
+        let long = PostgresConfiguration(
+            connectionString: server,
+            schema: "l" + String(repeating: "x", count: 43) + String(UInt16.random(in: 1000...9999)))
+        defer { _ = try? PostgresRecordEngine.dropStore(long) }
+        let (a, b) = (try PostgresDefaults(configuration: long), try PostgresDefaults(configuration: long))
+        let heard = Mutex<Int>(0)
+        let observation = b.observe { _ in heard.withLock { $0 += 1 } }
+        try a.set(.string("x"), forKey: "k")
+        try await waitUntil { heard.withLock { $0 } == 1 }
+        #expect(heard.withLock { $0 } == 1)
+        #expect(try b.object(forKey: "k") == .string("x"))
+        observation.cancel()
     }
 
     /// A value the server holds that is not a property list is a typed error naming the key, not a crash or a

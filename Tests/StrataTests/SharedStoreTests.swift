@@ -3,6 +3,9 @@ import Strata
 import StrataTestSupport
 import Testing
 
+@testable import StrataCatalogPostgres
+@testable import StrataDefaultsPostgres
+
 /// A store declared shared (`[catalog] shared = true` in `strata.conf`, `StoreConfiguration.catalog.isShared`): its
 /// catalog is on the records' PostgreSQL server, every tier it uses is one machines share, and a configuration that
 /// would keep a tier on one machine is refused at open, naming the setting.
@@ -80,6 +83,20 @@ struct SharedStoreTests {
         #expect(try refused?.line == lineOf("backend = plist", in: root))
         #expect(refused?.description.contains("not one that machines share") == true, "\(String(describing: refused))")
         _ = try? PostgresRecordEngine.dropStore(PostgresConfiguration(connectionString: configuration.records.url!))
+    }
+
+    /// Registering the built-ins with records on PostgreSQL makes that the records backend and leaves the defaults
+    /// tier on its suite file: the defaults engine on the server is active only where a configuration names it.
+    @Test func registeringWithRecordsOnPostgresKeepsDefaultsInTheSuiteFile() throws {
+        let registry = BackendRegistry(paths: try StoragePaths(root: directory.appending("registry")))
+        Storage.registerBuiltInBackends(in: registry, recordsURL: "postgresql://nobody@127.0.0.1:1/none")
+        let active = registry.registrations.filter(\.isActive).map(\.description).sorted()
+        #expect(
+            active == [
+                "defaults/plist (active)", "files/filesystem (active)", "records/postgres (active)",
+                "secrets/sodium (active)",
+            ])
+        #expect(registry.registrations.contains { $0.tier == .defaults && $0.name == "postgres" && !$0.isActive })
     }
 
     /// The line of the store's `strata.conf` that reads `text`.
@@ -169,6 +186,22 @@ struct DeclaredSharedStoreTests {
         #expect(try a.verifyCatalog().isSound)
     }
 
+    /// A read of a preference in a shared store is one round trip: the catalog's statement reads the key's tier, the
+    /// change counter and the suite's value together (they are in one schema on one server).
+    @Test func aReadOfAPreferenceIsOneRoundTrip() throws {
+        let fleet = try Fleet()
+        let (a, b) = (try machine("a", of: fleet), try machine("b", of: fleet))
+        try b.put(Data("dark".utf8), for: "theme", as: DataDescriptor(kind: .preference, estimatedSize: 4))
+        let catalog = try #require(a.catalog as? PostgresCatalog)
+        let defaults = try #require(a.sharedDefaults)
+        #expect(try a.data(for: "theme") == Data("dark".utf8))
+        let before = catalog.pool.idleRoundTrips() + defaults.pool.idleRoundTrips()
+        #expect(try a.data(for: "theme") == Data("dark".utf8))
+        #expect(catalog.pool.idleRoundTrips() + defaults.pool.idleRoundTrips() - before == 1)
+        try b.sharedDefaults?.set(.integer(5), forKey: "theme")
+        #expect(try a.data(for: "theme") == Data("5".utf8), "the byte form of another type")
+    }
+
     /// The catalog is one store's: a root that names another files location for the same schema (a typo on one
     /// machine) is refused before it drops any entry, and so is a store that is not declared shared on that schema.
     @Test func aRootThatDisagreesWithTheSharedStoreIsRefused() throws {
@@ -182,6 +215,12 @@ struct DeclaredSharedStoreTests {
         let refused = #expect(throws: StorageError.self) { try Storage(root: typo, secretsKey: testSecretsKey) }
         #expect(refused?.code == .invalidArgument && refused?.tier == .files && refused?.attribute == "url")
         #expect(refused?.message.contains(fleet.filesURL) == true, "\(String(describing: refused))")
+
+        // The same location spelled without its last slash is the same store.
+        configuration.files.url = String(fleet.filesURL.dropLast())
+        let spelled = fleet.directory.appending("spelled")
+        try configuration.write(to: StoragePaths(root: spelled))
+        #expect(try Storage(root: spelled, secretsKey: testSecretsKey).location(of: "row")?.tier == .records)
 
         configuration = StoreConfiguration()
         configuration.records.backend = "postgres"

@@ -49,6 +49,14 @@ struct DefaultsAccess: Sendable {
     private func resolve(for use: StoreRoot.Use) throws -> (String, StoragePaths, DefaultsConfiguration) {
         let paths = try StoreAccess.paths(root, for: use)
         let configuration = try StoreAccess.configuration(paths)
+        if configuration.catalog.isShared {
+            // The suite file under the root is this machine's own; the store's suites are on the server.
+            var error = configuration.machineLocalStoreError(.defaults, key: nil)
+            error.recovery =
+                "The store's preferences are on the server: read and write them with strata get, put (--kind "
+                + "preference), ls and rm"
+            throw error
+        }
         var defaults = Storage.defaultsConfiguration(configuration)
         defaults.durability = .durable
         defaults.watchesExternalChanges = false

@@ -149,6 +149,10 @@ struct InspectCommand: ToolCommand {
         }
         let defaults = paths.directoryPath(for: .defaults)
         let suites = Self.names(in: defaults, suffix: ".plist")
+        if configuration.defaults.backend == "postgres" {
+            // The suites are on the server; the suite files counted next, if any, are this machine's own.
+            print("defaults: on PostgreSQL, in the records' schema (strata_defaults)")
+        }
         print("defaults: \(suites.count) suite(s)")
         for file in suites {
             let suite = Self.suite(file, in: defaults)
