@@ -4,8 +4,9 @@ import Strata
 import StrataCatalogPostgres
 import StrataPostgres
 
-/// `--shared`: a store several machines share — its catalog on PostgreSQL (`PostgresCatalog`), records on the same
-/// server and schema, files on S3 — against the records and files tiers' own backends on the same servers. Needs
+/// `--shared`: a store several machines share, declared as a program declares it (`[catalog] shared = true`) — its
+/// catalog on PostgreSQL (`PostgresCatalog`), records and defaults on the same server and schema, files on S3 —
+/// against the tiers' own backends on the same servers. Needs
 /// `STRATA_POSTGRES_URL` and `STRATA_S3_URL` (with `AWS_ENDPOINT_URL` and credentials), as `Scripts/bench.sh`
 /// sets them. Also prints what one round trip to the server costs, to read the rows in round trips.
 func runShared(quick: Bool) throws {
@@ -21,17 +22,26 @@ func runShared(quick: Bool) throws {
     defer { _ = try? PostgresRecordEngine.dropStore(postgres) }
     let root = try Bench.temporaryFolder("storage-shared")
     defer { try? FileManager.default.removeItem(atPath: root) }
-    let catalog = try PostgresCatalog(postgres)
-    let storage = try Storage(
-        root: root, recordsURL: server + (server.contains("?") ? "&" : "?") + "strata_schema=" + schema,
-        filesURL: bucket + schema + "/", catalog: catalog)
+    var configuration = StoreConfiguration()
+    configuration.catalog.isShared = true
+    configuration.defaults.backend = "postgres"
+    configuration.records.backend = "postgres"
+    configuration.records.url = server + (server.contains("?") ? "&" : "?") + "strata_schema=" + schema
+    configuration.files.backend = "s3"
+    configuration.files.url = bucket + schema + "/"
+    let storage = try Storage(root: root, configuration: configuration)
+    guard let catalog = storage.catalog as? PostgresCatalog else {
+        print("--shared: the declared shared store did not open its catalog on PostgreSQL")
+        exit(70)
+    }
 
     // One round trip: the change counter's read is one statement on a pooled connection.
     let trips = quick ? 200 : 1000
     let roundTrip = Bench.best(of: 5) { for _ in 0..<trips { _ = catalog.changeCount } } / Double(trips)
 
     let cases: [(tier: Tier, keys: Int, readTarget: Double?)] = [
-        (.records, quick ? 100 : 500, 1 / 1.3), (.files, quick ? 20 : 100, nil),
+        (.records, quick ? 100 : 500, 1 / 1.3), (.defaults, quick ? 100 : 500, 1 / 1.3),
+        (.files, quick ? 20 : 100, nil),
     ]
     var rows: [Comparison] = []
     var notes: [String] = []

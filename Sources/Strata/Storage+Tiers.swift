@@ -19,9 +19,9 @@ extension Storage {
     /// there is refused, and the store's preferences are in ``sharedDefaults``.
     public var defaults: DefaultsStore { rootStores.defaults }
 
-    /// The shared store's suite on PostgreSQL (``/StrataDefaultsPostgres/PostgresDefaults``), for typed access to
-    /// the preferences every machine reads; `nil` when the defaults tier's active backend is another (a store that
-    /// is not shared, whose suite is ``defaults``).
+    /// The shared store's suite on PostgreSQL (a `PostgresDefaults`, module `StrataDefaultsPostgres`), for typed
+    /// access to the preferences every machine reads; `nil` when the defaults tier's active backend is another (a
+    /// store that is not shared, whose suite is ``defaults``).
     public var sharedDefaults: PostgresDefaults? {
         (try? registry.backend(for: .defaults)) as? PostgresDefaults
     }
