@@ -59,7 +59,7 @@ extension Storage {
     /// schema, for a shared store (``/StrataCore/StoreConfiguration/Catalog/isShared``; `recordsURL` is then known to
     /// be set); else the file catalog under the root.
     /// A shared store's catalog is bound to its files location (the first machine records it, the others must name
-    /// the same); a store that is not shared is refused records in a schema that holds a shared store's catalog.
+    /// the same). Opening a store that is not shared contacts no server.
     static func catalog(
         of configuration: StoreConfiguration, paths: StoragePaths, recordsURL: String?, filesURL: String?
     ) throws -> any CatalogEngine {
@@ -67,20 +67,6 @@ extension Storage {
             let catalog = try PostgresCatalog(PostgresConfiguration(connectionString: recordsURL))
             if let filesURL { try catalog.bind(filesLocation: filesURL) }
             return catalog
-        }
-        // A server that cannot be reached now fails the records tier's first call, as it always has: the open does
-        // not fail for it.
-        if let recordsURL,
-            (try? PostgresCatalog.holdsCatalog(PostgresConfiguration(connectionString: recordsURL))) == true
-        {
-            var error = configuration.error(
-                .invalidArgument,
-                "the records' schema holds the catalog of a shared store, and this store is not declared shared: it "
-                    + "would keep a catalog of its own beside it", setting: "records.url",
-                recovery: "Declare the store shared (strata init ROOT --shared …, [catalog] shared = true), or give "
-                    + "it a schema of its own (strata_schema=)")
-            error.tier = .records
-            throw error
         }
         return try StorageCatalog(root: paths.root)
     }

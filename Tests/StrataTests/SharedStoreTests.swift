@@ -203,7 +203,7 @@ struct DeclaredSharedStoreTests {
     }
 
     /// The catalog is one store's: a root that names another files location for the same schema (a typo on one
-    /// machine) is refused before it drops any entry, and so is a store that is not declared shared on that schema.
+    /// machine) is refused before it drops any entry.
     @Test func aRootThatDisagreesWithTheSharedStoreIsRefused() throws {
         let fleet = try Fleet()
         let a = try machine("a", of: fleet)
@@ -222,16 +222,6 @@ struct DeclaredSharedStoreTests {
         try configuration.write(to: StoragePaths(root: spelled))
         #expect(try Storage(root: spelled, secretsKey: testSecretsKey).location(of: "row")?.tier == .records)
 
-        configuration = StoreConfiguration()
-        configuration.records.backend = "postgres"
-        configuration.records.url = fleet.recordsURL
-        let local = fleet.directory.appending("local")
-        try configuration.write(to: StoragePaths(root: local))
-        let beside = #expect(throws: StorageError.self) {
-            try Storage(root: local, secretsKey: testSecretsKey, filesURL: "")
-        }
-        #expect(beside?.code == .invalidArgument && beside?.tier == .records)
-        #expect(beside?.recovery?.contains("--shared") == true)
         #expect(try a.location(of: "row")?.tier == .records, "nothing was dropped")
     }
 
