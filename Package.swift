@@ -100,6 +100,10 @@ let package = Package(
         .target(
             name: "StrataDefaultsPostgres",
             dependencies: ["StrataCore", "StrataDefaults", "StrataPostgres", "StrataPostgresClient"]),
+        // The secrets tier on PostgreSQL: the keyrings of a store that several machines share, sealed on the machines.
+        .target(
+            name: "StrataSecretsPostgres",
+            dependencies: ["StrataCore", "StrataSecrets", "StrataPostgres", "StrataPostgresClient"]),
         // The backup repository: content-defined chunks, deduplicated, compressed and sealed, in packs.
         .target(
             name: "StrataBackup",
@@ -112,7 +116,7 @@ let package = Package(
             name: "Strata",
             dependencies: [
                 "StrataCore", "StrataSystem", "StrataCatalog", "StrataCatalogPostgres", "StrataDefaults",
-                "StrataDefaultsPostgres", "StrataSecrets", "StrataRecords", "StrataSQLite",
+                "StrataDefaultsPostgres", "StrataSecrets", "StrataSecretsPostgres", "StrataRecords", "StrataSQLite",
                 "StrataFiles", "StrataLocalFiles", "StrataPostgres", "StrataPostgresClient", "StrataBackup", "StrataS3",
             ]),
         .executableTarget(name: "strata", dependencies: ["Strata", "StrataSystem", "StrataLint"]),
@@ -243,7 +247,8 @@ let package = Package(
         .testTarget(
             name: "StrataSecretsTests",
             dependencies: [
-                "StrataSecrets", "StrataSystem", "StrataConformance", "StrataTestSupport", "strata-test-child",
+                "StrataSecrets", "StrataSecretsPostgres", "StrataPostgres", "StrataPostgresClient", "StrataSystem",
+                "StrataConformance", "StrataTestSupport", "strata-test-child",
             ]
         ),
         .testTarget(

@@ -23,9 +23,9 @@ extension StagedRestore {
     }
 
     /// Makes the staged store one machine's: a capture of a shared store (`[catalog] shared = true`) restores its
-    /// catalog as the file catalog under the root and its suites as suite files, so the configuration stops
-    /// declaring it shared (opened shared, it would look for the catalog on the server, or be refused for its local
-    /// tiers) and names the suite files' backend.
+    /// catalog as the file catalog under the root, its suites as suite files and its keyrings as keyring folders, so
+    /// the configuration stops declaring it shared (opened shared, it would look for the catalog on the server, or be
+    /// refused for its local tiers) and names the backends of those files.
     static func localizeCatalog(in staging: RestoreStaging) throws {
         let paths = try StoragePaths(root: staging.path)
         guard var configuration = try StoreConfiguration.read(from: paths), configuration.catalog.isShared else {
@@ -34,7 +34,10 @@ extension StagedRestore {
         configuration.catalog.isShared = false
         // The shared suites were captured as suite files: the defaults tier is the folder's.
         configuration.defaults.backend = StoreConfiguration.Defaults().backend
+        // The shared keyrings were captured as keyring folders (the same bytes): the secrets tier is the folder's.
+        configuration.secrets.backend = StoreConfiguration.Secrets().backend
         try configuration.write(to: paths)
         try recatalog(.defaults, in: staging, under: configuration.defaults.backend)
+        try recatalog(.secrets, in: staging, under: configuration.secrets.backend)
     }
 }

@@ -8,6 +8,7 @@
 @_exported public import StrataS3
 @_exported public import StrataSQLite
 @_exported public import StrataSecrets
+@_exported public import StrataSecretsPostgres
 
 extension Storage {
     /// The environment variable the secrets tier reads its key from when ``Storage`` is given none.
@@ -116,6 +117,32 @@ extension Storage {
                     try PostgresDefaults(
                         suite: suite, configuration: PostgresConfiguration(connectionString: recordsURL),
                         limits: limits, allowedSensitiveKeys: allowed, placement: placement)
+                }.shared().activeWhenNamed())
+            // The secrets tier on the same server and schema, unlocked with the store's key: active where the
+            // configuration names it (a shared store's `[secrets] backend = postgres`).
+            backends.append(
+                BuiltIn(
+                    tier: .secrets, name: "postgres",
+                    facts: { _ in
+                        PostgresSecrets.facts(
+                            keyring: keyring, configuration: PostgresConfiguration(connectionString: recordsURL))
+                    }
+                ) { paths in
+                    // The highest manifest this machine has seen, kept beside `strata.conf` (see `anchorPath`).
+                    let store = try PostgresSecrets(
+                        keyring: keyring, configuration: PostgresConfiguration(connectionString: recordsURL),
+                        anchorPath: paths.map { $0.root + "/.strata-secrets-\(keyring).anchor" }, placement: placement)
+                    guard let key = secretsKey ?? environmentSecretsKey() else {
+                        var error = StorageError(
+                            .locked, "the secrets tier has no key to unlock its keyring", tier: .secrets,
+                            path: store.location,
+                            recovery: "Pass secretsKey: to Storage, or set \(secretsKeyVariable) to the 64 hex "
+                                + "characters every machine of the store uses")
+                        error.remedy = .giveSecretsKey
+                        throw error
+                    }
+                    try store.unlock(with: key)
+                    return store
                 }.shared().activeWhenNamed())
         }
         if let filesLocation {

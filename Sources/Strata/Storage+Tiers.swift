@@ -26,6 +26,14 @@ extension Storage {
         (try? registry.backend(for: .defaults)) as? PostgresDefaults
     }
 
+    /// The shared store's keyring on PostgreSQL (a `PostgresSecrets`, module `StrataSecretsPostgres`), unlocked with
+    /// the store's key, for typed access to the items every machine reads; `nil` when the secrets tier's active
+    /// backend is another (a store that is not shared, whose keyring is ``secrets``), or when it cannot be opened
+    /// (``backend(for:)`` says why).
+    public var sharedSecrets: PostgresSecrets? {
+        (try? registry.backend(for: .secrets)) as? PostgresSecrets
+    }
+
     /// The keyring the facade stores credentials in (`default`), with its typed API: items by service and account,
     /// accessibility, export. Values put through the facade are the items of service
     /// ``/StrataSecrets/SecretStore/storageBackendService`` whose account is the key.

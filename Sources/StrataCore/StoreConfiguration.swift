@@ -206,17 +206,12 @@ public struct StoreConfiguration: Sendable, Hashable {
 
     /// The refusal of a value in `tier`, which has no engine that machines share, in a shared store.
     package func unsharedTierError(_ tier: Tier, key: String?) -> StorageError {
-        let recovery =
-            tier == .secrets
-            ? "Keep credentials in each machine's environment or in a one-machine store: a shared store has no "
-                + "secrets tier yet"
-            : "Store it as a record or a file (kind relational or file): a shared store has no "
-                + "\(tier.rawValue) tier yet"
         var error = StorageError(
             .noBackend,
             "the store is shared, and the \(tier.rawValue) tier has no engine that machines share: a value kept "
-                + "there would be this machine's alone", tier: tier, key: key, path: path, recovery: recovery,
-            suggestedTier: tier == .secrets ? nil : .records)
+                + "there would be this machine's alone", tier: tier, key: key, path: path,
+            recovery: "Name the tier's engine on the records' server in strata.conf (`backend = postgres` in "
+                + "[\(tier.rawValue)]), or store the value as a record or a file")
         error.line = lines["catalog.shared"]
         return error
     }
@@ -225,16 +220,13 @@ public struct StoreConfiguration: Sendable, Hashable {
     /// in a shared store: that store is this machine's, and the catalog every machine reads must not place a key
     /// there.
     package func machineLocalStoreError(_ tier: Tier, key: String?) -> StorageError {
-        let recovery =
-            tier == .defaults
-            ? "Write it through the store (storage.put(_:for:as:) with kind .preference, or storage.sharedDefaults; "
-                + "strata put KEY FILE --kind preference), which keeps it on the server every machine reads"
-            : "A shared store has no secrets tier yet: keep credentials in each machine's environment"
+        let (kind, typed) = tier == .defaults ? ("preference", "sharedDefaults") : ("credential", "sharedSecrets")
         var error = StorageError(
             .noBackend,
             "the store is shared, and this machine's own \(tier.rawValue) store under its root is not part of it: a "
                 + "value kept there would be this machine's alone", tier: tier, key: key, path: path,
-            recovery: recovery)
+            recovery: "Write it through the store (storage.put(_:for:as:) with kind .\(kind), or storage.\(typed); "
+                + "strata put KEY FILE --kind \(kind)), which keeps it on the server every machine reads")
         error.line = lines["catalog.shared"]
         return error
     }

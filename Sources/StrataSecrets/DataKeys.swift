@@ -1,4 +1,4 @@
-import StrataCore
+package import StrataCore
 
 /// One data key and the keys derived from it: the two class keys, the manifest's key, the rotation record's key
 /// and the public check value. (The name key is not among them: a rotation replaces the data key and keeps it.)
@@ -6,17 +6,17 @@ import StrataCore
 /// `lock()` wipes the data key and the `whenUnlocked` key; the others live until the store is released (the
 /// rotation key too, so `afterFirstUnlock` items stay readable while locked during a rotation: the next data key
 /// it opens is locked again at once).
-struct DataKeys: Sendable {
-    let data: GuardedKey
-    let whenUnlocked: GuardedKey
-    let afterFirstUnlock: GuardedKey
-    let manifest: GuardedKey
+package struct DataKeys: Sendable {
+    package let data: GuardedKey
+    package let whenUnlocked: GuardedKey
+    package let afterFirstUnlock: GuardedKey
+    package let manifest: GuardedKey
     /// Seals the next data key in `rotation.key` (see ``RotationFile``).
-    let rotation: GuardedKey
+    package let rotation: GuardedKey
     /// Tells this key apart from another without revealing it (``GuardedKey/check()``).
-    let check: [UInt8]
+    package let check: [UInt8]
 
-    init(_ data: GuardedKey) throws {
+    package init(_ data: GuardedKey) throws {
         self.data = data
         whenUnlocked = try data.derive("strata item key: when unlocked")
         afterFirstUnlock = try data.derive("strata item key: after first unlock")
@@ -26,15 +26,15 @@ struct DataKeys: Sendable {
     }
 
     /// The key that seals items of an accessibility class.
-    func classKey(_ accessibility: SecretAccessibility) -> GuardedKey {
+    package func classKey(_ accessibility: SecretAccessibility) -> GuardedKey {
         accessibility.survivesLock ? afterFirstUnlock : whenUnlocked
     }
 
     /// Whether the data key is out of memory.
-    var isLocked: Bool { data.isWiped }
+    package var isLocked: Bool { data.isWiped }
 
     /// Wipes what `lock()` wipes.
-    func lock() {
+    package func lock() {
         data.wipe()
         whenUnlocked.wipe()
     }

@@ -1,5 +1,5 @@
-import Foundation
-import StrataCore
+package import Foundation
+package import StrataCore
 import Synchronization
 
 /// Key material in libsodium's guarded memory: its own pages, guard pages around them and a canary, locked in
@@ -7,14 +7,14 @@ import Synchronization
 ///
 /// The pages stay readable between uses rather than being toggled to no-access around each use: toggling costs
 /// two `mprotect` calls per use, which would dominate a warm read of a small secret.
-final class GuardedKey: Sendable {
-    let count: Int
+package final class GuardedKey: Sendable {
+    package let count: Int
     // The guarded allocation, or `nil` once wiped. Guarded by the mutex, which also serializes the page
     // protection changes of `withBytes`.
     private let storage: Mutex<UInt?>  // The address as an integer: raw pointers are not Sendable.
 
     /// Allocates `count` bytes and lets `fill` write them.
-    init(count: Int, _ fill: (UnsafeMutableRawBufferPointer) throws -> Void) throws {
+    package init(count: Int, _ fill: (UnsafeMutableRawBufferPointer) throws -> Void) throws {
         try Sodium.ensureReady()
         guard let pointer = Sodium.guardedAllocate(count) else {
             throw StorageError(.io, "cannot allocate guarded memory for a key", tier: .secrets)
@@ -31,16 +31,16 @@ final class GuardedKey: Sendable {
     }
 
     /// A fresh random key.
-    static func random(_ count: Int = Sodium.keyBytes) throws -> GuardedKey {
+    package static func random(_ count: Int = Sodium.keyBytes) throws -> GuardedKey {
         try GuardedKey(count: count) { Sodium.randomFill($0) }
     }
 
     /// Copies bytes in (the caller should wipe its copy).
-    convenience init(copying bytes: [UInt8]) throws {
+    package convenience init(copying bytes: [UInt8]) throws {
         try self.init(count: bytes.count) { buffer in buffer.copyBytes(from: bytes) }
     }
 
-    var isWiped: Bool { storage.withLock { $0 == nil } }
+    package var isWiped: Bool { storage.withLock { $0 == nil } }
 
     private static func pointer(_ address: UInt) -> UnsafeMutableRawPointer {
         UnsafeMutableRawPointer(bitPattern: address)!
@@ -48,7 +48,7 @@ final class GuardedKey: Sendable {
 
     /// Lends the key's bytes to `body`.
     /// - Throws: ``StorageError`` `.locked` when the key was wiped, or what `body` throws.
-    func withBytes<T>(_ body: (UnsafeRawBufferPointer) throws -> T) throws -> T {
+    package func withBytes<T>(_ body: (UnsafeRawBufferPointer) throws -> T) throws -> T {
         try storage.withLock { address in
             guard let address else {
                 throw StorageError(
@@ -59,7 +59,7 @@ final class GuardedKey: Sendable {
     }
 
     /// Derives a subkey: keyed BLAKE2b of a label under this key, into new guarded memory.
-    func derive(_ label: String) throws -> GuardedKey {
+    package func derive(_ label: String) throws -> GuardedKey {
         try withBytes { key in
             try GuardedKey(count: Sodium.keyBytes) { output in
                 Sodium.keyedHash(Array(label.utf8), key: key, into: output)
@@ -68,7 +68,7 @@ final class GuardedKey: Sendable {
     }
 
     /// A copy of some of the key's bytes, in new guarded memory.
-    func slice(_ range: Range<Int>) throws -> GuardedKey {
+    package func slice(_ range: Range<Int>) throws -> GuardedKey {
         try withBytes { bytes in
             try GuardedKey(count: range.count) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[range])) }
         }
@@ -76,12 +76,12 @@ final class GuardedKey: Sendable {
 
     /// A public check value of the key: a keyed hash of a fixed label, which tells keys apart without revealing
     /// them.
-    func check() throws -> [UInt8] {
+    package func check() throws -> [UInt8] {
         try withBytes { Sodium.keyedHash(Array("strata key check".utf8), key: $0, length: 16) }
     }
 
     /// Zeroes and frees the key now. Calling it again does nothing.
-    func wipe() {
+    package func wipe() {
         storage.withLock { address in
             if let allocated = address { Sodium.guardedFree(Self.pointer(allocated)) }  // sodium_free zeroes first.
             address = nil

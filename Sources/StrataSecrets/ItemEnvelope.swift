@@ -1,5 +1,5 @@
-import Foundation
-import StrataCore
+package import Foundation
+package import StrataCore
 
 #if canImport(Glibc)
     import Glibc
@@ -25,23 +25,34 @@ import StrataCore
 /// Version 2 is written for `...ThisDeviceOnly` items only (other items keep version 1, which every release
 /// reads). Version 1 bound the machine into the attributes as well: such an item, on another machine, opens
 /// nothing at all.
-enum ItemEnvelope {
+package enum ItemEnvelope {
     static let magic = Array("STRATASI".utf8)
     /// The newest format this code reads and writes.
     static let version: UInt8 = 2
     static let headerSize = 8 + 1 + 1
 
-    struct Record {
-        var service: String
-        var account: String
-        var label: String
-        var created: Date
-        var modified: Date
-        var valueSize: Int
+    package struct Record {
+        package var service: String
+        package var account: String
+        package var label: String
+        package var created: Date
+        package var modified: Date
+        package var valueSize: Int
+
+        package init(
+            service: String, account: String, label: String, created: Date, modified: Date, valueSize: Int
+        ) {
+            self.service = service
+            self.account = account
+            self.label = label
+            self.created = created
+            self.modified = modified
+            self.valueSize = valueSize
+        }
 
         /// The record as a reader decodes it from the sealed attributes: the dates rebuilt from the seconds
         /// since 1970 that are stored (a `Date` does not always survive that round trip bit for bit).
-        var readBack: Record {
+        package var readBack: Record {
             var record = self
             record.created = Date(timeIntervalSince1970: created.timeIntervalSince1970)
             record.modified = Date(timeIntervalSince1970: modified.timeIntervalSince1970)
@@ -76,7 +87,7 @@ enum ItemEnvelope {
 
     /// Builds the sealed file, in the format ``version(for:)`` names unless `format` says otherwise (tests write
     /// the first format, to check it is still read).
-    static func seal(
+    package static func seal(
         _ record: Record, value: UnsafeRawBufferPointer, accessibility: SecretAccessibility, keyringID: [UInt8],
         fileName: String, key: GuardedKey, format: UInt8? = nil
     ) throws -> Data {
@@ -133,7 +144,7 @@ enum ItemEnvelope {
     }
 
     /// Reads the clear header: checks the format version and returns the accessibility class and the version.
-    static func header(of file: Data, path: @autoclosure () -> String) throws -> (
+    package static func header(of file: Data, path: @autoclosure () -> String) throws -> (
         accessibility: SecretAccessibility, version: UInt8
     ) {
         // One pass over the contiguous bytes: this runs on every read.
@@ -187,7 +198,7 @@ enum ItemEnvelope {
     /// `size` is the whole file's size when `file` holds only its first bytes, at least up to
     /// ``attributesEnd(of:)`` (a read of the attributes alone, which never reads a large value): the value box's
     /// length is then checked against it.
-    static func open(
+    package static func open(
         _ file: Data, size: Int? = nil, accessibility: SecretAccessibility, version: UInt8, keyringID: [UInt8],
         fileName: String, key: GuardedKey, path: @autoclosure () -> String, value wantsValue: Bool,
         attributes known: Record? = nil

@@ -1,5 +1,5 @@
-import Foundation
-import StrataCore
+package import Foundation
+package import StrataCore
 
 /// `items.manifest`: the keyring's authenticated record of every item's generation, so an older copy of an item
 /// put back over the current one (a rollback) is refused instead of returning a revoked value; and, from format
@@ -30,7 +30,7 @@ import StrataCore
 /// inline, then for an inline entry the sealed item's size in 4 bytes and its bytes). Versions 1 (written before
 /// items could be inline) and 2 (before sequence numbers; read as sequence 0) are read; every write writes
 /// version 3.
-struct ItemManifest: Sendable, Equatable {
+package struct ItemManifest: Sendable, Equatable {
     static let fileName = "items.manifest"
     static let magic = Array("STRATASM".utf8)
     static let version: UInt8 = 3
@@ -41,23 +41,38 @@ struct ItemManifest: Sendable, Equatable {
     static let itemSuffix = Array(SecretStore.itemSuffix.utf8)
 
     /// The newest generation written for one item.
-    struct Entry: Sendable, Equatable {
+    package struct Entry: Sendable, Equatable {
         /// The item's modification time (its generation).
-        var modified: Double
+        package var modified: Double
         /// Whether the item was deleted at `modified`.
-        var deleted: Bool
+        package var deleted: Bool
         /// The sealed item, when it lives here instead of in a file of its own.
-        var inline: Data? = nil
+        package var inline: Data? = nil
+
+        package init(modified: Double, deleted: Bool, inline: Data? = nil) {
+            self.modified = modified
+            self.deleted = deleted
+            self.inline = inline
+        }
     }
 
     /// The check value of the data key the manifest is tagged under (``GuardedKey/check()``).
-    var keyCheck: [UInt8]
+    package var keyCheck: [UInt8]
     /// Entries by item file name.
-    var entries: [String: Entry] = [:]
+    package var entries: [String: Entry] = [:]
     /// One past the sequence number of the manifest this one replaced (0 for a manifest of version 2 or older).
-    var sequence: UInt64 = 0
+    package var sequence: UInt64 = 0
     /// The check value of the data key the keyring was last rotated from, if any.
-    var previousKeyCheck: [UInt8]? = nil
+    package var previousKeyCheck: [UInt8]? = nil
+
+    package init(
+        keyCheck: [UInt8], entries: [String: Entry] = [:], sequence: UInt64 = 0, previousKeyCheck: [UInt8]? = nil
+    ) {
+        self.keyCheck = keyCheck
+        self.entries = entries
+        self.sequence = sequence
+        self.previousKeyCheck = previousKeyCheck
+    }
 
     /// The bytes of a version 3 header after the key check: the previous key's check and the sequence number.
     static let sequenceFieldsSize = 16 + 8
@@ -74,7 +89,7 @@ struct ItemManifest: Sendable, Equatable {
     var inlineBytes: Int { entries.values.reduce(0) { $0 + ($1.inline?.count ?? 0) } }
 
     /// Whether an item file holding `modified` is older than this manifest allows.
-    func isRolledBack(_ fileName: String, modified: Date) -> Bool {
+    package func isRolledBack(_ fileName: String, modified: Date) -> Bool {
         guard let entry = entries[fileName] else { return false }
         let generation = modified.timeIntervalSince1970
         return entry.deleted ? generation <= entry.modified : generation < entry.modified
@@ -82,13 +97,13 @@ struct ItemManifest: Sendable, Equatable {
 
     /// The modification time for a new write of `fileName` at `now`: strictly after its entry, even when the
     /// clock went back.
-    func nextGeneration(_ fileName: String, now: Date) -> Date {
+    package func nextGeneration(_ fileName: String, now: Date) -> Date {
         guard let entry = entries[fileName], entry.modified >= now.timeIntervalSince1970 else { return now }
         return Date(timeIntervalSince1970: entry.modified.nextUp)
     }
 
     /// The file's bytes, tagged under `key`.
-    func serialized(keyringID: [UInt8], key: GuardedKey) throws -> Data {
+    package func serialized(keyringID: [UInt8], key: GuardedKey) throws -> Data {
         // A set serializes the whole manifest, so this runs per entry per write: the names are read as two
         // big-endian integers straight from their UTF-8 (their order is the order of the lowercase hex names),
         // the entries sorted as small rows that point into one array, and the body sized before it is filled.
@@ -152,7 +167,7 @@ struct ItemManifest: Sendable, Equatable {
     /// - Throws: ``StorageError`` `.locked` when it names none of `keys` (another process rotated the keyring's
     ///   key since this one was unlocked), `.corrupt` when it does not authenticate (edited, truncated, or from
     ///   another keyring), `.unsupportedVersion` for a newer format.
-    static func parse(_ data: Data, keyringID: [UInt8], keys: [DataKeys], path: String) throws -> (
+    package static func parse(_ data: Data, keyringID: [UInt8], keys: [DataKeys], path: String) throws -> (
         ItemManifest, DataKeys
     ) {
         let bytes = [UInt8](data)
@@ -299,7 +314,7 @@ struct ItemManifest: Sendable, Equatable {
 
 extension ItemManifest {
     /// The entry recording that `fileName` was deleted at `now` (or just after its last generation).
-    func tombstone(_ fileName: String, now: Date) -> Entry {
+    package func tombstone(_ fileName: String, now: Date) -> Entry {
         Entry(modified: nextGeneration(fileName, now: now).timeIntervalSince1970, deleted: true)
     }
 }

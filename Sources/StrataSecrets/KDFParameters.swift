@@ -8,7 +8,7 @@ import StrataCore
 #endif
 
 /// Argon2id parameters, stored in the keyring so any later unlock derives the same key.
-struct KDFParameters: Sendable, Hashable {
+package struct KDFParameters: Sendable, Hashable {
     var salt: [UInt8]
     var operations: UInt64
     var memory: Int

@@ -43,7 +43,7 @@ public enum KeyProvider: Sendable, CustomStringConvertible {
     public static let environmentVariable = "STRATA_SECRETS_KEY"
 
     /// The kind name of passphrases in `keyring.json`.
-    static let passphraseKind = "passphrase"
+    package static let passphraseKind = "passphrase"
 
     /// Whether this is a passphrase (stretched with Argon2id) rather than a 32-byte key. The three kinds of key
     /// — key file, environment variable, in-memory — unlock the same keyrings when they hold the same bytes.
@@ -72,7 +72,7 @@ public enum KeyProvider: Sendable, CustomStringConvertible {
     }
 
     /// Produces the 32-byte wrapping key for a keyring. `kdf` holds the Argon2id parameters for passphrases.
-    func wrappingKey(kdf: KDFParameters?) throws -> GuardedKey {
+    package func wrappingKey(kdf: KDFParameters?) throws -> GuardedKey {
         switch self {
         case .passphrase(let secret):
             guard secret.count > 0 else {

@@ -1,5 +1,5 @@
-import Foundation
-import StrataCore
+package import Foundation
+package import StrataCore
 
 /// `keyring.json`: which provider wraps the data key, the Argon2id parameters for passphrases, and the wrapped
 /// data key itself.
@@ -11,14 +11,14 @@ import StrataCore
 /// The file is canonical: the reader re-serializes what it parsed and refuses the file unless the bytes are
 /// identical, and every field but the wrapped key is the associated data of the wrap. So any edit — of a
 /// parameter, the name, the id, even white space — is refused with a typed error, never silently accepted.
-struct KeyringFile: Sendable, Hashable {
+package struct KeyringFile: Sendable, Hashable {
     static let format = "strata-keyring"
     static let version = 2
 
     var version = Self.version
     var name: String
-    var id: [UInt8]
-    var provider: String
+    package var id: [UInt8]
+    package var provider: String
     var kdf: KDFParameters?
     var nonce: [UInt8]
     var wrappedKey: [UInt8]
@@ -26,7 +26,7 @@ struct KeyringFile: Sendable, Hashable {
     /// Everything but the wrap, as bound to it.
     var associatedData: [UInt8] { Array("strata keyring wrap v1\n".utf8) + Array(header(includingWrap: false).utf8) }
 
-    var serialized: Data { Data(header(includingWrap: true).utf8) }
+    package var serialized: Data { Data(header(includingWrap: true).utf8) }
 
     private func header(includingWrap: Bool) -> String {
         var lines = [
@@ -56,7 +56,7 @@ struct KeyringFile: Sendable, Hashable {
 
     /// Parses and checks a keyring file.
     /// - Throws: ``StorageError`` `.unsupportedVersion` for a newer format, `.corrupt` for anything else wrong.
-    static func parse(_ data: Data, expectedName: String, path: String) throws -> KeyringFile {
+    package static func parse(_ data: Data, expectedName: String, path: String) throws -> KeyringFile {
         func corrupt(_ why: String) -> StorageError {
             StorageError(
                 .corrupt, "the keyring file is damaged or was edited: \(why)", tier: .secrets, path: path,
@@ -106,7 +106,7 @@ struct KeyringFile: Sendable, Hashable {
     }
 
     /// Wraps a data key and a name key under a wrapping key into a new keyring file (version 2).
-    static func wrapping(
+    package static func wrapping(
         _ dataKey: GuardedKey, names: GuardedKey, name: String, id: [UInt8], provider: String, kdf: KDFParameters?,
         with wrappingKey: GuardedKey
     ) throws -> KeyringFile {
@@ -130,7 +130,7 @@ struct KeyringFile: Sendable, Hashable {
 
     /// Unwraps the data key and the name key (derived from the data key in version 1).
     /// - Throws: ``StorageError`` `.authenticationFailed`: the wrong passphrase or key, or a tampered keyring.
-    func unwrap(with wrappingKey: GuardedKey, path: String) throws -> (data: GuardedKey, names: GuardedKey) {
+    package func unwrap(with wrappingKey: GuardedKey, path: String) throws -> (data: GuardedKey, names: GuardedKey) {
         let associatedData = self.associatedData
         let both = try GuardedKey(count: wrappedKey.count - Sodium.tagBytes) { output in
             let opened = try wrappingKey.withBytes { wrapping in
@@ -151,6 +151,32 @@ struct KeyringFile: Sendable, Hashable {
         defer { both.wipe() }
         let data = try both.slice(0..<Sodium.keyBytes)
         return (data, try both.slice(Sodium.keyBytes..<(2 * Sodium.keyBytes)))
+    }
+}
+
+extension KeyringFile {
+    /// Unwraps the data key and the name key with `provider`, after checking that it is the kind of key the keyring
+    /// was made with and, for a passphrase, that the password hash costs no more than `configuration` allows.
+    /// - Throws: ``StorageError`` `.invalidArgument` for a passphrase on a key-protected keyring or the reverse,
+    ///   `.limitExceeded` for Argon2id costs over the limit (refused before deriving), `.authenticationFailed` for a
+    ///   wrong passphrase or key; each names `path`.
+    package func unwrap(with provider: KeyProvider, configuration: SecretsConfiguration, path: String) throws -> (
+        data: GuardedKey, names: GuardedKey
+    ) {
+        let isPassphrase = self.provider == KeyProvider.passphraseKind
+        guard isPassphrase == provider.isPassphrase else {
+            throw StorageError(
+                .invalidArgument,
+                "the keyring is protected by \(isPassphrase ? "a passphrase" : "a 32-byte key"), not by \(provider.isPassphrase ? "a passphrase" : "a key")",
+                tier: .secrets, path: path,
+                recovery: isPassphrase
+                    ? "Unlock it with its passphrase"
+                    : "Unlock it with its key: a key file (--secrets-key-file) or \(KeyProvider.environmentVariable)")
+        }
+        if let kdf { try configuration.checkPasswordHashCost(kdf, path: path) }
+        let wrapping = try provider.wrappingKey(kdf: kdf)
+        defer { wrapping.wipe() }
+        return try unwrap(with: wrapping, path: path)
     }
 }
 

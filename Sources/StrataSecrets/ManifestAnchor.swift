@@ -1,5 +1,5 @@
-import Foundation
-import StrataCore
+package import Foundation
+package import StrataCore
 import StrataSystem
 
 /// `items.anchor`: the sequence number of the last item manifest made durable, kept beside it, so that an older
@@ -15,14 +15,16 @@ import StrataSystem
 ///
 /// `STRATASA`, a version byte (1), the keyring's id, the sequence number (8 bytes, big-endian) and a CRC-32C of the
 /// bytes before it. A file of another shape or keyring is ignored, as a missing one is: it vouches for nothing.
-struct ManifestAnchor: Sendable, Equatable {
+package struct ManifestAnchor: Sendable, Equatable {
     static let fileName = "items.anchor"
     static let magic = Array("STRATASA".utf8)
     static let version: UInt8 = 1
 
-    var sequence: UInt64
+    package var sequence: UInt64
 
-    func serialized(keyringID: [UInt8]) -> Data {
+    package init(sequence: UInt64) { self.sequence = sequence }
+
+    package func serialized(keyringID: [UInt8]) -> Data {
         var bytes = Self.magic + [Self.version] + keyringID
         withUnsafeBytes(of: sequence.bigEndian) { bytes += $0 }
         withUnsafeBytes(of: CRC32C.checksum(bytes).bigEndian) { bytes += $0 }
@@ -30,7 +32,7 @@ struct ManifestAnchor: Sendable, Equatable {
     }
 
     /// The anchor the bytes hold, or `nil` when they are not one of this keyring's.
-    static func parse(_ data: Data, keyringID: [UInt8]) -> ManifestAnchor? {
+    package static func parse(_ data: Data, keyringID: [UInt8]) -> ManifestAnchor? {
         let bytes = [UInt8](data)
         let sequenceStart = magic.count + 1 + keyringID.count
         guard bytes.count == sequenceStart + 12, bytes.starts(with: magic), bytes[magic.count] == version,

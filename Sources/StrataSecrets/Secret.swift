@@ -21,7 +21,7 @@ public struct Secret: Sendable, Hashable, CustomStringConvertible, CustomDebugSt
     init(bytes: UnsafeRawBufferPointer) { storage = SecretBytes(bytes) }
 
     /// A secret of `count` bytes written in place by `fill` (so a decrypted value is never copied).
-    init(count: Int, _ fill: (UnsafeMutableRawBufferPointer) throws -> Void) throws {
+    package init(count: Int, _ fill: (UnsafeMutableRawBufferPointer) throws -> Void) throws {
         storage = try SecretBytes.filled(count: count, fill)
     }
 

@@ -28,13 +28,13 @@ extension SecretStore {
         var items: [(write: SecretWrite, identity: ItemIdentity, fileName: String, keyringID: [UInt8])] = []
         items.reserveCapacity(writes.count)
         for write in writes {
-            let identity = try checkedIdentity(service: write.service, account: write.account)
-            if let label = write.label { try checkAttribute("label", label, of: identity) }
-            try checkValueSize(write.value.count, of: identity)
+            let identity = try ItemIdentity.checked(service: write.service, account: write.account)
+            if let label = write.label { try identity.checkAttribute("label", label) }
+            try configuration.checkValueSize(write.value.count, of: identity)
             guard seen.insert(identity).inserted else {
                 throw StorageError(
                     .invalidArgument, "the batch sets the same item twice", tier: .secrets,
-                    key: Self.displayKey(identity), recovery: "Set each item once per batch")
+                    key: identity.displayKey, recovery: "Set each item once per batch")
             }
             let keyringID = try classKey(write.accessibility, writing: true).0
             items.append((write, identity, try fileName(identity), keyringID))

@@ -64,7 +64,7 @@ extension SecretStore: TierCapturing {
                 let named = isThisStore ? (try? readItem(in: folder, fileName: name, value: false)) ?? nil : nil
                 report.omissions.append(
                     CaptureOmission(
-                        tier: .secrets, key: named.map { Self.displayKey(ItemIdentity($0.0)) } ?? name, path: filePath,
+                        tier: .secrets, key: named.map { ItemIdentity($0.0).displayKey } ?? name, path: filePath,
                         reason: .thisDeviceOnly))
                 continue
             }

@@ -36,7 +36,7 @@ extension SecretStore {
             ItemEnvelope.appendUInt64(UInt64(value.count), to: &plaintext, width: 4)
             value.withUnsafeBytes { plaintext.append(contentsOf: $0) }
         }
-        let kdf = newKDFParameters()
+        let kdf = configuration.newKDFParameters()
         let key = try KeyProvider.passphrase(passphrase).wrappingKey(kdf: kdf)
         defer { key.wipe() }
         var header = Self.exportMagic + [Self.exportVersion] + kdf.salt
@@ -121,9 +121,9 @@ extension SecretStore {
             let value = Secret(
                 bytes: UnsafeRawBufferPointer(rebasing: reader.bytes[reader.offset..<(reader.offset + size)]))
             reader.offset += size
-            let identity = try checkedIdentity(service: service, account: account)
-            try checkAttribute("label", label, of: identity)
-            try checkValueSize(size, of: identity)
+            let identity = try ItemIdentity.checked(service: service, account: account)
+            try identity.checkAttribute("label", label)
+            try configuration.checkValueSize(size, of: identity)
             entries.append((service, account, label, accessibility, value))
         }
         var stored = 0

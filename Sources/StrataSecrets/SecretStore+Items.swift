@@ -10,7 +10,7 @@ import Synchronization
 #endif
 
 extension SecretStore {
-    static let itemSuffix = ".item"
+    package static let itemSuffix = ".item"
 
     /// Stores a secret, replacing any item with the same service and account atomically.
     /// - Parameters:
@@ -26,8 +26,8 @@ extension SecretStore {
         _ value: Secret, service: String, account: String, label: String? = nil,
         accessibility: SecretAccessibility = .whenUnlocked
     ) throws {
-        let identity = try checkedIdentity(service: service, account: account)
-        if let label { try checkAttribute("label", label, of: identity) }
+        let identity = try ItemIdentity.checked(service: service, account: account)
+        if let label { try identity.checkAttribute("label", label) }
         let keyringID = try classKey(accessibility, writing: true).0
         let fileName = try self.fileName(identity)
         let folder = try keyringFolder()
@@ -61,7 +61,7 @@ extension SecretStore {
         service: String, account: String, accessibility: SecretAccessibility = .whenUnlocked,
         _ transform: (Secret?) throws -> Secret
     ) throws -> Secret {
-        let identity = try checkedIdentity(service: service, account: account)
+        let identity = try ItemIdentity.checked(service: service, account: account)
         let keyringID = try classKey(accessibility, writing: true).0
         let fileName = try self.fileName(identity)
         let folder = try keyringFolder()
@@ -92,7 +92,7 @@ extension SecretStore {
     ///   `.rolledBack` (an older copy of the item put back over the current one), `.deviceMismatch` (a `ThisDeviceOnly`
     ///   item from another machine), `.unsupportedVersion`, or an I/O error. Never `nil` for any of these.
     public func get(service: String, account: String) throws -> Secret? {
-        try locate(checkedIdentity(service: service, account: account), in: keyringFolder(), value: true)?.secret
+        try locate(ItemIdentity.checked(service: service, account: account), in: keyringFolder(), value: true)?.secret
     }
 
     /// The attributes of an item, without its value, or `nil` when there is none.
@@ -103,7 +103,7 @@ extension SecretStore {
     /// Whether an item exists. Needs no class key, only the name key (available after the first unlock) — except
     /// for an item whose service or account holds a NUL and that was stored under the first format's name.
     public func contains(service: String, account: String) throws -> Bool {
-        let identity = try checkedIdentity(service: service, account: account)
+        let identity = try ItemIdentity.checked(service: service, account: account)
         let fileName = try self.fileName(identity)
         let folder = try keyringFolder()
         // The manifest, then the file, then the manifest again: no item is missed while it moves between them (see
@@ -127,7 +127,7 @@ extension SecretStore {
     /// - Returns: Whether there was one.
     @discardableResult
     public func delete(service: String, account: String) throws -> Bool {
-        let identity = try checkedIdentity(service: service, account: account)
+        let identity = try ItemIdentity.checked(service: service, account: account)
         let name = try fileName(identity)
         let folder = try keyringFolder()
         return try reportingChange(removing: [identity]) {
@@ -263,41 +263,12 @@ extension SecretStore {
 
     // MARK: Internals
 
-    /// Checks a service and account on the way in: both non-empty, each within ``SecretItem/attributeLimit``.
-    func checkedIdentity(service: String, account: String) throws -> ItemIdentity {
-        guard !service.isEmpty, !account.isEmpty else {
-            throw StorageError(.invalidArgument, "an item needs a non-empty service and account", tier: .secrets)
-        }
-        let identity = ItemIdentity(service: service, account: account)
-        try checkAttribute("service", service, of: identity)
-        try checkAttribute("account", account, of: identity)
-        return identity
-    }
-
-    /// Refuses an attribute over ``SecretItem/attributeLimit`` with `too-large` naming it.
-    func checkAttribute(_ attribute: String, _ text: String, of identity: ItemIdentity) throws {
-        guard text.utf8.count <= SecretItem.attributeLimit else {
-            var error = StorageError(
-                .tooLarge,
-                "the \(attribute) is \(text.utf8.count) bytes, over the limit of \(SecretItem.attributeLimit)",
-                tier: .secrets, key: Self.displayKey(identity),
-                recovery: "Keep the \(attribute) short; store long data as the value, or in the files tier")
-            error.attribute = attribute
-            throw error
-        }
-    }
-
-    /// How errors name an item: `service/account`, cut short when either is long.
-    static func displayKey(_ identity: ItemIdentity) -> String {
-        func short(_ text: String) -> String { text.utf8.count <= 200 ? text : String(text.prefix(100)) + "…" }
-        return short(identity.service.string) + "/" + short(identity.account.string)
-    }
-
     /// The item file name: a keyed hash of ``ItemIdentity/nameMessage`` under the keyring's name key.
     func fileName(_ identity: ItemIdentity) throws -> String {
         let (cached, key) = keyMaterial.withLock { ($0.fileNames[identity], $0.names) }
         if let cached { return cached }
-        let name = try hashedFileName(identity.nameMessage, key: key)
+        guard let key else { throw notUnlocked() }
+        let name = try identity.fileName(key: key)
         keyMaterial.withLock { keys in
             if keys.fileNames.count >= 10_000 { keys.fileNames.removeAll(keepingCapacity: true) }
             keys.fileNames[identity] = name
@@ -308,12 +279,8 @@ extension SecretStore {
     /// The file name the first format gave the identity, when it differs from ``fileName(_:)``.
     func legacyFileName(_ identity: ItemIdentity) throws -> String? {
         guard let message = identity.legacyNameMessage else { return nil }
-        return try hashedFileName(message, key: keyMaterial.withLock { $0.names })
-    }
-
-    private func hashedFileName(_ message: [UInt8], key: GuardedKey?) throws -> String {
-        guard let names = key else { throw notUnlocked() }
-        return hex(try names.withBytes { Sodium.keyedHash(message, key: $0, length: 16) }) + Self.itemSuffix
+        guard let names = keyMaterial.withLock({ $0.names }) else { throw notUnlocked() }
+        return try ItemIdentity.fileName(hashing: message, key: names)
     }
 
     func classKey(_ accessibility: SecretAccessibility, writing: Bool) throws -> ([UInt8], GuardedKey) {
@@ -330,7 +297,7 @@ extension SecretStore {
     }
 
     func item(service: String, account: String, value: Bool) throws -> (SecretItem, Secret?)? {
-        let identity = try checkedIdentity(service: service, account: account)
+        let identity = try ItemIdentity.checked(service: service, account: account)
         guard let found = try locate(identity, in: keyringFolder(), value: value) else { return nil }
         return (SecretItem(found.record, accessibility: found.accessibility), found.secret)
     }
@@ -633,7 +600,7 @@ extension SecretStore {
 }
 
 extension SecretItem {
-    init(_ record: ItemEnvelope.Record, accessibility: SecretAccessibility) {
+    package init(_ record: ItemEnvelope.Record, accessibility: SecretAccessibility) {
         self.init(
             service: record.service, account: record.account, label: record.label, accessibility: accessibility,
             creationDate: record.created, modificationDate: record.modified, valueSize: record.valueSize)

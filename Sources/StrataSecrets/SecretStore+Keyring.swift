@@ -28,7 +28,7 @@ extension SecretStore {
     /// - Returns: The keyring file, and the data key (that of a keyring another process made meanwhile, if so).
     func createKeyring(with provider: KeyProvider) throws -> (KeyringFile, (data: GuardedKey, names: GuardedKey)) {
         // The wrapping key first: a key file that cannot be read (or an empty passphrase) creates nothing.
-        let kdf = provider.isPassphrase ? newKDFParameters() : nil
+        let kdf = provider.isPassphrase ? configuration.newKDFParameters() : nil
         let wrapping = try provider.wrappingKey(kdf: kdf)
         defer { wrapping.wipe() }
         let folder = try keyringFolder(create: true)

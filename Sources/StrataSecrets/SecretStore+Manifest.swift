@@ -209,7 +209,7 @@ extension SecretStore {
         throw StorageError(
             .rolledBack,
             "the item file is older than the keyring's manifest records: an earlier copy was put back, so its value may "
-                + "be a revoked one", tier: .secrets, key: Self.displayKey(ItemIdentity(record)), path: path(),
+                + "be a revoked one", tier: .secrets, key: ItemIdentity(record).displayKey, path: path(),
             recovery: "Store the item again with its current value (or delete it); do not trust the value in this file")
     }
 

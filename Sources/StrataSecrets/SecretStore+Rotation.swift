@@ -45,7 +45,7 @@ extension SecretStore {
         opened.names.wipe()
         defer { opened.data.wipe() }
         guard try opened.data.check() == current.check else { throw rotatedElsewhere() }
-        let kdf = provider.isPassphrase ? newKDFParameters() : nil
+        let kdf = provider.isPassphrase ? configuration.newKDFParameters() : nil
         let wrapping = try provider.wrappingKey(kdf: kdf)
         defer { wrapping.wipe() }
         let folder = try keyringFolder()

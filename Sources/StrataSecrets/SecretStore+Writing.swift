@@ -161,7 +161,7 @@ extension SecretStore {
         _ value: Secret, as record: ItemEnvelope.Record, accessibility: SecretAccessibility, keyringID: [UInt8],
         key: GuardedKey, fileName: String
     ) throws -> Data {
-        try checkValueSize(value.count, of: ItemIdentity(record))
+        try configuration.checkValueSize(value.count, of: ItemIdentity(record))
         let file = try value.withUnsafeBytes {
             try ItemEnvelope.seal(
                 record, value: $0, accessibility: accessibility, keyringID: keyringID, fileName: fileName, key: key)
@@ -169,17 +169,5 @@ extension SecretStore {
         // What these attributes hold is known: the next read (or replacement) of the file opens the value only.
         rememberAttributes(record.readBack, of: file, fileName: fileName, key: key)
         return file
-    }
-
-    /// Refuses a value over ``SecretsConfiguration/valueLimit`` with `too-large` naming the item.
-    func checkValueSize(_ size: Int, of identity: ItemIdentity) throws {
-        guard size <= configuration.valueLimit else {
-            var error = StorageError(
-                .tooLarge, "a secret of \(size) bytes is over the limit of \(configuration.valueLimit)",
-                tier: .secrets, key: Self.displayKey(identity),
-                recovery: "Encrypt large data in the files tier and keep only its key here", suggestedTier: .files)
-            error.attribute = "value"
-            throw error
-        }
     }
 }

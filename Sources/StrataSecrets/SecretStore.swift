@@ -130,6 +130,18 @@ public final class SecretStore: Sendable {
     public init(
         keyring: String = "default", paths: StoragePaths, configuration: SecretsConfiguration = SecretsConfiguration()
     ) throws {
+        try Self.validateKeyringName(keyring)
+        self.keyring = keyring
+        self.configuration = configuration
+        self.paths = paths
+        self.directory = paths.root + "/" + Tier.secrets.directoryName + "/" + keyring
+        self.placement = try TierPlacement(.secrets, store: keyring, paths: paths, ledger: configuration.placement)
+        if let folder = try existingKeyringFolder() { AtomicFile.removeStaleTemporaries(in: folder) }
+    }
+
+    /// Checks a keyring's name: letters, digits, `.`, `_` and `-`, not starting with `.`, at most 100 characters.
+    /// - Throws: ``/StrataCore/StorageError`` `.invalidArgument`, or `.io` when libsodium cannot start.
+    package static func validateKeyringName(_ keyring: String) throws {
         try Sodium.ensureReady()
         guard !keyring.isEmpty, keyring.count <= 100,
             keyring.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }),
@@ -139,12 +151,6 @@ public final class SecretStore: Sendable {
                 .invalidArgument, "a keyring name is letters, digits, '.', '_' and '-' (not starting with '.')",
                 tier: .secrets, key: keyring)
         }
-        self.keyring = keyring
-        self.configuration = configuration
-        self.paths = paths
-        self.directory = paths.root + "/" + Tier.secrets.directoryName + "/" + keyring
-        self.placement = try TierPlacement(.secrets, store: keyring, paths: paths, ledger: configuration.placement)
-        if let folder = try existingKeyringFolder() { AtomicFile.removeStaleTemporaries(in: folder) }
     }
 
     /// Opens and unlocks a keyring, creating it on first use (see ``unlock(with:createIfMissing:)``).
@@ -254,7 +260,7 @@ public final class SecretStore: Sendable {
             guard let current = try readKeyring() else {
                 throw StorageError(.notFound, "the keyring file disappeared", tier: .secrets, path: keyringPath)
             }
-            let kdf = provider.isPassphrase ? newKDFParameters() : nil
+            let kdf = provider.isPassphrase ? configuration.newKDFParameters() : nil
             let wrapping = try provider.wrappingKey(kdf: kdf)
             defer { wrapping.wipe() }
             // The file written is version 2, which requires the manifest: a keyring made before manifests gets
@@ -272,12 +278,6 @@ public final class SecretStore: Sendable {
         }
     }
 
-    func newKDFParameters() -> KDFParameters {
-        KDFParameters(
-            salt: Sodium.random(Sodium.saltBytes), operations: configuration.passwordHashCost.operations,
-            memory: configuration.passwordHashCost.memory)
-    }
-
     func readKeyring() throws -> KeyringFile? {
         guard let folder = try existingKeyringFolder(),
             let data = try AtomicFile.read(in: folder, name: "keyring.json", maximumSize: 64 << 10)
@@ -286,19 +286,6 @@ public final class SecretStore: Sendable {
     }
 
     func unwrap(_ file: KeyringFile, with provider: KeyProvider) throws -> (data: GuardedKey, names: GuardedKey) {
-        let isPassphrase = file.provider == KeyProvider.passphraseKind
-        guard isPassphrase == provider.isPassphrase else {
-            throw StorageError(
-                .invalidArgument,
-                "the keyring is protected by \(isPassphrase ? "a passphrase" : "a 32-byte key"), not by \(provider.isPassphrase ? "a passphrase" : "a key")",
-                tier: .secrets, path: keyringPath,
-                recovery: isPassphrase
-                    ? "Unlock it with its passphrase"
-                    : "Unlock it with its key: a key file (--secrets-key-file) or \(KeyProvider.environmentVariable)")
-        }
-        if let kdf = file.kdf { try configuration.checkPasswordHashCost(kdf, path: keyringPath) }
-        let wrapping = try provider.wrappingKey(kdf: file.kdf)
-        defer { wrapping.wipe() }
-        return try file.unwrap(with: wrapping, path: keyringPath)
+        try file.unwrap(with: provider, configuration: configuration, path: keyringPath)
     }
 }

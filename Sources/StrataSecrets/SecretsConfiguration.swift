@@ -66,6 +66,25 @@ public struct SecretsConfiguration: Sendable {
 }
 
 extension SecretsConfiguration {
+    /// New Argon2id parameters for a passphrase: a random salt, and ``passwordHashCost``.
+    package func newKDFParameters() -> KDFParameters {
+        KDFParameters(
+            salt: Sodium.random(Sodium.saltBytes), operations: passwordHashCost.operations,
+            memory: passwordHashCost.memory)
+    }
+
+    /// Refuses a value over ``valueLimit`` with `too-large` naming the item.
+    package func checkValueSize(_ size: Int, of identity: ItemIdentity) throws {
+        guard size <= valueLimit else {
+            var error = StorageError(
+                .tooLarge, "a secret of \(size) bytes is over the limit of \(valueLimit)", tier: .secrets,
+                key: identity.displayKey,
+                recovery: "Encrypt large data in the files tier and keep only its key here", suggestedTier: .files)
+            error.attribute = "value"
+            throw error
+        }
+    }
+
     /// Refuses Argon2id parameters over ``passwordHashLimit`` (or over ``passwordHashCost``, whichever is higher)
     /// before anything is derived.
     func checkPasswordHashCost(_ kdf: KDFParameters, path: String?) throws {

@@ -35,7 +35,10 @@ final class SharedStoreCLITests: Sendable {
     func strata(_ arguments: [String], input: Data? = nil) throws -> ChildProcess.Result {
         try ChildProcess.run(
             try TestExecutables.url(named: "strata"), arguments,
-            environment: ["STRATA_ROOT": "", "STRATA_FILES_URL": "", Self.recordsVariable: recordsURL], input: input)
+            environment: [
+                "STRATA_ROOT": "", "STRATA_FILES_URL": "", Self.recordsVariable: recordsURL,
+                "STRATA_SECRETS_KEY": String(repeating: "5a", count: 32),
+            ], input: input)
     }
 
     func succeeds(_ arguments: [String], input: Data? = nil) throws -> String {
@@ -90,17 +93,20 @@ final class SharedStoreCLITests: Sendable {
         #expect(try strata(["get", "doc", "--root", a]).status == 1)
         #expect(try succeeds(["ls", "--root", a]) == "note\n")
         _ = try succeeds(["verify", "--root", a])
-        // A preference is in the shared suite on the server; a credential has no shared engine: refused, typed,
-        // naming the tier, and nothing is placed.
+        // A preference is in the shared suite on the server, a credential in the keyring there (sealed with the
+        // key both machines are given).
         _ = try succeeds(["put", "theme", "-", "--kind", "preference", "--root", a], input: Data("dark".utf8))
         #expect(try succeeds(["get", "theme", "--root", b]) == "dark")
         #expect(try succeeds(["where", "theme", "--root", b]).hasPrefix("theme\tdefaults\tpostgres\t"))
-        let credential = try strata(
-            ["put", "api/token", "-", "--kind", "credential", "--root", a], input: Data("x".utf8))
-        #expect(credential.status == 1)
-        #expect(credential.standardError.contains("no-backend"), "\(credential.standardError)")
-        #expect(credential.standardError.contains("shared"), "\(credential.standardError)")
-        #expect(try strata(["where", "api/token", "--root", b]).status == 1)
+        _ = try succeeds(["put", "api/token", "-", "--kind", "credential", "--root", a], input: Data("tok_1".utf8))
+        #expect(try succeeds(["get", "api/token", "--root", b]) == "tok_1")
+        #expect(try succeeds(["where", "api/token", "--root", b]).hasPrefix("api/token\tsecrets\tpostgres\t"))
+        _ = try succeeds(["rm", "api/token", "--root", b])
+        #expect(try strata(["get", "api/token", "--root", a]).status == 1)
+        // The keyring verbs would open this machine's own keyring folder: refused, pointing at the store's verbs.
+        let keyringVerb = try strata(["secrets", "list", "--root", a])
+        #expect(
+            keyringVerb.status == 1 && keyringVerb.standardError.contains("no-backend"), "\(keyringVerb.standardError)")
         // The suite verbs would read this machine's own suite file: refused, pointing at the store's verbs.
         let suiteVerb = try strata(["defaults", "get", "theme", "--root", b])
         #expect(suiteVerb.status == 1 && suiteVerb.standardError.contains("no-backend"), "\(suiteVerb.standardError)")
@@ -149,6 +155,44 @@ final class SharedStoreCLITests: Sendable {
                 try succeeds(["get", key, "--root", a])
                     == String(repeating: Character(UnicodeScalar(97 + writer)!), count: 300))
         }
+    }
+
+    /// Four `strata` processes on two roots put credentials into the shared keyring at once, each a transaction under
+    /// the keyring row's lock that commits the item with a new manifest: every put lands and reads back from the
+    /// other root, none rolled back or lost.
+    @Test func writersOnTwoRootsShareTheKeyring() throws {
+        let (a, b) = (directory.appending("a"), directory.appending("b"))
+        let files = S3Gateway.freshLocation()
+        for root in [a, b] {
+            _ = try succeeds([
+                "init", root, "--shared", "--records-url-variable", Self.recordsVariable, "--files-url", files,
+            ])
+        }
+        let failures = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 4) { writer in
+            for index in 0..<6 {
+                let key = "k\(writer)/\(index)"
+                do {
+                    let run = try strata(
+                        ["put", key, "-", "--kind", "credential", "--root", writer % 2 == 0 ? a : b],
+                        input: Data("secret-\(writer)-\(index)".utf8))
+                    if run.status != 0 { failures.withLock { $0.append("\(key): \(run.standardError)") } }
+                } catch {
+                    failures.withLock { $0.append("\(key): \(error)") }
+                }
+            }
+        }
+        #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0 })")
+        let listing = try succeeds(["ls", "k", "--root", a, "--long"]).split(separator: "\n")
+        #expect(listing.count == 24 && listing.allSatisfy { $0.split(separator: "\t")[1] == "secrets" }, "\(listing)")
+        for writer in 0..<4 {
+            for index in 0..<6 {
+                #expect(
+                    try succeeds(["get", "k\(writer)/\(index)", "--root", writer % 2 == 0 ? b : a])
+                        == "secret-\(writer)-\(index)")
+            }
+        }
+        _ = try succeeds(["verify", "--root", b])
     }
 
     /// `--shared` on a root that holds a one-machine store's data is refused: the shared store would leave it

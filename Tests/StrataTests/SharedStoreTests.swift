@@ -122,6 +122,7 @@ struct DeclaredSharedStoreTests {
         var configuration = StoreConfiguration()
         configuration.catalog.isShared = true
         configuration.defaults.backend = "postgres"
+        configuration.secrets.backend = "postgres"
         configuration.records.backend = "postgres"
         configuration.records.url = fleet.recordsURL
         configuration.files.backend = "s3"
@@ -132,8 +133,8 @@ struct DeclaredSharedStoreTests {
     }
 
     /// The issue's table through the public API: each machine reads what the other wrote last, whichever tier it
-    /// went to, and a key has one copy; preferences and credentials, which have no shared engine, are refused with
-    /// a typed error rather than kept on one machine.
+    /// went to, and a key has one copy; preferences and credentials too, in the suite and keyring on the server
+    /// (the credential sealed on the machines, with the key they share).
     @Test func theIssuesTableThroughThePublicAPI() throws {
         let fleet = try Fleet()
         let a = try machine("a", of: fleet)
@@ -166,13 +167,18 @@ struct DeclaredSharedStoreTests {
         try shared.set(.integer(3), forKey: "launches")
         #expect(try a.sharedDefaults?.object(forKey: "launches") == .integer(3))
         #expect(try a.data(for: "launches") == Data("3".utf8))
-        // A credential has no shared engine: refused, typed, naming the tier; nothing is placed.
-        let refused = #expect(throws: StorageError.self) {
-            try a.put(Data("v".utf8), for: "api/token", as: DataDescriptor(kind: .credential, estimatedSize: 1))
-        }
-        #expect(refused?.code == .noBackend && refused?.tier == .secrets && refused?.key == "api/token")
-        #expect(refused?.description.contains("shared") == true, "\(String(describing: refused))")
-        #expect(try b.location(of: "api/token") == nil)
+        // A credential is in the keyring on the server: B reads it, through the facade or the typed API.
+        #expect(
+            try a.put(Data("tok_9".utf8), for: "api/token", as: DataDescriptor(kind: .credential, estimatedSize: 5))
+                .tier == .secrets)
+        #expect(try b.data(for: "api/token") == Data("tok_9".utf8))
+        #expect(try b.location(of: "api/token")?.backend == "postgres")
+        let keyring = try #require(b.sharedSecrets)
+        try keyring.set("hunter2", service: "db.internal", account: "app")
+        #expect(try a.sharedSecrets?.get(service: "db.internal", account: "app")?.stringValue == "hunter2")
+        #expect(
+            try a.sharedSecrets?.get(service: SecretStore.storageBackendService, account: "api/token")?.data
+                == Data("tok_9".utf8))
         // This machine's own suite and keyring under the root refuse the keys the catalog places (the suite's
         // keys, the keyring's `strata.storage` items): a value there would be this machine's alone.
         let typed = #expect(throws: StorageError.self) { try a.defaults.set(.string("dark"), forKey: "volume") }
@@ -182,7 +188,10 @@ struct DeclaredSharedStoreTests {
             try a.secrets.set(Secret("tok"), service: SecretStore.storageBackendService, account: "api/token")
         }
         #expect(secret?.code == .noBackend && secret?.tier == .secrets)
-        #expect(try b.keys(prefix: "") == ["doc", "launches", "theme"])
+        #expect(secret?.recovery?.contains("sharedSecrets") == true)
+        #expect(try b.keys(prefix: "") == ["api/token", "doc", "launches", "theme"])
+        #expect(try a.delete("api/token"))
+        #expect(try b.data(for: "api/token") == nil)
         #expect(try a.verifyCatalog().isSound)
     }
 
@@ -225,9 +234,9 @@ struct DeclaredSharedStoreTests {
         #expect(try a.location(of: "row")?.tier == .records, "nothing was dropped")
     }
 
-    /// Keys restored from a capture into a shared store go where the capture kept them; a key whose tier the shared
-    /// store has no engine for (a credential) fails the restore before any key is written.
-    @Test func aRestoreIntoASharedStoreWritesAllOrNothing() throws {
+    /// Keys restored from a capture of a one-machine store into a shared store go where the capture kept them, each
+    /// tier's on the server: the other machine reads them all, the credential too.
+    @Test func aRestoreIntoASharedStorePutsEachKeyOnTheServer() throws {
         let fleet = try Fleet()
         let local = try Storage(
             root: fleet.directory.appending("local"), secretsKey: testSecretsKey, recordsURL: "", filesURL: "")
@@ -237,13 +246,13 @@ struct DeclaredSharedStoreTests {
         let capture = try FolderCapture(folder: fleet.directory.appending("capture"))
         try local.capture(into: capture)
         let shared = try machine("a", of: fleet)
-        let refused = #expect(throws: StorageError.self) {
-            try shared.restore(keysWithPrefix: "cfg/", from: capture, secretsKey: testSecretsKey)
-        }
-        #expect(refused?.code == .noBackend && refused?.tier == .secrets && refused?.key == "cfg/b")
-        #expect(try shared.keys(prefix: "cfg/").isEmpty, "nothing was written")
+        #expect(
+            try shared.restore(keysWithPrefix: "cfg/", from: capture, secretsKey: testSecretsKey) == ["cfg/a", "cfg/b"])
         #expect(try shared.restore(keysWithPrefix: "ui/", from: capture, secretsKey: testSecretsKey) == ["ui/theme"])
-        #expect(try machine("b", of: fleet).data(for: "ui/theme") == Data("dark".utf8))
+        let b = try machine("b", of: fleet)
+        #expect(try b.data(for: "ui/theme") == Data("dark".utf8))
+        #expect(try b.data(for: "cfg/b") == Data("tok".utf8))
+        #expect(try b.location(of: "cfg/b")?.backend == "postgres")
     }
 
     /// A capture of a shared store restores into a one-machine store: its catalog is the file the capture wrote, so
@@ -257,21 +266,26 @@ struct DeclaredSharedStoreTests {
         try a.put(document, for: "doc", as: DataDescriptor(kind: .file, estimatedSize: document.count))
         try a.put(Data("dark".utf8), for: "theme", as: DataDescriptor(kind: .preference, estimatedSize: 4))
         try a.sharedDefaults?.set(.integer(7), forKey: "launches")
+        try a.put(Data("tok".utf8), for: "token", as: DataDescriptor(kind: .credential, estimatedSize: 3))
+        try a.sharedSecrets?.set("pw", service: "db", account: "app")
         let capture = try FolderCapture(folder: fleet.directory.appending("capture"))
         try a.capture(into: capture)
         let target = fleet.directory.appending("restored")
         let report = try Storage.restore(from: capture, to: target, secretsKey: testSecretsKey)
-        #expect(report.verifiedKeys == 4)
+        #expect(report.verifiedKeys == 5)
         let configuration = try #require(try StoreConfiguration.read(from: StoragePaths(root: target)))
         #expect(!configuration.catalog.isShared)
         #expect(configuration.records.backend == "sqlite" && configuration.files.backend == "filesystem")
-        #expect(configuration.defaults.backend == "plist")
+        #expect(configuration.defaults.backend == "plist" && configuration.secrets.backend == "sodium")
         let restored = try Storage(root: target, secretsKey: testSecretsKey, recordsURL: "", filesURL: "")
         #expect(try restored.data(for: "row") == row)
         #expect(try restored.data(for: "doc") == document)
         #expect(try restored.data(for: "theme") == Data("dark".utf8))
         #expect(restored.defaults.object(forKey: "launches") == .integer(7))
         #expect(try restored.location(of: "theme")?.backend == "plist")
+        #expect(try restored.data(for: "token") == Data("tok".utf8))
+        #expect(try restored.location(of: "token")?.backend == "sodium")
+        #expect(try restored.secrets.get(service: "db", account: "app")?.stringValue == "pw")
         #expect(try restored.verifyCatalog().isSound)
     }
 }

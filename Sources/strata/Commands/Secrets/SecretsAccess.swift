@@ -95,7 +95,7 @@ struct SecretsAccess: Sendable {
     func openIfPresent() throws -> SecretStore? {
         if keyring == nil {
             let paths = try StoreAccess.paths(root, for: .read)
-            let store = try SecretStore(keyring: StoreAccess.configuration(paths).secrets.keyring, paths: paths)
+            let store = try SecretStore(keyring: try localConfiguration(paths).secrets.keyring, paths: paths)
             if !store.keyringExists {
                 do { try store.requireKeyring() } catch let error as StorageError where error.code == .notFound {
                     return nil
@@ -105,11 +105,26 @@ struct SecretsAccess: Sendable {
         return try open(for: .read)
     }
 
+    /// The store's configuration, when its keyrings are folders under the root.
+    /// - Throws: ``/StrataCore/StorageError`` `.noBackend` for a shared store: the keyring folder under the root is
+    ///   this machine's own, and the store's credentials are on the server.
+    private func localConfiguration(_ paths: StoragePaths) throws -> StoreConfiguration {
+        let configuration = try StoreAccess.configuration(paths)
+        if configuration.catalog.isShared {
+            var error = configuration.machineLocalStoreError(.secrets, key: nil)
+            error.recovery =
+                "The store's credentials are on the server: read and write them with strata get, put (--kind "
+                + "credential), ls and rm"
+            throw error
+        }
+        return configuration
+    }
+
     /// Opens and unlocks the keyring as ``open(_:for:)`` does, and returns the key or passphrase that unlocked it
     /// (a rotation wraps the new data key under it, without asking again).
     func unlocked(for use: Use) throws -> (store: SecretStore, provider: KeyProvider) {
         let paths = try StoreAccess.paths(root, for: use == .write ? .write : .read)
-        let keyring = try self.keyring ?? StoreAccess.configuration(paths).secrets.keyring
+        let keyring = try self.keyring ?? localConfiguration(paths).secrets.keyring
         let store = try SecretStore(keyring: keyring, paths: paths)
         let exists = store.keyringExists
         if !exists {

@@ -213,6 +213,7 @@ struct InitCommand: ToolCommand {
         if shared {
             configuration.catalog.isShared = true
             configuration.defaults.backend = "postgres"
+            configuration.secrets.backend = "postgres"
         }
         if let valueLimit { configuration.selector.defaults.valueLimit = valueLimit }
         if let suiteBudget { configuration.selector.defaults.suiteBudget = suiteBudget }

@@ -1,0 +1,51 @@
+import Foundation
+public import StrataCore
+import StrataPostgresClient
+
+// A capture of the secrets tier on PostgreSQL: every keyring of the schema, read in one snapshot (a REPEATABLE READ
+// transaction), each written as the keyring folder a `SecretStore` keeps — `secrets/<keyring>/keyring.json`,
+// `items.manifest` and one file per item, the very bytes of the rows — so that a capture of a shared store restores
+// into a one-machine store, and opens there with the same key. Nothing is decrypted: a capture needs no key.
+extension PostgresSecrets: TierCapturing {
+    /// Writes every keyring of the schema into `sink` as keyring folders.
+    /// - Returns: The files written (nothing is left out).
+    /// - Throws: ``/StrataCore/StorageError``: the server's errors, `.corrupt` for a row the server sent damaged, or
+    ///   the sink's.
+    public func capture(into sink: any CaptureSink, root: String) throws -> CaptureReport {
+        let (keyrings, items) = try pool.with { connection in
+            try connection.transaction(operation: "capture") {
+                try connection.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ", operation: "capture")
+                let keyrings = try connection.query(PostgresSecretsSQL.everyKeyring, operation: "capture")
+                let items = try connection.query(PostgresSecretsSQL.everyKeyringItem, operation: "capture")
+                return (
+                    try (0..<keyrings.rowCount).map { row in
+                        (
+                            keyrings.text(row, 0), try hex(keyrings.text(row, 1), what: "keyring file"),
+                            try hex(keyrings.text(row, 2), what: "manifest")
+                        )
+                    },
+                    try (0..<items.rowCount).map { row in
+                        (items.text(row, 0), items.text(row, 1), try hex(items.text(row, 2), what: "item"))
+                    }
+                )
+            }
+        }
+        var report = CaptureReport()
+        let now = CapturedFile.Timespec(seconds: Int64(Date().timeIntervalSince1970), nanoseconds: 0)
+        func add(_ path: String, _ contents: [UInt8]) throws {
+            let file = CapturedFile(
+                path: Tier.secrets.directoryName + "/" + path, tier: .secrets, mode: 0o600,
+                size: Int64(contents.count), modificationTime: now)
+            try sink.add(file, contents: contents)
+            report.count(file)
+        }
+        for (keyring, file, manifest) in keyrings {
+            try add(keyring + "/keyring.json", file)
+            try add(keyring + "/items.manifest", manifest)
+        }
+        for (keyring, name, item) in items where keyrings.contains(where: { $0.0 == keyring }) {
+            try add(keyring + "/" + name, item)
+        }
+        return report
+    }
+}

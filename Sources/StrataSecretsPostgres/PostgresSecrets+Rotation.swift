@@ -1,0 +1,117 @@
+import Foundation
+import StrataCore
+import StrataPostgresClient
+public import StrataSecrets
+import Synchronization
+
+extension PostgresSecrets {
+    /// Re-wraps the data key under another key or passphrase, in one transaction: items are not touched, and every
+    /// machine must then unlock with the new key (machines that are unlocked read on, with the data key they hold).
+    /// - Throws: ``/StrataCore/StorageError`` `.locked` when this instance is locked, `.rolledBack` or `.corrupt`
+    ///   for a keyring tampered with, or the server's errors (nothing changes).
+    public func changeKey(to provider: KeyProvider) throws {
+        let kdf = provider.isPassphrase ? secretsConfiguration.newKDFParameters() : nil
+        let wrapping = try provider.wrappingKey(kdf: kdf)
+        defer { wrapping.wipe() }
+        try rekey(operation: "change key") { keyring, _ in
+            guard !keyring.keys.isLocked else { throw notUnlocked("changing the key") }
+            let file = try KeyringFile.wrapping(
+                keyring.keys.data, names: keyring.names, name: self.keyring, id: keyring.id, provider: provider.kind,
+                kdf: kdf, with: wrapping)
+            return (file, keyring.keys, keyring.manifest, [])
+        }
+        state.withLock { $0.provider = provider }
+    }
+
+    /// Replaces the data key with a new random one and re-seals every item under it, in one transaction: a reader
+    /// on any machine sees every item under the old key or every item under the new. Other machines follow at their
+    /// next read, unwrapping the new keyring file with the key they were unlocked with.
+    /// - Parameter provider: The key to wrap the new data key under. The default (`nil`) keeps the key it is
+    ///   wrapped under now.
+    /// - Returns: How many items were re-sealed.
+    /// - Throws: ``/StrataCore/StorageError`` `.locked` when this instance is locked, `.rolledBack` or `.corrupt`
+    ///   for an item that does not open (nothing changes then), or the server's errors.
+    @discardableResult
+    public func rotate(with provider: KeyProvider? = nil) throws -> Int {
+        let provider = try provider ?? state.withLock { $0.provider } ?? { throw notUnlocked("rotating the key") }()
+        let kdf = provider.isPassphrase ? secretsConfiguration.newKDFParameters() : nil
+        let wrapping = try provider.wrappingKey(kdf: kdf)
+        defer { wrapping.wipe() }
+        let next = try DataKeys(GuardedKey.random())
+        var count = 0
+        try rekey(operation: "rotate") { keyring, connection in
+            guard !keyring.keys.isLocked else { throw notUnlocked("rotating the key") }
+            let rows = try connection.query(PostgresSecretsSQL.items, [.text(self.keyring)], operation: "rotate")
+            var resealed: [(name: String, item: [UInt8])] = []
+            var listed = Set<String>()
+            for row in 0..<rows.rowCount {
+                let name = rows.text(row, 0)
+                listed.insert(name)
+                guard let opened = try open(name, hex: rows.text(row, 1), in: keyring, identity: nil, value: true),
+                    let secret = opened.secret
+                else { continue }
+                let sealed = try secret.withUnsafeBytes {
+                    try ItemEnvelope.seal(
+                        opened.record, value: $0, accessibility: opened.accessibility, keyringID: keyring.id,
+                        fileName: name, key: next.classKey(opened.accessibility))
+                }
+                resealed.append((name, [UInt8](sealed)))
+            }
+            if let missing = keyring.manifest.entries.first(where: { !$0.value.deleted && !listed.contains($0.key) }) {
+                throw missingRow(missing.key, key: nil)
+            }
+            count = resealed.count
+            let file = try KeyringFile.wrapping(
+                next.data, names: keyring.names, name: self.keyring, id: keyring.id, provider: provider.kind,
+                kdf: kdf, with: wrapping)
+            var manifest = keyring.manifest
+            manifest.previousKeyCheck = keyring.keys.check
+            manifest.keyCheck = next.check
+            return (file, next, manifest, resealed)
+        }
+        state.withLock { $0.provider = provider }
+        return count
+    }
+
+    /// Writes a new keyring file, manifest (its sequence number one higher, tagged under `keys`) and re-sealed
+    /// items in one transaction under the keyring row's lock, and makes them this instance's once committed.
+    /// - Parameter change: Gets the keyring as the row has it, and returns the new keyring file, the keys the
+    ///   manifest is to be tagged under, the manifest's entries and the items to replace.
+    private func rekey(
+        operation: String,
+        _ change: (CurrentKeyring, PostgresConnection) throws -> (
+            KeyringFile, DataKeys, ItemManifest, [(name: String, item: [UInt8])]
+        )
+    ) throws {
+        var written: KeyringFile?
+        try write(nil, operation: operation) { connection, keyring in
+            let (file, keys, manifest, items) = try change(keyring, connection)
+            for item in items {
+                _ = try connection.query(
+                    PostgresSecretsSQL.reseal, [.text(self.keyring), .text(item.name), .binary(item.item)],
+                    operation: operation)
+            }
+            var rekeyed = keyring
+            rekeyed.keys = keys
+            written = file
+            return try (
+                (),
+                commit(manifest, keyring: rekeyed) { sequence, bytes in
+                    _ = try connection.query(
+                        PostgresSecretsSQL.rekey,
+                        [
+                            .text(self.keyring), .binary([UInt8](file.serialized)), .binary(bytes),
+                            .text(String(sequence)),
+                        ],
+                        operation: operation)
+                }
+            )
+        }
+        if let written {
+            state.withLock { state in
+                state.keyringBytes = [UInt8](written.serialized)
+                state.keyringFile = written
+            }
+        }
+    }
+}
