@@ -224,8 +224,16 @@ final class PostgresSecretsTests {
             _ = try connection.query(
                 "DELETE FROM strata_secrets WHERE name = $1::text", [.text(rows[1].name)], operation: "test")
         }
-        let missing = #expect(throws: StorageError.self) { try b.items() }
-        #expect(missing?.code == .corrupt)
+        // (The listing meets the rolled-back row of `a` too; each item read alone says what is wrong with it.)
+        let errors = ["x", "y"].compactMap { account -> StorageError? in
+            do {
+                _ = try b.get(service: "s", account: account)
+                return nil
+            } catch { return error as? StorageError }
+        }
+        #expect(errors.count == 2 && errors.allSatisfy { $0.code == .corrupt }, "\(errors)")
+        #expect(errors.contains { $0.message.contains("its row is missing") }, "\(errors)")
+        #expect(throws: StorageError.self) { try b.items() }
     }
 
     /// The whole keyring put back from an older copy (its manifest and rows together) is refused by every machine
