@@ -134,7 +134,7 @@ public final class PostgresSecrets: Sendable {
         }
         try secretsConfiguration.checkValueSize(value.count, of: identity)
         let name = try fileName(identity)
-        try reportingChange(setting: [identity]) {
+        try placement.change(settingItems: [identity]) {
             try write(identity, operation: "set") { connection, keyring in
                 let existing = try item(name, in: keyring, identity: identity, connection: connection, value: false)
                 let now = Date()
@@ -200,7 +200,7 @@ public final class PostgresSecrets: Sendable {
     public func delete(service: String, account: String) throws -> Bool {
         let identity = try ItemIdentity.checked(service: service, account: account)
         let name = try fileName(identity)
-        return try reportingChange(removing: [identity]) {
+        return try placement.change(settingItems: [], removingItems: [identity]) {
             try write(identity, operation: "delete") { connection, keyring in
                 guard try item(name, in: keyring, identity: identity, connection: connection, value: false) != nil
                 else { return (false, nil) }
@@ -313,18 +313,5 @@ public final class PostgresSecrets: Sendable {
         }
         if let written { remember(written) }
         return result
-    }
-
-    /// Runs `body`, a change that sets the items `setting` and removes the items `removing`, through the store's
-    /// catalog for those it places (the items of `Storage`'s service, whose accounts are its keys).
-    func reportingChange<T>(
-        setting: [ItemIdentity] = [], removing: [ItemIdentity] = [], _ body: () throws -> T
-    ) throws -> T {
-        let placed = { (items: [ItemIdentity]) in
-            items.filter { $0.service == ExactString(SecretStore.storageBackendService) }.map(\.account.string)
-        }
-        let (set, removed) = (placed(setting), placed(removing))
-        if set.isEmpty, removed.isEmpty { return try body() }
-        return try placement.change(setting: set, removing: removed) { _, _ in try body() }
     }
 }
