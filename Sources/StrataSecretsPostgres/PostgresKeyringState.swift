@@ -10,6 +10,9 @@ struct PostgresKeyringState: Sendable {
     /// The keyring file's bytes as the server held them when this instance last unwrapped them, and what they hold.
     var keyringBytes: [UInt8]?
     var keyringFile: KeyringFile?
+    /// The keyring file ``provider`` last unwrapped (or wrote): when the server's differs by a change of key made
+    /// elsewhere, the provider is not the keyring's key any more, and a rotation must be given the new one.
+    var unwrappedKeyringBytes: [UInt8]?
     /// The data key and the keys derived from it, and the name key.
     var keys: DataKeys?
     var names: GuardedKey?

@@ -34,7 +34,8 @@ extension PostgresSecrets {
         StorageError(
             .rolledBack, why, tier: .secrets, key: key, path: location,
             recovery: "Someone with access to the database put back older rows; its values may be revoked ones. "
-                + "Store the affected items again, or restore the keyring from a backup you trust")
+                + "Store the affected items again (a set replaces the row), or restore the keyring from a backup you "
+                + "trust")
     }
 
     /// The error for an item the manifest holds whose row is missing.

@@ -49,8 +49,15 @@ extension PostgresSecrets {
             state.keys = keys
             state.names = unwrapped.names
             state.highestSequence = max(highest, seen)
+            state.unwrappedKeyringBytes = keyringBytes
         }
-        _ = try current(row, final: true)
+        // The manifest read afresh, after the anchor: a write in between would make the row read above look old.
+        _ = try consistent { held in
+            try pool.with { connection in
+                try connection.query(
+                    PostgresSecretsSQL.read, [.text(keyring), .text(String(held)), .text("")], operation: "unlock")
+            }
+        }
     }
 
     /// Inserts a new keyring row (nothing when another machine made it meanwhile: its keyring is the one unlocked).
@@ -109,7 +116,11 @@ extension PostgresSecrets {
     ///   rollback, not a stale answer.
     /// - Returns: `nil` for a stale answer (see ``consistent(_:)``).
     func current(_ row: PostgresResult, final: Bool) throws -> CurrentKeyring? {
-        let rowSequence = Int64(row.text(0, 0)) ?? -1
+        guard let rowSequence = Int64(row.text(0, 0)), rowSequence >= 0 else {
+            throw StorageError(
+                .corrupt, "the keyring row's sequence number is not one a writer makes (\(row.text(0, 0)))",
+                tier: .secrets, path: location, recovery: "Restore the keyring's rows from a backup")
+        }
         let (held, isUnlocked) = state.withLock { state -> (CurrentKeyring?, Bool) in
             guard let keys = state.keys, let names = state.names, let file = state.keyringFile else {
                 return (nil, false)
@@ -183,16 +194,21 @@ extension PostgresSecrets {
                     + "back from before a rotation", key: nil)
         }
         let accepted = state.withLock { state -> Bool in
+            // Older than a manifest seen: stale (another thread's statement saw a later one) or put back.
             guard manifest.sequence >= state.highestSequence else { return false }
-            if manifest.sequence >= state.manifest?.sequence ?? 0 {
-                if keyringBytes != state.keyringBytes { state.fileNames = [:] }
-                state.keyringBytes = keyringBytes
-                state.keyringFile = file
+            state.highestSequence = manifest.sequence
+            state.keyringBytes = keyringBytes
+            state.keyringFile = file
+            if keys.check != state.keys?.check {
+                // A rotation: the new keys. (The same data key keeps the keys held, which a lock or unlock since
+                // the statement may have replaced.)
                 state.keys = keys
                 state.names = names
-                state.manifest = manifest
-                state.rowSequence = rowSequence
+                state.fileNames = [:]
+                state.unwrappedKeyringBytes = keyringBytes
             }
+            state.manifest = manifest
+            state.rowSequence = rowSequence
             return true
         }
         guard accepted else {
@@ -215,9 +231,14 @@ extension PostgresSecrets {
     ) throws -> CurrentKeyring {
         var next = keyring
         next.manifest = manifest
-        next.manifest.sequence = keyring.manifest.sequence + 1
+        guard let sequence = Int64(exactly: keyring.manifest.sequence + 1) else {
+            throw StorageError(
+                .corrupt, "the manifest's sequence number is out of range", tier: .secrets, path: location,
+                recovery: "Restore the keyring's rows from a backup")
+        }
+        next.manifest.sequence = UInt64(sequence)
         try write(
-            Int64(next.manifest.sequence),
+            sequence,
             [UInt8](try next.manifest.serialized(keyringID: keyring.id, key: keyring.keys.manifest)))
         return next
     }
@@ -228,9 +249,12 @@ extension PostgresSecrets {
         state.withLock { state in
             guard keyring.manifest.sequence >= state.manifest?.sequence ?? 0 else { return }
             state.manifest = keyring.manifest
-            state.rowSequence = Int64(keyring.manifest.sequence)
-            state.keys = keyring.keys
-            state.names = keyring.names
+            state.rowSequence = Int64(clamping: keyring.manifest.sequence)
+            if keyring.keys.check != state.keys?.check {
+                // Written under new keys (a rotation); the same data key keeps the keys held (see `adopt`).
+                state.keys = keyring.keys
+                state.names = keyring.names
+            }
             state.highestSequence = max(state.highestSequence, keyring.manifest.sequence)
         }
         advanceAnchor(to: keyring.manifest.sequence, keyringID: keyring.id)

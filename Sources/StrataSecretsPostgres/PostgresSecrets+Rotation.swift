@@ -33,6 +33,7 @@ extension PostgresSecrets {
     ///   for an item that does not open (nothing changes then), or the server's errors.
     @discardableResult
     public func rotate(with provider: KeyProvider? = nil) throws -> Int {
+        let keepsKey = provider == nil
         let provider = try provider ?? state.withLock { $0.provider } ?? { throw notUnlocked("rotating the key") }()
         let kdf = provider.isPassphrase ? secretsConfiguration.newKDFParameters() : nil
         let wrapping = try provider.wrappingKey(kdf: kdf)
@@ -41,6 +42,15 @@ extension PostgresSecrets {
         var count = 0
         try rekey(operation: "rotate") { keyring, connection in
             guard !keyring.keys.isLocked else { throw notUnlocked("rotating the key") }
+            // Wrapping the new data key under the key this store was unlocked with would undo a change of key made
+            // on another machine since (the old key would open the keyring again).
+            if keepsKey, state.withLock({ $0.keyringBytes != $0.unwrappedKeyringBytes }) {
+                throw StorageError(
+                    .invalidArgument,
+                    "the keyring's key was changed on another machine since this store was unlocked: a rotation under "
+                        + "the key it holds would undo that change", tier: .secrets, path: location,
+                    recovery: "Pass the keyring's new key: rotate(with:)")
+            }
             let rows = try connection.query(PostgresSecretsSQL.items, [.text(self.keyring)], operation: "rotate")
             var resealed: [(name: String, item: [UInt8])] = []
             var listed = Set<String>()
@@ -111,6 +121,7 @@ extension PostgresSecrets {
             state.withLock { state in
                 state.keyringBytes = [UInt8](written.serialized)
                 state.keyringFile = written
+                state.unwrappedKeyringBytes = state.keyringBytes
             }
         }
     }

@@ -136,7 +136,9 @@ public final class PostgresSecrets: Sendable {
         let name = try fileName(identity)
         try placement.change(settingItems: [identity]) {
             try write(identity, operation: "set") { connection, keyring in
-                let existing = try item(name, in: keyring, identity: identity, connection: connection, value: false)
+                // Keep the creation date and label of the item replaced, when it can be vouched for; a row that
+                // cannot (put back, damaged) is replaced all the same, as a keyring folder's file is.
+                let existing = try? item(name, in: keyring, identity: identity, connection: connection, value: false)
                 let now = Date()
                 let record = ItemEnvelope.Record(
                     service: service, account: account, label: label ?? existing?.record.label ?? "",
@@ -202,8 +204,11 @@ public final class PostgresSecrets: Sendable {
         let name = try fileName(identity)
         return try placement.change(settingItems: [], removingItems: [identity]) {
             try write(identity, operation: "delete") { connection, keyring in
-                guard try item(name, in: keyring, identity: identity, connection: connection, value: false) != nil
-                else { return (false, nil) }
+                // What is there goes: an item the manifest holds, and any row of its name (one put back, or damaged).
+                let row = try connection.query(
+                    PostgresSecretsSQL.item, [.text(self.keyring), .text(name)], operation: "delete")
+                let held = keyring.manifest.entries[name].map { !$0.deleted } ?? false
+                guard held || row.rowCount > 0 else { return (false, nil) }
                 var manifest = keyring.manifest
                 manifest.entries[name] = manifest.tombstone(name, now: Date())
                 return try (
@@ -234,7 +239,12 @@ public final class PostgresSecrets: Sendable {
         for row in 0..<rows.rowCount where !rows.isNull(row, 3) {
             let name = rows.text(row, 3)
             listed.insert(name)
-            let opened = try open(name, hex: rows.text(row, 4), in: keyring, identity: nil, value: false)
+            let opened: OpenedSecret?
+            do {
+                opened = try open(name, hex: rows.text(row, 4), in: keyring, identity: nil, value: false)
+            } catch let error as StorageError where error.code == .locked {
+                continue  // A `whenUnlocked` item of a locked store: not listed, as in a keyring folder.
+            }
             if let opened, service.map({ ExactString($0) == ExactString(opened.record.service) }) ?? true {
                 items.append(SecretItem(opened.record, accessibility: opened.accessibility))
             }
@@ -243,8 +253,9 @@ public final class PostgresSecrets: Sendable {
             throw missingRow(missing.key, key: nil)
         }
         return items.sorted {
-            ($0.service.utf8.lexicographicallyPrecedes($1.service.utf8))
-                || ($0.service == $1.service && $0.account.utf8.lexicographicallyPrecedes($1.account.utf8))
+            $0.service.utf8.elementsEqual($1.service.utf8)
+                ? $0.account.utf8.lexicographicallyPrecedes($1.account.utf8)
+                : $0.service.utf8.lexicographicallyPrecedes($1.service.utf8)
         }
     }
 
@@ -297,6 +308,8 @@ public final class PostgresSecrets: Sendable {
     ) throws -> T {
         let (result, written) = try pool.with { connection in
             try connection.transaction(operation: operation) {
+                // The lock, then statements that each see every commit before them: whatever the server's default.
+                try connection.execute("SET TRANSACTION ISOLATION LEVEL READ COMMITTED", operation: operation)
                 if let identity, let fence = PostgresFence.current(), fence.server == configuration.connectionString {
                     let checked = try connection.query(PostgresSecretsSQL.fence, fence.parameters, operation: operation)
                     guard checked.text(0, 0) == "t" else {

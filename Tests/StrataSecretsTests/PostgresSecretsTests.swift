@@ -185,8 +185,9 @@ final class PostgresSecretsTests {
             let refused = #expect(throws: StorageError.self) { try machine.get(service: "s", account: "a") }
             #expect(refused?.code == .rolledBack && refused?.key == "s/a", "\(String(describing: refused))")
         }
-        let rewrite = #expect(throws: StorageError.self) { try b.set("new", service: "s", account: "a") }
-        #expect(rewrite?.code == .rolledBack, "a write never builds on a row it cannot vouch for")
+        // A set replaces the row it cannot vouch for, as a keyring folder's file is replaced: the way out.
+        try b.set("new", service: "s", account: "a")
+        #expect(try a.get(service: "s", account: "a")?.stringValue == "new")
         // A deleted item put back.
         try a.set("gone", service: "s", account: "d")
         let deleted = try #require(try itemRow().first { $0.name != old.name })
@@ -236,6 +237,40 @@ final class PostgresSecretsTests {
         #expect(throws: StorageError.self) { try b.items() }
     }
 
+    /// A keyring row whose clear sequence number no writer makes (negative) is refused at once, never looped on.
+    @Test func aSequenceNumberNoWriterMakesIsCorrupt() throws {
+        let a = try machine()
+        try a.set("v", service: "s", account: "a")
+        try server { connection in try connection.execute("UPDATE strata_keyrings SET sequence = -1", operation: "test")
+        }
+        let refused = #expect(throws: StorageError.self) { try a.get(service: "s", account: "a") }
+        #expect(refused?.code == .corrupt)
+        #expect(throws: StorageError.self) { try a.set("w", service: "s", account: "a") }
+    }
+
+    /// A lock and unlock while writes run: every unlock leaves the store unlocked (a write in flight never puts
+    /// back the keys the lock wiped), and no read is falsely refused.
+    @Test func lockAndUnlockWhileWritesRun() async throws {
+        let a = try machine()
+        let stop = Atomic<Bool>(false)
+        let writer = Task.detached {
+            var round = 0
+            while !stop.load(ordering: .relaxed) {
+                try a.set("v\(round)", service: "s", account: "w", accessibility: .afterFirstUnlock)
+                round += 1
+            }
+        }
+        for _ in 0..<60 {
+            a.lock()
+            try a.unlock(with: key)
+            #expect(!a.isLocked)
+        }
+        stop.store(true, ordering: .relaxed)
+        try await writer.value
+        try a.set("x", service: "s", account: "when")
+        #expect(try a.get(service: "s", account: "when")?.stringValue == "x")
+    }
+
     /// The whole keyring put back from an older copy (its manifest and rows together) is refused by every machine
     /// that saw a newer one, also after a restart when it keeps an anchor file; a machine that never saw a newer one
     /// cannot tell (as with a folder restored whole), which the test states.
@@ -251,6 +286,8 @@ final class PostgresSecretsTests {
         }
         _ = snapshot
         try a.set("current", service: "s", account: "a")
+        let reader = try machine()
+        #expect(try reader.get(service: "s", account: "a")?.stringValue == "current")
         try server { connection in
             try connection.execute(
                 "DELETE FROM strata_keyrings; INSERT INTO strata_keyrings SELECT * FROM keep_k; "
@@ -259,6 +296,8 @@ final class PostgresSecretsTests {
         }
         let refused = #expect(throws: StorageError.self) { try a.get(service: "s", account: "a") }
         #expect(refused?.code == .rolledBack, "\(String(describing: refused))")
+        let refusedReader = #expect(throws: StorageError.self) { try reader.get(service: "s", account: "a") }
+        #expect(refusedReader?.code == .rolledBack, "a machine that only read the newer one refuses it too")
         let restarted = #expect(throws: StorageError.self) { try machine(anchorPath: anchor) }
         #expect(restarted?.code == .rolledBack, "the anchor file remembers across a restart")
         #expect(try machine().get(service: "s", account: "a")?.stringValue == "revoked", "a new machine cannot tell")
@@ -281,19 +320,25 @@ final class PostgresSecretsTests {
         #expect(try machine().get(service: "s", account: "a0")?.stringValue == "v0")
 
         let next = KeyProvider.inMemory(Secret(Data(repeating: 0x44, count: 32)))
+        let d = try machine()
         try a.changeKey(to: next)
         #expect(try b.get(service: "s", account: "a1")?.stringValue == "v1", "an unlocked machine reads on")
+        // b holds the old key: a rotation under it would undo the change, so it is refused, and takes the new one.
+        let undo = #expect(throws: StorageError.self) { try b.rotate() }
+        #expect(undo?.code == .invalidArgument, "\(String(describing: undo))")
+        #expect(try b.rotate(with: next) == 6)
         let old = #expect(throws: StorageError.self) { try machine() }
         #expect(old?.code == .authenticationFailed)
         let c = try machine(key: next)
         #expect(try c.get(service: "s", account: "b")?.stringValue == "w")
         try c.rotate()
         #expect(try a.get(service: "s", account: "a4")?.stringValue == "v4")
-        // b still holds the old key, which no longer opens the rotated keyring: refused, until it unlocks anew.
-        let stale = #expect(throws: StorageError.self) { try b.get(service: "s", account: "a4") }
-        #expect(stale?.code == .authenticationFailed && stale?.message.contains("rotated on another machine") == true)
-        try b.unlock(with: next)
         #expect(try b.get(service: "s", account: "a4")?.stringValue == "v4")
+        // d was unlocked with the old key before the change: the rotated keyring no longer opens with it.
+        let stale = #expect(throws: StorageError.self) { try d.get(service: "s", account: "a4") }
+        #expect(stale?.code == .authenticationFailed && stale?.message.contains("rotated on another machine") == true)
+        try d.unlock(with: next)
+        #expect(try d.get(service: "s", account: "a4")?.stringValue == "v4")
     }
 
     /// Writers on two machines, four threads each, setting and replacing distinct items at once: every write

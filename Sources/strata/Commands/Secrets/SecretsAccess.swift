@@ -124,7 +124,8 @@ struct SecretsAccess: Sendable {
     /// (a rotation wraps the new data key under it, without asking again).
     func unlocked(for use: Use) throws -> (store: SecretStore, provider: KeyProvider) {
         let paths = try StoreAccess.paths(root, for: use == .write ? .write : .read)
-        let keyring = try self.keyring ?? localConfiguration(paths).secrets.keyring
+        let configured = try localConfiguration(paths).secrets.keyring
+        let keyring = self.keyring ?? configured
         let store = try SecretStore(keyring: keyring, paths: paths)
         let exists = store.keyringExists
         if !exists {
