@@ -71,14 +71,14 @@ public final class PostgresDefaults: Sendable {
         self.placement = TierPlacement(.defaults, store: suite, ledger: placement)
         // At most 57 bytes (a schema has at most 48): PostgreSQL cuts channel names at 63.
         self.channel = "strata_d_" + configuration.schema
-        self.suiteLock = Self.lockKey("strata-defaults:\(configuration.schema):\(suite)")
+        self.suiteLock = PostgresAdvisoryLock.key("strata-defaults:\(configuration.schema):\(suite)")
         var client = configuration.client
         client.tier = .defaults
         pool = PostgresPool(client)
         try pool.with { connection in
             try connection.transaction(operation: "open") {
                 try connection.execute(
-                    "SELECT pg_advisory_xact_lock(\(Self.lockKey("strata-defaults-schema:\(configuration.schema)")));"
+                    "SELECT pg_advisory_xact_lock(\(configuration.schemaLockKey));"
                         + " CREATE SCHEMA IF NOT EXISTS \(configuration.quotedSchema); " + PostgresDefaultsSQL.table,
                     operation: "open")
             }
@@ -88,13 +88,6 @@ public final class PostgresDefaults: Sendable {
     deinit {
         observers.withLock { $0.stopListening() }
         pool.drain()
-    }
-
-    /// 64 bits of FNV-1a of `text`, as an advisory lock key.
-    static func lockKey(_ text: String) -> Int64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        return Int64(bitPattern: hash)
     }
 
     // MARK: Typed access

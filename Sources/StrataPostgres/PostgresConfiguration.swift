@@ -123,12 +123,9 @@ public struct PostgresConfiguration: Sendable {
     /// The NOTIFY channel of the store.
     var channel: String { "strata_\(schema)" }
 
-    /// The advisory lock that serializes schema changes of this store across processes.
-    var schemaLockKey: Int64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in "strata-records:\(schema)".utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        return Int64(bitPattern: hash)
-    }
+    /// The advisory lock that serializes schema changes of this store across processes: the schema's creation and
+    /// every engine's tables in it.
+    package var schemaLockKey: Int64 { PostgresAdvisoryLock.key("strata-records:\(schema)") }
 
     package func validate() throws {
         guard RecordStore.isValidName(schema), schema.utf8.count <= 48 else {

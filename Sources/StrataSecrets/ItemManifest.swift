@@ -256,7 +256,7 @@ package struct ItemManifest: Sendable, Equatable {
     /// What a manifest's header says without the key (nothing is authenticated: for diagnostics): its sequence
     /// number and the check values of the key it is tagged under and of the key it was rotated from; `nil` when
     /// the bytes are not a manifest this program reads.
-    static func unauthenticatedHeader(_ data: Data, keyringIDSize: Int = 16) -> (
+    package static func unauthenticatedHeader(_ data: Data, keyringIDSize: Int = 16) -> (
         sequence: UInt64, keyCheck: [UInt8], previousKeyCheck: [UInt8]?
     )? {
         let bytes = [UInt8](data)

@@ -17,7 +17,7 @@ import StrataSystem
 /// bytes before it. A file of another shape or keyring is ignored, as a missing one is: it vouches for nothing.
 package struct ManifestAnchor: Sendable, Equatable {
     static let fileName = "items.anchor"
-    static let magic = Array("STRATASA".utf8)
+    package static let magic = Array("STRATASA".utf8)
     static let version: UInt8 = 1
 
     package var sequence: UInt64

@@ -29,4 +29,14 @@ extension PostgresSecrets {
             ManifestAnchor(sequence: sequence).serialized(keyringID: keyringID), to: anchorPath, durability: .atomicOnly
         )
     }
+
+    /// Whether the anchor file holds a keyring's sequence number (of any keyring id): this machine has seen a keyring
+    /// of this name on the server.
+    var anchorNamesAKeyring: Bool {
+        guard let anchorPath, let data = try? AtomicFile.read(anchorPath, maximumSize: 4096) else { return false }
+        let bytes = [UInt8](data)
+        let idStart = ManifestAnchor.magic.count + 1
+        guard bytes.count >= idStart + 16 else { return false }
+        return ManifestAnchor.parse(data, keyringID: Array(bytes[idStart..<(idStart + 16)])) != nil
+    }
 }

@@ -1,6 +1,8 @@
 import Foundation
 public import StrataCore
+import StrataPostgres
 import StrataPostgresClient
+import StrataSecrets
 
 // A capture of the secrets tier on PostgreSQL: every keyring of the schema, read in one snapshot (a REPEATABLE READ
 // transaction), each written as the keyring folder a `SecretStore` keeps — `secrets/<keyring>/keyring.json`,
@@ -30,6 +32,10 @@ extension PostgresSecrets: TierCapturing {
                 )
             }
         }
+        // Names come from the server: each must be one a writer makes, so that a row cannot land on the keyring file
+        // or the manifest of the folder written, nor outside it.
+        for (keyring, _, _) in keyrings { try checkCapturedName(keyring, isKeyring: true) }
+        for (_, name, _) in items { try checkCapturedName(name, isKeyring: false) }
         var report = CaptureReport()
         let now = CapturedFile.Timespec(seconds: Int64(Date().timeIntervalSince1970), nanoseconds: 0)
         func add(_ path: String, _ contents: [UInt8]) throws {
@@ -47,5 +53,21 @@ extension PostgresSecrets: TierCapturing {
             try add(keyring + "/" + name, item)
         }
         return report
+    }
+
+    /// Refuses a keyring name or item row name the server sent that no writer makes (`corrupt`, naming it).
+    private func checkCapturedName(_ name: String, isKeyring: Bool) throws {
+        let isItem =
+            name.utf8.count == 32 + SecretStore.itemSuffix.utf8.count && name.hasSuffix(SecretStore.itemSuffix)
+            && name.utf8.prefix(32).allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+        let valid = isKeyring ? (try? SecretStore.validateKeyringName(name)) != nil : isItem
+        guard valid else {
+            throw StorageError(
+                .corrupt,
+                "the server holds a \(isKeyring ? "keyring" : "secrets row") named '\(name)', which no "
+                    + "writer makes", tier: .secrets,
+                path: configuration.redactedConnectionString + "#"
+                    + configuration.schema, recovery: "Remove the row from strata_keyrings or strata_secrets")
+        }
     }
 }

@@ -19,16 +19,6 @@ extension PostgresSecrets {
             recovery: "Call unlock(with:) first, with the key every machine of the store uses")
     }
 
-    /// The error for a keyring row that is gone after this instance unlocked it.
-    func keyringGone() -> StorageError {
-        var error = StorageError(
-            .notFound, "the keyring '\(keyring)' is not on the server", tier: .secrets, path: location,
-            recovery: isLocked
-                ? "Unlock it to create it" : "It was removed on the server behind the store's back: restore its rows")
-        error.collection = keyring
-        return error
-    }
-
     /// A rollback detected: an older state of the keyring's rows put back on the server.
     func rolledBack(_ why: String, key: String?) -> StorageError {
         StorageError(
@@ -45,5 +35,21 @@ extension PostgresSecrets {
             "the manifest holds the item \(name), and its row is missing: it was deleted on the server "
                 + "behind the store's back", tier: .secrets, key: key, path: location + "/" + name,
             recovery: "Store the item again, or restore the keyring's rows from a backup")
+    }
+
+    /// Throws ``missingRow(_:key:)`` for an item the manifest holds that is not among the rows `listed`.
+    func checkNoRowMissing(in keyring: CurrentKeyring, listed: Set<String>) throws {
+        if let missing = keyring.manifest.entries.first(where: { !$0.value.deleted && !listed.contains($0.key) }) {
+            throw missingRow(missing.key, key: nil)
+        }
+    }
+
+    /// The error for a keyring row that is gone after this instance unlocked it.
+    func keyringGone() -> StorageError {
+        var error = StorageError(
+            .notFound, "the keyring '\(keyring)' is not on the server", tier: .secrets, path: location,
+            recovery: "It was removed on the server behind the store's back: restore its rows from a backup")
+        error.collection = keyring
+        return error
     }
 }

@@ -15,10 +15,14 @@ extension PostgresSecrets {
     ///   `createIfMissing`, `.rolledBack` for a manifest older than this machine saw (see ``anchorPath``),
     ///   `.corrupt`, or the server's errors.
     public func unlock(with provider: KeyProvider, createIfMissing: Bool = true) throws {
-        var row = try pool.with { connection in
-            try connection.query(
-                PostgresSecretsSQL.read, [.text(keyring), .text("-1"), .text("")], operation: "unlock")
+        /// The keyring row, with the manifest when it is not sequence `held` (no item: `""` names none).
+        func keyringRow(_ held: Int64) throws -> PostgresResult {
+            try pool.with { connection in
+                try connection.query(
+                    PostgresSecretsSQL.read, [.text(keyring), .text(String(held)), .text("")], operation: "unlock")
+            }
         }
+        var row = try keyringRow(-1)
         if row.rowCount == 0 {
             guard createIfMissing else {
                 var error = StorageError(
@@ -28,10 +32,7 @@ extension PostgresSecrets {
                 throw error
             }
             try create(with: provider)
-            row = try pool.with { connection in
-                try connection.query(
-                    PostgresSecretsSQL.read, [.text(keyring), .text("-1"), .text("")], operation: "unlock")
-            }
+            row = try keyringRow(-1)
             guard row.rowCount > 0 else { throw keyringGone() }
         }
         let keyringBytes = try hex(row.text(0, 1), what: "keyring file")
@@ -52,18 +53,33 @@ extension PostgresSecrets {
             state.unwrappedKeyringBytes = keyringBytes
         }
         // The manifest read afresh, after the anchor: a write in between would make the row read above look old.
-        _ = try consistent { held in
-            try pool.with { connection in
-                try connection.query(
-                    PostgresSecretsSQL.read, [.text(keyring), .text(String(held)), .text("")], operation: "unlock")
-            }
-        }
+        _ = try consistent(keyringRow)
     }
 
     /// Inserts a new keyring row (nothing when another machine made it meanwhile: its keyring is the one unlocked).
+    ///
+    /// Never over what a lost keyring left: item rows of its name (sealed under a data key only its row could give
+    /// back, so a new keyring would hide them), or a keyring this machine has seen (its anchor file names one).
+    /// - Throws: ``/StrataCore/StorageError`` `.corrupt` naming what is left and the way out.
     private func create(with provider: KeyProvider) throws {
-        let kdf = provider.isPassphrase ? secretsConfiguration.newKDFParameters() : nil
-        let wrapping = try provider.wrappingKey(kdf: kdf)
+        let leftovers = try pool.with { connection in
+            try connection.query(PostgresSecretsSQL.items, [.text(keyring)], operation: "create").rowCount
+        }
+        if leftovers > 0 || anchorNamesAKeyring {
+            var error = StorageError(
+                .corrupt,
+                leftovers > 0
+                    ? "the keyring '\(keyring)' is not on the server but \(leftovers) of its item row(s) are; a new "
+                        + "keyring cannot open them"
+                    : "the keyring '\(keyring)' is not on the server, and this machine has seen it there (its anchor "
+                        + "file \(anchorPath ?? "") says so): it was removed behind the store's back",
+                tier: .secrets, path: location,
+                recovery: "Restore the keyring's rows from a backup; or, to start over without them, delete its rows "
+                    + "from strata_secrets" + (anchorPath.map { " and remove \($0)" } ?? ""))
+            error.collection = keyring
+            throw error
+        }
+        let (wrapping, kdf) = try newWrapping(provider)
         defer { wrapping.wipe() }
         let dataKey = try GuardedKey.random()
         let names = try GuardedKey.random()
@@ -77,6 +93,13 @@ extension PostgresSecrets {
                 PostgresSecretsSQL.create,
                 [.text(keyring), .binary([UInt8](file.serialized)), .binary([UInt8](manifest))], operation: "create")
         }
+    }
+
+    /// A wrapping key for a new keyring file under `provider`, with new Argon2id parameters for a passphrase. The
+    /// caller wipes the key.
+    func newWrapping(_ provider: KeyProvider) throws -> (key: GuardedKey, kdf: KDFParameters?) {
+        let kdf = provider.isPassphrase ? secretsConfiguration.newKDFParameters() : nil
+        return (try provider.wrappingKey(kdf: kdf), kdf)
     }
 
     /// Wipes the data key and the `whenUnlocked` class key from memory; `afterFirstUnlock` items stay readable.
@@ -161,8 +184,8 @@ extension PostgresSecrets {
             }
             // After a change of key the data key is the one held, which the manifest names: nothing to unwrap
             // (a locked store reads on too). After a rotation it is not: unwrap the new file with this machine's key.
-            let sameDataKey =
-                (try? ItemManifest.parse(Data(manifestBytes), keyringID: file.id, keys: [keys], path: location)) != nil
+            // (Decided by the key the manifest names; the manifest is authenticated below either way.)
+            let sameDataKey = ItemManifest.unauthenticatedHeader(Data(manifestBytes))?.keyCheck == keys.check
             if !sameDataKey {
                 guard !keys.isLocked else {
                     throw StorageError(
@@ -243,11 +266,17 @@ extension PostgresSecrets {
         return next
     }
 
-    /// After a commit: the keyring as it was written (its manifest, and the keys that tag it) becomes this
-    /// instance's.
-    func remember(_ keyring: CurrentKeyring) {
+    /// After a commit: the keyring as it was written (its manifest, the keys that tag it, and its keyring file when
+    /// that was written too, then unwrapped by `provider`) becomes this instance's — unless a newer one already is.
+    func remember(_ keyring: CurrentKeyring, file: KeyringFile? = nil, provider: KeyProvider? = nil) {
         state.withLock { state in
             guard keyring.manifest.sequence >= state.manifest?.sequence ?? 0 else { return }
+            if let file {
+                state.keyringBytes = [UInt8](file.serialized)
+                state.keyringFile = file
+                state.unwrappedKeyringBytes = state.keyringBytes
+            }
+            if let provider { state.provider = provider }
             state.manifest = keyring.manifest
             state.rowSequence = Int64(clamping: keyring.manifest.sequence)
             if keyring.keys.check != state.keys?.check {

@@ -10,17 +10,15 @@ extension PostgresSecrets {
     /// - Throws: ``/StrataCore/StorageError`` `.locked` when this instance is locked, `.rolledBack` or `.corrupt`
     ///   for a keyring tampered with, or the server's errors (nothing changes).
     public func changeKey(to provider: KeyProvider) throws {
-        let kdf = provider.isPassphrase ? secretsConfiguration.newKDFParameters() : nil
-        let wrapping = try provider.wrappingKey(kdf: kdf)
+        let (wrapping, kdf) = try newWrapping(provider)
         defer { wrapping.wipe() }
-        try rekey(operation: "change key") { keyring, _ in
+        try rekey(operation: "change key", provider: provider) { keyring, _ in
             guard !keyring.keys.isLocked else { throw notUnlocked("changing the key") }
             let file = try KeyringFile.wrapping(
                 keyring.keys.data, names: keyring.names, name: self.keyring, id: keyring.id, provider: provider.kind,
                 kdf: kdf, with: wrapping)
-            return (file, keyring.keys, keyring.manifest, [])
+            return Rekeying(file: file, keys: keyring.keys, manifest: keyring.manifest)
         }
-        state.withLock { $0.provider = provider }
     }
 
     /// Replaces the data key with a new random one and re-seals every item under it, in one transaction: a reader
@@ -35,12 +33,11 @@ extension PostgresSecrets {
     public func rotate(with provider: KeyProvider? = nil) throws -> Int {
         let keepsKey = provider == nil
         let provider = try provider ?? state.withLock { $0.provider } ?? { throw notUnlocked("rotating the key") }()
-        let kdf = provider.isPassphrase ? secretsConfiguration.newKDFParameters() : nil
-        let wrapping = try provider.wrappingKey(kdf: kdf)
+        let (wrapping, kdf) = try newWrapping(provider)
         defer { wrapping.wipe() }
         let next = try DataKeys(GuardedKey.random())
         var count = 0
-        try rekey(operation: "rotate") { keyring, connection in
+        try rekey(operation: "rotate", provider: provider) { keyring, connection in
             guard !keyring.keys.isLocked else { throw notUnlocked("rotating the key") }
             // Wrapping the new data key under the key this store was unlocked with would undo a change of key made
             // on another machine since (the old key would open the keyring again).
@@ -67,9 +64,7 @@ extension PostgresSecrets {
                 }
                 resealed.append((name, [UInt8](sealed)))
             }
-            if let missing = keyring.manifest.entries.first(where: { !$0.value.deleted && !listed.contains($0.key) }) {
-                throw missingRow(missing.key, key: nil)
-            }
+            try checkNoRowMissing(in: keyring, listed: listed)
             count = resealed.count
             let file = try KeyringFile.wrapping(
                 next.data, names: keyring.names, name: self.keyring, id: keyring.id, provider: provider.kind,
@@ -77,52 +72,41 @@ extension PostgresSecrets {
             var manifest = keyring.manifest
             manifest.previousKeyCheck = keyring.keys.check
             manifest.keyCheck = next.check
-            return (file, next, manifest, resealed)
+            return Rekeying(file: file, keys: next, manifest: manifest, items: resealed)
         }
-        state.withLock { $0.provider = provider }
         return count
     }
 
-    /// Writes a new keyring file, manifest (its sequence number one higher, tagged under `keys`) and re-sealed
-    /// items in one transaction under the keyring row's lock, and makes them this instance's once committed.
-    /// - Parameter change: Gets the keyring as the row has it, and returns the new keyring file, the keys the
-    ///   manifest is to be tagged under, the manifest's entries and the items to replace.
+    /// Writes a new keyring file, manifest (its sequence number one higher, tagged under the new keys) and
+    /// re-sealed items in one transaction under the keyring row's lock, and makes them this instance's, with
+    /// `provider` as the key that opens the file, once committed.
+    /// - Parameter change: Gets the keyring as the row has it, and returns what to write.
     private func rekey(
-        operation: String,
-        _ change: (CurrentKeyring, PostgresConnection) throws -> (
-            KeyringFile, DataKeys, ItemManifest, [(name: String, item: [UInt8])]
-        )
+        operation: String, provider: KeyProvider, _ change: (CurrentKeyring, PostgresConnection) throws -> Rekeying
     ) throws {
-        var written: KeyringFile?
+        var written: (keyring: CurrentKeyring, file: KeyringFile)?
         try write(nil, operation: operation) { connection, keyring in
-            let (file, keys, manifest, items) = try change(keyring, connection)
-            for item in items {
+            let rekeying = try change(keyring, connection)
+            for item in rekeying.items {
                 _ = try connection.query(
                     PostgresSecretsSQL.reseal, [.text(self.keyring), .text(item.name), .binary(item.item)],
                     operation: operation)
             }
             var rekeyed = keyring
-            rekeyed.keys = keys
-            written = file
-            return try (
-                (),
-                commit(manifest, keyring: rekeyed) { sequence, bytes in
-                    _ = try connection.query(
-                        PostgresSecretsSQL.rekey,
-                        [
-                            .text(self.keyring), .binary([UInt8](file.serialized)), .binary(bytes),
-                            .text(String(sequence)),
-                        ],
-                        operation: operation)
-                }
-            )
-        }
-        if let written {
-            state.withLock { state in
-                state.keyringBytes = [UInt8](written.serialized)
-                state.keyringFile = written
-                state.unwrappedKeyringBytes = state.keyringBytes
+            rekeyed.keys = rekeying.keys
+            let committed = try commit(rekeying.manifest, keyring: rekeyed) { sequence, bytes in
+                _ = try connection.query(
+                    PostgresSecretsSQL.rekey,
+                    [
+                        .text(self.keyring), .binary([UInt8](rekeying.file.serialized)), .binary(bytes),
+                        .text(String(sequence)),
+                    ],
+                    operation: operation)
             }
+            written = (committed, rekeying.file)
+            // Remembered below with its file, once the transaction committed.
+            return ((), nil)
         }
+        if let written { remember(written.keyring, file: written.file, provider: provider) }
     }
 }

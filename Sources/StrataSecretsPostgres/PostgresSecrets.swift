@@ -84,7 +84,7 @@ public final class PostgresSecrets: Sendable {
         try pool.with { connection in
             try connection.transaction(operation: "open") {
                 try connection.execute(
-                    "SELECT pg_advisory_xact_lock(\(Self.lockKey("strata-secrets-schema:\(configuration.schema)")));"
+                    "SELECT pg_advisory_xact_lock(\(configuration.schemaLockKey));"
                         + " CREATE SCHEMA IF NOT EXISTS \(configuration.quotedSchema); " + PostgresSecretsSQL.tables,
                     operation: "open")
             }
@@ -92,13 +92,6 @@ public final class PostgresSecrets: Sendable {
     }
 
     deinit { pool.drain() }
-
-    /// 64 bits of FNV-1a of `text`, as an advisory lock key.
-    static func lockKey(_ text: String) -> Int64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        return Int64(bitPattern: hash)
-    }
 
     /// Where the keyring lives, for messages: `postgresql://user@host:port/database#schema/keyring`.
     public var location: String { configuration.redactedConnectionString + "#" + configuration.schema + "/" + keyring }
@@ -249,9 +242,7 @@ public final class PostgresSecrets: Sendable {
                 items.append(SecretItem(opened.record, accessibility: opened.accessibility))
             }
         }
-        if let missing = keyring.manifest.entries.first(where: { !$0.value.deleted && !listed.contains($0.key) }) {
-            throw missingRow(missing.key, key: nil)
-        }
+        try checkNoRowMissing(in: keyring, listed: listed)
         return items.sorted {
             $0.service.utf8.elementsEqual($1.service.utf8)
                 ? $0.account.utf8.lexicographicallyPrecedes($1.account.utf8)

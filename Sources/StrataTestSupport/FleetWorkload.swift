@@ -5,23 +5,38 @@ public import StrataCore
 /// each names itself (its first line is its identifier, which ends with its size), so a read tells which put it
 /// saw, and a torn or mixed value reads as an identifier no put wrote.
 public enum FleetWorkload {
+    /// The sizes of a put: a preference, a credential, a record, or a file (see ``value(id:size:)``), evenly.
+    public static func size(using generator: inout some RandomNumberGenerator) -> Int {
+        switch Int.random(in: 0..<4, using: &generator) {
+        case 0: Int.random(in: 16...23, using: &generator)
+        case 1: Int.random(in: 24...31, using: &generator)
+        case 2: Int.random(in: 32...200, using: &generator)
+        default: Int.random(in: 100_000...300_000, using: &generator)
+        }
+    }
+
     /// The few keys every worker hits.
     public static let keys = ["hot-0", "hot-1", "hot-2"]
 
     /// The prefix the keys share (for listings).
     public static let prefix = "hot-"
 
-    /// A value of `size` bytes for put `id`, and its identifier (`id:size`). Small values are records; 100 KB and
-    /// more are files, so puts cross the tier boundary.
+    /// A value of `size` bytes for put `id`, and its identifier (`id:size`). Under 24 bytes a value is a preference
+    /// (defaults), from 24 to 31 a credential (secrets), up to 100 KB a record, and from 100 KB a file: puts cross
+    /// every tier boundary of a shared store.
     public static func value(id: String, size: Int) -> (identifier: String, data: Data, descriptor: DataDescriptor) {
         let identifier = "\(id):\(size)"
         let header = Data((identifier + "\n").utf8)
         let filler = Data(repeating: UInt8(truncatingIfNeeded: size), count: max(0, size - header.count))
         let data = header + filler
-        let descriptor =
-            size >= 100_000
-            ? DataDescriptor(kind: .file, estimatedSize: data.count)
-            : DataDescriptor(kind: .relational, estimatedSize: data.count)
+        let kind: DataKind =
+            switch size {
+            case ..<24: .preference
+            case ..<32: .credential
+            case ..<100_000: .relational
+            default: .file
+            }
+        let descriptor = DataDescriptor(kind: kind, estimatedSize: data.count)
         return (identifier, data, descriptor)
     }
 

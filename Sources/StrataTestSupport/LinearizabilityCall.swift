@@ -29,7 +29,7 @@ public enum LinearizabilityCall: Sendable, Hashable, Codable {
     func accepts(_ response: LinearizabilityResponse) -> Bool {
         switch (self, response) {
         case (_, .failed), (.put, .ok), (.get, .value), (.delete, .existed), (.move, .ok), (.move, .notFound),
-            (.list, .listed):
+            (.list, .listed), (.put, .refused), (.move, .refused):
             true
         default: false
         }

@@ -11,6 +11,9 @@ public enum LinearizabilityResponse: Sendable, Hashable, Codable {
     case notFound
     /// Whether a listing held the key.
     case listed(Bool)
+    /// A put or a move refused before it changed anything because of what the key holds (a credential, which no
+    /// other tier takes): it did nothing, and the key had a value.
+    case refused(String)
     /// An error, described: the operation may or may not have taken effect.
     case failed(String)
 
@@ -22,6 +25,7 @@ public enum LinearizabilityResponse: Sendable, Hashable, Codable {
         case .existed(let existed): "\(existed)"
         case .notFound: "not found"
         case .listed(let listed): listed ? "listed" : "not listed"
+        case .refused(let reason): "refused: \(reason)"
         case .failed(let message): "error: \(message)"
         }
     }

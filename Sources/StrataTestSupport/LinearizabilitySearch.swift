@@ -55,6 +55,9 @@ struct LinearizabilitySearch {
         let steps: [(Int) -> Int?] = operations.map { operation in
             let determined = operation.isDetermined
             switch (operation.call, determined ? operation.response : nil) {
+            case (.put, .refused?), (.move, .refused?):
+                // Refused for what the key holds: it held a value, and still does.
+                return { state in state != Self.absent ? state : nil }
             case (.put(let value), _):
                 let written = number(value)
                 return { _ in written }
@@ -92,6 +95,7 @@ struct LinearizabilitySearch {
         // included). A write that happens to leave the state as it is does not count: elsewhere it would change it.
         let reads = operations.map { operation in
             switch (operation.call, operation.isDetermined ? operation.response : nil) {
+            case (.put, .refused?): true
             case (.put, _), (.delete, .existed(true)?), (.delete, nil): false
             default: true
             }

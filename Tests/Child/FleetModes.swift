@@ -1,6 +1,5 @@
 import Foundation
 import Strata
-import StrataCatalogPostgres
 import StrataCore
 import StrataSecrets
 import StrataTestSupport
@@ -9,22 +8,22 @@ import StrataTestSupport
 func runFleetMode(_ arguments: [String]) throws -> Bool {
     switch arguments.first {
     case "fleet-worker":
-        // fleet-worker ROOT RECORDS_URL FILES_URL SCHEMA PROCESS INCARNATION DEADLINE SEED LOG: open the shared store
-        // (catalog and records in SCHEMA on the test server, files at FILES_URL) on ROOT, say `ready`, then put, read,
+        // fleet-worker ROOT PROCESS INCARNATION DEADLINE SEED LOG: open the shared store ROOT declares (its strata.conf:
+        // catalog, records, defaults and secrets on the test server, files on the gateway), say `ready`, then put, read,
         // move, delete and list the fleet's hot keys at random until the monotonic clock passes DEADLINE (ns),
         // writing each operation's call and return to LOG (JSON lines) as it goes; then say `done N`. Before each move
         // and each put of a file-sized value (a put that moves the key when it is in records) it says `moving ID`,
         // so that a test can kill it in the middle of one. An operation that throws is logged as failed and the
         // worker goes on (the servers may be frozen, restarted or killed under it), after a short pause, so that a
         // server out of reach does not fill the history with thousands of failed calls.
-        let process = Int(arguments[5]) ?? 0
-        let incarnation = Int(arguments[6]) ?? 0
-        let deadline = UInt64(arguments[7]) ?? 0
+        let process = Int(arguments[2]) ?? 0
+        let incarnation = Int(arguments[3]) ?? 0
+        let deadline = UInt64(arguments[4]) ?? 0
         let storage = try openFleetStore(arguments, until: deadline)
-        var generator = SeededGenerator(seed: (UInt64(arguments[8]) ?? 1) &+ UInt64(process << 16 | incarnation))
-        _ = FileManager.default.createFile(atPath: arguments[9], contents: nil)
-        guard let log = FileHandle(forWritingAtPath: arguments[9]) else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: arguments[9]])
+        var generator = SeededGenerator(seed: (UInt64(arguments[5]) ?? 1) &+ UInt64(process << 16 | incarnation))
+        _ = FileManager.default.createFile(atPath: arguments[6], contents: nil)
+        guard let log = FileHandle(forWritingAtPath: arguments[6]) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: arguments[6]])
         }
         say("ready")
         var count = 0
@@ -44,15 +43,17 @@ func runFleetMode(_ arguments: [String]) throws -> Bool {
             var moving = false
             switch roll {
             case 0..<40:
-                let size =
-                    Bool.random(using: &generator)
-                    ? Int.random(in: 100_000...300_000, using: &generator) : Int.random(in: 32...200, using: &generator)
+                let size = FleetWorkload.size(using: &generator)
                 let value = FleetWorkload.value(id: id, size: size)
                 moving = size >= 100_000
                 call = .put(value.identifier)
                 operation = {
-                    try storage.put(value.data, for: key, as: value.descriptor)
-                    return .ok
+                    do {
+                        try storage.put(value.data, for: key, as: value.descriptor)
+                        return .ok
+                    } catch let error as StorageError where error.code == .wrongTier {
+                        return .refused(error.message)  // A value over a credential, which only secrets take.
+                    }
                 }
             case 40..<70:
                 call = .get
@@ -67,6 +68,8 @@ func runFleetMode(_ arguments: [String]) throws -> Bool {
                         return .ok
                     } catch let error as StorageError where error.code == .notFound {
                         return .notFound
+                    } catch let error as StorageError where error.code == .wrongTier {
+                        return .refused(error.message)  // A credential, which only secrets take.
                     }
                 }
             default:
@@ -98,10 +101,8 @@ func runFleetMode(_ arguments: [String]) throws -> Bool {
 private func openFleetStore(_ arguments: [String], until deadline: UInt64) throws -> Storage {
     while true {
         do {
-            return try Storage(
-                root: arguments[1], secretsKey: .inMemory(Secret(Data(repeating: 0x5a, count: 32))),
-                recordsURL: arguments[2], filesURL: arguments[3],
-                catalog: PostgresCatalog(RecordStoreLocation.postgresConfiguration("postgres:" + arguments[4])))
+            // The root is declared shared (its strata.conf): catalog, records, defaults and secrets on the server.
+            return try Storage(root: arguments[1], secretsKey: .inMemory(Secret(Data(repeating: 0x5a, count: 32))))
         } catch {
             guard LinearizabilityLogLine.now() < deadline else { throw error }
             say("open failed, trying again: \(error)")

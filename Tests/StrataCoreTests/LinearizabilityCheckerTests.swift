@@ -48,6 +48,26 @@ struct LinearizabilityCheckerTests {
         #expect(never.isLinearizable, "\(never)")
     }
 
+    /// A refused put (or move) did nothing, and the key held a value then: a read after it sees the value before it;
+    /// a refusal while the key held nothing, or a read of the refused value, is not linearizable.
+    @Test func aRefusedPutChangesNothingAndNeedsAValue() throws {
+        let kept = try Self.check([
+            Self.op(0, .put("a"), .ok, 0, 1),
+            Self.op(1, .put("b"), .refused("a credential"), 2, 3),
+            Self.op(1, .move("files"), .refused("a credential"), 3, 4),
+            Self.op(0, .get, .value("a"), 5, 6),
+        ])
+        #expect(kept.isLinearizable, "\(kept)")
+        let readRefused = try Self.check([
+            Self.op(0, .put("a"), .ok, 0, 1),
+            Self.op(1, .put("b"), .refused("a credential"), 2, 3),
+            Self.op(0, .get, .value("b"), 5, 6),
+        ])
+        #expect(!readRefused.isLinearizable)
+        let refusedOverNothing = try Self.check([Self.op(1, .put("b"), .refused("a credential"), 2, 3)])
+        #expect(!refusedOverNothing.isLinearizable)
+    }
+
     /// An error says nothing of the effect: a failed put may be read, or not.
     @Test func aFailedPutMayOrMayNotHaveTakenEffect() throws {
         for seen in ["a", nil] {
@@ -239,7 +259,7 @@ struct LinearizabilityCheckerTests {
         case .ok: history[index].response = .notFound
         case .notFound: history[index].response = .ok
         case .listed(let listed): history[index].response = .listed(!listed)
-        case .failed: break
+        case .refused, .failed: break  // The simulation makes neither.
         }
         return history
     }

@@ -279,12 +279,12 @@ final class PostgresSecretsTests {
         let anchor = directory.appending("a.anchor")
         let a = try machine(anchorPath: anchor)
         try a.set("revoked", service: "s", account: "a")
-        let snapshot = try server { connection in
+        // An older copy of the whole keyring, kept on the server to put back later.
+        try server { connection in
             try connection.execute(
                 "CREATE TABLE keep_k AS SELECT * FROM strata_keyrings; CREATE TABLE keep_s AS SELECT * FROM strata_secrets",
                 operation: "test")
         }
-        _ = snapshot
         try a.set("current", service: "s", account: "a")
         let reader = try machine()
         #expect(try reader.get(service: "s", account: "a")?.stringValue == "current")
@@ -363,6 +363,41 @@ final class PostgresSecretsTests {
         }
         #expect(try machines[0].items().count == 9)
         #expect(try machines[0].get(service: "s", account: "shared")?.stringValue?.hasPrefix("shared") == true)
+    }
+
+    /// A keyring row removed on the server is not silently made again over what it left: item rows of its name, or
+    /// (on a machine that saw it, through its anchor file) nothing at all; a machine that never saw it starts anew.
+    @Test func aRemovedKeyringIsNotMadeAgainOverWhatItLeft() throws {
+        let directory = try TemporaryDirectory()
+        let anchor = directory.appending("a.anchor")
+        let a = try machine(anchorPath: anchor)
+        try a.set("v", service: "s", account: "a")
+        try server { connection in try connection.execute("DELETE FROM strata_keyrings", operation: "test") }
+        let gone = #expect(throws: StorageError.self) { try a.get(service: "s", account: "a") }
+        #expect(gone?.code == .notFound && gone?.collection == "default")
+        let overItems = #expect(throws: StorageError.self) { try machine() }
+        #expect(overItems?.code == .corrupt && overItems?.message.contains("item row") == true)
+        try server { connection in try connection.execute("DELETE FROM strata_secrets", operation: "test") }
+        let seen = #expect(throws: StorageError.self) { try machine(anchorPath: anchor) }
+        #expect(seen?.code == .corrupt && seen?.recovery?.contains(anchor) == true, "\(String(describing: seen))")
+        #expect(try machine().items().isEmpty, "a machine that never saw it makes a new keyring")
+    }
+
+    /// A capture refuses a row whose name no writer makes (one named like the keyring file, say), rather than let
+    /// it overwrite a file of the captured folder.
+    @Test func aCaptureRefusesRowNamesNoWriterMakes() throws {
+        let a = try machine()
+        try a.set("v", service: "s", account: "a")
+        try server { connection in
+            try connection.execute(
+                "INSERT INTO strata_secrets SELECT keyring, 'keyring.json', item FROM strata_secrets", operation: "test"
+            )
+        }
+        let directory = try TemporaryDirectory()
+        let refused = #expect(throws: StorageError.self) {
+            try a.capture(into: try FolderCapture(folder: directory.appending("capture")), root: "")
+        }
+        #expect(refused?.code == .corrupt && refused?.message.contains("keyring.json") == true)
     }
 
     /// A capture writes each keyring as the folder a `SecretStore` keeps, from the rows' very bytes: it opens as a

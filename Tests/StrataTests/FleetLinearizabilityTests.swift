@@ -10,9 +10,9 @@ import Testing
     import Darwin
 #endif
 
-/// Four worker processes on two machines (two roots) sharing one store — the PostgreSQL catalog and records, S3 files —
-/// put (records and files values, so puts move keys), read, move, delete and list three hot keys at random for a few
-/// seconds; every key's history must be linearizable, and afterwards (once interrupted moves are settled) every key is
+/// Four worker processes on two machines (two roots declared shared) sharing one store — the PostgreSQL catalog,
+/// records, defaults and secrets, S3 files — put (preferences, credentials, records and files values, so puts move
+/// keys across every tier), read, move, delete and list three hot keys at random for a few seconds; every key's history must be linearizable, and afterwards (once interrupted moves are settled) every key is
 /// in at most one tier, where the catalog says, and the catalog is sound.
 ///
 /// The other tests do the same under a fault (``FleetFault``): workers killed at random or in the middle of moves, the
@@ -73,16 +73,18 @@ struct FleetLinearizabilityTests {
         let logs = fleet.directory.appending("logs")
         try FileManager.default.createDirectory(atPath: logs, withIntermediateDirectories: true)
         let seed = UInt64.random(in: 1...UInt64.max)
-        // Opening the store once creates its schema and tables, so that the workers do not race to.
-        _ = try fleet.machine("a")
+        // Both roots declared shared; opening the store once creates its schema and tables, so that the workers do
+        // not race to.
+        try fleet.sharedMachine("a")
+        try fleet.sharedMachine("b")
         var incarnations = [Int](repeating: 0, count: Self.workers)
         func start(_ worker: Int, until deadline: UInt64) throws -> ChildProcess {
             try ChildProcess(
                 executable,
                 [
-                    "fleet-worker", fleet.directory.appending(worker % 2 == 0 ? "a" : "b"), fleet.recordsURL,
-                    fleet.filesURL, fleet.postgres.schema, "\(worker)", "\(incarnations[worker])", "\(deadline)",
-                    "\(seed)", logs + "/w\(worker)-\(incarnations[worker]).jsonl",
+                    "fleet-worker", fleet.directory.appending(worker % 2 == 0 ? "a" : "b"), "\(worker)",
+                    "\(incarnations[worker])", "\(deadline)", "\(seed)",
+                    logs + "/w\(worker)-\(incarnations[worker]).jsonl",
                 ], environment: server.map { [RecordEngineKind.postgresVariable: $0.url] })
         }
         let deadline = LinearizabilityLogLine.now() + Self.seconds * 1_000_000_000 + 2_000_000_000
@@ -138,7 +140,7 @@ struct FleetLinearizabilityTests {
             text += try String(contentsOfFile: logs + "/" + file, encoding: .utf8)
         }
         var history = try LinearizabilityLogLine.history(from: text)
-        let after = try fleet.machine("c")
+        let after = try fleet.sharedMachine("c")
         for key in FleetWorkload.keys {
             let invoked = LinearizabilityLogLine.now()
             let value = try after.data(for: key).map(FleetWorkload.identifier(of:))
@@ -174,6 +176,20 @@ struct FleetLinearizabilityTests {
                 + "ended, \(outages.count) outages holding up \(heldUp.count) operations; checked in \(elapsed)")
         let kinds = Dictionary(grouping: history) { "\($0.call)".prefix { $0 != "(" } }.mapValues(\.count)
         print("  by call: \(kinds.sorted { $0.key < $1.key })")
+        // The values reads saw, by the tier their size sends them to: every tier of the shared store is in play.
+        let seen = history.compactMap { operation -> DataKind? in
+            guard case .value(let identifier?)? = operation.response,
+                let size = identifier.split(separator: ":").last.flatMap({ Int($0) })
+            else { return nil }
+            return FleetWorkload.value(id: "x", size: size).descriptor.kind
+        }
+        let refused = history.filter { if case .refused? = $0.response { true } else { false } }.count
+        print(
+            "  reads saw: \(Dictionary(grouping: seen, by: \.rawValue).mapValues(\.count).sorted { $0.key < $1.key }); "
+                + "\(refused) refused (a value over a credential, or a credential moved)")
+        if fault == .none {
+            #expect(Set(seen) == [.preference, .credential, .relational, .file], "every tier is read back")
+        }
         let messages = Dictionary(grouping: errors) { operation -> String in
             guard case .failed(let message)? = operation.response else { return "" }
             return String(message.prefix(160))

@@ -285,6 +285,25 @@ final class Fleet: Sendable {
 
     deinit { _ = try? PostgresRecordEngine.dropStore(postgres) }
 
+    /// Declares machine `name`'s root shared, as `strata init --shared` does (the catalog, defaults and secrets on
+    /// the server, records in this fleet's schema, files under its prefix), and opens it as a program would.
+    @discardableResult
+    func sharedMachine(_ name: String) throws -> Storage {
+        let root = directory.appending(name)
+        if try StoreConfiguration.read(from: StoragePaths(root: root)) == nil {
+            var configuration = StoreConfiguration()
+            configuration.catalog.isShared = true
+            configuration.defaults.backend = "postgres"
+            configuration.secrets.backend = "postgres"
+            configuration.records.backend = "postgres"
+            configuration.records.url = recordsURL
+            configuration.files.backend = "s3"
+            configuration.files.url = filesURL
+            try configuration.write(to: StoragePaths(root: root))
+        }
+        return try Storage(root: root, secretsKey: testSecretsKey)
+    }
+
     /// Opens the store on machine `name`: its own root, the shared catalog (through `catalog`, or an instance of its
     /// own), records and files.
     func machine(_ name: String, catalog: PostgresCatalog? = nil) throws -> Storage {

@@ -117,20 +117,8 @@ struct DeclaredSharedStoreTests {
     /// The gateway stays up for each test: its clients retry a few times only.
     let gateway = S3GatewayHold(.steady)
 
-    /// Writes a shared configuration into the root of machine `name` and opens it as a program would.
-    func machine(_ name: String, of fleet: Fleet) throws -> Storage {
-        var configuration = StoreConfiguration()
-        configuration.catalog.isShared = true
-        configuration.defaults.backend = "postgres"
-        configuration.secrets.backend = "postgres"
-        configuration.records.backend = "postgres"
-        configuration.records.url = fleet.recordsURL
-        configuration.files.backend = "s3"
-        configuration.files.url = fleet.filesURL
-        let root = fleet.directory.appending(name)
-        try configuration.write(to: StoragePaths(root: root))
-        return try Storage(root: root, secretsKey: testSecretsKey)
-    }
+    /// Machine `name` of the fleet, declared shared and opened as a program would.
+    func machine(_ name: String, of fleet: Fleet) throws -> Storage { try fleet.sharedMachine(name) }
 
     /// The table through the public API: each machine reads what the other wrote last, whichever tier it
     /// went to, and a key has one copy; preferences and credentials too, in the suite and keyring on the server
