@@ -5,7 +5,8 @@ import StrataCatalogPostgres
 import StrataPostgres
 
 /// `--shared`: a store several machines share, declared as a program declares it (`[catalog] shared = true`) — its
-/// catalog on PostgreSQL (`PostgresCatalog`), records and defaults on the same server and schema, files on S3 —
+/// catalog on PostgreSQL (`PostgresCatalog`), records, defaults and secrets on the same server and schema, files on
+/// S3 —
 /// against the tiers' own backends on the same servers. Needs
 /// `STRATA_POSTGRES_URL` and `STRATA_S3_URL` (with `AWS_ENDPOINT_URL` and credentials), as `Scripts/bench.sh`
 /// sets them. Also prints what one round trip to the server costs, to read the rows in round trips.
@@ -25,11 +26,13 @@ func runShared(quick: Bool) throws {
     var configuration = StoreConfiguration()
     configuration.catalog.isShared = true
     configuration.defaults.backend = "postgres"
+    configuration.secrets.backend = "postgres"
     configuration.records.backend = "postgres"
     configuration.records.url = server + (server.contains("?") ? "&" : "?") + "strata_schema=" + schema
     configuration.files.backend = "s3"
     configuration.files.url = bucket + schema + "/"
-    let storage = try Storage(root: root, configuration: configuration)
+    let storage = try Storage(
+        root: root, secretsKey: .inMemory(Secret(Data(repeating: 0x5a, count: 32))), configuration: configuration)
     guard let catalog = storage.catalog as? PostgresCatalog else {
         print("--shared: the declared shared store did not open its catalog on PostgreSQL")
         exit(70)
@@ -41,7 +44,7 @@ func runShared(quick: Bool) throws {
 
     let cases: [(tier: Tier, keys: Int, readTarget: Double?)] = [
         (.records, quick ? 100 : 500, 1 / 1.3), (.defaults, quick ? 100 : 500, 1 / 1.3),
-        (.files, quick ? 20 : 100, nil),
+        (.secrets, quick ? 100 : 300, nil), (.files, quick ? 20 : 100, nil),
     ]
     var rows: [Comparison] = []
     var notes: [String] = []

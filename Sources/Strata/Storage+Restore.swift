@@ -158,7 +158,7 @@ extension Storage {
     /// Where this (staged) store keeps `key`: the catalog's location or, for a key the catalog does not record
     /// (written through a tier's own API), the one tier that holds it, found as ``location(of:)`` finds it. A
     /// string that is no key is held nowhere.
-    private func restorableLocation(of key: String) throws -> StorageLocation? {
+    func restorableLocation(of key: String) throws -> StorageLocation? {
         if let location = try catalog.location(of: key) { return location }
         do {
             try StoragePaths.validateKey(key)
@@ -171,7 +171,7 @@ extension Storage {
     /// Writes a restored `value` where `location` (the staged store's) says, under the key's lock, by the move
     /// protocol: a copy in another tier is removed once the new one is recorded. The capture decides the tier, so a
     /// credential may leave the secrets tier; the value is durable when this returns.
-    private func place(_ value: Data, at location: StorageLocation) throws {
+    func place(_ value: Data, at location: StorageLocation) throws {
         try catalog.withKeyLock(location.key) {
             try settle(location.key)
             let target = try opened(location.tier, key: location.key)

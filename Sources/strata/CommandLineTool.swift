@@ -10,7 +10,8 @@ enum CommandLineTool {
 
     /// The one table from a verb's name to what runs it, in the order the overview lists them.
     static let table: [CommandTableEntry] = [
-        .command(DemoCommand.self), .command(InitCommand.self), .command(SelectCommand.self),
+        .command(DemoCommand.self), .command(InitCommand.self), .command(MigrateCommand.self),
+        .command(SelectCommand.self),
         .command(PutCommand.self), .command(GetCommand.self), .command(WhereCommand.self), .command(LsCommand.self),
         .command(MvCommand.self), .command(RmCommand.self), .command(InspectCommand.self),
         .command(VerifyCommand.self), .command(LintCommand.self), .command(BackupCommand.self),

@@ -195,6 +195,35 @@ final class SharedStoreCLITests: Sendable {
         _ = try succeeds(["verify", "--root", b])
     }
 
+    /// `strata migrate ROOT --to-shared SHARED` copies a one-machine store's keys into a shared store, one line per
+    /// key; run again it writes nothing; a key the shared store holds with other bytes exits 1 naming it; a target
+    /// that is not shared is refused.
+    @Test func migrateCopiesALocalStoreIntoASharedOne() throws {
+        let (local, a, b) = (directory.appending("local"), directory.appending("a"), directory.appending("b"))
+        let files = S3Gateway.freshLocation()
+        for root in [a, b] {
+            _ = try succeeds([
+                "init", root, "--shared", "--records-url-variable", Self.recordsVariable, "--files-url", files,
+            ])
+        }
+        _ = try succeeds(
+            ["put", "row", "-", "--kind", "relational", "--root", local, "--create"], input: Data("{}".utf8))
+        _ = try succeeds(["put", "pref", "-", "--kind", "preference", "--root", local], input: Data("on".utf8))
+        _ = try succeeds(["put", "token", "-", "--kind", "credential", "--root", local], input: Data("t0k".utf8))
+        let output = try succeeds(["migrate", local, "--to-shared", a])
+        #expect(output.contains("copied\trow\n") && output.contains("copied\ttoken\n"), "\(output)")
+        #expect(output.hasSuffix("3 copied, 0 already there, 0 conflicts; 3 verified\n"), "\(output)")
+        #expect(try succeeds(["get", "token", "--root", b]) == "t0k")
+        #expect(try succeeds(["where", "pref", "--root", b]).hasPrefix("pref\tdefaults\tpostgres\t"))
+        #expect(try succeeds(["migrate", local, "--to-shared", a, "--json"]).contains(#""verified":3"#))
+        _ = try succeeds(["put", "row", "-", "--kind", "relational", "--root", b], input: Data(#"{"b":1}"#.utf8))
+        let conflict = try strata(["migrate", local, "--to-shared", a])
+        #expect(conflict.status == 1 && conflict.standardError.contains("row"), "\(conflict.standardError)")
+        #expect(try succeeds(["get", "row", "--root", a]) == #"{"b":1}"#)
+        let notShared = try strata(["migrate", a, "--to-shared", local])
+        #expect(notShared.status != 0 && notShared.standardError.contains("not a shared store"))
+    }
+
     /// `--shared` on a root that holds a one-machine store's data is refused: the shared store would leave it
     /// behind, unseen; the root is left as it was.
     @Test func initSharedRefusesARootWithLocalData() throws {

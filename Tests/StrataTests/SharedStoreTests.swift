@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import StrataTestSupport
+import Synchronization
 import Testing
 
 @testable import StrataCatalogPostgres
@@ -241,6 +242,46 @@ struct DeclaredSharedStoreTests {
         #expect(try b.data(for: "ui/theme") == Data("dark".utf8))
         #expect(try b.data(for: "cfg/b") == Data("tok".utf8))
         #expect(try b.location(of: "cfg/b")?.backend == "postgres")
+    }
+
+    /// A one-machine store migrated into a shared one: every key lands in the same tier on the servers and reads back
+    /// on the other machine; run again, nothing is written; a key another machine changed meanwhile is a conflict,
+    /// left unless overwriting; a key lost on the shared side (an interrupted run) is copied again.
+    @Test func aLocalStoreMigratesIntoASharedOneResumablyAndVerified() throws {
+        let fleet = try Fleet()
+        let local = try Storage(
+            root: fleet.directory.appending("local"), secretsKey: testSecretsKey, recordsURL: "", filesURL: "")
+        let document = Data(repeating: 0x41, count: 400 << 10)
+        try local.put(Data("dark".utf8), for: "ui/theme", as: DataDescriptor(kind: .preference, estimatedSize: 4))
+        try local.put(Data("tok".utf8), for: "api/token", as: DataDescriptor(kind: .credential, estimatedSize: 3))
+        try local.put(Data(#"{"n":1}"#.utf8), for: "rows/1", as: DataDescriptor(kind: .relational, estimatedSize: 7))
+        try local.put(document, for: "docs/a.pdf", as: DataDescriptor(kind: .file, estimatedSize: document.count))
+        let a = try machine("a", of: fleet)
+        let outcomes = Mutex<[String: MigrationReport.Outcome]>([:])
+        let first = try a.migrate(from: local) { key, outcome in outcomes.withLock { $0[key] = outcome } }
+        #expect(first.copied.sorted() == ["api/token", "docs/a.pdf", "rows/1", "ui/theme"])
+        #expect(first.isComplete && first.verified == 4 && outcomes.withLock { $0.count } == 4)
+        let b = try machine("b", of: fleet)
+        #expect(try b.data(for: "docs/a.pdf") == document && b.data(for: "api/token") == Data("tok".utf8))
+        for (key, tier) in [("ui/theme", Tier.defaults), ("api/token", .secrets), ("rows/1", .records)] {
+            #expect(try b.location(of: key)?.tier == tier && b.location(of: key)?.backend == "postgres")
+        }
+        #expect(try b.location(of: "docs/a.pdf")?.backend == "s3")
+
+        // Run again: nothing to write. Then B changes a key, and one is lost as if the first run stopped before it.
+        #expect(try a.migrate(from: local).alreadyThere.count == 4)
+        try b.put(Data("light".utf8), for: "ui/theme", as: DataDescriptor(kind: .preference, estimatedSize: 5))
+        #expect(try b.delete("rows/1"))
+        let resumed = try a.migrate(from: local)
+        #expect(resumed.copied == ["rows/1"] && resumed.conflicts == ["ui/theme"] && !resumed.isComplete)
+        #expect(try b.data(for: "ui/theme") == Data("light".utf8), "a conflict is left as it is")
+        let overwritten = try a.migrate(from: local, overwriting: true)
+        #expect(overwritten.copied == ["ui/theme"] && overwritten.isComplete)
+        #expect(try b.data(for: "ui/theme") == Data("dark".utf8))
+        #expect(try local.keys(prefix: "").count == 4, "the source is only read")
+        #expect(try b.verifyCatalog().isSound)
+        let itself = #expect(throws: StorageError.self) { try a.migrate(from: a) }
+        #expect(itself?.code == .invalidArgument)
     }
 
     /// A capture of a shared store restores into a one-machine store: its catalog is the file the capture wrote, so
