@@ -7,7 +7,8 @@ public struct MigrationReport: Sendable, Hashable, CustomStringConvertible {
         case copied
         /// The store held the same bytes already: nothing written.
         case alreadyThere = "already-there"
-        /// The store held other bytes under the key (another machine wrote it): left as they are.
+        /// The store held the key otherwise (other bytes, or in another tier: another machine wrote it): left as it
+        /// is.
         case conflict
     }
 
@@ -15,20 +16,36 @@ public struct MigrationReport: Sendable, Hashable, CustomStringConvertible {
     public var copied: [String] = []
     /// The keys the store held with the same bytes already.
     public var alreadyThere: [String] = []
-    /// The keys the store holds with other bytes, left as they are (see `overwriting`).
+    /// The keys the store holds otherwise (other bytes, or another tier), left as they are (see `overwriting`), and
+    /// those changed in the store after they were copied.
     public var conflicts: [String] = []
-    /// How many keys were read back from the store equal to the source's, at the end.
+    /// How many keys were read back from the store equal to what was copied, at the end.
     public var verified = 0
+    /// The keys deleted from the source while the migration ran: not copied.
+    public var skipped: [String] = []
+    /// What the source keeps outside its keys, which a migration does not copy (record collections, other suites
+    /// and keyrings, keyring items of other services), each with the verb that moves it.
+    public var notMigrated: [String] = []
 
     /// An empty report.
     public init() {}
 
-    /// Whether every key of the source is in the store with the source's bytes.
-    public var isComplete: Bool { conflicts.isEmpty && verified == copied.count + alreadyThere.count }
+    /// Whether everything the source keeps is in the store with the source's bytes: no conflict, every key read
+    /// back, nothing outside the keys. Only then may the source be removed.
+    public var isComplete: Bool {
+        conflicts.isEmpty && notMigrated.isEmpty && verified == copied.count + alreadyThere.count
+    }
 
     public var description: String {
         "\(copied.count) copied, \(alreadyThere.count) already there, \(conflicts.count) conflicts; \(verified) "
-            + "verified"
+            + "verified" + (notMigrated.isEmpty ? "" : "; not migrated: " + notMigrated.joined(separator: "; "))
+    }
+
+    /// Moves `key` from the keys copied or found to the conflicts: it changed in the store after it was copied.
+    mutating func changedSince(_ key: String) {
+        copied.removeAll { $0 == key }
+        alreadyThere.removeAll { $0 == key }
+        conflicts.append(key)
     }
 
     mutating func record(_ key: String, _ outcome: Outcome) {

@@ -129,9 +129,11 @@ extension Storage {
                     }
                 ) { paths in
                     // The highest manifest this machine has seen, kept beside `strata.conf` (see `anchorPath`).
+                    let server = PostgresConfiguration(connectionString: recordsURL)
+                    let anchor = PostgresSecrets.anchorFileName(keyring: keyring, configuration: server)
                     let store = try PostgresSecrets(
-                        keyring: keyring, configuration: PostgresConfiguration(connectionString: recordsURL),
-                        anchorPath: paths.map { $0.root + "/.strata-secrets-\(keyring).anchor" }, placement: placement)
+                        keyring: keyring, configuration: server, anchorPath: paths.map { $0.root + "/" + anchor },
+                        placement: placement)
                     guard let key = secretsKey ?? environmentSecretsKey() else {
                         var error = StorageError(
                             .locked, "the secrets tier has no key to unlock its keyring", tier: .secrets,

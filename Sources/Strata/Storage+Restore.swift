@@ -171,14 +171,26 @@ extension Storage {
     /// Writes a restored `value` where `location` (the staged store's) says, under the key's lock, by the move
     /// protocol: a copy in another tier is removed once the new one is recorded. The capture decides the tier, so a
     /// credential may leave the secrets tier; the value is durable when this returns.
-    func place(_ value: Data, at location: StorageLocation) throws {
+    /// - Parameter keep: Decides, under the key's lock, from what this store holds under the key then (its location
+    ///   and value, or `nil`), whether to leave it as it is instead (`true`: nothing is written).
+    /// - Returns: Whether `value` was written.
+    @discardableResult
+    func place(
+        _ value: Data, at location: StorageLocation,
+        unless keep: (_ current: (location: StorageLocation, value: Data)?) throws -> Bool = { _ in false }
+    ) throws -> Bool {
         try catalog.withKeyLock(location.key) {
             try settle(location.key)
+            let current = try catalog.location(of: location.key).flatMap { held in
+                try backend(for: held.tier, key: location.key).data(for: location.key).map { (held, $0) }
+            }
+            if try keep(current) { return false }
             let target = try opened(location.tier, key: location.key)
             var placed = location
             placed.backend = target.facts.name
             try moves.write(value, to: placed, allowingPlaintext: true)
             try target.backend.flush()
+            return true
         }
     }
 }

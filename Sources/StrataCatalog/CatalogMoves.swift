@@ -55,16 +55,21 @@ package struct CatalogMoves: Sendable {
         let key = location.key
         let target = try tiers.opened(location.tier, key: key)
         let recorded = try catalog.recordedPlacement(comparedWith: location)
-        let previous: (tier: Tier, kind: DataKind?)?
+        var previous: (tier: Tier, kind: DataKind?)?
         if let recorded {
             previous = (recorded.tier, recorded.kind)
         } else {
             previous = try tiers.adopt(key).map { ($0.location.tier, $0.location.kind) }
         }
-        if let previous, previous.tier == .secrets || previous.kind == .credential, location.tier != .secrets,
+        if let found = previous, found.tier == .secrets || found.kind == .credential, location.tier != .secrets,
             !allowingPlaintext
         {
-            throw Self.credentialLeavingSecrets(key, to: location.tier)
+            // Only a credential that is there is guarded: an entry whose tier holds no value (a delete cut short
+            // between the tier and the catalog) is a key with no value, which this write makes anew.
+            guard try !tiers.opened(found.tier, key: key).backend.contains(key) else {
+                throw Self.credentialLeavingSecrets(key, to: location.tier)
+            }
+            previous = nil
         }
         guard let previous, previous.tier != location.tier else {
             // Same tier, or a new key: the tier's own atomic replace is the whole story. The catalog records a

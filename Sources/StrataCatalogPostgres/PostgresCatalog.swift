@@ -86,11 +86,10 @@ package final class PostgresCatalog: CatalogEngine {
         lockPool.drain()
     }
 
-    /// Creates the schema and the catalog's tables unless they exist, under the schema's transaction-level advisory
-    /// lock (every engine of the store takes it to create its tables), so that machines and engines opening the store
-    /// at once create them once.
+    /// Creates the schema and the catalog's tables unless they exist, under a transaction-level advisory lock so
+    /// that machines opening the store at once create them once.
     static func prepareSchema(_ connection: PostgresConnection, _ configuration: PostgresConfiguration) throws {
-        let lock = configuration.schemaLockKey
+        let lock = PostgresAdvisoryLock.key("strata-catalog-schema:\(configuration.schema)")
         try connection.transaction(operation: "open") {
             try connection.execute(
                 "SELECT pg_advisory_xact_lock(\(lock)); CREATE SCHEMA IF NOT EXISTS \(configuration.quotedSchema)",

@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 public import StrataCore
 public import StrataDefaults
 public import StrataPostgres
@@ -76,12 +76,11 @@ public final class PostgresDefaults: Sendable {
         client.tier = .defaults
         pool = PostgresPool(client)
         try pool.with { connection in
-            try connection.transaction(operation: "open") {
-                try connection.execute(
-                    "SELECT pg_advisory_xact_lock(\(configuration.schemaLockKey));"
-                        + " CREATE SCHEMA IF NOT EXISTS \(configuration.quotedSchema); " + PostgresDefaultsSQL.table,
-                    operation: "open")
-            }
+            try connection.prepareSchema(
+                configuration.quotedSchema,
+                lock: PostgresAdvisoryLock.key("strata-defaults-schema:\(configuration.schema)"),
+                PostgresDefaultsSQL.table,
+                operation: "open")
         }
     }
 

@@ -123,9 +123,9 @@ public struct PostgresConfiguration: Sendable {
     /// The NOTIFY channel of the store.
     var channel: String { "strata_\(schema)" }
 
-    /// The advisory lock that serializes schema changes of this store across processes: the schema's creation and
-    /// every engine's tables in it.
-    package var schemaLockKey: Int64 { PostgresAdvisoryLock.key("strata-records:\(schema)") }
+    /// The advisory lock that serializes schema changes of the records engine across processes (held through a
+    /// whole migration).
+    var schemaLockKey: Int64 { PostgresAdvisoryLock.key("strata-records:\(schema)") }
 
     package func validate() throws {
         guard RecordStore.isValidName(schema), schema.utf8.count <= 48 else {

@@ -33,7 +33,9 @@ extension PostgresSecrets {
             }
             try create(with: provider)
             row = try keyringRow(-1)
-            guard row.rowCount > 0 else { throw keyringGone() }
+            // Not made: item rows of the keyring are there without it (made by another machine meanwhile, the row
+            // would be there).
+            guard row.rowCount > 0 else { throw try lostKeyring(leftovers: true) }
         }
         let keyringBytes = try hex(row.text(0, 1), what: "keyring file")
         let file = try KeyringFile.parse(Data(keyringBytes), expectedName: keyring, path: location)
@@ -62,23 +64,7 @@ extension PostgresSecrets {
     /// back, so a new keyring would hide them), or a keyring this machine has seen (its anchor file names one).
     /// - Throws: ``/StrataCore/StorageError`` `.corrupt` naming what is left and the way out.
     private func create(with provider: KeyProvider) throws {
-        let leftovers = try pool.with { connection in
-            try connection.query(PostgresSecretsSQL.items, [.text(keyring)], operation: "create").rowCount
-        }
-        if leftovers > 0 || anchorNamesAKeyring {
-            var error = StorageError(
-                .corrupt,
-                leftovers > 0
-                    ? "the keyring '\(keyring)' is not on the server but \(leftovers) of its item row(s) are; a new "
-                        + "keyring cannot open them"
-                    : "the keyring '\(keyring)' is not on the server, and this machine has seen it there (its anchor "
-                        + "file \(anchorPath ?? "") says so): it was removed behind the store's back",
-                tier: .secrets, path: location,
-                recovery: "Restore the keyring's rows from a backup; or, to start over without them, delete its rows "
-                    + "from strata_secrets" + (anchorPath.map { " and remove \($0)" } ?? ""))
-            error.collection = keyring
-            throw error
-        }
+        if anchorNamesAKeyring { throw try lostKeyring(leftovers: false) }
         let (wrapping, kdf) = try newWrapping(provider)
         defer { wrapping.wipe() }
         let dataKey = try GuardedKey.random()
@@ -93,6 +79,26 @@ extension PostgresSecrets {
                 PostgresSecretsSQL.create,
                 [.text(keyring), .binary([UInt8](file.serialized)), .binary([UInt8](manifest))], operation: "create")
         }
+    }
+
+    /// The refusal to make the keyring again over what a lost one left: its item rows (`leftovers`), or this
+    /// machine's memory of it (its anchor file).
+    private func lostKeyring(leftovers: Bool) throws -> StorageError {
+        let count = try pool.with { connection in
+            try connection.query(PostgresSecretsSQL.itemCount, [.text(keyring)], operation: "create").text(0, 0)
+        }
+        var error = StorageError(
+            .corrupt,
+            leftovers
+                ? "the keyring '\(keyring)' is not on the server but \(count) of its item row(s) are; a new keyring "
+                    + "cannot open them"
+                : "the keyring '\(keyring)' is not on the server, and this machine has seen it there (its anchor file "
+                    + "\(anchorPath ?? "") says so): it was removed behind the store's back",
+            tier: .secrets, path: location,
+            recovery: "Restore the keyring's rows from a backup; or, to start over without them, delete its rows from "
+                + "strata_secrets" + (anchorPath.map { " and remove \($0)" } ?? ""))
+        error.collection = keyring
+        return error
     }
 
     /// A wrapping key for a new keyring file under `provider`, with new Argon2id parameters for a passphrase. The
@@ -270,13 +276,18 @@ extension PostgresSecrets {
     /// that was written too, then unwrapped by `provider`) becomes this instance's — unless a newer one already is.
     func remember(_ keyring: CurrentKeyring, file: KeyringFile? = nil, provider: KeyProvider? = nil) {
         state.withLock { state in
-            guard keyring.manifest.sequence >= state.manifest?.sequence ?? 0 else { return }
-            if let file {
+            // The key that opens the file written: also when another thread adopted a later manifest meanwhile,
+            // as long as the keyring file is still this one.
+            if let file, let provider,
+                keyring.manifest.sequence >= state.manifest?.sequence ?? 0
+                    || state.keyringBytes == [UInt8](file.serialized)
+            {
                 state.keyringBytes = [UInt8](file.serialized)
                 state.keyringFile = file
                 state.unwrappedKeyringBytes = state.keyringBytes
+                state.provider = provider
             }
-            if let provider { state.provider = provider }
+            guard keyring.manifest.sequence >= state.manifest?.sequence ?? 0 else { return }
             state.manifest = keyring.manifest
             state.rowSequence = Int64(clamping: keyring.manifest.sequence)
             if keyring.keys.check != state.keys?.check {

@@ -82,16 +82,24 @@ public final class PostgresSecrets: Sendable {
         client.tier = .secrets
         pool = PostgresPool(client)
         try pool.with { connection in
-            try connection.transaction(operation: "open") {
-                try connection.execute(
-                    "SELECT pg_advisory_xact_lock(\(configuration.schemaLockKey));"
-                        + " CREATE SCHEMA IF NOT EXISTS \(configuration.quotedSchema); " + PostgresSecretsSQL.tables,
-                    operation: "open")
-            }
+            try connection.prepareSchema(
+                configuration.quotedSchema,
+                lock: PostgresAdvisoryLock.key("strata-secrets-schema:\(configuration.schema)"),
+                PostgresSecretsSQL.tables,
+                operation: "open")
         }
     }
 
     deinit { pool.drain() }
+
+    /// The name of the anchor file a machine keeps for `keyring` on the server and schema of `configuration` (see
+    /// ``anchorPath``): `.strata-secrets-<keyring>-<16 hex digits>.anchor`, the digits a hash of the server, database
+    /// and schema, so that a root pointed at another schema or server starts with no memory of this one's keyring.
+    public static func anchorFileName(keyring: String, configuration: PostgresConfiguration) -> String {
+        let place = PostgresAdvisoryLock.key(configuration.redactedConnectionString + "#" + configuration.schema)
+        let digits = String(UInt64(bitPattern: place), radix: 16)
+        return ".strata-secrets-\(keyring)-" + String(repeating: "0", count: 16 - digits.count) + digits + ".anchor"
+    }
 
     /// Where the keyring lives, for messages: `postgresql://user@host:port/database#schema/keyring`.
     public var location: String { configuration.redactedConnectionString + "#" + configuration.schema + "/" + keyring }

@@ -25,11 +25,17 @@ enum PostgresSecretsSQL {
             PRIMARY KEY (keyring, name))
         """
 
-    /// Creates keyring `$1` with the keyring file `$2` and the empty manifest `$3`, unless it exists.
+    /// Creates keyring `$1` with the keyring file `$2` and the empty manifest `$3`, unless it exists, or item rows
+    /// of its name are there without it (what a lost keyring left: a new one would hide them).
     static let create = """
-        INSERT INTO strata_keyrings (keyring, keyring_file, manifest, sequence) VALUES ($1::text, $2::bytea, $3::bytea, 0)
+        INSERT INTO strata_keyrings (keyring, keyring_file, manifest, sequence)
+            SELECT $1::text, $2::bytea, $3::bytea, 0
+            WHERE NOT EXISTS (SELECT 1 FROM strata_secrets WHERE keyring = $1::text)
             ON CONFLICT (keyring) DO NOTHING
         """
+
+    /// How many item rows keyring `$1` has.
+    static let itemCount = "SELECT count(*) FROM strata_secrets WHERE keyring = $1::text"
 
     /// The keyring `$1`'s sequence number and, when it is not `$2` (the one the reader holds the manifest of), its
     /// keyring file and manifest as hex.

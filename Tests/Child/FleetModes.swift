@@ -12,7 +12,7 @@ func runFleetMode(_ arguments: [String]) throws -> Bool {
         // catalog, records, defaults and secrets on the test server, files on the gateway), say `ready`, then put, read,
         // move, delete and list the fleet's hot keys at random until the monotonic clock passes DEADLINE (ns),
         // writing each operation's call and return to LOG (JSON lines) as it goes; then say `done N`. Before each move
-        // and each put of a file-sized value (a put that moves the key when it is in records) it says `moving ID`,
+        // and each put (any put may move the key from another tier) it says `moving ID`,
         // so that a test can kill it in the middle of one. An operation that throws is logged as failed and the
         // worker goes on (the servers may be frozen, restarted or killed under it), after a short pause, so that a
         // server out of reach does not fill the history with thousands of failed calls.
@@ -45,7 +45,7 @@ func runFleetMode(_ arguments: [String]) throws -> Bool {
             case 0..<40:
                 let size = FleetWorkload.size(using: &generator)
                 let value = FleetWorkload.value(id: id, size: size)
-                moving = size >= 100_000
+                moving = true  // Any put may move the key from another tier.
                 call = .put(value.identifier)
                 operation = {
                     do {

@@ -115,6 +115,25 @@ struct StorageTests {
         #expect(try storage.data(for: "cache/blob") == Data("small".utf8))
     }
 
+    /// A credential's catalog entry left without its value (a delete cut short between the tier and the catalog)
+    /// guards nothing: the key reads as absent, and a put of another kind makes it anew instead of being refused as
+    /// "the key holds a credential". A credential that is there is still refused.
+    @Test func aCredentialsEntryWithoutItsValueDoesNotRefuseAPut() throws {
+        let storage = try Storage(root: root, secretsKey: testSecretsKey, recordsURL: "", filesURL: "")
+        try storage.put(Data("tok".utf8), for: "api/token", as: descriptorForTier[.secrets]!)
+        let refused = #expect(throws: StorageError.self) {
+            try storage.put(Data("{}".utf8), for: "api/token", as: descriptorForTier[.records]!)
+        }
+        #expect(refused?.code == .wrongTier)
+        let entry = try #require(try storage.catalog.location(of: "api/token"))
+        #expect(try storage.delete("api/token"))
+        try storage.catalog.record([.set(entry)], durable: true)  // The entry back, as a delete cut short leaves it.
+        #expect(try storage.put(Data("{}".utf8), for: "api/token", as: descriptorForTier[.records]!).tier == .records)
+        #expect(try storage.data(for: "api/token") == Data("{}".utf8))
+        #expect(try storage.location(of: "api/token")?.tier == .records)
+        #expect(try storage.verifyCatalog().isSound)
+    }
+
     /// A preference that becomes a credential leaves no plaintext anywhere under the root.
     @Test func credentialLeavesNoPlaintextBehind() throws {
         let storage = try openStorage(root)
