@@ -279,6 +279,11 @@ struct DeclaredSharedStoreTests {
         #expect(overwritten.copied == ["ui/theme"] && overwritten.isComplete)
         #expect(try b.data(for: "ui/theme") == Data("dark".utf8))
         #expect(try local.keys(prefix: "").count == 4, "the source is only read")
+        // What the source keeps outside its keys is named, not copied, and the migration is not complete.
+        try local.secrets.set("pw", service: "db.internal", account: "app")
+        let outside = try a.migrate(from: local)
+        #expect(outside.alreadyThere.count == 4 && !outside.isComplete, "\(outside)")
+        #expect(outside.notMigrated.count == 1 && outside.notMigrated[0].contains("other services"), "\(outside)")
         #expect(try b.verifyCatalog().isSound)
         let itself = #expect(throws: StorageError.self) { try a.migrate(from: a) }
         #expect(itself?.code == .invalidArgument)
