@@ -124,27 +124,32 @@ extension PostgresSecrets {
 
     /// Runs `query` with the sequence number held, and once more asking for the manifest (`-1`) when the answer
     /// is stale: the server had the manifest this instance held when the statement ran, but another thread moved
-    /// the instance on since, or the manifest sent is older than one this machine has seen (another thread's
-    /// statement saw a later one; a fresh statement must see it too).
+    /// the instance on since, or the manifest sent is older than one this machine had seen before the statement
+    /// was sent. (A manifest older than one seen only while the statement ran is a concurrent write's, and a
+    /// consistent answer of its own: used, not adopted.)
     /// - Returns: The rows and the keyring they were read with.
     /// - Throws: ``/StrataCore/StorageError`` `.rolledBack` when the fresh statement's manifest is still older,
     ///   `.notFound` when the keyring row is gone, or what `query` throws.
     func consistent(_ query: (Int64) throws -> PostgresResult) throws -> (PostgresResult, CurrentKeyring) {
         var held = rowSequenceHeld
         while true {
+            // What this machine had seen before the statement: committed then, so any statement sent after sees it.
+            let floor = state.withLock { $0.highestSequence }
             let row = try query(held)
             guard row.rowCount > 0 else { throw keyringGone() }
-            if let keyring = try current(row, final: held == -1) { return (row, keyring) }
+            if let keyring = try current(row, floor: floor, final: held == -1) { return (row, keyring) }
             held = -1
         }
     }
 
     /// The keyring as the first three columns of `row` give it: the clear sequence number, then the keyring file
     /// and the manifest as hex, or `NULL` when the server has the manifest this instance holds.
-    /// - Parameter final: Whether the manifest was asked for: a manifest older than this machine has seen is then a
-    ///   rollback, not a stale answer.
+    /// - Parameters:
+    ///   - floor: The highest sequence number this machine had seen before the statement was sent.
+    ///   - final: Whether the manifest was asked for: a manifest older than `floor` is then a rollback, not a stale
+    ///     answer.
     /// - Returns: `nil` for a stale answer (see ``consistent(_:)``).
-    func current(_ row: PostgresResult, final: Bool) throws -> CurrentKeyring? {
+    func current(_ row: PostgresResult, floor: UInt64, final: Bool) throws -> CurrentKeyring? {
         guard let rowSequence = Int64(row.text(0, 0)), rowSequence >= 0 else {
             throw StorageError(
                 .corrupt, "the keyring row's sequence number is not one a writer makes (\(row.text(0, 0)))",
@@ -166,11 +171,13 @@ extension PostgresSecrets {
         return try adopt(
             keyringBytes: hex(row.text(0, 1), what: "keyring file"),
             manifestBytes: hex(row.text(0, 2), what: "manifest"),
-            rowSequence: rowSequence, final: final)
+            rowSequence: rowSequence, floor: floor, final: final)
     }
 
     /// Authenticates a keyring file and manifest the server sent, and makes them this instance's when newer.
-    private func adopt(keyringBytes: [UInt8], manifestBytes: [UInt8], rowSequence: Int64, final: Bool) throws
+    private func adopt(
+        keyringBytes: [UInt8], manifestBytes: [UInt8], rowSequence: Int64, floor: UInt64, final: Bool
+    ) throws
         -> CurrentKeyring?
     {
         let known = state.withLock { ($0.keyringBytes, $0.keyringFile, $0.keys, $0.names, $0.provider) }
@@ -222,9 +229,12 @@ extension PostgresSecrets {
                 "the manifest is tagged under another data key than the keyring file wraps: one of the two was put "
                     + "back from before a rotation", key: nil)
         }
-        let accepted = state.withLock { state -> Bool in
-            // Older than a manifest seen: stale (another thread's statement saw a later one) or put back.
-            guard manifest.sequence >= state.highestSequence else { return false }
+        enum Verdict { case older, concurrent, adopted }
+        let verdict = state.withLock { state -> Verdict in
+            // Older than a manifest seen before the statement: stale, or put back.
+            guard manifest.sequence >= floor else { return .older }
+            // Older than one seen since (a write committed while the statement ran): this answer's own, not kept.
+            guard manifest.sequence >= state.highestSequence else { return .concurrent }
             state.highestSequence = manifest.sequence
             state.keyringBytes = keyringBytes
             state.keyringFile = file
@@ -238,16 +248,17 @@ extension PostgresSecrets {
             }
             state.manifest = manifest
             state.rowSequence = rowSequence
-            return true
+            return .adopted
         }
-        guard accepted else {
+        switch verdict {
+        case .older:
             guard final else { return nil }
             throw rolledBack(
                 "the server's item manifest (sequence \(manifest.sequence)) is older than one this machine has seen "
-                    + "(\(state.withLock { $0.highestSequence })): the keyring's rows were put back from an older copy",
-                key: nil)
+                    + "(\(floor)): the keyring's rows were put back from an older copy", key: nil)
+        case .concurrent: break
+        case .adopted: advanceAnchor(to: manifest.sequence, keyringID: file.id)
         }
-        advanceAnchor(to: manifest.sequence, keyringID: file.id)
         return CurrentKeyring(id: file.id, keys: keys, names: names, manifest: manifest)
     }
 

@@ -400,6 +400,36 @@ final class PostgresSecretsTests {
         #expect(refused?.code == .corrupt && refused?.message.contains("keyring.json") == true)
     }
 
+    /// Readers and writers on many threads of one instance: a read whose statement overlaps a write sees the
+    /// manifest before it or after it, never a false `rolled-back` (a manifest older than one seen only while the
+    /// statement ran is the read's own answer, not a rollback).
+    @Test func readsOverlappingWritesOnOneInstanceAreNeverRefused() async throws {
+        let a = try machine()
+        try a.set("v0", service: "s", account: "k")
+        let deadline = ContinuousClock.now + .seconds(3)
+        var tasks: [Task<Void, any Error>] = []
+        for writer in 0..<2 {
+            tasks.append(
+                Task.detached {
+                    var round = 0
+                    while ContinuousClock.now < deadline {
+                        try a.set("w\(writer)-\(round)", service: "s", account: "k")
+                        round += 1
+                    }
+                })
+        }
+        for _ in 0..<4 {
+            tasks.append(
+                Task.detached {
+                    while ContinuousClock.now < deadline {
+                        guard try a.get(service: "s", account: "k") != nil else { throw CancellationError() }
+                        _ = try a.items()
+                    }
+                })
+        }
+        for task in tasks { try await task.value }
+    }
+
     /// A capture writes each keyring as the folder a `SecretStore` keeps, from the rows' very bytes: it opens as a
     /// keyring folder with the same key, every item readable.
     @Test func aCaptureOpensAsAKeyringFolder() throws {
