@@ -143,7 +143,7 @@ extension Storage {
         let staged = try StagedRestore(source, besides: RestoreTarget(paths.root), secretsKey: secretsKey)
         let captured = try Storage(root: staged.staging.path, secretsKey: secretsKey, recordsURL: "", filesURL: "")
         let chosen = try choose(captured)
-        // Every key's tier must have a backend here (a shared store has no secrets tier) before any key is written:
+        // Every key's tier must have a backend here (a custom registry may lack one) before any key is written:
         // a restore that stopped halfway would leave some keys restored and say which of them in no way.
         for location in chosen { _ = try opened(location.tier, key: location.key) }
         var restored: [String] = []
