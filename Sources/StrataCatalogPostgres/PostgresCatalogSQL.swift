@@ -58,12 +58,14 @@ enum PostgresCatalogSQL {
     static let tierAndCount = "SELECT (SELECT tier FROM strata_catalog WHERE key = $1::text), (\(changeCount))"
 
     /// ``tierAndCount``, and the key's value read by `value` (an expression of the key in `$1`) when the key is
-    /// placed in `tier`: the catalog row and the value in one snapshot.
+    /// placed in `tier`: the catalog row and the value in one snapshot. The row is joined, not a scalar subquery: the
+    /// planner inlines a subquery's column into every place that names it, and the key's row would be looked up once
+    /// for the select list and again for each arm of the `CASE`. The values' subqueries run only for the arm taken.
     static func tierCountAndValue(_ values: [(tier: Tier, value: String)]) -> String {
-        let cases = values.map { "WHEN placed.tier = \($0.tier.catalogCode) THEN \($0.value)" }.joined(separator: " ")
+        let cases = values.map { "WHEN \($0.tier.catalogCode) THEN \($0.value)" }.joined(separator: " ")
         return """
-            SELECT placed.tier, (\(changeCount)), CASE \(cases) END
-            FROM (SELECT (SELECT tier FROM strata_catalog WHERE key = $1::text) AS tier) AS placed
+            SELECT placed.tier, (\(changeCount)), CASE placed.tier \(cases) END
+            FROM (VALUES (1)) AS one (n) LEFT JOIN strata_catalog AS placed ON placed.key = $1::text
             """
     }
 
