@@ -50,6 +50,10 @@ extension Storage {
             }
             steps.append(try capturing.beginCapture(into: sink, root: paths.root))
         }
+        steps.append(catalog.beginCapture())
+        // What the steps share: the one snapshot of every tier (and the catalog) on one database server and schema.
+        let instant = CaptureInstant()
+        defer { instant.end() }
         // The instant: every stripe held.
         try catalog.withEveryKeyLock {
             // Writes this process coalesced go to their files first, so the catalog never names a value the
@@ -60,11 +64,10 @@ extension Storage {
             {
                 report.count(file)
             }
-            for step in steps { report.merge(try step.pin(into: sink)) }
+            for step in steps { report.merge(try step.pin(into: sink, at: instant)) }
             report.missingKeys = try suspects.filter(isMissing).map(\.key)
-            report.count(try catalog.capture(into: sink))
         }
-        // After the instant: the states the tiers held still.
+        // After the instant: the states the tiers and the catalog held still.
         for step in steps { report.merge(try step.finish(into: sink)) }
         let description = CaptureDescription(
             version: CaptureDescription.formatVersion, created: Date().timeIntervalSince1970,

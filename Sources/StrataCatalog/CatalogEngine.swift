@@ -79,8 +79,11 @@ package protocol CatalogEngine: AnyObject, Sendable {
     /// operations on the key, the calling thread counted as holding its lock, and not waiting for other processes.
     /// - Returns: Whether `body` ran; when not, the write takes the key's lock (``withKeyLock(_:_:)``).
     func stageIfPlaced(_ location: StorageLocation, _ body: () throws -> Void) throws -> Bool
-    /// Writes the catalog, as it stands, into a snapshot being taken.
-    func capture(into sink: any CaptureSink) throws -> CapturedFile
+    /// The catalog's steps in a capture of the store (``/StrataCore/TierCapture``): their `pin` runs while every
+    /// key's lock is held (``withEveryKeyLock(_:)``), after the tiers' pins, their `finish` after the locks are
+    /// released. The catalog is written as the file catalog's log (`catalog/log`), which a restore reads into any
+    /// catalog.
+    func beginCapture() -> any TierCapture
 
     /// Whether any process observes the store now (`Storage.observe`): then a write that leaves a key where it was is
     /// recorded too, so that observers see it. One atomic load.

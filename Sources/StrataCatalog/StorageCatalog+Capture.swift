@@ -26,4 +26,7 @@ extension StorageCatalog {
             }
         }
     }
+
+    /// The log copied at the instant (``capture(into:)``, in `pin`), nothing after.
+    package func beginCapture() -> any TierCapture { CatalogLogCapture(self) }
 }

@@ -1,6 +1,7 @@
 import Foundation
 package import StrataCatalog
 package import StrataCore
+import StrataPostgres
 import StrataPostgresClient
 
 // Recording: each change one statement that also bumps the change counter; several changes one transaction.
@@ -87,27 +88,33 @@ extension PostgresCatalog {
 
     // MARK: Capture
 
-    /// Hands the catalog to `sink` as the file catalog's log (`catalog/log`: one `set` per key, one `intent` per
-    /// move under way), which a restore reads into any catalog. The caller holds every key still
-    /// (``withEveryKeyLock(_:)``).
-    package func capture(into sink: any CaptureSink) throws -> CapturedFile {
-        let (locations, intents) = try withConnection { connection -> ([StorageLocation], [CatalogIntent]) in
-            let rows = try connection.query(PostgresCatalogSQL.intents, operation: "capture")
-            var intents: [CatalogIntent] = []
-            for row in 0..<rows.rowCount {
-                if let intent = try Self.intent(key: rows.text(row, 0), rows, row: row, column: 1, at: location) {
-                    intents.append(intent)
-                }
-            }
-            return (try self.locations(prefix: ""), intents)
+    /// The catalog's steps in a capture (see ``/StrataCatalog/CatalogEngine/beginCapture()``): at the instant, the
+    /// snapshot the capture's tiers on this server and schema share; after it, the catalog read from that snapshot
+    /// and handed to the sink as the file catalog's log (`catalog/log`: one `set` per key, one `intent` per move
+    /// under way), which a restore reads into any catalog.
+    package func beginCapture() -> any TierCapture {
+        PostgresSnapshotCapture(configuration.client, tier: nil) { connection, sink in
+            try self.writeLog(from: connection, into: sink)
         }
-        let image = try StorageCatalog.image(of: locations, intents: intents)
+    }
+
+    private func writeLog(from connection: PostgresConnection, into sink: any CaptureSink) throws -> CaptureReport {
+        let rows = try connection.query(PostgresCatalogSQL.intents, operation: "capture")
+        var intents: [CatalogIntent] = []
+        for row in 0..<rows.rowCount {
+            if let intent = try Self.intent(key: rows.text(row, 0), rows, row: row, column: 1, at: location) {
+                intents.append(intent)
+            }
+        }
+        let image = try StorageCatalog.image(of: try locations(prefix: "", on: connection), intents: intents)
         let now = Date().timeIntervalSince1970
         let file = CapturedFile(
             path: StorageCatalog.capturedLogPath, tier: nil, mode: 0o600, size: Int64(image.count),
             modificationTime: CapturedFile.Timespec(
                 seconds: Int64(now), nanoseconds: Int32((now - now.rounded(.down)) * 1e9)))
         try sink.add(file, contents: image)
-        return file
+        var report = CaptureReport()
+        report.count(file)
+        return report
     }
 }

@@ -201,19 +201,22 @@ package final class PostgresCatalog: CatalogEngine {
     }
 
     package func locations(prefix: String) throws -> [StorageLocation] {
-        try withConnection { connection in
-            let result: PostgresResult
-            if prefix.isEmpty {
-                result = try connection.query(PostgresCatalogSQL.allLocations, operation: "list")
-            } else if let bound = Self.upperBound(of: prefix) {
-                result = try connection.query(
-                    PostgresCatalogSQL.locationsInRange, [.text(prefix), .text(bound)], operation: "list")
-            } else {
-                result = try connection.query(PostgresCatalogSQL.locations, [.text(prefix)], operation: "list")
-            }
-            return try (0..<result.rowCount).map { row in
-                try Self.location(key: result.text(row, 0), result, row: row, column: 1, at: location)
-            }
+        try withConnection { try locations(prefix: prefix, on: $0) }
+    }
+
+    /// ``locations(prefix:)`` read on `connection` (a capture's snapshot).
+    func locations(prefix: String, on connection: PostgresConnection) throws -> [StorageLocation] {
+        let result: PostgresResult
+        if prefix.isEmpty {
+            result = try connection.query(PostgresCatalogSQL.allLocations, operation: "list")
+        } else if let bound = Self.upperBound(of: prefix) {
+            result = try connection.query(
+                PostgresCatalogSQL.locationsInRange, [.text(prefix), .text(bound)], operation: "list")
+        } else {
+            result = try connection.query(PostgresCatalogSQL.locations, [.text(prefix)], operation: "list")
+        }
+        return try (0..<result.rowCount).map { row in
+            try Self.location(key: result.text(row, 0), result, row: row, column: 1, at: location)
         }
     }
 

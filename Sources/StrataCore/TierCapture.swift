@@ -23,6 +23,11 @@ public protocol TierCapture: AnyObject {
     ///   files a restore must leave out.
     /// - Throws: ``StorageError`` when a file cannot be read or the state cannot be held, or from the sink.
     func pin(into sink: any CaptureSink) throws -> CaptureReport
+    /// ``pin(into:)`` within a capture of the whole store, whose steps share `instant`: a tier that reads from a
+    /// place other tiers read from too (a database server) takes the state it holds still from the instant, so
+    /// that all of them describe one snapshot. The default is ``pin(into:)``.
+    /// - Throws: As ``pin(into:)``.
+    func pin(into sink: any CaptureSink, at instant: CaptureInstant) throws -> CaptureReport
     /// Copies what ``pin(into:)`` held still, and lets go of it.
     /// - Returns: What was copied in this step.
     /// - Throws: ``StorageError`` when the state cannot be read, or from the sink.
@@ -30,6 +35,11 @@ public protocol TierCapture: AnyObject {
 }
 
 extension TierCapture {
+    /// Holds nothing shared: ``pin(into:)``.
+    public func pin(into sink: any CaptureSink, at instant: CaptureInstant) throws -> CaptureReport {
+        try pin(into: sink)
+    }
+
     /// Runs the remaining steps at once, ``pin(into:)`` then ``finish(into:)``: the capture of a tier on its own,
     /// with no store's instant to share (``TierCapturing/capture(into:root:)``).
     /// - Returns: What both steps copied and withdrew.

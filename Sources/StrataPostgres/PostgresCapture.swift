@@ -12,8 +12,8 @@ import StrataSystem
 /// The steps of a PostgreSQL record store's capture (``/StrataCore/TierCapture``): the store's schema held still by
 /// a `REPEATABLE READ READ ONLY` transaction from the capture's instant, and exported after it, as JSON Lines.
 ///
-/// At the instant (``pin(into:)``): a connection of its own begins the transaction and reads the schema's tables,
-/// which fixes its snapshot (PostgreSQL takes it at the first statement). After (``finish(into:)``): every file is
+/// At the instant (``pin(into:)``): the snapshot (`PostgresSnapshot`) — in a capture of a whole store, the one
+/// every tier on the same server and schema reads (``pin(into:at:)``). After (``finish(into:)``): every file is
 /// written from that snapshot into an unnamed temporary file (unlinked as soon as it is made; memory stays bounded by
 /// one page of rows) and handed to the sink:
 ///
@@ -32,39 +32,45 @@ public final class PostgresCapture: TierCapture {
     static let pageSize = 1000
 
     private let engine: PostgresRecordEngine
-    private var connection: PostgresConnection?
-    private var collections: [String] = []
+    private var steps: PostgresSnapshotCapture!
 
     init(_ engine: PostgresRecordEngine) {
         self.engine = engine
+        steps = PostgresSnapshotCapture(engine.configuration.client, tier: .records) { [unowned self] in
+            try self.export($0, into: $1)
+        }
     }
 
-    deinit { connection?.close() }
-
-    /// Begins the read-only snapshot transaction and lists the collections in it.
+    /// Takes the snapshot.
     /// - Throws: ``/StrataCore/StorageError`` when the server cannot be reached.
     public func pin(into sink: any CaptureSink) throws -> CaptureReport {
-        let connection = try PostgresConnection(engine.configuration.client)
-        self.connection = connection
-        try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", operation: "capture")
-        let tables = try connection.query(
-            #"SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1::text AND c.relkind = 'r' AND c.relname LIKE 'c\_%' ORDER BY c.relname"#,
-            [.text(engine.configuration.schema)], operation: "capture")
-        collections = (0..<tables.rowCount).map { String(tables.text($0, 0).dropFirst(2)) }
-        return CaptureReport()
+        try steps.pin(into: sink)
     }
 
-    /// Exports the snapshot into the sink, then ends the transaction.
+    /// Takes the snapshot that `instant` holds for the server and schema.
+    /// - Throws: ``/StrataCore/StorageError`` when the server cannot be reached.
+    public func pin(into sink: any CaptureSink, at instant: CaptureInstant) throws -> CaptureReport {
+        try steps.pin(into: sink, at: instant)
+    }
+
+    /// Exports the snapshot into the sink, then lets it go.
     /// - Throws: ``/StrataCore/StorageError`` when the server fails, a temporary file cannot be written, or from the
     ///   sink.
     public func finish(into sink: any CaptureSink) throws -> CaptureReport {
-        guard let connection else { return CaptureReport() }
-        defer {
-            connection.close()
-            self.connection = nil
-        }
+        try steps.finish(into: sink)
+    }
+
+    /// Every file of the export, read on `connection` (in the snapshot).
+    private func export(_ connection: PostgresConnection, into sink: any CaptureSink) throws -> CaptureReport {
+        let tables = try connection.query(
+            #"SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1::text AND c.relkind = 'r' AND c.relname LIKE 'c\_%' ORDER BY c.relname"#,
+            [.text(engine.configuration.schema)], operation: "capture")
+        let collections = (0..<tables.rowCount).map { String(tables.text($0, 0).dropFirst(2)) }
         var report = CaptureReport()
-        report.count(try export(Self.folder + "/store.json", into: sink) { write in try describe(connection, write) })
+        report.count(
+            try export(Self.folder + "/store.json", into: sink) { write in
+                try describe(connection, collections: collections, write)
+            })
         report.count(
             try export(Self.folder + "/kv.jsonl", into: sink) { write in
                 try page(
@@ -81,12 +87,13 @@ public final class PostgresCapture: TierCapture {
                         write, collection: name)
                 })
         }
-        try connection.execute("COMMIT", operation: "capture")
         return report
     }
 
     /// `store.json`: what a restore needs besides the rows.
-    private func describe(_ connection: PostgresConnection, _ write: ([UInt8]) throws -> Void) throws {
+    private func describe(
+        _ connection: PostgresConnection, collections: [String], _ write: ([UInt8]) throws -> Void
+    ) throws {
         let meta = try connection.query("SELECT key, value FROM strata_meta ORDER BY key", operation: "capture")
         let indexes = try connection.query(
             "SELECT tablename, indexname, indexdef FROM pg_indexes WHERE schemaname = $1::text ORDER BY tablename, indexname",

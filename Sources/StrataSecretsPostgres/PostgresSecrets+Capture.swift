@@ -4,33 +4,39 @@ import StrataPostgres
 import StrataPostgresClient
 import StrataSecrets
 
-// A capture of the secrets tier on PostgreSQL: every keyring of the schema, read in one snapshot (a REPEATABLE READ
-// transaction), each written as the keyring folder a `SecretStore` keeps — `secrets/<keyring>/keyring.json`,
-// `items.manifest` and one file per item, the very bytes of the rows — so that a capture of a shared store restores
-// into a one-machine store, and opens there with the same key. Nothing is decrypted: a capture needs no key.
+// A capture of the secrets tier on PostgreSQL: every keyring of the schema, read from the capture's snapshot (in a
+// capture of a whole store, the one every tier on the server and schema reads: `PostgresSnapshotCapture`), each
+// written as the keyring folder a `SecretStore` keeps — `secrets/<keyring>/keyring.json`, `items.manifest` and one
+// file per item, the very bytes of the rows — so that a capture of a shared store restores into a one-machine store,
+// and opens there with the same key. Nothing is decrypted: a capture needs no key.
 extension PostgresSecrets: TierCapturing {
-    /// Writes every keyring of the schema into `sink` as keyring folders.
+    /// Writes every keyring of the schema into `sink` as keyring folders, from one snapshot.
     /// - Returns: The files written (nothing is left out).
     /// - Throws: ``/StrataCore/StorageError``: the server's errors, `.corrupt` for a row the server sent damaged, or
     ///   the sink's.
     public func capture(into sink: any CaptureSink, root: String) throws -> CaptureReport {
-        let (keyrings, items) = try pool.with { connection in
-            try connection.transaction(operation: "capture") {
-                try connection.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ", operation: "capture")
-                let keyrings = try connection.query(PostgresSecretsSQL.everyKeyring, operation: "capture")
-                let items = try connection.query(PostgresSecretsSQL.everyKeyringItem, operation: "capture")
-                return (
-                    try (0..<keyrings.rowCount).map { row in
-                        (
-                            keyrings.text(row, 0), try hex(keyrings.text(row, 1), what: "keyring file"),
-                            try hex(keyrings.text(row, 2), what: "manifest")
-                        )
-                    },
-                    try (0..<items.rowCount).map { row in
-                        (items.text(row, 0), items.text(row, 1), try hex(items.text(row, 2), what: "item"))
-                    }
-                )
-            }
+        try beginCapture(into: sink, root: root).completed(into: sink)
+    }
+
+    /// The steps of a capture: the snapshot at the instant, the keyrings copied from it after.
+    public func beginCapture(into sink: any CaptureSink, root: String) throws -> any TierCapture {
+        PostgresSnapshotCapture(configuration.client, tier: .secrets) { connection, sink in
+            try self.writeKeyrings(from: connection, into: sink)
+        }
+    }
+
+    private func writeKeyrings(from connection: PostgresConnection, into sink: any CaptureSink) throws -> CaptureReport
+    {
+        let keyringRows = try connection.query(PostgresSecretsSQL.everyKeyring, operation: "capture")
+        let itemRows = try connection.query(PostgresSecretsSQL.everyKeyringItem, operation: "capture")
+        let keyrings = try (0..<keyringRows.rowCount).map { row in
+            (
+                keyringRows.text(row, 0), try hex(keyringRows.text(row, 1), what: "keyring file"),
+                try hex(keyringRows.text(row, 2), what: "manifest")
+            )
+        }
+        let items = try (0..<itemRows.rowCount).map { row in
+            (itemRows.text(row, 0), itemRows.text(row, 1), try hex(itemRows.text(row, 2), what: "item"))
         }
         // Names come from the server: each must be one a writer makes, so that a row cannot land on the keyring file
         // or the manifest of the folder written, nor outside it.

@@ -237,7 +237,8 @@ struct CatalogEngineTests {
         }
     }
 
-    /// A capture is the file catalog's log whatever the engine: a file catalog opened on it has every entry and move.
+    /// A capture is the file catalog's log whatever the engine: a file catalog opened on it has every entry and move
+    /// as they were at the instant (the pin), whatever changed before the capture's last step.
     @Test(arguments: engines)
     func aCaptureReadsBackAsAFileCatalog(_ kind: CatalogEngineKind) throws {
         let store = try CatalogEngineLocation(kind)
@@ -246,11 +247,16 @@ struct CatalogEngineTests {
         try catalog.record(locations.map { .set($0) }, durable: false)
         try catalog.record([.intent(key: "key-3", from: .files, to: .records)], durable: true)
         let capture = try FolderCapture(folder: store.directory.appending("capture"))
-        let file = try catalog.withEveryKeyLock { try catalog.capture(into: capture) }
-        #expect(file.path == "catalog/log")
+        let steps = catalog.beginCapture()
+        let instant = CaptureInstant()
+        defer { instant.end() }
+        var report = try catalog.withEveryKeyLock { try steps.pin(into: capture, at: instant) }
+        try catalog.record([.remove(key: "key-7"), .set(location("key-new", in: .files))], durable: true)
+        report.merge(try steps.finish(into: capture))
+        #expect(report.fileCount == 1)
         let restored = store.directory.appending("restored")
         try FileManager.default.createDirectory(atPath: restored + "/catalog", withIntermediateDirectories: true)
-        try #require(capture.contents(of: file.path)).write(to: URL(fileURLWithPath: restored + "/catalog/log"))
+        try #require(capture.contents(of: "catalog/log")).write(to: URL(fileURLWithPath: restored + "/catalog/log"))
         let reopened = try StorageCatalog(root: restored)
         #expect(try reopened.locations() == locations.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) })
         #expect(try reopened.unsettledKeys() == ["key-3"])

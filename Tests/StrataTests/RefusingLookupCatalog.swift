@@ -50,7 +50,7 @@ final class RefusingLookupCatalog: CatalogEngine {
     func stageIfPlaced(_ location: StorageLocation, _ body: () throws -> Void) throws -> Bool {
         try inner.stageIfPlaced(location, body)
     }
-    func capture(into sink: any CaptureSink) throws -> CapturedFile { try inner.capture(into: sink) }
+    func beginCapture() -> any TierCapture { inner.beginCapture() }
     var isObserved: Bool { inner.isObserved }
     func beginObserving() { inner.beginObserving() }
     func endObserving() { inner.endObserving() }

@@ -291,6 +291,49 @@ struct DeclaredSharedStoreTests {
 
     /// A capture of a shared store restores into a one-machine store: its catalog is the file the capture wrote, so
     /// the restored configuration no longer declares the store shared, and every key reads back locally.
+    /// A capture of a shared store is one instant: the catalog, suites, keyrings and records are copied from one
+    /// snapshot after the store's writers were let go, so another machine writes on meanwhile (its writes would
+    /// wait for the capture's lock otherwise) and none of its writes is in the capture: values changed, keys added,
+    /// removed and moved between tiers all restore as they were at the instant.
+    @Test func aCaptureIsOneInstantWhileAnotherMachineWritesOn() throws {
+        let fleet = try Fleet()
+        let a = try machine("a", of: fleet)
+        let b = try machine("b", of: fleet)
+        let record = DataDescriptor(kind: .relational, estimatedSize: 8)
+        try a.put(Data(#"{"v":1}"#.utf8), for: "row", as: record)
+        try a.put(Data(#"{"v":1}"#.utf8), for: "gone", as: record)
+        try a.put(Data(#"{"v":1}"#.utf8), for: "moved", as: record)
+        try a.put(Data("dark".utf8), for: "theme", as: DataDescriptor(kind: .preference, estimatedSize: 4))
+        try a.put(Data("tok".utf8), for: "token", as: DataDescriptor(kind: .credential, estimatedSize: 3))
+        let document = Data(repeating: 0x31, count: 300 << 10)
+        let capture = try FolderCapture(folder: fleet.directory.appending("capture"))
+        var interrupted = false
+        let sink = InterruptedCaptureSink(capture) {
+            try b.put(Data(#"{"v":2}"#.utf8), for: "row", as: record)
+            try b.put(Data(#"{"v":2}"#.utf8), for: "late", as: record)
+            #expect(try b.delete("gone"))
+            try b.put(document, for: "moved", as: DataDescriptor(kind: .file, estimatedSize: document.count))
+            try b.put(Data("light".utf8), for: "theme", as: DataDescriptor(kind: .preference, estimatedSize: 5))
+            try b.put(Data("tok2".utf8), for: "token", as: DataDescriptor(kind: .credential, estimatedSize: 4))
+            interrupted = true
+        }
+        try a.capture(into: sink)
+        #expect(interrupted)
+        #expect(try a.data(for: "row") == Data(#"{"v":2}"#.utf8) && a.location(of: "moved")?.tier == .files)
+
+        let target = fleet.directory.appending("restored")
+        let report = try Storage.restore(from: capture, to: target, secretsKey: testSecretsKey)
+        #expect(report.verifiedKeys == 5)
+        let restored = try Storage(root: target, secretsKey: testSecretsKey, recordsURL: "", filesURL: "")
+        #expect(try restored.keys() == ["gone", "moved", "row", "theme", "token"])
+        #expect(try restored.data(for: "row") == Data(#"{"v":1}"#.utf8))
+        #expect(try restored.data(for: "moved") == Data(#"{"v":1}"#.utf8))
+        #expect(try restored.location(of: "moved")?.tier == .records)
+        #expect(try restored.data(for: "theme") == Data("dark".utf8))
+        #expect(try restored.data(for: "token") == Data("tok".utf8))
+        #expect(try restored.verifyCatalog().isSound)
+    }
+
     @Test func aCaptureOfASharedStoreRestoresIntoALocalOne() throws {
         let fleet = try Fleet()
         let a = try machine("a", of: fleet)
