@@ -39,13 +39,15 @@ package struct RestoreTarget {
         self.name = name
     }
 
-    /// Checks that nothing is in the way of a new store: the target does not exist, or is an empty folder.
+    /// Checks that nothing is in the way of a new store: the target does not exist, or is a folder that holds
+    /// nothing but the entries named in `allowed` (none by default: an empty folder).
     /// - Throws: ``/StrataCore/StorageError`` `.conflict` naming the target otherwise.
-    package func checkVacant() throws {
+    package func checkVacant(allowing allowed: Set<String> = []) throws {
         guard let info = try? parent.status(of: name) else { return }
-        let isEmptyFolder =
-            (info.st_mode & S_IFMT) == S_IFDIR && ((try? parent.openDirectory(name, create: false)?.isEmpty()) ?? false)
-        guard isEmptyFolder else { throw occupied() }
+        guard (info.st_mode & S_IFMT) == S_IFDIR, let folder = try? parent.openDirectory(name, create: false) else {
+            throw occupied()
+        }
+        guard (try? folder.holdsOnly(allowed)) == true else { throw occupied() }
     }
 
     /// The refusal of a target that exists and is not an empty folder.

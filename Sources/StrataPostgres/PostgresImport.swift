@@ -35,7 +35,7 @@ package final class PostgresImport {
         do {
             try connection.execute(
                 "BEGIN; SELECT pg_advisory_xact_lock(\(configuration.schemaLockKey))", operation: "restore")
-            try refuseNonEmptySchema()
+            try Self.refuseNonEmptySchema(configuration, on: connection)
             try connection.execute(
                 "CREATE SCHEMA IF NOT EXISTS \(configuration.quotedSchema); \(PostgresRecordEngine.storeTablesSQL)",
                 operation: "restore")
@@ -109,8 +109,19 @@ package final class PostgresImport {
         connection.close()
     }
 
-    /// Refuses a schema that holds any table, view, sequence, index or type.
-    private func refuseNonEmptySchema() throws {
+    /// Refuses the schema of `configuration` when it holds any table, view, sequence, index or type (a new store on the server is written only into
+    /// a new or empty schema), asked on a connection of its own.
+    /// - Throws: ``/StrataCore/StorageError`` `.conflict` naming the schema, or the server's errors.
+    package static func refuseNonEmptySchema(_ configuration: PostgresConfiguration) throws {
+        try configuration.validate()
+        let connection = try PostgresConnection(configuration.client)
+        defer { connection.close() }
+        try refuseNonEmptySchema(configuration, on: connection)
+    }
+
+    private static func refuseNonEmptySchema(_ configuration: PostgresConfiguration, on connection: PostgresConnection)
+        throws
+    {
         let found = try connection.query(
             "SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1::text",
             [.text(configuration.schema)], operation: "restore")
@@ -120,7 +131,8 @@ package final class PostgresImport {
                 .conflict,
                 "the schema '\(configuration.schema)' is not empty (it holds \(count) tables, indexes or other "
                     + "relations): a restore writes only into a new or empty schema",
-                tier: .records, key: configuration.schema, path: location,
+                tier: .records, key: configuration.schema,
+                path: configuration.redactedConnectionString + "#" + configuration.schema,
                 recovery: "Name a new schema (strata_schema=NAME in the URL), or drop this one first "
                     + "(DROP SCHEMA \(configuration.schema) CASCADE, or PostgresRecordEngine.dropStore)")
         }

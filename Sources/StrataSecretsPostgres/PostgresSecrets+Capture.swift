@@ -63,10 +63,7 @@ extension PostgresSecrets: TierCapturing {
 
     /// Refuses a keyring name or item row name the server sent that no writer makes (`corrupt`, naming it).
     private func checkCapturedName(_ name: String, isKeyring: Bool) throws {
-        let isItem =
-            name.utf8.count == 32 + SecretStore.itemSuffix.utf8.count && name.hasSuffix(SecretStore.itemSuffix)
-            && name.utf8.prefix(32).allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
-        let valid = isKeyring ? (try? SecretStore.validateKeyringName(name)) != nil : isItem
+        let valid = isKeyring ? (try? SecretStore.validateKeyringName(name)) != nil : Self.isItemName(name)
         guard valid else {
             throw StorageError(
                 .corrupt,
@@ -75,5 +72,11 @@ extension PostgresSecrets: TierCapturing {
                 path: configuration.redactedConnectionString + "#"
                     + configuration.schema, recovery: "Remove the row from strata_keyrings or strata_secrets")
         }
+    }
+
+    /// Whether `name` is one a writer makes for an item row (and file): 32 lowercase hex digits and `.item`.
+    static func isItemName(_ name: String) -> Bool {
+        name.utf8.count == 32 + SecretStore.itemSuffix.utf8.count && name.hasSuffix(SecretStore.itemSuffix)
+            && name.utf8.prefix(32).allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
     }
 }

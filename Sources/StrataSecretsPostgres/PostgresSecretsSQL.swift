@@ -34,6 +34,18 @@ enum PostgresSecretsSQL {
             ON CONFLICT (keyring) DO NOTHING
         """
 
+    /// Creates keyring `$1` as a keyring folder holds it — keyring file `$2`, manifest `$3` of sequence number `$4` —
+    /// unless it exists or item rows of its name are there: a load (``insertItem`` then adds its items).
+    static let load = """
+        INSERT INTO strata_keyrings (keyring, keyring_file, manifest, sequence)
+            SELECT $1::text, $2::bytea, $3::bytea, $4::int8
+            WHERE NOT EXISTS (SELECT 1 FROM strata_secrets WHERE keyring = $1::text)
+            ON CONFLICT (keyring) DO NOTHING
+        """
+
+    /// Adds the item `$2` (bytes `$3`) of keyring `$1`: a load.
+    static let insertItem = "INSERT INTO strata_secrets (keyring, name, item) VALUES ($1::text, $2::text, $3::bytea)"
+
     /// How many item rows keyring `$1` has.
     static let itemCount = "SELECT count(*) FROM strata_secrets WHERE keyring = $1::text"
 

@@ -119,7 +119,13 @@ package final class DirectoryHandle: Sendable {
 
     /// Whether this folder holds nothing at all (but `.` and `..`), counting names that are not UTF-8.
     package func isEmpty() throws(Errno) -> Bool {
+        try holdsOnly([])
+    }
+
+    /// Whether this folder holds nothing but names in `allowed` (but `.` and `..`); a name that is not UTF-8 is
+    /// never one of them.
+    package func holdsOnly(_ allowed: Set<String>) throws(Errno) -> Bool {
         let (names, undecodable) = try Sys.directoryEntries(fd, path: path)
-        return names.isEmpty && undecodable == 0
+        return undecodable == 0 && names.allSatisfy(allowed.contains)
     }
 }

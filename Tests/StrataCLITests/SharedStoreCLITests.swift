@@ -253,4 +253,65 @@ final class SharedStoreCLITests: Sendable {
         #expect(noFiles.standardError.contains("--files-url"), "\(noFiles.standardError)")
         #expect(!FileManager.default.fileExists(atPath: root + "/strata.conf"))
     }
+
+    /// A backup of a shared store restored into a new shared store with the tool: `strata init NEW --shared` names
+    /// the new schema and prefix, `strata restore SNAPSHOT --root NEW --shared` loads the snapshot there, and a
+    /// second root initialized the same way reads every key. Without the declaration, `--shared` is refused.
+    @Test func aBackupRestoresIntoANewSharedStore() throws {
+        let (a, restored, other) = (
+            directory.appending("a"), directory.appending("new-a"), directory.appending("new-b")
+        )
+        _ = try succeeds([
+            "init", a, "--shared", "--records-url-variable", Self.recordsVariable, "--files-url",
+            S3Gateway.freshLocation(),
+        ])
+        _ = try succeeds(["put", "theme", "-", "--kind", "preference", "--root", a], input: Data("dark".utf8))
+        _ = try succeeds(["put", "api/token", "-", "--kind", "credential", "--root", a], input: Data("tok".utf8))
+        _ = try succeeds(["put", "row", "-", "--kind", "relational", "--root", a], input: Data(#"{"n":1}"#.utf8))
+        let document = Data(repeating: 0x44, count: 2 << 20)
+        _ = try succeeds(["put", "doc", try file("doc.bin", document), "--kind", "file", "--root", a])
+        let (repo, key) = (directory.appending("repo"), directory.appending("repo.key"))
+        try RepositoryKey.createKeyFile(at: key)
+        _ = try succeeds(["backup", a, "--init", "--repo", repo, "--repo-key-file", key])
+        let listed = try succeeds(["snapshots", "--json", "--repo", repo, "--repo-key-file", key])
+        guard case .array(let snapshots) = try BackupCLITests.json(listed), case .object(let first)? = snapshots.first,
+            case .string(let id)? = first["id"]
+        else {
+            Issue.record("no snapshot: \(listed)")
+            return
+        }
+
+        let schema = "cli_" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
+        let server = ProcessInfo.processInfo.environment[RecordEngineKind.postgresVariable] ?? ""
+        let target = PostgresConfiguration(connectionString: server, schema: schema)
+        defer { _ = try? PostgresRecordEngine.dropStore(target) }
+        let newFiles = S3Gateway.freshLocation()
+        let restore = ["restore", id, "--root", restored, "--shared", "--repo", repo, "--repo-key-file", key]
+        let undeclared = try strata(restore)
+        #expect(undeclared.status != 0 && undeclared.standardError.contains("init"), "\(undeclared.standardError)")
+        for root in [restored, other] {
+            _ = try succeeds([
+                "init", root, "--shared", "--records-url",
+                server + (server.contains("?") ? "&" : "?") + "strata_schema=" + schema,
+                "--files-url", newFiles,
+            ])
+        }
+        #expect(try succeeds(restore).contains("4 keys read back"))
+        #expect(try succeeds(["get", "theme", "--root", other]) == "dark")
+        #expect(try succeeds(["get", "api/token", "--root", other]) == "tok")
+        #expect(try succeeds(["get", "row", "--root", other]) == #"{"n":1}"#)
+        _ = try succeeds(["get", "doc", "--root", other, "--output", directory.appending("other-doc")])
+        #expect(read(directory.appending("other-doc")) == document)
+        #expect(try succeeds(["where", "doc", "--root", other]).hasPrefix("doc\tfiles\ts3\t"))
+        _ = try succeeds(["verify", "--root", other])
+        // Again, into another root declared the same: the schema holds the store now, and is refused.
+        let third = directory.appending("new-c")
+        _ = try succeeds([
+            "init", third, "--shared", "--records-url",
+            server + (server.contains("?") ? "&" : "?") + "strata_schema="
+                + schema, "--files-url", newFiles,
+        ])
+        let again = try strata(["restore", id, "--root", third, "--shared", "--repo", repo, "--repo-key-file", key])
+        #expect(again.status != 0 && again.standardError.contains("not empty"), "\(again.standardError)")
+    }
 }

@@ -291,17 +291,22 @@ final class Fleet: Sendable {
     func sharedMachine(_ name: String) throws -> Storage {
         let root = directory.appending(name)
         if try StoreConfiguration.read(from: StoragePaths(root: root)) == nil {
-            var configuration = StoreConfiguration()
-            configuration.catalog.isShared = true
-            configuration.defaults.backend = "postgres"
-            configuration.secrets.backend = "postgres"
-            configuration.records.backend = "postgres"
-            configuration.records.url = recordsURL
-            configuration.files.backend = "s3"
-            configuration.files.url = filesURL
-            try configuration.write(to: StoragePaths(root: root))
+            try sharedConfiguration.write(to: StoragePaths(root: root))
         }
         return try Storage(root: root, secretsKey: testSecretsKey)
+    }
+
+    /// The configuration `strata init --shared` writes for this fleet's schema and prefix.
+    var sharedConfiguration: StoreConfiguration {
+        var configuration = StoreConfiguration()
+        configuration.catalog.isShared = true
+        configuration.defaults.backend = "postgres"
+        configuration.secrets.backend = "postgres"
+        configuration.records.backend = "postgres"
+        configuration.records.url = recordsURL
+        configuration.files.backend = "s3"
+        configuration.files.url = filesURL
+        return configuration
     }
 
     /// Opens the store on machine `name`: its own root, the shared catalog (through `catalog`, or an instance of its

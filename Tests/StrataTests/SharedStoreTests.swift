@@ -334,6 +334,120 @@ struct DeclaredSharedStoreTests {
         #expect(try restored.verifyCatalog().isSound)
     }
 
+    /// A snapshot of a shared store restores into a new shared store (a new schema and S3 prefix) whole: every key
+    /// in its tier, what lies outside the keys (a collection, another suite, another keyring, an item of another
+    /// service), read on two machines of the new store; the old store is left alone.
+    @Test func aCaptureOfASharedStoreRestoresIntoANewSharedStore() throws {
+        let fleet = try Fleet()
+        let a = try machine("a", of: fleet)
+        let document = Data(repeating: 0x5d, count: 300 << 10)
+        try a.put(Data(#"{"n":2}"#.utf8), for: "row", as: DataDescriptor(kind: .relational, estimatedSize: 7))
+        try a.put(document, for: "doc", as: DataDescriptor(kind: .file, estimatedSize: document.count))
+        try a.put(Data("dark".utf8), for: "theme", as: DataDescriptor(kind: .preference, estimatedSize: 4))
+        try a.put(Data("tok".utf8), for: "token", as: DataDescriptor(kind: .credential, estimatedSize: 3))
+        try a.sharedSecrets?.set("pw", service: "db", account: "app")
+        try PostgresDefaults(suite: "other", configuration: fleet.postgres).set(.integer(7), forKey: "launches")
+        let notes = try a.records.collection(RestoredNote.self, named: "notes")
+        try notes.insert(RestoredNote(id: "n1", n: 1, text: "kept", tags: [], score: 0))
+        let capture = try FolderCapture(folder: fleet.directory.appending("capture"))
+        try a.capture(into: capture)
+
+        let target = try Fleet()
+        let report = try Storage.restore(
+            from: capture, toShared: target.directory.appending("a"), configuration: target.sharedConfiguration,
+            secretsKey: testSecretsKey)
+        #expect(report.verifiedKeys == 4 && report.uncheckedKeys.isEmpty)
+        let restoredA = try target.sharedMachine("a")
+        let restoredB = try target.sharedMachine("b")
+        #expect(try restoredB.keys() == ["doc", "row", "theme", "token"])
+        #expect(try restoredB.data(for: "doc") == document && restoredB.location(of: "doc")?.backend == "s3")
+        #expect(try restoredB.data(for: "token") == Data("tok".utf8))
+        #expect(try restoredB.location(of: "token")?.backend == "postgres")
+        #expect(try restoredB.data(for: "theme") == Data("dark".utf8))
+        #expect(try restoredB.sharedSecrets?.get(service: "db", account: "app")?.stringValue == "pw")
+        #expect(
+            try PostgresDefaults(suite: "other", configuration: target.postgres).object(forKey: "launches")
+                == .integer(7))
+        #expect(try restoredB.records.collection(RestoredNote.self, named: "notes").get(id: "n1")?.text == "kept")
+        #expect(try restoredA.verifyCatalog().isSound)
+        // Machines of the new store write on; the old store is as it was.
+        try restoredA.put(Data("light".utf8), for: "theme", as: DataDescriptor(kind: .preference, estimatedSize: 5))
+        #expect(try restoredB.data(for: "theme") == Data("light".utf8))
+        #expect(try a.data(for: "theme") == Data("dark".utf8))
+    }
+
+    /// A restore into a shared store writes only into a new one: a schema that holds anything, or an S3 prefix that
+    /// does, is refused (a refusal after the records' load drops what it wrote, and leaves no root); a
+    /// configuration that is not shared is refused; so is a capture whose SQLite records hold collections. A
+    /// one-machine store's capture without collections restores.
+    @Test func aRestoreIntoASharedStoreWritesOnlyIntoANewOne() throws {
+        let fleet = try Fleet()
+        let a = try machine("a", of: fleet)
+        try a.put(Data(#"{"n":1}"#.utf8), for: "row", as: DataDescriptor(kind: .relational, estimatedSize: 7))
+        let capture = try FolderCapture(folder: fleet.directory.appending("capture"))
+        try a.capture(into: capture)
+        let taken = #expect(throws: StorageError.self) {
+            try Storage.restore(
+                from: capture, toShared: fleet.directory.appending("again"), configuration: fleet.sharedConfiguration,
+                secretsKey: testSecretsKey)
+        }
+        #expect(
+            taken?.code == .conflict && taken?.message.contains(fleet.postgres.schema) == true,
+            "\(String(describing: taken))")
+
+        // The prefix holds an object: refused after the records' load, which is dropped.
+        let target = try Fleet()
+        let occupied = try target.sharedMachine("first")
+        try occupied.put(
+            Data(repeating: 1, count: 300 << 10), for: "f", as: DataDescriptor(kind: .file, estimatedSize: 300 << 10))
+        _ = try PostgresRecordEngine.dropStore(target.postgres)
+        let prefix = #expect(throws: StorageError.self) {
+            try Storage.restore(
+                from: capture, toShared: target.directory.appending("a"), configuration: target.sharedConfiguration,
+                secretsKey: testSecretsKey)
+        }
+        #expect(prefix?.code == .conflict && prefix?.tier == .files, "\(String(describing: prefix))")
+        #expect(!FileManager.default.fileExists(atPath: target.directory.appending("a")))
+        #expect(try !PostgresRecordEngine.dropStore(target.postgres), "the loaded schema was dropped")
+
+        var local = fleet.sharedConfiguration
+        local.catalog.isShared = false
+        let unshared = #expect(throws: StorageError.self) {
+            try Storage.restore(from: capture, toShared: fleet.directory.appending("b"), configuration: local)
+        }
+        #expect(unshared?.code == .invalidArgument && unshared?.message.contains("catalog.shared") == true)
+
+        // A one-machine store: its values restore; with a collection, it is refused before anything is written.
+        let one = try Storage(
+            root: fleet.directory.appending("one"), secretsKey: testSecretsKey, recordsURL: "", filesURL: "")
+        try one.put(Data(#"{"n":3}"#.utf8), for: "row", as: DataDescriptor(kind: .relational, estimatedSize: 7))
+        try one.put(Data("dark".utf8), for: "theme", as: DataDescriptor(kind: .preference, estimatedSize: 4))
+        let oneCapture = try FolderCapture(folder: fleet.directory.appending("one-capture"))
+        try one.capture(into: oneCapture)
+        let fresh = try Fleet()
+        try Storage.restore(
+            from: oneCapture, toShared: fresh.directory.appending("a"), configuration: fresh.sharedConfiguration,
+            secretsKey: testSecretsKey)
+        let restored = try fresh.sharedMachine("b")
+        #expect(
+            try restored.data(for: "row") == Data(#"{"n":3}"#.utf8)
+                && restored.location(of: "row")?.backend == "postgres")
+        #expect(try restored.data(for: "theme") == Data("dark".utf8))
+        try one.records.collection(RestoredNote.self, named: "notes").insert(
+            RestoredNote(id: "n1", n: 1, text: "t", tags: [], score: 0))
+        let withCollection = try FolderCapture(folder: fleet.directory.appending("one-capture-2"))
+        try one.capture(into: withCollection)
+        let other = try Fleet()
+        let collections = #expect(throws: StorageError.self) {
+            try Storage.restore(
+                from: withCollection, toShared: other.directory.appending("a"),
+                configuration: other.sharedConfiguration,
+                secretsKey: testSecretsKey)
+        }
+        #expect(collections?.code == .invalidArgument && collections?.message.contains("notes") == true)
+        #expect(try !PostgresRecordEngine.dropStore(other.postgres), "nothing was written")
+    }
+
     @Test func aCaptureOfASharedStoreRestoresIntoALocalOne() throws {
         let fleet = try Fleet()
         let a = try machine("a", of: fleet)

@@ -10,6 +10,10 @@ struct RestoreCommand: ToolCommand {
         "--records-url", "URL",
         "For a store whose records were on PostgreSQL: load them into this postgresql:// URL's schema "
             + "(strata_schema=NAME; it must be new or empty). Without it they go into NEW's own SQLite store.")
+    static let sharedFlag = Flag(
+        "--shared",
+        "Into a new shared store: NEW holds only the strata.conf that 'strata init NEW --shared …' wrote; every tier "
+            + "goes into its PostgreSQL schema and S3 prefix, which must be new or empty. Documentation/Shared.md.")
     static let prefixOption = Option(
         "--prefix", "PREFIX",
         "Restore only the keys starting with PREFIX, into the existing store at --root (its other keys stay).")
@@ -20,7 +24,7 @@ struct RestoreCommand: ToolCommand {
         "restore",
         summary: "Restore a snapshot into a new store root, all-or-nothing (or some keys into an existing store).",
         usage:
-            "restore SNAPSHOT --repo DIR --root NEW [--records-url URL | --prefix PREFIX | --key KEY] "
+            "restore SNAPSHOT --repo DIR --root NEW [--records-url URL | --shared | --prefix PREFIX | --key KEY] "
             + "[--repo-key-file FILE] [--secrets-key-file FILE] [--json]",
         details:
             "The store is staged beside NEW, verified (every catalogued key read back) and then moved into place: a "
@@ -28,10 +32,11 @@ struct RestoreCommand: ToolCommand {
             + "with the keyring's key (--secrets-key-file, else STRATA_SECRETS_KEY), else checks they are there. "
             + "--key-file is not taken: it would not say which of the two keys it is. Records captured from "
             + "PostgreSQL are loaded into the --records-url schema in one transaction, committed just before the "
-            + "move: an interrupted restore leaves no rows there.",
+            + "move: an interrupted restore leaves no rows there. With --shared the store is loaded onto the servers "
+            + "its strata.conf names, checked there key by key; a failed restore drops what it wrote.",
         arguments: [snapshot],
         options: [
-            RepositoryAccess.repoOption, rootOption, recordsURLOption, prefixOption, keyOption,
+            RepositoryAccess.repoOption, rootOption, recordsURLOption, sharedFlag, prefixOption, keyOption,
             RepositoryAccess.repoKeyFileOption, SecretsAccess.secretsKeyFileOption,
             RepositoryAccess.ambiguousKeyFileOption, JSONOutput.option,
         ])
@@ -40,6 +45,8 @@ struct RestoreCommand: ToolCommand {
     enum Target {
         /// The whole snapshot, as a new store, its records on PostgreSQL when given a URL.
         case store(recordsURL: String?)
+        /// The whole snapshot, as a new shared store (declared in NEW's `strata.conf`).
+        case shared
         /// The keys that start with a prefix, into the existing store.
         case prefix(String)
         /// Exactly one key, into the existing store.
@@ -63,12 +70,17 @@ struct RestoreCommand: ToolCommand {
         let recordsURL = try arguments.value(Self.recordsURLOption)
         let prefix = try arguments.value(Self.prefixOption)
         let key = try arguments.value(Self.keyOption)
-        let chosen = [("--records-url", recordsURL), ("--prefix", prefix), ("--key", key)].filter { $0.1 != nil }
+        let shared = arguments.isSet(Self.sharedFlag)
+        let chosen = [
+            ("--records-url", recordsURL), ("--shared", shared ? "" : nil), ("--prefix", prefix), ("--key", key),
+        ].filter { $0.1 != nil }
         guard chosen.count <= 1 else {
             throw UsageError(
-                "give one of --records-url, --prefix and --key, not \(chosen.map(\.0).joined(separator: " and "))")
+                "give one of --records-url, --shared, --prefix and --key, not "
+                    + chosen.map(\.0).joined(separator: " and "))
         }
-        target = key.map { .key($0) } ?? prefix.map { .prefix($0) } ?? .store(recordsURL: recordsURL)
+        target =
+            key.map { .key($0) } ?? prefix.map { .prefix($0) } ?? (shared ? .shared : .store(recordsURL: recordsURL))
         repository = try RepositoryAccess(parsing: &arguments, opensOtherKeys: true)
         secretsKeyFile = try arguments.value(SecretsAccess.secretsKeyFileOption)
         json = arguments.isSet(JSONOutput.option)
@@ -95,7 +107,27 @@ struct RestoreCommand: ToolCommand {
             for key in keys { print("restored \(key.escapedForDisplay)") }
             print("\(keys.count) keys restored")
         case .store(let recordsURL):
-            try restoreStore(from: repository, recordsURL: recordsURL)
+            try printReport(
+                Interruption.trapping("restore") {
+                    try Storage.restore(
+                        snapshot: snapshot, from: repository, to: root, secretsKey: secretsKey,
+                        records: recordsURL.map { .postgres(url: $0) } ?? .sqlite)
+                })
+        case .shared:
+            let paths = try? StoragePaths(root: root, create: false)
+            guard let configuration = try paths.flatMap(StoreConfiguration.read(from:)), configuration.catalog.isShared
+            else {
+                throw UsageError(
+                    "--shared restores into a store declared shared: run 'strata init \(root) --shared "
+                        + "--records-url-variable NAME --files-url s3://bucket/prefix' first")
+            }
+            let reader = try repository.snapshot(snapshot)
+            defer { reader.close() }
+            try printReport(
+                Interruption.trapping("restore") {
+                    try Storage.restore(
+                        from: reader, toShared: root, configuration: configuration, secretsKey: secretsKey)
+                })
         }
     }
 
@@ -109,13 +141,8 @@ struct RestoreCommand: ToolCommand {
         ])
     }
 
-    /// Restores the whole snapshot as a new store at `--root`.
-    private func restoreStore(from repository: BackupRepository, recordsURL: String?) throws {
-        let report = try Interruption.trapping("restore") {
-            try Storage.restore(
-                snapshot: snapshot, from: repository, to: root, secretsKey: secretsKey,
-                records: recordsURL.map { .postgres(url: $0) } ?? .sqlite)
-        }
+    /// Prints what a restore of the whole snapshot did.
+    private func printReport(_ report: RestoreReport) {
         if json {
             return JSONOutput.print(
                 .object([

@@ -1,0 +1,64 @@
+import Foundation
+package import StrataCore
+import StrataPostgresClient
+import StrataSecrets
+
+// A keyring folder loaded into the server as it is (what a restore of a capture into a new shared store does): the
+// inverse of the capture, byte for byte — the keyring file, the manifest and every item file become the rows a
+// writer would have made, so nothing is decrypted or re-sealed and no key is needed. Item envelopes are bound to the
+// keyring's name and their row name, both kept.
+extension PostgresSecrets {
+    /// Loads the keyring folder `folder` (its `keyring.json`, `items.manifest` and item files) as this instance's
+    /// keyring, in one transaction.
+    /// - Throws: ``/StrataCore/StorageError``: `.conflict` when the keyring (or item rows of its name) is on the
+    ///   server already, `.corrupt` naming the file for a folder without a readable keyring file or manifest or with
+    ///   a file that no writer makes, an I/O error, or the server's.
+    package func load(keyringFolder folder: String) throws {
+        let manager = FileManager.default
+        func read(_ name: String) throws -> [UInt8] {
+            guard let data = manager.contents(atPath: folder + "/" + name) else {
+                throw StorageError(
+                    .corrupt, "the keyring folder has no readable \(name)", tier: .secrets, path: folder + "/" + name,
+                    recovery: "Restore another snapshot")
+            }
+            return [UInt8](data)
+        }
+        let keyringFile = try read("keyring.json")
+        let manifest = try read("items.manifest")
+        guard let header = ItemManifest.unauthenticatedHeader(Data(manifest)),
+            header.sequence <= UInt64(Int64.max)
+        else {
+            throw StorageError(
+                .corrupt, "the keyring's manifest has no header a writer makes", tier: .secrets,
+                path: folder + "/items.manifest", recovery: "Restore another snapshot")
+        }
+        let names = try manager.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(SecretStore.itemSuffix) }
+        let items = try names.sorted().map { name in
+            guard Self.isItemName(name) else {
+                throw StorageError(
+                    .corrupt, "the keyring folder holds an item file named '\(name)', which no writer makes",
+                    tier: .secrets, path: folder + "/" + name, recovery: "Remove the file, or restore another snapshot")
+            }
+            return (name, try read(name))
+        }
+        try pool.with { connection in
+            try connection.transaction(operation: "load") {
+                let created = try connection.query(
+                    PostgresSecretsSQL.load,
+                    [.text(keyring), .binary(keyringFile), .binary(manifest), .text(String(header.sequence))],
+                    operation: "load")
+                guard created.changedRows == 1 else {
+                    throw StorageError(
+                        .conflict, "the keyring '\(keyring)' is on the server already: a load writes only a new one",
+                        tier: .secrets, path: location,
+                        recovery: "Load into a new schema, or remove the keyring's rows first")
+                }
+                for (name, item) in items {
+                    _ = try connection.query(
+                        PostgresSecretsSQL.insertItem, [.text(keyring), .text(name), .binary(item)],
+                        operation: "load")
+                }
+            }
+        }
+    }
+}
