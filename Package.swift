@@ -94,7 +94,7 @@ let package = Package(
             name: "StrataCatalogPostgres",
             dependencies: [
                 "StrataCore", "StrataCatalog", "StrataPostgres", "StrataPostgresClient", "StrataRecords",
-                "StrataDefaultsPostgres",
+                "StrataDefaultsPostgres", "StrataSecretsPostgres",
             ]),
         // The defaults tier on PostgreSQL: the suites of a store that several machines share.
         .target(

@@ -4,6 +4,10 @@ import StrataCatalog
 // (`opened(_:key:)`, in `Storage.swift`), a typed write (`store(_:in:at:as:)`, in `Storage+Values.swift`), the search
 // of the tiers for an uncatalogued key (`adopt(_:)`, in `Storage+Catalog.swift`), and the removal of a copy, here.
 extension Storage: CatalogTiers {
+    package func openedIfOpen(_ tier: Tier) -> BackendRegistry.Opened? {
+        registry.openedIfOpen(for: tier)
+    }
+
     /// Removes `key` from `tier` and makes the removal durable.
     /// - Parameters:
     ///   - skippingLocked: Whether a locked tier counts as holding no copy rather than failing.

@@ -10,6 +10,9 @@ package protocol CatalogTiers: AnyObject, Sendable {
     /// The active backend of `tier`, in the registry's box (call it there: copying it out costs more than the lookup).
     /// - Throws: ``/StrataCore/StorageError`` `.noBackend` naming `tier` and `key` when the tier has none.
     func opened(_ tier: Tier, key: String) throws -> BackendRegistry.Opened
+    /// The active backend of `tier` when it is open already; `nil` otherwise. Nothing is opened: no server is
+    /// contacted, no keyring unlocked.
+    func openedIfOpen(_ tier: Tier) -> BackendRegistry.Opened?
     /// Writes `bytes` to `target` as `location` describes (a typed value's byte form becomes the native value of a
     /// tier that keeps one), without flushing. The tier sees `descriptor` when there is one.
     func store(

@@ -5,36 +5,66 @@ import StrataDefaultsPostgres
 import StrataPostgres
 import StrataPostgresClient
 import StrataRecords
+import StrataSecretsPostgres
 
 // Reads that find a key's placement and its value in one statement, when the tier keeps its values in the catalog's
-// schema (a shared store's records and defaults on the catalog's server): one round trip where a read through the
-// catalog otherwise makes three (the placement, the value, and the counter that shows nothing moved in between).
+// schema (a shared store's records, defaults and secrets on the catalog's server): one round trip where a read
+// through the catalog otherwise makes three (the placement, the value, and the counter that shows nothing moved in
+// between).
 extension PostgresCatalog {
     package func placementAndValue(of key: String, in tiers: any CatalogTiers) throws
         -> (tier: Tier?, changeCount: UInt64, value: Data?)
     {
         let records = readsRecordValues(of: tiers, key: key)
         let defaults = sharedDefaults(of: tiers, key: key)
-        let statement: String
-        switch (records, defaults) {
-        case (false, nil):
+        if let secrets = sharedSecrets(of: tiers) {
+            let statement = PostgresCatalogSQL.tierCountAndValue(
+                records: records, defaults: defaults != nil, secrets: true)
+            var placed: (tier: Tier?, changeCount: UInt64, value: Data?)?
+            do {
+                let value = try secrets.data(for: key) { parameters in
+                    let (result, found) = try read(statement, key, defaults: defaults, more: parameters)
+                    placed = found
+                    return found.tier == .secrets ? (result, 3) : nil
+                }
+                if let placed, placed.tier == .secrets { return (placed.tier, placed.changeCount, value) }
+                if let placed { return placed }
+            } catch let error as StorageError where placed == nil {
+                // Refused before the statement ran (the keyring locked meanwhile, a key no item could have): the
+                // key is read without the keyring, as when it is locked.
+                guard error.code == .locked || error.code == .invalidArgument || error.code == .invalidKey else {
+                    throw error
+                }
+            }
+        }
+        guard records || defaults != nil else {
             let (tier, changeCount) = try placement(of: key)
             return (tier, changeCount, nil)
-        case (true, nil): statement = PostgresCatalogSQL.tierCountAndRecordValue
-        case (false, _?): statement = PostgresCatalogSQL.tierCountAndDefaultsValue
-        case (true, _?): statement = PostgresCatalogSQL.tierCountAndRecordOrDefaultsValue
         }
-        return try keyed(key) {
+        let statement = PostgresCatalogSQL.tierCountAndValue(
+            records: records, defaults: defaults != nil, secrets: false)
+        return try read(statement, key, defaults: defaults, more: []).placed
+    }
+
+    /// Runs a statement of ``PostgresCatalogSQL/tierCountAndValue(records:defaults:secrets:)`` for `key` (with the
+    /// suite of `defaults`, and `more` parameters after it) and reads its first three columns: the key's tier, the
+    /// change counter, and the value of a records or defaults key.
+    private func read(
+        _ statement: String, _ key: String, defaults: PostgresDefaults?, more: [PostgresParameter]
+    ) throws -> (result: PostgresResult, placed: (tier: Tier?, changeCount: UInt64, value: Data?)) {
+        try keyed(key) {
             try withConnection { connection in
-                let result = try connection.query(
-                    statement, [.text(key)] + (defaults.map { [.text($0.suite)] } ?? []), operation: "find")
+                let parameters = [.text(key)] + (defaults.map { [.text($0.suite)] } ?? []) + more
+                let result = try connection.query(statement, parameters, operation: "find")
                 let tier = result.isNull(0, 0) ? nil : try Self.tier(result.text(0, 0), at: location)
                 let changeCount = UInt64(result.text(0, 1)) ?? failedCount()
-                guard !result.isNull(0, 2) else { return (tier, changeCount, nil) }
+                guard !result.isNull(0, 2) else { return (result, (tier, changeCount, nil)) }
                 if tier == .defaults, let defaults {
-                    return (tier, changeCount, try defaults.byteForm(ofServerValue: result.text(0, 2), key: key))
+                    return (
+                        result, (tier, changeCount, try defaults.byteForm(ofServerValue: result.text(0, 2), key: key))
+                    )
                 }
-                return (tier, changeCount, Data(try PostgresKeyValueTable.value(result.text(0, 2), key: key)))
+                return (result, (tier, changeCount, Data(try PostgresKeyValueTable.value(result.text(0, 2), key: key))))
             }
         }
     }
@@ -59,5 +89,14 @@ extension PostgresCatalog {
     /// Whether `other` names this catalog's server (the same connection string) and schema.
     func sharesSchema(_ other: PostgresConfiguration) -> Bool {
         other.connectionString == configuration.connectionString && other.schema == configuration.schema
+    }
+
+    /// The active secrets backend of `tiers` when it keeps its keyring in this catalog's schema on the same server
+    /// and can read now: open (a read never opens it: without a key, opening fails every time) and unlocked.
+    func sharedSecrets(of tiers: any CatalogTiers) -> PostgresSecrets? {
+        guard let opened = tiers.openedIfOpen(.secrets), let secrets = opened.backend as? PostgresSecrets,
+            !secrets.isLocked, sharesSchema(secrets.configuration)
+        else { return nil }
+        return secrets
     }
 }

@@ -1,6 +1,7 @@
 import StrataCore
 import StrataDefaultsPostgres
 import StrataPostgres
+import StrataSecretsPostgres
 
 /// The statements of ``PostgresCatalog``: its tables, and one statement per catalog change, each bumping the change
 /// counter in the statement that makes the change (a data-modifying `WITH` runs whether or not it is read), so that
@@ -57,29 +58,38 @@ enum PostgresCatalogSQL {
     /// was taken, so it counts at least every change the tier reflects.
     static let tierAndCount = "SELECT (SELECT tier FROM strata_catalog WHERE key = $1::text), (\(changeCount))"
 
-    /// ``tierAndCount``, and the key's value read by `value` (an expression of the key in `$1`) when the key is
-    /// placed in `tier`: the catalog row and the value in one snapshot. The row is joined, not a scalar subquery: the
-    /// planner inlines a subquery's column into every place that names it, and the key's row would be looked up once
-    /// for the select list and again for each arm of the `CASE`. The values' subqueries run only for the arm taken.
-    static func tierCountAndValue(_ values: [(tier: Tier, value: String)]) -> String {
+    /// ``tierAndCount``, then the key's value when it is placed in a tier whose values are in the catalog's schema:
+    /// the records' (when `records`) or the suite's (when `defaults`, the suite in `$2`) as one column, `NULL` for
+    /// any other tier; then, when `secrets`, the keyring's read of the key's item
+    /// (`PostgresSecrets.readExpressions`), each column `NULL` unless the key is placed in secrets. The catalog row
+    /// and the value in one snapshot, one round trip.
+    ///
+    /// The row is joined, not a scalar subquery: the planner inlines a subquery's column into every place that names
+    /// it, and the key's row would be looked up once for the select list and again for each arm of each `CASE`.
+    /// The values' subqueries run only for the arm taken.
+    static func tierCountAndValue(records: Bool, defaults: Bool, secrets: Bool) -> String {
+        readStatements[(records ? 1 : 0) | (defaults ? 2 : 0) | (secrets ? 4 : 0)]
+    }
+
+    /// The statements of ``tierCountAndValue(records:defaults:secrets:)``, by `records | defaults << 1 | secrets << 2`.
+    private static let readStatements = (0..<8).map { (choice: Int) -> String in
+        var values: [(tier: Tier, value: String)] = []
+        if choice & 1 != 0 { values.append((.records, PostgresKeyValueTable.value(ofKeyIn: "$1"))) }
+        if choice & 2 != 0 { values.append((.defaults, PostgresDefaults.value(ofKeyIn: "$1", suiteIn: "$2"))) }
         let cases = values.map { "WHEN \($0.tier.catalogCode) THEN \($0.value)" }.joined(separator: " ")
+        var columns = ["placed.tier", "(\(changeCount))", values.isEmpty ? "NULL" : "CASE placed.tier \(cases) END"]
+        if choice & 4 != 0 {
+            let first = choice & 2 != 0 ? 3 : 2
+            columns += PostgresSecrets.readExpressions(
+                keyring: "$\(first)", held: "$\(first + 1)", name: "$\(first + 2)"
+            )
+            .map { "CASE placed.tier WHEN \(Tier.secrets.catalogCode) THEN \($0) END" }
+        }
         return """
-            SELECT placed.tier, (\(changeCount)), CASE placed.tier \(cases) END
+            SELECT \(columns.joined(separator: ", "))
             FROM (VALUES (1)) AS one (n) LEFT JOIN strata_catalog AS placed ON placed.key = $1::text
             """
     }
-
-    /// The value of a key in the records tier's `strata_kv`, in the catalog's schema.
-    static let recordValue = (tier: Tier.records, value: PostgresKeyValueTable.value(ofKeyIn: "$1"))
-    /// The value of a key in the defaults tier's suite `$2`, in the catalog's schema.
-    static let defaultsValue = (tier: Tier.defaults, value: PostgresDefaults.value(ofKeyIn: "$1", suiteIn: "$2"))
-
-    /// ``tierCountAndValue(_:)`` of records values.
-    static let tierCountAndRecordValue = tierCountAndValue([recordValue])
-    /// ``tierCountAndValue(_:)`` of defaults values (`$2` the suite).
-    static let tierCountAndDefaultsValue = tierCountAndValue([defaultsValue])
-    /// ``tierCountAndValue(_:)`` of records and defaults values (`$2` the suite).
-    static let tierCountAndRecordOrDefaultsValue = tierCountAndValue([recordValue, defaultsValue])
 
     /// The change counter: the sequence's last value once it was ever taken, 0 before. (A new sequence answers
     /// `last_value` 1 before its first `nextval` as after it, so the first change would not move a bare

@@ -131,35 +131,46 @@ extension PostgresSecrets {
     /// - Throws: ``/StrataCore/StorageError`` `.rolledBack` when the fresh statement's manifest is still older,
     ///   `.notFound` when the keyring row is gone, or what `query` throws.
     func consistent(_ query: (Int64) throws -> PostgresResult) throws -> (PostgresResult, CurrentKeyring) {
+        guard let found = try consistent({ held in (try query(held), column: 0) }) else { throw keyringGone() }
+        return (found.row, found.keyring)
+    }
+
+    /// ``consistent(_:)`` for a statement whose keyring columns begin at a column of its choosing, and which may find
+    /// no need to read the keyring (`nil`: nothing more is asked, and `nil` is returned).
+    func consistent(_ query: (Int64) throws -> (row: PostgresResult, column: Int)?) throws
+        -> (row: PostgresResult, column: Int, keyring: CurrentKeyring)?
+    {
         var held = rowSequenceHeld
         while true {
             // What this machine had seen before the statement: committed then, so any statement sent after sees it.
             let floor = state.withLock { $0.highestSequence }
-            let row = try query(held)
-            guard row.rowCount > 0 else { throw keyringGone() }
-            if let keyring = try current(row, floor: floor, final: held == -1) { return (row, keyring) }
+            guard let (row, column) = try query(held) else { return nil }
+            guard row.rowCount > 0, !row.isNull(0, column) else { throw keyringGone() }
+            if let keyring = try current(row, column: column, floor: floor, final: held == -1) {
+                return (row, column, keyring)
+            }
             held = -1
         }
     }
 
-    /// The keyring as the first three columns of `row` give it: the clear sequence number, then the keyring file
+    /// The keyring as three columns of `row` from `column` give it: the clear sequence number, then the keyring file
     /// and the manifest as hex, or `NULL` when the server has the manifest this instance holds.
     /// - Parameters:
     ///   - floor: The highest sequence number this machine had seen before the statement was sent.
     ///   - final: Whether the manifest was asked for: a manifest older than `floor` is then a rollback, not a stale
     ///     answer.
     /// - Returns: `nil` for a stale answer (see ``consistent(_:)``).
-    func current(_ row: PostgresResult, floor: UInt64, final: Bool) throws -> CurrentKeyring? {
-        guard let rowSequence = Int64(row.text(0, 0)), rowSequence >= 0 else {
+    func current(_ row: PostgresResult, column: Int = 0, floor: UInt64, final: Bool) throws -> CurrentKeyring? {
+        guard let rowSequence = Int64(row.text(0, column)), rowSequence >= 0 else {
             throw StorageError(
-                .corrupt, "the keyring row's sequence number is not one a writer makes (\(row.text(0, 0)))",
+                .corrupt, "the keyring row's sequence number is not one a writer makes (\(row.text(0, column)))",
                 tier: .secrets, path: location, recovery: "Restore the keyring's rows from a backup")
         }
         let (held, isUnlocked) = state.withLock { state -> (CurrentKeyring?, Bool) in
             guard let keys = state.keys, let names = state.names, let file = state.keyringFile else {
                 return (nil, false)
             }
-            guard row.isNull(0, 1), let manifest = state.manifest, state.rowSequence == rowSequence else {
+            guard row.isNull(0, column + 1), let manifest = state.manifest, state.rowSequence == rowSequence else {
                 return (nil, true)
             }
             return (CurrentKeyring(id: file.id, keys: keys, names: names, manifest: manifest), true)
@@ -167,10 +178,10 @@ extension PostgresSecrets {
         guard isUnlocked else { throw notUnlocked() }
         if let held { return held }
         // The server had the manifest held when the statement ran, and this instance has moved on since.
-        if row.isNull(0, 1) { return nil }
+        if row.isNull(0, column + 1) { return nil }
         return try adopt(
-            keyringBytes: hex(row.text(0, 1), what: "keyring file"),
-            manifestBytes: hex(row.text(0, 2), what: "manifest"),
+            keyringBytes: hex(row.text(0, column + 1), what: "keyring file"),
+            manifestBytes: hex(row.text(0, column + 2), what: "manifest"),
             rowSequence: rowSequence, floor: floor, final: final)
     }
 

@@ -64,6 +64,19 @@ enum PostgresSecretsSQL {
             FROM strata_keyrings WHERE keyring = $1::text
             """
 
+    /// ``read``'s four columns as expressions for another engine's statement on the same schema, with the keyring,
+    /// the sequence number held and the item's row name in that statement's parameters `keyring`, `held` and `name`
+    /// (such as `$3`): each `NULL` when the keyring does not exist.
+    static func readExpressions(keyring: String, held: String, name: String) -> [String] {
+        let row = "FROM strata_keyrings WHERE keyring = \(keyring)::text"
+        return [
+            "(SELECT sequence \(row))",
+            "(SELECT CASE WHEN sequence <> \(held)::int8 THEN encode(keyring_file, 'hex') END \(row))",
+            "(SELECT CASE WHEN sequence <> \(held)::int8 THEN encode(manifest, 'hex') END \(row))",
+            "(SELECT encode(item, 'hex') FROM strata_secrets WHERE keyring = \(keyring)::text AND name = \(name)::text)",
+        ]
+    }
+
     /// ``keyringColumns`` and every item of keyring `$1` (name, hex), in one snapshot: one row per item, or one
     /// row of `NULL` item when there are none; no row when the keyring does not exist.
     static let everyItem =

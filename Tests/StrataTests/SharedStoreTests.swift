@@ -6,6 +6,7 @@ import Testing
 
 @testable import StrataCatalogPostgres
 @testable import StrataDefaultsPostgres
+@testable import StrataSecretsPostgres
 
 /// A store declared shared (`[catalog] shared = true` in `strata.conf`, `StoreConfiguration.catalog.isShared`): its
 /// catalog is on the records' PostgreSQL server, every tier it uses is one machines share, and a configuration that
@@ -198,6 +199,40 @@ struct DeclaredSharedStoreTests {
         #expect(catalog.pool.idleRoundTrips() + defaults.pool.idleRoundTrips() - before == 1)
         try b.sharedDefaults?.set(.integer(5), forKey: "theme")
         #expect(try a.data(for: "theme") == Data("5".utf8), "the byte form of another type")
+    }
+
+    /// A read of a credential is one round trip too: the keyring's row and the item come in the catalog's statement
+    /// (and are opened and checked there as the keyring's own read checks them). Another machine's write, a change
+    /// of the item's tier and a deleted item read right; while the keyring is locked, keys are read as before (the
+    /// store's items are `afterFirstUnlock`: the tier still opens them).
+    @Test func aReadOfACredentialIsOneRoundTrip() throws {
+        let fleet = try Fleet()
+        let (a, b) = (try machine("a", of: fleet), try machine("b", of: fleet))
+        let credential = DataDescriptor(kind: .credential, estimatedSize: 3)
+        try b.put(Data("tok".utf8), for: "api/token", as: credential)
+        let catalog = try #require(a.catalog as? PostgresCatalog)
+        let secrets = try #require(a.sharedSecrets)
+        #expect(try a.data(for: "api/token") == Data("tok".utf8))
+        let before = catalog.pool.idleRoundTrips() + secrets.pool.idleRoundTrips()
+        #expect(try a.data(for: "api/token") == Data("tok".utf8))
+        #expect(catalog.pool.idleRoundTrips() + secrets.pool.idleRoundTrips() - before == 1)
+        // B changes it (a new manifest), then moves the key to records, then back, then deletes it.
+        try b.put(Data("tk2".utf8), for: "api/token", as: credential)
+        #expect(try a.data(for: "api/token") == Data("tk2".utf8))
+        try b.put(
+            Data(#"{"t":1}"#.utf8), for: "api/token",
+            as: DataDescriptor(kind: .relational, estimatedSize: 7, allowsPlaintext: true))
+        #expect(try a.data(for: "api/token") == Data(#"{"t":1}"#.utf8))
+        try b.put(Data("tk3".utf8), for: "api/token", as: credential)
+        #expect(try a.data(for: "api/token") == Data("tk3".utf8))
+        #expect(try b.delete("api/token"))
+        #expect(try a.data(for: "api/token") == nil)
+        // Records read on while the keyring is locked, and the credential through the tier.
+        try b.put(Data("tok".utf8), for: "api/token", as: credential)
+        try b.put(Data(#"{"n":1}"#.utf8), for: "row", as: DataDescriptor(kind: .relational, estimatedSize: 7))
+        secrets.lock()
+        #expect(try a.data(for: "row") == Data(#"{"n":1}"#.utf8))
+        #expect(try a.data(for: "api/token") == Data("tok".utf8), "stored afterFirstUnlock: read through the tier")
     }
 
     /// The catalog is one store's: a root that names another files location for the same schema (a typo on one
