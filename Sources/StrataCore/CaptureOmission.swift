@@ -4,6 +4,9 @@ public struct CaptureOmission: Sendable, Hashable, Codable, CustomStringConverti
     public enum Reason: String, Sendable, Hashable, Codable {
         /// A secret whose accessibility is `...ThisDeviceOnly`: it never leaves this machine, so no backup holds it.
         case thisDeviceOnly = "this-device-only"
+        /// A keyring's item kept on a server whose keyring is gone there (its item row outlived the keyring's row):
+        /// nothing could open it, so no restore could use it.
+        case orphaned
     }
 
     /// The tier that holds the value.

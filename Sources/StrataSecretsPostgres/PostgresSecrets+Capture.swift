@@ -55,7 +55,14 @@ extension PostgresSecrets: TierCapturing {
             try add(keyring + "/keyring.json", file)
             try add(keyring + "/items.manifest", manifest)
         }
-        for (keyring, name, item) in items where keyrings.contains(where: { $0.0 == keyring }) {
+        for (keyring, name, item) in items {
+            guard keyrings.contains(where: { $0.0 == keyring }) else {
+                report.omissions.append(
+                    CaptureOmission(
+                        tier: .secrets, key: name, path: Tier.secrets.directoryName + "/" + keyring + "/" + name,
+                        reason: .orphaned))
+                continue
+            }
             try add(keyring + "/" + name, item)
         }
         return report

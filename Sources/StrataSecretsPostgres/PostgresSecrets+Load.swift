@@ -11,8 +11,9 @@ extension PostgresSecrets {
     /// Loads the keyring folder `folder` (its `keyring.json`, `items.manifest` and item files) as this instance's
     /// keyring, in one transaction.
     /// - Throws: ``/StrataCore/StorageError``: `.conflict` when the keyring (or item rows of its name) is on the
-    ///   server already, `.corrupt` naming the file for a folder without a readable keyring file or manifest or with
-    ///   a file that no writer makes, an I/O error, or the server's.
+    ///   server already, `.corrupt` naming the file for a folder without a readable keyring file or manifest, with
+    ///   a keyring file of another keyring's name, or with an item file whose name no writer makes; an I/O error, or
+    ///   the server's.
     package func load(keyringFolder folder: String) throws {
         let manager = FileManager.default
         func read(_ name: String) throws -> [UInt8] {
@@ -24,6 +25,8 @@ extension PostgresSecrets {
             return [UInt8](data)
         }
         let keyringFile = try read("keyring.json")
+        // The items are sealed to the keyring's name: a folder loads under the name its keyring file gives.
+        _ = try KeyringFile.parse(Data(keyringFile), expectedName: keyring, path: folder + "/keyring.json")
         let manifest = try read("items.manifest")
         guard let header = ItemManifest.unauthenticatedHeader(Data(manifest)),
             header.sequence <= UInt64(Int64.max)

@@ -400,6 +400,64 @@ final class PostgresSecretsTests {
         #expect(refused?.code == .corrupt && refused?.message.contains("keyring.json") == true)
     }
 
+    /// An item row whose keyring row is gone is left out of a capture and named (`orphaned`), not dropped in silence;
+    /// the keyrings that exist are captured whole.
+    @Test func aCaptureNamesItemRowsWhoseKeyringIsGone() throws {
+        let a = try machine()
+        try a.set("v", service: "s", account: "a")
+        try server { connection in
+            try connection.execute(
+                "INSERT INTO strata_secrets SELECT 'lost', name, item FROM strata_secrets", operation: "test")
+        }
+        let directory = try TemporaryDirectory()
+        let capture = try FolderCapture(folder: directory.appending("capture"))
+        let report = try a.capture(into: capture, root: "")
+        #expect(report.omissions.map(\.reason) == [.orphaned], "\(report.omissions)")
+        #expect(report.omissions.first?.path.hasPrefix("secrets/lost/") == true)
+        #expect(capture.files.contains { $0.path.hasPrefix("secrets/default/") && $0.path.hasSuffix(".item") })
+        #expect(!capture.files.contains { $0.path.hasPrefix("secrets/lost") })
+    }
+
+    /// A keyring folder loads as the rows a writer makes, byte for byte (another instance with the key reads its
+    /// items); a keyring already on the server, and a folder holding a file no writer makes, are refused.
+    @Test func aKeyringFolderLoadsAsItsRows() throws {
+        let a = try machine()
+        try a.set("tok", service: "api", account: "alice", label: "L")
+        let directory = try TemporaryDirectory()
+        let capture = try FolderCapture(folder: directory.appending("capture"))
+        try a.capture(into: capture, root: "")
+        let folder = directory.appending("root")
+        for file in capture.files {
+            let path = folder + "/" + file.path
+            try FileManager.default.createDirectory(
+                atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try #require(capture.contents(of: file.path)).write(to: URL(fileURLWithPath: path))
+        }
+        // The folder's keyring is named `default`, its items bound to that name: it loads under that name only.
+        let renamed = #expect(throws: StorageError.self) {
+            try PostgresSecrets(keyring: "copied", configuration: postgres).load(
+                keyringFolder: folder + "/secrets/default")
+        }
+        #expect(renamed?.code == .corrupt, "\(String(describing: renamed))")
+        try server { connection in
+            try connection.execute("DELETE FROM strata_secrets; DELETE FROM strata_keyrings", operation: "test")
+        }
+        let loaded = try PostgresSecrets(keyring: "default", configuration: postgres)
+        try loaded.load(keyringFolder: folder + "/secrets/default")
+        try loaded.unlock(with: key)
+        #expect(try loaded.get(service: "api", account: "alice")?.stringValue == "tok")
+        #expect(try loaded.attributes(service: "api", account: "alice")?.label == "L")
+        let again = #expect(throws: StorageError.self) { try loaded.load(keyringFolder: folder + "/secrets/default") }
+        #expect(again?.code == .conflict, "\(String(describing: again))")
+        try Data("x".utf8).write(to: URL(fileURLWithPath: folder + "/secrets/default/stray.item"))
+        try server { connection in
+            try connection.execute("DELETE FROM strata_secrets; DELETE FROM strata_keyrings", operation: "test")
+        }
+        let stray = #expect(throws: StorageError.self) { try loaded.load(keyringFolder: folder + "/secrets/default") }
+        #expect(
+            stray?.code == .corrupt && stray?.message.contains("stray.item") == true, "\(String(describing: stray))")
+    }
+
     /// Readers and writers on many threads of one instance: a read whose statement overlaps a write sees the
     /// manifest before it or after it, never a false `rolled-back` (a manifest older than one seen only while the
     /// statement ran is the read's own answer, not a rollback).
