@@ -110,14 +110,15 @@ extension Storage {
     }
 
     /// The backend whose files a capture copies for `tier`: the active one; for a secrets tier without a key, the
-    /// configured keyring opened locked (its files are copied sealed, so no key is needed). `nil` when the tier has
-    /// no backend.
+    /// configured keyring opened locked (``lockedKeyring()``: its items are copied sealed, so no key is needed).
+    /// `nil` when the tier has no backend.
     func capturingBackend(for tier: Tier) throws -> (any StorageBackend)? {
         guard registry.hasBackend(for: tier) else { return nil }
         do {
             return try registry.backend(for: tier)
         } catch let error as StorageError where error.code == .locked && tier == .secrets {
-            return try SecretStore(keyring: configuration.secrets.keyring, paths: paths)
+            guard let keyring = try lockedKeyring() else { throw error }
+            return keyring
         }
     }
 }

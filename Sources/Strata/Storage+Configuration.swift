@@ -58,14 +58,16 @@ extension Storage {
     /// The catalog a store opened with `configuration` keeps: on the records' PostgreSQL server, in the records'
     /// schema, for a shared store (``/StrataCore/StoreConfiguration/Catalog/isShared``; `recordsURL` is then known to
     /// be set); else the file catalog under the root.
-    /// A shared store's catalog is bound to its files location (the first machine records it, the others must name
-    /// the same). Opening a store that is not shared contacts no server.
+    /// A shared store's catalog is bound to its files location, suite and keyring (the first machine records them,
+    /// the others must name the same). Opening a store that is not shared contacts no server.
     static func catalog(
         of configuration: StoreConfiguration, paths: StoragePaths, recordsURL: String?, filesURL: String?
     ) throws -> any CatalogEngine {
         if configuration.catalog.isShared, let recordsURL {
             let catalog = try PostgresCatalog(PostgresConfiguration(connectionString: recordsURL))
-            if let filesURL { try catalog.bind(filesLocation: filesURL) }
+            if let filesURL { try catalog.bind(.filesLocation, to: filesURL) }
+            try catalog.bind(.defaultsSuite, to: configuration.defaults.suite)
+            try catalog.bind(.secretsKeyring, to: configuration.secrets.keyring)
             return catalog
         }
         return try StorageCatalog(root: paths.root)

@@ -23,9 +23,10 @@ extension Storage {
     /// capture whose records were in SQLite has its values put (it may hold no collection); every suite's values
     /// and every keyring (its rows are the keyring folder's files: nothing is decrypted) go into the schema; every
     /// file to the S3 prefix; every catalog entry is recorded; and every key is read back from the shared store and
-    /// compared with the staged one. `root` gets `strata.conf` (the configuration) and nothing else. A restore that
-    /// fails after it wrote to the servers drops the schema and the objects it wrote, and removes `root` unless it
-    /// was there before; one that is
+    /// compared with the staged one. `root` gets `strata.conf`: the configuration, with the suite and keyring names
+    /// of the snapshot's store (its keys are in them) and defaults limits at least as large as its. No machine may
+    /// open the new store before the restore returns. A restore that fails after it wrote to the servers drops the
+    /// schema and the objects it wrote, and leaves `root` as it found it; one that is
     /// killed leaves them, and its next run refuses the schema or prefix as not empty (drop them, or name new ones).
     ///
     /// ```swift
@@ -73,28 +74,35 @@ extension Storage {
         let server = PostgresConfiguration(connectionString: recordsURL)
         let target = try RestoreTarget(root)
         try target.checkVacant(allowing: [StoreConfiguration.fileName])
-        let rootExisted = FileManager.default.fileExists(atPath: root)
+        // A root `strata init --shared` made keeps its file whatever happens.
+        let original = FileManager.default.contents(atPath: root + "/" + StoreConfiguration.fileName)
         let hasExport = source.files.contains { $0.tier == .records && $0.path.hasPrefix(PostgresCapture.folder + "/") }
-        if !hasExport { try PostgresImport.refuseNonEmptySchema(server) }
         let staged = try StagedRestore(
             source, besides: target, secretsKey: secretsKey,
             records: hasExport ? .postgres(url: recordsURL, schema: nil) : .sqlite)
+        let configuration = try Self.restoredConfiguration(configuration, captured: staged)
         // The staged store, its records read from the schema once the export's load commits.
         func openStaged() throws -> Storage {
             try Storage(
                 root: staged.staging.path, secretsKey: secretsKey, recordsURL: hasExport ? nil : "", filesURL: "")
         }
-        if !hasExport { try refuseCollections(in: openStaged()) }
-        // From here the servers are written: a failure leaves them as they were (the schema was new or empty).
-        var filesWritten = false
+        if !hasExport {
+            try refuseCollections(in: openStaged())
+            // (An export's load checked its schema under the schema's lock.)
+            try PostgresImport.refuseNonEmptySchema(server)
+        }
+        // From here the servers are written: a failure removes what this restore wrote (the schema was new or empty,
+        // and no machine may open the new store before the restore returns).
+        var store: Storage?
+        var filesWritten: [String] = []
         do {
             try staged.load?.commit()
             let captured = try openStaged()
             try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
             try configuration.write(to: StoragePaths(root: root))
-            let store = try Storage(root: root, secretsKey: secretsKey, configuration: configuration)
-            let files = try store.backend(for: .files)
-            guard try files.keys().isEmpty else {
+            let shared = try Storage(root: root, secretsKey: secretsKey, configuration: configuration)
+            store = shared
+            guard try shared.backend(for: .files).keys().isEmpty else {
                 throw StorageError(
                     .conflict,
                     "the S3 prefix of the new shared store is not empty: a restore writes only into an "
@@ -104,22 +112,51 @@ extension Storage {
             var report = staged.report
             try loadSuites(from: captured, into: server, configuration: configuration)
             try loadKeyrings(from: captured, into: server)
-            filesWritten = true
-            try loadValues(from: captured, into: store, hasExport: hasExport)
-            try recordCatalog(of: captured, in: store)
-            try checkRestored(store, against: captured, report: &report)
+            try loadValues(from: captured, into: shared, hasExport: hasExport, written: &filesWritten)
+            try recordCatalog(of: captured, in: shared)
+            try checkRestored(shared, against: captured, report: &report)
             return report
         } catch {
-            _ = try? PostgresRecordEngine.dropStore(server)
-            if filesWritten,
-                let files = try? Storage(root: root, secretsKey: secretsKey, configuration: configuration).backend(
-                    for: .files)
-            {
-                for key in (try? files.keys()) ?? [] { _ = try? files.delete(key) }
+            // The objects through the store already open (reopening it would make its catalog again), then the
+            // schema, then the root as it was.
+            if let files = try? store?.backend(for: .files) {
+                for key in filesWritten { _ = try? files.delete(key) }
             }
-            if !rootExisted { try? FileManager.default.removeItem(atPath: root) }
+            store = nil
+            _ = try? PostgresRecordEngine.dropStore(server)
+            try? FileManager.default.removeItem(atPath: root)
+            if let original {
+                try? FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+                FileManager.default.createFile(
+                    atPath: root + "/" + StoreConfiguration.fileName, contents: original,
+                    attributes: [.posixPermissions: 0o600])
+            }
             throw error
         }
+    }
+
+    /// The configuration the new store gets: `configuration`, with the names the snapshot's store kept its keys
+    /// under — its suite and keyring (the catalog places keys in them) — and defaults limits at least as large as
+    /// the snapshot's (its suites must fit), and the key names it allowed in defaults besides.
+    private static func restoredConfiguration(_ configuration: StoreConfiguration, captured staged: StagedRestore)
+        throws -> StoreConfiguration
+    {
+        let captured =
+            try StoreConfiguration.read(from: StoragePaths(root: staged.staging.path)) ?? StoreConfiguration()
+        var restored = configuration
+        restored.defaults.suite = captured.defaults.suite
+        restored.secrets.keyring = captured.secrets.keyring
+        restored.selector.defaults.valueLimit = max(
+            configuration.selector.defaults.valueLimit, captured.selector.defaults.valueLimit)
+        restored.selector.defaults.suiteBudget = max(
+            configuration.selector.defaults.suiteBudget, captured.selector.defaults.suiteBudget)
+        for name in captured.defaults.allowedSensitiveKeys
+        where !restored.defaults.allowedSensitiveKeys.contains(where: {
+            $0.unicodeScalars.elementsEqual(name.unicodeScalars)
+        }) {
+            restored.defaults.allowedSensitiveKeys.append(name)
+        }
+        return restored
     }
 
     /// Refuses a staged store whose SQLite records hold collections: only a PostgreSQL export loads them whole.
@@ -143,7 +180,9 @@ extension Storage {
         let files = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
         for file in files.sorted() where file.hasSuffix(".plist") {
             let name = String(file.dropLast(".plist".count))
-            let staged = try DefaultsStore(suite: name, paths: captured.paths)
+            let staged = try DefaultsStore(
+                suite: name, paths: captured.paths, configuration: Storage.defaultsConfiguration(captured.configuration)
+            )
             let suite = try PostgresDefaults(
                 suite: name, configuration: server, limits: configuration.selector.defaults,
                 allowedSensitiveKeys: Set(configuration.defaults.allowedSensitiveKeys))
@@ -168,10 +207,13 @@ extension Storage {
 
     /// Writes the values that are not loaded as whole tiers: every file, and the records' values when the capture
     /// holds no export (an export is loaded whole).
-    private static func loadValues(from captured: Storage, into store: Storage, hasExport: Bool) throws {
+    private static func loadValues(
+        from captured: Storage, into store: Storage, hasExport: Bool, written: inout [String]
+    ) throws {
         for key in try captured.files.list() {
             let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: try captured.files.path(for: key)))
             defer { try? handle.close() }
+            written.append(key)
             try store.files.write(to: key, from: handle)
         }
         guard !hasExport else { return }
@@ -197,7 +239,9 @@ extension Storage {
     }
 
     /// Checks the shared store: its catalog verifies, and every key the staged store holds reads back equal (a
-    /// credential only when the keyring can be unlocked; else it is reported unchecked).
+    /// credential only when the keyring can be unlocked; else it is reported unchecked). The records of an export
+    /// are read from the same schema on both sides: they were checked against the staged SQLite store before the
+    /// load committed.
     private static func checkRestored(_ store: Storage, against captured: Storage, report: inout RestoreReport)
         throws
     {

@@ -28,12 +28,12 @@ enum PostgresCatalogSQL {
         CREATE SEQUENCE strata_catalog_changes;
         """
 
-    /// Records `$1` as the store's files location unless one is recorded; the one recorded.
-    static let bindFiles = """
+    /// Records `$2` as the store's setting `$1` (a ``SharedSetting``) unless one is recorded; the one recorded.
+    static let bindSetting = """
         WITH added AS (
-            INSERT INTO strata_catalog_meta (key, value) VALUES ('files', $1::text) ON CONFLICT (key) DO NOTHING
+            INSERT INTO strata_catalog_meta (key, value) VALUES ($1::text, $2::text) ON CONFLICT (key) DO NOTHING
             RETURNING value)
-        SELECT coalesce((SELECT value FROM added), (SELECT value FROM strata_catalog_meta WHERE key = 'files'))
+        SELECT coalesce((SELECT value FROM added), (SELECT value FROM strata_catalog_meta WHERE key = $1::text))
         """
 
     static let formatQuery = "SELECT value FROM strata_catalog_meta WHERE key = 'format_version'"

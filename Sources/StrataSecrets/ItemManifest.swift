@@ -272,7 +272,7 @@ package struct ItemManifest: Sendable, Equatable {
 
     /// The items a manifest holds inline, by file name, read without the key (nothing is authenticated: for counts
     /// and checks that need no key); `nil` when the bytes are not a manifest this program reads.
-    static func unauthenticatedInlineItems(_ data: Data, keyringIDSize: Int = 16) -> [String: Data]? {
+    package static func unauthenticatedInlineItems(_ data: Data, keyringIDSize: Int = 16) -> [String: Data]? {
         let bytes = [UInt8](data)
         guard bytes.count > magic.count, bytes.starts(with: magic), bytes[magic.count] <= version else { return nil }
         let headerSize = Self.headerSize(version: bytes[magic.count], keyringIDSize: keyringIDSize) + 4

@@ -4,9 +4,9 @@ import StrataPostgresClient
 import StrataSecrets
 
 // A keyring folder loaded into the server as it is (what a restore of a capture into a new shared store does): the
-// inverse of the capture, byte for byte — the keyring file, the manifest and every item file become the rows a
-// writer would have made, so nothing is decrypted or re-sealed and no key is needed. Item envelopes are bound to the
-// keyring's name and their row name, both kept.
+// inverse of the capture, byte for byte — the keyring file, the manifest and every item (a file, or an entry of the
+// manifest) become the rows a writer would have made, so nothing is decrypted or re-sealed and no key is needed.
+// Item envelopes are bound to the keyring's name and their row name, both kept.
 extension PostgresSecrets {
     /// Loads the keyring folder `folder` (its `keyring.json`, `items.manifest` and item files) as this instance's
     /// keyring, in one transaction.
@@ -35,14 +35,31 @@ extension PostgresSecrets {
                 .corrupt, "the keyring's manifest has no header a writer makes", tier: .secrets,
                 path: folder + "/items.manifest", recovery: "Restore another snapshot")
         }
+        // A keyring folder keeps small items in its manifest (an inline entry: the same sealed bytes an item file
+        // holds, and the file of that name, if any, a leftover): each becomes a row as a file does. A row holds every
+        // item here; the manifest is loaded as it is, its inline copies unread by the server's keyring.
+        guard let inline = ItemManifest.unauthenticatedInlineItems(Data(manifest)) else {
+            throw StorageError(
+                .corrupt, "the keyring's manifest is not one this program reads", tier: .secrets,
+                path: folder + "/items.manifest", recovery: "Restore another snapshot")
+        }
         let names = try manager.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(SecretStore.itemSuffix) }
-        let items = try names.sorted().map { name in
+        var items: [String: [UInt8]] = [:]
+        for name in names where inline[name] == nil {
             guard Self.isItemName(name) else {
                 throw StorageError(
                     .corrupt, "the keyring folder holds an item file named '\(name)', which no writer makes",
                     tier: .secrets, path: folder + "/" + name, recovery: "Remove the file, or restore another snapshot")
             }
-            return (name, try read(name))
+            items[name] = try read(name)
+        }
+        for (name, sealed) in inline {
+            guard Self.isItemName(name) else {
+                throw StorageError(
+                    .corrupt, "the keyring's manifest holds an item named '\(name)', which no writer makes",
+                    tier: .secrets, path: folder + "/items.manifest", recovery: "Restore another snapshot")
+            }
+            items[name] = [UInt8](sealed)
         }
         try pool.with { connection in
             try connection.transaction(operation: "load") {
@@ -56,7 +73,7 @@ extension PostgresSecrets {
                         tier: .secrets, path: location,
                         recovery: "Load into a new schema, or remove the keyring's rows first")
                 }
-                for (name, item) in items {
+                for (name, item) in items.sorted(by: { $0.key < $1.key }) {
                     _ = try connection.query(
                         PostgresSecretsSQL.insertItem, [.text(keyring), .text(name), .binary(item)],
                         operation: "load")

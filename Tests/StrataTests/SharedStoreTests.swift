@@ -249,6 +249,16 @@ struct DeclaredSharedStoreTests {
         #expect(refused?.code == .invalidArgument && refused?.tier == .files && refused?.attribute == "url")
         #expect(refused?.message.contains(fleet.filesURL) == true, "\(String(describing: refused))")
 
+        // So is a root that names another suite or keyring than the store's.
+        for (section, attribute) in [(Tier.defaults, "suite"), (.secrets, "keyring")] {
+            var other = try #require(try StoreConfiguration.read(from: a.paths))
+            if section == .defaults { other.defaults.suite = "other" } else { other.secrets.keyring = "other" }
+            let root = fleet.directory.appending("other-" + attribute)
+            try other.write(to: StoragePaths(root: root))
+            let named = #expect(throws: StorageError.self) { try Storage(root: root, secretsKey: testSecretsKey) }
+            #expect(named?.tier == section && named?.attribute == attribute, "\(String(describing: named))")
+        }
+
         // The same location spelled without its last slash is the same store.
         configuration.files.url = String(fleet.filesURL.dropLast())
         let spelled = fleet.directory.appending("spelled")
@@ -430,20 +440,31 @@ struct DeclaredSharedStoreTests {
             taken?.code == .conflict && taken?.message.contains(fleet.postgres.schema) == true,
             "\(String(describing: taken))")
 
-        // The prefix holds an object: refused after the records' load, which is dropped.
+        // The prefix holds an object: refused after the records' load, which is dropped; the root `strata init`
+        // made is left as it was, and once the prefix is empty the same restore succeeds.
         let target = try Fleet()
         let occupied = try target.sharedMachine("first")
-        try occupied.put(
-            Data(repeating: 1, count: 300 << 10), for: "f", as: DataDescriptor(kind: .file, estimatedSize: 300 << 10))
+        let stray = Data(repeating: 1, count: 300 << 10)
+        try occupied.put(stray, for: "f", as: DataDescriptor(kind: .file, estimatedSize: stray.count))
         _ = try PostgresRecordEngine.dropStore(target.postgres)
+        let root = target.directory.appending("a")
+        try target.sharedConfiguration.write(to: StoragePaths(root: root))
+        let written = FileManager.default.contents(atPath: root + "/strata.conf")
         let prefix = #expect(throws: StorageError.self) {
             try Storage.restore(
-                from: capture, toShared: target.directory.appending("a"), configuration: target.sharedConfiguration,
-                secretsKey: testSecretsKey)
+                from: capture, toShared: root, configuration: target.sharedConfiguration, secretsKey: testSecretsKey)
         }
         #expect(prefix?.code == .conflict && prefix?.tier == .files, "\(String(describing: prefix))")
-        #expect(!FileManager.default.fileExists(atPath: target.directory.appending("a")))
-        #expect(try !PostgresRecordEngine.dropStore(target.postgres), "the loaded schema was dropped")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: root) == ["strata.conf"])
+        #expect(FileManager.default.contents(atPath: root + "/strata.conf") == written)
+        #expect(try !PostgresRecordEngine.dropStore(target.postgres), "the loaded schema was dropped, not made again")
+        let leftover = try Storage(
+            root: target.directory.appending("cleaner"), secretsKey: testSecretsKey, recordsURL: "",
+            filesURL: target.filesURL)
+        #expect(try leftover.files.delete("f"))
+        try Storage.restore(
+            from: capture, toShared: root, configuration: target.sharedConfiguration, secretsKey: testSecretsKey)
+        #expect(try target.sharedMachine("b").data(for: "row") == Data(#"{"n":1}"#.utf8))
 
         var local = fleet.sharedConfiguration
         local.catalog.isShared = false
@@ -481,6 +502,54 @@ struct DeclaredSharedStoreTests {
         }
         #expect(collections?.code == .invalidArgument && collections?.message.contains("notes") == true)
         #expect(try !PostgresRecordEngine.dropStore(other.postgres), "nothing was written")
+    }
+
+    /// The new shared store keeps the snapshot's suite and keyring names (its keys are in them) and limits large
+    /// enough for its suites; a capture taken without the secrets key still holds the keyring on the server
+    /// (sealed: no key is needed to copy it).
+    @Test func aRestoreIntoASharedStoreKeepsTheSnapshotsNamesAndAKeylessCaptureItsKeyring() throws {
+        let fleet = try Fleet()
+        var named = StoreConfiguration()
+        named.defaults.suite = "app"
+        named.secrets.keyring = "vault"
+        named.selector.defaults.valueLimit = 128 << 10
+        let oneRoot = fleet.directory.appending("one")
+        try named.write(to: StoragePaths(root: oneRoot))
+        let one = try Storage(root: oneRoot, secretsKey: testSecretsKey, recordsURL: "", filesURL: "")
+        let wide = Data(repeating: 0x61, count: 100 << 10)
+        try one.put(wide, for: "theme", as: DataDescriptor(kind: .preference, estimatedSize: wide.count))
+        try one.put(Data("tok".utf8), for: "token", as: DataDescriptor(kind: .credential, estimatedSize: 3))
+        #expect(try one.location(of: "theme")?.tier == .defaults)
+        let capture = try FolderCapture(folder: fleet.directory.appending("capture"))
+        try one.capture(into: capture)
+        let target = try Fleet()
+        try Storage.restore(
+            from: capture, toShared: target.directory.appending("a"), configuration: target.sharedConfiguration,
+            secretsKey: testSecretsKey)
+        let restored = try Storage(root: target.directory.appending("a"), secretsKey: testSecretsKey)
+        #expect(restored.configuration.defaults.suite == "app" && restored.configuration.secrets.keyring == "vault")
+        #expect(try restored.data(for: "theme") == wide && restored.data(for: "token") == Data("tok".utf8))
+        // The one-machine keyring kept the item in its manifest: it is a row now, and written on like any other.
+        try restored.put(Data("tk2".utf8), for: "token", as: DataDescriptor(kind: .credential, estimatedSize: 3))
+        try restored.put(Data("new".utf8), for: "other", as: DataDescriptor(kind: .credential, estimatedSize: 3))
+        // Another machine needs the same names: `strata init --shared` alone writes the built-in ones, refused.
+        let refused = #expect(throws: StorageError.self) { try target.sharedMachine("b") }
+        #expect(refused?.code == .invalidArgument && refused?.attribute == "suite", "\(String(describing: refused))")
+        let b = try Storage(
+            root: target.directory.appending("b2"), secretsKey: testSecretsKey, configuration: restored.configuration)
+        #expect(try b.data(for: "token") == Data("tk2".utf8))
+
+        // A capture of that shared store by a process without the key: the keyring rows are in it, and restore.
+        let keyless = try Storage(root: target.directory.appending("a"))
+        let sealed = try FolderCapture(folder: fleet.directory.appending("sealed"))
+        try keyless.capture(into: sealed)
+        #expect(sealed.files.contains { $0.path == "secrets/vault/keyring.json" }, "\(sealed.files.map(\.path))")
+        #expect(!FileManager.default.fileExists(atPath: target.directory.appending("a") + "/secrets"))
+        let back = fleet.directory.appending("back")
+        try Storage.restore(from: sealed, to: back, secretsKey: testSecretsKey)
+        let local = try Storage(root: back, secretsKey: testSecretsKey, recordsURL: "", filesURL: "")
+        #expect(try local.data(for: "token") == Data("tk2".utf8) && local.data(for: "other") == Data("new".utf8))
+        #expect(try local.verifyCatalog().isSound)
     }
 
     @Test func aCaptureOfASharedStoreRestoresIntoALocalOne() throws {
