@@ -225,16 +225,17 @@ extension Storage {
 extension Storage {
     /// The configured keyring of the built-in secrets backend the configuration names, opened without its key (what a
     /// capture copies sealed when this process has no key): the keyring folder under the root, or the keyring on the
-    /// records' server for a shared store's `postgres` backend. `nil` for a backend that is not built in.
+    /// server the store opened its records on, for a shared store's `postgres` backend. `nil` for a backend that is
+    /// not built in.
     func lockedKeyring() throws -> (any StorageBackend)? {
         let keyring = configuration.secrets.keyring
         switch configuration.secrets.backend {
         case "sodium":
             return try SecretStore(keyring: keyring, paths: paths)
         case "postgres":
-            guard let url = try Storage.recordsURL(configuration, environment: ProcessInfo.processInfo.environment)
-            else { return nil }
-            return try PostgresSecrets(keyring: keyring, configuration: PostgresConfiguration(connectionString: url))
+            guard let recordsURL else { return nil }
+            return try PostgresSecrets(
+                keyring: keyring, configuration: PostgresConfiguration(connectionString: recordsURL))
         default:
             return nil
         }

@@ -38,11 +38,15 @@ extension Storage {
     @discardableResult
     public func capture(into sink: some CaptureSink) throws -> CaptureReport {
         var report = CaptureReport()
+        // Each tier's backend, opened once for the whole capture (a keyring opened locked, on a server, is a
+        // connection that no writer should wait for at the instant).
+        var backends: [Tier: any StorageBackend] = [:]
+        for tier in Tier.allCases { backends[tier] = try capturingBackend(for: tier) }
         // Ahead of the instant: no stripe held, writers go on.
-        let suspects = try catalogedKeysNotListed()
+        let suspects = try catalogedKeysNotListed(in: backends)
         var steps: [any TierCapture] = []
         for tier in Tier.allCases {
-            guard let backend = try capturingBackend(for: tier) else { continue }
+            guard let backend = backends[tier] else { continue }
             guard let capturing = backend as? any TierCapturing else {
                 throw StorageError(
                     .notBuiltIn, "the '\(backend.name)' backend cannot capture itself", tier: tier,
@@ -58,14 +62,14 @@ extension Storage {
         try catalog.withEveryKeyLock {
             // Writes this process coalesced go to their files first, so the catalog never names a value the
             // capture of its tier lacks; a flush that fails fails the capture (it would lack the value).
-            for tier in Tier.allCases { try capturingBackend(for: tier)?.flush() }
+            for tier in Tier.allCases { try backends[tier]?.flush() }
             if let file = try sink.add(
                 StoreConfiguration.fileName, in: paths.openRoot(), path: StoreConfiguration.fileName, tier: nil)
             {
                 report.count(file)
             }
             for step in steps { report.merge(try step.pin(into: sink, at: instant)) }
-            report.missingKeys = try suspects.filter(isMissing).map(\.key)
+            report.missingKeys = try suspects.filter { try isMissing($0, in: backends) }.map(\.key)
         }
         // After the instant: the states the tiers and the catalog held still.
         for step in steps { report.merge(try step.finish(into: sink)) }
@@ -83,11 +87,11 @@ extension Storage {
     }
 
     /// The catalogued keys that their tier's listing does not show, each with that tier: what may be missing at the
-    /// capture's instant (``isMissing(_:)`` decides there). A tier that cannot be listed (locked) is not suspected.
-    func catalogedKeysNotListed() throws -> [StorageLocation] {
+    /// capture's instant (``isMissing(_:in:)`` decides there). A tier that cannot be listed (locked) is not suspected.
+    func catalogedKeysNotListed(in backends: [Tier: any StorageBackend]) throws -> [StorageLocation] {
         var listed: [Tier: Set<ExactString>] = [:]
-        for tier in Tier.allCases {
-            guard let backend = try? capturingBackend(for: tier), let keys = try? backend.keys() else { continue }
+        for (tier, backend) in backends {
+            guard let keys = try? backend.keys() else { continue }
             listed[tier] = Set(keys.map { ExactString($0) })
         }
         return try catalog.locations().filter { location in
@@ -98,10 +102,10 @@ extension Storage {
     /// Whether the tier that `suspect` names still does not hold its key (at the capture's instant, every stripe
     /// held): the key's entry is left out of the capture's catalog. A key placed elsewhere since, or in a tier that
     /// cannot say, is not missing.
-    func isMissing(_ suspect: StorageLocation) throws -> Bool {
-        guard try catalog.tier(of: suspect.key) == suspect.tier,
-            let backend = try capturingBackend(for: suspect.tier)
-        else { return false }
+    func isMissing(_ suspect: StorageLocation, in backends: [Tier: any StorageBackend]) throws -> Bool {
+        guard try catalog.tier(of: suspect.key) == suspect.tier, let backend = backends[suspect.tier] else {
+            return false
+        }
         do {
             return try !backend.contains(suspect.key)
         } catch let error as StorageError where error.code == .locked {

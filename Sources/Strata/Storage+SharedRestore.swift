@@ -74,7 +74,8 @@ extension Storage {
         let server = PostgresConfiguration(connectionString: recordsURL)
         let target = try RestoreTarget(root)
         try target.checkVacant(allowing: [StoreConfiguration.fileName])
-        // A root `strata init --shared` made keeps its file whatever happens.
+        // A root `strata init --shared` made (or an empty one) is left as it was if the restore fails.
+        let rootExisted = FileManager.default.fileExists(atPath: root)
         let original = FileManager.default.contents(atPath: root + "/" + StoreConfiguration.fileName)
         let hasExport = source.files.contains { $0.tier == .records && $0.path.hasPrefix(PostgresCapture.folder + "/") }
         let staged = try StagedRestore(
@@ -111,10 +112,11 @@ extension Storage {
             }
             var report = staged.report
             try loadSuites(from: captured, into: server, configuration: configuration)
-            try loadKeyrings(from: captured, into: server)
+            let key = secretsKey ?? Storage.environmentSecretsKey()
+            try loadKeyrings(from: captured, into: server, key: key)
             try loadValues(from: captured, into: shared, hasExport: hasExport, written: &filesWritten)
             try recordCatalog(of: captured, in: shared)
-            try checkRestored(shared, against: captured, report: &report)
+            try checkRestored(shared, against: captured, hasKey: key != nil, report: &report)
             return report
         } catch {
             // The objects through the store already open (reopening it would make its catalog again), then the
@@ -124,12 +126,20 @@ extension Storage {
             }
             store = nil
             _ = try? PostgresRecordEngine.dropStore(server)
-            try? FileManager.default.removeItem(atPath: root)
-            if let original {
-                try? FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-                FileManager.default.createFile(
-                    atPath: root + "/" + StoreConfiguration.fileName, contents: original,
-                    attributes: [.posixPermissions: 0o600])
+            if rootExisted {
+                // What the store made inside the root goes; the root and its `strata.conf` stay as they were.
+                for entry in (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
+                where entry != StoreConfiguration.fileName {
+                    try? FileManager.default.removeItem(atPath: root + "/" + entry)
+                }
+                let file = root + "/" + StoreConfiguration.fileName
+                if let original {
+                    try? original.write(to: URL(fileURLWithPath: file))
+                } else {
+                    try? FileManager.default.removeItem(atPath: file)
+                }
+            } else {
+                try? FileManager.default.removeItem(atPath: root)
             }
             throw error
         }
@@ -192,8 +202,13 @@ extension Storage {
         }
     }
 
-    /// Loads every keyring folder of the staged store into the server, byte for byte.
-    private static func loadKeyrings(from captured: Storage, into server: PostgresConfiguration) throws {
+    /// Puts every keyring folder of the staged store on the server. With a key, each item is read from the folder's
+    /// keyring and written into a new keyring of the same name (whatever state the folder is in: items a capture
+    /// left out, writes cut short); without one, the folder is loaded byte for byte, still sealed, when the server's
+    /// keyring reads it as the folder's would (`PostgresSecrets.load(keyringFolder:)` refuses it otherwise).
+    private static func loadKeyrings(
+        from captured: Storage, into server: PostgresConfiguration, key: KeyProvider?
+    ) throws {
         let folder = captured.paths.directoryPath(for: .secrets)
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
         for name in names.sorted() where !name.hasPrefix(".") {
@@ -201,7 +216,19 @@ extension Storage {
             guard FileManager.default.fileExists(atPath: folder + "/" + name, isDirectory: &isFolder),
                 isFolder.boolValue
             else { continue }
-            try PostgresSecrets(keyring: name, configuration: server).load(keyringFolder: folder + "/" + name)
+            let keyring = try PostgresSecrets(keyring: name, configuration: server)
+            guard let key else {
+                try keyring.load(keyringFolder: folder + "/" + name)
+                continue
+            }
+            let staged = try SecretStore(keyring: name, paths: captured.paths, unlockingWith: key)
+            try keyring.unlock(with: key)
+            for item in try staged.items() {
+                guard let value = try staged.get(service: item.service, account: item.account) else { continue }
+                try keyring.set(
+                    value, service: item.service, account: item.account, label: item.label,
+                    accessibility: item.accessibility)
+            }
         }
     }
 
@@ -242,14 +269,22 @@ extension Storage {
     /// credential only when the keyring can be unlocked; else it is reported unchecked). The records of an export
     /// are read from the same schema on both sides: they were checked against the staged SQLite store before the
     /// load committed.
-    private static func checkRestored(_ store: Storage, against captured: Storage, report: inout RestoreReport)
-        throws
-    {
+    private static func checkRestored(
+        _ store: Storage, against captured: Storage, hasKey: Bool, report: inout RestoreReport
+    ) throws {
         let verified = try store.verifyCatalog()
         guard verified.isSound else {
             throw StorageError(
                 .corrupt, "the restored shared store does not verify: " + verified.lines.joined(separator: "; "),
                 path: store.paths.root, recovery: "Nothing is kept; run the restore again")
+        }
+        // A tier that could not be listed fails the restore, but for secrets without their key: those are reported
+        // unchecked. With the key, a keyring the server cannot read is an error here, never taken for a locked one.
+        for (tier, unlisted) in verified.uncheckedTiers.sorted(by: { $0.key.catalogCode < $1.key.catalogCode })
+        where tier != .secrets || hasKey {
+            var error = unlisted
+            error.tier = tier
+            throw error
         }
         let secretsLocked = verified.uncheckedTiers[.secrets] != nil
         report.uncheckedKeys = []

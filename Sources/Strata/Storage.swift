@@ -29,6 +29,8 @@ public final class Storage: Sendable {
     /// The configuration the store opened with: the root's `strata.conf` (or the built-in one), with the
     /// initializer's explicit arguments applied.
     public let configuration: StoreConfiguration
+    /// The records' PostgreSQL connection string the store opened with; `nil` when its records are in SQLite.
+    let recordsURL: String?
     /// The interrupted moves this instance settled and ``verifyCatalog()`` has not reported yet.
     let settledMoves = Mutex<[SettledMove]>([])
     /// The stale entries this instance repaired and ``verifyCatalog()`` has not reported yet.
@@ -90,6 +92,7 @@ public final class Storage: Sendable {
         var configuration = try Self.effectiveConfiguration(configuration, selector: selector, paths: paths)
         let environment = ProcessInfo.processInfo.environment
         let recordsURL = try Self.resolveRecords(recordsURL, &configuration, environment: environment)
+        self.recordsURL = recordsURL
         let filesLocation = try Self.resolveFiles(filesURL, &configuration, environment: environment)
         self.configuration = configuration
         self.registry = BackendRegistry(paths: paths)

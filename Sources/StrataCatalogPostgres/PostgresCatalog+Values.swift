@@ -21,20 +21,19 @@ extension PostgresCatalog {
             let statement = PostgresCatalogSQL.tierCountAndValue(
                 records: records, defaults: defaults != nil, secrets: true)
             var placed: (tier: Tier?, changeCount: UInt64, value: Data?)?
+            var asked = false
             do {
                 let value = try secrets.data(for: key) { parameters in
+                    asked = true
                     let (result, found) = try read(statement, key, defaults: defaults, more: parameters)
                     placed = found
                     return found.tier == .secrets ? (result, 3) : nil
                 }
                 if let placed, placed.tier == .secrets { return (placed.tier, placed.changeCount, value) }
                 if let placed { return placed }
-            } catch let error as StorageError where placed == nil {
-                // Refused before the statement ran (the keyring locked meanwhile, a key no item could have): the
-                // key is read without the keyring, as when it is locked.
-                guard error.code == .locked || error.code == .invalidArgument || error.code == .invalidKey else {
-                    throw error
-                }
+            } catch  where !asked {
+                // Refused before the statement ran (a key no item of the keyring could have: too long for an
+                // account, say): the key is read without the keyring, as when it is locked.
             }
         }
         guard records || defaults != nil else {

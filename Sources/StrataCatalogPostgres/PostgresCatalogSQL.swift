@@ -28,12 +28,13 @@ enum PostgresCatalogSQL {
         CREATE SEQUENCE strata_catalog_changes;
         """
 
-    /// Records `$2` as the store's setting `$1` (a ``SharedSetting``) unless one is recorded; the one recorded.
+    /// Records `$2` as the store's setting `$1` (a ``SharedSetting``) unless one is recorded; the one recorded. The
+    /// conflict's no-op update returns the row that won, also when another machine's insert committed while this
+    /// one waited (a separate `SELECT` would read the statement's older snapshot, and find nothing).
     static let bindSetting = """
-        WITH added AS (
-            INSERT INTO strata_catalog_meta (key, value) VALUES ($1::text, $2::text) ON CONFLICT (key) DO NOTHING
-            RETURNING value)
-        SELECT coalesce((SELECT value FROM added), (SELECT value FROM strata_catalog_meta WHERE key = $1::text))
+        INSERT INTO strata_catalog_meta AS m (key, value) VALUES ($1::text, $2::text)
+        ON CONFLICT (key) DO UPDATE SET value = m.value
+        RETURNING value
         """
 
     static let formatQuery = "SELECT value FROM strata_catalog_meta WHERE key = 'format_version'"

@@ -273,14 +273,18 @@ package struct ItemManifest: Sendable, Equatable {
     /// The items a manifest holds inline, by file name, read without the key (nothing is authenticated: for counts
     /// and checks that need no key); `nil` when the bytes are not a manifest this program reads.
     package static func unauthenticatedInlineItems(_ data: Data, keyringIDSize: Int = 16) -> [String: Data]? {
+        unauthenticatedEntries(data, keyringIDSize: keyringIDSize)?.compactMapValues(\.inline)
+    }
+
+    /// Every entry of a manifest, by file name, read without the key (nothing is authenticated: for checks that need
+    /// no key); `nil` when the bytes are not a manifest this program reads.
+    package static func unauthenticatedEntries(_ data: Data, keyringIDSize: Int = 16) -> [String: Entry]? {
         let bytes = [UInt8](data)
         guard bytes.count > magic.count, bytes.starts(with: magic), bytes[magic.count] <= version else { return nil }
         let headerSize = Self.headerSize(version: bytes[magic.count], keyringIDSize: keyringIDSize) + 4
-        guard bytes.count >= headerSize + tagBytes,
-            let entries = entries(
-                of: Array(bytes[..<(bytes.count - tagBytes)]), version: bytes[magic.count], from: headerSize - 4)
-        else { return nil }
-        return entries.compactMapValues(\.inline)
+        guard bytes.count >= headerSize + tagBytes else { return nil }
+        return entries(
+            of: Array(bytes[..<(bytes.count - tagBytes)]), version: bytes[magic.count], from: headerSize - 4)
     }
 
     /// The 16 bytes an item file name stands for, as two big-endian integers, or `nil` for a name that is not an

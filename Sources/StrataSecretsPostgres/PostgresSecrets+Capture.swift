@@ -57,6 +57,7 @@ extension PostgresSecrets: TierCapturing {
         }
         for (keyring, name, item) in items {
             guard keyrings.contains(where: { $0.0 == keyring }) else {
+                try checkCapturedName(keyring, isKeyring: true)
                 report.omissions.append(
                     CaptureOmission(
                         tier: .secrets, key: name, path: Tier.secrets.directoryName + "/" + keyring + "/" + name,

@@ -38,11 +38,12 @@ extension PostgresSecrets {
         // A keyring folder keeps small items in its manifest (an inline entry: the same sealed bytes an item file
         // holds, and the file of that name, if any, a leftover): each becomes a row as a file does. A row holds every
         // item here; the manifest is loaded as it is, its inline copies unread by the server's keyring.
-        guard let inline = ItemManifest.unauthenticatedInlineItems(Data(manifest)) else {
+        guard let entries = ItemManifest.unauthenticatedEntries(Data(manifest)) else {
             throw StorageError(
                 .corrupt, "the keyring's manifest is not one this program reads", tier: .secrets,
                 path: folder + "/items.manifest", recovery: "Restore another snapshot")
         }
+        let inline = entries.compactMapValues(\.inline)
         let names = try manager.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(SecretStore.itemSuffix) }
         var items: [String: [UInt8]] = [:]
         for name in names where inline[name] == nil {
@@ -52,6 +53,20 @@ extension PostgresSecrets {
                     tier: .secrets, path: folder + "/" + name, recovery: "Remove the file, or restore another snapshot")
             }
             items[name] = try read(name)
+        }
+        // A folder reads states the server's keyring refuses: an entry whose item is not there (an item a capture
+        // left out, a delete cut short before its tombstone), an item the manifest does not hold (a write cut short),
+        // a rotation cut short. Only the folder's own keyring, with its key, can say what they hold.
+        let held = Set(entries.filter { !$0.value.deleted }.keys)
+        let present = Set(names).union(inline.keys)
+        if held != present || manager.fileExists(atPath: folder + "/rotation.key") {
+            var error = StorageError(
+                .locked,
+                "the keyring folder is in a state only its own keyring reads (items left out or writes cut short): "
+                    + "loading it onto the server needs its key", tier: .secrets, path: folder,
+                recovery: "Give the key every machine of the store uses (secretsKey:, or STRATA_SECRETS_KEY)")
+            error.remedy = .giveSecretsKey
+            throw error
         }
         for (name, sealed) in inline {
             guard Self.isItemName(name) else {

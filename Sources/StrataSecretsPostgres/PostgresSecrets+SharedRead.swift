@@ -22,8 +22,9 @@ extension PostgresSecrets {
     /// where the read's expressions begin, or `nil` when it found the key placed in another tier. `fetch` runs once
     /// more when the keyring it saw is older than one this instance has seen (another thread moved on meanwhile).
     /// - Returns: The value; `nil` when `fetch` returned `nil` or the keyring holds no such item.
-    /// - Throws: ``/StrataCore/StorageError`` as ``data(for:)``: `.locked` (before `fetch` runs) when the keyring is
-    ///   locked, `.notFound` when the keyring is gone, `.rolledBack`, `.corrupt`, or what `fetch` throws.
+    /// - Throws: ``/StrataCore/StorageError`` as ``data(for:)``: before `fetch` runs, when `key` is no account an
+    ///   item could have or the keyring was never unlocked; after, `.notFound` when the keyring is gone,
+    ///   `.rolledBack`, `.corrupt`, `.locked` for an item whose class key is wiped, or what `fetch` throws.
     package func data(
         for key: String,
         through fetch: (_ parameters: [PostgresParameter]) throws -> (row: PostgresResult, column: Int)?

@@ -552,6 +552,45 @@ struct DeclaredSharedStoreTests {
         #expect(try local.verifyCatalog().isSound)
     }
 
+    /// Keyrings go onto the server with the key through their own reads, whatever state their folder is in (here an
+    /// item the capture left out, `ThisDeviceOnly`, which the manifest still lists); without a key they are loaded
+    /// byte for byte only when the server's keyring reads them as the folder's would — a shared store's snapshot,
+    /// whose credentials are then reported unchecked — and refused otherwise (`locked`), before the store is used.
+    @Test func keyringsGoOntoTheServerWithTheirKeyOrByteForByte() throws {
+        let fleet = try Fleet()
+        let one = try Storage(
+            root: fleet.directory.appending("one"), secretsKey: testSecretsKey, recordsURL: "", filesURL: "")
+        try one.put(Data("tok".utf8), for: "token", as: DataDescriptor(kind: .credential, estimatedSize: 3))
+        try one.secrets.set("local", service: "device", account: "pin", accessibility: .whenUnlockedThisDeviceOnly)
+        let capture = try FolderCapture(folder: fleet.directory.appending("capture"))
+        #expect(try one.capture(into: capture).omissions.count == 1)
+
+        let keyless = try Fleet()
+        let refused = #expect(throws: StorageError.self) {
+            try Storage.restore(
+                from: capture, toShared: keyless.directory.appending("a"), configuration: keyless.sharedConfiguration)
+        }
+        #expect(refused?.code == .locked && refused?.tier == .secrets, "\(String(describing: refused))")
+        #expect(try !PostgresRecordEngine.dropStore(keyless.postgres), "the schema was dropped")
+
+        let keyed = try Fleet()
+        try Storage.restore(
+            from: capture, toShared: keyed.directory.appending("a"), configuration: keyed.sharedConfiguration,
+            secretsKey: testSecretsKey)
+        let a = try keyed.sharedMachine("a")
+        #expect(try a.data(for: "token") == Data("tok".utf8) && a.keys() == ["token"])
+        #expect(try a.verifyCatalog().isSound)
+
+        // The shared store's own snapshot loads without a key, its credential unchecked, and reads with it.
+        let shared = try FolderCapture(folder: fleet.directory.appending("shared"))
+        try a.capture(into: shared)
+        let copy = try Fleet()
+        let report = try Storage.restore(
+            from: shared, toShared: copy.directory.appending("a"), configuration: copy.sharedConfiguration)
+        #expect(report.uncheckedKeys == ["token"], "\(report)")
+        #expect(try copy.sharedMachine("b").data(for: "token") == Data("tok".utf8))
+    }
+
     @Test func aCaptureOfASharedStoreRestoresIntoALocalOne() throws {
         let fleet = try Fleet()
         let a = try machine("a", of: fleet)
